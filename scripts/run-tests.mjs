@@ -1,0 +1,34 @@
+#!/usr/bin/env node
+// Runs every test file (test/**/*.test.ts) with Node's built-in runner, TypeScript loaded by tsx.
+// Node 20's runner does not expand globs, so the files are listed here.
+// Usage: node scripts/run-tests.mjs [dir-or-file ...]   (default: test/)
+import { spawnSync } from "node:child_process";
+import { readdirSync, statSync } from "node:fs";
+import { join } from "node:path";
+
+function collect(path, out) {
+  const stat = statSync(path);
+  if (stat.isFile()) {
+    if (path.endsWith(".test.ts")) out.push(path);
+    return out;
+  }
+  for (const entry of readdirSync(path).sort()) {
+    if (entry === "fixtures" || entry.startsWith(".")) continue;
+    collect(join(path, entry), out);
+  }
+  return out;
+}
+
+const roots = process.argv.slice(2);
+const files = (roots.length > 0 ? roots : ["test"]).flatMap((root) => collect(root, []));
+if (files.length === 0) {
+  console.error("no test files found");
+  process.exit(1);
+}
+const concurrency = process.env.EVIDENT_TEST_CONCURRENCY ?? "4";
+const result = spawnSync(
+  process.execPath,
+  ["--import", "tsx", "--test", `--test-concurrency=${concurrency}`, ...files],
+  { stdio: "inherit" },
+);
+process.exit(result.status ?? 1);

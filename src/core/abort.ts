@@ -1,0 +1,54 @@
+/**
+ * Cancellation and deadlines as AbortSignals whose reasons are EvidentErrors, so that whoever
+ * observes an abort can report `cancelled` or `deadline_exceeded` without guessing.
+ */
+import { EvidentError } from "./errors.js";
+
+export function cancelledError(): EvidentError {
+  return new EvidentError("cancelled", "The operation was cancelled by the caller.");
+}
+
+export function deadlineError(what: string, ms: number): EvidentError {
+  return new EvidentError("deadline_exceeded", `${what} did not finish within ${ms} ms.`, {
+    details: { deadline_ms: ms },
+  });
+}
+
+/** The reason of an aborted signal as an EvidentError (`cancelled` when the reason is foreign). */
+export function abortReason(signal: AbortSignal): EvidentError {
+  const reason: unknown = signal.reason;
+  if (reason instanceof EvidentError) return reason;
+  return new EvidentError("cancelled", "The operation was cancelled by the caller.", { cause: reason });
+}
+
+/** Throws the signal's reason (as an EvidentError) when it has been aborted. */
+export function throwIfAborted(signal: AbortSignal | undefined): void {
+  if (signal?.aborted) throw abortReason(signal);
+}
+
+export interface Deadline {
+  readonly signal: AbortSignal;
+  /** Releases the timer; call it when the guarded work ends, whichever way. */
+  dispose(): void;
+}
+
+/**
+ * A signal that aborts when `parent` aborts (keeping the parent's reason) or after `ms`
+ * (with a `deadline_exceeded` reason naming `what`). Timers are unref'd so that a pending
+ * deadline never keeps a process alive.
+ */
+export function withDeadline(parent: AbortSignal | undefined, ms: number, what: string): Deadline {
+  const controller = new AbortController();
+  const onParentAbort = () => controller.abort(parent?.reason ?? cancelledError());
+  if (parent?.aborted) onParentAbort();
+  else parent?.addEventListener("abort", onParentAbort, { once: true });
+  const timer = setTimeout(() => controller.abort(deadlineError(what, ms)), ms);
+  timer.unref?.();
+  return {
+    signal: controller.signal,
+    dispose() {
+      clearTimeout(timer);
+      parent?.removeEventListener("abort", onParentAbort);
+    },
+  };
+}

@@ -1,0 +1,121 @@
+/**
+ * Every numeric limit and default of evident, in one place, unit-suffixed.
+ *
+ * Owners import from here; tests import the constants instead of repeating numbers. A limit
+ * that is not here does not exist. Sections follow the layer that enforces each limit.
+ */
+
+// ---------------------------------------------------------------------------------------------
+// Tool inputs shared by every surface (schemas read these).
+// ---------------------------------------------------------------------------------------------
+
+/** web_search `query` length bounds, in characters. */
+export const WEB_QUERY_MIN_CHARS = 1;
+export const WEB_QUERY_MAX_CHARS = 4_000;
+/** web_search `maxResults` bounds and default. */
+export const WEB_MAX_RESULTS_MIN = 1;
+export const WEB_MAX_RESULTS_MAX = 20;
+export const WEB_MAX_RESULTS_DEFAULT = 5;
+/** web_read `url` length bound, in characters. */
+export const WEB_URL_MAX_CHARS = 8_192;
+/** web_read `focus` and web_search `intent` length bounds, in characters. */
+export const WEB_FOCUS_MAX_CHARS = 1_000;
+export const WEB_INTENT_MAX_CHARS = 64;
+/** Provider ids: how many may be named in one fan-out call, and their length. */
+export const WEB_PROVIDERS_MAX = 16;
+export const PROVIDER_ID_MAX_CHARS = 64;
+
+// ---------------------------------------------------------------------------------------------
+// Web routing, network and envelope.
+// ---------------------------------------------------------------------------------------------
+
+/** Overall deadline of one web_search or web_read call. */
+export const WEB_CALL_DEADLINE_MS = 60_000;
+/** Deadline of one provider attempt, connection included (overridable per provider). */
+export const PROVIDER_ATTEMPT_DEADLINE_MS = 20_000;
+/** Largest response body read from any provider or page. */
+export const MAX_RESPONSE_BODY_BYTES = 4 * 1024 * 1024;
+/** Redirect hops followed for an agent-supplied URL, each re-checked by the guard. */
+export const MAX_REDIRECTS = 5;
+/** Default character budget of one serialized web envelope. */
+export const WEB_ENVELOPE_BUDGET_CHARS = 40_000;
+/** Smallest budget an operator may configure (provenance and warnings must still fit). */
+export const WEB_ENVELOPE_MIN_BUDGET_CHARS = 2_000;
+/** Bound on the best-effort DELETE of an upstream MCP session at shutdown. */
+export const UPSTREAM_SESSION_DELETE_MS = 2_000;
+
+// ---------------------------------------------------------------------------------------------
+// code_search.
+// ---------------------------------------------------------------------------------------------
+
+export const CODE_PATTERN_MAX_CHARS = 4_096;
+export const CODE_PATH_MAX_CHARS = 4_096;
+/** `paths` (a file selection with a cursor): 1 to 20 entries. */
+export const CODE_PATHS_MIN = 1;
+export const CODE_PATHS_MAX = 20;
+export const CODE_GLOBS_MAX = 32;
+export const CODE_CONTEXT_MIN_LINES = 0;
+export const CODE_CONTEXT_MAX_LINES = 20;
+export const CODE_LIMIT_MIN = 1;
+export const CODE_LIMIT_MAX = 100;
+export const CODE_CURSOR_MAX_CHARS = 512;
+
+/** ripgrep JSON protocol: the longest single line accepted. */
+export const RG_MAX_PROTOCOL_LINE_BYTES = 16 * 1024 * 1024;
+/** Captured stderr of an owned subprocess. */
+export const PROCESS_STDERR_MAX_BYTES = 64 * 1024;
+/** Owned subprocess: SIGTERM, then SIGKILL after this, then failure if not closed after the next. */
+export const PROCESS_KILL_ESCALATION_MS = 250;
+export const PROCESS_CLOSE_TIMEOUT_MS = 2_000;
+
+/** Revision metadata: candidates observed before the search, and concurrent stats. */
+export const MAX_SOURCE_REVISION_FILES = 50_000;
+export const MAX_CONCURRENT_STATS = 16;
+
+/** Snapshot retention bounds. */
+export const SNAPSHOT_MAX_MATCHES = 50_000;
+export const SNAPSHOT_MAX_OCCURRENCES = 200_000;
+export const SNAPSHOT_MAX_BYTES = 32 * 1024 * 1024;
+/** Snapshot time to live after last use, and the number of snapshots kept per store. */
+export const SNAPSHOT_TTL_MS = 30 * 60_000;
+export const SNAPSHOT_MAX_COUNT = 64;
+/** Random bits in a cursor's snapshot identity. */
+export const CURSOR_RANDOM_BITS = 128;
+
+/** Summary pages and previews. */
+export const SUMMARY_FILES_PER_PAGE = 30;
+export const SUMMARY_PREVIEW_FILES = 5;
+export const SUMMARY_PREVIEW_WINDOWS_PER_FILE = 2;
+export const SUMMARY_PREVIEW_LINES_PER_WINDOW = 7;
+/** Detail pages. */
+export const DETAIL_PAGE_DEFAULT_MATCHES = 50;
+export const DETAIL_PAGE_MAX_BYTES = 16 * 1024;
+export const LONG_LINE_CHARS = 500;
+export const MAX_DISPLAYED_OCCURRENCES = 20;
+
+/** Context budget tiers, in estimated tokens, and the estimate itself. */
+export const CHARS_PER_TOKEN = 4;
+export const BUDGET_FULL_TOKENS = 2_000;
+export const BUDGET_TIGHT_TOKENS = 1_000;
+export const BUDGET_CRITICAL_TOKENS = 500;
+/** Remaining-context fractions that select the tiers: above 40% full, 12%..40% tight, below critical. */
+export const BUDGET_TIGHT_BELOW_REMAINING = 0.4;
+export const BUDGET_CRITICAL_BELOW_REMAINING = 0.12;
+/** Progress notifications start once a search has run this long. */
+export const PROGRESS_AFTER_MS = 1_000;
+
+// ---------------------------------------------------------------------------------------------
+// Transports.
+// ---------------------------------------------------------------------------------------------
+
+export const HTTP_DEFAULT_HOST = "127.0.0.1";
+export const HTTP_DEFAULT_PORT = 8787;
+/** Shortest accepted bearer token. */
+export const HTTP_MIN_TOKEN_CHARS = 32;
+/** Largest accepted request body on POST /mcp. */
+export const HTTP_MAX_BODY_BYTES = 1024 * 1024;
+/** Requests served at once; the next is answered 503 with Retry-After. */
+export const HTTP_MAX_CONCURRENT_REQUESTS = 32;
+export const HTTP_RETRY_AFTER_SECONDS = 1;
+/** How long in-flight requests may run after SIGTERM/SIGINT before the server closes anyway. */
+export const HTTP_SHUTDOWN_GRACE_MS = 10_000;

@@ -1,0 +1,41 @@
+/**
+ * The HTTP client contract every provider adapter uses. Providers never call `fetch` directly:
+ * the client owns deadlines, cancellation down to the socket, the body-size cap and, for URLs an
+ * agent supplied, the public-URL guard at connect time on every redirect hop.
+ */
+
+export interface HttpRequest {
+  readonly method: "GET" | "POST" | "DELETE";
+  readonly url: string;
+  readonly headers?: Readonly<Record<string, string>>;
+  /** A string body is sent as is; an object is sent as JSON with `content-type: application/json`. */
+  readonly body?: string | Readonly<Record<string, unknown>>;
+  /**
+   * `operator`: a URL from configuration (a provider's base URL), trusted, may be on loopback.
+   * `agent`: a URL the agent supplied; it must pass the public-URL guard, redirects included.
+   */
+  readonly trust: "operator" | "agent";
+  /** Follow redirects (each hop re-checked for `agent` URLs). Default false for operator URLs. */
+  readonly followRedirects?: boolean;
+  readonly signal: AbortSignal;
+  /** Body cap in bytes; defaults to MAX_RESPONSE_BODY_BYTES. Exceeding it is an error, not a cut. */
+  readonly maxBodyBytes?: number;
+}
+
+export interface HttpResponse {
+  readonly status: number;
+  /** Lower-cased header names. */
+  readonly headers: Readonly<Record<string, string>>;
+  /** The URL finally answered (after redirects). */
+  readonly url: string;
+  /** The whole body, already read within the cap. */
+  readonly body: Uint8Array;
+  text(): string;
+  /** Parses the body as JSON; throws a SyntaxError on malformed JSON. */
+  json(): unknown;
+}
+
+export interface HttpClient {
+  request(request: HttpRequest): Promise<HttpResponse>;
+  close(): Promise<void>;
+}

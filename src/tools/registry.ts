@@ -1,0 +1,115 @@
+/**
+ * The registry: the one place where a call becomes a result. Every adapter lists tools and calls
+ * them through it, so validation, error mapping and result shape cannot differ by surface.
+ */
+import { z } from "zod";
+import { abortReason } from "../core/abort.js";
+import { EvidentError } from "../core/errors.js";
+import { silentLogger } from "../core/logger.js";
+import { failure, type ToolResult } from "../core/result.js";
+import type { ToolContext, ToolDefinition } from "./tool.js";
+import { parseArguments } from "./validation.js";
+
+/** What `tools/list` advertises for one tool, derived once from its definition. */
+export interface ToolListing {
+  readonly name: string;
+  readonly title: string;
+  readonly description: string;
+  readonly inputSchema: Record<string, unknown>;
+  readonly outputSchema: Record<string, unknown>;
+  readonly annotations: ToolDefinition["annotations"];
+}
+
+export class ToolRegistry {
+  readonly #tools = new Map<string, ToolDefinition>();
+  #listings: ToolListing[] | undefined;
+  #closing: Promise<void> | undefined;
+
+  register<T extends ToolDefinition>(definition: T): this {
+    if (this.#tools.has(definition.name)) throw new Error(`tool ${definition.name} registered twice`);
+    this.#tools.set(definition.name, definition as unknown as ToolDefinition);
+    this.#listings = undefined;
+    return this;
+  }
+
+  get(name: string): ToolDefinition | undefined {
+    return this.#tools.get(name);
+  }
+
+  names(): string[] {
+    return [...this.#tools.keys()];
+  }
+
+  list(): readonly ToolListing[] {
+    this.#listings ??= [...this.#tools.values()].map((tool) => ({
+      name: tool.name,
+      title: tool.title,
+      description: tool.description,
+      inputSchema: toJsonSchema(tool.inputSchema, "input"),
+      outputSchema: toJsonSchema(tool.outputSchema, "output"),
+      annotations: tool.annotations,
+    }));
+    return this.#listings;
+  }
+
+  /**
+   * Validates and runs one call. Never throws for anything the agent or a provider did: every
+   * failure becomes an error result with a stable code. An unknown tool name is the caller's
+   * bug, reported as `invalid_arguments`.
+   */
+  async call(
+    name: string,
+    rawArguments: unknown,
+    context: Partial<ToolContext> = {},
+  ): Promise<ToolResult<unknown>> {
+    const tool = this.#tools.get(name);
+    if (tool === undefined) {
+      return failure(
+        new EvidentError(
+          "invalid_arguments",
+          `Unknown tool "${name}". Known tools: ${this.names().join(", ")}.`,
+          {
+            details: { field: "name" },
+          },
+        ),
+      );
+    }
+    const full: ToolContext = {
+      signal: context.signal ?? new AbortController().signal,
+      progress: context.progress ?? (() => {}),
+      logger: context.logger ?? silentLogger,
+      caller: context.caller ?? "anonymous",
+      ...(context.contextUsage === undefined ? {} : { contextUsage: context.contextUsage }),
+    };
+    try {
+      const input = parseArguments(tool.inputSchema, rawArguments);
+      if (full.signal.aborted) throw abortReason(full.signal);
+      return await tool.handler(input, full);
+    } catch (thrown) {
+      const result = failure(thrown);
+      if (result.error.code === "internal_error") {
+        full.logger.error(`tool ${name} failed`, { cause: describeCause(result.error.cause) });
+      }
+      return result;
+    }
+  }
+
+  /** Closes every tool once; concurrent calls await the same teardown. */
+  close(): Promise<void> {
+    this.#closing ??= Promise.allSettled([...this.#tools.values()].map((tool) => tool.close?.())).then(
+      () => undefined,
+    );
+    return this.#closing;
+  }
+}
+
+function toJsonSchema(schema: z.ZodType, io: "input" | "output"): Record<string, unknown> {
+  const json = z.toJSONSchema(schema, { io, unrepresentable: "any" }) as Record<string, unknown>;
+  delete json.$schema;
+  return json;
+}
+
+function describeCause(cause: unknown): unknown {
+  if (cause instanceof Error) return { name: cause.name, message: cause.message, stack: cause.stack };
+  return cause;
+}

@@ -1,0 +1,64 @@
+/**
+ * What a tool is: one definition that every surface (MCP stdio, MCP HTTP, CLI, SDK, Pi) serves
+ * unchanged. The input schema is the only validation; the handler receives parsed input.
+ */
+import type { z } from "zod";
+import type { Logger } from "../core/logger.js";
+import type { ToolSuccess } from "../core/result.js";
+
+export interface ProgressUpdate {
+  readonly progress: number;
+  readonly total?: number;
+  readonly message?: string;
+}
+
+/**
+ * How full the host's context window is, as the host reports it (the Pi extension does; MCP and
+ * the CLI do not, and then the default budget applies).
+ */
+export interface ContextUsage {
+  readonly usedTokens: number;
+  readonly contextWindowTokens: number;
+}
+
+export interface ToolContext {
+  /** Aborts when the caller cancels or its transport goes away. */
+  readonly signal: AbortSignal;
+  /** Reports progress of long work; surfaces without a progress channel ignore it. */
+  readonly progress: (update: ProgressUpdate) => void;
+  readonly logger: Logger;
+  /**
+   * Who is calling, as an opaque key: state a tool keeps between calls (code_search cursors) is
+   * bound to it, so one caller can never continue another's results.
+   */
+  readonly caller: string;
+  readonly contextUsage?: ContextUsage;
+}
+
+export interface ToolAnnotations {
+  readonly readOnlyHint: boolean;
+  readonly openWorldHint: boolean;
+  readonly destructiveHint?: boolean;
+  readonly idempotentHint?: boolean;
+}
+
+export interface ToolDefinition<I extends z.ZodType = z.ZodType, O extends z.ZodType = z.ZodType> {
+  readonly name: string;
+  readonly title: string;
+  /** Written for a model: what the tool does and when to use which option. */
+  readonly description: string;
+  /** Strict: unknown fields are rejected. */
+  readonly inputSchema: I;
+  readonly outputSchema: O;
+  readonly annotations: ToolAnnotations;
+  readonly handler: (input: z.output<I>, context: ToolContext) => Promise<ToolSuccess<z.output<O>>>;
+  /** Releases what the tool holds (processes, connections, snapshots). */
+  readonly close?: () => Promise<void>;
+}
+
+/** Helps TypeScript keep each tool's own input and output types while storing them together. */
+export function defineTool<I extends z.ZodType, O extends z.ZodType>(
+  definition: ToolDefinition<I, O>,
+): ToolDefinition<I, O> {
+  return definition;
+}

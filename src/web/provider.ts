@@ -1,0 +1,113 @@
+/**
+ * The one interface every web provider implements: built-in HTTP adapters, the keyless
+ * defaults and upstream MCP bindings alike. Adapters translate a vendor's wire format into
+ * these shapes and back; they never decide routing, fallback or budgets.
+ */
+import type { Logger } from "../core/logger.js";
+import type { HttpClient } from "../net/http-client.js";
+
+export type TimeRange = "day" | "week" | "month" | "year";
+
+export interface ProviderSearchRequest {
+  readonly query: string;
+  readonly maxResults: number;
+  readonly timeRange?: TimeRange;
+  readonly intent?: string;
+}
+
+export interface ProviderReadRequest {
+  /** Exactly the URL the agent asked for. */
+  readonly url: string;
+  /** Present only when the provider declared `focus` support; the router checks first. */
+  readonly focus?: string;
+}
+
+/** One result row. The provider id is never repeated here: rows sit under their provider's key. */
+export interface SearchRow {
+  readonly title: string;
+  readonly url: string;
+  readonly snippet?: string;
+  readonly publishedAt?: string;
+  readonly author?: string;
+}
+
+export interface ProviderSearchOutcome {
+  /** Prose answer from model-backed or answer-capable providers; omitted when empty. */
+  readonly answer?: string;
+  readonly results: readonly SearchRow[];
+  readonly warnings?: readonly string[];
+}
+
+/** A piece of native content, in the order the provider gave it. */
+export type ContentPart =
+  | { readonly type: "text"; readonly text: string }
+  | { readonly type: "json"; readonly value: unknown };
+
+/** Small, validated facts a provider reported about the read (allowlisted, never summed). */
+export interface ReadMetadata {
+  readonly creditsUsed?: number;
+  readonly cacheState?: "hit" | "miss";
+  readonly cachedAt?: string;
+}
+
+export interface ProviderReadOutcome {
+  readonly title?: string;
+  readonly content: readonly ContentPart[];
+  /** Outgoing links the provider reported or the content holds (indexed as sources, not fetched). */
+  readonly links?: readonly string[];
+  readonly metadata?: ReadMetadata;
+  readonly warnings?: readonly string[];
+}
+
+export interface ProviderContext {
+  readonly signal: AbortSignal;
+  readonly http: HttpClient;
+  readonly logger: Logger;
+}
+
+export interface ProviderCapabilities {
+  readonly search: boolean;
+  readonly read: boolean;
+  /** The read accepts a focus that the adapter really maps (Tavily query, Jina question, ...). */
+  readonly focus: boolean;
+}
+
+export interface Provider {
+  readonly id: string;
+  /** Which adapter implements it (`tavily`, `mcp`, ...). */
+  readonly adapter: string;
+  /** Called without any credential of the operator's (keyless defaults, anonymous tiers). */
+  readonly anonymous: boolean;
+  readonly capabilities: ProviderCapabilities;
+  /** Per-attempt deadline override, connection included. */
+  readonly attemptDeadlineMs?: number;
+  search?(request: ProviderSearchRequest, context: ProviderContext): Promise<ProviderSearchOutcome>;
+  read?(request: ProviderReadRequest, context: ProviderContext): Promise<ProviderReadOutcome>;
+  close?(): Promise<void>;
+}
+
+/**
+ * A provider attempt failed. `reason` is what the agent sees: short, sanitized, never a key or
+ * a raw body ("brave HTTP 429", "tavily returned malformed JSON"). `cause` is for logs only.
+ * `configuration` marks failures the operator must fix (a SearXNG without JSON output).
+ */
+export class ProviderError extends Error {
+  readonly providerId: string;
+  readonly reason: string;
+  readonly kind: "http" | "timeout" | "cancelled" | "malformed" | "configuration" | "upstream" | "network";
+  readonly status?: number;
+
+  constructor(
+    providerId: string,
+    kind: ProviderError["kind"],
+    reason: string,
+    options: { cause?: unknown; status?: number } = {},
+  ) {
+    super(`${providerId}: ${reason}`, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = "ProviderError";
+    this.providerId = providerId;
+    this.kind = kind;
+    this.reason = reason;
+    if (options.status !== undefined) this.status = options.status;
+  }
+}

@@ -1,0 +1,79 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { z } from "zod";
+import { EvidentError } from "../../src/core/errors.js";
+import { success } from "../../src/core/result.js";
+import { ToolRegistry } from "../../src/tools/registry.js";
+import { defineTool } from "../../src/tools/tool.js";
+
+const echo = defineTool({
+  name: "echo",
+  title: "Echo",
+  description: "Echoes its input.",
+  inputSchema: z.strictObject({
+    text: z.string().min(1).max(10),
+    times: z.number().int().min(1).max(3).optional(),
+  }),
+  outputSchema: z.object({ text: z.string() }),
+  annotations: { readOnlyHint: true, openWorldHint: false },
+  handler: async (input) => {
+    if (input.text === "boom") throw new Error("secret internals /etc/passwd");
+    if (input.text === "denied") throw new EvidentError("path_not_allowed", "not there");
+    return success(input.text.repeat(input.times ?? 1), { text: input.text });
+  },
+});
+
+describe("ToolRegistry", () => {
+  const registry = new ToolRegistry().register(echo);
+
+  it("runs a valid call and returns text plus structured data", async () => {
+    const result = await registry.call("echo", { text: "ab", times: 2 });
+    assert.equal(result.isError, false);
+    assert.equal(result.text, "abab");
+    assert.deepEqual(result.data, { text: "ab" });
+  });
+
+  for (const [label, args, field] of [
+    ["empty string", { text: "" }, "text"],
+    ["wrong type", { text: 5 }, "text"],
+    ["unknown field", { text: "a", extra: 1 }, "extra"],
+    ["out of range", { text: "a", times: 9 }, "times"],
+    ["oversized string", { text: "x".repeat(11) }, "text"],
+    ["missing field", {}, "text"],
+  ] as const) {
+    it(`A07: ${label} is invalid_arguments naming ${field}`, async () => {
+      const result = await registry.call("echo", args);
+      assert.equal(result.isError, true);
+      assert.equal(result.isError && result.data.error.code, "invalid_arguments");
+      assert.equal(result.isError && result.data.error.field, field);
+      assert.match(result.text, /"code":"invalid_arguments"/);
+    });
+  }
+
+  it("keeps a thrown EvidentError's code and hides unknown failures' text", async () => {
+    const denied = await registry.call("echo", { text: "denied" });
+    assert.equal(denied.isError && denied.data.error.code, "path_not_allowed");
+    const boom = await registry.call("echo", { text: "boom" });
+    assert.equal(boom.isError && boom.data.error.code, "internal_error");
+    assert.doesNotMatch(boom.text, /passwd/);
+  });
+
+  it("lists JSON schemas that reject unknown fields", () => {
+    const [listing] = registry.list();
+    assert.equal(listing?.name, "echo");
+    assert.equal(listing?.inputSchema.additionalProperties, false);
+    assert.deepEqual(listing?.inputSchema.required, ["text"]);
+  });
+
+  it("reports an unknown tool as invalid_arguments", async () => {
+    const result = await registry.call("nope", {});
+    assert.equal(result.isError && result.data.error.code, "invalid_arguments");
+  });
+
+  it("returns cancelled when the signal is already aborted", async () => {
+    const controller = new AbortController();
+    controller.abort();
+    const result = await registry.call("echo", { text: "a" }, { signal: controller.signal });
+    assert.equal(result.isError && result.data.error.code, "cancelled");
+  });
+});
