@@ -62,3 +62,14 @@ export function defineTool<I extends z.ZodType, O extends z.ZodType>(
 ): ToolDefinition<I, O> {
   return definition;
 }
+
+/**
+ * What a tool factory receives when the product registry is built: the working directory
+ * (code_search's default root), the environment (credentials, overrides) and the logger.
+ * Factories stay cheap: heavy modules load on the first call, not at registration.
+ */
+export interface ToolEnvironment {
+  readonly cwd: string;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly logger: Logger;
+}
