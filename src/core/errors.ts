@@ -24,6 +24,9 @@ export const ERROR_CODES = [
   "cursor_option_conflict",
   "cursor_offset_invalid",
   "unauthorized",
+  "forbidden",
+  "payload_too_large",
+  "overloaded",
   "internal_error",
 ] as const;
 

@@ -1,0 +1,248 @@
+/**
+ * The `evident` command. It parses argv, calls the same registry every other surface uses, and
+ * maps the outcome onto the process contract: one JSON document on stdout and exit 0 on
+ * success; the shared error payload on stderr and exit 1 on a tool error; exit 2 for bad
+ * arguments. `evident mcp` starts a server instead and returns when it stops.
+ */
+import { type ErrorPayload, EvidentError } from "../../core/errors.js";
+import { createStderrLogger, type Logger, parseLogLevel } from "../../core/logger.js";
+import type { ToolRegistry } from "../../tools/registry.js";
+import { resolveHttpSettings } from "../mcp/http-config.js";
+import { PACKAGE_VERSION } from "../version.js";
+import { TOOL_COMMANDS } from "./commands.js";
+import { kebabCase, parseCommand, propertyKind } from "./flags.js";
+import { createSpinner } from "./spinner.js";
+
+export interface CliIo {
+  readonly stdout: { write(chunk: string): boolean };
+  readonly stderr: { write(chunk: string): boolean; isTTY?: boolean };
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly cwd: string;
+}
+
+export interface CliOptions {
+  /** Builds the registry; the product passes the real tools, tests their own. */
+  readonly createRegistry: (logger: Logger) => ToolRegistry | Promise<ToolRegistry>;
+  /** Cancellation from outside (SIGINT); also stops `evident mcp`. */
+  readonly signal?: AbortSignal;
+  /** Tool commands; defaults to search, read and grep. */
+  readonly commands?: typeof TOOL_COMMANDS;
+}
+
+export const EXIT_OK = 0;
+export const EXIT_TOOL_ERROR = 1;
+export const EXIT_USAGE = 2;
+
+export async function runCli(argv: readonly string[], io: CliIo, options: CliOptions): Promise<number> {
+  const [command, ...rest] = argv;
+  const logger = createStderrLogger({
+    level: parseLogLevel(io.env.EVIDENT_LOG_LEVEL, "warn"),
+    write: (line) => io.stderr.write(line),
+    secrets: secretValues(io.env),
+  });
+  if (command === undefined || command === "--help" || command === "-h" || command === "help") {
+    io.stdout.write(usage());
+    return command === undefined ? EXIT_USAGE : EXIT_OK;
+  }
+  if (command === "--version" || command === "-v" || command === "version") {
+    io.stdout.write(`${PACKAGE_VERSION}\n`);
+    return EXIT_OK;
+  }
+  if (command === "mcp") return runMcp(rest, io, options, logger);
+  const commands = options.commands ?? TOOL_COMMANDS;
+  const spec = commands[command];
+  if (spec === undefined) {
+    const known = [...Object.keys(commands), "mcp"].join(", ");
+    return fail(io, usageError(`Unknown command "${command}". Commands: ${known}.`, "command"));
+  }
+  const registry = await options.createRegistry(logger);
+  try {
+    const tool = registry.list().find((t) => t.name === spec.tool);
+    if (tool === undefined) {
+      return fail(
+        io,
+        new EvidentError("configuration_error", `The ${spec.tool} tool is not available in this build.`),
+      );
+    }
+    const properties = (tool.inputSchema.properties ?? {}) as Record<string, unknown>;
+    const parsed = parseCommand(rest, spec, properties);
+    if (parsed.help) {
+      io.stdout.write(commandHelp(command, spec.usage, spec.summary, tool.description, properties));
+      return EXIT_OK;
+    }
+    if (parsed.extra.length > 0) {
+      return fail(
+        io,
+        usageError(`Unexpected argument "${parsed.extra[0]}". Usage: ${spec.usage}`, "(arguments)"),
+      );
+    }
+    const controller = new AbortController();
+    const onAbort = () => controller.abort(options.signal?.reason);
+    options.signal?.addEventListener("abort", onAbort, { once: true });
+    const spinner = createSpinner(io.stderr);
+    try {
+      const result = await registry.call(spec.tool, parsed.args, {
+        signal: controller.signal,
+        logger,
+        caller: "cli",
+        progress: (update) => spinner.update(update),
+      });
+      spinner.stop();
+      if (result.isError) return fail(io, result.error);
+      io.stdout.write(parsed.text ? ensureNewline(result.text) : `${JSON.stringify(result.data, null, 2)}\n`);
+      return EXIT_OK;
+    } finally {
+      spinner.stop();
+      options.signal?.removeEventListener("abort", onAbort);
+    }
+  } finally {
+    await registry.close();
+  }
+}
+
+async function runMcp(
+  rest: readonly string[],
+  io: CliIo,
+  options: CliOptions,
+  logger: Logger,
+): Promise<number> {
+  let transport = io.env.EVIDENT_TRANSPORT ?? "stdio";
+  for (let i = 0; i < rest.length; i += 1) {
+    const token = rest[i] as string;
+    if (token === "--help" || token === "-h") {
+      io.stdout.write(mcpHelp());
+      return EXIT_OK;
+    }
+    if (token === "--transport") {
+      transport = rest[i + 1] ?? "";
+      i += 1;
+    } else if (token.startsWith("--transport=")) {
+      transport = token.slice("--transport=".length);
+    } else {
+      return fail(io, usageError(`Unknown option "${token}" for evident mcp.`, token));
+    }
+  }
+  if (transport !== "stdio" && transport !== "http") {
+    return fail(io, usageError(`--transport must be stdio or http, got "${transport}".`, "transport"));
+  }
+  if (transport === "http") {
+    let settings: ReturnType<typeof resolveHttpSettings>;
+    try {
+      settings = resolveHttpSettings(io.env);
+    } catch (error) {
+      return fail(io, error);
+    }
+    const registry = await options.createRegistry(logger);
+    const { startHttpServer } = await import("../mcp/http-server.js");
+    const server = await startHttpServer({ registry, logger, settings });
+    const info = createStderrLogger({ level: "info", write: (line) => io.stderr.write(line) });
+    info.info(`MCP Streamable HTTP listening on ${server.url}`, {
+      auth: settings.token === undefined ? "anonymous (EVIDENT_ALLOW_ANONYMOUS=true)" : "bearer",
+    });
+    await waitForAbort(options.signal);
+    await server.close();
+    return EXIT_OK;
+  }
+  const registry = await options.createRegistry(logger);
+  const { startStdioServer } = await import("../mcp/stdio.js");
+  const handle = startStdioServer({ registry, logger });
+  await Promise.race([handle.closed, waitForAbort(options.signal)]);
+  await handle.close();
+  await registry.close();
+  return EXIT_OK;
+}
+
+function waitForAbort(signal: AbortSignal | undefined): Promise<void> {
+  if (signal === undefined) return new Promise(() => {});
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
+}
+
+function usageError(message: string, field: string): EvidentError {
+  return new EvidentError("invalid_arguments", message, { details: { field } });
+}
+
+/** Writes the error payload to stderr and returns the exit status its code calls for. */
+function fail(io: CliIo, thrown: unknown): number {
+  const error =
+    thrown instanceof EvidentError
+      ? thrown
+      : new EvidentError("internal_error", "An internal error occurred.", { cause: thrown });
+  const payload: ErrorPayload = error.toPayload();
+  io.stderr.write(`${JSON.stringify(payload)}\n`);
+  return error.code === "invalid_arguments" ? EXIT_USAGE : EXIT_TOOL_ERROR;
+}
+
+function ensureNewline(text: string): string {
+  return text.endsWith("\n") ? text : `${text}\n`;
+}
+
+/** Values of secret-bearing variables, so the logger can scrub them from every line. */
+function secretValues(env: Readonly<Record<string, string | undefined>>): string[] {
+  return Object.entries(env)
+    .filter(([key, value]) => value !== undefined && /(TOKEN|KEY|SECRET|PASSWORD)$/i.test(key))
+    .map(([, value]) => value as string);
+}
+
+function usage(): string {
+  const lines = Object.entries(TOOL_COMMANDS).map(([name, spec]) => `  ${name.padEnd(7)} ${spec.summary}`);
+  return [
+    `evident ${PACKAGE_VERSION}: bounded, attributed evidence for AI agents`,
+    "",
+    "Usage: evident <command> [options]",
+    "",
+    "Commands:",
+    ...lines,
+    "  mcp     Serve the tools over MCP (stdio by default; --transport http for Streamable HTTP).",
+    "",
+    "Every command takes --help. Tool commands print one JSON document on stdout (exit 0),",
+    'or {"error":{...}} on stderr (exit 1; exit 2 for bad arguments). --text prints the',
+    "model-facing text instead of JSON.",
+    "",
+  ].join("\n");
+}
+
+function mcpHelp(): string {
+  return [
+    "Usage: evident mcp [--transport stdio|http]",
+    "",
+    "stdio (default): MCP over standard input/output; logs go to stderr.",
+    "http: MCP Streamable HTTP at POST /mcp, public GET /healthz. Environment:",
+    "  EVIDENT_TRANSPORT=http            same as --transport http",
+    "  EVIDENT_HTTP_HOST (127.0.0.1)     EVIDENT_HTTP_PORT, else PORT, else 8787",
+    "  EVIDENT_AUTH_TOKEN                bearer token, at least 32 characters (required)",
+    "  EVIDENT_ALLOW_ANONYMOUS=true      serve without a token (trusted networks only)",
+    "  EVIDENT_ALLOWED_HOSTS             Host names accepted (default: loopback names when bound to loopback)",
+    "  EVIDENT_ALLOWED_ORIGINS           browser Origins accepted (default: loopback origins when bound to loopback)",
+    "",
+  ].join("\n");
+}
+
+function commandHelp(
+  command: string,
+  usageLine: string,
+  summary: string,
+  description: string,
+  properties: Record<string, unknown>,
+): string {
+  const options = Object.entries(properties).map(([name, schema]) => {
+    const s = schema as { description?: string; default?: unknown };
+    const kind = propertyKind(schema);
+    const value =
+      kind === "boolean" ? "" : kind === "array" || kind === "string-or-array" ? " VALUE..." : " VALUE";
+    const extra = s.default === undefined ? "" : ` (default ${JSON.stringify(s.default)})`;
+    return `  --${kebabCase(name)}${value}${s.description ? `  ${s.description}` : ""}${extra}`;
+  });
+  return [
+    `evident ${command}: ${summary}`,
+    "",
+    `Usage: ${usageLine}`,
+    "",
+    "Options (the tool's schema; see also the tool description below):",
+    ...options,
+    "  --text  print the model-facing text instead of JSON",
+    "",
+    description,
+    "",
+  ].join("\n");
+}

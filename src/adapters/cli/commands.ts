@@ -1,0 +1,38 @@
+/**
+ * The CLI's commands and how their positionals and short flags map onto tool schemas.
+ * Everything else about a flag comes from the tool's schema.
+ */
+import type { CommandSpec } from "./flags.js";
+
+export const TOOL_COMMANDS: Readonly<Record<string, CommandSpec & { summary: string; usage: string }>> = {
+  search: {
+    tool: "web_search",
+    positionals: ["query"],
+    aliases: { "--provider": "providers", "-n": "maxResults" },
+    summary: "Search the web through the configured providers (keyless default: duckduckgo).",
+    usage:
+      "evident search QUERY [--provider ID ...] [--max-results N] [--time-range day|week|month|year] [--intent NAME]",
+  },
+  read: {
+    tool: "web_read",
+    positionals: ["url"],
+    aliases: {},
+    summary: "Read one web page as Markdown through the read route (keyless default: direct).",
+    usage: "evident read URL [--reader ID] [--focus TEXT]",
+  },
+  grep: {
+    tool: "code_search",
+    positionals: ["pattern", "path"],
+    aliases: {
+      "-i": "ignoreCase",
+      "-w": "wholeWord",
+      "-F": "literal",
+      "-C": "context",
+      "-g": "glob",
+      "-n": "limit",
+    },
+    summary: "Search the codebase with ripgrep; bounded, paginated evidence with cursors.",
+    usage:
+      "evident grep PATTERN [PATH] [-i] [-w] [-F] [-C N] [-g GLOB ...] [--mode auto|summary|matches] [--cursor C]",
+  },
+};

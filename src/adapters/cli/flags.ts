@@ -1,0 +1,143 @@
+/**
+ * Command-line flags to tool arguments, driven by the tool's own JSON schema. The CLI never
+ * validates: it only shapes tokens into an argument object (`--max-results 5` -> `maxResults: 5`)
+ * and lets the one schema reject what is wrong, so a bad flag reads exactly like a bad MCP call.
+ */
+
+export interface CommandSpec {
+  /** Tool the command calls. */
+  readonly tool: string;
+  /** Positional arguments, in order, as schema property names. */
+  readonly positionals: readonly string[];
+  /** Extra flag spellings: `-i` -> `ignoreCase`, `--provider` -> `providers`. */
+  readonly aliases?: Readonly<Record<string, string>>;
+}
+
+export interface ParsedCommand {
+  readonly args: Record<string, unknown>;
+  readonly text: boolean;
+  readonly help: boolean;
+  /** Tokens that could not be placed (an extra positional); reported as invalid arguments. */
+  readonly extra: readonly string[];
+}
+
+type PropertyKind = "boolean" | "number" | "string" | "array" | "string-or-array" | "unknown";
+
+/** What kind of value a schema property takes, read from its JSON schema. */
+export function propertyKind(schema: unknown): PropertyKind {
+  if (typeof schema !== "object" || schema === null) return "unknown";
+  const s = schema as { type?: unknown; anyOf?: unknown[]; oneOf?: unknown[]; enum?: unknown[] };
+  const alternatives = s.anyOf ?? s.oneOf;
+  if (Array.isArray(alternatives)) {
+    const kinds = new Set(alternatives.map(propertyKind));
+    if (kinds.has("array")) return kinds.size === 1 ? "array" : "string-or-array";
+    if (kinds.size === 1) return [...kinds][0] as PropertyKind;
+    return "unknown";
+  }
+  if (s.type === "boolean") return "boolean";
+  if (s.type === "number" || s.type === "integer") return "number";
+  if (s.type === "string" || Array.isArray(s.enum)) return "string";
+  if (s.type === "array") return "array";
+  return "unknown";
+}
+
+export function camelCase(flag: string): string {
+  return flag.replace(/-([a-z0-9])/g, (_m, c: string) => c.toUpperCase());
+}
+
+export function kebabCase(name: string): string {
+  return name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+}
+
+/**
+ * Shapes argv tokens into tool arguments. Values are converted only where the schema's type
+ * says so (a number flag gets a number when the token is numeric, else the raw token, which the
+ * schema then rejects naming the field).
+ */
+export function parseCommand(
+  tokens: readonly string[],
+  spec: CommandSpec,
+  properties: Readonly<Record<string, unknown>>,
+): ParsedCommand {
+  const args: Record<string, unknown> = {};
+  const positionals: string[] = [];
+  const extra: string[] = [];
+  let text = false;
+  let help = false;
+  const put = (key: string, raw: string | boolean) => {
+    const kind = propertyKind(properties[key]);
+    if (typeof raw === "boolean") {
+      args[key] = raw;
+      return;
+    }
+    if (kind === "number") {
+      const n = Number(raw);
+      args[key] = raw.trim() !== "" && Number.isFinite(n) ? n : raw;
+    } else if (kind === "boolean") {
+      args[key] = raw === "true" ? true : raw === "false" ? false : raw;
+    } else if (kind === "array" || kind === "string-or-array") {
+      const previous = args[key];
+      const list = previous === undefined ? [] : Array.isArray(previous) ? previous : [previous];
+      list.push(raw);
+      args[key] = kind === "string-or-array" && list.length === 1 ? list[0] : list;
+    } else {
+      args[key] = raw;
+    }
+  };
+  for (let i = 0; i < tokens.length; i += 1) {
+    const token = tokens[i] as string;
+    if (token === "--") {
+      positionals.push(...tokens.slice(i + 1));
+      break;
+    }
+    if (token === "--text") {
+      text = true;
+      continue;
+    }
+    if (token === "--help" || token === "-h") {
+      help = true;
+      continue;
+    }
+    if (token.startsWith("-") && token.length > 1 && !/^-\d/.test(token)) {
+      const eq = token.indexOf("=");
+      const flag = eq === -1 ? token : token.slice(0, eq);
+      const inline = eq === -1 ? undefined : token.slice(eq + 1);
+      let key = spec.aliases?.[flag];
+      let negated = false;
+      if (key === undefined) {
+        const bare = flag.replace(/^--?/, "");
+        if (bare.startsWith("no-") && propertyKind(properties[camelCase(bare.slice(3))]) === "boolean") {
+          key = camelCase(bare.slice(3));
+          negated = true;
+        } else {
+          key = camelCase(bare);
+        }
+      }
+      const kind = propertyKind(properties[key]);
+      if (kind === "boolean" && inline === undefined) {
+        put(key, !negated);
+        continue;
+      }
+      if (inline !== undefined) {
+        put(key, inline);
+        continue;
+      }
+      const next = tokens[i + 1];
+      if (next === undefined) {
+        // A value flag with nothing after it: pass an empty marker the schema rejects by name.
+        args[key] = kind === "number" ? "" : (args[key] ?? "");
+        continue;
+      }
+      put(key, next);
+      i += 1;
+      continue;
+    }
+    positionals.push(token);
+  }
+  positionals.forEach((value, index) => {
+    const key = spec.positionals[index];
+    if (key === undefined) extra.push(value);
+    else put(key, value);
+  });
+  return { args, text, help, extra };
+}

@@ -1,0 +1,30 @@
+#!/usr/bin/env node
+/**
+ * The `evident` executable: wires process I/O and signals to the CLI. Nothing else lives here,
+ * so tests can run the same `runCli` with a registry of their own.
+ */
+import { createProductRegistry } from "../../tools/product.js";
+import { runCli } from "./cli.js";
+
+const controller = new AbortController();
+let interrupts = 0;
+const onSignal = (signal: NodeJS.Signals) => {
+  interrupts += 1;
+  // A second Ctrl-C means "now": skip graceful shutdown.
+  if (interrupts > 1) process.exit(130);
+  controller.abort(new Error(`received ${signal}`));
+};
+process.on("SIGINT", onSignal);
+process.on("SIGTERM", onSignal);
+
+const code = await runCli(
+  process.argv.slice(2),
+  { stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd() },
+  {
+    signal: controller.signal,
+    createRegistry: (logger) => createProductRegistry({ cwd: process.cwd(), env: process.env, logger }),
+  },
+);
+process.exitCode = code;
+// Do not wait for idle keep-alive sockets or unref'd timers of libraries.
+process.stdout.write("", () => process.exit(code));

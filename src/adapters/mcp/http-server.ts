@@ -1,0 +1,134 @@
+/**
+ * The Node HTTP server around the web-standard handler: converts `IncomingMessage` into a
+ * streaming `Request` (so header checks run before any body byte is read), writes the
+ * `Response` back with backpressure, and shuts down gracefully.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { Readable } from "node:stream";
+import type { Logger } from "../../core/logger.js";
+import type { ToolRegistry } from "../../tools/registry.js";
+import type { HttpSettings } from "./http-config.js";
+import { createHttpHandler, type HttpHandler } from "./http-handler.js";
+
+export interface HttpServerOptions {
+  readonly registry: ToolRegistry;
+  readonly logger: Logger;
+  readonly settings: HttpSettings;
+}
+
+export interface RunningHttpServer {
+  readonly url: string;
+  readonly port: number;
+  readonly handler: HttpHandler;
+  /**
+   * Stops accepting connections, lets in-flight requests finish within the grace period, then
+   * closes every connection and the tools. Concurrent calls share one shutdown.
+   */
+  close(): Promise<void>;
+}
+
+export async function startHttpServer(options: HttpServerOptions): Promise<RunningHttpServer> {
+  const { settings, logger } = options;
+  const handler = createHttpHandler(options);
+  const server = createServer((req, res) => {
+    serve(handler, req, res, logger).catch((error: unknown) => {
+      logger.error("http response failed", { error: error instanceof Error ? error.message : String(error) });
+      if (!res.headersSent) res.writeHead(500).end();
+      else res.destroy();
+    });
+  });
+  await listen(server, settings.port, settings.host);
+  const { port } = server.address() as AddressInfo;
+  const hostForUrl = settings.host.includes(":") ? `[${settings.host}]` : settings.host;
+  let closing: Promise<void> | undefined;
+  return {
+    url: `http://${hostForUrl}:${port}/mcp`,
+    port,
+    handler,
+    close() {
+      closing ??= shutdown(server, handler, options);
+      return closing;
+    },
+  };
+}
+
+async function shutdown(server: Server, handler: HttpHandler, options: HttpServerOptions): Promise<void> {
+  const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
+  server.closeIdleConnections();
+  let timer: NodeJS.Timeout | undefined;
+  const grace = new Promise<"timeout">((resolve) => {
+    timer = setTimeout(() => resolve("timeout"), options.settings.shutdownGraceMs);
+  });
+  const outcome = await Promise.race([handler.idle().then(() => "idle" as const), grace]);
+  clearTimeout(timer);
+  if (outcome === "timeout") {
+    options.logger.warn("shutdown grace period over; closing remaining connections", {
+      inFlight: handler.inFlight(),
+    });
+  }
+  server.closeAllConnections();
+  await stopped;
+  await handler.close();
+  await options.registry.close();
+}
+
+function listen(server: Server, port: number, host: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+}
+
+async function serve(
+  handler: HttpHandler,
+  req: IncomingMessage,
+  res: ServerResponse,
+  logger: Logger,
+): Promise<void> {
+  const controller = new AbortController();
+  // The client went away before we answered: cancel the tool call it started.
+  res.on("close", () => {
+    if (!res.writableFinished) controller.abort();
+  });
+  const request = toRequest(req, controller.signal);
+  const response = await handler.fetch(request);
+  const headers: Record<string, string> = {};
+  response.headers.forEach((value, key) => {
+    headers[key] = value;
+  });
+  res.writeHead(response.status, headers);
+  if (response.body === null || req.method === "HEAD") {
+    res.end();
+    return;
+  }
+  const body = Readable.fromWeb(response.body as import("node:stream/web").ReadableStream<Uint8Array>);
+  body.on("error", (error) => {
+    logger.debug("response stream error", { error: error.message });
+    res.destroy();
+  });
+  body.pipe(res);
+}
+
+function toRequest(req: IncomingMessage, signal: AbortSignal): Request {
+  const host = req.headers.host ?? "localhost";
+  const url = new URL(req.url ?? "/", `http://${host.includes("/") ? "localhost" : host}`);
+  const headers = new Headers();
+  for (const [key, value] of Object.entries(req.headers)) {
+    if (value === undefined) continue;
+    if (Array.isArray(value)) for (const v of value) headers.append(key, v);
+    else headers.set(key, value);
+  }
+  const hasBody = req.method !== "GET" && req.method !== "HEAD";
+  return new Request(url, {
+    method: req.method ?? "GET",
+    headers,
+    signal,
+    ...(hasBody
+      ? { body: Readable.toWeb(req) as unknown as ReadableStream<Uint8Array>, duplex: "half" as const }
+      : {}),
+  } as RequestInit);
+}

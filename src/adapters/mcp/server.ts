@@ -1,0 +1,88 @@
+/**
+ * One MCP server factory for every transport. stdio and Streamable HTTP both build their server
+ * instances here, so the tool list, schemas and result mapping cannot drift between them.
+ *
+ * The low-level SDK `Server` is used rather than `McpServer.registerTool` because validation is
+ * ours: the registry turns bad arguments into an `invalid_arguments` tool result naming the
+ * field, identically on every surface, instead of a protocol error worded by the SDK.
+ */
+import { type CallToolResult, Server } from "@modelcontextprotocol/server";
+import type { Logger } from "../../core/logger.js";
+import type { ToolResult } from "../../core/result.js";
+import type { ToolRegistry } from "../../tools/registry.js";
+import type { ProgressUpdate } from "../../tools/tool.js";
+import { PACKAGE_VERSION } from "../version.js";
+
+export interface McpServerOptions {
+  readonly registry: ToolRegistry;
+  readonly logger: Logger;
+}
+
+export interface CallerInfo {
+  /** Key that binds per-caller state (cursors): the stdio connection or the HTTP credential. */
+  readonly caller: string;
+}
+
+export const SERVER_NAME = "evident";
+
+const INSTRUCTIONS =
+  "evident returns evidence, not answers: web_search finds sources, web_read reads one page, " +
+  "code_search searches the local codebase. Every result says what was cut, skipped or unverified; " +
+  "continue with the cursor or follow-up it names instead of repeating a broad call.";
+
+/** Builds one server instance bound to one caller (a stdio connection or one HTTP request). */
+export function createMcpServer(options: McpServerOptions, callerInfo: CallerInfo): Server {
+  const { registry, logger } = options;
+  const server = new Server(
+    { name: SERVER_NAME, version: PACKAGE_VERSION },
+    { capabilities: { tools: {} }, instructions: INSTRUCTIONS },
+  );
+
+  server.setRequestHandler("tools/list", async () => ({
+    tools: registry.list().map((tool) => ({
+      name: tool.name,
+      title: tool.title,
+      description: tool.description,
+      inputSchema: tool.inputSchema as { type: "object"; [key: string]: unknown },
+      outputSchema: tool.outputSchema as { type: "object"; [key: string]: unknown },
+      annotations: { title: tool.title, ...tool.annotations },
+    })),
+  }));
+
+  server.setRequestHandler("tools/call", async (request, ctx) => {
+    const { name, arguments: args } = request.params;
+    const progressToken = request.params._meta?.progressToken ?? ctx.mcpReq._meta?.progressToken;
+    const progress =
+      progressToken === undefined
+        ? undefined
+        : (update: ProgressUpdate) => {
+            ctx.mcpReq
+              .notify({ method: "notifications/progress", params: { progressToken, ...update } })
+              .catch((error: unknown) => logger.debug("progress notification not delivered", { error }));
+          };
+    const result = await registry.call(name, args, {
+      signal: ctx.mcpReq.signal,
+      logger,
+      caller: callerInfo.caller,
+      ...(progress === undefined ? {} : { progress }),
+    });
+    return toCallToolResult(result);
+  });
+
+  return server;
+}
+
+/**
+ * A tool result as MCP carries it: the model-facing text as content, the structured data as
+ * `structuredContent`. Failures carry the shared error payload as text (what every surface
+ * shows) and `isError`, so clients do not validate them against the success output schema.
+ */
+export function toCallToolResult(result: ToolResult<unknown>): CallToolResult {
+  if (result.isError) {
+    return { isError: true, content: [{ type: "text", text: result.text }] };
+  }
+  return {
+    content: [{ type: "text", text: result.text }],
+    structuredContent: result.data as Record<string, unknown>,
+  };
+}

@@ -1,0 +1,91 @@
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { describe, it } from "node:test";
+
+const FIXTURE = "test/fixtures/test-cli.ts";
+
+function cli(args: string[], env: Record<string, string> = {}) {
+  const run = spawnSync(process.execPath, ["--import", "tsx", FIXTURE, ...args], {
+    encoding: "utf8",
+    env: { ...process.env, ...env },
+    timeout: 60_000,
+  });
+  return { code: run.status, stdout: run.stdout, stderr: run.stderr };
+}
+
+describe("CLI contract", () => {
+  it("A09: success prints one JSON document on stdout and exits 0", () => {
+    const run = cli(["echo", "hi", "--times", "2", "--loud"]);
+    assert.equal(run.code, 0, run.stderr);
+    assert.deepEqual(JSON.parse(run.stdout), { text: "hihi", caller: "cli" });
+  });
+
+  it("--text prints the model-facing text", () => {
+    const run = cli(["echo", "hi", "--loud", "--text"]);
+    assert.equal(run.code, 0);
+    assert.equal(run.stdout, "HI\n");
+  });
+
+  it("maps short aliases, --flag=value and repeated array flags onto the schema", () => {
+    const run = cli(["echo", "ab", "-t=3", "--tags", "x", "--tags", "y"]);
+    assert.equal(run.code, 0, run.stderr);
+    assert.equal(JSON.parse(run.stdout).text, "ababab");
+  });
+
+  it("A09: a tool error prints the shared payload on stderr and exits 1", () => {
+    const run = cli(["fail", "q"]);
+    assert.equal(run.code, 1);
+    assert.equal(run.stdout, "");
+    const payload = JSON.parse(run.stderr);
+    assert.equal(payload.error.code, "all_providers_failed");
+    assert.deepEqual(payload.error.provider_errors, { alpha: "alpha HTTP 429" });
+  });
+
+  for (const [label, args, field] of [
+    ["empty value", ["echo", ""], "text"],
+    ["wrong type", ["echo", "a", "--times", "many"], "times"],
+    ["out of range", ["echo", "a", "--times", "9"], "times"],
+    ["unknown flag", ["echo", "a", "--bogus", "1"], "bogus"],
+    ["oversized string", ["echo", "x".repeat(101)], "text"],
+    ["missing positional", ["echo"], "text"],
+  ] as const) {
+    it(`A07/A09: ${label} is invalid_arguments on stderr, exit 2`, () => {
+      const run = cli([...args]);
+      assert.equal(run.code, 2, run.stderr);
+      const payload = JSON.parse(run.stderr);
+      assert.equal(payload.error.code, "invalid_arguments");
+      assert.equal(payload.error.field, field);
+    });
+  }
+
+  it("an unknown command and an extra positional are usage errors", () => {
+    assert.equal(cli(["frobnicate"]).code, 2);
+    assert.equal(cli(["echo", "a", "b"]).code, 2);
+  });
+
+  it("prints --version and per-command --help", () => {
+    const version = cli(["--version"]);
+    assert.equal(version.code, 0);
+    assert.match(version.stdout, /^\d+\.\d+\.\d+\n$/);
+    const help = cli(["echo", "--help"]);
+    assert.equal(help.code, 0);
+    assert.match(help.stdout, /--times/);
+    assert.match(help.stdout, /--text/);
+    const mcpHelp = cli(["mcp", "--help"]);
+    assert.match(mcpHelp.stdout, /EVIDENT_AUTH_TOKEN/);
+  });
+
+  it("refuses to start HTTP without a token, or with a short one, and says why", () => {
+    const none = cli(["mcp", "--transport", "http"], { EVIDENT_AUTH_TOKEN: "", EVIDENT_HTTP_PORT: "0" });
+    assert.equal(none.code, 1);
+    assert.match(JSON.parse(none.stderr).error.message, /EVIDENT_AUTH_TOKEN/);
+    const short = cli(["mcp"], {
+      EVIDENT_TRANSPORT: "http",
+      EVIDENT_AUTH_TOKEN: "short",
+      EVIDENT_HTTP_PORT: "0",
+    });
+    assert.equal(short.code, 1);
+    assert.match(JSON.parse(short.stderr).error.message, /at least 32/);
+    assert.doesNotMatch(short.stderr, /short"/, "the token itself is not echoed");
+  });
+});

@@ -1,0 +1,91 @@
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { Client } from "@modelcontextprotocol/client";
+import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+
+const FIXTURE = "test/fixtures/test-cli.ts";
+
+function textOf(result: { content?: unknown }): string {
+  const [first] = (result.content ?? []) as Array<{ type: string; text?: string }>;
+  return first?.text ?? "";
+}
+
+for (const negotiation of ["legacy", "auto"] as const) {
+  describe(`MCP stdio (${negotiation === "legacy" ? "2025-11-25 client" : "current revision"})`, () => {
+    let client: Client;
+    let stderr = "";
+
+    before(async () => {
+      const transport = new StdioClientTransport({
+        command: process.execPath,
+        args: ["--import", "tsx", FIXTURE, "mcp"],
+        stderr: "pipe",
+      });
+      transport.stderr?.on("data", (chunk: Buffer) => {
+        stderr += chunk.toString();
+      });
+      client = new Client(
+        { name: "evident-test", version: "1.0.0" },
+        negotiation === "auto" ? { versionNegotiation: { mode: "auto" } } : {},
+      );
+      await client.connect(transport);
+    });
+
+    after(async () => {
+      await client.close();
+    });
+
+    it("A01: `evident mcp` with no flags serves stdio and lists the registry's tools", async () => {
+      const { tools } = await client.listTools();
+      assert.deepEqual(
+        tools.map((t) => t.name),
+        ["echo", "hold", "fail"],
+      );
+      const echo = tools.find((t) => t.name === "echo");
+      assert.equal(echo?.inputSchema.additionalProperties, false);
+      assert.equal(echo?.annotations?.readOnlyHint, true);
+    });
+
+    it("negotiates the expected protocol revision", () => {
+      const version = client.getNegotiatedProtocolVersion();
+      if (negotiation === "legacy") assert.equal(version, "2025-11-25");
+      else assert.equal(version, "2026-07-28");
+    });
+
+    it("returns text content plus structured content bound to the connection", async () => {
+      const result = await client.callTool({ name: "echo", arguments: { text: "hi", times: 2 } });
+      assert.equal(result.isError ?? false, false);
+      assert.equal(textOf(result), "hihi");
+      const structured = result.structuredContent as { text: string; caller: string };
+      assert.equal(structured.text, "hihi");
+      assert.match(structured.caller, /^stdio:/);
+    });
+
+    it("A06: a tool failure is an isError result carrying the shared payload", async () => {
+      const result = await client.callTool({ name: "fail", arguments: { query: "q" } });
+      assert.equal(result.isError, true);
+      assert.equal(JSON.parse(textOf(result)).error.code, "all_providers_failed");
+    });
+
+    for (const [label, args, field] of [
+      ["empty string", { text: "" }, "text"],
+      ["wrong type", { text: 3 }, "text"],
+      ["unknown field", { text: "a", extra: true }, "extra"],
+      ["out of range", { text: "a", times: 0 }, "times"],
+      ["oversized string", { text: "x".repeat(101) }, "text"],
+    ] as const) {
+      it(`A07: ${label} -> invalid_arguments naming ${field}`, async () => {
+        const result = await client.callTool({ name: "echo", arguments: args });
+        assert.equal(result.isError, true);
+        const payload = JSON.parse(textOf(result));
+        assert.equal(payload.error.code, "invalid_arguments");
+        assert.equal(payload.error.field, field);
+      });
+    }
+
+    it("keeps stdout for the protocol (logs, if any, went to stderr)", async () => {
+      // Every exchange above parsed as JSON-RPC; a stray stdout line would have broken the client.
+      assert.doesNotMatch(stderr, /"jsonrpc"/);
+    });
+  });
+}
