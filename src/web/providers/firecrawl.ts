@@ -1,0 +1,128 @@
+/**
+ * Firecrawl v2: read (`POST /v2/scrape`, markdown of the main content) and search
+ * (`POST /v2/search`), Bearer key (optional for a self-hosted instance).
+ *
+ * A read `focus` is Firecrawl's question format (`{type: "question", question}`), whose answer
+ * comes back as `data.answer` and is returned before the page's markdown.
+ *
+ * Metadata: only `creditsUsed`, `cacheState` and `cachedAt` are projected, and each only when it
+ * validates (a finite non-negative number, `hit`/`miss`, a parseable date). Everything else in
+ * Firecrawl's metadata stays out, and the page text is never searched for such fields.
+ * Wire shape: see docs/PROVIDERS.md (firecrawl/firecrawl, apps/js-sdk/firecrawl/src/v2).
+ */
+import type {
+  Provider,
+  ProviderContext,
+  ProviderReadOutcome,
+  ProviderReadRequest,
+  ProviderSearchOutcome,
+  ProviderSearchRequest,
+  ReadMetadata,
+} from "../provider.js";
+import { ProviderError } from "../provider.js";
+import { joinUrl, requestJson, unexpectedShape } from "./shared/http.js";
+import { deadlineOverride, presentKey, type VendorProviderOptions } from "./shared/options.js";
+import { googleTbs, readOutcome, searchOutcome, toRow } from "./shared/outcome.js";
+import { arrayOf, dateText, isRecord, text } from "./shared/values.js";
+
+export const FIRECRAWL_BASE_URL = "https://api.firecrawl.dev";
+
+export interface FirecrawlProviderOptions extends VendorProviderOptions {
+  /** Required by Firecrawl's hosted API; a self-hosted instance may run without one. */
+  readonly apiKey?: string;
+  /** Accept Firecrawl's cached copy up to this age (ms); unset means Firecrawl's default. */
+  readonly maxAgeMs?: number;
+}
+
+export function createFirecrawlProvider(options: FirecrawlProviderOptions = {}): Provider {
+  const id = options.id ?? "firecrawl";
+  const baseUrl = options.baseUrl ?? FIRECRAWL_BASE_URL;
+  const apiKey = presentKey(options.apiKey);
+  const headers: Record<string, string> = apiKey === undefined ? {} : { authorization: `Bearer ${apiKey}` };
+
+  /** Firecrawl wraps every answer in `{success, data}`; `success: false` is a vendor-side failure. */
+  function unwrap(body: unknown): Record<string, unknown> {
+    if (!isRecord(body)) throw unexpectedShape(id);
+    if (body.success === false) throw new ProviderError(id, "upstream", `${id} reported a failure`);
+    if (!isRecord(body.data)) throw unexpectedShape(id);
+    return body.data;
+  }
+
+  return {
+    id,
+    adapter: "firecrawl",
+    // A configured endpoint (hosted with a key, or the operator's own instance).
+    anonymous: false,
+    capabilities: { search: true, read: true, focus: true },
+    ...deadlineOverride(options),
+
+    async read(request: ProviderReadRequest, context: ProviderContext): Promise<ProviderReadOutcome> {
+      const formats: unknown[] = ["markdown", "links"];
+      if (request.focus !== undefined) formats.push({ type: "question", question: request.focus });
+      const data = unwrap(
+        await requestJson(id, context, {
+          method: "POST",
+          url: joinUrl(baseUrl, "/v2/scrape"),
+          headers,
+          body: {
+            url: request.url,
+            formats,
+            onlyMainContent: true,
+            ...(options.maxAgeMs === undefined ? {} : { maxAge: options.maxAgeMs }),
+          },
+        }),
+      );
+      const meta = isRecord(data.metadata) ? data.metadata : {};
+      const warnings: string[] = [];
+      const pageStatus = meta.statusCode;
+      if (typeof pageStatus === "number" && pageStatus >= 400) {
+        warnings.push(`${id} reports that the page answered HTTP ${Math.trunc(pageStatus)}`);
+      }
+      return readOutcome(id, {
+        title: meta.title,
+        parts: [text(data.answer), text(data.markdown)],
+        links: arrayOf(data.links),
+        metadata: projectFirecrawlMetadata(meta),
+        warnings,
+      });
+    },
+
+    async search(request: ProviderSearchRequest, context: ProviderContext): Promise<ProviderSearchOutcome> {
+      const tbs = googleTbs(request.timeRange);
+      const data = unwrap(
+        await requestJson(id, context, {
+          method: "POST",
+          url: joinUrl(baseUrl, "/v2/search"),
+          headers,
+          body: { query: request.query, limit: request.maxResults, ...(tbs === undefined ? {} : { tbs }) },
+        }),
+      );
+      // v2 groups results by source; only `web` is asked for (the default source).
+      if (data.web !== undefined && !Array.isArray(data.web)) throw unexpectedShape(id);
+      const rows = arrayOf(data.web).map((item) =>
+        isRecord(item)
+          ? toRow({
+              title: item.title ?? (isRecord(item.metadata) ? item.metadata.title : undefined),
+              url: item.url,
+              snippet: item.description,
+            })
+          : undefined,
+      );
+      return searchOutcome({ rows, maxResults: request.maxResults });
+    },
+  };
+}
+
+/**
+ * The allowlisted metadata, each field validated on its own: a field that fails validation is
+ * dropped, never coerced, summed or merged with anything.
+ */
+export function projectFirecrawlMetadata(meta: Record<string, unknown>): ReadMetadata {
+  const out: { creditsUsed?: number; cacheState?: "hit" | "miss"; cachedAt?: string } = {};
+  const credits = meta.creditsUsed;
+  if (typeof credits === "number" && Number.isFinite(credits) && credits >= 0) out.creditsUsed = credits;
+  if (meta.cacheState === "hit" || meta.cacheState === "miss") out.cacheState = meta.cacheState;
+  const cachedAt = dateText(meta.cachedAt);
+  if (cachedAt !== undefined) out.cachedAt = cachedAt;
+  return out;
+}

@@ -1,0 +1,172 @@
+/**
+ * How every vendor adapter talks HTTP: through `context.http` (never `fetch`), to an
+ * operator-configured base URL, honouring `context.signal`, and turning every way a call can go
+ * wrong into a ProviderError whose `reason` is safe to show an agent.
+ *
+ * Reasons are built from the provider id and fixed words only: never from a vendor's body, a
+ * header or a URL (which may carry a key). What the vendor actually said stays in `cause`, for
+ * logs.
+ */
+import { abortReason } from "../../../core/abort.js";
+import { isEvidentError } from "../../../core/errors.js";
+import { MAX_RESPONSE_BODY_BYTES } from "../../../core/limits.js";
+import type { HttpResponse } from "../../../net/http-client.js";
+import { type ProviderContext, ProviderError } from "../../provider.js";
+
+export interface VendorRequest {
+  readonly method: "GET" | "POST";
+  readonly url: string;
+  readonly headers?: Readonly<Record<string, string>>;
+  /** Sent as JSON. */
+  readonly body?: Readonly<Record<string, unknown>>;
+}
+
+/** Joins a configured base URL (with or without a path prefix or trailing slash) and a path. */
+export function joinUrl(baseUrl: string, path: string): string {
+  const base = baseUrl.replace(/\/+$/, "");
+  return path.length === 0 ? base : `${base}${path.startsWith("/") ? path : `/${path}`}`;
+}
+
+/** Appends query parameters, skipping undefined values. */
+export function withQuery(url: string, params: Readonly<Record<string, string | undefined>>): string {
+  const parsed = new URL(url);
+  for (const [key, value] of Object.entries(params)) {
+    if (value !== undefined) parsed.searchParams.set(key, value);
+  }
+  return parsed.toString();
+}
+
+/** The sanitized failure for a non-2xx answer: "<id> HTTP <status>". */
+export function httpStatusError(providerId: string, response: HttpResponse): ProviderError {
+  return new ProviderError(providerId, "http", `${providerId} HTTP ${response.status}`, {
+    status: response.status,
+  });
+}
+
+/**
+ * Sends one request. Transport failures (deadline, cancellation, connection errors, a body over
+ * the cap) become ProviderErrors; the status is left to the caller.
+ */
+export async function send(
+  providerId: string,
+  context: ProviderContext,
+  request: VendorRequest,
+): Promise<HttpResponse> {
+  try {
+    return await context.http.request({
+      method: request.method,
+      url: request.url,
+      headers: request.headers,
+      body: request.body,
+      // Base URLs come from the operator's configuration, so loopback or intranet is fine here;
+      // the public-URL guard is for URLs an agent supplies.
+      trust: "operator",
+      followRedirects: false,
+      signal: context.signal,
+      maxBodyBytes: MAX_RESPONSE_BODY_BYTES,
+    });
+  } catch (thrown) {
+    throw transportError(providerId, context.signal, thrown);
+  }
+}
+
+/** Maps anything the HTTP client threw to a sanitized ProviderError. */
+export function transportError(providerId: string, signal: AbortSignal, thrown: unknown): ProviderError {
+  if (thrown instanceof ProviderError) return thrown;
+  // The signal knows best why we stopped: the router's attempt deadline or the caller.
+  const code = signal.aborted
+    ? abortReason(signal).code
+    : isEvidentError(thrown)
+      ? thrown.code
+      : isAbortError(thrown)
+        ? "cancelled"
+        : undefined;
+  if (code === "deadline_exceeded") {
+    return new ProviderError(providerId, "timeout", `${providerId} did not answer within the deadline`, {
+      cause: thrown,
+    });
+  }
+  if (code === "cancelled") {
+    return new ProviderError(providerId, "cancelled", `${providerId} request was cancelled`, {
+      cause: thrown,
+    });
+  }
+  if (isBodyTooLarge(thrown)) {
+    return new ProviderError(
+      providerId,
+      "upstream",
+      `${providerId} response exceeded ${MAX_RESPONSE_BODY_BYTES / (1024 * 1024)} MiB`,
+      { cause: thrown },
+    );
+  }
+  if (isEvidentError(thrown) && thrown.code === "url_not_allowed") {
+    return new ProviderError(providerId, "configuration", `${providerId} base URL was refused`, {
+      cause: thrown,
+    });
+  }
+  return new ProviderError(providerId, "network", `${providerId} request failed`, { cause: thrown });
+}
+
+function isAbortError(thrown: unknown): boolean {
+  return thrown instanceof Error && (thrown.name === "AbortError" || thrown.name === "TimeoutError");
+}
+
+/** The HTTP client reports the body cap with an error whose details or message say so. */
+function isBodyTooLarge(thrown: unknown): boolean {
+  if (isEvidentError(thrown)) {
+    const details = thrown.details as Record<string, unknown>;
+    if (typeof details.max_body_bytes === "number" || details.reason === "body_too_large") return true;
+  }
+  const message = thrown instanceof Error ? thrown.message.toLowerCase() : "";
+  return /body|response/.test(message) && /(exceed|too large|larger than|over the cap|cap of)/.test(message);
+}
+
+export interface JsonOptions {
+  /** A vendor-specific reading of a non-2xx status (SearXNG's 403); undefined falls through. */
+  readonly onStatus?: (response: HttpResponse) => ProviderError | undefined;
+}
+
+/** Sends a request and parses a 2xx JSON answer; HTML or broken JSON is `malformed`. */
+export async function requestJson(
+  providerId: string,
+  context: ProviderContext,
+  request: VendorRequest,
+  options: JsonOptions = {},
+): Promise<unknown> {
+  const response = await send(providerId, context, {
+    ...request,
+    headers: { accept: "application/json", ...request.headers },
+  });
+  if (response.status < 200 || response.status > 299) {
+    throw options.onStatus?.(response) ?? httpStatusError(providerId, response);
+  }
+  return parseJson(providerId, response);
+}
+
+export function parseJson(providerId: string, response: HttpResponse): unknown {
+  let body: string;
+  try {
+    body = response.text();
+  } catch (cause) {
+    throw new ProviderError(providerId, "malformed", `${providerId} returned an undecodable body`, { cause });
+  }
+  if (looksLikeHtml(response, body)) {
+    throw new ProviderError(providerId, "malformed", `${providerId} returned HTML instead of JSON`);
+  }
+  try {
+    return JSON.parse(body) as unknown;
+  } catch (cause) {
+    throw new ProviderError(providerId, "malformed", `${providerId} returned malformed JSON`, { cause });
+  }
+}
+
+function looksLikeHtml(response: HttpResponse, body: string): boolean {
+  const type = response.headers["content-type"] ?? "";
+  if (/\bhtml\b/i.test(type)) return true;
+  return /^\s*</.test(body);
+}
+
+/** The failure for a 2xx answer whose JSON does not have the documented shape. */
+export function unexpectedShape(providerId: string, what = "an unexpected JSON shape"): ProviderError {
+  return new ProviderError(providerId, "malformed", `${providerId} returned ${what}`);
+}

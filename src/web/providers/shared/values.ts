@@ -1,0 +1,39 @@
+/**
+ * Small readers for untrusted vendor JSON. Vendors add, drop and retype fields; adapters read
+ * what they need through these and ignore the rest, so an unexpected shape degrades to a missing
+ * field (or an explicit `malformed` failure decided by the adapter), never to a crash.
+ */
+
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** The value as an array, or an empty array when it is not one. */
+export function arrayOf(value: unknown): readonly unknown[] {
+  return Array.isArray(value) ? value : [];
+}
+
+/** A string with visible content, trimmed; undefined for anything else. */
+export function text(value: unknown): string | undefined {
+  if (typeof value !== "string") return undefined;
+  const trimmed = value.trim();
+  return trimmed.length > 0 ? trimmed : undefined;
+}
+
+/** An absolute http(s) URL exactly as given; undefined for anything else. */
+export function httpUrl(value: unknown): string | undefined {
+  if (typeof value !== "string" || value.length === 0) return undefined;
+  try {
+    const parsed = new URL(value);
+    return parsed.protocol === "http:" || parsed.protocol === "https:" ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A date string that parses to a real instant, kept as the vendor wrote it. */
+export function dateText(value: unknown): string | undefined {
+  const candidate = text(value);
+  if (candidate === undefined) return undefined;
+  return Number.isNaN(Date.parse(candidate)) ? undefined : candidate;
+}
