@@ -31,7 +31,11 @@ export interface RunningHttpServer {
 export async function startHttpServer(options: HttpServerOptions): Promise<RunningHttpServer> {
   const { settings, logger } = options;
   const handler = createHttpHandler(options);
+  // Responses not yet fully written to their socket; shutdown waits for these, not only for the
+  // handler, so a finished call's bytes are flushed before connections are closed.
+  const open = new OpenResponses();
   const server = createServer((req, res) => {
+    open.add(res);
     serve(handler, req, res, logger).catch((error: unknown) => {
       logger.error("http response failed", { error: error instanceof Error ? error.message : String(error) });
       if (!res.headersSent) res.writeHead(500).end();
@@ -47,24 +51,47 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
     port,
     handler,
     close() {
-      closing ??= shutdown(server, handler, options);
+      closing ??= shutdown(server, handler, open, options);
       return closing;
     },
   };
 }
 
-async function shutdown(server: Server, handler: HttpHandler, options: HttpServerOptions): Promise<void> {
+class OpenResponses {
+  #count = 0;
+  #waiters: Array<() => void> = [];
+  add(res: ServerResponse): void {
+    this.#count += 1;
+    res.once("close", () => {
+      this.#count -= 1;
+      if (this.#count === 0) for (const wake of this.#waiters.splice(0)) wake();
+    });
+  }
+  get count(): number {
+    return this.#count;
+  }
+  idle(): Promise<void> {
+    return this.#count === 0 ? Promise.resolve() : new Promise((resolve) => this.#waiters.push(resolve));
+  }
+}
+
+async function shutdown(
+  server: Server,
+  handler: HttpHandler,
+  open: OpenResponses,
+  options: HttpServerOptions,
+): Promise<void> {
   const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
   server.closeIdleConnections();
   let timer: NodeJS.Timeout | undefined;
   const grace = new Promise<"timeout">((resolve) => {
     timer = setTimeout(() => resolve("timeout"), options.settings.shutdownGraceMs);
   });
-  const outcome = await Promise.race([handler.idle().then(() => "idle" as const), grace]);
+  const outcome = await Promise.race([open.idle().then(() => "idle" as const), grace]);
   clearTimeout(timer);
   if (outcome === "timeout") {
     options.logger.warn("shutdown grace period over; closing remaining connections", {
-      inFlight: handler.inFlight(),
+      inFlight: open.count,
     });
   }
   server.closeAllConnections();
