@@ -1,0 +1,121 @@
+/**
+ * Clients we did not write, against our real servers: the MCP Inspector CLI over stdio and
+ * HTTP, and mcp-remote bridging the HTTP endpoint to a stdio client.
+ */
+import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
+import { realpathSync } from "node:fs";
+import { after, before, describe, it } from "node:test";
+import { promisify } from "node:util";
+import { Client } from "@modelcontextprotocol/client";
+import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import { resolveHttpSettings } from "../../src/adapters/mcp/http-config.js";
+import { type RunningHttpServer, startHttpServer } from "../../src/adapters/mcp/http-server.js";
+import { silentLogger } from "../../src/core/logger.js";
+import { createTestRegistry } from "../fixtures/test-tools.js";
+
+const run = promisify(execFile);
+const INSPECTOR = realpathSync("node_modules/.bin/mcp-inspector");
+const MCP_REMOTE = realpathSync("node_modules/.bin/mcp-remote");
+const TOKEN = "k".repeat(48);
+const STDIO_SERVER = [process.execPath, "--import", "tsx", "test/fixtures/test-cli.ts", "mcp"];
+
+async function inspector(args: string[]): Promise<unknown> {
+  const { stdout } = await run(process.execPath, [INSPECTOR, "--cli", ...args], { timeout: 60_000 });
+  return JSON.parse(stdout);
+}
+
+describe("MCP Inspector CLI", () => {
+  let server: RunningHttpServer;
+  before(async () => {
+    server = await startHttpServer({
+      registry: createTestRegistry(),
+      logger: silentLogger,
+      settings: resolveHttpSettings({ EVIDENT_AUTH_TOKEN: TOKEN, EVIDENT_HTTP_PORT: "0" }),
+    });
+  });
+  after(() => server.close());
+
+  it("lists and calls tools over stdio", async () => {
+    const listed = (await inspector([...STDIO_SERVER, "--method", "tools/list"])) as {
+      tools: Array<{ name: string }>;
+    };
+    assert.deepEqual(
+      listed.tools.map((t) => t.name),
+      ["echo", "hold", "fail"],
+    );
+    const called = (await inspector([
+      ...STDIO_SERVER,
+      "--method",
+      "tools/call",
+      "--tool-name",
+      "echo",
+      "--tool-arg",
+      "text=hey",
+    ])) as { structuredContent: { text: string } };
+    assert.equal(called.structuredContent.text, "hey");
+  });
+
+  it("lists and calls tools over HTTP with --header", async () => {
+    const common = [server.url, "--transport", "http", "--header", `Authorization: Bearer ${TOKEN}`];
+    const listed = (await inspector([...common, "--method", "tools/list"])) as {
+      tools: Array<{ name: string }>;
+    };
+    assert.equal(listed.tools.length, 3);
+    const called = (await inspector([
+      ...common,
+      "--method",
+      "tools/call",
+      "--tool-name",
+      "echo",
+      "--tool-arg",
+      "text=over-http",
+    ])) as { structuredContent: { text: string } };
+    assert.equal(called.structuredContent.text, "over-http");
+    // The Inspector turns an isError result into its own failure exit; the result was an error.
+    await assert.rejects(
+      inspector([...common, "--method", "tools/call", "--tool-name", "fail", "--tool-arg", "query=q"]),
+      /isError/,
+    );
+  });
+});
+
+describe("mcp-remote bridge", () => {
+  let server: RunningHttpServer;
+  before(async () => {
+    server = await startHttpServer({
+      registry: createTestRegistry(),
+      logger: silentLogger,
+      settings: resolveHttpSettings({ EVIDENT_AUTH_TOKEN: TOKEN, EVIDENT_HTTP_PORT: "0" }),
+    });
+  });
+  after(() => server.close());
+
+  it("bridges the HTTP endpoint to a stdio client", async () => {
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [
+        MCP_REMOTE,
+        server.url,
+        "--header",
+        `Authorization: Bearer ${TOKEN}`,
+        "--transport",
+        "http-only",
+      ],
+      stderr: "pipe",
+    });
+    const client = new Client({ name: "bridge-test", version: "1.0.0" });
+    await client.connect(transport);
+    try {
+      const { tools } = await client.listTools();
+      assert.deepEqual(
+        tools.map((t) => t.name),
+        ["echo", "hold", "fail"],
+      );
+      const result = await client.callTool({ name: "echo", arguments: { text: "bridged" } });
+      assert.equal((result.structuredContent as { text: string }).text, "bridged");
+    } finally {
+      await client.close();
+    }
+  });
+});
