@@ -10,7 +10,7 @@
 import { abortReason } from "../../../core/abort.js";
 import { isEvidentError } from "../../../core/errors.js";
 import { MAX_RESPONSE_BODY_BYTES } from "../../../core/limits.js";
-import type { HttpResponse } from "../../../net/http-client.js";
+import { HttpClientError, type HttpResponse } from "../../../net/http-client.js";
 import { type ProviderContext, ProviderError } from "../../provider.js";
 
 export interface VendorRequest {
@@ -111,14 +111,8 @@ function isAbortError(thrown: unknown): boolean {
   return thrown instanceof Error && (thrown.name === "AbortError" || thrown.name === "TimeoutError");
 }
 
-/** The HTTP client reports the body cap with an error whose details or message say so. */
 function isBodyTooLarge(thrown: unknown): boolean {
-  if (isEvidentError(thrown)) {
-    const details = thrown.details as Record<string, unknown>;
-    if (typeof details.max_body_bytes === "number" || details.reason === "body_too_large") return true;
-  }
-  const message = thrown instanceof Error ? thrown.message.toLowerCase() : "";
-  return /body|response/.test(message) && /(exceed|too large|larger than|over the cap|cap of)/.test(message);
+  return thrown instanceof HttpClientError && thrown.kind === "body_too_large";
 }
 
 export interface JsonOptions {
