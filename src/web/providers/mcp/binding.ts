@@ -12,6 +12,8 @@ import { z } from "zod";
 /** A credential reference resolved from the environment at connect time, never stored in the file. */
 export const credentialReferenceSchema = z.strictObject({
   env: z.string().min(1).describe("Name of the environment variable that holds the value."),
+  /** Text put before the value, e.g. `"Bearer "` for an Authorization header. */
+  prefix: z.string().optional(),
 });
 export type CredentialReference = z.infer<typeof credentialReferenceSchema>;
 

@@ -1,0 +1,399 @@
+/**
+ * One upstream MCP server, reached through the official SDK client over a stdio child or
+ * Streamable HTTP, and the lifecycle around it:
+ *
+ * - Lazy: nothing starts until the first call.
+ * - Shared initialization: concurrent first calls wait on one connect. The connect counts its
+ *   waiters; when the last one gives up (cancelled, deadline) the connect itself is aborted and its
+ *   child reaped, while a connect that still has waiters keeps going for them.
+ * - Reuse: later calls use the same session.
+ * - Loss: a disconnection (child exit, transport close, network failure) or an HTTP 404 for a lost
+ *   session drops the cached session so the next call reconnects. The failed call is never replayed:
+ *   it may have had effects upstream, and the router owns fallback.
+ * - Cancellation: our signal goes to the SDK request, which cancels the upstream request.
+ * - Shutdown: `close()` aborts pending connects and in-flight calls, sends a best-effort session
+ *   DELETE bounded by UPSTREAM_SESSION_DELETE_MS, closes the transport (reaping a child) and is
+ *   idempotent: concurrent calls share one teardown.
+ */
+import {
+  Client,
+  SdkError,
+  SdkErrorCode,
+  SdkHttpError,
+  StreamableHTTPClientTransport,
+} from "@modelcontextprotocol/client";
+import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import { abortReason } from "../../../core/abort.js";
+import { MAX_RESPONSE_BODY_BYTES, UPSTREAM_SESSION_DELETE_MS } from "../../../core/limits.js";
+import type { Logger } from "../../../core/logger.js";
+import { ProviderError } from "../../provider.js";
+import { isStdioConnection, type McpConnection, type SecretValue } from "./binding.js";
+import type { ToolResultLike } from "./output.js";
+
+export interface UpstreamOptions {
+  readonly providerId: string;
+  readonly connection: McpConnection;
+  /** Where credential references are resolved, at connect time (never stored). */
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly logger: Logger;
+  /** Upper bound the SDK applies to one request; our own signals normally stop it first. */
+  readonly requestTimeoutMs: number;
+  readonly clientInfo: { readonly name: string; readonly version: string };
+}
+
+interface Session {
+  readonly client: Client;
+  readonly transport: StdioClientTransport | StreamableHTTPClientTransport;
+  lost: boolean;
+}
+
+interface PendingConnect {
+  readonly controller: AbortController;
+  readonly promise: Promise<Session>;
+  waiters: number;
+  settled: boolean;
+}
+
+export class UpstreamConnection {
+  readonly #options: UpstreamOptions;
+  #session: Session | undefined;
+  #pending: PendingConnect | undefined;
+  readonly #inFlight = new Set<AbortController>();
+  #closing: Promise<void> | undefined;
+  #connects = 0;
+
+  constructor(options: UpstreamOptions) {
+    this.#options = options;
+  }
+
+  /** The stdio child's pid while a session is open (for diagnostics and tests), else null. */
+  get pid(): number | null {
+    const transport = this.#session?.transport;
+    return transport instanceof StdioClientTransport ? transport.pid : null;
+  }
+
+  /** How many connects have been started over this connection's life. */
+  get connectCount(): number {
+    return this.#connects;
+  }
+
+  get connected(): boolean {
+    return this.#session !== undefined && !this.#session.lost;
+  }
+
+  async callTool(name: string, args: Record<string, unknown>, signal: AbortSignal): Promise<ToolResultLike> {
+    const id = this.#options.providerId;
+    const session = await this.#acquire(signal);
+    const controller = new AbortController();
+    const onAbort = () => controller.abort(signal.reason);
+    if (signal.aborted) onAbort();
+    else signal.addEventListener("abort", onAbort, { once: true });
+    this.#inFlight.add(controller);
+    try {
+      const result = await session.client.callTool(
+        { name, arguments: args },
+        { signal: controller.signal, timeout: this.#options.requestTimeoutMs },
+      );
+      return result as ToolResultLike;
+    } catch (thrown) {
+      if (signal.aborted) throw abortReason(signal);
+      if (this.#closing !== undefined) throw closedError(id, thrown);
+      if (session.lost || isLostConnection(thrown, session)) {
+        this.#drop(session, "the upstream connection was lost");
+      }
+      throw callError(id, thrown);
+    } finally {
+      signal.removeEventListener("abort", onAbort);
+      this.#inFlight.delete(controller);
+    }
+  }
+
+  /** Idempotent teardown; concurrent calls await the same one. */
+  close(): Promise<void> {
+    this.#closing ??= this.#teardown();
+    return this.#closing;
+  }
+
+  async #teardown(): Promise<void> {
+    const reason = closedError(this.#options.providerId);
+    this.#pending?.controller.abort(reason);
+    for (const controller of this.#inFlight) controller.abort(reason);
+    const pending = this.#pending;
+    // A connect in progress settles promptly once aborted; wait for it so its child is reaped.
+    if (pending !== undefined) await pending.promise.catch(() => undefined);
+    const session = this.#session;
+    this.#session = undefined;
+    if (session !== undefined) await closeSession(session, true);
+  }
+
+  async #acquire(signal: AbortSignal): Promise<Session> {
+    if (signal.aborted) throw abortReason(signal);
+    if (this.#closing !== undefined) throw closedError(this.#options.providerId);
+    const current = this.#session;
+    if (current !== undefined && !current.lost) return current;
+    const pending = this.#pending ?? this.#startConnect();
+    pending.waiters += 1;
+    let onAbort: (() => void) | undefined;
+    try {
+      return await new Promise<Session>((resolve, reject) => {
+        onAbort = () => reject(abortReason(signal));
+        signal.addEventListener("abort", onAbort, { once: true });
+        pending.promise.then(resolve, reject);
+      });
+    } finally {
+      if (onAbort !== undefined) signal.removeEventListener("abort", onAbort);
+      pending.waiters -= 1;
+      // The last waiter leaving an unfinished connect takes it down; others keep it alive.
+      if (signal.aborted && pending.waiters === 0 && !pending.settled) {
+        pending.controller.abort(abortReason(signal));
+      }
+    }
+  }
+
+  #startConnect(): PendingConnect {
+    const controller = new AbortController();
+    this.#connects += 1;
+    const pending: PendingConnect = {
+      controller,
+      waiters: 0,
+      settled: false,
+      promise: this.#open(controller.signal).then(
+        (session) => {
+          pending.settled = true;
+          if (this.#pending === pending) this.#pending = undefined;
+          this.#session = session;
+          return session;
+        },
+        (error: unknown) => {
+          pending.settled = true;
+          if (this.#pending === pending) this.#pending = undefined;
+          throw error;
+        },
+      ),
+    };
+    // Waiters that gave up no longer listen; the rejection is theirs to ignore, not unhandled.
+    pending.promise.catch(() => undefined);
+    this.#pending = pending;
+    return pending;
+  }
+
+  async #open(signal: AbortSignal): Promise<Session> {
+    const { providerId, connection, logger } = this.#options;
+    const transport = this.#transport(connection);
+    const client = new Client(
+      { name: this.#options.clientInfo.name, version: this.#options.clientInfo.version },
+      { capabilities: {} },
+    );
+    const session: Session = { client, transport, lost: false };
+    // Aborting a connect must reap a child even if the handshake is stuck before any request.
+    const onAbort = () => {
+      void transport.close().catch(() => undefined);
+    };
+    signal.addEventListener("abort", onAbort, { once: true });
+    try {
+      await client.connect(transport, { signal, timeout: this.#options.requestTimeoutMs });
+    } catch (thrown) {
+      await client.close().catch(() => undefined);
+      await transport.close().catch(() => undefined);
+      if (signal.aborted) throw abortReason(signal);
+      throw connectError(providerId, thrown);
+    } finally {
+      signal.removeEventListener("abort", onAbort);
+    }
+    if (signal.aborted) {
+      await closeSession(session, false);
+      throw abortReason(signal);
+    }
+    client.onclose = () => this.#drop(session, "the upstream closed the connection");
+    client.onerror = (error) => logger.debug("upstream MCP transport error", { provider: providerId, error });
+    logger.debug("upstream MCP connected", { provider: providerId });
+    return session;
+  }
+
+  #transport(connection: McpConnection): StdioClientTransport | StreamableHTTPClientTransport {
+    const id = this.#options.providerId;
+    if (isStdioConnection(connection)) {
+      const env: Record<string, string> = { ...getDefaultEnvironment() };
+      for (const [key, value] of Object.entries(connection.env ?? {})) env[key] = this.#secret(value);
+      return new StdioClientTransport({
+        command: connection.command,
+        args: connection.args ?? [],
+        env,
+        // The child's stderr is its log, not ours to forward: stdout may be our MCP protocol.
+        stderr: "ignore",
+        maxBufferSize: MAX_RESPONSE_BODY_BYTES,
+        ...(connection.cwd === undefined ? {} : { cwd: connection.cwd }),
+      });
+    }
+    const headers: Record<string, string> = {};
+    for (const [key, value] of Object.entries(connection.headers ?? {})) headers[key] = this.#secret(value);
+    let url: URL;
+    try {
+      url = new URL(connection.url);
+    } catch (cause) {
+      throw new ProviderError(id, "configuration", `${id} upstream URL is not valid`, { cause });
+    }
+    return new StreamableHTTPClientTransport(url, {
+      requestInit: { headers },
+      fetch: cappedFetch,
+      // A lost stream is a lost call; we never reconnect behind the router's back.
+      reconnectionOptions: {
+        maxRetries: 0,
+        initialReconnectionDelay: 1_000,
+        maxReconnectionDelay: 1_000,
+        reconnectionDelayGrowFactor: 1,
+      },
+    });
+  }
+
+  #secret(value: SecretValue): string {
+    if (typeof value === "string") return value;
+    const found = this.#options.env[value.env];
+    const id = this.#options.providerId;
+    if (found === undefined || found.trim().length === 0) {
+      throw new ProviderError(
+        id,
+        "configuration",
+        `${id} needs the environment variable ${value.env}, which is not set`,
+      );
+    }
+    return `${value.prefix ?? ""}${found.trim()}`;
+  }
+
+  #drop(session: Session, why: string): void {
+    if (session.lost) return;
+    session.lost = true;
+    if (this.#session === session) this.#session = undefined;
+    this.#options.logger.debug("upstream MCP session dropped; the next call reconnects", {
+      provider: this.#options.providerId,
+      why,
+    });
+    if (this.#closing === undefined) void closeSession(session, false);
+  }
+}
+
+/** Closes a session; with `terminate`, first a best-effort, bounded HTTP session DELETE. */
+async function closeSession(session: Session, terminate: boolean): Promise<void> {
+  session.lost = true;
+  const { client, transport } = session;
+  if (terminate && transport instanceof StreamableHTTPClientTransport && transport.sessionId !== undefined) {
+    let timer: NodeJS.Timeout | undefined;
+    const bound = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, UPSTREAM_SESSION_DELETE_MS);
+      timer.unref?.();
+    });
+    // Closing the transport below aborts a DELETE still waiting when the bound expires.
+    await Promise.race([transport.terminateSession().catch(() => undefined), bound]);
+    clearTimeout(timer);
+  }
+  await client.close().catch(() => undefined);
+  await transport.close().catch(() => undefined);
+}
+
+/**
+ * fetch with every response body capped at MAX_RESPONSE_BODY_BYTES: a longer body errors the
+ * stream (and so the request) instead of filling memory.
+ */
+const cappedFetch = async (url: string | URL, init?: RequestInit): Promise<Response> => {
+  const response = await fetch(url, init);
+  if (response.body === null) return response;
+  let seen = 0;
+  const capped = response.body.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        seen += chunk.byteLength;
+        if (seen > MAX_RESPONSE_BODY_BYTES) {
+          controller.error(new Error(`upstream response exceeded ${MAX_RESPONSE_BODY_BYTES} bytes`));
+          return;
+        }
+        controller.enqueue(chunk);
+      },
+    }),
+  );
+  return new Response(capped, {
+    status: response.status,
+    statusText: response.statusText,
+    headers: response.headers,
+  });
+};
+
+function isLostConnection(thrown: unknown, session: Session): boolean {
+  if (thrown instanceof SdkHttpError) return thrown.status === 404;
+  if (thrown instanceof SdkError) {
+    return (
+      thrown.code === SdkErrorCode.ConnectionClosed ||
+      thrown.code === SdkErrorCode.NotConnected ||
+      thrown.code === SdkErrorCode.SendFailed
+    );
+  }
+  // Over HTTP, a fetch that failed outright (reset, refused) means the server went away.
+  return session.transport instanceof StreamableHTTPClientTransport && thrown instanceof TypeError;
+}
+
+function closedError(providerId: string, cause?: unknown): ProviderError {
+  return new ProviderError(providerId, "cancelled", `${providerId} was shut down`, { cause });
+}
+
+function connectError(providerId: string, thrown: unknown): ProviderError {
+  if (thrown instanceof ProviderError) return thrown;
+  if (thrown instanceof SdkHttpError) {
+    return new ProviderError(providerId, "http", `${providerId} upstream HTTP ${thrown.status}`, {
+      cause: thrown,
+      status: thrown.status,
+    });
+  }
+  if (thrown instanceof SdkError && thrown.code === SdkErrorCode.RequestTimeout) {
+    return new ProviderError(providerId, "timeout", `${providerId} upstream did not finish connecting`, {
+      cause: thrown,
+    });
+  }
+  const code = (thrown as { code?: unknown } | undefined)?.code;
+  if (code === "ENOENT" || code === "EACCES") {
+    return new ProviderError(
+      providerId,
+      "configuration",
+      `${providerId} could not start its upstream command`,
+      {
+        cause: thrown,
+      },
+    );
+  }
+  return new ProviderError(providerId, "network", `${providerId} could not connect to its upstream`, {
+    cause: thrown,
+  });
+}
+
+function callError(providerId: string, thrown: unknown): ProviderError {
+  if (thrown instanceof ProviderError) return thrown;
+  if (thrown instanceof SdkHttpError) {
+    return new ProviderError(providerId, "http", `${providerId} upstream HTTP ${thrown.status}`, {
+      cause: thrown,
+      status: thrown.status,
+    });
+  }
+  if (thrown instanceof SdkError) {
+    if (thrown.code === SdkErrorCode.RequestTimeout) {
+      return new ProviderError(providerId, "timeout", `${providerId} did not answer within the deadline`, {
+        cause: thrown,
+      });
+    }
+    if (thrown.code === SdkErrorCode.ConnectionClosed || thrown.code === SdkErrorCode.NotConnected) {
+      return new ProviderError(providerId, "network", `${providerId} upstream connection was lost`, {
+        cause: thrown,
+      });
+    }
+    return new ProviderError(providerId, "upstream", `${providerId} upstream call failed`, { cause: thrown });
+  }
+  const rpcCode = (thrown as { code?: unknown } | undefined)?.code;
+  if (typeof rpcCode === "number") {
+    return new ProviderError(
+      providerId,
+      "upstream",
+      `${providerId} upstream rejected the call (JSON-RPC ${rpcCode})`,
+      {
+        cause: thrown,
+      },
+    );
+  }
+  return new ProviderError(providerId, "network", `${providerId} upstream call failed`, { cause: thrown });
+}
