@@ -1,0 +1,81 @@
+/**
+ * A08: the built CLI and stdio server run under Node 22 and Bun >= 1.4 too, so no runtime-
+ * specific API slips in. Both runtimes are npm packages, installed once into
+ * node_modules/.cache/evident-runtimes (the npm registry is the only network this needs).
+ */
+import assert from "node:assert/strict";
+import { execFileSync, spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { before, describe, it } from "node:test";
+import { Client } from "@modelcontextprotocol/client";
+import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+
+const ROOT = resolve(import.meta.dirname ?? new URL(".", import.meta.url).pathname, "../..");
+const CACHE = join(ROOT, "node_modules/.cache/evident-runtimes");
+const CLI = join(ROOT, "dist/adapters/cli/main.js");
+const VERSION = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { version: string }).version;
+const NODE_PACKAGE = `node-${process.platform}-${process.arch}`;
+
+const RUNTIMES = {
+  "Node 22": { bin: join(CACHE, "node_modules", NODE_PACKAGE, "bin", "node"), spec: `${NODE_PACKAGE}@22` },
+  "Bun 1.4": { bin: join(CACHE, "node_modules", ".bin", "bun"), spec: "bun@^1.4" },
+} as const;
+
+function ensureRuntimes(): void {
+  const missing = Object.values(RUNTIMES).filter((r) => !existsSync(r.bin));
+  if (missing.length === 0) return;
+  mkdirSync(CACHE, { recursive: true });
+  execFileSync(
+    process.platform === "win32" ? "npm.cmd" : "npm",
+    [
+      "install",
+      "--no-save",
+      "--no-package-lock",
+      "--no-audit",
+      "--no-fund",
+      "--prefix",
+      CACHE,
+      ...missing.map((r) => r.spec),
+    ],
+    { stdio: ["ignore", "ignore", "inherit"], timeout: 600_000 },
+  );
+}
+
+describe("A08: other runtimes run the built package", () => {
+  before(() => {
+    assert.ok(existsSync(CLI), "run `npm run build` first (npm test does)");
+    ensureRuntimes();
+  });
+
+  for (const [name, runtime] of Object.entries(RUNTIMES)) {
+    it(`${name}: the CLI answers --version and a usage error with exit 2`, () => {
+      const version = spawnSync(runtime.bin, [CLI, "--version"], { encoding: "utf8", timeout: 60_000 });
+      assert.equal(version.status, 0, version.stderr);
+      assert.equal(version.stdout.trim(), VERSION);
+      const bad = spawnSync(runtime.bin, [CLI, "frobnicate"], { encoding: "utf8", timeout: 60_000 });
+      assert.equal(bad.status, 2);
+      assert.equal(JSON.parse(bad.stderr).error.code, "invalid_arguments");
+    });
+
+    it(`${name}: the stdio server answers tools/list and a call`, async () => {
+      const client = new Client({ name: "runtime-smoke", version: "1.0.0" });
+      await client.connect(
+        new StdioClientTransport({ command: runtime.bin, args: [CLI, "mcp"], cwd: ROOT, stderr: "pipe" }),
+      );
+      try {
+        const { tools } = await client.listTools();
+        for (const tool of tools) assert.equal(tool.inputSchema.type, "object");
+        const names = tools.map((t) => t.name);
+        assert.deepEqual(
+          names,
+          [...names].sort((a, b) => PRODUCT_ORDER.indexOf(a) - PRODUCT_ORDER.indexOf(b)),
+        );
+      } finally {
+        await client.close();
+      }
+    });
+  }
+});
+
+const PRODUCT_ORDER = ["web_search", "web_read", "code_search"];
