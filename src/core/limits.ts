@@ -103,6 +103,20 @@ export const BUDGET_TIGHT_BELOW_REMAINING = 0.4;
 export const BUDGET_CRITICAL_BELOW_REMAINING = 0.12;
 /** Progress notifications start once a search has run this long. */
 export const PROGRESS_AFTER_MS = 1_000;
+/** All snapshots of one store together; least recently used ones are evicted beyond it. */
+export const SNAPSHOT_STORE_MAX_BYTES = 128 * 1024 * 1024;
+/** Released or evicted snapshot ids remembered so their cursors read `cursor_expired`. */
+export const SNAPSHOT_TOMBSTONES_MAX = 4_096;
+/** Names read ahead of the metadata reads during enumeration before ripgrep is paused. */
+export const SCAN_PENDING_NAMES_MAX = 1_024;
+/** Largest current file read to show context lines. */
+export const CONTEXT_FILE_MAX_BYTES = 5 * 1024 * 1024;
+/** Characters shown on each side of an occurrence in a long-line excerpt. */
+export const LONG_LINE_EXCERPT_RADIUS_CHARS = 80;
+/** Occurrence windows shown per long line (the rest are counted, never dropped from the snapshot). */
+export const LONG_LINE_MAX_WINDOWS = 3;
+/** Interval between progress notifications once they have started. */
+export const PROGRESS_INTERVAL_MS = 1_000;
 
 // ---------------------------------------------------------------------------------------------
 // Transports.

@@ -1,0 +1,153 @@
+/**
+ * Which paths code_search may read. cwd is the default root and explicit absolute or `..`
+ * targets may leave it, but `.git` internals, credential stores and the kernel's special file
+ * systems are refused: first on the lexically resolved path (so a missing path cannot probe
+ * them), then again on the canonical path (so a symlink cannot reach them). A broad scan whose
+ * tree contains such areas gets exclusions for them instead of a refusal.
+ */
+import { realpath, stat } from "node:fs/promises";
+import { isAbsolute, relative, resolve, sep } from "node:path";
+import { EvidentError } from "../core/errors.js";
+import { invalid } from "./request.js";
+import type { RgTarget } from "./rg-args.js";
+
+/** Directory or file names that hold credentials wherever they appear (compared case-insensitively). */
+const PROTECTED_NAMES = [
+  ".git",
+  ".ssh",
+  ".aws",
+  ".gnupg",
+  ".kube",
+  ".docker",
+  ".password-store",
+  ".netrc",
+  "_netrc",
+  ".npmrc",
+  ".pypirc",
+  ".git-credentials",
+  ".pgpass",
+  ".vault-token",
+] as const;
+
+/** Multi-component credential stores and browser profiles. */
+const PROTECTED_SEQUENCES: readonly (readonly string[])[] = [
+  [".config", "gh"],
+  [".config", "gcloud"],
+  [".config", "google-chrome"],
+  [".config", "chromium"],
+  [".config", "bravesoftware"],
+  [".config", "microsoft-edge"],
+  [".local", "share", "keyrings"],
+  [".mozilla"],
+  [".thunderbird"],
+  ["library", "keychains"],
+  ["library", "application support", "google", "chrome"],
+  ["library", "application support", "firefox"],
+  ["appdata", "local", "google", "chrome", "user data"],
+];
+
+/** Kernel and device file systems: reading them can hang, leak secrets or never end. */
+const SYSTEM_ROOTS = ["/proc", "/sys", "/dev"] as const;
+
+export interface SearchTarget {
+  /** The path as requested, or "." for the project root. */
+  readonly requested: string;
+  /** Lexically resolved absolute path. */
+  readonly absolute: string;
+  readonly canonical: string;
+  readonly isDirectory: boolean;
+  /** The target lies inside cwd and is not cwd itself (a zero-result retry may widen it). */
+  readonly isSubpath: boolean;
+  readonly rg: RgTarget;
+}
+
+/** Why a path is refused, or undefined when it is allowed. */
+export function protectedReason(absolutePath: string): string | undefined {
+  const normalized = resolve(absolutePath);
+  for (const root of SYSTEM_ROOTS) {
+    if (normalized === root || normalized.startsWith(`${root}/`)) return `${root} is a system area`;
+  }
+  const parts = normalized
+    .split(sep)
+    .filter((p) => p !== "")
+    .map((p) => p.toLowerCase());
+  for (const part of parts) {
+    if ((PROTECTED_NAMES as readonly string[]).includes(part)) {
+      return part === ".git" ? ".git internals are not searchable" : `${part} holds credentials`;
+    }
+  }
+  for (const sequence of PROTECTED_SEQUENCES) {
+    for (let i = 0; i + sequence.length <= parts.length; i++) {
+      if (sequence.every((name, j) => parts[i + j] === name))
+        return `${sequence.join("/")} holds credentials`;
+    }
+  }
+  return undefined;
+}
+
+function refuse(requested: string, reason: string): EvidentError {
+  return new EvidentError("path_not_allowed", `Path "${requested}" is not allowed: ${reason}.`, {
+    details: { field: "path" },
+  });
+}
+
+/**
+ * Resolves the search root. Throws `path_not_allowed` for protected targets and
+ * `invalid_arguments` for a path that does not exist.
+ */
+export async function resolveSearchTarget(cwd: string, path: string | undefined): Promise<SearchTarget> {
+  const requested = path ?? ".";
+  const absolute = resolve(cwd, requested);
+  const lexical = protectedReason(absolute);
+  if (lexical !== undefined) throw refuse(requested, lexical);
+  let canonical: string;
+  let isDirectory: boolean;
+  try {
+    canonical = await realpath(absolute);
+    isDirectory = (await stat(canonical)).isDirectory();
+  } catch (cause) {
+    const code = (cause as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ENOTDIR") {
+      throw invalid("path", `"${requested}" does not exist (relative paths start at ${cwd}).`);
+    }
+    if (code === "ELOOP") throw refuse(requested, "it is a symbolic link loop");
+    throw invalid("path", `"${requested}" cannot be read (${code ?? "error"}).`);
+  }
+  const resolvedReason = protectedReason(canonical);
+  if (resolvedReason !== undefined)
+    throw refuse(requested, `it resolves to ${canonical}, and ${resolvedReason}`);
+
+  const fromCwd = relative(cwd, absolute);
+  const inside = fromCwd === "" || (!fromCwd.startsWith("..") && !isAbsolute(fromCwd));
+  // Anchored protective globs are relative to ripgrep's working directory, so an external
+  // root runs from "/" with an absolute root: then `/proc` means /proc.
+  // A root that contains /proc (even through a symlink) runs on its canonical path.
+  const system = containsSystemRoot(canonical);
+  const rg: RgTarget =
+    inside && !system
+      ? { cwd, root: fromCwd === "" ? "." : fromCwd, protectedGlobs: descendantExclusions(cwd, canonical) }
+      : {
+          cwd: "/",
+          root: system ? canonical : absolute,
+          protectedGlobs: descendantExclusions("/", canonical),
+        };
+  return { requested, absolute, canonical, isDirectory, isSubpath: inside && fromCwd !== "", rg };
+}
+
+/**
+ * Exclusions for everything protected that could lie below `canonicalRoot`. Names and
+ * sequences apply at any depth; system roots only when the scan contains them, anchored at
+ * ripgrep's working directory.
+ */
+export function descendantExclusions(rgCwd: string, canonicalRoot: string): string[] {
+  const globs = PROTECTED_NAMES.map((name) => `!${name}`);
+  for (const sequence of PROTECTED_SEQUENCES) globs.push(`!**/${sequence.join("/")}`);
+  if (rgCwd === "/" && containsSystemRoot(canonicalRoot)) {
+    for (const root of SYSTEM_ROOTS) globs.push(`!${root}`);
+  }
+  return globs;
+}
+
+function containsSystemRoot(canonicalRoot: string): boolean {
+  return SYSTEM_ROOTS.some((root) => canonicalRoot === "/" || root.startsWith(`${canonicalRoot}/`));
+}

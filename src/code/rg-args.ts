@@ -1,0 +1,51 @@
+/**
+ * ripgrep argument lists, built by pure functions so that every flag we pass is visible in a
+ * table-driven test. The user's pattern always comes after `--`, so no pattern or path can be
+ * read as a flag; `--no-config` keeps a user's RIPGREPRC from changing what we parse.
+ */
+import type { CaseMode, SearchQuery } from "./request.js";
+
+/** Where ripgrep runs and what it is told to search. */
+export interface RgTarget {
+  /** ripgrep's working directory; anchored globs (`/x`) are relative to it. */
+  readonly cwd: string;
+  /** The one search root as passed to ripgrep (relative to `cwd`, or absolute). */
+  readonly root: string;
+  /**
+   * Exclusions that protect credential stores, .git internals and system areas. They come after
+   * the user's globs because ripgrep lets a later glob win: a user glob cannot re-include them.
+   */
+  readonly protectedGlobs: readonly string[];
+}
+
+const CASE_FLAG: Record<CaseMode, string> = {
+  smart: "--smart-case",
+  sensitive: "--case-sensitive",
+  insensitive: "--ignore-case",
+};
+
+/** Flags that choose which files are searched; shared by enumeration and content search. */
+export function fileScopeArgs(query: SearchQuery, target: RgTarget): string[] {
+  const args: string[] = [];
+  if (query.hidden) args.push("--hidden");
+  for (const glob of query.globs) args.push("--glob", glob);
+  for (const exclude of query.excludes) args.push("--glob", `!${exclude.replace(/^!+/, "")}`);
+  // Case-insensitive: `.SSH` or `.Git` must not slip through on a case-insensitive file system.
+  for (const glob of target.protectedGlobs) args.push("--iglob", glob);
+  return args;
+}
+
+/** Content search: one JSON event per line on stdout. */
+export function buildSearchArgs(query: SearchQuery, target: RgTarget): string[] {
+  const args = ["--json", "--no-config", CASE_FLAG[query.caseMode]];
+  if (query.literal) args.push("--fixed-strings");
+  if (query.wholeWord) args.push("--word-regexp");
+  args.push(...fileScopeArgs(query, target));
+  args.push("--", query.pattern, target.root);
+  return args;
+}
+
+/** Names-only enumeration of the same files, NUL-framed so names with newlines survive. */
+export function buildFilesArgs(query: SearchQuery, target: RgTarget): string[] {
+  return ["--files", "--null", "--no-config", ...fileScopeArgs(query, target), "--", target.root];
+}

@@ -1,0 +1,243 @@
+/**
+ * The ripgrep `--json` protocol, read as a stream. Chunks may split anywhere, also inside a
+ * multi-byte character: lines are cut on the LF byte and decoded only when complete. A protocol
+ * line longer than RG_MAX_PROTOCOL_LINE_BYTES is refused rather than buffered without bound.
+ * Every occurrence keeps its exact byte range within the line and the matching UTF-16 columns.
+ */
+import { EvidentError } from "../core/errors.js";
+import { RG_MAX_PROTOCOL_LINE_BYTES } from "../core/limits.js";
+
+export interface Occurrence {
+  /** Byte offsets within the line, end exclusive, as ripgrep reports them. */
+  readonly startByte: number;
+  readonly endByte: number;
+  /** UTF-16 code-unit offsets within the line text, 0-based, end exclusive. */
+  readonly startColumn: number;
+  readonly endColumn: number;
+}
+
+export interface ParsedMatch {
+  /** The path as ripgrep printed it (relative to its working directory, or absolute). */
+  readonly path: string;
+  /** The name was not valid UTF-8 and was decoded with replacement characters. */
+  readonly pathLossy: boolean;
+  /** 1-based line number. */
+  readonly line: number;
+  /** Byte offset of the line's start in the file. */
+  readonly absoluteOffset: number;
+  /** The line without its terminator (LF, or CRLF). */
+  readonly text: string;
+  /** The line was not valid UTF-8; `text` and the columns are a lossy view. */
+  readonly textLossy: boolean;
+  readonly occurrences: readonly Occurrence[];
+}
+
+export interface RgSummary {
+  readonly matchedLines: number;
+  readonly matches: number;
+  readonly searches: number;
+}
+
+/** Thrown when a single protocol line exceeds the cap; the search stops and says so. */
+export class ProtocolLineTooLong extends Error {
+  constructor(readonly bytes: number) {
+    super(`ripgrep protocol line exceeded ${RG_MAX_PROTOCOL_LINE_BYTES} bytes`);
+    this.name = "ProtocolLineTooLong";
+  }
+}
+
+/** Splits a byte stream into lines on LF without decoding partial lines. */
+export class LineSplitter {
+  #pending: Buffer[] = [];
+  #pendingBytes = 0;
+
+  constructor(
+    private readonly delimiter: number = 0x0a,
+    private readonly maxLineBytes: number = RG_MAX_PROTOCOL_LINE_BYTES,
+  ) {}
+
+  /** Calls `onLine` for every line completed by `chunk` (without the delimiter). */
+  push(chunk: Buffer, onLine: (line: Buffer) => void): void {
+    let start = 0;
+    let index = chunk.indexOf(this.delimiter, start);
+    while (index !== -1) {
+      let line: Buffer;
+      if (this.#pendingBytes > 0) {
+        this.#pending.push(chunk.subarray(start, index));
+        line = Buffer.concat(this.#pending, this.#pendingBytes + index - start);
+        this.#pending = [];
+        this.#pendingBytes = 0;
+      } else {
+        line = chunk.subarray(start, index);
+      }
+      if (line.length > this.maxLineBytes) throw new ProtocolLineTooLong(line.length);
+      onLine(line);
+      start = index + 1;
+      index = chunk.indexOf(this.delimiter, start);
+    }
+    if (start < chunk.length) {
+      const rest = chunk.subarray(start);
+      this.#pendingBytes += rest.length;
+      if (this.#pendingBytes > this.maxLineBytes) throw new ProtocolLineTooLong(this.#pendingBytes);
+      // Copy: the producer may reuse its chunk buffers.
+      this.#pending.push(Buffer.from(rest));
+    }
+  }
+
+  /** The unterminated tail, if any, once the stream has ended. */
+  end(onLine: (line: Buffer) => void): void {
+    if (this.#pendingBytes === 0) return;
+    const line = Buffer.concat(this.#pending, this.#pendingBytes);
+    this.#pending = [];
+    this.#pendingBytes = 0;
+    onLine(line);
+  }
+}
+
+interface RgData {
+  readonly text?: string;
+  readonly bytes?: string;
+}
+
+interface RgMatchEvent {
+  readonly path: RgData;
+  readonly lines: RgData;
+  readonly line_number: number | null;
+  readonly absolute_offset: number;
+  readonly submatches: readonly { readonly start: number; readonly end: number }[];
+}
+
+const MATCH_PREFIX = Buffer.from('{"type":"match"');
+const SUMMARY_PREFIX = Buffer.from('{"type":"summary"');
+
+/**
+ * Turns protocol lines into matches. Only `match` and `summary` events are decoded; `begin`,
+ * `end` and `context` carry nothing the snapshot keeps, and skipping their JSON parse is most
+ * of the protocol's cost on broad searches.
+ */
+export class RgJsonParser {
+  readonly #splitter = new LineSplitter();
+  #summary: RgSummary | undefined;
+
+  constructor(private readonly onMatch: (match: ParsedMatch) => void) {}
+
+  get summary(): RgSummary | undefined {
+    return this.#summary;
+  }
+
+  push(chunk: Buffer): void {
+    this.#splitter.push(chunk, (line) => this.#line(line));
+  }
+
+  end(): void {
+    this.#splitter.end((line) => this.#line(line));
+  }
+
+  #line(line: Buffer): void {
+    if (startsWith(line, MATCH_PREFIX)) {
+      const event = parseJson(line) as { data: RgMatchEvent };
+      this.onMatch(toMatch(event.data));
+    } else if (startsWith(line, SUMMARY_PREFIX)) {
+      const event = parseJson(line) as {
+        data: { stats: { matched_lines: number; matches: number; searches: number } };
+      };
+      const stats = event.data.stats;
+      this.#summary = { matchedLines: stats.matched_lines, matches: stats.matches, searches: stats.searches };
+    }
+  }
+}
+
+function startsWith(line: Buffer, prefix: Buffer): boolean {
+  return line.length >= prefix.length && line.compare(prefix, 0, prefix.length, 0, prefix.length) === 0;
+}
+
+function parseJson(line: Buffer): unknown {
+  try {
+    return JSON.parse(line.toString("utf8"));
+  } catch (cause) {
+    throw new EvidentError("internal_error", "ripgrep produced a protocol line that is not JSON.", { cause });
+  }
+}
+
+function decode(data: RgData): { text: string; lossy: boolean; raw: Buffer | undefined } {
+  if (typeof data.text === "string") return { text: data.text, lossy: false, raw: undefined };
+  const raw = Buffer.from(data.bytes ?? "", "base64");
+  return { text: raw.toString("utf8"), lossy: true, raw };
+}
+
+function toMatch(data: RgMatchEvent): ParsedMatch {
+  if (data === null || typeof data !== "object" || !Array.isArray(data.submatches)) {
+    throw new EvidentError("internal_error", "ripgrep produced a match event of an unknown shape.");
+  }
+  const path = decode(data.path);
+  const lines = decode(data.lines);
+  const text = stripTerminator(lines.text);
+  const occurrences =
+    lines.raw === undefined
+      ? utf8Columns(lines.text, data.submatches)
+      : lossyColumns(lines.raw, data.submatches);
+  return {
+    path: path.text,
+    pathLossy: path.lossy,
+    line: data.line_number ?? 0,
+    absoluteOffset: data.absolute_offset,
+    text,
+    textLossy: lines.lossy,
+    occurrences,
+  };
+}
+
+function stripTerminator(text: string): string {
+  if (text.endsWith("\r\n")) return text.slice(0, -2);
+  if (text.endsWith("\n")) return text.slice(0, -1);
+  return text;
+}
+
+type Submatch = { readonly start: number; readonly end: number };
+
+/**
+ * Byte offsets to UTF-16 columns for valid UTF-8 text, in one pass over the line. Pure ASCII
+ * lines (the common case) map one to one. An offset inside a character (possible with
+ * byte-oriented regexes) maps to the start of that character.
+ */
+export function utf8Columns(text: string, submatches: readonly Submatch[]): Occurrence[] {
+  if (Buffer.byteLength(text, "utf8") === text.length) {
+    return submatches.map((s) => ({
+      startByte: s.start,
+      endByte: s.end,
+      startColumn: s.start,
+      endColumn: s.end,
+    }));
+  }
+  const targets = [...new Set(submatches.flatMap((s) => [s.start, s.end]))].sort((a, b) => a - b);
+  const columns = new Map<number, number>();
+  let byte = 0;
+  let unit = 0;
+  for (const target of targets) {
+    while (unit < text.length) {
+      const code = text.codePointAt(unit) ?? 0;
+      const width = code < 0x80 ? 1 : code < 0x800 ? 2 : code < 0x10000 ? 3 : 4;
+      if (byte + width > target) break;
+      byte += width;
+      unit += code > 0xffff ? 2 : 1;
+    }
+    columns.set(target, unit);
+  }
+  return submatches.map((s) => ({
+    startByte: s.start,
+    endByte: s.end,
+    startColumn: columns.get(s.start) ?? 0,
+    endColumn: columns.get(s.end) ?? 0,
+  }));
+}
+
+/** Columns in the lossy decoding of a non-UTF-8 line: the decoded length of each byte prefix. */
+function lossyColumns(raw: Buffer, submatches: readonly Submatch[]): Occurrence[] {
+  const column = (offset: number) => raw.subarray(0, offset).toString("utf8").length;
+  return submatches.map((s) => ({
+    startByte: s.start,
+    endByte: s.end,
+    startColumn: column(s.start),
+    endColumn: column(s.end),
+  }));
+}

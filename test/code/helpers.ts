@@ -1,0 +1,38 @@
+/**
+ * Shared fixtures for code_search tests: the real ripgrep binary, throwaway trees on disk and a
+ * process-table probe. Nothing here stands in for our own modules.
+ */
+import { mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { rgPath } from "@vscode/ripgrep";
+
+export const RG = rgPath;
+
+export type TreeEntry = string | Buffer | { readonly symlink: string };
+
+/** Writes `files` (relative path -> content or symlink target) under a fresh temp directory. */
+export async function makeTree(files: Record<string, TreeEntry>): Promise<string> {
+  const root = await mkdtemp(join(tmpdir(), "evident-code-"));
+  for (const [path, content] of Object.entries(files)) {
+    const full = join(root, path);
+    await mkdir(dirname(full), { recursive: true });
+    if (typeof content === "object" && !Buffer.isBuffer(content)) await symlink(content.symlink, full);
+    else await writeFile(full, content);
+  }
+  return root;
+}
+
+export async function removeTree(root: string): Promise<void> {
+  await rm(root, { recursive: true, force: true });
+}
+
+/** Whether a process with this pid exists (a reaped child does not). */
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}

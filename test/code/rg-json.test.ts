@@ -1,0 +1,105 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import fc from "fast-check";
+import {
+  LineSplitter,
+  type ParsedMatch,
+  ProtocolLineTooLong,
+  RgJsonParser,
+  utf8Columns,
+} from "../../src/code/rg-json.js";
+
+function event(path: string, text: string, subs: [number, number][], line = 1): string {
+  return JSON.stringify({
+    type: "match",
+    data: {
+      path: { text: path },
+      lines: { text },
+      line_number: line,
+      absolute_offset: 0,
+      submatches: subs.map(([start, end]) => ({ match: { text: "x" }, start, end })),
+    },
+  });
+}
+
+describe("rg JSON stream", () => {
+  it("survives chunks split anywhere, also inside multi-byte characters", () => {
+    const lines = [
+      JSON.stringify({ type: "begin", data: { path: { text: "a" } } }),
+      event("é/ü.txt", "héllo 😀 wörld\r\n", [[7, 11]]),
+      event("b", "plain\n", [[0, 5]], 2),
+      JSON.stringify({ type: "summary", data: { stats: { matched_lines: 2, matches: 2, searches: 2 } } }),
+    ];
+    const stream = Buffer.from(`${lines.join("\n")}\n`);
+    fc.assert(
+      fc.property(fc.array(fc.nat(stream.length), { maxLength: 12 }), (cuts) => {
+        const points = [...new Set(cuts)].sort((a, b) => a - b);
+        const seen: ParsedMatch[] = [];
+        const parser = new RgJsonParser((m) => seen.push(m));
+        let last = 0;
+        for (const point of [...points, stream.length]) {
+          parser.push(stream.subarray(last, point));
+          last = point;
+        }
+        parser.end();
+        assert.equal(seen.length, 2);
+        assert.equal(seen[0]?.path, "é/ü.txt");
+        assert.equal(seen[0]?.text, "héllo 😀 wörld");
+        assert.deepEqual(seen[0]?.occurrences, [{ startByte: 7, endByte: 11, startColumn: 6, endColumn: 8 }]);
+        assert.equal(seen[1]?.line, 2);
+        assert.equal(parser.summary?.matches, 2);
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it("maps byte offsets to UTF-16 columns across 1-4 byte characters", () => {
+    const text = "aé€😀b";
+    // bytes: a=0, é=1..2, €=3..5, 😀=6..9, b=10
+    assert.deepEqual(
+      utf8Columns(text, [
+        { start: 10, end: 11 },
+        { start: 6, end: 10 },
+        { start: 1, end: 3 },
+      ]).map((o) => [o.startColumn, o.endColumn]),
+      [
+        [5, 6],
+        [3, 5],
+        [1, 2],
+      ],
+    );
+  });
+
+  it("decodes non-UTF-8 lines and names as lossy views", () => {
+    const raw = Buffer.from([0x66, 0xff, 0x6f, 0x6f, 0x0a]);
+    const line = JSON.stringify({
+      type: "match",
+      data: {
+        path: { bytes: Buffer.from([0x61, 0xfe]).toString("base64") },
+        lines: { bytes: raw.toString("base64") },
+        line_number: 3,
+        absolute_offset: 9,
+        submatches: [{ match: { text: "oo" }, start: 2, end: 4 }],
+      },
+    });
+    const seen: ParsedMatch[] = [];
+    new RgJsonParser((m) => seen.push(m)).push(Buffer.from(`${line}\n`));
+    assert.equal(seen[0]?.pathLossy, true);
+    assert.equal(seen[0]?.textLossy, true);
+    assert.equal(seen[0]?.text, "f\uFFFDoo");
+    assert.deepEqual(seen[0]?.occurrences[0], { startByte: 2, endByte: 4, startColumn: 2, endColumn: 4 });
+  });
+
+  it("refuses a protocol line over the cap, complete or still pending", () => {
+    const splitter = new LineSplitter(0x0a, 8);
+    assert.throws(() => splitter.push(Buffer.from("0123456789\n"), () => {}), ProtocolLineTooLong);
+    const pending = new LineSplitter(0x0a, 8);
+    pending.push(Buffer.from("01234"), () => {});
+    assert.throws(() => pending.push(Buffer.from("56789"), () => {}), ProtocolLineTooLong);
+  });
+
+  it("G11: a protocol line that is not JSON is an error, never an empty result", () => {
+    const parser = new RgJsonParser(() => {});
+    assert.throws(() => parser.push(Buffer.from('{"type":"match",garbage\n')), /not JSON/);
+  });
+});
