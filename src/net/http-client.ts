@@ -39,3 +39,19 @@ export interface HttpClient {
   request(request: HttpRequest): Promise<HttpResponse>;
   close(): Promise<void>;
 }
+
+/**
+ * A request failed below HTTP semantics. Guard refusals are `url_not_allowed` EvidentErrors and
+ * aborts are the signal's reason (`cancelled` / `deadline_exceeded` EvidentErrors), so
+ * adapters can tell "the page was refused" and "time ran out" from these transport failures.
+ * `message` is safe to show (no URL query, no body).
+ */
+export class HttpClientError extends Error {
+  readonly kind: "network" | "body_too_large" | "redirect";
+
+  constructor(kind: HttpClientError["kind"], message: string, options: { cause?: unknown } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = "HttpClientError";
+    this.kind = kind;
+  }
+}

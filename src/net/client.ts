@@ -1,0 +1,279 @@
+/**
+ * The HTTP client every web provider uses (the `HttpClient` contract), on undici.
+ *
+ * It owns what adapters must not each reimplement: cancellation that reaches the socket, the
+ * streamed body cap, redirect handling, and the public-URL guard. Two connection pools are kept:
+ * one for operator-configured URLs (trusted, loopback allowed) and one for agent-supplied URLs,
+ * whose connector refuses any non-public address at connect time, on the address DNS returned
+ * for that very connection, for every hop. undici loads on the first request: it costs more than
+ * a hundred milliseconds at startup, and MCP `tools/list` must not wait for it.
+ */
+import type { Dispatcher } from "undici";
+import { abortReason } from "../core/abort.js";
+import { EvidentError } from "../core/errors.js";
+import { MAX_REDIRECTS, MAX_RESPONSE_BODY_BYTES } from "../core/limits.js";
+import { type Logger, silentLogger } from "../core/logger.js";
+import {
+  addressRefusal,
+  checkAgentUrl,
+  findGuardRefusal,
+  GuardRefusal,
+  guardedLookup,
+  type LookupFunction,
+  literalHost,
+  urlNotAllowed,
+} from "./guard.js";
+import { type HttpClient, HttpClientError, type HttpRequest, type HttpResponse } from "./http-client.js";
+
+export interface HttpClientOptions {
+  /**
+   * Lets agent-supplied URLs reach private, loopback and link-local addresses. Only an explicit
+   * option turns the guard off; the client never reads the environment itself.
+   */
+  readonly allowPrivateNetwork?: boolean;
+  /** DNS lookup used for connections (tests resolve names to loopback through it). */
+  readonly lookup?: LookupFunction;
+  readonly logger?: Logger;
+  /** Sent unless a request sets its own `user-agent`. */
+  readonly userAgent?: string;
+}
+
+const DEFAULT_USER_AGENT = "evident/0.1 (+https://github.com/evident)";
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+
+type Undici = typeof import("undici");
+let undiciModule: Promise<Undici> | undefined;
+function loadUndici(): Promise<Undici> {
+  undiciModule ??= import("undici");
+  return undiciModule;
+}
+
+export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
+  return new UndiciHttpClient(options);
+}
+
+class UndiciHttpClient implements HttpClient {
+  readonly #options: HttpClientOptions;
+  readonly #allowPrivate: boolean;
+  #pools: Promise<{ operator: Dispatcher; agent: Dispatcher }> | undefined;
+  #closed = false;
+
+  constructor(options: HttpClientOptions) {
+    this.#options = options;
+    this.#allowPrivate = options.allowPrivateNetwork === true;
+  }
+
+  #getPools(): Promise<{ operator: Dispatcher; agent: Dispatcher }> {
+    this.#pools ??= loadUndici().then((undici) => {
+      const lookup = this.#options.lookup;
+      const operator = new undici.Agent(lookup === undefined ? {} : { connect: { lookup } });
+      if (this.#allowPrivate)
+        return { operator, agent: new undici.Agent(lookup === undefined ? {} : { connect: { lookup } }) };
+      const base = undici.buildConnector({ lookup: guardedLookup(lookup) });
+      // IP literals never reach DNS, so the lookup hook cannot see them: check them here, on
+      // the exact host undici is about to connect to.
+      const connect: typeof base = (connectOptions, callback) => {
+        const literal = literalHost(connectOptions.hostname);
+        const why = literal === undefined ? undefined : addressRefusal(literal);
+        if (why !== undefined) {
+          callback(new GuardRefusal(connectOptions.hostname, `its host is a ${why}`), null);
+          return;
+        }
+        base(connectOptions, callback);
+      };
+      return { operator, agent: new undici.Agent({ connect }) };
+    });
+    return this.#pools;
+  }
+
+  async request(request: HttpRequest): Promise<HttpResponse> {
+    if (this.#closed) throw new HttpClientError("network", "the HTTP client is closed");
+    if (request.signal.aborted) throw abortReason(request.signal);
+    const undici = await loadUndici();
+    const pools = await this.#getPools();
+    const follow = request.followRedirects ?? request.trust === "agent";
+    const cap = request.maxBodyBytes ?? MAX_RESPONSE_BODY_BYTES;
+
+    let url = request.trust === "agent" ? checkAgentUrl(request.url, this.#policy()).href : request.url;
+    const originalOrigin = new URL(url).origin;
+    let method: HttpRequest["method"] = request.method;
+    let headers = this.#headers(request);
+    let body = encodeBody(request.body, headers);
+
+    for (let hop = 0; ; hop++) {
+      // Operator trust covers the configured origin only; a redirect elsewhere is guarded.
+      const guarded = request.trust === "agent" || new URL(url).origin !== originalOrigin;
+      if (guarded && hop > 0) checkAgentUrl(url, this.#policy());
+      let response: Dispatcher.ResponseData;
+      try {
+        response = await undici.request(url, {
+          dispatcher: guarded ? pools.agent : pools.operator,
+          method,
+          headers,
+          body,
+          signal: request.signal,
+        });
+      } catch (thrown) {
+        throw this.#failure(thrown, request, url);
+      }
+
+      const location = response.headers.location;
+      if (follow && REDIRECT_STATUSES.has(response.statusCode) && typeof location === "string") {
+        await discard(response.body);
+        if (hop + 1 > MAX_REDIRECTS) {
+          throw new HttpClientError("redirect", `more than ${MAX_REDIRECTS} redirects`);
+        }
+        let next: URL;
+        try {
+          next = new URL(location, url);
+        } catch {
+          throw new HttpClientError("redirect", "a redirect pointed to an invalid URL");
+        }
+        if (next.protocol !== "http:" && next.protocol !== "https:") {
+          throw urlNotAllowed(
+            next.href,
+            `a redirect pointed to the scheme ${next.protocol.replace(/:$/, "")}`,
+          );
+        }
+        if (next.origin !== new URL(url).origin) headers = stripCredentials(headers);
+        // 303, and 301/302 after a POST, turn into a GET without a body (as browsers do).
+        if (response.statusCode === 303 || (method === "POST" && response.statusCode <= 302)) {
+          method = "GET";
+          body = undefined;
+          const { "content-type": _dropped, ...rest } = headers;
+          headers = rest;
+        }
+        url = next.href;
+        continue;
+      }
+
+      const lengthHeader = response.headers["content-length"];
+      const declared = typeof lengthHeader === "string" ? Number(lengthHeader) : Number.NaN;
+      if (Number.isFinite(declared) && declared > cap) {
+        response.body.destroy();
+        throw tooLarge(cap);
+      }
+      const bytes = await readCapped(response.body, cap, request.signal);
+      return makeResponse(response.statusCode, flattenHeaders(response.headers), url, bytes);
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    if (this.#pools === undefined) return;
+    const pools = await this.#pools;
+    await Promise.allSettled([pools.operator.close(), pools.agent.close()]);
+  }
+
+  #policy() {
+    return { allowPrivateNetwork: this.#allowPrivate };
+  }
+
+  #headers(request: HttpRequest): Record<string, string> {
+    const headers: Record<string, string> = {};
+    for (const [name, value] of Object.entries(request.headers ?? {})) headers[name.toLowerCase()] = value;
+    headers["user-agent"] ??= this.#options.userAgent ?? DEFAULT_USER_AGENT;
+    return headers;
+  }
+
+  #failure(thrown: unknown, request: HttpRequest, url: string): Error {
+    const refusal = findGuardRefusal(thrown);
+    if (refusal !== undefined) {
+      (this.#options.logger ?? silentLogger).debug("guard refused a connection", { host: refusal.host });
+      return urlNotAllowed(url, refusal.why);
+    }
+    if (request.signal.aborted) return abortReason(request.signal);
+    if (thrown instanceof EvidentError || thrown instanceof HttpClientError) return thrown;
+    const code = (thrown as { code?: unknown })?.code;
+    return new HttpClientError(
+      "network",
+      typeof code === "string" ? `network error (${code})` : "network error",
+      { cause: thrown },
+    );
+  }
+}
+
+function encodeBody(body: HttpRequest["body"], headers: Record<string, string>): string | undefined {
+  if (body === undefined) return undefined;
+  if (typeof body === "string") return body;
+  headers["content-type"] ??= "application/json";
+  return JSON.stringify(body);
+}
+
+/** Headers that may carry a credential are not sent to another origin after a redirect. */
+function stripCredentials(headers: Record<string, string>): Record<string, string> {
+  const kept: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (name === "accept" || name === "user-agent" || name === "accept-language") kept[name] = value;
+  }
+  return kept;
+}
+
+async function discard(body: Dispatcher.ResponseData["body"]): Promise<void> {
+  try {
+    await body.dump({ limit: 64 * 1024 });
+  } catch {
+    // A redirect body we do not read is worth nothing; its failure changes nothing.
+  }
+}
+
+function tooLarge(cap: number): HttpClientError {
+  return new HttpClientError("body_too_large", `the response body exceeds ${cap} bytes`);
+}
+
+async function readCapped(
+  body: Dispatcher.ResponseData["body"],
+  cap: number,
+  signal: AbortSignal,
+): Promise<Uint8Array> {
+  const chunks: Buffer[] = [];
+  let total = 0;
+  try {
+    for await (const chunk of body) {
+      const buffer = chunk as Buffer;
+      total += buffer.length;
+      if (total > cap) {
+        body.destroy();
+        throw tooLarge(cap);
+      }
+      chunks.push(buffer);
+    }
+  } catch (thrown) {
+    if (thrown instanceof HttpClientError) throw thrown;
+    if (signal.aborted) throw abortReason(signal);
+    throw new HttpClientError("network", "the connection failed while reading the body", { cause: thrown });
+  }
+  return Buffer.concat(chunks, total);
+}
+
+function flattenHeaders(headers: Dispatcher.ResponseData["headers"]): Record<string, string> {
+  const flat: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined) continue;
+    flat[name.toLowerCase()] = Array.isArray(value) ? value.join(", ") : value;
+  }
+  return flat;
+}
+
+function makeResponse(
+  status: number,
+  headers: Record<string, string>,
+  url: string,
+  body: Uint8Array,
+): HttpResponse {
+  let text: string | undefined;
+  return {
+    status,
+    headers,
+    url,
+    body,
+    text() {
+      text ??= new TextDecoder("utf-8").decode(body);
+      return text;
+    },
+    json() {
+      return JSON.parse(this.text()) as unknown;
+    },
+  };
+}
