@@ -2,7 +2,7 @@
  * Brave Search: web search (`GET /res/v1/web/search`), key in `X-Subscription-Token`.
  *
  * `count` is capped at 20 by the API; `freshness` takes pd/pw/pm/py for our day/week/month/year.
- * Brave's descriptions may carry its own highlight markup (<strong>); it is kept as sent.
+ * `text_decorations=false` asks for snippets without Brave's highlight markup.
  * Wire shape: see docs/PROVIDERS.md (brave/brave-search-mcp-server).
  */
 import type { Provider, ProviderContext, ProviderSearchOutcome, ProviderSearchRequest } from "../provider.js";
@@ -39,6 +39,8 @@ export function createBraveProvider(options: BraveProviderOptions): Provider {
         q: request.query,
         count: String(Math.min(request.maxResults, BRAVE_MAX_COUNT)),
         freshness: request.timeRange === undefined ? undefined : FRESHNESS[request.timeRange],
+        // Plain snippets: without this Brave wraps matched words in highlight markup.
+        text_decorations: "false",
       });
       const body = await requestJson(id, context, {
         method: "GET",

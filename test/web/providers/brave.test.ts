@@ -22,6 +22,7 @@ runProviderContract({
     assert.equal(request.query.get("q"), "rust borrow checker");
     assert.equal(request.query.get("count"), "2");
     assert.equal(request.query.get("freshness"), "pm");
+    assert.equal(request.query.get("text_decorations"), "false");
   },
   respondSuccess: (_request, response) =>
     sendJson(response, 200, {
@@ -33,7 +34,7 @@ runProviderContract({
           {
             title: "The borrow checker",
             url: "https://doc.rust-lang.org/book/ch04-02-references-and-borrowing.html",
-            description: "References and <strong>borrowing</strong>",
+            description: "References and borrowing",
             age: "2 days ago",
             page_age: "2024-05-02T10:00:00",
             profile: { name: "Rust" },
@@ -48,7 +49,7 @@ runProviderContract({
       {
         title: "The borrow checker",
         url: "https://doc.rust-lang.org/book/ch04-02-references-and-borrowing.html",
-        snippet: "References and <strong>borrowing</strong>",
+        snippet: "References and borrowing",
         publishedAt: "2024-05-02T10:00:00",
       },
       // `age` is prose, not a date: it never becomes publishedAt.
