@@ -131,7 +131,9 @@ export class UpstreamConnection {
     if (this.#closing !== undefined) throw closedError(this.#options.providerId);
     const current = this.#session;
     if (current !== undefined && !current.lost) return current;
-    const pending = this.#pending ?? this.#startConnect();
+    // A connect whose waiters all left is being torn down; a new caller starts afresh.
+    const joinable = this.#pending !== undefined && !this.#pending.controller.signal.aborted;
+    const pending = joinable && this.#pending !== undefined ? this.#pending : this.#startConnect();
     pending.waiters += 1;
     let onAbort: (() => void) | undefined;
     try {
@@ -186,23 +188,29 @@ export class UpstreamConnection {
     );
     const session: Session = { client, transport, lost: false };
     // Aborting a connect must reap a child even if the handshake is stuck before any request.
+    // The first close() is the one that waits for the child, so it is the one awaited below.
+    let closing: Promise<void> | undefined;
+    const closeTransport = (): Promise<void> => {
+      closing ??= transport.close().catch(() => undefined);
+      return closing;
+    };
     const onAbort = () => {
-      void transport.close().catch(() => undefined);
+      void closeTransport();
     };
     signal.addEventListener("abort", onAbort, { once: true });
     try {
       await client.connect(transport, { signal, timeout: this.#options.requestTimeoutMs });
     } catch (thrown) {
+      await closeTransport();
       await client.close().catch(() => undefined);
-      await transport.close().catch(() => undefined);
-      if (signal.aborted) throw abortReason(signal);
+      if (signal.aborted) throw stopReason(signal);
       throw connectError(providerId, thrown);
     } finally {
       signal.removeEventListener("abort", onAbort);
     }
     if (signal.aborted) {
       await closeSession(session, false);
-      throw abortReason(signal);
+      throw stopReason(signal);
     }
     client.onclose = () => this.#drop(session, "the upstream closed the connection");
     client.onerror = (error) => logger.debug("upstream MCP transport error", { provider: providerId, error });
@@ -272,6 +280,11 @@ export class UpstreamConnection {
   }
 }
 
+/** Why a connect stopped: shutdown keeps its ProviderError, a caller's abort its EvidentError. */
+function stopReason(signal: AbortSignal): unknown {
+  return signal.reason instanceof ProviderError ? signal.reason : abortReason(signal);
+}
+
 /** Closes a session; with `terminate`, first a best-effort, bounded HTTP session DELETE. */
 async function closeSession(session: Session, terminate: boolean): Promise<void> {
   session.lost = true;
@@ -290,6 +303,13 @@ async function closeSession(session: Session, terminate: boolean): Promise<void>
   await transport.close().catch(() => undefined);
 }
 
+class BodyTooLargeError extends Error {
+  constructor() {
+    super(`upstream response exceeded ${MAX_RESPONSE_BODY_BYTES} bytes`);
+    this.name = "BodyTooLargeError";
+  }
+}
+
 /**
  * fetch with every response body capped at MAX_RESPONSE_BODY_BYTES: a longer body errors the
  * stream (and so the request) instead of filling memory.
@@ -303,7 +323,7 @@ const cappedFetch = async (url: string | URL, init?: RequestInit): Promise<Respo
       transform(chunk, controller) {
         seen += chunk.byteLength;
         if (seen > MAX_RESPONSE_BODY_BYTES) {
-          controller.error(new Error(`upstream response exceeded ${MAX_RESPONSE_BODY_BYTES} bytes`));
+          controller.error(new BodyTooLargeError());
           return;
         }
         controller.enqueue(chunk);
@@ -334,19 +354,8 @@ function closedError(providerId: string, cause?: unknown): ProviderError {
   return new ProviderError(providerId, "cancelled", `${providerId} was shut down`, { cause });
 }
 
+/** Anything a connect threw, as a sanitized ProviderError. */
 function connectError(providerId: string, thrown: unknown): ProviderError {
-  if (thrown instanceof ProviderError) return thrown;
-  if (thrown instanceof SdkHttpError) {
-    return new ProviderError(providerId, "http", `${providerId} upstream HTTP ${thrown.status}`, {
-      cause: thrown,
-      status: thrown.status,
-    });
-  }
-  if (thrown instanceof SdkError && thrown.code === SdkErrorCode.RequestTimeout) {
-    return new ProviderError(providerId, "timeout", `${providerId} upstream did not finish connecting`, {
-      cause: thrown,
-    });
-  }
   const code = (thrown as { code?: unknown } | undefined)?.code;
   if (code === "ENOENT" || code === "EACCES") {
     return new ProviderError(
@@ -358,31 +367,66 @@ function connectError(providerId: string, thrown: unknown): ProviderError {
       },
     );
   }
-  return new ProviderError(providerId, "network", `${providerId} could not connect to its upstream`, {
-    cause: thrown,
-  });
+  return upstreamError(providerId, thrown, `${providerId} could not connect to its upstream`);
 }
 
+/** Anything a tool call threw, as a sanitized ProviderError. */
 function callError(providerId: string, thrown: unknown): ProviderError {
+  return upstreamError(providerId, thrown, `${providerId} upstream call failed`);
+}
+
+/**
+ * Reasons are built from the provider id and fixed words only, like every adapter's: what the
+ * upstream or the SDK said stays in `cause`, for logs.
+ */
+function upstreamError(providerId: string, thrown: unknown, otherwise: string): ProviderError {
   if (thrown instanceof ProviderError) return thrown;
+  const options = { cause: thrown };
+  if (causeChain(thrown).some((error) => error instanceof BodyTooLargeError)) {
+    return new ProviderError(
+      providerId,
+      "upstream",
+      `${providerId} response exceeded ${MAX_RESPONSE_BODY_BYTES / (1024 * 1024)} MiB`,
+      options,
+    );
+  }
   if (thrown instanceof SdkHttpError) {
-    return new ProviderError(providerId, "http", `${providerId} upstream HTTP ${thrown.status}`, {
-      cause: thrown,
+    return new ProviderError(providerId, "http", `${providerId} HTTP ${thrown.status}`, {
+      ...options,
       status: thrown.status,
     });
   }
   if (thrown instanceof SdkError) {
-    if (thrown.code === SdkErrorCode.RequestTimeout) {
-      return new ProviderError(providerId, "timeout", `${providerId} did not answer within the deadline`, {
-        cause: thrown,
-      });
+    switch (thrown.code) {
+      case SdkErrorCode.RequestTimeout:
+        return new ProviderError(
+          providerId,
+          "timeout",
+          `${providerId} did not answer within the deadline`,
+          options,
+        );
+      case SdkErrorCode.ConnectionClosed:
+      case SdkErrorCode.NotConnected:
+        return new ProviderError(
+          providerId,
+          "network",
+          `${providerId} upstream connection was lost`,
+          options,
+        );
+      case SdkErrorCode.ClientHttpUnexpectedContent:
+      case SdkErrorCode.InvalidResult:
+        return new ProviderError(
+          providerId,
+          "malformed",
+          `${providerId} returned an unexpected response`,
+          options,
+        );
+      default:
+        return new ProviderError(providerId, "upstream", otherwise, options);
     }
-    if (thrown.code === SdkErrorCode.ConnectionClosed || thrown.code === SdkErrorCode.NotConnected) {
-      return new ProviderError(providerId, "network", `${providerId} upstream connection was lost`, {
-        cause: thrown,
-      });
-    }
-    return new ProviderError(providerId, "upstream", `${providerId} upstream call failed`, { cause: thrown });
+  }
+  if (causeChain(thrown).some((error) => error instanceof SyntaxError)) {
+    return new ProviderError(providerId, "malformed", `${providerId} returned malformed JSON`, options);
   }
   const rpcCode = (thrown as { code?: unknown } | undefined)?.code;
   if (typeof rpcCode === "number") {
@@ -390,10 +434,18 @@ function callError(providerId: string, thrown: unknown): ProviderError {
       providerId,
       "upstream",
       `${providerId} upstream rejected the call (JSON-RPC ${rpcCode})`,
-      {
-        cause: thrown,
-      },
+      options,
     );
   }
-  return new ProviderError(providerId, "network", `${providerId} upstream call failed`, { cause: thrown });
+  return new ProviderError(providerId, "network", otherwise, options);
+}
+
+function causeChain(thrown: unknown): unknown[] {
+  const chain: unknown[] = [];
+  let current: unknown = thrown;
+  while (current !== undefined && current !== null && chain.length < 8 && !chain.includes(current)) {
+    chain.push(current);
+    current = (current as { cause?: unknown }).cause;
+  }
+  return chain;
 }
