@@ -11,6 +11,7 @@
  */
 import assert from "node:assert/strict";
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { createServer as createNetServer } from "node:net";
 import { after, before, describe, it } from "node:test";
 import { cancelledError, withDeadline } from "../../../src/core/abort.js";
 import { MAX_RESPONSE_BODY_BYTES } from "../../../src/core/limits.js";
@@ -235,6 +236,23 @@ export function runProviderContract(spec: ContractSpec): void {
       assert.match(error.reason, /exceeded 4 MiB/);
     });
 
+    it("reports an unreachable vendor as a network failure without the base URL", async () => {
+      const closed = await unusedLoopbackUrl();
+      const unreachable = spec.create(closed);
+      const ctx = context();
+      const error = await (spec.operation === "search"
+        ? unreachable.search?.(spec.request, ctx)
+        : unreachable.read?.(spec.request, ctx)
+      ).then(
+        () => assert.fail("expected the call to fail"),
+        (thrown: unknown) => thrown,
+      );
+      assert.ok(error instanceof ProviderError);
+      assert.equal(error.kind, "network");
+      assert.equal(error.reason, `${spec.id} request failed`);
+      assert.ok(!error.reason.includes(closed));
+    });
+
     it("S13: cancellation stops the call and closes the socket", async () => {
       let arrived!: () => void;
       const seen = new Promise<void>((resolve) => {
@@ -256,4 +274,14 @@ export function runProviderContract(spec: ContractSpec): void {
       await socketClosed;
     });
   });
+}
+
+/** A loopback URL nothing listens on (a port that was just bound and released). */
+async function unusedLoopbackUrl(): Promise<string> {
+  const server = createNetServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const address = server.address();
+  assert.ok(address !== null && typeof address === "object");
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return `http://127.0.0.1:${address.port}`;
 }
