@@ -28,6 +28,7 @@ import {
   type ProviderSearchRequest,
 } from "../../../src/web/provider.js";
 import { type FakeVendor, type RecordedRequest, sendJson, sendText, startFakeVendor } from "./fake-vendor.js";
+import { rejection } from "./harness.js";
 
 /** A short attempt deadline for the stall case; the fake never finishes its body. */
 export const STALL_DEADLINE_MS = 300;
@@ -240,13 +241,11 @@ export function runProviderContract(spec: ContractSpec): void {
       const closed = await unusedLoopbackUrl();
       const unreachable = spec.create(closed);
       const ctx = context();
-      const error = await (spec.operation === "search"
-        ? unreachable.search?.(spec.request, ctx)
-        : unreachable.read?.(spec.request, ctx)
-      ).then(
-        () => assert.fail("expected the call to fail"),
-        (thrown: unknown) => thrown,
-      );
+      const pending =
+        spec.operation === "search"
+          ? unreachable.search?.(spec.request, ctx)
+          : unreachable.read?.(spec.request, ctx);
+      const error = await rejection(pending);
       assert.ok(error instanceof ProviderError);
       assert.equal(error.kind, "network");
       assert.equal(error.reason, `${spec.id} request failed`);
