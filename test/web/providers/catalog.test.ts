@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
 import { describe, it } from "node:test";
 import {
   createVendorProvider,
@@ -51,5 +52,13 @@ describe("vendor adapter catalog", () => {
     assert.ok(VENDOR_ENVIRONMENT.searxng.baseUrl.includes("SEARXNG_URL"));
     assert.equal(VENDOR_ENVIRONMENT.responses.other?.model, "EVIDENT_RESPONSES_MODEL");
     assert.equal(isVendorAdapter("mcp"), false);
+  });
+
+  it("adapters reach the network only through context.http, never fetch", () => {
+    for (const name of VENDOR_ADAPTERS) {
+      const source = readFileSync(new URL(`../../../src/web/providers/${name}.ts`, import.meta.url), "utf8");
+      assert.doesNotMatch(source, /\bfetch\s*\(/, `${name} calls fetch`);
+      assert.doesNotMatch(source, /from\s+"(undici|node:http|node:https)"/, `${name} imports a transport`);
+    }
   });
 });
