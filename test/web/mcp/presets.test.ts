@@ -377,8 +377,8 @@ describe("mcp preset definitions", () => {
       EVIDENT_MCP_PRESETS: " exa-hosted, tavily,,exa-hosted,bogus ",
     });
     assert.deepEqual(entries, [
-      { id: "mcp-exa-hosted", config: { type: "mcp", preset: "exa-hosted" } },
-      { id: "mcp-tavily", config: { type: "mcp", preset: "tavily" } },
+      { id: "mcp-exa-hosted", entry: { type: "mcp", preset: "exa-hosted" } },
+      { id: "mcp-tavily", entry: { type: "mcp", preset: "tavily" } },
     ]);
     assert.deepEqual(unknown, ["bogus"]);
     assert.deepEqual(presetEntriesFromEnv({}).entries, []);

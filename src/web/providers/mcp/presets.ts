@@ -135,7 +135,7 @@ export const KEYLESS_DEFAULT_SEARCH_PRESETS: readonly McpPresetId[] = [];
 
 export interface PresetEntry {
   readonly id: string;
-  readonly config: { readonly type: "mcp"; readonly preset: McpPresetId };
+  readonly entry: { readonly type: "mcp"; readonly preset: McpPresetId };
 }
 
 /**
@@ -156,8 +156,8 @@ export function presetEntriesFromEnv(env: Readonly<Record<string, string | undef
       continue;
     }
     const preset = name as McpPresetId;
-    if (!entries.some((entry) => entry.config.preset === preset)) {
-      entries.push({ id: presetProviderId(preset), config: { type: "mcp", preset } });
+    if (!entries.some((found) => found.entry.preset === preset)) {
+      entries.push({ id: presetProviderId(preset), entry: { type: "mcp", preset } });
     }
   }
   return { entries, unknown };
