@@ -124,7 +124,6 @@ export const codeSearchOutputSchema = z.object({
   sourceUnverifiedFileCount: z.number(),
   cursor: z.string().optional(),
   cursorKind: z.enum(["summary", "matches"]).optional(),
-  summaryCursor: z.string().optional(),
   shownFrom: z.number().optional(),
   shownTo: z.number().optional(),
   selection: z.array(z.string()).optional(),
@@ -137,6 +136,7 @@ export const codeSearchOutputSchema = z.object({
   occurrenceRangesOmitted: z.number(),
   occurrenceMatchesTruncated: z.number(),
   contextUnavailableFiles: z.array(z.string()).optional(),
+  changedFiles: z.array(z.string()).optional(),
   budget: z.object({
     tier: z.enum(["default", "full", "tight", "critical"]),
     targetTokens: z.number(),

@@ -1,0 +1,279 @@
+/**
+ * Detail pages: retained matching lines, grouped by file, each with its path, original line
+ * number and stable 1-based index. A page stops at its match count, its character budget or the
+ * hard byte bound, whichever comes first, and always shows at least one match so a cursor walk
+ * makes progress. Display limits (ranges per line, long-line excerpts) only shorten what is
+ * shown; the snapshot keeps every occurrence, and the counts of what was left out are stated.
+ */
+import {
+  LONG_LINE_CHARS,
+  LONG_LINE_EXCERPT_RADIUS_CHARS,
+  LONG_LINE_MAX_WINDOWS,
+  MAX_DISPLAYED_OCCURRENCES,
+} from "../core/limits.js";
+import { redactText } from "./redact.js";
+import type { Occurrence } from "./rg-json.js";
+import type { SnapshotData, SnapshotMatch } from "./snapshot-store.js";
+import type { FileStatus, PageSources } from "./source.js";
+
+/** An ordered list of snapshot positions (0-based): the whole snapshot or a file selection. */
+export interface MatchSequence {
+  readonly length: number;
+  at(position: number): number;
+}
+
+export function wholeSequence(snapshot: SnapshotData): MatchSequence {
+  return { length: snapshot.matches.length, at: (position) => position };
+}
+
+export function arraySequence(positions: readonly number[]): MatchSequence {
+  return { length: positions.length, at: (position) => positions[position] as number };
+}
+
+export interface ShownRange {
+  readonly startByte: number;
+  readonly endByte: number;
+  /** 1-based UTF-16 columns, end exclusive. */
+  readonly startColumn: number;
+  readonly endColumn: number;
+}
+
+export interface ShownMatch {
+  readonly index: number;
+  readonly path: string;
+  readonly line: number;
+  readonly text: string;
+  readonly ranges: readonly ShownRange[];
+  readonly rangesOmitted: number;
+  readonly excerpt: boolean;
+}
+
+export interface DetailOptions {
+  readonly snapshot: SnapshotData;
+  readonly sequence: MatchSequence;
+  readonly offset: number;
+  readonly maxMatches: number;
+  readonly maxChars: number;
+  readonly maxBytes: number;
+  readonly context: number;
+  readonly redact: boolean;
+  readonly sources: PageSources;
+}
+
+export interface DetailPage {
+  readonly text: string;
+  readonly shown: readonly ShownMatch[];
+  /** Position in the sequence where the next page starts, or undefined after the last match. */
+  readonly nextOffset: number | undefined;
+  readonly rangesOmitted: number;
+  readonly matchesTruncated: number;
+  readonly changedFiles: readonly string[];
+  readonly unverifiedFiles: readonly string[];
+  readonly contextUnavailableFiles: readonly string[];
+}
+
+export function displayPath(key: string): string {
+  return key.startsWith("./") ? key.slice(2) : key;
+}
+
+export async function renderDetailPage(options: DetailOptions): Promise<DetailPage> {
+  const { snapshot, sequence } = options;
+  const parts: string[] = [];
+  let chars = 0;
+  let bytes = 0;
+  const shown: ShownMatch[] = [];
+  let rangesOmitted = 0;
+  let matchesTruncated = 0;
+  const changed = new Set<string>();
+  const unverified = new Set<string>();
+  const contextUnavailable = new Set<string>();
+  const matchLines = new Map<string, Set<number>>();
+  let currentKey: string | undefined;
+  let lastPrinted = 0;
+  let position = options.offset;
+
+  for (; position < sequence.length && shown.length < options.maxMatches; position++) {
+    const index = sequence.at(position);
+    const match = snapshot.matches[index] as SnapshotMatch;
+    const status = await options.sources.status(match.key);
+    const block: string[] = [];
+    const newFile = match.key !== currentKey;
+    if (newFile) block.push(fileHeader(match, status));
+    let printed = newFile ? 0 : lastPrinted;
+    const rendered = renderMatch(match, index + 1, options.redact);
+
+    let lines: readonly string[] | undefined;
+    if (options.context > 0) {
+      lines = await options.sources.lines(match.key);
+      if (lines === undefined) contextUnavailable.add(displayPath(match.key));
+    }
+    const isMatchLine = (line: number) => matchLinesOf(snapshot, match.key, matchLines).has(line);
+    const contextLine = (line: number) => {
+      if (line > printed + 1 && printed > 0) block.push("    …");
+      block.push(`    ${line}-  ${clip(lines?.[line - 1] ?? "", options.redact)}`);
+      printed = line;
+    };
+    if (lines !== undefined) {
+      for (let line = Math.max(1, match.line - options.context); line < match.line; line++) {
+        // Retained matching lines are shown only as matches, on their own page, never as context.
+        if (line > printed && !isMatchLine(line)) contextLine(line);
+      }
+    }
+    if (printed > 0 && match.line > printed + 1 && lines !== undefined) block.push("    …");
+    block.push(rendered.line);
+    printed = match.line;
+    if (lines !== undefined) {
+      const last = Math.min(lines.length, match.line + options.context);
+      for (let line = match.line + 1; line <= last; line++) {
+        if (!isMatchLine(line)) contextLine(line);
+      }
+    }
+
+    let text = `${block.join("\n")}\n`;
+    if (shown.length === 0 && Buffer.byteLength(text, "utf8") > options.maxBytes) {
+      // Context must never push a page's first match past the hard bound: show it without.
+      text = `${[...(newFile ? [fileHeader(match, status)] : []), rendered.line].join("\n")}\n`;
+      printed = match.line;
+      contextUnavailable.add(displayPath(match.key));
+    }
+    const blockBytes = Buffer.byteLength(text, "utf8");
+    if (shown.length > 0 && (chars + text.length > options.maxChars || bytes + blockBytes > options.maxBytes))
+      break;
+    parts.push(text);
+    chars += text.length;
+    bytes += blockBytes;
+    shown.push(rendered.shown);
+    rangesOmitted += rendered.shown.rangesOmitted;
+    if (rendered.shown.rangesOmitted > 0) matchesTruncated++;
+    if (status === "changed") changed.add(displayPath(match.key));
+    if (status === "unverified") unverified.add(displayPath(match.key));
+    currentKey = match.key;
+    lastPrinted = printed;
+  }
+  return {
+    text: parts.join(""),
+    shown,
+    nextOffset: position < sequence.length ? position : undefined,
+    rangesOmitted,
+    matchesTruncated,
+    changedFiles: [...changed],
+    unverifiedFiles: [...unverified],
+    contextUnavailableFiles: [...contextUnavailable],
+  };
+}
+
+function fileHeader(match: SnapshotMatch, status: FileStatus): string {
+  const path = displayPath(match.key);
+  if (status === "changed")
+    return `${path}  (changed since the search: lines are as searched; no current context)`;
+  if (status === "unverified") return `${path}  (revision unverified)`;
+  return path;
+}
+
+function matchLinesOf(snapshot: SnapshotData, key: string, cache: Map<string, Set<number>>): Set<number> {
+  let lines = cache.get(key);
+  if (lines === undefined) {
+    lines = new Set();
+    // Matches are ordered by path, so this file's are one contiguous run.
+    const start = firstMatchOf(snapshot, key);
+    for (let i = start; i < snapshot.matches.length && snapshot.matches[i]?.key === key; i++) {
+      lines.add(snapshot.matches[i]?.line ?? 0);
+    }
+    cache.set(key, lines);
+  }
+  return lines;
+}
+
+/** Binary search for the first match of `key` (matches are sorted by key, then line). */
+export function firstMatchOf(snapshot: SnapshotData, key: string): number {
+  let low = 0;
+  let high = snapshot.matches.length;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    if (compareKeys((snapshot.matches[mid] as SnapshotMatch).key, key) < 0) low = mid + 1;
+    else high = mid;
+  }
+  return low;
+}
+
+/** The one ordering of paths: by UTF-16 code units, so it is the same everywhere. */
+export function compareKeys(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+export interface RenderedMatch {
+  readonly line: string;
+  readonly shown: ShownMatch;
+}
+
+/** One matching line: `[index] line:col,col  text`, excerpted around occurrences when long. */
+export function renderMatch(match: SnapshotMatch, index: number, redact: boolean): RenderedMatch {
+  const displayed = match.occurrences.slice(0, MAX_DISPLAYED_OCCURRENCES);
+  const omitted = match.occurrences.length - displayed.length;
+  const excerpt = match.text.length > LONG_LINE_CHARS;
+  let body = excerpt ? excerptLine(match.text, displayed) : match.text;
+  if (redact) body = redactText(body).text;
+  const columns = displayed.map((o) => o.startColumn + 1).join(",");
+  const notes: string[] = [];
+  if (omitted > 0) notes.push(`+${omitted} more ranges on this line`);
+  if (excerpt) notes.push(`excerpt of a ${match.text.length}-character line`);
+  if (match.lossy) notes.push("not valid UTF-8");
+  const suffix = notes.length > 0 ? `  (${notes.join("; ")})` : "";
+  return {
+    line: `[${index}] ${match.line}:${columns}  ${body}${suffix}`,
+    shown: {
+      index,
+      path: displayPath(match.key),
+      line: match.line,
+      text: body,
+      ranges: displayed.map((o) => ({
+        startByte: o.startByte,
+        endByte: o.endByte,
+        startColumn: o.startColumn + 1,
+        endColumn: o.endColumn + 1,
+      })),
+      rangesOmitted: omitted,
+      excerpt,
+    },
+  };
+}
+
+/**
+ * Windows around the first occurrences of a long line, each labelled with its absolute column.
+ * The first occurrence is always inside the first window, however long the match itself is.
+ */
+export function excerptLine(text: string, occurrences: readonly Occurrence[]): string {
+  const radius = LONG_LINE_EXCERPT_RADIUS_CHARS;
+  const windows: [number, number][] = [];
+  for (const o of occurrences.slice(0, LONG_LINE_MAX_WINDOWS)) {
+    const start = Math.max(0, o.startColumn - radius);
+    const end = Math.min(text.length, Math.min(o.endColumn, o.startColumn + 2 * radius) + radius);
+    const last = windows[windows.length - 1];
+    if (last !== undefined && start <= last[1]) last[1] = Math.max(last[1], end);
+    else windows.push([start, end]);
+  }
+  if (windows.length === 0) windows.push([0, Math.min(text.length, 2 * radius)]);
+  const pieces = windows.map(([start, end]) => {
+    const [s, e] = surrogateSafe(text, start, end);
+    return `${s > 0 ? `…(col ${s + 1})` : ""}${text.slice(s, e)}`;
+  });
+  const lastEnd = windows[windows.length - 1]?.[1] ?? 0;
+  return `${pieces.join(" ")}${lastEnd < text.length ? "…" : ""}`;
+}
+
+function surrogateSafe(text: string, start: number, end: number): [number, number] {
+  let s = start;
+  let e = end;
+  const isLow = (i: number) => {
+    const c = text.charCodeAt(i);
+    return c >= 0xdc00 && c <= 0xdfff;
+  };
+  if (s > 0 && isLow(s)) s--;
+  if (e < text.length && isLow(e)) e++;
+  return [s, e];
+}
+
+function clip(line: string, redact: boolean): string {
+  const body = line.length > LONG_LINE_CHARS ? `${line.slice(0, LONG_LINE_CHARS)}…` : line;
+  return redact ? redactText(body).text : body;
+}

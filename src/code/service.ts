@@ -1,0 +1,652 @@
+/**
+ * The code_search policy: one normalized request in, one bounded answer out.
+ *
+ * A new search enumerates revisions, runs ripgrep, re-checks revisions and builds a snapshot.
+ * A zero-result subpath is retried from the project root unless `scope` is strict, and both
+ * roots are recorded. Then, in order: an explicit `summary` gets a ranked file page; an implicit
+ * `auto` result that is complete and fits its budget is returned whole, with no cursor; `auto`
+ * with an explicit `limit`, and `matches`, get a detail page; any other `auto` result (too big, or
+ * partial) gets a summary first. A cursor continues only its stored snapshot: summary cursors
+ * page files or start details (optionally for chosen files); match cursors continue their bound
+ * selection. Partial retention is said in the text and in the data.
+ */
+import { resolve } from "node:path";
+import { EvidentError } from "../core/errors.js";
+import {
+  DETAIL_PAGE_DEFAULT_MATCHES,
+  DETAIL_PAGE_MAX_BYTES,
+  MAX_SOURCE_REVISION_FILES,
+  SNAPSHOT_MAX_BYTES,
+  SNAPSHOT_MAX_MATCHES,
+  SNAPSHOT_MAX_OCCURRENCES,
+} from "../core/limits.js";
+import type { Logger } from "../core/logger.js";
+import type { ContextUsage } from "../tools/tool.js";
+import { type ContextBudget, DEFAULT_BUDGET, resolveBudget } from "./budget.js";
+import {
+  arraySequence,
+  compareKeys,
+  type DetailPage,
+  displayPath,
+  type MatchSequence,
+  renderDetailPage,
+  wholeSequence,
+} from "./format.js";
+import { resolveSearchTarget, type SearchTarget } from "./path-policy.js";
+import {
+  type CodeSearchRequest,
+  invalid,
+  type NewSearchRequest,
+  normalizeRequest,
+  type PageRequest,
+  type SearchQuery,
+} from "./request.js";
+import { resolveRgPath } from "./rg-path.js";
+import { DEFAULT_RETENTION, type RetentionBounds, runContentSearch, type SearchRun } from "./rg-search.js";
+import { type Revision, recheckRevisions, scanRevisions } from "./scan-revisions.js";
+import type { CodeSearchInput, CodeSearchOutput } from "./schema.js";
+import {
+  type CursorState,
+  MemorySnapshotStore,
+  type SnapshotData,
+  type SnapshotFile,
+  type SnapshotMatch,
+  type SnapshotStore,
+  selectionSignature,
+} from "./snapshot-store.js";
+import { PageSources } from "./source.js";
+import { renderSummaryPage } from "./summary.js";
+
+export interface CodeSearchServiceOptions {
+  readonly cwd: string;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly logger: Logger;
+  readonly store?: SnapshotStore;
+  readonly retention?: RetentionBounds;
+  /** Observes every ripgrep child started (process-table checks in tests, diagnostics). */
+  readonly onProcessSpawn?: (pid: number) => void;
+}
+
+export interface CallContext {
+  readonly caller: string;
+  readonly signal: AbortSignal;
+  readonly contextUsage?: ContextUsage | undefined;
+  /** Matches retained so far by the running search (progress reporting). */
+  readonly onMatches?: (count: number) => void;
+}
+
+export interface CodeSearchResponse {
+  readonly text: string;
+  readonly data: CodeSearchOutput;
+}
+
+/** Room kept for the header, notes and continuation lines around a rendered page. */
+const FRAME_RESERVE_CHARS = 400;
+
+const PARTIAL_TEXT: Record<string, string> = {
+  max_matches: `${SNAPSHOT_MAX_MATCHES} retained matching lines`,
+  max_occurrences: `${SNAPSHOT_MAX_OCCURRENCES} retained occurrences`,
+  max_bytes: `${SNAPSHOT_MAX_BYTES / (1024 * 1024)} MiB of retained text`,
+  protocol_line_limit: "a line too long to read",
+};
+
+export class CodeSearchService {
+  readonly #options: CodeSearchServiceOptions;
+  readonly #store: SnapshotStore;
+  #rgPath: Promise<string> | undefined;
+
+  constructor(options: CodeSearchServiceOptions) {
+    this.#options = options;
+    this.#store = options.store ?? new MemorySnapshotStore();
+  }
+
+  get store(): SnapshotStore {
+    return this.#store;
+  }
+
+  async run(input: CodeSearchInput, context: CallContext): Promise<CodeSearchResponse> {
+    const request: CodeSearchRequest = normalizeRequest(input);
+    return request.kind === "page" ? this.#page(request, context) : this.#search(request, context);
+  }
+
+  async close(): Promise<void> {
+    await this.#store.close();
+  }
+
+  #rg(): Promise<string> {
+    this.#rgPath ??= resolveRgPath(this.#options.env).then((r) => r.path);
+    // A failed resolution is not cached: the operator may fix the installation meanwhile.
+    this.#rgPath.catch(() => {
+      this.#rgPath = undefined;
+    });
+    return this.#rgPath;
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // New searches
+  // ------------------------------------------------------------------------------------------
+
+  async #search(request: NewSearchRequest, context: CallContext): Promise<CodeSearchResponse> {
+    const cwd = this.#options.cwd;
+    const requestedTarget = await resolveSearchTarget(cwd, request.path);
+    let target = requestedTarget;
+    let run = await this.#execute(request.query, target, context);
+    let expanded = false;
+    if (run.run.matches.length === 0 && requestedTarget.isSubpath && request.scope === "expand") {
+      // An empty subpath is not evidence of absence: search the project root, same filters.
+      target = await resolveSearchTarget(cwd, undefined);
+      run = await this.#execute(request.query, target, context);
+      expanded = true;
+    }
+    const snapshot = buildSnapshot(request.query, requestedTarget, target, expanded, run, false);
+    const budget = request.modeImplicit ? resolveBudget(context.contextUsage) : DEFAULT_BUDGET;
+
+    if (snapshot.matches.length === 0) return this.#empty(snapshot, request, budget);
+    if (request.mode === "summary") return this.#summaryAnswer(snapshot, context, request.redact, budget);
+    if (request.mode === "matches" || request.limit !== undefined) {
+      return this.#firstDetails(snapshot, context, request, DEFAULT_BUDGET);
+    }
+    if (snapshot.partialReason === undefined) {
+      const sources = new PageSources(snapshot.rgCwd, snapshot.trustedRevisions);
+      const frame = frameText(snapshot, budget);
+      const whole = await renderDetailPage({
+        snapshot,
+        sequence: wholeSequence(snapshot),
+        offset: 0,
+        maxMatches: Number.POSITIVE_INFINITY,
+        maxChars: Math.max(0, budget.targetChars - frame.length - FRAME_RESERVE_CHARS),
+        maxBytes: DETAIL_PAGE_MAX_BYTES - Buffer.byteLength(frame) - FRAME_RESERVE_CHARS,
+        context: request.context,
+        redact: request.redact,
+        sources,
+      });
+      if (whole.nextOffset === undefined) {
+        // Complete and compact: everything is here, so no snapshot outlives this answer.
+        const text = `${frame}${whole.text}${pageNotes(whole)}`;
+        return {
+          text,
+          data: baseData(snapshot, "details", budget, request.redact, {
+            shownFrom: 1,
+            shownTo: snapshot.matches.length,
+            matches: shownData(whole),
+            ...pageData(whole),
+          }),
+        };
+      }
+    }
+    return this.#summaryAnswer(snapshot, context, request.redact, budget);
+  }
+
+  async #execute(query: SearchQuery, target: SearchTarget, context: CallContext): Promise<Execution> {
+    const rgPath = await this.#rg();
+    const common = {
+      rgPath,
+      query,
+      target: target.rg,
+      signal: context.signal,
+      ...(this.#options.onProcessSpawn === undefined ? {} : { onSpawn: this.#options.onProcessSpawn }),
+    };
+    const scan = await scanRevisions(common);
+    const run = await runContentSearch({
+      ...common,
+      retention: this.#options.retention ?? DEFAULT_RETENTION,
+      ...(context.onMatches === undefined ? {} : { onMatches: context.onMatches }),
+    });
+    const keys = new Set(run.matches.map((m) => m.path));
+    const trusted = await recheckRevisions(target.rg.cwd, keys, scan.revisions);
+    return { run, trusted: Object.fromEntries(trusted), scanCapped: scan.capped };
+  }
+
+  #empty(snapshot: SnapshotData, request: NewSearchRequest, budget: ContextBudget): CodeSearchResponse {
+    const q = describeQuery(snapshot.query);
+    let text: string;
+    if (snapshot.expanded) {
+      text = `No matches for ${q} in "${snapshot.requestedRoot}", nor anywhere under the project root (searched too, same filters).`;
+    } else if (request.path !== undefined && request.scope === "strict" && snapshot.requestedRoot !== ".") {
+      text =
+        `No matches for ${q} in "${snapshot.requestedRoot}". scope was strict, so the rest of the project ` +
+        "was not searched: this is not evidence that the pattern is absent elsewhere.";
+    } else {
+      text = `No matches for ${q} in ${rootName(snapshot.effectiveRoot)}.`;
+    }
+    text += notesText(snapshot, budget);
+    return { text: `${text}\n`, data: baseData(snapshot, "empty", budget, request.redact, {}) };
+  }
+
+  async #summaryAnswer(
+    snapshot: SnapshotData,
+    context: CallContext,
+    redact: boolean,
+    budget: ContextBudget,
+  ): Promise<CodeSearchResponse> {
+    const stored = { ...snapshot, reusable: true };
+    const id = await this.#store.put(context.caller, stored);
+    return this.#summaryPage(stored, id, 0, redact, budget);
+  }
+
+  #summaryPage(
+    snapshot: SnapshotData,
+    id: string,
+    fileOffset: number,
+    redact: boolean,
+    budget: ContextBudget,
+  ): CodeSearchResponse {
+    const frame = frameText(snapshot, budget);
+    const page = renderSummaryPage({
+      snapshot,
+      fileOffset,
+      maxChars: Math.max(0, budget.targetChars - frame.length - FRAME_RESERVE_CHARS),
+      redact,
+    });
+    // One summary cursor serves both ways on: its offset is where the next file page starts.
+    const nextFileOffset = page.nextFileOffset ?? snapshot.files.length;
+    const cursor = this.#store.encodeCursor({ snapshotId: id, offset: nextFileOffset, kind: "summary" });
+    const next = [
+      `Matching lines: call code_search with {"cursor":"${cursor}"} (add "paths": [...] for chosen files, "limit" for page size, "context" for surrounding lines).`,
+    ];
+    if (page.nextFileOffset !== undefined) {
+      const last = Math.min(snapshot.files.length, page.nextFileOffset + page.rows.length);
+      next.push(`Files ${page.nextFileOffset + 1}-${last}: {"cursor":"${cursor}","mode":"summary"}.`);
+    }
+    if (page.previewsOmitted > 0) next.push(`${page.previewsOmitted} sample(s) left out to fit the budget.`);
+    return {
+      text: `${frame}${page.text}${next.join("\n")}\n`,
+      data: baseData(snapshot, "summary", budget, redact, {
+        cursor,
+        cursorKind: "summary",
+        files: page.rows.map(fileRow),
+        filesFrom: fileOffset + 1,
+        filesTo: fileOffset + page.rows.length,
+        summaryPreviewsShown: page.previewsShown,
+        summaryPreviewsOmitted: page.previewsOmitted,
+      }),
+    };
+  }
+
+  async #firstDetails(
+    snapshot: SnapshotData,
+    context: CallContext,
+    request: NewSearchRequest,
+    budget: ContextBudget,
+  ): Promise<CodeSearchResponse> {
+    const sequence = wholeSequence(snapshot);
+    const page = await this.#renderDetails(
+      snapshot,
+      sequence,
+      0,
+      request.limit,
+      request.context,
+      request.redact,
+    );
+    if (page.nextOffset === undefined)
+      return this.#detailsAnswer(snapshot, undefined, page, 0, sequence, request.redact, budget);
+    const id = await this.#store.put(context.caller, snapshot);
+    return this.#detailsAnswer(snapshot, id, page, 0, sequence, request.redact, budget);
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // Cursor pages
+  // ------------------------------------------------------------------------------------------
+
+  async #page(request: PageRequest, context: CallContext): Promise<CodeSearchResponse> {
+    // The seed's order: malformed, missing, expired, wrong kind, option conflict, offset.
+    const state = this.#store.decodeCursor(request.cursor);
+    const snapshot = await this.#store.get(context.caller, state.snapshotId);
+    if (state.kind === "matches" && request.mode === "summary") {
+      throw new EvidentError(
+        "cursor_wrong_kind",
+        'This cursor continues matching lines; mode "summary" needs a summary cursor (omit mode).',
+        { details: { field: "mode" } },
+      );
+    }
+    if (request.conflicts.length > 0) {
+      throw new EvidentError(
+        "cursor_option_conflict",
+        `${request.conflicts.join(", ")} cannot change a cursor's search; omit them, or start a new search without a cursor.`,
+        { details: { field: request.conflicts[0] } },
+      );
+    }
+    if (state.kind === "summary" && request.mode === "summary" && request.paths !== undefined) {
+      throw new EvidentError(
+        "cursor_option_conflict",
+        'paths chooses files for matching lines; omit mode "summary" to read them.',
+        { details: { field: "paths" } },
+      );
+    }
+    const chosen =
+      request.paths === undefined ? undefined : choosePaths(snapshot, this.#options.cwd, request.paths);
+    const chosenSignature = chosen === undefined ? undefined : selectionSignature(chosen);
+    if (state.kind === "matches" && chosenSignature !== undefined && chosenSignature !== state.selection) {
+      throw new EvidentError(
+        "cursor_option_conflict",
+        "This cursor continues a fixed selection of files; omit paths, or start from the summary cursor to choose others.",
+        { details: { field: "paths" } },
+      );
+    }
+    const budget = DEFAULT_BUDGET;
+
+    if (state.kind === "summary" && request.mode === "summary") {
+      if (state.offset >= snapshot.files.length) {
+        throw offsetInvalid(
+          `there is no file page at ${state.offset + 1}; the result has ${snapshot.files.length} files.`,
+        );
+      }
+      return this.#summaryPage(snapshot, state.snapshotId, state.offset, request.redact, budget);
+    }
+
+    let keys: readonly string[] | undefined;
+    let offset = 0;
+    if (state.kind === "matches") {
+      offset = state.offset;
+      if (state.selection !== undefined) {
+        keys = await this.#store.selection(context.caller, state.snapshotId, state.selection);
+        if (keys === undefined)
+          throw offsetInvalid("its file selection is no longer known; start from the summary cursor.");
+      }
+    } else if (chosen !== undefined && chosenSignature !== undefined) {
+      keys = chosen;
+      await this.#store.rememberSelection(context.caller, state.snapshotId, chosenSignature, chosen);
+    }
+    const sequence = keys === undefined ? wholeSequence(snapshot) : selectionSequence(snapshot, keys);
+    if (offset >= sequence.length) {
+      throw offsetInvalid(
+        `offset ${offset + 1} is past the ${sequence.length} matching lines of this selection.`,
+      );
+    }
+    const page = await this.#renderDetails(
+      snapshot,
+      sequence,
+      offset,
+      request.limit,
+      request.context,
+      request.redact,
+    );
+    const selection = keys === undefined ? undefined : (chosenSignature ?? state.selection);
+    if (page.nextOffset === undefined && !snapshot.reusable) {
+      // The last forward page: nothing can reach this snapshot any more.
+      await this.#store.release(context.caller, state.snapshotId);
+    }
+    return this.#detailsAnswer(
+      snapshot,
+      state.snapshotId,
+      page,
+      offset,
+      sequence,
+      request.redact,
+      budget,
+      selection,
+      keys,
+    );
+  }
+
+  #renderDetails(
+    snapshot: SnapshotData,
+    sequence: MatchSequence,
+    offset: number,
+    limit: number | undefined,
+    context: number,
+    redact: boolean,
+  ): Promise<DetailPage> {
+    const frame = frameText(snapshot, DEFAULT_BUDGET);
+    return renderDetailPage({
+      snapshot,
+      sequence,
+      offset,
+      maxMatches: limit ?? DETAIL_PAGE_DEFAULT_MATCHES,
+      maxChars: Math.max(0, DEFAULT_BUDGET.targetChars - frame.length - FRAME_RESERVE_CHARS),
+      maxBytes: DETAIL_PAGE_MAX_BYTES - Buffer.byteLength(frame) - FRAME_RESERVE_CHARS,
+      context,
+      redact,
+      sources: new PageSources(snapshot.rgCwd, snapshot.trustedRevisions),
+    });
+  }
+
+  #detailsAnswer(
+    snapshot: SnapshotData,
+    id: string | undefined,
+    page: DetailPage,
+    offset: number,
+    sequence: MatchSequence,
+    redact: boolean,
+    budget: ContextBudget,
+    selection?: string,
+    keys?: readonly string[],
+  ): CodeSearchResponse {
+    const cursorState: CursorState | undefined =
+      id === undefined || page.nextOffset === undefined
+        ? undefined
+        : { snapshotId: id, offset: page.nextOffset, kind: "matches", selection };
+    const cursor = cursorState === undefined ? undefined : this.#store.encodeCursor(cursorState);
+    const from = offset + 1;
+    const to = offset + page.shown.length;
+    const scope = keys === undefined ? "" : ` of ${keys.map(displayPath).join(", ")}`;
+    const lines = [`Matching lines ${from}-${to} of ${sequence.length}${scope}:`, page.text.trimEnd()];
+    const notes = pageNotes(page);
+    if (notes !== "") lines.push(notes.trimEnd());
+    if (cursor !== undefined) {
+      lines.push(`Next page: call code_search with {"cursor":"${cursor}"} (matching lines ${to + 1}-).`);
+    }
+    return {
+      text: `${frameText(snapshot, budget)}${lines.join("\n")}\n`,
+      data: baseData(snapshot, "details", budget, redact, {
+        ...(cursor === undefined ? {} : { cursor, cursorKind: "matches" as const }),
+        shownFrom: from,
+        shownTo: to,
+        matches: shownData(page),
+        ...(keys === undefined ? {} : { selection: keys.map(displayPath) }),
+        ...pageData(page),
+      }),
+    };
+  }
+}
+
+interface Execution {
+  readonly run: SearchRun;
+  readonly trusted: Record<string, Revision>;
+  readonly scanCapped: boolean;
+}
+
+function offsetInvalid(why: string): EvidentError {
+  return new EvidentError("cursor_offset_invalid", `This cursor cannot be used: ${why}`, {
+    details: { field: "cursor" },
+  });
+}
+
+function buildSnapshot(
+  query: SearchQuery,
+  requested: SearchTarget,
+  effective: SearchTarget,
+  expanded: boolean,
+  execution: Execution,
+  reusable: boolean,
+): SnapshotData {
+  const { run } = execution;
+  const matches: SnapshotMatch[] = run.matches.map((m) => ({
+    path: displayPath(m.path),
+    key: m.path,
+    line: m.line,
+    text: m.text,
+    lossy: m.textLossy || m.pathLossy,
+    occurrences: m.occurrences,
+  }));
+  // ripgrep searches files in parallel; a stable path order makes indices reproducible.
+  matches.sort((a, b) => compareKeys(a.key, b.key) || a.line - b.line);
+  const counts = new Map<string, { matches: number; occurrences: number }>();
+  for (const m of matches) {
+    const c = counts.get(m.key) ?? { matches: 0, occurrences: 0 };
+    c.matches++;
+    c.occurrences += m.occurrences.length;
+    counts.set(m.key, c);
+  }
+  const files: SnapshotFile[] = [...counts].map(([key, c]) => ({ path: displayPath(key), key, ...c }));
+  files.sort((a, b) => b.matches - a.matches || compareKeys(a.key, b.key));
+  return {
+    query,
+    requestedRoot: requested.requested,
+    effectiveRoot: effective.requested,
+    expanded,
+    rgCwd: effective.rg.cwd,
+    matches,
+    files,
+    totalOccurrences: run.occurrences,
+    trustedRevisions: execution.trusted,
+    partialReason: run.partialReason,
+    searchErrors: run.searchErrors,
+    bytes: run.bytes,
+    reusable,
+  };
+}
+
+function selectionSequence(snapshot: SnapshotData, keys: readonly string[]): MatchSequence {
+  const wanted = new Set(keys);
+  const positions: number[] = [];
+  snapshot.matches.forEach((m, i) => {
+    if (wanted.has(m.key)) positions.push(i);
+  });
+  return arraySequence(positions);
+}
+
+/** Maps the caller's spellings of paths onto the snapshot's files. */
+function choosePaths(snapshot: SnapshotData, cwd: string, paths: readonly string[]): string[] {
+  const byAbsolute = new Map<string, string>();
+  for (const file of snapshot.files) byAbsolute.set(resolve(snapshot.rgCwd, file.key), file.key);
+  const keys: string[] = [];
+  const unknown: string[] = [];
+  for (const path of paths) {
+    const key = byAbsolute.get(resolve(snapshot.rgCwd, path)) ?? byAbsolute.get(resolve(cwd, path));
+    if (key === undefined) unknown.push(path);
+    else keys.push(key);
+  }
+  if (unknown.length > 0) {
+    throw invalid(
+      "paths",
+      `not files of this result: ${unknown.join(", ")}. Use paths exactly as listed in the summary.`,
+    );
+  }
+  return [...new Set(keys)];
+}
+
+function fileRow(file: SnapshotFile) {
+  return { path: file.path, matches: file.matches, occurrences: file.occurrences };
+}
+
+function rootName(root: string): string {
+  return root === "." ? "the project root" : `"${root}"`;
+}
+
+export function describeQuery(query: SearchQuery): string {
+  const flags = [query.literal ? "literal" : "regex"];
+  flags.push(
+    query.caseMode === "smart"
+      ? "smart case"
+      : query.caseMode === "insensitive"
+        ? "ignoring case"
+        : "exact case",
+  );
+  if (query.wholeWord) flags.push("whole words");
+  if (!query.hidden) flags.push("no hidden files");
+  if (query.globs.length > 0) flags.push(`glob ${query.globs.join(" ")}`);
+  if (query.excludes.length > 0) flags.push(`excluding ${query.excludes.join(" ")}`);
+  return `${JSON.stringify(query.pattern)} (${flags.join(", ")})`;
+}
+
+function unverifiedCount(snapshot: SnapshotData): number {
+  return snapshot.files.filter((f) => !Object.hasOwn(snapshot.trustedRevisions, f.key)).length;
+}
+
+function notesText(snapshot: SnapshotData, budget: ContextBudget): string {
+  const notes: string[] = [];
+  if (snapshot.expanded && snapshot.matches.length > 0) {
+    notes.push(
+      `Nothing matched in "${snapshot.requestedRoot}", so the project root was searched instead (same filters).`,
+    );
+  }
+  if (snapshot.partialReason !== undefined) {
+    notes.push(
+      `PARTIAL: retention stopped at ${PARTIAL_TEXT[snapshot.partialReason]}; more matches exist than are counted here. ` +
+        "Narrow the pattern, path or glob for complete evidence.",
+    );
+  }
+  if (snapshot.searchErrors > 0) {
+    notes.push(`ripgrep could not read ${snapshot.searchErrors} file(s); their contents are not covered.`);
+  }
+  const unverified = unverifiedCount(snapshot);
+  if (unverified > 0) {
+    notes.push(
+      `${unverified} file(s) could not be verified as unchanged during the search (edited meanwhile, unreadable, ` +
+        `or beyond the ${MAX_SOURCE_REVISION_FILES} files whose revisions are recorded). Their lines are what ` +
+        "ripgrep read and still count, but no current-file context is shown for them.",
+    );
+  }
+  if (budget.adjusted) {
+    notes.push(`Context is ${budget.tier}: this answer was sized for about ${budget.targetTokens} tokens.`);
+  }
+  return notes.length === 0 ? "" : `\n${notes.join("\n")}`;
+}
+
+function frameText(snapshot: SnapshotData, budget: ContextBudget): string {
+  const count = snapshot.partialReason === undefined ? "" : "at least ";
+  const head =
+    `code_search ${describeQuery(snapshot.query)} in ${rootName(snapshot.effectiveRoot)}: ` +
+    `${count}${snapshot.matches.length} matching lines (${snapshot.totalOccurrences} occurrences) in ${snapshot.files.length} files.`;
+  return `${head}${notesText(snapshot, budget)}\n`;
+}
+
+function pageNotes(page: DetailPage): string {
+  const notes: string[] = [];
+  if (page.changedFiles.length > 0) {
+    notes.push(
+      `Changed since the search: ${page.changedFiles.join(", ")}. The lines shown are as searched; the files now differ.`,
+    );
+  }
+  const unavailable = page.contextUnavailableFiles.filter((f) => !page.changedFiles.includes(f));
+  if (unavailable.length > 0) {
+    notes.push(
+      `No context for ${unavailable.join(", ")}: the revision is unverified, too large, or unreadable.`,
+    );
+  }
+  return notes.length === 0 ? "" : `${notes.join("\n")}\n`;
+}
+
+function shownData(page: DetailPage): NonNullable<CodeSearchOutput["matches"]> {
+  return page.shown.map((m) => ({ ...m, ranges: [...m.ranges] }));
+}
+
+function pageData(page: DetailPage) {
+  return {
+    occurrenceRangesOmitted: page.rangesOmitted,
+    occurrenceMatchesTruncated: page.matchesTruncated,
+    ...(page.contextUnavailableFiles.length === 0
+      ? {}
+      : { contextUnavailableFiles: [...page.contextUnavailableFiles] }),
+    ...(page.changedFiles.length === 0 ? {} : { changedFiles: [...page.changedFiles] }),
+  };
+}
+
+function baseData(
+  snapshot: SnapshotData,
+  view: CodeSearchOutput["view"],
+  budget: ContextBudget,
+  redact: boolean,
+  extra: Partial<CodeSearchOutput>,
+): CodeSearchOutput {
+  return {
+    status: snapshot.partialReason === undefined ? "complete" : "partial",
+    view,
+    pattern: snapshot.query.pattern,
+    requestedRoot: snapshot.requestedRoot,
+    effectiveRoot: snapshot.effectiveRoot,
+    expanded: snapshot.expanded,
+    totalMatches: snapshot.matches.length,
+    totalOccurrences: snapshot.totalOccurrences,
+    totalFiles: snapshot.files.length,
+    ...(snapshot.partialReason === undefined ? {} : { partialReason: snapshot.partialReason }),
+    searchErrors: snapshot.searchErrors,
+    sourceUnverifiedFileCount: unverifiedCount(snapshot),
+    occurrenceRangesOmitted: 0,
+    occurrenceMatchesTruncated: 0,
+    budget: { tier: budget.tier, targetTokens: budget.targetTokens, adjusted: budget.adjusted },
+    redacted: redact,
+    ...extra,
+  };
+}

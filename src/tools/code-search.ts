@@ -1,0 +1,75 @@
+/**
+ * The code_search tool definition. Registration stays cheap: only the schema (zod and limits)
+ * loads here; the service, ripgrep resolution and snapshot store load on the first call, so an
+ * MCP server answers `tools/list` without paying for them.
+ */
+
+import { codeSearchInputSchema, codeSearchOutputSchema } from "../code/schema.js";
+import type { CodeSearchService } from "../code/service.js";
+import { PROGRESS_AFTER_MS, PROGRESS_INTERVAL_MS } from "../core/limits.js";
+import { success } from "../core/result.js";
+import { defineTool, type ToolEnvironment } from "./tool.js";
+
+const DESCRIPTION = `Search the project's files with ripgrep and get bounded, exact evidence: every matching line keeps its path, line number, columns and a stable index [n], and nothing is silently dropped.
+
+How to use it:
+- Start with just "pattern" (a Rust regex; set literal=true for exact text such as code with brackets). Small results come back whole. Large ones come back as a summary: files ranked by number of matching lines, a few sample lines, and a "cursor".
+- Continue with {"cursor": "..."} to read matching lines page by page without searching again. Add "paths": ["a.ts", "b.ts"] (up to 20, as listed in the summary) to read only those files; {"cursor": "...", "mode": "summary"} lists further files.
+- Narrow a search with "path" (a file or directory; default the project root), "glob" (e.g. "*.ts" or ["src/**"]) and "exclude" (e.g. "dist"). If "path" has no match the project root is searched too, unless scope="strict".
+- "mode": "matches" always returns matching lines (one page); "summary" always returns the ranked file list. "limit" sets matches per page and also returns lines directly. "context" adds up to 20 surrounding lines from the current file, only when it is unchanged since the search.
+- ignoreCase omitted means smart case (case-sensitive only if the pattern has capitals). wholeWord matches whole words. Hidden files are searched (hidden=false to skip them); .git internals and credential stores never are.
+- The text says when a result is partial (too many matches to keep), when files changed during or after the search, and when the search moved from "path" to the project root. redact=true masks credential-like values in what is shown (the search itself is unchanged).`;
+
+export function createCodeSearchTool(env: ToolEnvironment) {
+  let service: Promise<CodeSearchService> | undefined;
+  const load = () => {
+    service ??= import("../code/service.js").then(
+      ({ CodeSearchService }) => new CodeSearchService({ cwd: env.cwd, env: env.env, logger: env.logger }),
+    );
+    return service;
+  };
+  return defineTool({
+    name: "code_search",
+    title: "Code search",
+    description: DESCRIPTION,
+    inputSchema: codeSearchInputSchema,
+    outputSchema: codeSearchOutputSchema,
+    annotations: { readOnlyHint: true, openWorldHint: false, idempotentHint: false },
+    handler: async (input, context) => {
+      const instance = await load();
+      let matches = 0;
+      let ticks = 0;
+      let interval: NodeJS.Timeout | undefined;
+      // Progress only for searches that outlive PROGRESS_AFTER_MS; short ones stay silent.
+      const start = setTimeout(() => {
+        const report = () => {
+          ticks++;
+          context.progress({ progress: ticks, message: `searching: ${matches} matching lines so far` });
+        };
+        report();
+        interval = setInterval(report, PROGRESS_INTERVAL_MS);
+        interval.unref?.();
+      }, PROGRESS_AFTER_MS);
+      start.unref?.();
+      try {
+        const result = await instance.run(input, {
+          caller: context.caller,
+          signal: context.signal,
+          contextUsage: context.contextUsage,
+          onMatches: (count) => {
+            matches = count;
+          },
+        });
+        return success(result.text, result.data);
+      } finally {
+        clearTimeout(start);
+        clearInterval(interval);
+      }
+    },
+    close: async () => {
+      if (service === undefined) return;
+      const instance = await service.catch(() => undefined);
+      await instance?.close();
+    },
+  });
+}
