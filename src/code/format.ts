@@ -125,7 +125,10 @@ export async function renderDetailPage(options: DetailOptions): Promise<DetailPa
     if (lines !== undefined) {
       const last = Math.min(lines.length, match.line + options.context);
       for (let line = match.line + 1; line <= last; line++) {
-        if (!isMatchLine(line)) contextLine(line);
+        // Stop at the next retained match: it prints itself (or belongs to another page), and
+        // lines beyond it are its context, so the page stays in line order without repeats.
+        if (isMatchLine(line)) break;
+        contextLine(line);
       }
     }
 

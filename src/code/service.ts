@@ -523,7 +523,7 @@ function choosePaths(snapshot: SnapshotData, cwd: string, paths: readonly string
       `not files of this result: ${unknown.join(", ")}. Use paths exactly as listed in the summary.`,
     );
   }
-  return [...new Set(keys)];
+  return [...new Set(keys)].sort(compareKeys);
 }
 
 function fileRow(file: SnapshotFile) {

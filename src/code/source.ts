@@ -63,6 +63,8 @@ export class PageSources {
       return undefined;
     }
     const lines = bytes.toString("utf8").split("\n");
+    // A final terminator ends the last line; it does not start another.
+    if (lines[lines.length - 1] === "") lines.pop();
     return lines.map((line) => (line.endsWith("\r") ? line.slice(0, -1) : line));
   }
 }
