@@ -41,6 +41,12 @@ export const MAX_REDIRECTS = 5;
 export const WEB_ENVELOPE_BUDGET_CHARS = 40_000;
 /** Smallest budget an operator may configure (provenance and warnings must still fit). */
 export const WEB_ENVELOPE_MIN_BUDGET_CHARS = 2_000;
+/** Largest budget an operator may configure. */
+export const WEB_ENVELOPE_MAX_BUDGET_CHARS = 1_000_000;
+/** URLs listed in one envelope's `sources` index (the rest are counted, not listed). */
+export const WEB_SOURCES_MAX = 100;
+/** Share of the envelope budget the `sources` index may take before content is placed. */
+export const WEB_SOURCES_MAX_BUDGET_SHARE = 0.25;
 /** Bound on the best-effort DELETE of an upstream MCP session at shutdown. */
 export const UPSTREAM_SESSION_DELETE_MS = 2_000;
 

@@ -1,0 +1,554 @@
+/**
+ * Resolving the web configuration from the environment and the optional config file, once per
+ * revision, into one plain value the router is built from.
+ *
+ * Precedence, for every setting: environment variable, then config file, then the documented
+ * default (docs/CONFIG.md). The loader never throws: an invalid setting becomes a
+ * `configuration_error` naming the bad key or variable, which every tool call then reports, so
+ * a broken configuration never hides a tool.
+ */
+import { readFile, stat } from "node:fs/promises";
+import { homedir } from "node:os";
+import { join } from "node:path";
+import type { z } from "zod";
+import { EvidentError } from "../core/errors.js";
+import {
+  WEB_CALL_DEADLINE_MS,
+  WEB_ENVELOPE_BUDGET_CHARS,
+  WEB_ENVELOPE_MAX_BUDGET_CHARS,
+  WEB_ENVELOPE_MIN_BUDGET_CHARS,
+} from "../core/limits.js";
+import {
+  type AdapterName,
+  type ConfigFile,
+  type HttpAdapter,
+  PROVIDER_ID_PATTERN,
+  type ProviderEntry,
+  type Secret,
+} from "./schema.js";
+
+export type Env = Readonly<Record<string, string | undefined>>;
+
+/** Where a provider, route or switch came from (shown by `doctor` and in logs). */
+export type ConfigSource = "environment" | "config-file" | "default";
+
+export interface ProviderSpec {
+  readonly id: string;
+  readonly adapter: AdapterName;
+  readonly source: ConfigSource;
+  /** The factory's options, credentials resolved. For `mcp`, the validated config entry. */
+  readonly options: Readonly<Record<string, unknown>>;
+  /** Why the provider cannot be built (an unset credential variable); calls to it explain this. */
+  readonly unavailable?: string;
+}
+
+export interface WebConfig {
+  readonly providers: ReadonlyMap<string, ProviderSpec>;
+  readonly searchRoute: readonly string[];
+  readonly searchRouteSource: ConfigSource;
+  readonly intentRoutes: Readonly<Record<string, readonly string[]>>;
+  readonly readRoute: readonly string[];
+  readonly readRouteSource: ConfigSource;
+  readonly allowPrivateNetwork: boolean;
+  readonly allowPrivateNetworkSource: ConfigSource;
+  readonly envelopeBudgetChars: number;
+  readonly callDeadlineMs: number;
+  /** The config file that was read, if any. */
+  readonly configPath: string | undefined;
+  /** Secret values in use, so loggers can redact them. */
+  readonly secrets: readonly string[];
+}
+
+export type ConfigResult =
+  | { readonly ok: true; readonly config: WebConfig; readonly revision: string }
+  | { readonly ok: false; readonly error: EvidentError; readonly revision: string };
+
+export interface LoadConfigOptions {
+  /** The file schema (from `web/config-schema.ts`, which adds the `mcp` entry schema). */
+  readonly schema: z.ZodType;
+  /** Extra provider entries the environment defines (the `mcp` presets of `EVIDENT_MCP_PRESETS`). */
+  readonly envEntries?: ReadonlyArray<{ readonly id: string; readonly entry: ProviderEntry }>;
+  /** Problems found while deriving `envEntries` (reported like any other configuration error). */
+  readonly envProblems?: readonly EvidentError[];
+}
+
+/** The environment variable holding each adapter's credential (first present wins). */
+export const CREDENTIAL_ENV: Readonly<Partial<Record<HttpAdapter, readonly string[]>>> = {
+  tavily: ["TAVILY_API_KEY"],
+  brave: ["BRAVE_SEARCH_API_KEY", "BRAVE_API_KEY"],
+  exa: ["EXA_API_KEY"],
+  serper: ["SERPER_API_KEY"],
+  jina: ["JINA_API_KEY"],
+  firecrawl: ["FIRECRAWL_API_KEY"],
+  searxng: ["SEARXNG_API_KEY"],
+  responses: ["EVIDENT_RESPONSES_API_KEY"],
+};
+
+/**
+ * Which configured provider the default search route uses when no route is set: the first
+ * present in this order. One provider only: a new configuration gets no fallback by itself.
+ */
+export const DEFAULT_SEARCH_PRIORITY: readonly HttpAdapter[] = [
+  "tavily",
+  "brave",
+  "exa",
+  "serper",
+  "searxng",
+  "responses",
+  "firecrawl",
+  "jina",
+];
+export const KEYLESS_SEARCH_PROVIDER = "duckduckgo";
+export const KEYLESS_READ_PROVIDER = "direct";
+
+/** Adapters that can search / read (whatever their options); `mcp` depends on its binding. */
+export const SEARCH_ADAPTERS: ReadonlySet<AdapterName> = new Set([
+  "tavily",
+  "brave",
+  "exa",
+  "searxng",
+  "serper",
+  "jina",
+  "firecrawl",
+  "responses",
+  "duckduckgo",
+  "mcp",
+]);
+export const READ_ADAPTERS: ReadonlySet<AdapterName> = new Set([
+  "tavily",
+  "exa",
+  "jina",
+  "firecrawl",
+  "direct",
+  "mcp",
+]);
+
+/** `$XDG_CONFIG_HOME/evident/config.json` (or `~/.config/...`), overridden by `EVIDENT_CONFIG`. */
+export function configPath(env: Env): { path: string; explicit: boolean } {
+  const explicit = nonEmpty(env.EVIDENT_CONFIG);
+  if (explicit !== undefined) return { path: explicit, explicit: true };
+  const base = nonEmpty(env.XDG_CONFIG_HOME) ?? join(nonEmpty(env.HOME) ?? homedir(), ".config");
+  return { path: join(base, "evident", "config.json"), explicit: false };
+}
+
+/** A cheap fingerprint of the config file; a change means the configuration must be reloaded. */
+export async function configRevision(env: Env): Promise<string> {
+  const { path } = configPath(env);
+  try {
+    const info = await stat(path);
+    return `${path}:${info.ino}:${info.size}:${info.mtimeMs}`;
+  } catch {
+    return `${path}:absent`;
+  }
+}
+
+export async function loadConfig(env: Env, options: LoadConfigOptions): Promise<ConfigResult> {
+  const revision = await configRevision(env);
+  try {
+    const config = await resolve(env, options);
+    return { ok: true, config, revision };
+  } catch (thrown) {
+    if (thrown instanceof EvidentError) return { ok: false, error: thrown, revision };
+    return {
+      ok: false,
+      error: new EvidentError("configuration_error", "The configuration could not be loaded.", {
+        cause: thrown,
+      }),
+      revision,
+    };
+  }
+}
+
+function configError(key: string, message: string, cause?: unknown): EvidentError {
+  return new EvidentError("configuration_error", `Configuration error at ${key}: ${message}`, {
+    details: { key },
+    ...(cause === undefined ? {} : { cause }),
+  });
+}
+
+async function readConfigFile(
+  env: Env,
+  schema: z.ZodType,
+): Promise<{ file: ConfigFile; path: string } | undefined> {
+  const { path, explicit } = configPath(env);
+  let raw: string;
+  try {
+    raw = await readFile(path, "utf8");
+  } catch (thrown) {
+    const code = (thrown as { code?: string }).code;
+    if (code === "ENOENT" && !explicit) return undefined;
+    throw configError(
+      explicit ? "EVIDENT_CONFIG" : path,
+      code === "ENOENT"
+        ? `the config file ${path} does not exist`
+        : `the config file ${path} cannot be read (${code ?? "error"})`,
+      thrown,
+    );
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(raw);
+  } catch (thrown) {
+    throw configError(path, `the file is not valid JSON (${(thrown as Error).message})`, thrown);
+  }
+  const parsed = schema.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const key = issue === undefined ? "(file)" : issueKey(issue);
+    throw new EvidentError(
+      "configuration_error",
+      `Configuration error in ${path} at ${key}: ${issue?.message ?? "invalid"}`,
+      {
+        details: {
+          key,
+          file: path,
+          issues: parsed.error.issues.map((i) => ({ key: issueKey(i), message: i.message })),
+        },
+      },
+    );
+  }
+  return { file: parsed.data as ConfigFile, path };
+}
+
+function issueKey(issue: z.core.$ZodIssue): string {
+  if (issue.code === "unrecognized_keys")
+    return issue.keys.map((k) => fieldName([...issue.path, k])).join(", ");
+  // A union of provider types reports the entry itself; name the type when that is what failed.
+  return fieldName(issue.path);
+}
+
+async function resolve(env: Env, options: LoadConfigOptions): Promise<WebConfig> {
+  const problem = options.envProblems?.[0];
+  if (problem !== undefined) throw problem;
+  const loaded = await readConfigFile(env, options.schema);
+  const file = loaded?.file ?? {};
+  const secrets: string[] = [];
+  const providers = new Map<string, ProviderSpec>();
+
+  // Keyless defaults first, then the environment, then the file: a later source replaces an id.
+  providers.set(KEYLESS_SEARCH_PROVIDER, {
+    id: KEYLESS_SEARCH_PROVIDER,
+    adapter: "duckduckgo",
+    source: "default",
+    options: {},
+  });
+  providers.set(KEYLESS_READ_PROVIDER, {
+    id: KEYLESS_READ_PROVIDER,
+    adapter: "direct",
+    source: "default",
+    options: {},
+  });
+  for (const spec of envProviders(env, secrets)) providers.set(spec.id, spec);
+  for (const { id, entry } of options.envEntries ?? []) {
+    providers.set(id, {
+      id,
+      adapter: "mcp",
+      source: "environment",
+      options: entry as Record<string, unknown>,
+    });
+  }
+  for (const [id, entry] of Object.entries(file.providers ?? {})) {
+    providers.set(id, fileProvider(id, entry, env, secrets));
+  }
+
+  // Base URL and deadline overrides by environment, for any provider id.
+  for (const [id, spec] of providers) {
+    const upper = id.toUpperCase().replace(/-/g, "_");
+    const baseVar = `EVIDENT_${upper}_BASE_URL`;
+    const baseUrl = nonEmpty(env[baseVar]);
+    const deadlineVar = `EVIDENT_${upper}_DEADLINE_MS`;
+    const deadline = nonEmpty(env[deadlineVar]);
+    if (baseUrl === undefined && deadline === undefined) continue;
+    const next: Record<string, unknown> = { ...spec.options };
+    if (baseUrl !== undefined) {
+      if (spec.adapter === "mcp" || spec.adapter === "direct") {
+        throw configError(baseVar, `provider ${id} (${spec.adapter}) has no base URL`);
+      }
+      if (!isHttpUrl(baseUrl)) throw configError(baseVar, "must be an http(s) URL");
+      next.baseUrl = baseUrl;
+    }
+    if (deadline !== undefined)
+      next.attemptDeadlineMs = positiveInt(deadlineVar, deadline, WEB_CALL_DEADLINE_MS * 10);
+    const { unavailable: _previous, ...rest } = spec;
+    const stillUnavailable =
+      spec.adapter === "searxng" && next.baseUrl === undefined ? spec.unavailable : undefined;
+    providers.set(id, {
+      ...rest,
+      options: next,
+      ...(stillUnavailable === undefined ? {} : { unavailable: stillUnavailable }),
+    });
+  }
+
+  const searchEnv = routeFromEnv(env, "EVIDENT_SEARCH_ROUTE", providers);
+  const readEnv = routeFromEnv(env, "EVIDENT_READ_ROUTE", providers);
+  const searchFile = file.search?.route && checkRoute(file.search.route, "search.route", providers);
+  const readFile = file.read?.route && checkRoute(file.read.route, "read.route", providers);
+  const intentRoutes: Record<string, readonly string[]> = {};
+  for (const [intent, route] of Object.entries(file.search?.intents ?? {})) {
+    intentRoutes[intent] = checkRoute(route, `search.intents.${intent}`, providers);
+  }
+
+  let searchRoute: readonly string[];
+  let searchRouteSource: ConfigSource;
+  if (searchEnv !== undefined) [searchRoute, searchRouteSource] = [searchEnv, "environment"];
+  else if (searchFile !== undefined) [searchRoute, searchRouteSource] = [searchFile, "config-file"];
+  else [searchRoute, searchRouteSource] = [[defaultSearchProvider(providers)], "default"];
+
+  let readRoute: readonly string[];
+  let readRouteSource: ConfigSource;
+  if (readEnv !== undefined) [readRoute, readRouteSource] = [readEnv, "environment"];
+  else if (readFile !== undefined) [readRoute, readRouteSource] = [readFile, "config-file"];
+  else [readRoute, readRouteSource] = [[KEYLESS_READ_PROVIDER], "default"];
+
+  for (const [key, route, capable] of [
+    [
+      searchRouteSource === "environment" ? "EVIDENT_SEARCH_ROUTE" : "search.route",
+      searchRoute,
+      SEARCH_ADAPTERS,
+    ],
+    [readRouteSource === "environment" ? "EVIDENT_READ_ROUTE" : "read.route", readRoute, READ_ADAPTERS],
+    ...Object.entries(intentRoutes).map(
+      ([intent, route]) => [`search.intents.${intent}`, route, SEARCH_ADAPTERS] as const,
+    ),
+  ] as const) {
+    for (const id of route) {
+      const adapter = providers.get(id)?.adapter;
+      if (adapter !== undefined && !capable.has(adapter)) {
+        throw configError(
+          key,
+          `provider ${id} (${adapter}) cannot ${capable === READ_ADAPTERS ? "read" : "search"}`,
+        );
+      }
+    }
+  }
+
+  const privateEnv = nonEmpty(env.EVIDENT_ALLOW_PRIVATE_NETWORK);
+  let allowPrivateNetwork = file.allowPrivateNetwork ?? false;
+  let allowPrivateNetworkSource: ConfigSource =
+    file.allowPrivateNetwork === undefined ? "default" : "config-file";
+  if (privateEnv !== undefined) {
+    allowPrivateNetwork = parseBoolean("EVIDENT_ALLOW_PRIVATE_NETWORK", privateEnv);
+    allowPrivateNetworkSource = "environment";
+  }
+
+  const budgetEnv = nonEmpty(env.EVIDENT_ENVELOPE_BUDGET_CHARS);
+  const envelopeBudgetChars =
+    budgetEnv === undefined
+      ? (file.envelopeBudgetChars ?? WEB_ENVELOPE_BUDGET_CHARS)
+      : positiveInt(
+          "EVIDENT_ENVELOPE_BUDGET_CHARS",
+          budgetEnv,
+          WEB_ENVELOPE_MAX_BUDGET_CHARS,
+          WEB_ENVELOPE_MIN_BUDGET_CHARS,
+        );
+
+  return {
+    providers,
+    searchRoute,
+    searchRouteSource,
+    intentRoutes,
+    readRoute,
+    readRouteSource,
+    allowPrivateNetwork,
+    allowPrivateNetworkSource,
+    envelopeBudgetChars,
+    callDeadlineMs: file.callDeadlineMs ?? WEB_CALL_DEADLINE_MS,
+    configPath: loaded?.path,
+    secrets,
+  };
+}
+
+function envProviders(env: Env, secrets: string[]): ProviderSpec[] {
+  const specs: ProviderSpec[] = [];
+  const keyOf = (adapter: HttpAdapter): string | undefined => {
+    for (const name of CREDENTIAL_ENV[adapter] ?? []) {
+      const value = nonEmpty(env[name]);
+      if (value !== undefined) {
+        secrets.push(value);
+        return value;
+      }
+    }
+    return undefined;
+  };
+  for (const adapter of ["tavily", "brave", "exa", "serper", "jina", "firecrawl"] as const) {
+    const apiKey = keyOf(adapter);
+    if (apiKey !== undefined)
+      specs.push({ id: adapter, adapter, source: "environment", options: { apiKey } });
+  }
+  const searxngUrl = nonEmpty(env.SEARXNG_URL);
+  if (searxngUrl !== undefined) {
+    if (!isHttpUrl(searxngUrl)) throw configError("SEARXNG_URL", "must be an http(s) URL");
+    const apiKey = keyOf("searxng");
+    specs.push({
+      id: "searxng",
+      adapter: "searxng",
+      source: "environment",
+      options: { baseUrl: searxngUrl, ...(apiKey === undefined ? {} : { apiKey }) },
+    });
+  }
+  const responsesBase = nonEmpty(env.EVIDENT_RESPONSES_BASE_URL);
+  const responsesModel = nonEmpty(env.EVIDENT_RESPONSES_MODEL);
+  const responsesKey = keyOf("responses");
+  if (responsesBase !== undefined || responsesKey !== undefined || responsesModel !== undefined) {
+    if (responsesBase !== undefined && !isHttpUrl(responsesBase)) {
+      throw configError("EVIDENT_RESPONSES_BASE_URL", "must be an http(s) URL");
+    }
+    const options = {
+      ...(responsesBase === undefined ? {} : { baseUrl: responsesBase }),
+      ...(responsesKey === undefined ? {} : { apiKey: responsesKey }),
+      ...(responsesModel === undefined ? {} : { model: responsesModel }),
+    };
+    specs.push({
+      id: "responses",
+      adapter: "responses",
+      source: "environment",
+      options,
+      ...(responsesModel === undefined ? { unavailable: "EVIDENT_RESPONSES_MODEL is not set" } : {}),
+    });
+  }
+  return specs;
+}
+
+function fileProvider(id: string, entry: ProviderEntry, env: Env, secrets: string[]): ProviderSpec {
+  if (entry.type === "mcp") return { id, adapter: "mcp", source: "config-file", options: entry };
+  const { type, ...rest } = entry as ProviderEntry & { type: HttpAdapter };
+  const options: Record<string, unknown> = { ...rest };
+  let unavailable: string | undefined;
+  if ("apiKey" in rest && rest.apiKey !== undefined) {
+    const resolved = resolveSecret(rest.apiKey as Secret, env);
+    if (resolved.value === undefined)
+      unavailable = `the environment variable ${resolved.variable} is not set (providers.${id}.apiKey)`;
+    else {
+      options.apiKey = resolved.value;
+      secrets.push(resolved.value);
+    }
+  } else {
+    // No key in the entry: the adapter's usual variable, if set.
+    for (const name of CREDENTIAL_ENV[type] ?? []) {
+      const value = nonEmpty(env[name]);
+      if (value !== undefined) {
+        options.apiKey = value;
+        secrets.push(value);
+        break;
+      }
+    }
+  }
+  if (type === "searxng" && options.baseUrl === undefined) {
+    const fromEnv = nonEmpty(env.SEARXNG_URL);
+    if (fromEnv !== undefined && isHttpUrl(fromEnv)) options.baseUrl = fromEnv;
+    else unavailable ??= `providers.${id}.baseUrl is not set (nor SEARXNG_URL)`;
+  }
+  if (type === "responses" && options.model === undefined) {
+    const model = nonEmpty(env.EVIDENT_RESPONSES_MODEL);
+    if (model !== undefined) options.model = model;
+    else unavailable ??= `providers.${id}.model is not set (nor EVIDENT_RESPONSES_MODEL)`;
+  }
+  const requiresKey = type === "tavily" || type === "brave" || type === "exa" || type === "serper";
+  if (requiresKey && options.apiKey === undefined) {
+    unavailable ??= `providers.${id}.apiKey is not set (nor ${(CREDENTIAL_ENV[type] ?? []).join(" or ")})`;
+  }
+  return {
+    id,
+    adapter: type,
+    source: "config-file",
+    options,
+    ...(unavailable === undefined ? {} : { unavailable }),
+  };
+}
+
+export function resolveSecret(secret: Secret, env: Env): { value: string | undefined; variable?: string } {
+  if (typeof secret === "string") return { value: secret };
+  return { value: nonEmpty(env[secret.env]), variable: secret.env };
+}
+
+function routeFromEnv(
+  env: Env,
+  name: string,
+  providers: ReadonlyMap<string, ProviderSpec>,
+): string[] | undefined {
+  const raw = nonEmpty(env[name]);
+  if (raw === undefined) return undefined;
+  const ids = raw
+    .split(",")
+    .map((part) => part.trim())
+    .filter((part) => part.length > 0);
+  if (ids.length === 0) throw configError(name, "lists no provider id");
+  for (const id of ids) {
+    if (!PROVIDER_ID_PATTERN.test(id)) throw configError(name, `"${id}" is not a valid provider id`);
+  }
+  return checkRoute(ids, name, providers);
+}
+
+/** Every id must be a known provider; duplicates are dropped, keeping the first position. */
+function checkRoute(
+  route: readonly string[],
+  key: string,
+  providers: ReadonlyMap<string, ProviderSpec>,
+): string[] {
+  const seen: string[] = [];
+  route.forEach((id, index) => {
+    if (!providers.has(id)) {
+      const where = key.startsWith("EVIDENT_") ? key : `${key}[${index}]`;
+      throw configError(
+        where,
+        `unknown provider "${id}"; known providers: ${[...providers.keys()].join(", ")}`,
+      );
+    }
+    if (!seen.includes(id)) seen.push(id);
+  });
+  return seen;
+}
+
+function defaultSearchProvider(providers: ReadonlyMap<string, ProviderSpec>): string {
+  // Providers of the config file, in file order, before the environment's fixed priority.
+  for (const spec of providers.values()) {
+    const keylessJina = spec.adapter === "jina" && spec.options.apiKey === undefined;
+    const searches = spec.adapter !== "mcp" && spec.adapter !== "direct" && !keylessJina;
+    if (spec.source === "config-file" && searches && spec.unavailable === undefined) {
+      return spec.id;
+    }
+  }
+  for (const adapter of DEFAULT_SEARCH_PRIORITY) {
+    const spec = providers.get(adapter);
+    if (spec !== undefined && spec.source === "environment" && spec.unavailable === undefined) return spec.id;
+  }
+  return KEYLESS_SEARCH_PROVIDER;
+}
+
+/** `providers.tavily.apiKey`, `search.route[1]`: the key as a config file author writes it. */
+function fieldName(path: readonly PropertyKey[]): string {
+  if (path.length === 0) return "(file)";
+  return path
+    .map((part, index) =>
+      typeof part === "number" ? `[${part}]` : `${index === 0 ? "" : "."}${String(part)}`,
+    )
+    .join("");
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  const trimmed = value?.trim();
+  return trimmed === undefined || trimmed.length === 0 ? undefined : trimmed;
+}
+
+function isHttpUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return url.protocol === "http:" || url.protocol === "https:";
+  } catch {
+    return false;
+  }
+}
+
+function parseBoolean(name: string, value: string): boolean {
+  if (value === "true" || value === "1") return true;
+  if (value === "false" || value === "0") return false;
+  throw configError(name, `must be "true" or "false", not "${value}"`);
+}
+
+function positiveInt(name: string, value: string, max: number, min = 1): number {
+  const parsed = Number(value);
+  if (!Number.isInteger(parsed) || parsed < min || parsed > max) {
+    throw configError(name, `must be an integer from ${min} to ${max}`);
+  }
+  return parsed;
+}

@@ -1,0 +1,180 @@
+/**
+ * The config file's shape: one zod schema that the loader enforces and from which
+ * `docs/schema/config.schema.json` is generated (a test keeps the two identical), so the
+ * documented schema and the enforced one cannot drift.
+ *
+ * Objects are strict: a misspelled key is an error naming it, never a silently ignored setting.
+ * Entries of type `mcp` (upstream MCP servers) are validated by the schema the `mcp` adapter
+ * exports; the config layer sits below `web/` and receives that schema as a parameter instead of
+ * importing it.
+ */
+import { z } from "zod";
+import {
+  PROVIDER_ID_MAX_CHARS,
+  WEB_CALL_DEADLINE_MS,
+  WEB_ENVELOPE_MAX_BUDGET_CHARS,
+  WEB_ENVELOPE_MIN_BUDGET_CHARS,
+} from "../core/limits.js";
+
+/** Built-in HTTP and keyless adapters (the `mcp` adapter is added by the web layer). */
+export const HTTP_ADAPTERS = [
+  "tavily",
+  "brave",
+  "exa",
+  "searxng",
+  "serper",
+  "jina",
+  "firecrawl",
+  "responses",
+  "duckduckgo",
+  "direct",
+] as const;
+export type HttpAdapter = (typeof HTTP_ADAPTERS)[number];
+export type AdapterName = HttpAdapter | "mcp";
+
+/** Provider ids: lower-case letters, digits, `-` and `_`, starting with a letter or digit. */
+export const PROVIDER_ID_PATTERN = /^[a-z0-9][a-z0-9_-]*$/;
+export const providerIdSchema = z
+  .string()
+  .max(PROVIDER_ID_MAX_CHARS)
+  .regex(PROVIDER_ID_PATTERN, "provider ids use a-z, 0-9, '-' and '_'");
+
+/** A reference to an environment variable that holds a secret; the file never needs the value. */
+export const credentialRefSchema = z
+  .strictObject({
+    env: z
+      .string()
+      .min(1)
+      .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "an environment variable name"),
+  })
+  .describe("Read the value from this environment variable when the config is loaded.");
+
+/** A secret: a saved literal (keep the file private, mode 0600) or a credential reference. */
+export const secretSchema = z.union([z.string().min(1), credentialRefSchema]);
+export type Secret = z.infer<typeof secretSchema>;
+
+const httpUrlSchema = z
+  .string()
+  .url()
+  .refine((value) => /^https?:\/\//i.test(value), "an http(s) URL");
+
+/** Keys every built-in provider entry accepts. */
+const common = {
+  baseUrl: httpUrlSchema
+    .optional()
+    .describe("Overrides the vendor's base URL (proxies, self-hosting, tests). Trusted: may be on loopback."),
+  attemptDeadlineMs: z
+    .number()
+    .int()
+    .positive()
+    .max(WEB_CALL_DEADLINE_MS * 10)
+    .optional()
+    .describe("Deadline of one attempt at this provider, connection included (default 20000)."),
+};
+
+const keyed = { apiKey: secretSchema.optional(), ...common };
+
+export function createProviderEntrySchema(mcpEntry: z.ZodType) {
+  return z.union([
+    z.strictObject({
+      type: z.literal("tavily"),
+      ...keyed,
+      searchDepth: z.enum(["basic", "advanced"]).optional(),
+      extractDepth: z.enum(["basic", "advanced"]).optional(),
+      includeAnswer: z.boolean().optional(),
+    }),
+    z.strictObject({ type: z.literal("brave"), ...keyed }),
+    z.strictObject({
+      type: z.literal("exa"),
+      ...keyed,
+      searchType: z.string().min(1).optional(),
+      readMaxCharacters: z.number().int().positive().optional(),
+    }),
+    z.strictObject({ type: z.literal("searxng"), ...keyed }),
+    z.strictObject({ type: z.literal("serper"), ...keyed }),
+    z.strictObject({
+      type: z.literal("jina"),
+      ...keyed,
+      readerUrl: httpUrlSchema.optional(),
+      searchUrl: httpUrlSchema.optional(),
+      questionUrl: httpUrlSchema.optional(),
+    }),
+    z.strictObject({
+      type: z.literal("firecrawl"),
+      ...keyed,
+      maxAgeMs: z.number().int().nonnegative().optional(),
+    }),
+    z.strictObject({
+      type: z.literal("responses"),
+      ...keyed,
+      model: z.string().min(1).optional(),
+      toolType: z.string().min(1).optional(),
+    }),
+    z.strictObject({ type: z.literal("duckduckgo"), ...common, userAgent: z.string().min(1).optional() }),
+    z.strictObject({ type: z.literal("direct"), attemptDeadlineMs: common.attemptDeadlineMs }),
+    mcpEntry,
+  ]);
+}
+
+const routeSchema = z
+  .array(providerIdSchema)
+  .min(1)
+  .describe("Provider ids tried in order; each at most once. One id means no fallback.");
+
+export function createConfigFileSchema(mcpEntry: z.ZodType) {
+  return z
+    .strictObject({
+      $schema: z.string().optional(),
+      providers: z
+        .record(providerIdSchema, createProviderEntrySchema(mcpEntry))
+        .optional()
+        .describe(
+          "Providers by id. An id used here replaces the provider of that id found in the environment.",
+        ),
+      search: z
+        .strictObject({
+          route: routeSchema.optional(),
+          intents: z
+            .record(z.string().min(1).max(64), routeSchema)
+            .optional()
+            .describe("Routes by web_search intent; a call whose intent is not listed uses `route`."),
+        })
+        .optional(),
+      read: z.strictObject({ route: routeSchema.optional() }).optional(),
+      allowPrivateNetwork: z
+        .boolean()
+        .optional()
+        .describe("Lets agent-supplied URLs reach private and loopback addresses (intranet reading)."),
+      envelopeBudgetChars: z
+        .number()
+        .int()
+        .min(WEB_ENVELOPE_MIN_BUDGET_CHARS)
+        .max(WEB_ENVELOPE_MAX_BUDGET_CHARS)
+        .optional()
+        .describe("Character budget of one web_search / web_read result."),
+      callDeadlineMs: z
+        .number()
+        .int()
+        .positive()
+        .max(WEB_CALL_DEADLINE_MS * 10)
+        .optional()
+        .describe("Overall deadline of one web_search / web_read call (default 60000)."),
+    })
+    .describe("evident configuration file");
+}
+
+export type ProviderEntry =
+  | (z.infer<ReturnType<typeof createProviderEntrySchema>> & { type: HttpAdapter })
+  | ({ type: "mcp" } & Record<string, unknown>);
+
+export interface ConfigFile {
+  readonly providers?: Readonly<Record<string, ProviderEntry>>;
+  readonly search?: {
+    readonly route?: readonly string[];
+    readonly intents?: Readonly<Record<string, readonly string[]>>;
+  };
+  readonly read?: { readonly route?: readonly string[] };
+  readonly allowPrivateNetwork?: boolean;
+  readonly envelopeBudgetChars?: number;
+  readonly callDeadlineMs?: number;
+}

@@ -1,0 +1,77 @@
+/**
+ * web_read: one page's native content, main content as Markdown or the reader's own format,
+ * clipped to the budget, with provenance, allowlisted metadata and an index of outgoing links.
+ */
+import { z } from "zod";
+import { PROVIDER_ID_MAX_CHARS, WEB_FOCUS_MAX_CHARS, WEB_URL_MAX_CHARS } from "../core/limits.js";
+import type { ToolSuccess } from "../core/result.js";
+import { defineTool, type ToolEnvironment } from "./tool.js";
+import { provenanceSchema, providerErrorsSchema, type WebToolOptions, webServiceFor } from "./web-shared.js";
+
+export const webReadInputSchema = z.strictObject({
+  url: z
+    .string()
+    .min(1)
+    .max(WEB_URL_MAX_CHARS)
+    .describe("The public http(s) URL to read, exactly as you want it fetched."),
+  reader: z
+    .string()
+    .min(1)
+    .max(PROVIDER_ID_MAX_CHARS)
+    .optional()
+    .describe("Use only this reader provider id (no fallback). Omit to use the configured read route."),
+  focus: z
+    .string()
+    .min(1)
+    .max(WEB_FOCUS_MAX_CHARS)
+    .optional()
+    .describe(
+      "A question or topic the reader should focus on. Only readers that support it receive it (else focus_unsupported); they may leave out content that does not match.",
+    ),
+});
+
+export const webReadOutputSchema = z.object({
+  provenance: provenanceSchema,
+  warnings: z.array(z.string()),
+  providerErrors: providerErrorsSchema,
+  title: z.string().optional(),
+  metadata: z
+    .object({
+      creditsUsed: z.number().optional(),
+      cacheState: z.enum(["hit", "miss"]).optional(),
+      cachedAt: z.string().optional(),
+    })
+    .optional(),
+  content: z.array(
+    z.union([
+      z.object({ type: z.literal("text"), text: z.string() }),
+      z.object({ type: z.literal("json"), value: z.unknown() }),
+    ]),
+  ),
+  contentChars: z.object({ kept: z.number().int(), total: z.number().int() }),
+  sources: z.array(z.string()),
+  sourcesOmitted: z.number().int().optional(),
+  truncated: z.boolean(),
+});
+
+const DESCRIPTION = `Read one web page. Returns one JSON document: \`content\` holds the page's main content (Markdown, or the reader's native text), in order and unrewritten, cut to the size budget when \`truncated\` is true (\`contentChars\` says how much was kept); \`provenance.url\` is exactly the URL you asked for; \`sources\` lists public links seen on the page (not fetched or verified); \`warnings\` says what to be careful about. Only public http(s) URLs can be read (private, loopback and metadata addresses are refused with url_not_allowed).
+Without \`reader\`, the configured read route is used; with \`reader\`, only that provider is tried. \`focus\` narrows the page to a question on readers that support it.`;
+
+export function createWebReadTool(env: ToolEnvironment, options: WebToolOptions = {}) {
+  const service = webServiceFor(env, options);
+  return defineTool({
+    name: "web_read",
+    title: "Web read",
+    description: DESCRIPTION,
+    inputSchema: webReadInputSchema,
+    outputSchema: webReadOutputSchema,
+    annotations: { readOnlyHint: true, openWorldHint: true, destructiveHint: false, idempotentHint: true },
+    async handler(input, context) {
+      // The envelope types are the schema's, with readonly arrays.
+      return (await service.get()).read(input, context.signal) as Promise<
+        ToolSuccess<z.output<typeof webReadOutputSchema>>
+      >;
+    },
+    close: () => service.release(),
+  });
+}

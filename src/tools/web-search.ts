@@ -1,0 +1,92 @@
+/**
+ * web_search: results from the operator's search providers, each under its provider's id, with
+ * provenance. Route mode follows the configured chain; `providers` fans out to exactly those.
+ */
+import { z } from "zod";
+import {
+  PROVIDER_ID_MAX_CHARS,
+  WEB_INTENT_MAX_CHARS,
+  WEB_MAX_RESULTS_MAX,
+  WEB_MAX_RESULTS_MIN,
+  WEB_PROVIDERS_MAX,
+  WEB_QUERY_MAX_CHARS,
+  WEB_QUERY_MIN_CHARS,
+} from "../core/limits.js";
+import type { ToolSuccess } from "../core/result.js";
+import { defineTool, type ToolEnvironment } from "./tool.js";
+import { provenanceSchema, providerErrorsSchema, type WebToolOptions, webServiceFor } from "./web-shared.js";
+
+export const webSearchInputSchema = z.strictObject({
+  query: z
+    .string()
+    .min(WEB_QUERY_MIN_CHARS)
+    .max(WEB_QUERY_MAX_CHARS)
+    .describe("What to search for, as you would type it into a search engine."),
+  intent: z
+    .string()
+    .min(1)
+    .max(WEB_INTENT_MAX_CHARS)
+    .optional()
+    .describe(
+      "Optional kind of search (e.g. `news`, `code`); selects the operator's route for it when one is configured.",
+    ),
+  maxResults: z
+    .number()
+    .int()
+    .min(WEB_MAX_RESULTS_MIN)
+    .max(WEB_MAX_RESULTS_MAX)
+    .optional()
+    .describe("Results wanted per provider (1-20, default 5)."),
+  timeRange: z
+    .enum(["day", "week", "month", "year"])
+    .optional()
+    .describe("Only results from the last day, week, month or year."),
+  providers: z
+    .array(z.string().min(1).max(PROVIDER_ID_MAX_CHARS))
+    .min(1)
+    .max(WEB_PROVIDERS_MAX)
+    .optional()
+    .describe(
+      "Ask exactly these provider ids, in parallel, and get each one's results or failure. Omit to use the configured route.",
+    ),
+});
+
+const rowSchema = z.object({
+  title: z.string(),
+  url: z.string(),
+  snippet: z.string().optional(),
+  publishedAt: z.string().optional(),
+  author: z.string().optional(),
+});
+
+export const webSearchOutputSchema = z.object({
+  provenance: provenanceSchema,
+  warnings: z.array(z.string()),
+  providerErrors: providerErrorsSchema,
+  results: z.record(z.string(), z.object({ answer: z.string().optional(), results: z.array(rowSchema) })),
+  sources: z.array(z.string()),
+  truncated: z.boolean(),
+  omittedResults: z.number().int().optional(),
+});
+
+const DESCRIPTION = `Search the web through the providers the operator configured. Returns one JSON document: \`results\` holds each provider's rows (title, url, snippet, publishedAt/author when known) and its \`answer\` when it gives one, under the provider's id, unmerged and unranked across providers. \`provenance\` says which providers were attempted and used and which were anonymous (keyless); \`warnings\` says what to be careful about; \`truncated\` is true when rows were left out to fit the size budget.
+Without \`providers\`, the configured route is used (one provider after another, only if the previous failed). With \`providers: ["id", ...]\`, exactly those are asked in parallel; failures are listed in \`providerErrors\`. Results are what the providers said: open a page with web_read before relying on it.`;
+
+export function createWebSearchTool(env: ToolEnvironment, options: WebToolOptions = {}) {
+  const service = webServiceFor(env, options);
+  return defineTool({
+    name: "web_search",
+    title: "Web search",
+    description: DESCRIPTION,
+    inputSchema: webSearchInputSchema,
+    outputSchema: webSearchOutputSchema,
+    annotations: { readOnlyHint: true, openWorldHint: true, destructiveHint: false, idempotentHint: false },
+    async handler(input, context) {
+      // The envelope types are the schema's, with readonly arrays.
+      return (await service.get()).search(input, context.signal) as Promise<
+        ToolSuccess<z.output<typeof webSearchOutputSchema>>
+      >;
+    },
+    close: () => service.release(),
+  });
+}

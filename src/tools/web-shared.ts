@@ -1,0 +1,74 @@
+/**
+ * What web_search and web_read share: one WebService per tool environment (so both tools use
+ * the same providers, HTTP pools and upstream MCP connections), its lazy loading, and the
+ * output schema pieces. The service module, and through it undici and the adapters, loads on
+ * the first call: registering the tools costs nothing at startup.
+ */
+import { z } from "zod";
+import type { WebService, WebServiceOptions } from "../web/service.js";
+import type { ToolEnvironment } from "./tool.js";
+
+interface Shared {
+  service: Promise<WebService> | undefined;
+  users: number;
+  closing: Promise<void> | undefined;
+}
+
+const shared = new WeakMap<ToolEnvironment, Shared>();
+
+/** Seams for tests and embedders; the product passes none. */
+export type WebToolOptions = Partial<Omit<WebServiceOptions, "env" | "logger">>;
+
+export interface WebServiceHandle {
+  get(): Promise<WebService>;
+  release(): Promise<void>;
+}
+
+/** The service shared by the web tools of one environment; each tool releases it on close. */
+export function webServiceFor(env: ToolEnvironment, options: WebToolOptions = {}): WebServiceHandle {
+  let entry = shared.get(env);
+  if (entry === undefined || entry.closing !== undefined) {
+    entry = { service: undefined, users: 0, closing: undefined };
+    shared.set(env, entry);
+  }
+  const current = entry;
+  current.users++;
+  let released = false;
+  return {
+    get() {
+      current.service ??= import("../web/service.js").then(
+        ({ WebService }) => new WebService({ env: env.env, logger: env.logger, ...options }),
+      );
+      return current.service;
+    },
+    async release() {
+      if (released) return current.closing;
+      released = true;
+      current.users--;
+      if (current.users > 0) return;
+      current.closing ??= (async () => {
+        if (current.service !== undefined) await (await current.service).close();
+      })();
+      return current.closing;
+    },
+  };
+}
+
+export const provenanceSchema = z.object({
+  tool: z.enum(["web_search", "web_read"]),
+  query: z.string().optional(),
+  intent: z.string().optional(),
+  url: z.string().optional(),
+  focus: z.string().optional(),
+  mode: z.enum(["route", "fanout", "reader"]),
+  attempted: z.array(z.string()),
+  used: z.array(z.string()),
+  anonymous: z.array(z.string()),
+  retrievedAt: z.string(),
+  privateNetworkAllowed: z.literal(true).optional(),
+});
+
+export const providerErrorsSchema = z
+  .record(z.string(), z.string())
+  .optional()
+  .describe("Sanitized reason per provider that failed.");

@@ -1,0 +1,340 @@
+/**
+ * The one JSON document a web_search or web_read call returns, fitted to a character budget.
+ *
+ * What the agent needs to judge the evidence (provenance, warnings, allowlisted metadata,
+ * provider failures) is placed first and never clipped. The remaining budget holds the longest
+ * prefix of the providers' native content, unchanged and in their order. `truncated` reports our
+ * clipping only; what a provider cut on its side is its own business and shows in its warnings.
+ * `sources` lists public URLs that appeared (results, outgoing links): seen, not fetched, not
+ * verified. The document is serialized once per trial and the returned string is what is sent.
+ */
+import { fitJson, safePrefix } from "../core/budget.js";
+import { WEB_SOURCES_MAX, WEB_SOURCES_MAX_BUDGET_SHARE } from "../core/limits.js";
+import { isPublicUrl } from "../net/public-url.js";
+import type {
+  ContentPart,
+  ProviderReadOutcome,
+  ProviderSearchOutcome,
+  ReadMetadata,
+  SearchRow,
+} from "./provider.js";
+
+export interface Provenance {
+  readonly tool: "web_search" | "web_read";
+  /** web_search: the query as given. */
+  readonly query?: string;
+  readonly intent?: string;
+  /** web_read: exactly the URL the agent asked for. */
+  readonly url?: string;
+  readonly focus?: string;
+  /** `route`: ordered fallback chain; `fanout`: the named providers in parallel; `reader`: one named reader. */
+  readonly mode: "route" | "fanout" | "reader";
+  /** Providers called, in order of attempt (fan-out: in the order named). */
+  readonly attempted: readonly string[];
+  /** Providers whose output is in this document. */
+  readonly used: readonly string[];
+  /** Providers among `used` that were called without any credential of the operator's. */
+  readonly anonymous: readonly string[];
+  /** When this process received the content (local time, ISO 8601). */
+  readonly retrievedAt: string;
+  /** Present when the operator let agent URLs reach private networks. */
+  readonly privateNetworkAllowed?: true;
+}
+
+export interface ProviderSearchSection {
+  readonly answer?: string;
+  readonly results: readonly SearchRow[];
+}
+
+export interface SearchEnvelope {
+  readonly provenance: Provenance;
+  readonly warnings: readonly string[];
+  /** Sanitized reasons of providers that failed ("brave HTTP 429"). */
+  readonly providerErrors?: Readonly<Record<string, string>>;
+  /** Each provider's answer and rows under its id, in provider order, never merged or re-ranked. */
+  readonly results: Readonly<Record<string, ProviderSearchSection>>;
+  readonly sources: readonly string[];
+  readonly truncated: boolean;
+  /** Result rows left out to fit the budget (only when `truncated`). */
+  readonly omittedResults?: number;
+}
+
+export type EnvelopeContentPart =
+  | { readonly type: "text"; readonly text: string }
+  | { readonly type: "json"; readonly value: unknown };
+
+export interface ReadEnvelope {
+  readonly provenance: Provenance;
+  readonly warnings: readonly string[];
+  readonly providerErrors?: Readonly<Record<string, string>>;
+  readonly title?: string;
+  readonly metadata?: ReadMetadata;
+  readonly content: readonly EnvelopeContentPart[];
+  /** Characters of native content kept and available (JSON parts counted as their JSON text). */
+  readonly contentChars: { readonly kept: number; readonly total: number };
+  readonly sources: readonly string[];
+  readonly sourcesOmitted?: number;
+  readonly truncated: boolean;
+}
+
+export interface Fitted<T> {
+  readonly json: string;
+  readonly data: T;
+}
+
+// ---------------------------------------------------------------------------------------------
+// web_search
+// ---------------------------------------------------------------------------------------------
+
+export interface SearchEnvelopeInput {
+  readonly provenance: Provenance;
+  readonly warnings: readonly string[];
+  readonly providerErrors?: Readonly<Record<string, string>>;
+  readonly outcomes: ReadonlyArray<{ readonly id: string; readonly outcome: ProviderSearchOutcome }>;
+  readonly budgetChars: number;
+}
+
+/** A piece of search output that is kept or left out as a whole: an answer or one row. */
+type Unit =
+  | { readonly id: string; readonly kind: "answer"; readonly text: string }
+  | { readonly id: string; readonly kind: "row"; readonly row: SearchRow };
+
+export function buildSearchEnvelope(input: SearchEnvelopeInput): Fitted<SearchEnvelope> {
+  const sections = input.outcomes.map(({ id, outcome }) => ({
+    id,
+    answer: nonEmpty(outcome.answer),
+    rows: outcome.results.map(cleanRow).filter((row): row is SearchRow => row !== undefined),
+  }));
+  // Round-robin order, so that a tight budget keeps every provider's top rows rather than all of
+  // one provider's: answers first, then each provider's first row, then the second rows...
+  const units: Unit[] = [];
+  for (const section of sections)
+    if (section.answer !== undefined) units.push({ id: section.id, kind: "answer", text: section.answer });
+  const depth = Math.max(0, ...sections.map((section) => section.rows.length));
+  for (let rank = 0; rank < depth; rank++) {
+    for (const section of sections) {
+      const row = section.rows[rank];
+      if (row !== undefined) units.push({ id: section.id, kind: "row", row });
+    }
+  }
+
+  const build = (kept: readonly Unit[], partial?: Unit): SearchEnvelope => {
+    const results: Record<string, { answer?: string; results: SearchRow[] }> = {};
+    for (const section of sections) results[section.id] = { results: [] };
+    const sources: string[] = [];
+    const seen = new Set<string>();
+    for (const unit of partial === undefined ? kept : [...kept, partial]) {
+      const target = results[unit.id] as { answer?: string; results: SearchRow[] };
+      if (unit.kind === "answer") target.answer = unit.text;
+      else {
+        target.results.push(unit.row);
+        if (!seen.has(unit.row.url) && isPublicUrl(unit.row.url)) {
+          seen.add(unit.row.url);
+          sources.push(unit.row.url);
+        }
+      }
+    }
+    const truncated = kept.length + (partial === undefined ? 0 : 1) < units.length || partial !== undefined;
+    const omitted =
+      units.filter((unit) => unit.kind === "row").length -
+      countRows(kept) -
+      (partial?.kind === "row" ? 1 : 0);
+    return {
+      provenance: input.provenance,
+      warnings: input.warnings,
+      ...(input.providerErrors === undefined || Object.keys(input.providerErrors).length === 0
+        ? {}
+        : { providerErrors: input.providerErrors }),
+      results,
+      sources,
+      truncated,
+      ...(truncated ? { omittedResults: omitted } : {}),
+    };
+  };
+
+  const whole = JSON.stringify(build(units));
+  if (whole.length <= input.budgetChars) return { json: whole, data: JSON.parse(whole) as SearchEnvelope };
+
+  // Largest number of whole units that fits (serialized length grows with the count).
+  let low = 0;
+  let high = units.length - 1;
+  let best = 0;
+  while (low <= high) {
+    const mid = (low + high) >>> 1;
+    if (JSON.stringify(build(units.slice(0, mid))).length <= input.budgetChars) {
+      best = mid;
+      low = mid + 1;
+    } else high = mid - 1;
+  }
+  const kept = units.slice(0, best);
+  // The next unit may still fit in part: the longest prefix of its answer or snippet.
+  const next = units[best];
+  if (next !== undefined) {
+    const text = next.kind === "answer" ? next.text : (next.row.snippet ?? "");
+    if (text.length > 0) {
+      const fit = fitJson(text, input.budgetChars, (prefix) =>
+        build(
+          kept,
+          next.kind === "answer"
+            ? { ...next, text: prefix }
+            : { ...next, row: { ...next.row, snippet: prefix } },
+        ),
+      );
+      if (!fit.overBudget && fit.keptChars > 0)
+        return { json: fit.json, data: JSON.parse(fit.json) as SearchEnvelope };
+    }
+  }
+  const json = JSON.stringify(build(kept));
+  return { json, data: JSON.parse(json) as SearchEnvelope };
+}
+
+function countRows(units: readonly Unit[]): number {
+  return units.reduce((count, unit) => count + (unit.kind === "row" ? 1 : 0), 0);
+}
+
+/** Only the documented row fields, and only non-empty ones: adapters' extras never leak through. */
+function cleanRow(row: SearchRow): SearchRow | undefined {
+  if (typeof row.url !== "string" || row.url.length === 0) return undefined;
+  return {
+    title: typeof row.title === "string" ? row.title : "",
+    url: row.url,
+    ...(nonEmpty(row.snippet) === undefined ? {} : { snippet: row.snippet as string }),
+    ...(nonEmpty(row.publishedAt) === undefined ? {} : { publishedAt: row.publishedAt as string }),
+    ...(nonEmpty(row.author) === undefined ? {} : { author: row.author as string }),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// web_read
+// ---------------------------------------------------------------------------------------------
+
+export interface ReadEnvelopeInput {
+  readonly provenance: Provenance;
+  readonly warnings: readonly string[];
+  readonly providerErrors?: Readonly<Record<string, string>>;
+  readonly outcome: ProviderReadOutcome;
+  readonly budgetChars: number;
+}
+
+export function buildReadEnvelope(input: ReadEnvelopeInput): Fitted<ReadEnvelope> {
+  const parts = dropRepeatedJson(input.outcome.content);
+  const segments = parts.map((part) => (part.type === "text" ? part.text : JSON.stringify(part.value)));
+  const whole = segments.join("");
+  const metadata = validMetadata(input.outcome.metadata);
+  const title = nonEmpty(input.outcome.title);
+
+  // Sources: public, deduplicated, at most WEB_SOURCES_MAX and a bounded share of the budget.
+  const links: string[] = [];
+  const seen = new Set<string>();
+  for (const link of input.outcome.links ?? []) {
+    if (typeof link !== "string" || seen.has(link) || !isPublicUrl(link)) continue;
+    seen.add(link);
+    links.push(link);
+  }
+  let sources = links.slice(0, WEB_SOURCES_MAX);
+  const sourcesBudget = Math.floor(input.budgetChars * WEB_SOURCES_MAX_BUDGET_SHARE);
+  while (sources.length > 0 && JSON.stringify(sources).length > sourcesBudget) sources = sources.slice(0, -1);
+  const sourcesOmitted = links.length - sources.length;
+
+  const build = (prefix: string, truncated: boolean): ReadEnvelope => ({
+    provenance: input.provenance,
+    warnings: input.warnings,
+    ...(input.providerErrors === undefined || Object.keys(input.providerErrors).length === 0
+      ? {}
+      : { providerErrors: input.providerErrors }),
+    ...(title === undefined ? {} : { title }),
+    ...(metadata === undefined ? {} : { metadata }),
+    content: splitPrefix(parts, segments, prefix.length),
+    contentChars: { kept: prefix.length, total: whole.length },
+    sources,
+    ...(sourcesOmitted > 0 ? { sourcesOmitted } : {}),
+    truncated,
+  });
+  const fit = fitJson(whole, input.budgetChars, build);
+  return { json: fit.json, data: JSON.parse(fit.json) as ReadEnvelope };
+}
+
+/** The parts covering the first `length` characters; a JSON part cut short becomes its JSON text. */
+function splitPrefix(
+  parts: readonly ContentPart[],
+  segments: readonly string[],
+  length: number,
+): EnvelopeContentPart[] {
+  const out: EnvelopeContentPart[] = [];
+  let remaining = length;
+  parts.forEach((part, index) => {
+    const segment = segments[index] ?? "";
+    if (remaining <= 0 && segment.length > 0) return;
+    if (remaining >= segment.length) {
+      out.push(
+        part.type === "text" ? { type: "text", text: part.text } : { type: "json", value: part.value },
+      );
+      remaining -= segment.length;
+      return;
+    }
+    out.push({ type: "text", text: safePrefix(segment, remaining) });
+    remaining = 0;
+  });
+  return out;
+}
+
+/**
+ * A JSON part is left out when a text part already holds exactly the same document (deep
+ * equality, key order irrelevant): the model would otherwise read it twice.
+ */
+function dropRepeatedJson(parts: readonly ContentPart[]): ContentPart[] {
+  const parsedTexts = parts.flatMap((part) => {
+    if (part.type !== "text") return [];
+    const trimmed = part.text.trim();
+    if (!trimmed.startsWith("{") && !trimmed.startsWith("[")) return [];
+    try {
+      return [JSON.parse(trimmed) as unknown];
+    } catch {
+      return [];
+    }
+  });
+  if (parsedTexts.length === 0) return [...parts];
+  return parts.filter(
+    (part) => part.type !== "json" || !parsedTexts.some((text) => deepEqual(text, part.value)),
+  );
+}
+
+export function deepEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  if (Array.isArray(a) && Array.isArray(b))
+    return a.length === b.length && a.every((item, i) => deepEqual(item, b[i]));
+  const aKeys = Object.keys(a);
+  const bRecord = b as Record<string, unknown>;
+  if (aKeys.length !== Object.keys(bRecord).length) return false;
+  return aKeys.every(
+    (key) => Object.hasOwn(bRecord, key) && deepEqual((a as Record<string, unknown>)[key], bRecord[key]),
+  );
+}
+
+/** Only the allowlisted facts, each validated; anything else a provider reported is dropped. */
+function validMetadata(metadata: ReadMetadata | undefined): ReadMetadata | undefined {
+  if (metadata === undefined) return undefined;
+  const out: { creditsUsed?: number; cacheState?: "hit" | "miss"; cachedAt?: string } = {};
+  if (
+    typeof metadata.creditsUsed === "number" &&
+    Number.isFinite(metadata.creditsUsed) &&
+    metadata.creditsUsed >= 0
+  ) {
+    out.creditsUsed = metadata.creditsUsed;
+  }
+  if (metadata.cacheState === "hit" || metadata.cacheState === "miss") out.cacheState = metadata.cacheState;
+  if (
+    typeof metadata.cachedAt === "string" &&
+    metadata.cachedAt.length <= 64 &&
+    !Number.isNaN(Date.parse(metadata.cachedAt))
+  ) {
+    out.cachedAt = metadata.cachedAt;
+  }
+  return Object.keys(out).length === 0 ? undefined : out;
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return typeof value === "string" && value.trim().length > 0 ? value : undefined;
+}

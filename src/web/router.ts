@@ -1,0 +1,426 @@
+/**
+ * The web router: which providers a call reaches, in what order, under which deadlines.
+ *
+ * Route mode (web_search without `providers`, web_read without `reader`) walks an ordered chain:
+ * one attempt per provider, never two at once, never a retry; a failure moves to the next
+ * provider, while cancellation or the overall deadline stops the chain. Fan-out mode
+ * (`providers: [...]`) calls exactly the named providers in parallel and reports each outcome.
+ * An explicit `reader` is tried alone, never with a fallback. The router decides; adapters only
+ * translate, and the envelope only formats.
+ */
+import { abortReason, withDeadline } from "../core/abort.js";
+import { EvidentError } from "../core/errors.js";
+import { PROVIDER_ATTEMPT_DEADLINE_MS, WEB_MAX_RESULTS_DEFAULT } from "../core/limits.js";
+import { type Logger, silentLogger } from "../core/logger.js";
+import type { ToolSuccess } from "../core/result.js";
+import { success } from "../core/result.js";
+import type { LookupFunction } from "../net/guard.js";
+import type { HttpClient } from "../net/http-client.js";
+import { assertPublicUrl } from "../net/public-url.js";
+import {
+  buildReadEnvelope,
+  buildSearchEnvelope,
+  type Provenance,
+  type ReadEnvelope,
+  type SearchEnvelope,
+} from "./envelope.js";
+import {
+  type Provider,
+  type ProviderContext,
+  ProviderError,
+  type ProviderReadOutcome,
+  type ProviderSearchOutcome,
+  type TimeRange,
+} from "./provider.js";
+
+export interface SearchInput {
+  readonly query: string;
+  readonly intent?: string;
+  readonly maxResults?: number;
+  readonly timeRange?: TimeRange;
+  readonly providers?: readonly string[];
+}
+
+export interface ReadInput {
+  readonly url: string;
+  readonly reader?: string;
+  readonly focus?: string;
+}
+
+/** Where the router finds providers by id (the ProviderSet, or a plain map in tests). */
+export interface ProviderSource {
+  has(id: string): boolean;
+  ids(): string[];
+  get(id: string): Promise<Provider>;
+}
+
+export interface RouterOptions {
+  readonly providers: ProviderSource;
+  readonly http: HttpClient;
+  readonly searchRoute: readonly string[];
+  readonly intentRoutes?: Readonly<Record<string, readonly string[]>>;
+  readonly readRoute: readonly string[];
+  readonly callDeadlineMs: number;
+  /** Default per-attempt deadline (a provider's own `attemptDeadlineMs` wins). */
+  readonly attemptDeadlineMs?: number;
+  readonly envelopeBudgetChars: number;
+  readonly allowPrivateNetwork: boolean;
+  readonly logger?: Logger;
+  /** DNS lookup for checking agent URLs before a provider is asked to fetch them. */
+  readonly lookup?: LookupFunction;
+  readonly now?: () => Date;
+}
+
+type Attempt<T> =
+  | { readonly ok: true; readonly outcome: T; readonly anonymous: boolean }
+  | { readonly ok: false; readonly reason: string; readonly error: unknown };
+
+export class WebRouter {
+  readonly #options: RouterOptions;
+  readonly #logger: Logger;
+
+  constructor(options: RouterOptions) {
+    this.#options = options;
+    this.#logger = options.logger ?? silentLogger;
+  }
+
+  async search(input: SearchInput, signal: AbortSignal): Promise<ToolSuccess<SearchEnvelope>> {
+    const named = input.providers === undefined ? undefined : this.#knownIds(input.providers, "providers");
+    const request = {
+      query: input.query,
+      maxResults: input.maxResults ?? WEB_MAX_RESULTS_DEFAULT,
+      ...(input.timeRange === undefined ? {} : { timeRange: input.timeRange }),
+      ...(input.intent === undefined ? {} : { intent: input.intent }),
+    };
+    const call = withDeadline(signal, this.#options.callDeadlineMs, "web_search");
+    try {
+      const base = {
+        tool: "web_search" as const,
+        query: input.query,
+        ...(input.intent === undefined ? {} : { intent: input.intent }),
+      };
+      const run = (provider: Provider, context: ProviderContext) => {
+        if (!provider.capabilities.search || provider.search === undefined) {
+          throw new ProviderError(provider.id, "configuration", `${provider.id} cannot search`);
+        }
+        return provider.search(request, context);
+      };
+      if (named !== undefined) {
+        return await this.#fanOut(named, call.signal, run, (attempts, used, failures) => {
+          const anonymous = used.filter((id) => (attempts.get(id) as { anonymous: boolean }).anonymous);
+          const provenance = this.#provenance(base, "fanout", named, used, anonymous);
+          return buildSearchEnvelope({
+            provenance,
+            warnings: this.#warnings(used, attempts),
+            providerErrors: failures,
+            outcomes: used.map((id) => ({
+              id,
+              outcome: (attempts.get(id) as { outcome: ProviderSearchOutcome }).outcome,
+            })),
+            budgetChars: this.#options.envelopeBudgetChars,
+          });
+        });
+      }
+      const route =
+        (input.intent === undefined ? undefined : this.#options.intentRoutes?.[input.intent]) ??
+        this.#options.searchRoute;
+      const { id, outcome, anonymous, attempted, failures } = await this.#route(route, call.signal, run);
+      const fitted = buildSearchEnvelope({
+        provenance: this.#provenance(base, "route", attempted, [id], anonymous ? [id] : []),
+        warnings: this.#warnings([id], new Map([[id, { ok: true, outcome, anonymous }]]), failures),
+        providerErrors: failures,
+        outcomes: [{ id, outcome }],
+        budgetChars: this.#options.envelopeBudgetChars,
+      });
+      return success(fitted.json, fitted.data);
+    } finally {
+      call.dispose();
+    }
+  }
+
+  async read(input: ReadInput, signal: AbortSignal): Promise<ToolSuccess<ReadEnvelope>> {
+    const reader = input.reader === undefined ? undefined : this.#knownIds([input.reader], "reader");
+    // The URL is checked before any provider sees it, whichever provider fetches it.
+    await assertPublicUrl(
+      input.url,
+      { allowPrivateNetwork: this.#options.allowPrivateNetwork },
+      this.#options.lookup,
+    );
+    const call = withDeadline(signal, this.#options.callDeadlineMs, "web_read");
+    try {
+      const candidates = reader ?? this.#options.readRoute;
+      const warnings: string[] = [];
+      let route = candidates;
+      if (input.focus !== undefined) {
+        const capable: string[] = [];
+        for (const id of candidates) {
+          const provider = await this.#options.providers.get(id);
+          if (provider.capabilities.focus) capable.push(id);
+        }
+        if (capable.length === 0) {
+          throw new EvidentError(
+            "focus_unsupported",
+            reader !== undefined
+              ? `The reader ${candidates[0]} cannot take a focus; call web_read without focus, or name a reader that supports it.`
+              : `No provider on the read route (${candidates.join(", ")}) can take a focus; call web_read without focus or name a reader that supports it.`,
+            { details: { field: "focus", providers: [...candidates] } },
+          );
+        }
+        const skipped = candidates.filter((id) => !capable.includes(id));
+        if (skipped.length > 0)
+          warnings.push(`skipped on the read route because they take no focus: ${skipped.join(", ")}`);
+        route = capable;
+      }
+      const request = { url: input.url, ...(input.focus === undefined ? {} : { focus: input.focus }) };
+      const run = (provider: Provider, context: ProviderContext) => {
+        if (!provider.capabilities.read || provider.read === undefined) {
+          throw new ProviderError(provider.id, "configuration", `${provider.id} cannot read`);
+        }
+        return provider.read(request, context);
+      };
+      const { id, outcome, anonymous, attempted, failures } = await this.#route(route, call.signal, run);
+      if (input.focus !== undefined) {
+        warnings.push(`the focus was forwarded to ${id}, which may omit content that does not match it`);
+      }
+      const fitted = buildReadEnvelope({
+        provenance: this.#provenance(
+          { tool: "web_read", url: input.url, ...(input.focus === undefined ? {} : { focus: input.focus }) },
+          reader === undefined ? "route" : "reader",
+          attempted,
+          [id],
+          anonymous ? [id] : [],
+        ),
+        warnings: [
+          ...warnings,
+          ...this.#warnings([id], new Map([[id, { ok: true, outcome, anonymous }]]), failures),
+        ],
+        providerErrors: failures,
+        outcome,
+        budgetChars: this.#options.envelopeBudgetChars,
+      });
+      return success(fitted.json, fitted.data);
+    } finally {
+      call.dispose();
+    }
+  }
+
+  /** Every id must name a configured provider; duplicates collapse (each provider at most once). */
+  #knownIds(ids: readonly string[], field: string): string[] {
+    const unique: string[] = [];
+    ids.forEach((id, index) => {
+      if (!this.#options.providers.has(id)) {
+        const name = field === "reader" ? "reader" : `${field}[${index}]`;
+        throw new EvidentError(
+          "invalid_arguments",
+          `Invalid arguments: ${name}: unknown provider "${id}". Known providers: ${this.#options.providers.ids().join(", ")}.`,
+          { details: { field: name, issues: [{ field: name, message: `unknown provider "${id}"` }] } },
+        );
+      }
+      if (!unique.includes(id)) unique.push(id);
+    });
+    return unique;
+  }
+
+  /**
+   * One attempt at a time, in order, each provider at most once, no retry. Stops at the first
+   * success, or as soon as the call's signal (cancellation, overall deadline) aborts.
+   */
+  async #route<T>(
+    route: readonly string[],
+    signal: AbortSignal,
+    run: (provider: Provider, context: ProviderContext) => Promise<T>,
+  ): Promise<{
+    id: string;
+    outcome: T;
+    anonymous: boolean;
+    attempted: string[];
+    failures: Record<string, string>;
+  }> {
+    const attempted: string[] = [];
+    const failures: Record<string, string> = {};
+    const errors: unknown[] = [];
+    for (const id of route) {
+      if (signal.aborted) throw abortReason(signal);
+      if (attempted.includes(id)) continue;
+      attempted.push(id);
+      const result = await this.#attempt(id, signal, run);
+      if (result.ok) return { id, outcome: result.outcome, anonymous: result.anonymous, attempted, failures };
+      if (signal.aborted) throw abortReason(signal);
+      failures[id] = result.reason;
+      errors.push(result.error);
+    }
+    throw allFailed(attempted, failures, errors);
+  }
+
+  async #fanOut<T>(
+    ids: readonly string[],
+    signal: AbortSignal,
+    run: (provider: Provider, context: ProviderContext) => Promise<T>,
+    envelope: (
+      attempts: Map<string, Attempt<T>>,
+      used: string[],
+      failures: Record<string, string>,
+    ) => { json: string; data: SearchEnvelope },
+  ): Promise<ToolSuccess<SearchEnvelope>> {
+    const settled = await Promise.all(ids.map((id) => this.#attempt(id, signal, run)));
+    if (signal.aborted) throw abortReason(signal);
+    const attempts = new Map<string, Attempt<T>>();
+    const used: string[] = [];
+    const failures: Record<string, string> = {};
+    ids.forEach((id, index) => {
+      const result = settled[index] as Attempt<T>;
+      attempts.set(id, result);
+      if (result.ok) used.push(id);
+      else failures[id] = result.reason;
+    });
+    if (used.length === 0) {
+      throw allFailed(
+        [...ids],
+        failures,
+        settled.map((result) => (result.ok ? undefined : result.error)),
+        true,
+      );
+    }
+    const fitted = envelope(attempts, used, failures);
+    return success(fitted.json, fitted.data);
+  }
+
+  /**
+   * One provider call under its own deadline (connection included), inside the call's. The
+   * provider's promise is raced against the attempt signal so that an adapter ignoring its
+   * signal cannot hold the call past its deadline.
+   */
+  async #attempt<T>(
+    id: string,
+    signal: AbortSignal,
+    run: (provider: Provider, context: ProviderContext) => Promise<T>,
+  ): Promise<Attempt<T>> {
+    let provider: Provider;
+    try {
+      provider = await this.#options.providers.get(id);
+    } catch (thrown) {
+      this.#logger.error(`provider ${id} could not be loaded`, { cause: thrown });
+      return { ok: false, reason: `${id} could not be loaded`, error: thrown };
+    }
+    const ms = provider.attemptDeadlineMs ?? this.#options.attemptDeadlineMs ?? PROVIDER_ATTEMPT_DEADLINE_MS;
+    const attempt = withDeadline(signal, ms, `${id} attempt`);
+    try {
+      const context: ProviderContext = {
+        signal: attempt.signal,
+        http: this.#options.http,
+        logger: this.#logger,
+      };
+      const outcome = await raceAbort(run(provider, context), attempt.signal);
+      return { ok: true, outcome, anonymous: provider.anonymous };
+    } catch (thrown) {
+      // A refused URL (a redirect to a private address) ends the call: no other provider should
+      // be sent there either.
+      if (thrown instanceof EvidentError && thrown.code === "url_not_allowed") throw thrown;
+      return { ok: false, reason: this.#reason(id, thrown, attempt.signal, ms), error: thrown };
+    } finally {
+      attempt.dispose();
+    }
+  }
+
+  #reason(id: string, thrown: unknown, attemptSignal: AbortSignal, ms: number): string {
+    if (attemptSignal.aborted) {
+      const why = abortReason(attemptSignal);
+      if (why.code === "deadline_exceeded") return `${id} did not answer within ${ms} ms`;
+      if (why.code === "cancelled") return `${id} request was cancelled`;
+    }
+    if (thrown instanceof ProviderError) return thrown.reason;
+    if (thrown instanceof EvidentError && thrown.code !== "internal_error") return `${id}: ${thrown.message}`;
+    // Anything else is a bug in an adapter: its message may hold a body or a key, so it stays in the log.
+    this.#logger.error(`provider ${id} failed unexpectedly`, { cause: thrown });
+    return `${id} failed unexpectedly`;
+  }
+
+  #provenance(
+    base: Pick<Provenance, "tool" | "query" | "intent" | "url" | "focus">,
+    mode: Provenance["mode"],
+    attempted: readonly string[],
+    used: readonly string[],
+    anonymous: readonly string[],
+  ): Provenance {
+    return {
+      ...base,
+      mode,
+      attempted: [...attempted],
+      used: [...used],
+      anonymous: [...anonymous],
+      retrievedAt: (this.#options.now?.() ?? new Date()).toISOString(),
+      ...(this.#options.allowPrivateNetwork ? { privateNetworkAllowed: true as const } : {}),
+    };
+  }
+
+  #warnings(
+    used: readonly string[],
+    attempts: ReadonlyMap<string, Attempt<ProviderSearchOutcome | ProviderReadOutcome>>,
+    failures: Readonly<Record<string, string>> = {},
+  ): string[] {
+    const warnings: string[] = [];
+    for (const id of used) {
+      const attempt = attempts.get(id);
+      if (attempt?.ok) for (const warning of attempt.outcome.warnings ?? []) warnings.push(warning);
+    }
+    const failed = Object.keys(failures);
+    if (failed.length > 0 && used.length > 0) {
+      warnings.push(`failed before ${used.join(", ")} answered: ${failed.join(", ")} (see providerErrors)`);
+    }
+    if (this.#options.allowPrivateNetwork) {
+      warnings.push("the operator allows private network addresses (EVIDENT_ALLOW_PRIVATE_NETWORK)");
+    }
+    return warnings;
+  }
+}
+
+function allFailed(
+  attempted: string[],
+  failures: Record<string, string>,
+  errors: unknown[],
+  fanout = false,
+): EvidentError {
+  const reasons = attempted.map((id) => failures[id] ?? `${id} failed`);
+  // One provider that failed for a configuration reason is the operator's to fix: say so.
+  const only = errors.length === 1 ? errors[0] : undefined;
+  const configuration = only instanceof ProviderError && only.kind === "configuration";
+  const code =
+    fanout || attempted.length !== 1
+      ? "all_providers_failed"
+      : configuration
+        ? "configuration_error"
+        : "provider_failed";
+  const message =
+    attempted.length === 0
+      ? "No provider could be tried."
+      : code === "all_providers_failed"
+        ? `Every provider failed: ${reasons.join("; ")}.`
+        : `The provider failed: ${reasons.join("; ")}.`;
+  return new EvidentError(code, message, {
+    details: { provider_errors: failures, providers_attempted: attempted },
+  });
+}
+
+function raceAbort<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) {
+    work.catch(() => {});
+    return Promise.reject(abortReason(signal));
+  }
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => {
+      work.catch(() => {});
+      reject(abortReason(signal));
+    };
+    signal.addEventListener("abort", onAbort, { once: true });
+    work.then(
+      (value) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(error);
+      },
+    );
+  });
+}

@@ -1,0 +1,216 @@
+/**
+ * The web service behind web_search and web_read: it owns the configuration generations.
+ *
+ * Before each call it compares the config file's revision with the one its router was built
+ * from. On a change it loads the new configuration and builds a new router (providers, HTTP
+ * client); the old generation is retired and closed once its in-flight calls have finished, so
+ * a call never loses its providers halfway. An invalid configuration is kept as a generation
+ * too: every call then fails with the `configuration_error` that names the bad key, and the
+ * tools stay listed.
+ */
+import { type ConfigResult, configRevision, loadConfig, type WebConfig } from "../config/load.js";
+import type { ProviderEntry } from "../config/schema.js";
+import { EvidentError } from "../core/errors.js";
+import type { Logger } from "../core/logger.js";
+import type { ToolSuccess } from "../core/result.js";
+import { createHttpClient } from "../net/client.js";
+import type { LookupFunction } from "../net/guard.js";
+import type { HttpClient } from "../net/http-client.js";
+import { configFileSchema } from "./config-schema.js";
+import type { ReadEnvelope, SearchEnvelope } from "./envelope.js";
+import { PROVIDER_FACTORIES, type ProviderFactory, ProviderSet } from "./provider-set.js";
+import { type ReadInput, type SearchInput, WebRouter } from "./router.js";
+
+export interface WebServiceOptions {
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly logger: Logger;
+  /** DNS lookup for every connection and URL check (tests map names to loopback). */
+  readonly lookup?: LookupFunction;
+  /** Replaces adapter factories by adapter name (tests, embedding). */
+  readonly factories?: Readonly<Record<string, ProviderFactory>>;
+  /** Default per-attempt deadline; PROVIDER_ATTEMPT_DEADLINE_MS when unset. */
+  readonly attemptDeadlineMs?: number;
+}
+
+interface Generation {
+  readonly revision: string;
+  readonly result: ConfigResult;
+  readonly router?: WebRouter;
+  readonly providers?: ProviderSet;
+  readonly http?: HttpClient;
+  inFlight: number;
+  retired: boolean;
+  closed?: Promise<void>;
+}
+
+export class WebService {
+  readonly #options: WebServiceOptions;
+  #current: Generation | undefined;
+  #loading: Promise<Generation> | undefined;
+  #closing: Promise<void> | undefined;
+  readonly #all = new Set<Generation>();
+
+  constructor(options: WebServiceOptions) {
+    this.#options = options;
+  }
+
+  /** Loads the configuration now (startup logging); calls would otherwise load it on first use. */
+  async ready(): Promise<ConfigResult> {
+    return (await this.#generation()).result;
+  }
+
+  async search(input: SearchInput, signal: AbortSignal): Promise<ToolSuccess<SearchEnvelope>> {
+    return this.#with((router) => router.search(input, signal));
+  }
+
+  async read(input: ReadInput, signal: AbortSignal): Promise<ToolSuccess<ReadEnvelope>> {
+    return this.#with((router) => router.read(input, signal));
+  }
+
+  /** The configuration in use (for `doctor` and diagnostics). */
+  async config(): Promise<ConfigResult> {
+    return (await this.#generation()).result;
+  }
+
+  close(): Promise<void> {
+    this.#closing ??= (async () => {
+      await this.#loading?.catch(() => undefined);
+      await Promise.allSettled([...this.#all].map((generation) => this.#closeGeneration(generation)));
+    })();
+    return this.#closing;
+  }
+
+  async #with<T>(work: (router: WebRouter) => Promise<T>): Promise<T> {
+    if (this.#closing !== undefined) throw new EvidentError("cancelled", "The web tools are shutting down.");
+    const generation = await this.#generation();
+    if (!generation.result.ok) throw generation.result.error;
+    generation.inFlight++;
+    try {
+      return await work(generation.router as WebRouter);
+    } finally {
+      generation.inFlight--;
+      if (generation.retired && generation.inFlight === 0) void this.#closeGeneration(generation);
+    }
+  }
+
+  async #generation(): Promise<Generation> {
+    if (this.#loading !== undefined) return this.#loading;
+    const current = this.#current;
+    const revision = await configRevision(this.#options.env);
+    if (current !== undefined && current.revision === revision) return current;
+    if (this.#loading !== undefined) return this.#loading;
+    this.#loading = this.#load().finally(() => {
+      this.#loading = undefined;
+    });
+    return this.#loading;
+  }
+
+  async #load(): Promise<Generation> {
+    const { env, logger } = this.#options;
+    const { envEntries, envProblems } = await mcpPresetEntries(env);
+    const result = await loadConfig(env, { schema: configFileSchema, envEntries, envProblems });
+    let generation: Generation;
+    if (result.ok) {
+      const config = result.config;
+      const http = createHttpClient({
+        allowPrivateNetwork: config.allowPrivateNetwork,
+        logger,
+        ...(this.#options.lookup === undefined ? {} : { lookup: this.#options.lookup }),
+      });
+      const factories = this.#options.factories;
+      const providers = new ProviderSet(
+        config.providers,
+        { env, logger },
+        factories === undefined ? PROVIDER_FACTORIES : { ...PROVIDER_FACTORIES, ...factories },
+      );
+      generation = {
+        revision: result.revision,
+        result,
+        http,
+        providers,
+        router: this.#router(config, providers, http),
+        inFlight: 0,
+        retired: false,
+      };
+      logStartup(config, logger);
+    } else {
+      logger.error(result.error.message);
+      generation = { revision: result.revision, result, inFlight: 0, retired: false };
+    }
+    const previous = this.#current;
+    this.#current = generation;
+    this.#all.add(generation);
+    if (previous !== undefined) {
+      previous.retired = true;
+      if (previous.inFlight === 0) void this.#closeGeneration(previous);
+    }
+    return generation;
+  }
+
+  #router(config: WebConfig, providers: ProviderSet, http: HttpClient): WebRouter {
+    return new WebRouter({
+      providers,
+      http,
+      searchRoute: config.searchRoute,
+      intentRoutes: config.intentRoutes,
+      readRoute: config.readRoute,
+      callDeadlineMs: config.callDeadlineMs,
+      ...(this.#options.attemptDeadlineMs === undefined
+        ? {}
+        : { attemptDeadlineMs: this.#options.attemptDeadlineMs }),
+      envelopeBudgetChars: config.envelopeBudgetChars,
+      allowPrivateNetwork: config.allowPrivateNetwork,
+      logger: this.#options.logger,
+      ...(this.#options.lookup === undefined ? {} : { lookup: this.#options.lookup }),
+    });
+  }
+
+  #closeGeneration(generation: Generation): Promise<void> {
+    generation.closed ??= (async () => {
+      await generation.providers?.close();
+      await generation.http?.close();
+      this.#all.delete(generation);
+    })();
+    return generation.closed;
+  }
+}
+
+/** `EVIDENT_MCP_PRESETS` entries, read through the `mcp` adapter (loaded only when the variable is set). */
+async function mcpPresetEntries(env: Readonly<Record<string, string | undefined>>): Promise<{
+  envEntries: Array<{ id: string; entry: ProviderEntry }>;
+  envProblems: EvidentError[];
+}> {
+  if ((env.EVIDENT_MCP_PRESETS ?? "").trim() === "") return { envEntries: [], envProblems: [] };
+  const { presetEntriesFromEnv, MCP_PRESET_IDS } = await import("./providers/mcp/index.js");
+  const { entries, unknown } = presetEntriesFromEnv(env);
+  return {
+    envEntries: entries.map(({ id, entry }) => ({ id, entry: { ...entry } as ProviderEntry })),
+    envProblems: unknown.map(
+      (name) =>
+        new EvidentError(
+          "configuration_error",
+          `Configuration error at EVIDENT_MCP_PRESETS: unknown preset "${name}"; known presets: ${MCP_PRESET_IDS.join(", ")}`,
+          { details: { key: "EVIDENT_MCP_PRESETS" } },
+        ),
+    ),
+  };
+}
+
+function logStartup(config: WebConfig, logger: Logger): void {
+  if (config.allowPrivateNetwork) {
+    logger.warn(
+      `private network access is ON (${config.allowPrivateNetworkSource === "environment" ? "EVIDENT_ALLOW_PRIVATE_NETWORK" : "allowPrivateNetwork in the config file"}): agent-supplied URLs may reach loopback, private and link-local addresses`,
+    );
+  }
+  logger.info("web providers configured", {
+    search_route: config.searchRoute,
+    read_route: config.readRoute,
+    providers: [...config.providers.values()].map((spec) => ({
+      id: spec.id,
+      adapter: spec.adapter,
+      source: spec.source,
+      ...(spec.unavailable === undefined ? {} : { unavailable: spec.unavailable }),
+    })),
+    ...(config.configPath === undefined ? {} : { config_file: config.configPath }),
+  });
+}
