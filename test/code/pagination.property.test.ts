@@ -1,0 +1,98 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import fc from "fast-check";
+import { makeTree, removeTree } from "./helpers.js";
+import { ctx, makeService, walk } from "./service-helpers.js";
+
+/** A random tree: per file, which of its lines match. */
+const treeArbitrary = fc.array(fc.array(fc.boolean(), { minLength: 1, maxLength: 30 }), {
+  minLength: 1,
+  maxLength: 12,
+});
+
+function materialize(shape: boolean[][]): Record<string, string> {
+  const files: Record<string, string> = {};
+  shape.forEach((lines, i) => {
+    files[`d${i % 3}/file-${i}.txt`] = lines
+      .map((hit, j) => (hit ? `x needle ${j}` : `plain ${j}`))
+      .join("\n");
+  });
+  return files;
+}
+
+describe("pagination (property-based)", () => {
+  it("G01: walking match cursors yields every retained match exactly once, in order", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        treeArbitrary,
+        fc.integer({ min: 1, max: 12 }),
+        fc.integer({ min: 0, max: 3 }),
+        async (shape, limit, context) => {
+          const total = shape.flat().filter(Boolean).length;
+          const root = await makeTree(materialize(shape));
+          try {
+            const service = makeService(root);
+            const first = await service.run({ pattern: "needle", mode: "matches", limit, context }, ctx());
+            if (total === 0) {
+              assert.equal(first.data.view, "empty");
+              return;
+            }
+            const indices = await walk(service, first, { limit, context });
+            assert.deepEqual(
+              indices,
+              Array.from({ length: total }, (_, i) => i + 1),
+            );
+          } finally {
+            await removeTree(root);
+          }
+        },
+      ),
+      { numRuns: 25 },
+    );
+  });
+
+  it("G01: a file selection from the summary cursor walks exactly its files' matches, in order", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        treeArbitrary,
+        fc.integer({ min: 1, max: 9 }),
+        fc.array(fc.nat(11), { minLength: 1, maxLength: 4 }),
+        async (shape, limit, picks) => {
+          const root = await makeTree(materialize(shape));
+          try {
+            const service = makeService(root);
+            const summary = await service.run({ pattern: "needle", mode: "summary" }, ctx());
+            if (summary.data.view === "empty") return;
+            const all = await walk(
+              service,
+              await service.run({ cursor: summary.data.cursor as string, limit: 100 }, ctx()),
+            );
+            assert.equal(all.length, summary.data.totalMatches);
+            const files = (summary.data.files ?? []).map((f) => f.path);
+            const chosen = [...new Set(picks.map((p) => files[p % files.length] as string))];
+            const page = await service.run(
+              { cursor: summary.data.cursor as string, paths: chosen, limit },
+              ctx(),
+            );
+            const walked = await walk(service, page);
+            const expected = (page.data.selection ?? []).length;
+            assert.equal(expected, chosen.length);
+            const perFile = new Map((summary.data.files ?? []).map((f) => [f.path, f.matches]));
+            assert.equal(
+              walked.length,
+              chosen.reduce((sum, path) => sum + (perFile.get(path) ?? 0), 0),
+            );
+            assert.deepEqual(
+              walked,
+              [...walked].sort((a, b) => a - b),
+            );
+            assert.equal(new Set(walked).size, walked.length);
+          } finally {
+            await removeTree(root);
+          }
+        },
+      ),
+      { numRuns: 15 },
+    );
+  });
+});

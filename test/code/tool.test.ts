@@ -1,0 +1,152 @@
+import assert from "node:assert/strict";
+import { mkdir, symlink } from "node:fs/promises";
+import { join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import { resolveRgPath } from "../../src/code/rg-path.js";
+import {
+  CODE_CURSOR_MAX_CHARS,
+  CODE_GLOBS_MAX,
+  CODE_PATH_MAX_CHARS,
+  CODE_PATHS_MAX,
+  CODE_PATTERN_MAX_CHARS,
+} from "../../src/core/limits.js";
+import { silentLogger } from "../../src/core/logger.js";
+import { createCodeSearchTool } from "../../src/tools/code-search.js";
+import { ToolRegistry } from "../../src/tools/registry.js";
+import { makeTree, RG, removeTree } from "./helpers.js";
+import { errorCode } from "./service-helpers.js";
+
+describe("code_search tool", () => {
+  let root: string;
+  let registry: ToolRegistry;
+  before(async () => {
+    root = await makeTree({ "src/a.ts": "export const needle = 1;\n" });
+    registry = new ToolRegistry().register(
+      createCodeSearchTool({ cwd: root, env: process.env, logger: silentLogger }),
+    );
+  });
+  after(async () => {
+    await registry.close();
+    await removeTree(root);
+  });
+
+  it("is listed read-only and closed-world with a strict input schema", () => {
+    const [listing] = registry.list();
+    assert.equal(listing?.name, "code_search");
+    assert.deepEqual(
+      { readOnly: listing?.annotations.readOnlyHint, openWorld: listing?.annotations.openWorldHint },
+      { readOnly: true, openWorld: false },
+    );
+    assert.equal(listing?.inputSchema.additionalProperties, false);
+    assert.match(listing?.description ?? "", /cursor/);
+  });
+
+  it("answers through the registry with text and structured data", async () => {
+    const result = await registry.call("code_search", { pattern: "needle" }, { caller: "t" });
+    assert.equal(result.isError, false);
+    assert.match(result.text, /src\/a\.ts/);
+    assert.equal((result.data as { totalMatches: number }).totalMatches, 1);
+  });
+
+  const cases: [string, Record<string, unknown>, string][] = [
+    ["empty pattern", { pattern: "" }, "pattern"],
+    ["pattern too long", { pattern: "x".repeat(CODE_PATTERN_MAX_CHARS + 1) }, "pattern"],
+    ["pattern not a string", { pattern: 5 }, "pattern"],
+    ["pattern with NUL", { pattern: "a\u0000b" }, "pattern"],
+    ["neither pattern nor cursor", {}, "pattern"],
+    ["empty path", { pattern: "x", path: "" }, "path"],
+    ["path too long", { pattern: "x", path: "a".repeat(CODE_PATH_MAX_CHARS + 1) }, "path"],
+    ["path not a string", { pattern: "x", path: ["src"] }, "path"],
+    ["missing path", { pattern: "x", path: "does/not/exist" }, "path"],
+    ["paths without cursor", { pattern: "x", paths: ["a"] }, "paths"],
+    ["empty paths", { cursor: "c", paths: [] }, "paths"],
+    [
+      "too many paths",
+      { cursor: "c", paths: Array.from({ length: CODE_PATHS_MAX + 1 }, (_, i) => `f${i}`) },
+      "paths",
+    ],
+    ["paths entry empty", { cursor: "c", paths: [""] }, "paths[0]"],
+    ["glob empty", { pattern: "x", glob: "" }, "glob"],
+    ["glob list empty", { pattern: "x", glob: [] }, "glob"],
+    [
+      "too many globs",
+      { pattern: "x", glob: Array.from({ length: CODE_GLOBS_MAX + 1 }, () => "*.ts") },
+      "glob",
+    ],
+    ["glob not a string", { pattern: "x", glob: 3 }, "glob"],
+    ["exclude not a string", { pattern: "x", exclude: { a: 1 } }, "exclude"],
+    ["exclude list empty", { pattern: "x", exclude: [] }, "exclude"],
+    ["literal not boolean", { pattern: "x", literal: "yes" }, "literal"],
+    ["ignoreCase not boolean", { pattern: "x", ignoreCase: 1 }, "ignoreCase"],
+    ["wholeWord not boolean", { pattern: "x", wholeWord: "true" }, "wholeWord"],
+    ["hidden not boolean", { pattern: "x", hidden: null }, "hidden"],
+    ["context negative", { pattern: "x", context: -1 }, "context"],
+    ["context too large", { pattern: "x", context: 21 }, "context"],
+    ["context fractional", { pattern: "x", context: 1.5 }, "context"],
+    ["limit zero", { pattern: "x", limit: 0 }, "limit"],
+    ["limit too large", { pattern: "x", limit: 101 }, "limit"],
+    ["limit not a number", { pattern: "x", limit: "10" }, "limit"],
+    ["cursor empty", { cursor: "" }, "cursor"],
+    ["cursor too long", { cursor: "a".repeat(CODE_CURSOR_MAX_CHARS + 1) }, "cursor"],
+    ["scope unknown", { pattern: "x", scope: "wide" }, "scope"],
+    ["mode unknown", { pattern: "x", mode: "all" }, "mode"],
+    ["redact not boolean", { pattern: "x", redact: "no" }, "redact"],
+    ["unknown field", { pattern: "x", regex: true }, "regex"],
+    ["bad regex", { pattern: "a{2,1}" }, "pattern"],
+    ["bad glob", { pattern: "x", glob: "{a" }, "glob"],
+  ];
+  for (const [label, args, field] of cases) {
+    it(`A07: ${label} is invalid_arguments naming ${field}`, async () => {
+      const result = await registry.call("code_search", args, { caller: "t" });
+      assert.equal(result.isError, true, label);
+      if (!result.isError) return;
+      assert.equal(result.data.error.code, "invalid_arguments", result.text);
+      assert.equal(result.data.error.field, field, result.text);
+    });
+  }
+
+  it("close releases the service's snapshots and can run twice", async () => {
+    const local = createCodeSearchTool({ cwd: root, env: process.env, logger: silentLogger });
+    await local.close?.();
+    await local.handler(
+      { pattern: "needle" },
+      { signal: new AbortController().signal, progress: () => {}, logger: silentLogger, caller: "x" },
+    );
+    await local.close?.();
+  });
+});
+
+describe("ripgrep resolution", () => {
+  let dir: string;
+  before(async () => {
+    dir = await makeTree({ "bin/.keep": "" });
+    await symlink(RG, join(dir, "bin/rg"));
+    await mkdir(join(dir, "notexec"), { recursive: true });
+  });
+  after(async () => {
+    await removeTree(dir);
+  });
+  const noBundle = async (): Promise<string> => {
+    throw new Error("platform package missing");
+  };
+
+  it("prefers EVIDENT_RG_PATH and refuses a bad one with a fix", async () => {
+    assert.deepEqual(await resolveRgPath({ EVIDENT_RG_PATH: RG }), { path: RG, source: "EVIDENT_RG_PATH" });
+    for (const bad of ["rg", "/nonexistent/rg", join(dir, "notexec")]) {
+      const error = await resolveRgPath({ EVIDENT_RG_PATH: bad }).catch((e: unknown) => e);
+      assert.equal((error as { code?: string }).code, "configuration_error", bad);
+      assert.match((error as Error).message, /EVIDENT_RG_PATH/);
+    }
+  });
+
+  it("uses @vscode/ripgrep's binary, then rg on PATH, else configuration_error", async () => {
+    assert.equal((await resolveRgPath({})).source, "@vscode/ripgrep");
+    assert.deepEqual(await resolveRgPath({ PATH: `/nonexistent:${join(dir, "bin")}` }, noBundle), {
+      path: join(dir, "bin/rg"),
+      source: "PATH",
+    });
+    assert.equal(await errorCode(resolveRgPath({ PATH: "/nonexistent" }, noBundle)), "configuration_error");
+    const error = await resolveRgPath({ PATH: "" }, noBundle).catch((e: unknown) => e);
+    assert.match((error as Error).message, /npm install @vscode\/ripgrep/);
+  });
+});
