@@ -15,6 +15,7 @@
  *   DELETE bounded by UPSTREAM_SESSION_DELETE_MS, closes the transport (reaping a child) and is
  *   idempotent: concurrent calls share one teardown.
  */
+import { AsyncLocalStorage } from "node:async_hooks";
 import {
   Client,
   SdkError,
@@ -90,9 +91,11 @@ export class UpstreamConnection {
     else signal.addEventListener("abort", onAbort, { once: true });
     this.#inFlight.add(controller);
     try {
-      const result = await session.client.callTool(
-        { name, arguments: args },
-        { signal: controller.signal, timeout: this.#options.requestTimeoutMs },
+      const result = await callScope.run(controller.signal, () =>
+        session.client.callTool(
+          { name, arguments: args },
+          { signal: controller.signal, timeout: this.#options.requestTimeoutMs },
+        ),
       );
       return result as ToolResultLike;
     } catch (thrown) {
@@ -311,11 +314,23 @@ class BodyTooLargeError extends Error {
 }
 
 /**
- * fetch with every response body capped at MAX_RESPONSE_BODY_BYTES: a longer body errors the
- * stream (and so the request) instead of filling memory.
+ * The signal of the tool call whose code is running. On a 2025-era HTTP session the SDK cancels a
+ * request only by posting `notifications/cancelled`, leaving the request's own POST (and its
+ * socket) open; fetches issued for a call therefore also follow that call's signal, so that
+ * cancellation reaches the socket. The cancellation notice itself is sent from the aborting
+ * code's context, outside the call, and still goes out.
+ */
+const callScope = new AsyncLocalStorage<AbortSignal>();
+
+/**
+ * fetch with every response body capped at MAX_RESPONSE_BODY_BYTES (a longer body errors the
+ * stream, and so the request, instead of filling memory) and tied to the current call's signal.
  */
 const cappedFetch = async (url: string | URL, init?: RequestInit): Promise<Response> => {
-  const response = await fetch(url, init);
+  const call = callScope.getStore();
+  const signal =
+    call === undefined ? init?.signal : init?.signal ? AbortSignal.any([init.signal, call]) : call;
+  const response = await fetch(url, signal === undefined || signal === null ? init : { ...init, signal });
   if (response.body === null) return response;
   let seen = 0;
   const capped = response.body.pipeThrough(
@@ -367,12 +382,12 @@ function connectError(providerId: string, thrown: unknown): ProviderError {
       },
     );
   }
-  return upstreamError(providerId, thrown, `${providerId} could not connect to its upstream`);
+  return upstreamError(providerId, thrown, `${providerId} request failed`);
 }
 
 /** Anything a tool call threw, as a sanitized ProviderError. */
 function callError(providerId: string, thrown: unknown): ProviderError {
-  return upstreamError(providerId, thrown, `${providerId} upstream call failed`);
+  return upstreamError(providerId, thrown, `${providerId} request failed`);
 }
 
 /**
