@@ -30,7 +30,11 @@ function mcpWire(answer: (call: ToolCall) => unknown) {
       response.writeHead(200).end();
       return;
     }
-    const message = request.json() as { id?: number | string; method: string; params?: Record<string, unknown> };
+    const message = request.json() as {
+      id?: number | string;
+      method: string;
+      params?: Record<string, unknown>;
+    };
     if (message.id === undefined) {
       response.writeHead(202).end();
       return;
@@ -134,7 +138,11 @@ runProviderContract({
     const call = lastToolCall(request);
     assert.deepEqual(call, {
       name: "firecrawl_scrape",
-      arguments: { url: "https://example.com/article?id=7#top", formats: ["markdown"], onlyMainContent: true },
+      arguments: {
+        url: "https://example.com/article?id=7#top",
+        formats: ["markdown"],
+        onlyMainContent: true,
+      },
     });
   },
   respondSuccess: mcpWire(() => ({
@@ -151,7 +159,11 @@ runProviderContract({
   respondEmpty: mcpWire(() => ({ content: [] })),
   assertOutcome(outcome) {
     assert.equal(outcome.title, "Article");
-    assert.deepEqual(outcome.metadata, { creditsUsed: 1, cacheState: "hit", cachedAt: "2026-02-03T04:05:06Z" });
+    assert.deepEqual(outcome.metadata, {
+      creditsUsed: 1,
+      cacheState: "hit",
+      cachedAt: "2026-02-03T04:05:06Z",
+    });
     assert.equal(outcome.content.length, 1);
   },
 });
