@@ -4,6 +4,7 @@
  * and hands the rest of the code a closed, explicit request. No other module reads raw input.
  */
 import { EvidentError } from "../core/errors.js";
+import { CODE_CONTEXT_DEFAULT_LINES } from "../core/limits.js";
 import type { CodeSearchInput } from "./schema.js";
 
 /** `smart`: case-sensitive only when the pattern has an uppercase letter (ripgrep's -S). */
@@ -66,11 +67,9 @@ const SEARCH_ONLY_FIELDS = [
   "scope",
 ] as const satisfies readonly (keyof CodeSearchInput)[];
 
-export const DEFAULT_CONTEXT_LINES = 0;
-
 export function normalizeRequest(input: CodeSearchInput): CodeSearchRequest {
   rejectNul(input);
-  const context = input.context ?? DEFAULT_CONTEXT_LINES;
+  const context = input.context ?? CODE_CONTEXT_DEFAULT_LINES;
   const redact = input.redact ?? false;
   if (input.cursor !== undefined) {
     return {

@@ -107,8 +107,8 @@ interface RgMatchEvent {
   readonly submatches: readonly { readonly start: number; readonly end: number }[];
 }
 
-const MATCH_PREFIX = Buffer.from('{"type":"match"');
-const SUMMARY_PREFIX = Buffer.from('{"type":"summary"');
+const MATCH_PREFIX = '{"type":"match"';
+const SUMMARY_PREFIX = '{"type":"summary"';
 
 /**
  * Turns protocol lines into matches. Only `match` and `summary` events are decoded; `begin`,
@@ -116,28 +116,74 @@ const SUMMARY_PREFIX = Buffer.from('{"type":"summary"');
  * of the protocol's cost on broad searches.
  */
 export class RgJsonParser {
-  readonly #splitter = new LineSplitter();
+  #pending: Buffer[] = [];
+  #pendingBytes = 0;
   #summary: RgSummary | undefined;
 
-  constructor(private readonly onMatch: (match: ParsedMatch) => void) {}
+  constructor(
+    private readonly onMatch: (match: ParsedMatch) => void,
+    private readonly maxLineBytes: number = RG_MAX_PROTOCOL_LINE_BYTES,
+  ) {}
 
   get summary(): RgSummary | undefined {
     return this.#summary;
   }
 
+  /**
+   * Decodes every complete line of the chunk as one string (one native decode instead of one
+   * per line: most of the protocol's cost on broad searches); the unterminated tail waits, as
+   * bytes, for the next chunk.
+   */
   push(chunk: Buffer): void {
-    this.#splitter.push(chunk, (line) => this.#line(line));
+    const last = chunk.lastIndexOf(0x0a);
+    if (last === -1) {
+      this.#hold(chunk);
+      return;
+    }
+    const first = chunk.indexOf(0x0a);
+    if (this.#pendingBytes + first > this.maxLineBytes)
+      throw new ProtocolLineTooLong(this.#pendingBytes + first);
+    const text =
+      this.#pendingBytes === 0
+        ? chunk.toString("utf8", 0, last)
+        : Buffer.concat([...this.#pending, chunk.subarray(0, last)]).toString("utf8");
+    this.#pending = [];
+    this.#pendingBytes = 0;
+    let start = 0;
+    while (start <= text.length) {
+      let end = text.indexOf("\n", start);
+      if (end === -1) end = text.length;
+      const line = text.slice(start, end);
+      // Within one chunk only the first line can be long; check the rest cheaply by length.
+      if (line.length * 3 > this.maxLineBytes && Buffer.byteLength(line) > this.maxLineBytes) {
+        throw new ProtocolLineTooLong(Buffer.byteLength(line));
+      }
+      this.#line(line);
+      start = end + 1;
+    }
+    if (last + 1 < chunk.length) this.#hold(chunk.subarray(last + 1));
   }
 
   end(): void {
-    this.#splitter.end((line) => this.#line(line));
+    if (this.#pendingBytes === 0) return;
+    const line = Buffer.concat(this.#pending).toString("utf8");
+    this.#pending = [];
+    this.#pendingBytes = 0;
+    this.#line(line);
   }
 
-  #line(line: Buffer): void {
-    if (startsWith(line, MATCH_PREFIX)) {
+  #hold(bytes: Buffer): void {
+    this.#pendingBytes += bytes.length;
+    if (this.#pendingBytes > this.maxLineBytes) throw new ProtocolLineTooLong(this.#pendingBytes);
+    // Copy: the stream may reuse its chunk buffers.
+    this.#pending.push(Buffer.from(bytes));
+  }
+
+  #line(line: string): void {
+    if (line.startsWith(MATCH_PREFIX)) {
       const event = parseJson(line) as { data: RgMatchEvent };
       this.onMatch(toMatch(event.data));
-    } else if (startsWith(line, SUMMARY_PREFIX)) {
+    } else if (line.startsWith(SUMMARY_PREFIX)) {
       const event = parseJson(line) as {
         data: { stats: { matched_lines: number; matches: number; searches: number } };
       };
@@ -147,13 +193,9 @@ export class RgJsonParser {
   }
 }
 
-function startsWith(line: Buffer, prefix: Buffer): boolean {
-  return line.length >= prefix.length && line.compare(prefix, 0, prefix.length, 0, prefix.length) === 0;
-}
-
-function parseJson(line: Buffer): unknown {
+function parseJson(line: string): unknown {
   try {
-    return JSON.parse(line.toString("utf8"));
+    return JSON.parse(line);
   } catch (cause) {
     throw new EvidentError("internal_error", "ripgrep produced a protocol line that is not JSON.", { cause });
   }

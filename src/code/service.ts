@@ -16,6 +16,7 @@ import {
   DETAIL_PAGE_DEFAULT_MATCHES,
   DETAIL_PAGE_MAX_BYTES,
   MAX_SOURCE_REVISION_FILES,
+  PAGE_FRAME_RESERVE_CHARS,
   SNAPSHOT_MAX_BYTES,
   SNAPSHOT_MAX_MATCHES,
   SNAPSHOT_MAX_OCCURRENCES,
@@ -79,9 +80,6 @@ export interface CodeSearchResponse {
   readonly text: string;
   readonly data: CodeSearchOutput;
 }
-
-/** Room kept for the header, notes and continuation lines around a rendered page. */
-const FRAME_RESERVE_CHARS = 400;
 
 const PARTIAL_TEXT: Record<string, string> = {
   max_matches: `${SNAPSHOT_MAX_MATCHES} retained matching lines`,
@@ -154,8 +152,8 @@ export class CodeSearchService {
         sequence: wholeSequence(snapshot),
         offset: 0,
         maxMatches: Number.POSITIVE_INFINITY,
-        maxChars: Math.max(0, budget.targetChars - frame.length - FRAME_RESERVE_CHARS),
-        maxBytes: DETAIL_PAGE_MAX_BYTES - Buffer.byteLength(frame) - FRAME_RESERVE_CHARS,
+        maxChars: Math.max(0, budget.targetChars - frame.length - PAGE_FRAME_RESERVE_CHARS),
+        maxBytes: DETAIL_PAGE_MAX_BYTES - Buffer.byteLength(frame) - PAGE_FRAME_RESERVE_CHARS,
         context: request.context,
         redact: request.redact,
         sources,
@@ -235,7 +233,7 @@ export class CodeSearchService {
     const page = renderSummaryPage({
       snapshot,
       fileOffset,
-      maxChars: Math.max(0, budget.targetChars - frame.length - FRAME_RESERVE_CHARS),
+      maxChars: Math.max(0, budget.targetChars - frame.length - PAGE_FRAME_RESERVE_CHARS),
       redact,
     });
     // One summary cursor serves both ways on: its offset is where the next file page starts.
@@ -393,8 +391,8 @@ export class CodeSearchService {
       sequence,
       offset,
       maxMatches: limit ?? DETAIL_PAGE_DEFAULT_MATCHES,
-      maxChars: Math.max(0, DEFAULT_BUDGET.targetChars - frame.length - FRAME_RESERVE_CHARS),
-      maxBytes: DETAIL_PAGE_MAX_BYTES - Buffer.byteLength(frame) - FRAME_RESERVE_CHARS,
+      maxChars: Math.max(0, DEFAULT_BUDGET.targetChars - frame.length - PAGE_FRAME_RESERVE_CHARS),
+      maxBytes: DETAIL_PAGE_MAX_BYTES - Buffer.byteLength(frame) - PAGE_FRAME_RESERVE_CHARS,
       context,
       redact,
       sources: new PageSources(snapshot.rgCwd, snapshot.trustedRevisions),

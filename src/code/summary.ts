@@ -7,14 +7,12 @@
 import {
   SUMMARY_FILES_PER_PAGE,
   SUMMARY_PREVIEW_FILES,
+  SUMMARY_PREVIEW_LINE_CHARS,
   SUMMARY_PREVIEW_LINES_PER_WINDOW,
   SUMMARY_PREVIEW_WINDOWS_PER_FILE,
 } from "../core/limits.js";
 import { displayPath, firstMatchOf, renderMatch } from "./format.js";
 import type { SnapshotData, SnapshotFile } from "./snapshot-store.js";
-
-/** Preview lines are cut to this many characters; the full line is one detail page away. */
-const PREVIEW_LINE_CHARS = 200;
 
 export interface SummaryOptions {
   readonly snapshot: SnapshotData;
@@ -80,7 +78,9 @@ function renderPreview(snapshot: SnapshotData, row: SnapshotFile, redact: boolea
       const match = snapshot.matches[position];
       if (match === undefined || match.key !== row.key || match.line > lastLine) break;
       const line = renderMatch(match, position + 1, redact).line;
-      out.push(`  ${line.length > PREVIEW_LINE_CHARS ? `${line.slice(0, PREVIEW_LINE_CHARS)}…` : line}`);
+      out.push(
+        `  ${line.length > SUMMARY_PREVIEW_LINE_CHARS ? `${line.slice(0, SUMMARY_PREVIEW_LINE_CHARS)}…` : line}`,
+      );
       position++;
       shown++;
     }

@@ -62,6 +62,7 @@ export const CODE_PATHS_MAX = 20;
 export const CODE_GLOBS_MAX = 32;
 export const CODE_CONTEXT_MIN_LINES = 0;
 export const CODE_CONTEXT_MAX_LINES = 20;
+export const CODE_CONTEXT_DEFAULT_LINES = 0;
 export const CODE_LIMIT_MIN = 1;
 export const CODE_LIMIT_MAX = 100;
 export const CODE_CURSOR_MAX_CHARS = 512;
@@ -123,6 +124,10 @@ export const LONG_LINE_EXCERPT_RADIUS_CHARS = 80;
 export const LONG_LINE_MAX_WINDOWS = 3;
 /** Interval between progress notifications once they have started. */
 export const PROGRESS_INTERVAL_MS = 1_000;
+/** Room kept for a page's header, notes and continuation lines when fitting it to a budget. */
+export const PAGE_FRAME_RESERVE_CHARS = 400;
+/** Summary sample lines are cut to this many characters (the full line is one page away). */
+export const SUMMARY_PREVIEW_LINE_CHARS = 200;
 
 // ---------------------------------------------------------------------------------------------
 // Transports.

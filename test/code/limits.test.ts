@@ -1,0 +1,22 @@
+import assert from "node:assert/strict";
+import { readdir, readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { describe, it } from "node:test";
+
+/** Constants that describe a wire format, not a limit or a default. */
+const FORMAT_CONSTANTS = new Set(["VERSION", "SIGNATURE_BYTES", "MAC_BYTES", "HEADER_BYTES", "ID_BYTES"]);
+
+describe("code_search limits", () => {
+  it("G14: every numeric limit of src/code comes from src/core/limits.ts", async () => {
+    const dir = join(import.meta.dirname ?? new URL(".", import.meta.url).pathname, "../../src/code");
+    const offenders: string[] = [];
+    for (const file of await readdir(dir)) {
+      const source = await readFile(join(dir, file), "utf8");
+      for (const match of source.matchAll(/^(?:export )?const ([A-Z][A-Z0-9_]*)\s*(?::[^=]+)?=\s*[\d(]/gm)) {
+        const name = match[1] as string;
+        if (!FORMAT_CONSTANTS.has(name)) offenders.push(`${file}: ${name}`);
+      }
+    }
+    assert.deepEqual(offenders, []);
+  });
+});
