@@ -60,6 +60,8 @@ export class UpstreamConnection {
   #session: Session | undefined;
   #pending: PendingConnect | undefined;
   readonly #inFlight = new Set<AbortController>();
+  /** Connects and dropped sessions still winding down (children being reaped); close() awaits them. */
+  readonly #retiring = new Set<Promise<unknown>>();
   #closing: Promise<void> | undefined;
   #connects = 0;
 
@@ -122,8 +124,10 @@ export class UpstreamConnection {
     this.#pending?.controller.abort(reason);
     for (const controller of this.#inFlight) controller.abort(reason);
     const pending = this.#pending;
-    // A connect in progress settles promptly once aborted; wait for it so its child is reaped.
+    // A connect in progress settles promptly once aborted, and only after its child is reaped;
+    // dropped sessions likewise. Waiting for all of them means no child outlives close().
     if (pending !== undefined) await pending.promise.catch(() => undefined);
+    await Promise.all([...this.#retiring]);
     const session = this.#session;
     this.#session = undefined;
     if (session !== undefined) await closeSession(session, true);
@@ -177,7 +181,7 @@ export class UpstreamConnection {
       ),
     };
     // Waiters that gave up no longer listen; the rejection is theirs to ignore, not unhandled.
-    pending.promise.catch(() => undefined);
+    this.#track(pending.promise.catch(() => undefined));
     this.#pending = pending;
     return pending;
   }
@@ -271,6 +275,11 @@ export class UpstreamConnection {
     return `${value.prefix ?? ""}${found.trim()}`;
   }
 
+  #track(work: Promise<unknown>): void {
+    this.#retiring.add(work);
+    void work.finally(() => this.#retiring.delete(work));
+  }
+
   #drop(session: Session, why: string): void {
     if (session.lost) return;
     session.lost = true;
@@ -279,7 +288,7 @@ export class UpstreamConnection {
       provider: this.#options.providerId,
       why,
     });
-    if (this.#closing === undefined) void closeSession(session, false);
+    if (this.#closing === undefined) this.#track(closeSession(session, false));
   }
 }
 
