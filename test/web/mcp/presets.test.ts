@@ -291,7 +291,7 @@ describe("mcp presets: credentials and connection over HTTP", () => {
     }
   });
 
-  it("a missing credential is a configuration failure naming the variable, before any connection", async () => {
+  it("S08: a missing credential is a configuration failure naming the variable, never an anonymous call", async () => {
     const provider = createMcpProvider(
       "keyless-by-mistake",
       {
