@@ -181,8 +181,8 @@ export class RgJsonParser {
 
   #line(line: string): void {
     if (line.startsWith(MATCH_PREFIX)) {
-      const event = parseJson(line) as { data: RgMatchEvent };
-      this.onMatch(toMatch(event.data));
+      const data = fastMatchEvent(line) ?? (parseJson(line) as { data: RgMatchEvent }).data;
+      this.onMatch(toMatch(data));
     } else if (line.startsWith(SUMMARY_PREFIX)) {
       const event = parseJson(line) as {
         data: { stats: { matched_lines: number; matches: number; searches: number } };
@@ -205,6 +205,51 @@ function decode(data: RgData): { text: string; lossy: boolean; raw: Buffer | und
   if (typeof data.text === "string") return { text: data.text, lossy: false, raw: undefined };
   const raw = Buffer.from(data.bytes ?? "", "base64");
   return { text: raw.toString("utf8"), lossy: true, raw };
+}
+
+const FAST_HEAD = '{"type":"match","data":{"path":{"text":';
+const FAST_LINES = '},"lines":{"text":';
+const FAST_TAIL = '},"line_number":';
+const NUMBERS = /},"line_number":(\d+|null),"absolute_offset":(\d+),"submatches":\[/y;
+const SUBMATCH_END = /},"start":(\d+),"end":(\d+)}[,\]]/g;
+
+/**
+ * The common match event (UTF-8 path and line) without a full JSON parse, which is most of the
+ * protocol's cost on broad searches: only the two string literals are parsed, and numbers are
+ * read by anchored patterns. The delimiters used all contain an unescaped quote, so none can
+ * occur inside a JSON string. Anything unexpected returns undefined and takes the full parse.
+ */
+export function fastMatchEvent(line: string): RgMatchEvent | undefined {
+  if (!line.startsWith(FAST_HEAD)) return undefined;
+  const pathEnd = line.indexOf(FAST_LINES, FAST_HEAD.length);
+  if (pathEnd === -1) return undefined;
+  const textStart = pathEnd + FAST_LINES.length;
+  const textEnd = line.indexOf(FAST_TAIL, textStart);
+  if (textEnd === -1) return undefined;
+  NUMBERS.lastIndex = textEnd;
+  const numbers = NUMBERS.exec(line);
+  if (numbers === null || !line.endsWith("]}}")) return undefined;
+  let path: unknown;
+  let text: unknown;
+  try {
+    path = JSON.parse(line.slice(FAST_HEAD.length, pathEnd));
+    text = JSON.parse(line.slice(textStart, textEnd));
+  } catch {
+    return undefined;
+  }
+  if (typeof path !== "string" || typeof text !== "string") return undefined;
+  const submatches: { start: number; end: number }[] = [];
+  SUBMATCH_END.lastIndex = NUMBERS.lastIndex;
+  for (let m = SUBMATCH_END.exec(line); m !== null; m = SUBMATCH_END.exec(line)) {
+    submatches.push({ start: Number(m[1]), end: Number(m[2]) });
+  }
+  return {
+    path: { text: path },
+    lines: { text },
+    line_number: numbers[1] === "null" ? null : Number(numbers[1]),
+    absolute_offset: Number(numbers[2]),
+    submatches,
+  };
 }
 
 function toMatch(data: RgMatchEvent): ParsedMatch {

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import fc from "fast-check";
 import {
+  fastMatchEvent,
   LineSplitter,
   type ParsedMatch,
   ProtocolLineTooLong,
@@ -101,5 +102,49 @@ describe("rg JSON stream", () => {
   it("G11: a protocol line that is not JSON is an error, never an empty result", () => {
     const parser = new RgJsonParser(() => {});
     assert.throws(() => parser.push(Buffer.from('{"type":"match",garbage\n')), /not JSON/);
+  });
+});
+
+describe("fast match decoding", () => {
+  it("agrees with a full JSON parse on arbitrary paths, lines and submatches", () => {
+    fc.assert(
+      fc.property(
+        fc.string({ unit: "binary", maxLength: 40 }),
+        fc.string({ unit: "binary", maxLength: 200 }),
+        fc.oneof(fc.nat(), fc.constant(null)),
+        fc.array(fc.tuple(fc.nat(1000), fc.nat(1000), fc.string({ maxLength: 10 })), {
+          minLength: 1,
+          maxLength: 5,
+        }),
+        (path, text, lineNumber, subs) => {
+          const data = {
+            path: { text: path },
+            lines: { text },
+            line_number: lineNumber,
+            absolute_offset: 17,
+            submatches: subs.map(([start, end, t]) => ({ match: { text: t }, start, end })),
+          };
+          const line = JSON.stringify({ type: "match", data });
+          const fast = fastMatchEvent(line);
+          assert.deepEqual(fast, { ...data, submatches: subs.map(([start, end]) => ({ start, end })) });
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+
+  it("declines shapes it does not know, leaving them to the full parse", () => {
+    const bytes = JSON.stringify({
+      type: "match",
+      data: {
+        path: { bytes: "YQ==" },
+        lines: { text: "x\n" },
+        line_number: 1,
+        absolute_offset: 0,
+        submatches: [],
+      },
+    });
+    assert.equal(fastMatchEvent(bytes), undefined);
+    assert.equal(fastMatchEvent('{"type":"match","data":{"path":{"text":"a"}}}'), undefined);
   });
 });

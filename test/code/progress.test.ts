@@ -1,0 +1,106 @@
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import { codeSearchOutputSchema } from "../../src/code/schema.js";
+import { silentLogger } from "../../src/core/logger.js";
+import { createCodeSearchTool } from "../../src/tools/code-search.js";
+import type { ProgressUpdate } from "../../src/tools/tool.js";
+import { makeTree, removeTree } from "./helpers.js";
+
+/**
+ * A named pipe holds ripgrep in its read until the test writes: a search that takes as long as
+ * the test wants, with no sleeping on either side.
+ */
+describe("long searches", () => {
+  let root: string;
+  before(async () => {
+    root = await makeTree({ "plain.txt": "needle\n" });
+    execFileSync("mkfifo", [join(root, "pipe")]);
+  });
+  after(async () => {
+    await removeTree(root);
+  });
+
+  it("report progress once they run longer than a second, and stop reporting when done", async () => {
+    const tool = createCodeSearchTool({ cwd: root, env: process.env, logger: silentLogger });
+    const updates: ProgressUpdate[] = [];
+    let firstUpdate: () => void = () => {};
+    const reported = new Promise<void>((resolve) => {
+      firstUpdate = resolve;
+    });
+    const started = Date.now();
+    const call = tool.handler(
+      { pattern: "needle", path: "pipe", mode: "matches" },
+      {
+        signal: new AbortController().signal,
+        logger: silentLogger,
+        caller: "p",
+        progress: (update) => {
+          updates.push(update);
+          firstUpdate();
+        },
+      },
+    );
+    await reported;
+    assert.ok(Date.now() - started >= 1000);
+    await writeFile(join(root, "pipe"), "needle in a pipe\n");
+    const result = await call;
+    assert.equal(result.data.totalMatches, 1);
+    assert.match(updates[0]?.message ?? "", /searching/);
+    const count = updates.length;
+    assert.equal(codeSearchOutputSchema.safeParse(result.data).success, true);
+    await tool.close?.();
+    assert.equal(updates.length, count);
+  });
+
+  it("G11: cancellation reaches a ripgrep blocked in a read", async () => {
+    const tool = createCodeSearchTool({ cwd: root, env: process.env, logger: silentLogger });
+    const controller = new AbortController();
+    const call = tool.handler(
+      { pattern: "needle", path: "pipe" },
+      {
+        signal: controller.signal,
+        logger: silentLogger,
+        caller: "p",
+        progress: () => controller.abort(),
+      },
+    );
+    await assert.rejects(call, (error: unknown) => (error as { code?: string }).code === "cancelled");
+    await tool.close?.();
+  });
+});
+
+describe("structured data", () => {
+  it("every view validates against the output schema", async () => {
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 40; i++) files[`f${i}.ts`] = "needle\n".repeat(i + 1);
+    const root = await makeTree(files);
+    try {
+      const tool = createCodeSearchTool({ cwd: root, env: process.env, logger: silentLogger });
+      const context = {
+        signal: new AbortController().signal,
+        logger: silentLogger,
+        caller: "s",
+        progress: () => {},
+      };
+      const summary = await tool.handler({ pattern: "needle" }, context);
+      const views = [
+        summary,
+        await tool.handler({ pattern: "absent" }, context),
+        await tool.handler({ pattern: "needle", path: "f3.ts" }, context),
+        await tool.handler({ cursor: summary.data.cursor as string, paths: ["f1.ts"], context: 1 }, context),
+        await tool.handler({ cursor: summary.data.cursor as string, mode: "summary" }, context),
+      ];
+      assert.deepEqual(
+        views.map((v) => v.data.view),
+        ["summary", "empty", "details", "details", "summary"],
+      );
+      for (const view of views) assert.equal(codeSearchOutputSchema.safeParse(view.data).success, true);
+      await tool.close?.();
+    } finally {
+      await removeTree(root);
+    }
+  });
+});
