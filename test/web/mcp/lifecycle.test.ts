@@ -157,6 +157,16 @@ describe("mcp upstream lifecycle over stdio", () => {
     assert.equal(upstream.events().filter(isCall("fault:crash")).length, 1, "never replayed");
   });
 
+  it("S13: a stdio message over 4 MiB fails the call as too large; the next call reconnects", async () => {
+    const { provider } = setup();
+    const error = await rejection(search(provider, "fault:huge"));
+    assert.ok(error instanceof ProviderError);
+    assert.equal(error.kind, "upstream");
+    assert.equal(error.reason, "fixture response exceeded 4 MiB");
+    assert.equal((await search(provider, "small")).results.length, 1);
+    assert.equal(provider.connectCount, 2);
+  });
+
   it("S13: cancelling our call cancels the upstream request", async () => {
     const { upstream, provider } = setup();
     const controller = new AbortController();

@@ -46,6 +46,8 @@ interface Session {
   readonly client: Client;
   readonly transport: StdioClientTransport | StreamableHTTPClientTransport;
   lost: boolean;
+  /** Set when the stdio reader gave up on a message over the response cap. */
+  overflowed?: boolean;
 }
 
 interface PendingConnect {
@@ -106,7 +108,7 @@ export class UpstreamConnection {
       if (session.lost || isLostConnection(thrown, session)) {
         this.#drop(session, "the upstream connection was lost");
       }
-      throw callError(id, thrown);
+      throw callError(id, session.overflowed === true ? new BodyTooLargeError() : thrown);
     } finally {
       signal.removeEventListener("abort", onAbort);
       this.#inFlight.delete(controller);
@@ -220,7 +222,11 @@ export class UpstreamConnection {
       throw stopReason(signal);
     }
     client.onclose = () => this.#drop(session, "the upstream closed the connection");
-    client.onerror = (error) => logger.debug("upstream MCP transport error", { provider: providerId, error });
+    client.onerror = (error) => {
+      // The stdio reader reports a message over `maxBufferSize` this way, then closes.
+      if (/ReadBuffer exceeded maximum size/.test(error.message)) session.overflowed = true;
+      logger.debug("upstream MCP transport error", { provider: providerId, error });
+    };
     logger.debug("upstream MCP connected", { provider: providerId });
     return session;
   }
