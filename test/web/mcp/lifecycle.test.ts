@@ -15,7 +15,13 @@ import type { HttpClient } from "../../../src/net/http-client.js";
 import { type ProviderContext, ProviderError } from "../../../src/web/provider.js";
 import { createMcpProvider, type McpProvider } from "../../../src/web/providers/mcp/provider.js";
 import { type HttpUpstream, startHttpUpstream } from "./fixtures/http-upstream.js";
-import { processAlive, type StdioUpstream, stdioUpstream } from "./fixtures/stdio-upstream.js";
+import {
+  childProcessesRunning,
+  processAlive,
+  type StdioUpstream,
+  stdioUpstream,
+  UPSTREAM_SCRIPT,
+} from "./fixtures/stdio-upstream.js";
 
 /** The MCP adapter never uses the HTTP client; a stub that fails loudly if it ever did. */
 const unusedHttp: HttpClient = {
@@ -43,6 +49,11 @@ describe("mcp upstream lifecycle over stdio", () => {
   const cleanups: (() => Promise<void> | void)[] = [];
   afterEach(async () => {
     for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  });
+  after(() => {
+    // Every path above ended in close(): the process table must hold no fixture child of ours.
+    const children = childProcessesRunning(UPSTREAM_SCRIPT);
+    if (children !== undefined) assert.deepEqual(children, [], "fixture children left running");
   });
 
   function setup(options: { gated?: boolean; attemptDeadlineMs?: number } = {}): {
