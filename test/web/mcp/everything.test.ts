@@ -12,7 +12,7 @@ import { silentLogger } from "../../../src/core/logger.js";
 import type { HttpClient } from "../../../src/net/http-client.js";
 import type { ProviderContext } from "../../../src/web/provider.js";
 import { createMcpProvider, type McpProvider } from "../../../src/web/providers/mcp/provider.js";
-import { processAlive } from "./fixtures/stdio-upstream.js";
+import { childProcessesRunning, processAlive } from "./fixtures/stdio-upstream.js";
 
 const require = createRequire(import.meta.url);
 const EVERYTHING = require.resolve("@modelcontextprotocol/server-everything/dist/index.js");
@@ -46,6 +46,8 @@ describe("generic binding against server-everything (stdio)", () => {
   });
   after(async () => {
     await Promise.all([echo.close(), weather.close()]);
+    const children = childProcessesRunning(EVERYTHING);
+    if (children !== undefined) assert.deepEqual(children, [], "server-everything children left running");
   });
 
   it("maps $query into echo's message; with no row layout the native text is the answer", async () => {
