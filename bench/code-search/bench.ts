@@ -12,7 +12,7 @@
  *   large: linux-source-6.1 from `apt-get download` (1.5 GB unpacked; optional)
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { rgPath } from "@vscode/ripgrep";
@@ -87,7 +87,15 @@ function prepare(): string {
     });
   }
   const [top] = readdirSync(join(dir, "tree"));
-  return join(dir, "tree", top as string);
+  const tree = join(dir, "tree", top as string);
+  // Debian's source package ends the top-level .gitignore with "/*" (everything but debian/).
+  // Under this repository's git work tree ripgrep would honour it and see no files at all, for
+  // raw rg and code_search alike; a kernel checkout has no such rule, so drop it.
+  const gitignore = join(tree, ".gitignore");
+  const rules = readFileSync(gitignore, "utf8");
+  const kept = rules.replace(/^\/\*\n(?:!\/debian\/\n)?/m, "");
+  if (kept !== rules) writeFileSync(gitignore, kept);
+  return tree;
 }
 
 /** Runs raw ripgrep, discarding output; returns elapsed ms and output bytes. */

@@ -78,6 +78,8 @@ export const PROCESS_CLOSE_TIMEOUT_MS = 2_000;
 /** Revision metadata: candidates observed before the search, and concurrent stats. */
 export const MAX_SOURCE_REVISION_FILES = 50_000;
 export const MAX_CONCURRENT_STATS = 16;
+/** Metadata reads done back to back before yielding to the event loop (about a millisecond). */
+export const STAT_SLICE_FILES = 256;
 
 /** Snapshot retention bounds. */
 export const SNAPSHOT_MAX_MATCHES = 50_000;
@@ -115,7 +117,7 @@ export const SNAPSHOT_STORE_MAX_BYTES = 128 * 1024 * 1024;
 /** Released or evicted snapshot ids remembered so their cursors read `cursor_expired`. */
 export const SNAPSHOT_TOMBSTONES_MAX = 4_096;
 /** Names read ahead of the metadata reads during enumeration before ripgrep is paused. */
-export const SCAN_PENDING_NAMES_MAX = 1_024;
+export const SCAN_PENDING_NAMES_MAX = 8_192;
 /** Largest current file read to show context lines. */
 export const CONTEXT_FILE_MAX_BYTES = 5 * 1024 * 1024;
 /** Characters shown on each side of an occurrence in a long-line excerpt. */
