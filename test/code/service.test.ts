@@ -5,7 +5,11 @@ import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { resolveBudget } from "../../src/code/budget.js";
 import { MemorySnapshotStore } from "../../src/code/snapshot-store.js";
-import { MAX_DISPLAYED_OCCURRENCES, SUMMARY_FILES_PER_PAGE } from "../../src/core/limits.js";
+import {
+  MAX_DISPLAYED_OCCURRENCES,
+  RG_MAX_PROTOCOL_LINE_BYTES,
+  SUMMARY_FILES_PER_PAGE,
+} from "../../src/core/limits.js";
 import { isAlive, makeTree, removeTree } from "./helpers.js";
 import { ctx, errorCode, makeService, walk } from "./service-helpers.js";
 
@@ -237,6 +241,15 @@ describe("code_search policy", () => {
     const explicit = await service.run({ pattern: "needle", mode: "matches" }, ctx());
     assert.match(explicit.text, /PARTIAL/);
     assert.equal(explicit.data.status, "partial");
+  });
+
+  it("G04: a line beyond the protocol cap stops the search as an explicit partial result", async () => {
+    const huge = `needle ${"z".repeat(RG_MAX_PROTOCOL_LINE_BYTES)}`;
+    const root = await tree({ "a.txt": "needle small\n", "b.txt": `${huge}\n` });
+    const result = await makeService(root).run({ pattern: "needle", mode: "matches" }, ctx());
+    assert.equal(result.data.status, "partial");
+    assert.equal(result.data.partialReason, "protocol_line_limit");
+    assert.match(result.text, /PARTIAL: retention stopped at a line too long to read/);
   });
 
   it("G10: long lines are excerpted around occurrences with absolute columns; excess ranges are counted", async () => {
