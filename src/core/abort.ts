@@ -52,3 +52,28 @@ export function withDeadline(parent: AbortSignal | undefined, ms: number, what: 
     },
   };
 }
+
+/**
+ * A signal that aborts when any of `signals` does, keeping the first reason. Unlike
+ * `AbortSignal.any`, the links are plain listeners that `dispose` removes, so nothing depends
+ * on garbage-collection timing (Node 20's `AbortSignal.any` could drop propagation).
+ */
+export function anySignal(signals: readonly AbortSignal[]): Deadline {
+  const controller = new AbortController();
+  const links: Array<[AbortSignal, () => void]> = [];
+  for (const signal of signals) {
+    if (signal.aborted) {
+      controller.abort(signal.reason);
+      break;
+    }
+    const onAbort = () => controller.abort(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    links.push([signal, onAbort]);
+  }
+  return {
+    signal: controller.signal,
+    dispose() {
+      for (const [signal, onAbort] of links) signal.removeEventListener("abort", onAbort);
+    },
+  };
+}

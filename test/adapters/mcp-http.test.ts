@@ -153,8 +153,36 @@ describe("MCP Streamable HTTP", () => {
     }
   });
 
+  it("streams progress notifications and carries cancellation to the tool", async () => {
+    for (const negotiation of ["legacy", "auto"] as const) {
+      const client = await connect(server.url, { authorization: `Bearer ${TOKEN}` }, negotiation);
+      try {
+        const updates: unknown[] = [];
+        await client.callTool(
+          { name: "echo", arguments: { text: "p" } },
+          { onprogress: (p) => updates.push(p) },
+        );
+        assert.deepEqual(updates, [{ progress: 1, total: 2, message: "echoing" }], negotiation);
+        const controller = new AbortController();
+        const before = gate.cancelled;
+        const held = client.callTool({ name: "hold", arguments: {} }, { signal: controller.signal });
+        await gate.untilWaiting(1);
+        controller.abort();
+        await assert.rejects(held);
+        await gate.untilCancelled(before + 1);
+      } finally {
+        await client.close();
+      }
+    }
+  });
+
   it("A05: no token and a wrong token are 401 with WWW-Authenticate: Bearer", async () => {
-    for (const headers of [{}, { authorization: "Bearer wrong" }, { authorization: `Basic ${TOKEN}` }]) {
+    const variants: Array<Record<string, string>> = [
+      {},
+      { authorization: "Bearer wrong" },
+      { authorization: `Basic ${TOKEN}` },
+    ];
+    for (const headers of variants) {
       const res = await raw(server.url, {
         method: "POST",
         headers: { ...JSON_HEADERS, ...headers },
@@ -200,12 +228,13 @@ describe("MCP Streamable HTTP", () => {
   });
 
   it("A03: GET /healthz answers without a token and calls no tool", async () => {
+    const arrivedBefore = gate.arrived;
     const res = await raw(server.url.replace("/mcp", "/healthz"));
     assert.equal(res.status, 200);
     const body = JSON.parse(res.body);
     assert.equal(body.status, "ok");
     assert.match(body.version, /^\d+\.\d+\.\d+/);
-    assert.equal(gate.waiting, 0);
+    assert.equal(gate.arrived, arrivedBefore);
   });
 
   it("answers 413 to an oversize body, declared or streamed", async () => {

@@ -1,4 +1,6 @@
 import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { createInterface } from "node:readline";
 import { after, before, describe, it } from "node:test";
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
@@ -89,3 +91,43 @@ for (const negotiation of ["legacy", "auto"] as const) {
     });
   });
 }
+
+describe("MCP stdio progress on the wire", () => {
+  it("sends notifications/progress for the call's token before the call's result", async () => {
+    const child = spawn(process.execPath, ["--import", "tsx", FIXTURE, "mcp"], {
+      stdio: ["pipe", "pipe", "ignore"],
+    });
+    const lines = createInterface({ input: child.stdout });
+    const seen: Array<{ id?: number; method?: string; params?: { progressToken?: unknown } }> = [];
+    const done = new Promise<void>((resolve) => {
+      lines.on("line", (line) => {
+        const message = JSON.parse(line);
+        seen.push(message);
+        if (message.id === 2) resolve();
+      });
+    });
+    const send = (message: unknown) => child.stdin.write(`${JSON.stringify(message)}\n`);
+    send({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "wire", version: "1" } },
+    });
+    send({ jsonrpc: "2.0", method: "notifications/initialized" });
+    send({
+      jsonrpc: "2.0",
+      id: 2,
+      method: "tools/call",
+      params: { name: "echo", arguments: { text: "p" }, _meta: { progressToken: "tok" } },
+    });
+    await done;
+    child.stdin.end();
+    const progressAt = seen.findIndex(
+      (m) => m.method === "notifications/progress" && m.params?.progressToken === "tok",
+    );
+    const resultAt = seen.findIndex((m) => m.id === 2);
+    assert.ok(progressAt !== -1, "a progress notification was sent");
+    assert.ok(progressAt < resultAt, "progress precedes the result");
+    await new Promise((resolve) => child.once("exit", resolve));
+  });
+});

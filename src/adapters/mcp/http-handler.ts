@@ -14,6 +14,7 @@ import { HTTP_RETRY_AFTER_SECONDS } from "../../core/limits.js";
 import type { Logger } from "../../core/logger.js";
 import type { ToolRegistry } from "../../tools/registry.js";
 import { PACKAGE_VERSION } from "../version.js";
+import { CallCancellations } from "./cancellations.js";
 import type { HttpSettings } from "./http-config.js";
 import { isLoopbackHost } from "./http-config.js";
 import { createMcpServer } from "./server.js";
@@ -42,8 +43,9 @@ const HEALTH_PATH = "/healthz";
 export function createHttpHandler(options: HttpHandlerOptions): HttpHandler {
   const { registry, logger, settings } = options;
   const expectedDigest = settings.token === undefined ? undefined : sha256(settings.token);
+  const cancellations = new CallCancellations();
   const mcp = createMcpHandler(
-    (ctx) => createMcpServer({ registry, logger }, { caller: callerOf(ctx.authInfo?.token) }),
+    (ctx) => createMcpServer({ registry, logger, cancellations }, { caller: callerOf(ctx.authInfo?.token) }),
     { onerror: (error) => logger.debug("mcp http exchange error", { error: error.message }) },
   );
   let inFlight = 0;
@@ -105,6 +107,7 @@ export function createHttpHandler(options: HttpHandlerOptions): HttpHandler {
         releaseOnce();
         return bounded;
       }
+      routeCancellation(bounded.bodyBytes, request.signal, callerOf(token), cancellations);
       const response = await mcp.fetch(
         bounded,
         token === undefined ? {} : { authInfo: { token, clientId: callerOf(token), scopes: [] } },
@@ -130,6 +133,42 @@ export function createHttpHandler(options: HttpHandlerOptions): HttpHandler {
           }),
     close: () => mcp.close(),
   };
+}
+
+/**
+ * Reaches a running call from outside its server instance: a `notifications/cancelled` from the
+ * same caller aborts the call it names, and a `tools/call` whose HTTP request goes away (client
+ * disconnect) is aborted too.
+ */
+function routeCancellation(
+  body: Buffer | undefined,
+  requestSignal: AbortSignal,
+  caller: string,
+  cancellations: CallCancellations,
+): void {
+  if (body === undefined || body.length === 0) return;
+  let message: unknown;
+  try {
+    message = JSON.parse(body.toString("utf8"));
+  } catch {
+    return; // the SDK answers malformed JSON itself
+  }
+  if (typeof message !== "object" || message === null || Array.isArray(message)) return;
+  const { method, id, params } = message as {
+    method?: unknown;
+    id?: unknown;
+    params?: { requestId?: unknown };
+  };
+  if (method === "notifications/cancelled") {
+    const requestId = params?.requestId;
+    if (typeof requestId === "string" || typeof requestId === "number") {
+      cancellations.cancel(CallCancellations.key(caller, requestId));
+    }
+  } else if (method === "tools/call" && (typeof id === "string" || typeof id === "number")) {
+    requestSignal.addEventListener("abort", () => cancellations.cancel(CallCancellations.key(caller, id)), {
+      once: true,
+    });
+  }
 }
 
 /** The caller key for cursor binding: a digest of the credential, never the credential. */
@@ -182,7 +221,10 @@ function checkOrigin(request: Request, allowed: readonly string[] | "loopback"):
  * Reads the body within the cap and returns a request the SDK can read again, or a 413.
  * The declared length is checked first so an honest oversize request is refused unread.
  */
-async function boundBody(request: Request, maxBytes: number): Promise<Request | Response> {
+async function boundBody(
+  request: Request,
+  maxBytes: number,
+): Promise<(Request & { readonly bodyBytes?: Buffer }) | Response> {
   if (request.method !== "POST" || request.body === null) return request;
   const tooLarge = () => errorResponse(413, "payload_too_large", `Request body exceeds ${maxBytes} bytes.`);
   const declared = Number(request.headers.get("content-length") ?? Number.NaN);
@@ -200,12 +242,14 @@ async function boundBody(request: Request, maxBytes: number): Promise<Request | 
     }
     chunks.push(value);
   }
-  return new Request(request.url, {
+  const bodyBytes = Buffer.concat(chunks);
+  const copy = new Request(request.url, {
     method: request.method,
     headers: request.headers,
-    body: Buffer.concat(chunks),
+    body: bodyBytes,
     signal: request.signal,
   });
+  return Object.assign(copy, { bodyBytes });
 }
 
 /** Keeps the request counted until its response body (JSON or SSE) has been fully sent. */

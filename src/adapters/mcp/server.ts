@@ -7,15 +7,19 @@
  * field, identically on every surface, instead of a protocol error worded by the SDK.
  */
 import { type CallToolResult, Server } from "@modelcontextprotocol/server";
+import { anySignal } from "../../core/abort.js";
 import type { Logger } from "../../core/logger.js";
 import type { ToolResult } from "../../core/result.js";
 import type { ToolRegistry } from "../../tools/registry.js";
 import type { ProgressUpdate } from "../../tools/tool.js";
 import { PACKAGE_VERSION } from "../version.js";
+import { CallCancellations } from "./cancellations.js";
 
 export interface McpServerOptions {
   readonly registry: ToolRegistry;
   readonly logger: Logger;
+  /** Lets the stateless HTTP layer cancel calls this instance runs (see cancellations.ts). */
+  readonly cancellations?: CallCancellations;
 }
 
 export interface CallerInfo {
@@ -52,21 +56,36 @@ export function createMcpServer(options: McpServerOptions, callerInfo: CallerInf
   server.setRequestHandler("tools/call", async (request, ctx) => {
     const { name, arguments: args } = request.params;
     const progressToken = request.params._meta?.progressToken ?? ctx.mcpReq._meta?.progressToken;
+    // Notifications are chained and awaited before the result goes out: a client drops progress
+    // that arrives after the response it belongs to.
+    let delivered: Promise<void> = Promise.resolve();
     const progress =
       progressToken === undefined
         ? undefined
         : (update: ProgressUpdate) => {
-            ctx.mcpReq
-              .notify({ method: "notifications/progress", params: { progressToken, ...update } })
+            delivered = delivered
+              .then(() =>
+                ctx.mcpReq.notify({ method: "notifications/progress", params: { progressToken, ...update } }),
+              )
               .catch((error: unknown) => logger.debug("progress notification not delivered", { error }));
           };
-    const result = await registry.call(name, args, {
-      signal: ctx.mcpReq.signal,
-      logger,
-      caller: callerInfo.caller,
-      ...(progress === undefined ? {} : { progress }),
-    });
-    return toCallToolResult(result);
+    const tracked = options.cancellations?.track(CallCancellations.key(callerInfo.caller, ctx.mcpReq.id));
+    const linked = anySignal(
+      tracked === undefined ? [ctx.mcpReq.signal] : [ctx.mcpReq.signal, tracked.signal],
+    );
+    try {
+      const result = await registry.call(name, args, {
+        signal: linked.signal,
+        logger,
+        caller: callerInfo.caller,
+        ...(progress === undefined ? {} : { progress }),
+      });
+      await delivered;
+      return toCallToolResult(result);
+    } finally {
+      linked.dispose();
+      tracked?.release();
+    }
   });
 
   return server;

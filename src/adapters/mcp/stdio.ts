@@ -33,7 +33,8 @@ export function startStdioServer(options: StdioOptions): StdioHandle {
   // serveStdio owns the transport and sets its callbacks; wrap onclose after it does.
   const handle = serveStdio(() => createMcpServer(options, { caller }), {
     transport,
-    onerror: (error) => options.logger.warn("stdio transport error", { error: error.message }),
+    // A malformed line from the client is reported briefly; the SDK's message can be kilobytes.
+    onerror: (error) => options.logger.warn("stdio transport error", { error: error.message.slice(0, 200) }),
   });
   const previous = transport.onclose;
   transport.onclose = () => {
