@@ -95,19 +95,19 @@ export async function renderDetailPage(options: DetailOptions): Promise<DetailPa
   for (; position < sequence.length && shown.length < options.maxMatches; position++) {
     const index = sequence.at(position);
     const match = snapshot.matches[index] as SnapshotMatch;
-    const status = await options.sources.status(match.key);
+    const status = await options.sources.status(match.path);
     const block: string[] = [];
-    const newFile = match.key !== currentKey;
+    const newFile = match.path !== currentKey;
     if (newFile) block.push(fileHeader(match, status));
     let printed = newFile ? 0 : lastPrinted;
     const rendered = renderMatch(match, index + 1, options.redact);
 
     let lines: readonly string[] | undefined;
     if (options.context > 0) {
-      lines = await options.sources.lines(match.key);
-      if (lines === undefined) contextUnavailable.add(displayPath(match.key));
+      lines = await options.sources.lines(match.path);
+      if (lines === undefined) contextUnavailable.add(displayPath(match.path));
     }
-    const isMatchLine = (line: number) => matchLinesOf(snapshot, match.key, matchLines).has(line);
+    const isMatchLine = (line: number) => matchLinesOf(snapshot, match.path, matchLines).has(line);
     const contextLine = (line: number) => {
       if (line > printed + 1 && printed > 0) block.push("    …");
       block.push(`    ${line}-  ${clip(lines?.[line - 1] ?? "", options.redact)}`);
@@ -137,7 +137,7 @@ export async function renderDetailPage(options: DetailOptions): Promise<DetailPa
       // Context must never push a page's first match past the hard bound: show it without.
       text = `${[...(newFile ? [fileHeader(match, status)] : []), rendered.line].join("\n")}\n`;
       printed = match.line;
-      contextUnavailable.add(displayPath(match.key));
+      contextUnavailable.add(displayPath(match.path));
     }
     const blockBytes = Buffer.byteLength(text, "utf8");
     if (shown.length > 0 && (chars + text.length > options.maxChars || bytes + blockBytes > options.maxBytes))
@@ -148,9 +148,9 @@ export async function renderDetailPage(options: DetailOptions): Promise<DetailPa
     shown.push(rendered.shown);
     rangesOmitted += rendered.shown.rangesOmitted;
     if (rendered.shown.rangesOmitted > 0) matchesTruncated++;
-    if (status === "changed") changed.add(displayPath(match.key));
-    if (status === "unverified") unverified.add(displayPath(match.key));
-    currentKey = match.key;
+    if (status === "changed") changed.add(displayPath(match.path));
+    if (status === "unverified") unverified.add(displayPath(match.path));
+    currentKey = match.path;
     lastPrinted = printed;
   }
   return {
@@ -166,7 +166,7 @@ export async function renderDetailPage(options: DetailOptions): Promise<DetailPa
 }
 
 function fileHeader(match: SnapshotMatch, status: FileStatus): string {
-  const path = displayPath(match.key);
+  const path = displayPath(match.path);
   if (status === "changed")
     return `${path}  (changed since the search: lines are as searched; no current context)`;
   if (status === "unverified") return `${path}  (revision unverified)`;
@@ -179,7 +179,7 @@ function matchLinesOf(snapshot: SnapshotData, key: string, cache: Map<string, Se
     lines = new Set();
     // Matches are ordered by path, so this file's are one contiguous run.
     const start = firstMatchOf(snapshot, key);
-    for (let i = start; i < snapshot.matches.length && snapshot.matches[i]?.key === key; i++) {
+    for (let i = start; i < snapshot.matches.length && snapshot.matches[i]?.path === key; i++) {
       lines.add(snapshot.matches[i]?.line ?? 0);
     }
     cache.set(key, lines);
@@ -193,7 +193,7 @@ export function firstMatchOf(snapshot: SnapshotData, key: string): number {
   let high = snapshot.matches.length;
   while (low < high) {
     const mid = (low + high) >>> 1;
-    if (compareKeys((snapshot.matches[mid] as SnapshotMatch).key, key) < 0) low = mid + 1;
+    if (compareKeys((snapshot.matches[mid] as SnapshotMatch).path, key) < 0) low = mid + 1;
     else high = mid;
   }
   return low;
@@ -220,13 +220,13 @@ export function renderMatch(match: SnapshotMatch, index: number, redact: boolean
   const notes: string[] = [];
   if (omitted > 0) notes.push(`+${omitted} more ranges on this line`);
   if (excerpt) notes.push(`excerpt of a ${match.text.length}-character line`);
-  if (match.lossy) notes.push("not valid UTF-8");
+  if (match.textLossy || match.pathLossy) notes.push("not valid UTF-8");
   const suffix = notes.length > 0 ? `  (${notes.join("; ")})` : "";
   return {
     line: `[${index}] ${match.line}:${columns}  ${body}${suffix}`,
     shown: {
       index,
-      path: displayPath(match.key),
+      path: displayPath(match.path),
       line: match.line,
       text: body,
       ranges: displayed.map((o) => ({

@@ -459,22 +459,13 @@ function buildSnapshot(
   reusable: boolean,
 ): SnapshotData {
   const { run } = execution;
-  const matches: SnapshotMatch[] = run.matches.map((m) => ({
-    path: displayPath(m.path),
-    key: m.path,
-    line: m.line,
-    text: m.text,
-    lossy: m.textLossy || m.pathLossy,
-    occurrences: m.occurrences,
-  }));
-  // ripgrep searches files in parallel; a stable path order makes indices reproducible.
-  matches.sort((a, b) => compareKeys(a.key, b.key) || a.line - b.line);
+  const matches = inPathOrder(run.matches);
   const counts = new Map<string, { matches: number; occurrences: number }>();
   for (const m of matches) {
-    const c = counts.get(m.key) ?? { matches: 0, occurrences: 0 };
+    const c = counts.get(m.path) ?? { matches: 0, occurrences: 0 };
     c.matches++;
     c.occurrences += m.occurrences.length;
-    counts.set(m.key, c);
+    counts.set(m.path, c);
   }
   const files: SnapshotFile[] = [...counts].map(([key, c]) => ({ path: displayPath(key), key, ...c }));
   files.sort((a, b) => b.matches - a.matches || compareKeys(a.key, b.key));
@@ -495,11 +486,40 @@ function buildSnapshot(
   };
 }
 
+/**
+ * Matches ordered by path, then line. ripgrep searches files in parallel but reports each file's
+ * matches together and in line order, so sorting the per-file runs is enough (and far cheaper
+ * than sorting every match); a stable path order makes indices reproducible.
+ */
+function inPathOrder(parsed: readonly SnapshotMatch[]): SnapshotMatch[] {
+  const runs: SnapshotMatch[][] = [];
+  let current: SnapshotMatch[] | undefined;
+  for (const match of parsed) {
+    if (current === undefined || current[0]?.path !== match.path) {
+      current = [];
+      runs.push(current);
+    }
+    current.push(match);
+  }
+  runs.sort((a, b) => compareKeys((a[0] as SnapshotMatch).path, (b[0] as SnapshotMatch).path));
+  const ordered = runs.flat();
+  // A file reported in two runs (never seen from ripgrep, but not ruled out) still ends sorted.
+  for (let i = 1; i < ordered.length; i++) {
+    const a = ordered[i - 1] as SnapshotMatch;
+    const b = ordered[i] as SnapshotMatch;
+    if (a.path === b.path && a.line > b.line) {
+      ordered.sort((x, y) => compareKeys(x.path, y.path) || x.line - y.line);
+      break;
+    }
+  }
+  return ordered;
+}
+
 function selectionSequence(snapshot: SnapshotData, keys: readonly string[]): MatchSequence {
   const wanted = new Set(keys);
   const positions: number[] = [];
   snapshot.matches.forEach((m, i) => {
-    if (wanted.has(m.key)) positions.push(i);
+    if (wanted.has(m.path)) positions.push(i);
   });
   return arraySequence(positions);
 }

@@ -18,20 +18,15 @@ import {
   SNAPSHOT_TTL_MS,
 } from "../core/limits.js";
 import type { SearchQuery } from "./request.js";
-import type { Occurrence } from "./rg-json.js";
+import type { ParsedMatch } from "./rg-json.js";
 import type { PartialReason } from "./rg-search.js";
 import type { Revision } from "./scan-revisions.js";
 
-export interface SnapshotMatch {
-  /** The path shown to the model. */
-  readonly path: string;
-  /** The path as ripgrep printed it, relative to `rgCwd`: the key of revisions. */
-  readonly key: string;
-  readonly line: number;
-  readonly text: string;
-  readonly lossy: boolean;
-  readonly occurrences: readonly Occurrence[];
-}
+/**
+ * One retained matching line, exactly as parsed: `path` is the name as ripgrep printed it
+ * (relative to `rgCwd`), which is also the key of its revision. Display paths are derived.
+ */
+export type SnapshotMatch = ParsedMatch;
 
 export interface SnapshotFile {
   readonly path: string;

@@ -70,13 +70,13 @@ function renderPreview(snapshot: SnapshotData, row: SnapshotFile, redact: boolea
   let position = firstMatchOf(snapshot, row.key);
   for (let window = 0; window < SUMMARY_PREVIEW_WINDOWS_PER_FILE; window++) {
     const first = snapshot.matches[position];
-    if (first === undefined || first.key !== row.key) break;
+    if (first === undefined || first.path !== row.key) break;
     if (window > 0) out.push("  …");
     const lastLine = first.line + SUMMARY_PREVIEW_LINES_PER_WINDOW - 1;
     let shown = 0;
     while (shown < SUMMARY_PREVIEW_LINES_PER_WINDOW) {
       const match = snapshot.matches[position];
-      if (match === undefined || match.key !== row.key || match.line > lastLine) break;
+      if (match === undefined || match.path !== row.key || match.line > lastLine) break;
       const line = renderMatch(match, position + 1, redact).line;
       out.push(
         `  ${line.length > SUMMARY_PREVIEW_LINE_CHARS ? `${line.slice(0, SUMMARY_PREVIEW_LINE_CHARS)}…` : line}`,

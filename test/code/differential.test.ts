@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { after, describe, it } from "node:test";
 import fc from "fast-check";
+import { displayPath } from "../../src/code/format.js";
 import { MemorySnapshotStore, type SnapshotData } from "../../src/code/snapshot-store.js";
 import { makeTree, RG, removeTree, type TreeEntry } from "./helpers.js";
 import { ctx, makeService } from "./service-helpers.js";
@@ -53,7 +54,7 @@ function asSet(snapshot: Pick<SnapshotData, "matches">): string[] {
   return snapshot.matches
     .map(
       (m) =>
-        `${m.key}\u0000${m.line}\u0000${m.occurrences.map((o) => `${o.startByte}-${o.endByte}`).join(",")}`,
+        `${m.path}\u0000${m.line}\u0000${m.occurrences.map((o) => `${o.startByte}-${o.endByte}`).join(",")}`,
     )
     .sort();
 }
@@ -61,7 +62,7 @@ function asSet(snapshot: Pick<SnapshotData, "matches">): string[] {
 /** Every column must be the UTF-16 length of the line's byte prefix. */
 function checkColumns(snapshot: Pick<SnapshotData, "matches">): void {
   for (const m of snapshot.matches) {
-    if (m.lossy) continue;
+    if (m.textLossy) continue;
     const bytes = Buffer.from(m.text, "utf8");
     for (const o of m.occurrences) {
       assert.equal(bytes.subarray(0, o.startByte).toString("utf8").length, o.startColumn);
@@ -102,12 +103,12 @@ describe("differential against raw ripgrep", () => {
       checkColumns(snapshot);
     }
     const snapshot = await retained(root, "needle");
-    const paths = new Set(snapshot.matches.map((m) => m.path));
+    const paths = new Set(snapshot.matches.map((m) => displayPath(m.path)));
     assert.ok(paths.has("new\nline.txt"));
     assert.ok(paths.has(".hidden/h.txt"));
     assert.ok(!paths.has("ignored/i.txt"));
     assert.ok(![...paths].some((p) => p.startsWith(".git/")));
-    const crlf = snapshot.matches.find((m) => m.path === "crlf.txt" && m.line === 2);
+    const crlf = snapshot.matches.find((m) => displayPath(m.path) === "crlf.txt" && m.line === 2);
     assert.equal(crlf?.text, "two needle");
   });
 
