@@ -15,6 +15,7 @@ import { MAX_REDIRECTS, MAX_RESPONSE_BODY_BYTES } from "../core/limits.js";
 import { type Logger, silentLogger } from "../core/logger.js";
 import {
   addressRefusal,
+  canonicalAddress,
   checkAgentUrl,
   findGuardRefusal,
   GuardRefusal,
@@ -36,6 +37,11 @@ export interface HttpClientOptions {
   readonly logger?: Logger;
   /** Sent unless a request sets its own `user-agent`. */
   readonly userAgent?: string;
+  /**
+   * Addresses the guard treats as public. Tests only: it lets a loopback server stand in for a
+   * public site so that redirects and DNS rebinding are tested with the guard on.
+   */
+  readonly treatAsPublic?: readonly string[];
 }
 
 const DEFAULT_USER_AGENT = "evident/0.1 (+https://github.com/evident)";
@@ -55,12 +61,14 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
 class UndiciHttpClient implements HttpClient {
   readonly #options: HttpClientOptions;
   readonly #allowPrivate: boolean;
+  readonly #treatAsPublic: ReadonlySet<string>;
   #pools: Promise<{ operator: Dispatcher; agent: Dispatcher }> | undefined;
   #closed = false;
 
   constructor(options: HttpClientOptions) {
     this.#options = options;
     this.#allowPrivate = options.allowPrivateNetwork === true;
+    this.#treatAsPublic = new Set((options.treatAsPublic ?? []).map(canonicalAddress));
   }
 
   #getPools(): Promise<{ operator: Dispatcher; agent: Dispatcher }> {
@@ -69,12 +77,12 @@ class UndiciHttpClient implements HttpClient {
       const operator = new undici.Agent(lookup === undefined ? {} : { connect: { lookup } });
       if (this.#allowPrivate)
         return { operator, agent: new undici.Agent(lookup === undefined ? {} : { connect: { lookup } }) };
-      const base = undici.buildConnector({ lookup: guardedLookup(lookup) });
+      const base = undici.buildConnector({ lookup: guardedLookup(lookup, this.#treatAsPublic) });
       // IP literals never reach DNS, so the lookup hook cannot see them: check them here, on
       // the exact host undici is about to connect to.
       const connect: typeof base = (connectOptions, callback) => {
         const literal = literalHost(connectOptions.hostname);
-        const why = literal === undefined ? undefined : addressRefusal(literal);
+        const why = literal === undefined ? undefined : addressRefusal(literal, this.#treatAsPublic);
         if (why !== undefined) {
           callback(new GuardRefusal(connectOptions.hostname, `its host is a ${why}`), null);
           return;
@@ -167,7 +175,7 @@ class UndiciHttpClient implements HttpClient {
   }
 
   #policy() {
-    return { allowPrivateNetwork: this.#allowPrivate };
+    return { allowPrivateNetwork: this.#allowPrivate, treatAsPublic: this.#treatAsPublic };
   }
 
   #headers(request: HttpRequest): Record<string, string> {

@@ -20,6 +20,17 @@ export interface GuardPolicy {
    * private, loopback and link-local addresses. Schemes are still checked.
    */
   readonly allowPrivateNetwork: boolean;
+  /**
+   * Exact addresses treated as public. For tests only (a loopback server standing in for a public
+   * site, so redirects and rebinding can be tested with the guard on); never set by configuration.
+   */
+  readonly treatAsPublic?: ReadonlySet<string>;
+}
+
+/** The canonical text of an address (IPv4-mapped IPv6 unwrapped), for comparing exceptions. */
+export function canonicalAddress(address: string): string {
+  const bare = address.startsWith("[") && address.endsWith("]") ? address.slice(1, -1) : address;
+  return ipaddr.isValid(bare) ? ipaddr.process(bare).toString() : bare;
 }
 
 /**
@@ -32,9 +43,10 @@ const EXTRA_BLOCKED_V6: ReadonlyArray<[ipaddr.IPv6, number]> = [
 ];
 
 /** Why an address is not public, or undefined when it is public unicast. */
-export function addressRefusal(address: string): string | undefined {
+export function addressRefusal(address: string, treatAsPublic?: ReadonlySet<string>): string | undefined {
   const bare = address.startsWith("[") && address.endsWith("]") ? address.slice(1, -1) : address;
   if (!ipaddr.isValid(bare)) return "not an IP address";
+  if (treatAsPublic?.has(canonicalAddress(bare))) return undefined;
   // process() unwraps IPv4-mapped IPv6 (::ffff:a.b.c.d) so the IPv4 rules apply to it.
   const parsed = ipaddr.process(bare);
   const range = parsed.range();
@@ -78,9 +90,13 @@ export function checkAgentUrl(raw: string, policy: GuardPolicy): URL {
   }
   if (url.hostname === "") throw urlNotAllowed(raw, "it has no host");
   if (!policy.allowPrivateNetwork) {
+    // RFC 6761: these names are loopback by definition; refusing them needs no DNS query.
+    const name = url.hostname.toLowerCase().replace(/\.$/, "");
+    if (name === "localhost" || name.endsWith(".localhost"))
+      throw urlNotAllowed(raw, "its host is a loopback name");
     const host = literalHost(url.hostname);
     if (host !== undefined) {
-      const why = addressRefusal(host);
+      const why = addressRefusal(host, policy.treatAsPublic);
       if (why !== undefined) throw urlNotAllowed(raw, `its host is a ${why}`);
     }
   }
@@ -106,7 +122,10 @@ export type LookupFunction = (
  * for. Refusing on any non-public answer (not just filtering) keeps a name that mixes public and
  * private records from being used as a pivot.
  */
-export function guardedLookup(base: LookupFunction = dnsLookup as unknown as LookupFunction): LookupFunction {
+export function guardedLookup(
+  base: LookupFunction = dnsLookup as unknown as LookupFunction,
+  treatAsPublic?: ReadonlySet<string>,
+): LookupFunction {
   return (hostname, options, callback) => {
     base(hostname, { ...options, all: true }, (error, addresses) => {
       if (error) return callback(error, "", undefined);
@@ -117,7 +136,7 @@ export function guardedLookup(base: LookupFunction = dnsLookup as unknown as Loo
         return callback(Object.assign(new Error(`no address for ${hostname}`), { code: "ENOTFOUND" }), "");
       }
       for (const entry of list) {
-        const why = addressRefusal(entry.address);
+        const why = addressRefusal(entry.address, treatAsPublic);
         if (why !== undefined) {
           return callback(new GuardRefusal(hostname, `${hostname} resolves to a ${why}`), "", undefined);
         }

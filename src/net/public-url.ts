@@ -51,7 +51,7 @@ export async function assertPublicUrl(
 ): Promise<URL> {
   const url = checkAgentUrl(raw, policy);
   if (policy.allowPrivateNetwork || literalHost(url.hostname) !== undefined) return url;
-  const resolve = guardedLookup(lookup);
+  const resolve = guardedLookup(lookup, policy.treatAsPublic);
   await new Promise<void>((done, fail) => {
     resolve(url.hostname, { all: true }, (error, _addresses: string | LookupAddress[]) => {
       if (error instanceof GuardRefusal) fail(urlNotAllowed(raw, error.why));

@@ -14,7 +14,7 @@ import { PROVIDER_ATTEMPT_DEADLINE_MS, WEB_MAX_RESULTS_DEFAULT } from "../core/l
 import { type Logger, silentLogger } from "../core/logger.js";
 import type { ToolSuccess } from "../core/result.js";
 import { success } from "../core/result.js";
-import type { LookupFunction } from "../net/guard.js";
+import { canonicalAddress, type LookupFunction } from "../net/guard.js";
 import type { HttpClient } from "../net/http-client.js";
 import { assertPublicUrl } from "../net/public-url.js";
 import {
@@ -65,6 +65,8 @@ export interface RouterOptions {
   readonly attemptDeadlineMs?: number;
   readonly envelopeBudgetChars: number;
   readonly allowPrivateNetwork: boolean;
+  /** Addresses treated as public by the URL check (tests only; see HttpClientOptions). */
+  readonly treatAsPublic?: readonly string[];
   readonly logger?: Logger;
   /** DNS lookup for checking agent URLs before a provider is asked to fetch them. */
   readonly lookup?: LookupFunction;
@@ -143,7 +145,10 @@ export class WebRouter {
     // The URL is checked before any provider sees it, whichever provider fetches it.
     await assertPublicUrl(
       input.url,
-      { allowPrivateNetwork: this.#options.allowPrivateNetwork },
+      {
+        allowPrivateNetwork: this.#options.allowPrivateNetwork,
+        treatAsPublic: new Set((this.#options.treatAsPublic ?? []).map(canonicalAddress)),
+      },
       this.#options.lookup,
     );
     const call = withDeadline(signal, this.#options.callDeadlineMs, "web_read");

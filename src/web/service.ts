@@ -28,6 +28,8 @@ export interface WebServiceOptions {
   readonly lookup?: LookupFunction;
   /** Replaces adapter factories by adapter name (tests, embedding). */
   readonly factories?: Readonly<Record<string, ProviderFactory>>;
+  /** Addresses the guard treats as public (tests only; see HttpClientOptions.treatAsPublic). */
+  readonly treatAsPublic?: readonly string[];
   /** Default per-attempt deadline; PROVIDER_ATTEMPT_DEADLINE_MS when unset. */
   readonly attemptDeadlineMs?: number;
 }
@@ -116,6 +118,7 @@ export class WebService {
         allowPrivateNetwork: config.allowPrivateNetwork,
         logger,
         ...(this.#options.lookup === undefined ? {} : { lookup: this.#options.lookup }),
+        ...(this.#options.treatAsPublic === undefined ? {} : { treatAsPublic: this.#options.treatAsPublic }),
       });
       const factories = this.#options.factories;
       const providers = new ProviderSet(
@@ -160,6 +163,7 @@ export class WebService {
         : { attemptDeadlineMs: this.#options.attemptDeadlineMs }),
       envelopeBudgetChars: config.envelopeBudgetChars,
       allowPrivateNetwork: config.allowPrivateNetwork,
+      ...(this.#options.treatAsPublic === undefined ? {} : { treatAsPublic: this.#options.treatAsPublic }),
       logger: this.#options.logger,
       ...(this.#options.lookup === undefined ? {} : { lookup: this.#options.lookup }),
     });
