@@ -422,7 +422,11 @@ export class CodeSearchService {
     const notes = pageNotes(page);
     if (notes !== "") lines.push(notes.trimEnd());
     if (cursor !== undefined) {
-      lines.push(`Next page: call code_search with {"cursor":"${cursor}"} (matching lines ${to + 1}-).`);
+      // Page options are not part of a cursor, so say how to keep them.
+      lines.push(
+        `Next page: call code_search with {"cursor":"${cursor}"} (matching lines ${to + 1}-${sequence.length}; ` +
+          'repeat "limit", "context" or "redact" to keep them).',
+      );
     }
     return {
       text: `${frameText(snapshot, budget)}${lines.join("\n")}\n`,
