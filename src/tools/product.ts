@@ -1,10 +1,19 @@
 /**
  * The product's tools: only real tools are registered here, never placeholders. Every surface
- * (CLI, MCP stdio, MCP HTTP, SDK, Pi) builds its registry with this one function.
+ * (CLI, MCP stdio, MCP HTTP, SDK) builds its registry with this one function, so they list the
+ * same tools in the same order.
  */
+import { createCodeSearchTool } from "./code-search.js";
 import { ToolRegistry } from "./registry.js";
 import type { ToolEnvironment } from "./tool.js";
+import { createWebReadTool } from "./web-read.js";
+import { createWebSearchTool } from "./web-search.js";
 
-export function createProductRegistry(_environment: ToolEnvironment): ToolRegistry {
-  return new ToolRegistry();
+export const PRODUCT_TOOL_NAMES = ["web_search", "web_read", "code_search"] as const;
+
+export function createProductRegistry(environment: ToolEnvironment): ToolRegistry {
+  return new ToolRegistry()
+    .register(createWebSearchTool(environment))
+    .register(createWebReadTool(environment))
+    .register(createCodeSearchTool(environment));
 }

@@ -65,17 +65,21 @@ describe("A08: other runtimes run the built package", () => {
       );
       try {
         const { tools } = await client.listTools();
-        for (const tool of tools) assert.equal(tool.inputSchema.type, "object");
-        const names = tools.map((t) => t.name);
         assert.deepEqual(
-          names,
-          [...names].sort((a, b) => PRODUCT_ORDER.indexOf(a) - PRODUCT_ORDER.indexOf(b)),
+          tools.map((t) => t.name),
+          ["web_search", "web_read", "code_search"],
         );
+        const result = await client.callTool({
+          name: "code_search",
+          arguments: { pattern: "createEvident", path: "src", literal: true },
+        });
+        assert.equal(result.isError ?? false, false);
+        assert.ok((result.structuredContent as { totalMatches: number }).totalMatches >= 1);
+        const bad = await client.callTool({ name: "web_search", arguments: { query: "" } });
+        assert.equal(bad.isError, true);
       } finally {
         await client.close();
       }
     });
   }
 });
-
-const PRODUCT_ORDER = ["web_search", "web_read", "code_search"];

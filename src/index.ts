@@ -1,0 +1,60 @@
+/**
+ * The package entry: the SDK, the error contract, and the HTTP handler for serverless hosts.
+ */
+
+import { resolveHttpSettings } from "./adapters/mcp/http-config.js";
+import { createHttpHandler as createAdapterHandler, type HttpHandler } from "./adapters/mcp/http-handler.js";
+import { createStderrLogger, type Logger } from "./core/logger.js";
+import { createProductRegistry } from "./tools/product.js";
+
+export type { HttpHandler } from "./adapters/mcp/http-handler.js";
+export {
+  ERROR_CODES,
+  type ErrorCode,
+  type ErrorPayload,
+  EvidentError,
+  isEvidentError,
+} from "./core/errors.js";
+export type { Logger } from "./core/logger.js";
+export {
+  type CallOptions,
+  type CodeSearchInput,
+  type CodeSearchOutput,
+  createEvident,
+  type Evidence,
+  type Evident,
+  type EvidentOptions,
+  type WebReadInput,
+  type WebReadOutput,
+  type WebSearchInput,
+  type WebSearchOutput,
+} from "./sdk.js";
+export type { ContextUsage, ProgressUpdate } from "./tools/tool.js";
+
+export interface HttpHandlerOptions {
+  readonly cwd?: string;
+  /** Settings and credentials; the same EVIDENT_* variables as `evident mcp --transport http`. */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  readonly logger?: Logger;
+}
+
+/**
+ * The MCP Streamable HTTP endpoint as a web-standard `fetch(Request): Promise<Response>`, for
+ * serverless hosts. It enforces the same token, Host/Origin, size and concurrency rules as the
+ * `evident mcp --transport http` server, and throws `configuration_error` without a token
+ * unless EVIDENT_ALLOW_ANONYMOUS=true.
+ */
+export function createHttpHandler(options: HttpHandlerOptions = {}): HttpHandler {
+  const env = options.env ?? process.env;
+  const settings = resolveHttpSettings(env);
+  const logger = options.logger ?? createStderrLogger({ level: "warn" });
+  const registry = createProductRegistry({ cwd: options.cwd ?? process.cwd(), env, logger });
+  const handler = createAdapterHandler({ registry, logger, settings });
+  return {
+    ...handler,
+    close: async () => {
+      await handler.close();
+      await registry.close();
+    },
+  };
+}
