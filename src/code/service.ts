@@ -11,6 +11,7 @@
  * selection. Partial retention is said in the text and in the data.
  */
 import { resolve } from "node:path";
+import { cancelledError } from "../core/abort.js";
 import { EvidentError } from "../core/errors.js";
 import {
   DETAIL_PAGE_DEFAULT_MATCHES,
@@ -92,6 +93,8 @@ export class CodeSearchService {
   readonly #options: CodeSearchServiceOptions;
   readonly #store: SnapshotStore;
   #rgPath: Promise<string> | undefined;
+  readonly #running = new Map<AbortController, Promise<unknown>>();
+  #closed = false;
 
   constructor(options: CodeSearchServiceOptions) {
     this.#options = options;
@@ -103,11 +106,30 @@ export class CodeSearchService {
   }
 
   async run(input: CodeSearchInput, context: CallContext): Promise<CodeSearchResponse> {
+    if (this.#closed) throw new EvidentError("cancelled", "code_search is shutting down.");
     const request: CodeSearchRequest = normalizeRequest(input);
-    return request.kind === "page" ? this.#page(request, context) : this.#search(request, context);
+    // Each call gets its own signal so that close() can stop it without touching the caller's.
+    const controller = new AbortController();
+    const forward = () => controller.abort(context.signal.reason);
+    if (context.signal.aborted) forward();
+    else context.signal.addEventListener("abort", forward, { once: true });
+    const call = { ...context, signal: controller.signal };
+    const running = request.kind === "page" ? this.#page(request, call) : this.#search(request, call);
+    this.#running.set(controller, running);
+    try {
+      return await running;
+    } finally {
+      this.#running.delete(controller);
+      context.signal.removeEventListener("abort", forward);
+    }
   }
 
+  /** Stops running searches (awaiting their processes) and drops every snapshot. */
   async close(): Promise<void> {
+    this.#closed = true;
+    const running = [...this.#running];
+    for (const [controller] of running) controller.abort(cancelledError());
+    await Promise.allSettled(running.map(([, call]) => call));
     await this.#store.close();
   }
 

@@ -7,7 +7,8 @@ import { codeSearchOutputSchema } from "../../src/code/schema.js";
 import { silentLogger } from "../../src/core/logger.js";
 import { createCodeSearchTool } from "../../src/tools/code-search.js";
 import type { ProgressUpdate } from "../../src/tools/tool.js";
-import { makeTree, removeTree } from "./helpers.js";
+import { isAlive, makeTree, removeTree } from "./helpers.js";
+import { ctx, errorCode, makeService } from "./service-helpers.js";
 
 /**
  * A named pipe holds ripgrep in its read until the test writes: a search that takes as long as
@@ -99,6 +100,34 @@ describe("structured data", () => {
       );
       for (const view of views) assert.equal(codeSearchOutputSchema.safeParse(view.data).success, true);
       await tool.close?.();
+    } finally {
+      await removeTree(root);
+    }
+  });
+});
+
+describe("closing", () => {
+  it("G11: close stops a running search, awaits its ripgrep, and refuses later calls", async () => {
+    const root = await makeTree({ "a.txt": "needle\n" });
+    execFileSync("mkfifo", [join(root, "pipe")]);
+    const pids: number[] = [];
+    let spawned: () => void = () => {};
+    const contentSearch = new Promise<void>((resolve) => {
+      spawned = resolve;
+    });
+    const service = makeService(root, {
+      onProcessSpawn: (pid) => {
+        pids.push(pid);
+        if (pids.length === 2) spawned();
+      },
+    });
+    try {
+      const outcome = errorCode(service.run({ pattern: "needle", path: "pipe" }, ctx()));
+      await contentSearch;
+      await service.close();
+      assert.equal(await outcome, "cancelled");
+      for (const pid of pids) assert.equal(isAlive(pid), false);
+      assert.equal(await errorCode(service.run({ pattern: "needle" }, ctx())), "cancelled");
     } finally {
       await removeTree(root);
     }
