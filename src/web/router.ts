@@ -8,7 +8,7 @@
  * An explicit `reader` is tried alone, never with a fallback. The router decides; adapters only
  * translate, and the envelope only formats.
  */
-import { abortReason, withDeadline } from "../core/abort.js";
+import { abortReason, type Deadline, deadlineError, withDeadline } from "../core/abort.js";
 import { EvidentError } from "../core/errors.js";
 import { PROVIDER_ATTEMPT_DEADLINE_MS, WEB_MAX_RESULTS_DEFAULT } from "../core/limits.js";
 import { type Logger, silentLogger } from "../core/logger.js";
@@ -94,7 +94,7 @@ export class WebRouter {
       ...(input.timeRange === undefined ? {} : { timeRange: input.timeRange }),
       ...(input.intent === undefined ? {} : { intent: input.intent }),
     };
-    const call = withDeadline(signal, this.#options.callDeadlineMs, "web_search");
+    const call = callDeadline(signal, this.#options.callDeadlineMs, "web_search");
     try {
       const base = {
         tool: "web_search" as const,
@@ -151,7 +151,7 @@ export class WebRouter {
       },
       this.#options.lookup,
     );
-    const call = withDeadline(signal, this.#options.callDeadlineMs, "web_read");
+    const call = callDeadline(signal, this.#options.callDeadlineMs, "web_read");
     try {
       const candidates = reader ?? this.#options.readRoute;
       const warnings: string[] = [];
@@ -404,6 +404,28 @@ function allFailed(
   return new EvidentError(code, message, {
     details: { provider_errors: failures, providers_attempted: attempted },
   });
+}
+
+/**
+ * The overall deadline of a call. Unlike attempt deadlines its timer is not unref'd: a call in
+ * progress keeps the process alive until it ends or its deadline fires, even when the provider
+ * holds no socket (a CLI run must not exit silently with a pending call).
+ */
+function callDeadline(parent: AbortSignal, ms: number, what: string): Deadline {
+  const inner = withDeadline(parent, ms, what);
+  const controller = new AbortController();
+  const forward = () => controller.abort(inner.signal.reason);
+  if (inner.signal.aborted) forward();
+  else inner.signal.addEventListener("abort", forward, { once: true });
+  const timer = setTimeout(() => controller.abort(deadlineError(what, ms)), ms);
+  return {
+    signal: controller.signal,
+    dispose() {
+      clearTimeout(timer);
+      inner.signal.removeEventListener("abort", forward);
+      inner.dispose();
+    },
+  };
 }
 
 function raceAbort<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {

@@ -10,8 +10,8 @@ describe("createHttpClient", () => {
   let server: Loopback;
   const client = createHttpClient();
   // Resolves, once the stalled response has started, with a promise of its socket's close.
-  let stalled: (closed: Promise<void>) => void = () => {};
-  const firstBodyChunkSent = new Promise<Promise<void>>((resolve) => {
+  let stalled: (socket: { closed: Promise<void> }) => void = () => {};
+  const firstBodyChunkSent = new Promise<{ closed: Promise<void> }>((resolve) => {
     stalled = resolve;
   });
 
@@ -37,7 +37,7 @@ describe("createHttpClient", () => {
         pump();
       } else if (req.url === "/stall") {
         res.write("partial");
-        stalled(new Promise((resolve) => req.socket.once("close", () => resolve())));
+        stalled({ closed: new Promise((resolve) => req.socket.once("close", () => resolve())) });
       } else if (req.url === "/redirect") {
         res.statusCode = 302;
         res.setHeader("location", "/json");
@@ -118,7 +118,7 @@ describe("createHttpClient", () => {
       trust: "operator",
       signal: controller.signal,
     });
-    const socketClosed = await firstBodyChunkSent;
+    const { closed: socketClosed } = await firstBodyChunkSent;
     const reason = new EvidentError("cancelled", "stop");
     controller.abort(reason);
     await assert.rejects(pending, (error: unknown) => error === reason);
