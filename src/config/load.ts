@@ -269,13 +269,14 @@ async function resolve(env: Env, options: LoadConfigOptions): Promise<WebConfig>
     }
     if (deadline !== undefined)
       next.attemptDeadlineMs = positiveInt(deadlineVar, deadline, WEB_CALL_DEADLINE_MS * 10);
-    const { unavailable: _previous, ...rest } = spec;
-    const stillUnavailable =
-      spec.adapter === "searxng" && next.baseUrl === undefined ? spec.unavailable : undefined;
+    // A base URL supplied here is the one thing a SearXNG entry may have been missing.
+    const fixed =
+      spec.adapter === "searxng" && next.baseUrl !== undefined && spec.unavailable?.includes("baseUrl");
+    const { unavailable, ...rest } = spec;
     providers.set(id, {
       ...rest,
       options: next,
-      ...(stillUnavailable === undefined ? {} : { unavailable: stillUnavailable }),
+      ...(unavailable === undefined || fixed ? {} : { unavailable }),
     });
   }
 

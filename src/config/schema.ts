@@ -74,8 +74,12 @@ const common = {
 
 const keyed = { apiKey: secretSchema.optional(), ...common };
 
+/**
+ * A discriminated union on `type`, so that a mistake inside an entry is reported on the key that
+ * is wrong (`providers.tavily.apiKeyy`), not as "no union member matched".
+ */
 export function createProviderEntrySchema(mcpEntry: z.ZodType) {
-  return z.union([
+  return z.discriminatedUnion("type", [
     z.strictObject({
       type: z.literal("tavily"),
       ...keyed,
@@ -112,7 +116,9 @@ export function createProviderEntrySchema(mcpEntry: z.ZodType) {
     }),
     z.strictObject({ type: z.literal("duckduckgo"), ...common, userAgent: z.string().min(1).optional() }),
     z.strictObject({ type: z.literal("direct"), attemptDeadlineMs: common.attemptDeadlineMs }),
-    mcpEntry,
+    // The `mcp` adapter's own strict object with `type: "mcp"`; typed loosely to keep this layer
+    // free of web/ imports.
+    mcpEntry as unknown as z.ZodObject<{ type: z.ZodLiteral<"mcp"> }>,
   ]);
 }
 

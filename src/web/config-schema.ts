@@ -1,8 +1,8 @@
 /**
  * The complete config file schema: the config layer's schema with the `mcp` adapter's entry
- * schema plugged in. The loader enforces it and `docs/schema/config.schema.json` is generated
- * from it (`npx tsx scripts/../src/web/config-schema.ts` is not needed: see
- * `configJsonSchema()` and the test that compares the two).
+ * schema plugged in. The loader enforces it; `docs/schema/config.schema.json` is
+ * `configJsonSchema()` written out, and test/config/schema.test.ts fails when they differ (its
+ * message gives the command that regenerates the file).
  */
 import { z } from "zod";
 import { createConfigFileSchema } from "../config/schema.js";

@@ -1,0 +1,215 @@
+import assert from "node:assert/strict";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, describe, it } from "node:test";
+import { type ConfigResult, configPath, loadConfig, type WebConfig } from "../../src/config/load.js";
+import { WEB_CALL_DEADLINE_MS, WEB_ENVELOPE_BUDGET_CHARS } from "../../src/core/limits.js";
+import { configFileSchema, configJsonSchema } from "../../src/web/config-schema.js";
+
+const dir = mkdtempSync(join(tmpdir(), "evident-config-"));
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+/** An environment with no config file unless the test writes one: XDG points at an empty dir. */
+function env(vars: Record<string, string> = {}): Record<string, string> {
+  return { XDG_CONFIG_HOME: join(dir, "none"), ...vars };
+}
+
+let fileCount = 0;
+function withFile(content: unknown, vars: Record<string, string> = {}): Record<string, string> {
+  const path = join(dir, `config-${fileCount++}.json`);
+  writeFileSync(path, typeof content === "string" ? content : JSON.stringify(content), { mode: 0o600 });
+  return env({ EVIDENT_CONFIG: path, ...vars });
+}
+
+async function ok(vars: Record<string, string>): Promise<WebConfig> {
+  const result = await loadConfig(vars, { schema: configFileSchema });
+  if (!result.ok) assert.fail(result.error.message);
+  return result.config;
+}
+
+async function fails(vars: Record<string, string>): Promise<Extract<ConfigResult, { ok: false }>> {
+  const result = await loadConfig(vars, { schema: configFileSchema });
+  assert.equal(result.ok, false, "expected a configuration error");
+  return result as Extract<ConfigResult, { ok: false }>;
+}
+
+describe("configuration", () => {
+  it("nothing configured: search duckduckgo, read direct, documented defaults", async () => {
+    const config = await ok(env());
+    assert.deepEqual(config.searchRoute, ["duckduckgo"]);
+    assert.deepEqual(config.readRoute, ["direct"]);
+    assert.equal(config.searchRouteSource, "default");
+    assert.equal(config.allowPrivateNetwork, false);
+    assert.equal(config.envelopeBudgetChars, WEB_ENVELOPE_BUDGET_CHARS);
+    assert.equal(config.callDeadlineMs, WEB_CALL_DEADLINE_MS);
+    assert.deepEqual([...config.providers.keys()], ["duckduckgo", "direct"]);
+  });
+
+  it("the config path is $XDG_CONFIG_HOME/evident/config.json unless EVIDENT_CONFIG says otherwise", () => {
+    assert.equal(configPath({ XDG_CONFIG_HOME: "/x" }).path, join("/x", "evident", "config.json"));
+    assert.deepEqual(configPath({ XDG_CONFIG_HOME: "/x", EVIDENT_CONFIG: "/y.json" }), {
+      path: "/y.json",
+      explicit: true,
+    });
+  });
+
+  it("S03: credentials in the environment make providers available; the default route is one provider, no fallback", async () => {
+    const config = await ok(
+      env({ BRAVE_API_KEY: "bk", TAVILY_API_KEY: "tk", SEARXNG_URL: "http://127.0.0.1:8888" }),
+    );
+    assert.deepEqual(config.searchRoute, ["tavily"]);
+    assert.equal(config.providers.get("brave")?.options.apiKey, "bk");
+    assert.equal(config.providers.get("searxng")?.options.baseUrl, "http://127.0.0.1:8888");
+    assert.ok(config.secrets.includes("tk"));
+    // BRAVE_SEARCH_API_KEY wins over BRAVE_API_KEY.
+    const both = await ok(env({ BRAVE_SEARCH_API_KEY: "first", BRAVE_API_KEY: "second" }));
+    assert.equal(both.providers.get("brave")?.options.apiKey, "first");
+    assert.deepEqual(both.searchRoute, ["brave"]);
+  });
+
+  it("the Responses endpoint needs a model; without one the provider explains instead of vanishing", async () => {
+    const config = await ok(
+      env({ EVIDENT_RESPONSES_BASE_URL: "http://127.0.0.1:9/", EVIDENT_RESPONSES_API_KEY: "k" }),
+    );
+    assert.match(config.providers.get("responses")?.unavailable ?? "", /EVIDENT_RESPONSES_MODEL/);
+    const full = await ok(
+      env({ EVIDENT_RESPONSES_BASE_URL: "http://127.0.0.1:9/", EVIDENT_RESPONSES_MODEL: "m" }),
+    );
+    assert.deepEqual(full.providers.get("responses")?.options, {
+      baseUrl: "http://127.0.0.1:9/",
+      model: "m",
+    });
+  });
+
+  it("S03: env routes are ordered and deduplicated; unknown ids name the variable", async () => {
+    const config = await ok(
+      env({
+        TAVILY_API_KEY: "t",
+        EVIDENT_SEARCH_ROUTE: "tavily, duckduckgo,tavily",
+        EVIDENT_READ_ROUTE: "direct",
+      }),
+    );
+    assert.deepEqual(config.searchRoute, ["tavily", "duckduckgo"]);
+    assert.equal(config.searchRouteSource, "environment");
+    const bad = await fails(env({ EVIDENT_SEARCH_ROUTE: "duckduckgo,brave" }));
+    assert.equal(bad.error.code, "configuration_error");
+    assert.equal(bad.error.details.key, "EVIDENT_SEARCH_ROUTE");
+    assert.match(bad.error.message, /brave/);
+    const cannot = await fails(env({ EVIDENT_READ_ROUTE: "duckduckgo" }));
+    assert.match(cannot.error.message, /cannot read/);
+  });
+
+  it("EVIDENT_<ID>_BASE_URL overrides any provider's base URL; a bad value names the variable", async () => {
+    const config = await ok(env({ TAVILY_API_KEY: "t", EVIDENT_TAVILY_BASE_URL: "http://127.0.0.1:1234/" }));
+    assert.equal(config.providers.get("tavily")?.options.baseUrl, "http://127.0.0.1:1234/");
+    const ddg = await ok(env({ EVIDENT_DUCKDUCKGO_BASE_URL: "http://127.0.0.1:1/" }));
+    assert.equal(ddg.providers.get("duckduckgo")?.options.baseUrl, "http://127.0.0.1:1/");
+    const bad = await fails(env({ TAVILY_API_KEY: "t", EVIDENT_TAVILY_BASE_URL: "ftp://x" }));
+    assert.equal(bad.error.details.key, "EVIDENT_TAVILY_BASE_URL");
+  });
+
+  it("EVIDENT_ALLOW_PRIVATE_NETWORK is true/false only", async () => {
+    assert.equal((await ok(env({ EVIDENT_ALLOW_PRIVATE_NETWORK: "true" }))).allowPrivateNetwork, true);
+    assert.equal((await ok(env({ EVIDENT_ALLOW_PRIVATE_NETWORK: "false" }))).allowPrivateNetwork, false);
+    const bad = await fails(env({ EVIDENT_ALLOW_PRIVATE_NETWORK: "yes please" }));
+    assert.equal(bad.error.details.key, "EVIDENT_ALLOW_PRIVATE_NETWORK");
+  });
+
+  it("a config file defines providers, credential references, routes, intents and switches", async () => {
+    const config = await ok(
+      withFile(
+        {
+          providers: {
+            tav: {
+              type: "tavily",
+              apiKey: { env: "MY_TAVILY" },
+              attemptDeadlineMs: 5000,
+              searchDepth: "advanced",
+            },
+            searx: { type: "searxng", baseUrl: "http://127.0.0.1:8080" },
+            fc: { type: "firecrawl", apiKey: "fc-saved" },
+            exa: { type: "mcp", preset: "exa-hosted" },
+          },
+          search: { route: ["searx", "tav"], intents: { news: ["tav"] } },
+          read: { route: ["fc", "direct"] },
+          allowPrivateNetwork: true,
+          envelopeBudgetChars: 10_000,
+          callDeadlineMs: 30_000,
+        },
+        { MY_TAVILY: "from-env" },
+      ),
+    );
+    assert.deepEqual(config.providers.get("tav")?.options, {
+      apiKey: "from-env",
+      attemptDeadlineMs: 5000,
+      searchDepth: "advanced",
+    });
+    assert.equal(config.providers.get("exa")?.adapter, "mcp");
+    assert.deepEqual(config.searchRoute, ["searx", "tav"]);
+    assert.deepEqual(config.intentRoutes, { news: ["tav"] });
+    assert.deepEqual(config.readRoute, ["fc", "direct"]);
+    assert.equal(config.allowPrivateNetwork, true);
+    assert.equal(config.allowPrivateNetworkSource, "config-file");
+    assert.equal(config.envelopeBudgetChars, 10_000);
+    assert.equal(config.callDeadlineMs, 30_000);
+    assert.ok(config.secrets.includes("fc-saved") && config.secrets.includes("from-env"));
+  });
+
+  it("the environment wins over the file for routes and the private-network switch", async () => {
+    const config = await ok(
+      withFile(
+        { search: { route: ["duckduckgo"] }, allowPrivateNetwork: true },
+        { TAVILY_API_KEY: "t", EVIDENT_SEARCH_ROUTE: "tavily", EVIDENT_ALLOW_PRIVATE_NETWORK: "false" },
+      ),
+    );
+    assert.deepEqual(config.searchRoute, ["tavily"]);
+    assert.equal(config.allowPrivateNetwork, false);
+  });
+
+  it("S11: an unset credential reference makes that provider explain itself, not the whole config fail", async () => {
+    const config = await ok(
+      withFile({ providers: { tav: { type: "tavily", apiKey: { env: "UNSET_VAR_X" } } } }),
+    );
+    assert.match(config.providers.get("tav")?.unavailable ?? "", /UNSET_VAR_X/);
+  });
+
+  it("errors name the bad key", async () => {
+    const cases: Array<[unknown, string]> = [
+      [{ providers: { tav: { type: "tavily", apiKeyy: "x" } } }, "providers.tav.apiKeyy"],
+      [{ providers: { tav: { type: "tavly" } } }, "providers.tav.type"],
+      [{ providers: { "Bad Id": { type: "brave" } } }, "providers"],
+      [{ search: { route: ["nope"] } }, "search.route[0]"],
+      [{ search: { rout: ["duckduckgo"] } }, "search.rout"],
+      [{ envelopeBudgetChars: 10 }, "envelopeBudgetChars"],
+      [{ providers: { exa: { type: "mcp", preset: "exa-hosted", tools: {} } } }, "providers.exa.tools"],
+      [{ providers: { s: { type: "searxng", baseUrl: "file:///x" } } }, "providers.s.baseUrl"],
+    ];
+    for (const [content, key] of cases) {
+      const bad = await fails(withFile(content));
+      assert.equal(bad.error.code, "configuration_error");
+      assert.ok(
+        String(bad.error.details.key).startsWith(key),
+        `${String(bad.error.details.key)} should start with ${key}`,
+      );
+      assert.ok(bad.error.message.includes(key), bad.error.message);
+    }
+  });
+
+  it("a file that is not JSON, or an EVIDENT_CONFIG that does not exist, is a configuration_error", async () => {
+    assert.match((await fails(withFile("{ not json"))).error.message, /not valid JSON/);
+    const missing = await fails(env({ EVIDENT_CONFIG: join(dir, "missing.json") }));
+    assert.equal(missing.error.details.key, "EVIDENT_CONFIG");
+  });
+
+  it("docs/schema/config.schema.json is the schema the loader enforces", () => {
+    const documented = JSON.parse(
+      readFileSync(new URL("../../docs/schema/config.schema.json", import.meta.url), "utf8"),
+    );
+    assert.deepEqual(
+      documented,
+      configJsonSchema(),
+      'regenerate with: npx tsx -e \'import("./src/web/config-schema.ts").then(m => process.stdout.write(JSON.stringify(m.configJsonSchema(), null, 2) + "\\n"))\' > docs/schema/config.schema.json',
+    );
+  });
+});
