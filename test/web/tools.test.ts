@@ -1,0 +1,274 @@
+/**
+ * web_search and web_read end to end through the tool registry: configuration from an explicit
+ * environment object, real adapters against loopback servers, the real direct reader.
+ */
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import type { ProviderSpec } from "../../src/config/load.js";
+import { silentLogger } from "../../src/core/logger.js";
+import { ToolRegistry } from "../../src/tools/registry.js";
+import type { ToolEnvironment } from "../../src/tools/tool.js";
+import { createWebReadTool } from "../../src/tools/web-read.js";
+import { createWebSearchTool } from "../../src/tools/web-search.js";
+import type { WebToolOptions } from "../../src/tools/web-shared.js";
+import { type Loopback, startLoopback } from "../net/loopback.js";
+import { fake, latch, rows } from "./helpers.js";
+
+const dir = mkdtempSync(join(tmpdir(), "evident-tools-"));
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+function registry(vars: Record<string, string>, options: WebToolOptions = {}) {
+  const env: ToolEnvironment = {
+    cwd: dir,
+    // Only what the test sets: never the developer's real keys or switches.
+    env: { XDG_CONFIG_HOME: join(dir, "no-config"), ...vars },
+    logger: silentLogger,
+  };
+  return new ToolRegistry()
+    .register(createWebSearchTool(env, options))
+    .register(createWebReadTool(env, options));
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: result payloads are read loosely; their shapes are asserted.
+type Json = Record<string, any>;
+const payload = (result: { isError: boolean; data: unknown }) => result.data as Json;
+
+describe("web tools", () => {
+  let vendor: Loopback;
+  let site: Loopback;
+
+  before(async () => {
+    vendor = await startLoopback((req, res, body) => {
+      res.setHeader("content-type", "application/json");
+      if (req.url === "/search" && req.headers.authorization === "Bearer tvly-test") {
+        const { query } = JSON.parse(body) as { query: string };
+        res.end(
+          JSON.stringify({
+            answer: `about ${query}`,
+            results: [{ title: "Result", url: "https://example.com/r", content: "snippet", score: 1 }],
+          }),
+        );
+      } else {
+        res.statusCode = 401;
+        res.end(JSON.stringify({ detail: "bad key tvly-test" }));
+      }
+    });
+    site = await startLoopback((req, res) => {
+      if (req.url === "/article") {
+        res.setHeader("content-type", "text/html; charset=utf-8");
+        res.end(`<!doctype html><html><head><title>An article</title></head><body>
+          <nav><a href="/home">Home</a></nav>
+          <article><h1>Heading</h1><p>${"The main text of the article. ".repeat(30)}</p>
+          <p>See <a href="/other">other page</a> and <a href="https://example.org/x">elsewhere</a>.</p></article>
+          <footer>footer</footer></body></html>`);
+      } else if (req.url === "/plain") {
+        res.setHeader("content-type", "text/plain");
+        res.end("  plain *text* stays as is\n");
+      } else if (req.url === "/pdf") {
+        res.setHeader("content-type", "application/pdf");
+        res.end("%PDF-1.4");
+      } else if (req.url === "/redirect-private") {
+        res.statusCode = 302;
+        res.setHeader("location", "http://169.254.169.254/latest/meta-data/");
+        res.end();
+      } else if (req.url === "/huge") {
+        res.setHeader("content-type", "text/plain");
+        res.end("word ".repeat(200_000));
+      } else {
+        res.statusCode = 404;
+        res.end("not found");
+      }
+    });
+  });
+  after(async () => {
+    await vendor.close();
+    await site.close();
+  });
+
+  it("web_search through a configured vendor: provenance, results under the provider id, sanitized failure", async () => {
+    const tools = registry({ TAVILY_API_KEY: "tvly-test", EVIDENT_TAVILY_BASE_URL: vendor.url });
+    try {
+      const result = await tools.call("web_search", { query: "evident" });
+      assert.equal(result.isError, false, result.text);
+      const data = payload(result);
+      assert.deepEqual(data.provenance.used, ["tavily"]);
+      assert.deepEqual(data.provenance.anonymous, []);
+      assert.equal(data.results.tavily.answer, "about evident");
+      assert.equal(data.results.tavily.results[0].url, "https://example.com/r");
+      assert.equal(result.text, JSON.stringify(data));
+      const bad = registry({ TAVILY_API_KEY: "wrong", EVIDENT_TAVILY_BASE_URL: vendor.url });
+      const failed = await bad.call("web_search", { query: "evident" });
+      assert.equal(failed.isError, true);
+      assert.equal(payload(failed).error.code, "provider_failed");
+      assert.deepEqual(payload(failed).error.provider_errors, { tavily: "tavily HTTP 401" });
+      assert.ok(!failed.text.includes("wrong") && !failed.text.includes("bad key"));
+      await bad.close();
+    } finally {
+      await tools.close();
+    }
+  });
+
+  it("A07 A12: invalid arguments and key-like fields are invalid_arguments naming the field", async () => {
+    const tools = registry({});
+    try {
+      const cases: Array<[string, unknown, string]> = [
+        ["web_search", { query: "" }, "query"],
+        ["web_search", { query: "x".repeat(4_001) }, "query"],
+        ["web_search", { query: "q", maxResults: 21 }, "maxResults"],
+        ["web_search", { query: "q", timeRange: "decade" }, "timeRange"],
+        ["web_search", { query: "q", providers: [] }, "providers"],
+        ["web_search", { query: "q", providers: ["duckduckgo", "nope"] }, "providers[1]"],
+        ["web_search", { query: "q", apiKey: "sk-123" }, "apiKey"],
+        ["web_read", { url: "https://example.com/", reader: "nope" }, "reader"],
+        ["web_read", { url: "https://example.com/", headers: {} }, "headers"],
+      ];
+      for (const [tool, args, field] of cases) {
+        const result = await tools.call(tool, args);
+        assert.equal(result.isError, true, JSON.stringify(args));
+        assert.equal(payload(result).error.code, "invalid_arguments", JSON.stringify(args));
+        assert.equal(payload(result).error.field, field, JSON.stringify(args));
+      }
+    } finally {
+      await tools.close();
+    }
+  });
+
+  it("tools are read-only, open-world, and describe their inputs", () => {
+    const tools = registry({});
+    for (const listing of tools.list()) {
+      assert.equal(listing.annotations.readOnlyHint, true);
+      assert.equal(listing.annotations.openWorldHint, true);
+    }
+    const search = tools.list().find((l) => l.name === "web_search");
+    assert.deepEqual(Object.keys(((search?.inputSchema ?? {}) as Json).properties).sort(), [
+      "intent",
+      "maxResults",
+      "providers",
+      "query",
+      "timeRange",
+    ]);
+    const read = tools.list().find((l) => l.name === "web_read");
+    assert.deepEqual(Object.keys(((read?.inputSchema ?? {}) as Json).properties).sort(), [
+      "focus",
+      "reader",
+      "url",
+    ]);
+  });
+
+  it("direct (keyless default) reads the main content as Markdown, anonymous, with absolute links", async () => {
+    const tools = registry({}, { treatAsPublic: ["127.0.0.1"] });
+    try {
+      const url = `${site.url}/article`;
+      const result = await tools.call("web_read", { url });
+      assert.equal(result.isError, false, result.text);
+      const data = payload(result);
+      assert.equal(data.provenance.url, url);
+      assert.deepEqual(data.provenance.used, ["direct"]);
+      assert.deepEqual(data.provenance.anonymous, ["direct"]);
+      assert.equal(data.title, "An article");
+      const text = data.content[0].text as string;
+      assert.match(text, /# Heading/);
+      assert.match(text, /The main text of the article\./);
+      assert.doesNotMatch(text, /footer/);
+      assert.match(text, new RegExp(`\\(${site.url}/other\\)`));
+      assert.equal(data.truncated, false);
+      // Loopback links are not public sources; the public one is indexed.
+      assert.deepEqual(data.sources, ["https://example.org/x"]);
+    } finally {
+      await tools.close();
+    }
+  });
+
+  it("direct passes plain text through, refuses other types clearly, and clips huge pages to the budget", async () => {
+    const tools = registry({ EVIDENT_ENVELOPE_BUDGET_CHARS: "5000" }, { treatAsPublic: ["127.0.0.1"] });
+    try {
+      const plain = payload(await tools.call("web_read", { url: `${site.url}/plain` }));
+      assert.deepEqual(plain.content, [{ type: "text", text: "  plain *text* stays as is\n" }]);
+      const pdf = await tools.call("web_read", { url: `${site.url}/pdf` });
+      assert.equal(pdf.isError, true);
+      assert.match(payload(pdf).error.message, /cannot read application\/pdf/);
+      const huge = await tools.call("web_read", { url: `${site.url}/huge` });
+      assert.ok(huge.text.length <= 5000);
+      assert.equal(payload(huge).truncated, true);
+      assert.equal(payload(huge).contentChars.total, "word ".repeat(200_000).length);
+    } finally {
+      await tools.close();
+    }
+  });
+
+  it("S22: web_read refuses private URLs and redirects to private addresses with url_not_allowed", async () => {
+    const guarded = registry({});
+    const standIn = registry({}, { treatAsPublic: ["127.0.0.1"] });
+    try {
+      const direct = await guarded.call("web_read", { url: `${site.url}/plain` });
+      assert.equal(payload(direct).error.code, "url_not_allowed");
+      const redirected = await standIn.call("web_read", { url: `${site.url}/redirect-private` });
+      assert.equal(payload(redirected).error.code, "url_not_allowed");
+    } finally {
+      await guarded.close();
+      await standIn.close();
+    }
+  });
+
+  it("S11: an invalid configuration hides no tool; each call explains it", async () => {
+    const path = join(dir, "broken.json");
+    writeFileSync(path, JSON.stringify({ providers: { x: { type: "brave", key: "oops" } } }));
+    const tools = registry({ EVIDENT_CONFIG: path });
+    try {
+      assert.deepEqual(tools.names(), ["web_search", "web_read"]);
+      for (const [name, args] of [
+        ["web_search", { query: "q" }],
+        ["web_read", { url: "https://example.com/" }],
+      ] as const) {
+        const result = await tools.call(name, args);
+        assert.equal(payload(result).error.code, "configuration_error");
+        assert.match(payload(result).error.message, /providers\.x\.key/);
+      }
+    } finally {
+      await tools.close();
+    }
+  });
+
+  it("S10: a changed config file builds a new router; the old one retires after its in-flight call", async () => {
+    const path = join(dir, "live.json");
+    writeFileSync(path, JSON.stringify({ providers: { one: { type: "tavily", apiKey: "k" } } }));
+    const closed: string[] = [];
+    const release = latch();
+    const started = latch();
+    let generation = 0;
+    const factories = {
+      tavily: async (spec: ProviderSpec) => {
+        const mine = ++generation;
+        const provider = fake(spec.id, {
+          search: async () => {
+            if (mine === 1) {
+              started.resolve();
+              await release.promise;
+            }
+            return rows(`${spec.id}-gen${mine}`);
+          },
+        });
+        return { ...provider, close: async () => void closed.push(`${spec.id}#${mine}`) };
+      },
+    };
+    const tools = registry({ EVIDENT_CONFIG: path }, { factories });
+    try {
+      const first = tools.call("web_search", { query: "q" });
+      await started.promise;
+      writeFileSync(path, JSON.stringify({ providers: { two: { type: "tavily", apiKey: "k" } } }));
+      const second = payload(await tools.call("web_search", { query: "q" }));
+      assert.deepEqual(second.provenance.used, ["two"]);
+      assert.deepEqual(closed, [], "the old generation must wait for its in-flight call");
+      release.resolve();
+      const firstData = payload(await first);
+      assert.deepEqual(firstData.provenance.used, ["one"]);
+      await tools.close();
+      assert.deepEqual(closed.sort(), ["one#1", "two#2"]);
+    } finally {
+      await tools.close();
+    }
+  });
+});
