@@ -119,6 +119,7 @@ export class RgJsonParser {
   #pending: Buffer[] = [];
   #pendingBytes = 0;
   #summary: RgSummary | undefined;
+  readonly #pathMemo: PathMemo = { raw: "", path: "" };
 
   constructor(
     private readonly onMatch: (match: ParsedMatch) => void,
@@ -181,7 +182,7 @@ export class RgJsonParser {
 
   #line(line: string): void {
     if (line.startsWith(MATCH_PREFIX)) {
-      const data = fastMatchEvent(line) ?? (parseJson(line) as { data: RgMatchEvent }).data;
+      const data = fastMatchEvent(line, this.#pathMemo) ?? (parseJson(line) as { data: RgMatchEvent }).data;
       this.onMatch(toMatch(data));
     } else if (line.startsWith(SUMMARY_PREFIX)) {
       const event = parseJson(line) as {
@@ -207,6 +208,12 @@ function decode(data: RgData): { text: string; lossy: boolean; raw: Buffer | und
   return { text: raw.toString("utf8"), lossy: true, raw };
 }
 
+/** The last decoded path, by its raw JSON spelling. */
+export interface PathMemo {
+  raw: string;
+  path: string;
+}
+
 const FAST_HEAD = '{"type":"match","data":{"path":{"text":';
 const FAST_LINES = '},"lines":{"text":';
 const FAST_TAIL = '},"line_number":';
@@ -219,7 +226,7 @@ const SUBMATCH_END = /},"start":(\d+),"end":(\d+)}[,\]]/g;
  * read by anchored patterns. The delimiters used all contain an unescaped quote, so none can
  * occur inside a JSON string. Anything unexpected returns undefined and takes the full parse.
  */
-export function fastMatchEvent(line: string): RgMatchEvent | undefined {
+export function fastMatchEvent(line: string, previous?: PathMemo): RgMatchEvent | undefined {
   if (!line.startsWith(FAST_HEAD)) return undefined;
   const pathEnd = line.indexOf(FAST_LINES, FAST_HEAD.length);
   if (pathEnd === -1) return undefined;
@@ -231,13 +238,19 @@ export function fastMatchEvent(line: string): RgMatchEvent | undefined {
   if (numbers === null || !line.endsWith("]}}")) return undefined;
   let path: unknown;
   let text: unknown;
+  const rawPath = line.slice(FAST_HEAD.length, pathEnd);
   try {
-    path = JSON.parse(line.slice(FAST_HEAD.length, pathEnd));
+    // A file's matches arrive together: reuse its decoded path (one string, not one per line).
+    path = previous !== undefined && previous.raw === rawPath ? previous.path : JSON.parse(rawPath);
     text = JSON.parse(line.slice(textStart, textEnd));
   } catch {
     return undefined;
   }
   if (typeof path !== "string" || typeof text !== "string") return undefined;
+  if (previous !== undefined) {
+    previous.raw = rawPath;
+    previous.path = path;
+  }
   const submatches: { start: number; end: number }[] = [];
   SUBMATCH_END.lastIndex = NUMBERS.lastIndex;
   for (let m = SUBMATCH_END.exec(line); m !== null; m = SUBMATCH_END.exec(line)) {
