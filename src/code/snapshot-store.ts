@@ -209,9 +209,14 @@ export class MemorySnapshotStore implements SnapshotStore {
 
   decodeCursor(token: string): CursorState {
     const malformed = () =>
-      new EvidentError("cursor_malformed", "This is not a cursor issued by code_search; copy it exactly.", {
-        details: { field: "cursor" },
-      });
+      new EvidentError(
+        "cursor_malformed",
+        "This cursor was not issued by this code_search server (it may be altered, truncated, or from an " +
+          "earlier server process); copy cursors exactly, or run the search again.",
+        {
+          details: { field: "cursor" },
+        },
+      );
     if (!/^[A-Za-z0-9_-]+$/.test(token)) throw malformed();
     const raw = Buffer.from(token, "base64url");
     if (
