@@ -76,6 +76,15 @@ export function displayPath(key: string): string {
   return key.startsWith("./") ? key.slice(2) : key;
 }
 
+/**
+ * A path as one line of text: names with control characters (a newline is legal in a file
+ * name) are shown as JSON strings so they cannot fake or break the surrounding lines.
+ */
+export function printablePath(path: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are the point.
+  return /[\u0000-\u001f\u007f]/.test(path) ? JSON.stringify(path) : path;
+}
+
 export async function renderDetailPage(options: DetailOptions): Promise<DetailPage> {
   const { snapshot, sequence } = options;
   const parts: string[] = [];
@@ -95,18 +104,16 @@ export async function renderDetailPage(options: DetailOptions): Promise<DetailPa
   for (; position < sequence.length && shown.length < options.maxMatches; position++) {
     const index = sequence.at(position);
     const match = snapshot.matches[index] as SnapshotMatch;
+    // Reading context re-checks the revision, so ask for status only after it.
+    const lines = options.context > 0 ? await options.sources.lines(match.path) : undefined;
     const status = await options.sources.status(match.path);
+    let noContext = options.context > 0 && lines === undefined;
     const block: string[] = [];
     const newFile = match.path !== currentKey;
     if (newFile) block.push(fileHeader(match, status));
     let printed = newFile ? 0 : lastPrinted;
     const rendered = renderMatch(match, index + 1, options.redact);
 
-    let lines: readonly string[] | undefined;
-    if (options.context > 0) {
-      lines = await options.sources.lines(match.path);
-      if (lines === undefined) contextUnavailable.add(displayPath(match.path));
-    }
     const isMatchLine = (line: number) => matchLinesOf(snapshot, match.path, matchLines).has(line);
     const contextLine = (line: number) => {
       if (line > printed + 1 && printed > 0) block.push("    …");
@@ -137,7 +144,7 @@ export async function renderDetailPage(options: DetailOptions): Promise<DetailPa
       // Context must never push a page's first match past the hard bound: show it without.
       text = `${[...(newFile ? [fileHeader(match, status)] : []), rendered.line].join("\n")}\n`;
       printed = match.line;
-      contextUnavailable.add(displayPath(match.path));
+      noContext = true;
     }
     const blockBytes = Buffer.byteLength(text, "utf8");
     if (shown.length > 0 && (chars + text.length > options.maxChars || bytes + blockBytes > options.maxBytes))
@@ -148,6 +155,7 @@ export async function renderDetailPage(options: DetailOptions): Promise<DetailPa
     shown.push(rendered.shown);
     rangesOmitted += rendered.shown.rangesOmitted;
     if (rendered.shown.rangesOmitted > 0) matchesTruncated++;
+    if (noContext) contextUnavailable.add(displayPath(match.path));
     if (status === "changed") changed.add(displayPath(match.path));
     if (status === "unverified") unverified.add(displayPath(match.path));
     currentKey = match.path;
@@ -166,7 +174,7 @@ export async function renderDetailPage(options: DetailOptions): Promise<DetailPa
 }
 
 function fileHeader(match: SnapshotMatch, status: FileStatus): string {
-  const path = displayPath(match.path);
+  const path = printablePath(displayPath(match.path));
   if (status === "changed")
     return `${path}  (changed since the search: lines are as searched; no current context)`;
   if (status === "unverified") return `${path}  (revision unverified)`;

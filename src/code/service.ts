@@ -31,6 +31,7 @@ import {
   type DetailPage,
   displayPath,
   type MatchSequence,
+  printablePath,
   renderDetailPage,
   wholeSequence,
 } from "./format.js";
@@ -439,7 +440,8 @@ export class CodeSearchService {
     const cursor = cursorState === undefined ? undefined : this.#store.encodeCursor(cursorState);
     const from = offset + 1;
     const to = offset + page.shown.length;
-    const scope = keys === undefined ? "" : ` of ${keys.map(displayPath).join(", ")}`;
+    const scope =
+      keys === undefined ? "" : ` of ${keys.map((k) => printablePath(displayPath(k))).join(", ")}`;
     const lines = [`Matching lines ${from}-${to} of ${sequence.length}${scope}:`, page.text.trimEnd()];
     const notes = pageNotes(page);
     if (notes !== "") lines.push(notes.trimEnd());
@@ -640,13 +642,13 @@ function pageNotes(page: DetailPage): string {
   const notes: string[] = [];
   if (page.changedFiles.length > 0) {
     notes.push(
-      `Changed since the search: ${page.changedFiles.join(", ")}. The lines shown are as searched; the files now differ.`,
+      `Changed since the search: ${page.changedFiles.map(printablePath).join(", ")}. The lines shown are as searched; the files now differ.`,
     );
   }
   const unavailable = page.contextUnavailableFiles.filter((f) => !page.changedFiles.includes(f));
   if (unavailable.length > 0) {
     notes.push(
-      `No context for ${unavailable.join(", ")}: the revision is unverified, too large, or unreadable.`,
+      `No context for ${unavailable.map(printablePath).join(", ")}: the revision is unverified, too large, or unreadable.`,
     );
   }
   return notes.length === 0 ? "" : `${notes.join("\n")}\n`;

@@ -11,7 +11,7 @@ import {
   SUMMARY_PREVIEW_LINES_PER_WINDOW,
   SUMMARY_PREVIEW_WINDOWS_PER_FILE,
 } from "../core/limits.js";
-import { displayPath, firstMatchOf, renderMatch } from "./format.js";
+import { displayPath, firstMatchOf, printablePath, renderMatch } from "./format.js";
 import type { SnapshotData, SnapshotFile } from "./snapshot-store.js";
 
 export interface SummaryOptions {
@@ -39,7 +39,7 @@ export function renderSummaryPage(options: SummaryOptions): SummaryPage {
     `Files ${fileOffset + 1}-${end} of ${snapshot.files.length}, ranked by matching lines:`,
     ...rows.map((row) => {
       const extra = row.occurrences !== row.matches ? ` (${row.occurrences} occurrences)` : "";
-      return `  ${String(row.matches).padStart(width)}  ${displayPath(row.key)}${extra}`;
+      return `  ${String(row.matches).padStart(width)}  ${printablePath(displayPath(row.key))}${extra}`;
     }),
   ];
   let text = `${lines.join("\n")}\n`;
@@ -66,7 +66,7 @@ export function renderSummaryPage(options: SummaryOptions): SummaryPage {
 }
 
 function renderPreview(snapshot: SnapshotData, row: SnapshotFile, redact: boolean): string {
-  const out = [displayPath(row.key)];
+  const out = [printablePath(displayPath(row.key))];
   let position = firstMatchOf(snapshot, row.key);
   for (let window = 0; window < SUMMARY_PREVIEW_WINDOWS_PER_FILE; window++) {
     const first = snapshot.matches[position];

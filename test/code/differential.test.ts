@@ -108,6 +108,9 @@ describe("differential against raw ripgrep", () => {
     assert.ok(paths.has(".hidden/h.txt"));
     assert.ok(!paths.has("ignored/i.txt"));
     assert.ok(![...paths].some((p) => p.startsWith(".git/")));
+    const shown = await makeService(root).run({ pattern: "newline", mode: "summary" }, ctx());
+    assert.match(shown.text, /"new\\nline\.txt"/);
+    assert.doesNotMatch(shown.text, /^line\.txt/m);
     const crlf = snapshot.matches.find((m) => displayPath(m.path) === "crlf.txt" && m.line === 2);
     assert.equal(crlf?.text, "two needle");
   });
