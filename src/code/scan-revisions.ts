@@ -119,6 +119,14 @@ export async function scanRevisions(options: ScanOptions): Promise<RevisionScan>
   return { revisions, enumerated, capped };
 }
 
+/** The "before" observation of a search whose root is one file. */
+export async function scanSingleFile(target: RgTarget): Promise<RevisionScan> {
+  const revision = await readRevision(resolve(target.cwd, target.root));
+  const revisions = new Map<string, Revision>();
+  if (revision !== undefined) revisions.set(target.root, revision);
+  return { revisions, enumerated: 1, capped: false };
+}
+
 /** Reads revisions again for `names` (bounded concurrency) and returns the trusted ones. */
 export async function recheckRevisions(
   rgCwd: string,

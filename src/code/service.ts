@@ -46,7 +46,7 @@ import {
 } from "./request.js";
 import { resolveRgPath } from "./rg-path.js";
 import { DEFAULT_RETENTION, type RetentionBounds, runContentSearch, type SearchRun } from "./rg-search.js";
-import { type Revision, recheckRevisions, scanRevisions } from "./scan-revisions.js";
+import { type Revision, recheckRevisions, scanRevisions, scanSingleFile } from "./scan-revisions.js";
 import type { CodeSearchInput, CodeSearchOutput } from "./schema.js";
 import {
   type CursorState,
@@ -207,7 +207,8 @@ export class CodeSearchService {
       signal: context.signal,
       ...(this.#options.onProcessSpawn === undefined ? {} : { onSpawn: this.#options.onProcessSpawn }),
     };
-    const scan = await scanRevisions(common);
+    // A single file needs no enumeration: its own metadata is the whole "before" observation.
+    const scan = target.isDirectory ? await scanRevisions(common) : await scanSingleFile(target.rg);
     const run = await runContentSearch({
       ...common,
       retention: this.#options.retention ?? DEFAULT_RETENTION,

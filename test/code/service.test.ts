@@ -318,6 +318,16 @@ describe("code_search policy", () => {
     assert.match(result.text, /1 file\(s\) could not be verified/);
   });
 
+  it("a single-file search observes the file's revision without an enumeration", async () => {
+    const root = await tree({ "src/a.ts": "one\nneedle\nthree\n" });
+    const spawned: number[] = [];
+    const service = makeService(root, { onProcessSpawn: (pid) => spawned.push(pid) });
+    const result = await service.run({ pattern: "needle", path: "src/a.ts", context: 1 }, ctx());
+    assert.equal(spawned.length, 1);
+    assert.equal(result.data.sourceUnverifiedFileCount, 0);
+    assert.match(result.text, / {4}1- {2}one\n\[1\] 2:1 {2}needle\n {4}3- {2}three/);
+  });
+
   it("G11: cancelling mid-search rejects as cancelled and leaves no ripgrep process", async () => {
     const root = await tree(manyFiles(30));
     const controller = new AbortController();
