@@ -14,7 +14,7 @@ const DESCRIPTION = `Search the project's files with ripgrep and get bounded, ex
 
 How to use it:
 - Start with just "pattern" (a Rust regex; set literal=true for exact text such as code with brackets). Small results come back whole. Large ones come back as a summary: files ranked by number of matching lines, a few sample lines, and a "cursor".
-- Continue with {"cursor": "..."} to read matching lines page by page without searching again. Add "paths": ["a.ts", "b.ts"] (up to 20, as listed in the summary) to read only those files; {"cursor": "...", "mode": "summary"} lists further files.
+- Continue with {"cursor": "..."} to read matching lines page by page without searching again. Add "paths": ["a.ts", "b.ts"] (up to 20, as listed in the summary) to read only those files; {"cursor": "...", "mode": "summary"} lists further files. A cursor fixes the search; "limit", "context" and "redact" apply per call, so repeat them on each page.
 - Narrow a search with "path" (a file or directory; default the project root), "glob" (e.g. "*.ts" or ["src/**"]) and "exclude" (e.g. "dist"). If "path" has no match the project root is searched too, unless scope="strict".
 - "mode": "matches" always returns matching lines (one page); "summary" always returns the ranked file list. "limit" sets matches per page and also returns lines directly. "context" adds up to 20 surrounding lines from the current file, only when it is unchanged since the search.
 - ignoreCase omitted means smart case (case-sensitive only if the pattern has capitals). wholeWord matches whole words. Hidden files are searched (hidden=false to skip them); .git internals and credential stores never are.
