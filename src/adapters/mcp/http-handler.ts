@@ -195,8 +195,9 @@ function hostnameOf(hostHeader: string): string {
 
 function checkHost(request: Request, allowed: readonly string[] | undefined): string | undefined {
   if (allowed === undefined) return undefined;
-  const header = request.headers.get("host");
-  if (header === null) return "Missing Host header.";
+  // Web-standard runtimes keep the authority in the URL rather than a Host header.
+  const header = request.headers.get("host") ?? new URL(request.url).host;
+  if (header === "") return "Missing Host header.";
   const hostname = hostnameOf(header);
   if (allowed.includes(hostname)) return undefined;
   return `Host "${hostname}" is not allowed; set EVIDENT_ALLOWED_HOSTS to accept it.`;

@@ -1,0 +1,74 @@
+/**
+ * createHttpHandler from the package entry: the web-standard function a serverless host mounts,
+ * called here exactly as such a host would, with `Request` objects and no socket.
+ */
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { resolve } from "node:path";
+import { describe, it } from "node:test";
+import { silentLogger } from "../../src/core/logger.js";
+import { createHttpHandler, EvidentError } from "../../src/index.js";
+
+const ROOT = resolve(import.meta.dirname, "../..");
+const TOKEN = "z".repeat(40);
+const HEADERS = { "content-type": "application/json", accept: "application/json, text/event-stream" };
+
+describe("createHttpHandler (serverless)", () => {
+  it("refuses to build without a token unless anonymous is explicit", () => {
+    assert.throws(
+      () => createHttpHandler({ env: {}, logger: silentLogger }),
+      (error: unknown) => error instanceof EvidentError && error.code === "configuration_error",
+    );
+  });
+
+  it("A03/A05: answers healthz publicly, 401 without the token, and MCP with it", async () => {
+    const handler = createHttpHandler({
+      env: { EVIDENT_AUTH_TOKEN: TOKEN },
+      cwd: ROOT,
+      logger: silentLogger,
+    });
+    try {
+      const health = await handler.fetch(new Request("http://localhost/healthz"));
+      assert.equal(health.status, 200);
+      assert.equal((await health.json()).status, "ok");
+      const list = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} });
+      const denied = await handler.fetch(
+        new Request("http://localhost/mcp", { method: "POST", headers: HEADERS, body: list }),
+      );
+      assert.equal(denied.status, 401);
+      const ok = await handler.fetch(
+        new Request("http://localhost/mcp", {
+          method: "POST",
+          headers: { ...HEADERS, authorization: `Bearer ${TOKEN}`, "mcp-protocol-version": "2025-11-25" },
+          body: list,
+        }),
+      );
+      assert.equal(ok.status, 200);
+      const text = await ok.text();
+      for (const name of ["web_search", "web_read", "code_search"])
+        assert.match(text, new RegExp(`"name":"${name}"`));
+    } finally {
+      await handler.close();
+    }
+  });
+});
+
+describe("CLI help for the product commands", () => {
+  for (const [command, flag] of [
+    ["grep", "--ignore-case"],
+    ["search", "--max-results"],
+    ["read", "--focus"],
+  ] as const) {
+    it(`evident ${command} --help lists the schema's options`, () => {
+      const run = spawnSync(
+        process.execPath,
+        [resolve(ROOT, "dist/adapters/cli/main.js"), command, "--help"],
+        {
+          encoding: "utf8",
+        },
+      );
+      assert.equal(run.status, 0);
+      assert.match(run.stdout, new RegExp(flag));
+    });
+  }
+});
