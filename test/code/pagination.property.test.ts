@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import fc from "fast-check";
+import { DETAIL_PAGE_MAX_BYTES } from "../../src/core/limits.js";
 import { makeTree, removeTree } from "./helpers.js";
 import { ctx, makeService, walk } from "./service-helpers.js";
 
@@ -87,6 +88,41 @@ describe("pagination (property-based)", () => {
               [...walked].sort((a, b) => a - b),
             );
             assert.equal(new Set(walked).size, walked.length);
+          } finally {
+            await removeTree(root);
+          }
+        },
+      ),
+      { numRuns: 15 },
+    );
+  });
+
+  it("every page stays within the hard byte bound, whatever the line lengths and context", async () => {
+    const line = fc.tuple(fc.boolean(), fc.nat(3000), fc.constantFrom("a", "é", "日", "😀", "x "));
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.array(line, { minLength: 1, maxLength: 40 }), { minLength: 1, maxLength: 4 }),
+        fc.integer({ min: 0, max: 20 }),
+        fc.integer({ min: 1, max: 100 }),
+        async (shape, context, limit) => {
+          const files: Record<string, string> = {};
+          shape.forEach((lines, i) => {
+            files[`f${i}.txt`] = lines
+              .map(([hit, length, unit]) => `${hit ? "needle " : ""}${unit.repeat(length)}`)
+              .join("\n");
+          });
+          const root = await makeTree(files);
+          try {
+            const service = makeService(root);
+            let page = await service.run({ pattern: "needle", mode: "matches", context, limit }, ctx());
+            for (;;) {
+              assert.ok(
+                Buffer.byteLength(page.text) <= DETAIL_PAGE_MAX_BYTES,
+                `${Buffer.byteLength(page.text)} bytes`,
+              );
+              if (page.data.cursorKind !== "matches" || page.data.cursor === undefined) break;
+              page = await service.run({ cursor: page.data.cursor, context, limit }, ctx());
+            }
           } finally {
             await removeTree(root);
           }
