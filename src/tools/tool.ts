@@ -3,23 +3,11 @@
  * unchanged. The input schema is the only validation; the handler receives parsed input.
  */
 import type { z } from "zod";
+import type { ContextUsage, ProgressUpdate } from "../core/context.js";
 import type { Logger } from "../core/logger.js";
 import type { ToolSuccess } from "../core/result.js";
 
-export interface ProgressUpdate {
-  readonly progress: number;
-  readonly total?: number;
-  readonly message?: string;
-}
-
-/**
- * How full the host's context window is, as the host reports it (the Pi extension does; MCP and
- * the CLI do not, and then the default budget applies).
- */
-export interface ContextUsage {
-  readonly usedTokens: number;
-  readonly contextWindowTokens: number;
-}
+export type { ContextUsage, ProgressUpdate } from "../core/context.js";
 
 export interface ToolContext {
   /** Aborts when the caller cancels or its transport goes away. */

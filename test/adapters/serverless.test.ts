@@ -30,7 +30,7 @@ describe("createHttpHandler (serverless)", () => {
     try {
       const health = await handler.fetch(new Request("http://localhost/healthz"));
       assert.equal(health.status, 200);
-      assert.equal((await health.json()).status, "ok");
+      assert.equal(((await health.json()) as { status: string }).status, "ok");
       const list = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} });
       const denied = await handler.fetch(
         new Request("http://localhost/mcp", { method: "POST", headers: HEADERS, body: list }),
