@@ -12,7 +12,15 @@ import {
   BUDGET_TIGHT_TOKENS,
   CHARS_PER_TOKEN,
 } from "../core/limits.js";
-import type { ContextUsage } from "../tools/tool.js";
+
+/**
+ * How full the host's context window is, as the host reports it. The same shape as the tool
+ * layer's `ContextUsage`, declared here because code/ does not import from tools/.
+ */
+export interface ContextUsage {
+  readonly usedTokens: number;
+  readonly contextWindowTokens: number;
+}
 
 export type BudgetTier = "default" | "full" | "tight" | "critical";
 

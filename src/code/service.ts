@@ -23,8 +23,7 @@ import {
   SNAPSHOT_MAX_OCCURRENCES,
 } from "../core/limits.js";
 import type { Logger } from "../core/logger.js";
-import type { ContextUsage } from "../tools/tool.js";
-import { type ContextBudget, DEFAULT_BUDGET, resolveBudget } from "./budget.js";
+import { type ContextBudget, type ContextUsage, DEFAULT_BUDGET, resolveBudget } from "./budget.js";
 import {
   arraySequence,
   compareKeys,
