@@ -7,7 +7,8 @@
  * `configuration_error` naming the bad key or variable, which every tool call then reports, so
  * a broken configuration never hides a tool.
  */
-import { readFile, stat } from "node:fs/promises";
+import { statSync } from "node:fs";
+import { readFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import type { z } from "zod";
@@ -131,14 +132,19 @@ export function configPath(env: Env): { path: string; explicit: boolean } {
   return { path: join(base, "evident", "config.json"), explicit: false };
 }
 
-/** A cheap fingerprint of the config file; a change means the configuration must be reloaded. */
+/**
+ * A cheap fingerprint of the config file; a change means the configuration must be reloaded.
+ * Checked before every web call, so it is a synchronous stat that does not throw for a missing
+ * file: a few microseconds, where the promise API's ENOENT error (with its stack) cost more than
+ * the rest of the router.
+ */
 export async function configRevision(env: Env): Promise<string> {
   const { path } = configPath(env);
   try {
-    const info = await stat(path);
-    return `${path}:${info.ino}:${info.size}:${info.mtimeMs}`;
+    const info = statSync(path, { throwIfNoEntry: false });
+    return info === undefined ? `${path}:absent` : `${path}:${info.ino}:${info.size}:${info.mtimeMs}`;
   } catch {
-    return `${path}:absent`;
+    return `${path}:unreadable`;
   }
 }
 

@@ -106,6 +106,10 @@ export function checkAgentUrl(raw: string, policy: GuardPolicy): URL {
 /** The IP literal in a URL hostname (brackets removed), or undefined for a name. */
 export function literalHost(hostname: string): string | undefined {
   const bare = hostname.startsWith("[") && hostname.endsWith("]") ? hostname.slice(1, -1) : hostname;
+  // Fast path for names (the common case, e.g. indexing result URLs): a host with a letter
+  // beyond hex digits and no colon cannot be an IP literal in any notation, and skipping the
+  // parser spares a thrown exception per URL.
+  if (!bare.includes(":") && /[g-wyz]/i.test(bare)) return undefined;
   return ipaddr.isValid(bare) ? bare : undefined;
 }
 

@@ -30,6 +30,13 @@ export function webServiceFor(env: ToolEnvironment, options: WebToolOptions = {}
   if (entry === undefined || entry.closing !== undefined) {
     entry = { service: undefined, users: 0, closing: undefined };
     shared.set(env, entry);
+    // Said at startup, before any call loads the configuration (which logs it again, along with
+    // the config file's switch): an operator must see that the guard is relaxed.
+    if (env.env.EVIDENT_ALLOW_PRIVATE_NETWORK?.trim() === "true") {
+      env.logger.warn(
+        "EVIDENT_ALLOW_PRIVATE_NETWORK=true: web_read may reach loopback, private and link-local addresses",
+      );
+    }
   }
   const current = entry;
   current.users++;

@@ -152,8 +152,9 @@ export function buildSearchEnvelope(input: SearchEnvelopeInput): Fitted<SearchEn
     };
   };
 
-  const whole = JSON.stringify(build(units));
-  if (whole.length <= input.budgetChars) return { json: whole, data: JSON.parse(whole) as SearchEnvelope };
+  const complete = build(units);
+  const whole = JSON.stringify(complete);
+  if (whole.length <= input.budgetChars) return { json: whole, data: complete };
 
   // Largest number of whole units that fits (serialized length grows with the count).
   let low = 0;
@@ -251,7 +252,8 @@ export function buildReadEnvelope(input: ReadEnvelopeInput): Fitted<ReadEnvelope
     truncated,
   });
   const fit = fitJson(whole, input.budgetChars, build);
-  return { json: fit.json, data: JSON.parse(fit.json) as ReadEnvelope };
+  // The same document the JSON was serialized from, rebuilt rather than parsed back.
+  return { json: fit.json, data: build(whole.slice(0, fit.keptChars), fit.truncated) };
 }
 
 /** The parts covering the first `length` characters; a JSON part cut short becomes its JSON text. */
