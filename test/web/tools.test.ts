@@ -88,7 +88,7 @@ describe("web tools", () => {
     await site.close();
   });
 
-  it("web_search through a configured vendor: provenance, results under the provider id, sanitized failure", async () => {
+  it("S08 A06: web_search through a configured vendor: provenance, results under its id, sanitized failure, no keyless recovery", async () => {
     const tools = registry({ TAVILY_API_KEY: "tvly-test", EVIDENT_TAVILY_BASE_URL: vendor.url });
     try {
       const result = await tools.call("web_search", { query: "evident" });
@@ -104,6 +104,8 @@ describe("web tools", () => {
       assert.equal(failed.isError, true);
       assert.equal(payload(failed).error.code, "provider_failed");
       assert.deepEqual(payload(failed).error.provider_errors, { tavily: "tavily HTTP 401" });
+      // A rejected key never falls back to the keyless default (anonymous access is explicit).
+      assert.deepEqual(payload(failed).error.providers_attempted, ["tavily"]);
       assert.ok(!failed.text.includes("wrong") && !failed.text.includes("bad key"));
       await bad.close();
     } finally {
