@@ -66,7 +66,7 @@ describe("web envelope: read", () => {
     assert.deepEqual(content[0], parts[0]);
     assert.deepEqual(content[1], parts[1]);
     assert.equal(content[2]?.type, "text");
-    assert.ok(parts[2]?.text.startsWith((content[2] as { text: string }).text));
+    assert.ok((parts[2]?.text ?? "").startsWith((content[2] as { text: string }).text));
   });
 
   it("S16: native text is kept byte for byte, in order", () => {
