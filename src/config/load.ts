@@ -382,9 +382,11 @@ function envProviders(env: Env, secrets: string[]): ProviderSpec[] {
     if (apiKey !== undefined)
       specs.push({ id: adapter, adapter, source: "environment", options: { apiKey } });
   }
-  const searxngUrl = nonEmpty(env.SEARXNG_URL);
+  // SEARXNG_URL is the documented variable; EVIDENT_SEARXNG_BASE_URL (the generic override) works too.
+  const searxngVar = nonEmpty(env.SEARXNG_URL) !== undefined ? "SEARXNG_URL" : "EVIDENT_SEARXNG_BASE_URL";
+  const searxngUrl = nonEmpty(env[searxngVar]);
   if (searxngUrl !== undefined) {
-    if (!isHttpUrl(searxngUrl)) throw configError("SEARXNG_URL", "must be an http(s) URL");
+    if (!isHttpUrl(searxngUrl)) throw configError(searxngVar, "must be an http(s) URL");
     const apiKey = keyOf("searxng");
     specs.push({
       id: "searxng",

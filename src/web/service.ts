@@ -206,7 +206,7 @@ function logStartup(config: WebConfig, logger: Logger): void {
       `private network access is ON (${config.allowPrivateNetworkSource === "environment" ? "EVIDENT_ALLOW_PRIVATE_NETWORK" : "allowPrivateNetwork in the config file"}): agent-supplied URLs may reach loopback, private and link-local addresses`,
     );
   }
-  logger.info("web providers configured", {
+  logger.debug("web providers configured", {
     search_route: config.searchRoute,
     read_route: config.readRoute,
     providers: [...config.providers.values()].map((spec) => ({
