@@ -268,7 +268,9 @@ export class WebRouter {
     ) => { json: string; data: SearchEnvelope },
   ): Promise<ToolSuccess<SearchEnvelope>> {
     const settled = await Promise.all(ids.map((id) => this.#attempt(id, signal, run)));
-    if (signal.aborted) throw abortReason(signal);
+    // Cancellation ends the call. The overall deadline does not discard what already arrived:
+    // providers that answered in time are returned, the others are reported as late.
+    if (signal.aborted && abortReason(signal).code !== "deadline_exceeded") throw abortReason(signal);
     const attempts = new Map<string, Attempt<T>>();
     const used: string[] = [];
     const failures: Record<string, string> = {};
@@ -321,13 +323,22 @@ export class WebRouter {
       // A refused URL (a redirect to a private address) ends the call: no other provider should
       // be sent there either.
       if (thrown instanceof EvidentError && thrown.code === "url_not_allowed") throw thrown;
-      return { ok: false, reason: this.#reason(id, thrown, attempt.signal, ms), error: thrown };
+      return { ok: false, reason: this.#reason(id, thrown, signal, attempt.signal, ms), error: thrown };
     } finally {
       attempt.dispose();
     }
   }
 
-  #reason(id: string, thrown: unknown, attemptSignal: AbortSignal, ms: number): string {
+  #reason(
+    id: string,
+    thrown: unknown,
+    callSignal: AbortSignal,
+    attemptSignal: AbortSignal,
+    ms: number,
+  ): string {
+    if (callSignal.aborted && abortReason(callSignal).code === "deadline_exceeded") {
+      return `${id} did not answer before the call's overall deadline`;
+    }
     if (attemptSignal.aborted) {
       const why = abortReason(attemptSignal);
       if (why.code === "deadline_exceeded") return `${id} did not answer within ${ms} ms`;

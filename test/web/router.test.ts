@@ -388,3 +388,35 @@ describe("web router: read", () => {
     );
   });
 });
+
+describe("web router: fan-out and the overall deadline", () => {
+  it("S12: providers that answered before the overall deadline are returned; late ones are reported", async () => {
+    const quick = fake("quick", { search: async () => rows("quick") });
+    const slow = fake("slow", { search: (_r, context) => untilAborted(context) });
+    const result = await router([quick, slow], { callDeadlineMs: 40 }).search(
+      { query: "q", providers: ["quick", "slow"] },
+      live(),
+    );
+    assert.deepEqual(result.data.provenance.used, ["quick"]);
+    assert.equal(result.data.providerErrors?.slow, "slow did not answer before the call's overall deadline");
+  });
+
+  it("S04: cancellation during a fan-out reports cancelled, whatever already arrived", async () => {
+    const quick = fake("quick", { search: async () => rows("quick") });
+    const started = latch();
+    const slow = fake("slow", {
+      search: (_r, context) => {
+        started.resolve();
+        return untilAborted(context);
+      },
+    });
+    const controller = new AbortController();
+    const pending = router([quick, slow]).search(
+      { query: "q", providers: ["quick", "slow"] },
+      controller.signal,
+    );
+    await started.promise;
+    controller.abort(new EvidentError("cancelled", "stop"));
+    await assert.rejects(pending, code("cancelled"));
+  });
+});
