@@ -171,7 +171,9 @@ class UndiciHttpClient implements HttpClient {
     this.#closed = true;
     if (this.#pools === undefined) return;
     const pools = await this.#pools;
-    await Promise.allSettled([pools.operator.close(), pools.agent.close()]);
+    // Destroy rather than close: a request still running at shutdown is aborted (its caller gets
+    // a network error) instead of holding the shutdown until its deadline.
+    await Promise.allSettled([pools.operator.destroy(), pools.agent.destroy()]);
   }
 
   #policy() {

@@ -175,3 +175,39 @@ describe("createHttpClient", () => {
     }
   });
 });
+
+describe("createHttpClient close()", () => {
+  it("aborts a request still in flight instead of waiting for it", async () => {
+    const arrived = { resolve: () => {} } as { resolve: () => void };
+    const reached = new Promise<void>((resolve) => {
+      arrived.resolve = resolve;
+    });
+    const server = await startLoopback(() => arrived.resolve());
+    const client = createHttpClient();
+    try {
+      const pending = client.request({
+        method: "GET",
+        url: `${server.url}/`,
+        trust: "operator",
+        signal: new AbortController().signal,
+      });
+      await reached;
+      await client.close();
+      await assert.rejects(
+        pending,
+        (error: unknown) => error instanceof HttpClientError && error.kind === "network",
+      );
+      await assert.rejects(
+        client.request({
+          method: "GET",
+          url: `${server.url}/`,
+          trust: "operator",
+          signal: new AbortController().signal,
+        }),
+        HttpClientError,
+      );
+    } finally {
+      await server.close();
+    }
+  });
+});
