@@ -423,18 +423,16 @@ function allFailed(
  * holds no socket (a CLI run must not exit silently with a pending call).
  */
 function callDeadline(parent: AbortSignal, ms: number, what: string): Deadline {
-  const inner = withDeadline(parent, ms, what);
   const controller = new AbortController();
-  const forward = () => controller.abort(inner.signal.reason);
-  if (inner.signal.aborted) forward();
-  else inner.signal.addEventListener("abort", forward, { once: true });
+  const onParentAbort = () => controller.abort(abortReason(parent));
+  if (parent.aborted) onParentAbort();
+  else parent.addEventListener("abort", onParentAbort, { once: true });
   const timer = setTimeout(() => controller.abort(deadlineError(what, ms)), ms);
   return {
     signal: controller.signal,
     dispose() {
       clearTimeout(timer);
-      inner.signal.removeEventListener("abort", forward);
-      inner.dispose();
+      parent.removeEventListener("abort", onParentAbort);
     },
   };
 }
