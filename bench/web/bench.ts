@@ -109,7 +109,7 @@ function percentile(values: number[], p: number): number {
 function report(name: string, m: Measured): number {
   const throughput = m.latenciesMs.length / m.seconds;
   console.log(
-    `${name.padEnd(40)} calls=${m.latenciesMs.length} throughput=${throughput.toFixed(0)}/s p50=${percentile(m.latenciesMs, 50).toFixed(2)}ms p99=${percentile(m.latenciesMs, 99).toFixed(2)}ms`,
+    `${name.padEnd(46)} calls=${m.latenciesMs.length} throughput=${throughput.toFixed(0)}/s p50=${percentile(m.latenciesMs, 50).toFixed(2)}ms p99=${percentile(m.latenciesMs, 99).toFixed(2)}ms`,
   );
   return throughput;
 }
@@ -117,6 +117,7 @@ function report(name: string, m: Measured): number {
 async function main(): Promise<void> {
   const vendor = await startChild(["vendor"]);
   const evident = await startChild(["evident", vendor.url, TOKEN]);
+  const colocated = await startChild(["evident-colocated", "-", TOKEN]);
   const inproc = await startChild(["evident-inproc", "http://127.0.0.1:9", TOKEN]);
   const bare = await startChild(["bare"]);
   try {
@@ -124,13 +125,16 @@ async function main(): Promise<void> {
     const auth = { authorization: `Bearer ${TOKEN}` };
     const runEvident = () => measure(evident.url, auth, "web_search", { query: "bench" });
     const runInproc = () => measure(inproc.url, auth, "web_search", { query: "bench" });
+    const runColocated = () => measure(colocated.url, auth, "web_search", { query: "bench" });
     const runBare = () => measure(bare.url, {}, "noop", { query: "bench" });
     // Two rounds in opposite orders, so no server always runs on a colder (or busier) machine.
     const e1 = await runEvident();
+    const c1 = await runColocated();
     const i1 = await runInproc();
     const b1 = await runBare();
     const b2 = await runBare();
     const i2 = await runInproc();
+    const c2 = await runColocated();
     const e2 = await runEvident();
     const merge = (a: Measured, b: Measured): Measured => ({
       latenciesMs: [...a.latenciesMs, ...b.latenciesMs],
@@ -138,9 +142,11 @@ async function main(): Promise<void> {
     });
     const b = report("bare", merge(b1, b2));
     const e = report("evident (loopback HTTP vendor)", merge(e1, e2));
+    const c = report("evident (loopback HTTP vendor, same process)", merge(c1, c2));
     const i = report("evident (in-process instant provider)", merge(i1, i2));
     for (const [name, value] of [
       ["loopback HTTP vendor", e],
+      ["loopback HTTP vendor, same process", c],
       ["in-process instant provider", i],
     ] as const) {
       const ratio = value / b;
@@ -149,7 +155,7 @@ async function main(): Promise<void> {
       );
     }
   } finally {
-    await Promise.all([evident.close(), inproc.close(), bare.close(), vendor.close()]);
+    await Promise.all([evident.close(), colocated.close(), inproc.close(), bare.close(), vendor.close()]);
   }
 }
 

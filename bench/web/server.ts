@@ -3,6 +3,7 @@
  * client and the instant vendor fake live in the parent. Prints `READY <url>` on stdout.
  *
  *   npx tsx bench/web/server.ts evident <vendor-base-url> <token>
+ *   npx tsx bench/web/server.ts evident-colocated - <token>   (vendor fake in the same process)
  *   npx tsx bench/web/server.ts evident-inproc <unused-url> <token>   (provider answers in-process, no HTTP)
  *   npx tsx bench/web/server.ts bare
  *   npx tsx bench/web/server.ts vendor     (the instant Tavily-shaped fake)
@@ -31,6 +32,23 @@ const INSTANT_ROWS = Array.from({ length: 5 }, (_, i) => ({
   snippet: `snippet ${i} `.repeat(10),
 }));
 
+/** The instant Tavily-shaped fake: answers every request at once with five rows. */
+async function startVendor(): Promise<string> {
+  const body = JSON.stringify({
+    answer: "instant answer",
+    results: INSTANT_ROWS.map((row) => ({ title: row.title, url: row.url, content: row.snippet, score: 1 })),
+  });
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on("end", () => {
+      res.setHeader("content-type", "application/json");
+      res.end(body);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
 function instantProvider(id: string): Provider {
   return {
     id,
@@ -41,10 +59,13 @@ function instantProvider(id: string): Provider {
   };
 }
 
-const [mode, vendorUrl, token] = process.argv.slice(2);
+const [mode, vendorUrlArg, token] = process.argv.slice(2);
 
-if (mode === "evident" || mode === "evident-inproc") {
+if (mode === "evident" || mode === "evident-inproc" || mode === "evident-colocated") {
   const home = mkdtempSync(join(tmpdir(), "evident-bench-"));
+  // evident-colocated: the vendor fake listens in this very process (still a real loopback HTTP
+  // exchange per call, but no third process to schedule on a small machine).
+  const vendorUrl = mode === "evident-colocated" ? await startVendor() : vendorUrlArg;
   const environment = {
     cwd: home,
     // An explicit environment: no config file, one keyed provider pointing at the loopback fake.
@@ -73,24 +94,7 @@ if (mode === "evident" || mode === "evident-inproc") {
   process.stdin.on("end", () => void server.close().then(() => process.exit(0)));
   process.stdin.resume();
 } else if (mode === "vendor") {
-  const body = JSON.stringify({
-    answer: "instant answer",
-    results: Array.from({ length: 5 }, (_, i) => ({
-      title: `Result ${i}`,
-      url: `https://example.com/${i}`,
-      content: `snippet ${i} `.repeat(10),
-      score: 1,
-    })),
-  });
-  const server = createServer((req, res) => {
-    req.resume();
-    req.on("end", () => {
-      res.setHeader("content-type", "application/json");
-      res.end(body);
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
-  process.stdout.write(`READY http://127.0.0.1:${(server.address() as AddressInfo).port}\n`);
+  process.stdout.write(`READY ${await startVendor()}\n`);
   process.stdin.on("end", () => process.exit(0));
   process.stdin.resume();
 } else {
