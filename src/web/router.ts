@@ -411,7 +411,9 @@ function allFailed(
       ? "No provider could be tried."
       : code === "all_providers_failed"
         ? `Every provider failed: ${reasons.join("; ")}.`
-        : `The provider failed: ${reasons.join("; ")}.`;
+        : code === "configuration_error"
+          ? `The provider is not configured correctly: ${reasons.join("; ")}. The operator must fix it (docs/CONFIG.md).`
+          : `The provider failed: ${reasons.join("; ")}.`;
   return new EvidentError(code, message, {
     details: { provider_errors: failures, providers_attempted: attempted },
   });
