@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import type { ProviderSpec } from "../../src/config/load.js";
 import { silentLogger } from "../../src/core/logger.js";
+import { createProductRegistry } from "../../src/tools/product.js";
 import { ToolRegistry } from "../../src/tools/registry.js";
 import type { ToolEnvironment } from "../../src/tools/tool.js";
 import { createWebReadTool } from "../../src/tools/web-read.js";
@@ -135,6 +136,22 @@ describe("web tools", () => {
       }
     } finally {
       await tools.close();
+    }
+  });
+
+  it("S01: the product's public tools are exactly web_search, web_read and code_search", async () => {
+    const product = createProductRegistry({
+      cwd: dir,
+      env: { XDG_CONFIG_HOME: join(dir, "no-config") },
+      logger: silentLogger,
+    });
+    try {
+      assert.deepEqual(
+        product.list().map((tool) => tool.name),
+        ["web_search", "web_read", "code_search"],
+      );
+    } finally {
+      await product.close();
     }
   });
 
