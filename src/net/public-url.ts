@@ -55,7 +55,8 @@ export async function assertPublicUrl(
   await new Promise<void>((done, fail) => {
     resolve(url.hostname, { all: true }, (error, _addresses: string | LookupAddress[]) => {
       if (error instanceof GuardRefusal) fail(urlNotAllowed(raw, error.why));
-      else if (error) fail(urlNotAllowed(raw, `its host ${url.hostname} does not resolve`));
+      else if (error)
+        fail(urlNotAllowed(raw, `its host ${url.hostname} could not be resolved to check that it is public`));
       else done();
     });
   });
