@@ -291,3 +291,39 @@ describe("web tools", () => {
     }
   });
 });
+
+describe("web service configuration", () => {
+  it("EVIDENT_MCP_PRESETS adds upstream MCP providers by preset id; an unknown id names the variable", async () => {
+    const { WebService } = await import("../../src/web/service.js");
+    const base = { XDG_CONFIG_HOME: join(dir, "no-config") };
+    const service = new WebService({
+      env: { ...base, EVIDENT_MCP_PRESETS: "exa-hosted", EVIDENT_SEARCH_ROUTE: "duckduckgo,mcp-exa-hosted" },
+      logger: silentLogger,
+    });
+    const loaded = await service.config();
+    assert.ok(loaded.ok);
+    if (loaded.ok) {
+      assert.equal(loaded.config.providers.get("mcp-exa-hosted")?.adapter, "mcp");
+      assert.deepEqual(loaded.config.searchRoute, ["duckduckgo", "mcp-exa-hosted"]);
+    }
+    await service.close();
+    const bad = new WebService({
+      env: { ...base, EVIDENT_MCP_PRESETS: "exa-hosted,nope" },
+      logger: silentLogger,
+    });
+    const failed = await bad.config();
+    assert.equal(failed.ok, false);
+    if (!failed.ok) assert.equal(failed.error.details.key, "EVIDENT_MCP_PRESETS");
+    await bad.close();
+  });
+
+  it("S22: the private-network switch is logged when the tools are created", () => {
+    const lines: string[] = [];
+    const logger = { ...silentLogger, warn: (message: string) => void lines.push(message) };
+    const env: ToolEnvironment = { cwd: dir, env: { EVIDENT_ALLOW_PRIVATE_NETWORK: "true" }, logger };
+    createWebSearchTool(env);
+    createWebReadTool(env);
+    assert.equal(lines.length, 1);
+    assert.match(lines[0] ?? "", /EVIDENT_ALLOW_PRIVATE_NETWORK/);
+  });
+});
