@@ -58,6 +58,8 @@ export interface WebConfig {
   readonly configPath: string | undefined;
   /** Secret values in use, so loggers can redact them. */
   readonly secrets: readonly string[];
+  /** Things the operator should know that do not stop anything (logged as warnings). */
+  readonly notices: readonly string[];
 }
 
 export type ConfigResult =
@@ -175,7 +177,7 @@ function configError(key: string, message: string, cause?: unknown): EvidentErro
 async function readConfigFile(
   env: Env,
   schema: z.ZodType,
-): Promise<{ file: ConfigFile; path: string } | undefined> {
+): Promise<{ file: ConfigFile; path: string; notices: string[] } | undefined> {
   const { path, explicit } = configPath(env);
   let raw: string;
   try {
@@ -213,7 +215,11 @@ async function readConfigFile(
       },
     );
   }
-  return { file: parsed.data as ConfigFile, path };
+  return {
+    file: parsed.data as ConfigFile,
+    path,
+    notices: permissionNotices(path, parsed.data as ConfigFile),
+  };
 }
 
 function issueKey(issue: z.core.$ZodIssue): string {
@@ -362,6 +368,7 @@ async function resolve(env: Env, options: LoadConfigOptions): Promise<WebConfig>
     callDeadlineMs: file.callDeadlineMs ?? WEB_CALL_DEADLINE_MS,
     configPath: loaded?.path,
     secrets,
+    notices: loaded?.notices ?? [],
   };
 }
 
@@ -522,6 +529,20 @@ function defaultSearchProvider(providers: ReadonlyMap<string, ProviderSpec>): st
     if (spec !== undefined && spec.source === "environment" && spec.unavailable === undefined) return spec.id;
   }
   return KEYLESS_SEARCH_PROVIDER;
+}
+
+/** A file holding saved keys should be private; say so when others can read it (POSIX only). */
+function permissionNotices(path: string, file: ConfigFile): string[] {
+  if (process.platform === "win32") return [];
+  const savesKeys = Object.values(file.providers ?? {}).some(
+    (entry) => typeof (entry as { apiKey?: unknown }).apiKey === "string",
+  );
+  if (!savesKeys) return [];
+  const mode = statSync(path, { throwIfNoEntry: false })?.mode;
+  if (mode === undefined || (mode & 0o077) === 0) return [];
+  return [
+    `the config file ${path} holds saved API keys and is readable by other users (mode ${(mode & 0o777).toString(8)}); run: chmod 600 ${path}`,
+  ];
 }
 
 /** `providers.tavily.apiKey`, `search.route[1]`: the key as a config file author writes it. */

@@ -201,6 +201,7 @@ async function mcpPresetEntries(env: Readonly<Record<string, string | undefined>
 }
 
 function logStartup(config: WebConfig, logger: Logger): void {
+  for (const notice of config.notices) logger.warn(notice);
   if (config.allowPrivateNetwork) {
     logger.warn(
       `private network access is ON (${config.allowPrivateNetworkSource === "environment" ? "EVIDENT_ALLOW_PRIVATE_NETWORK" : "allowPrivateNetwork in the config file"}): agent-supplied URLs may reach loopback, private and link-local addresses`,

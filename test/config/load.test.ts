@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
@@ -172,6 +172,14 @@ describe("configuration", () => {
       withFile({ providers: { tav: { type: "tavily", apiKey: { env: "UNSET_VAR_X" } } } }),
     );
     assert.match(config.providers.get("tav")?.unavailable ?? "", /UNSET_VAR_X/);
+  });
+
+  it("a file with saved keys that others can read gets a notice; a private one does not", async () => {
+    const open = withFile({ providers: { b: { type: "brave", apiKey: "saved" } } });
+    chmodSync(open.EVIDENT_CONFIG as string, 0o644);
+    assert.match((await ok(open)).notices[0] ?? "", /chmod 600/);
+    const closed = withFile({ providers: { b: { type: "brave", apiKey: "saved" } } });
+    assert.deepEqual((await ok(closed)).notices, []);
   });
 
   it("errors name the bad key", async () => {
