@@ -142,17 +142,21 @@ export class WebRouter {
 
   async read(input: ReadInput, signal: AbortSignal): Promise<ToolSuccess<ReadEnvelope>> {
     const reader = input.reader === undefined ? undefined : this.#knownIds([input.reader], "reader");
-    // The URL is checked before any provider sees it, whichever provider fetches it.
-    await assertPublicUrl(
-      input.url,
-      {
-        allowPrivateNetwork: this.#options.allowPrivateNetwork,
-        treatAsPublic: new Set((this.#options.treatAsPublic ?? []).map(canonicalAddress)),
-      },
-      this.#options.lookup,
-    );
     const call = callDeadline(signal, this.#options.callDeadlineMs, "web_read");
     try {
+      // The URL is checked before any provider sees it, whichever provider fetches it; the DNS
+      // lookup this takes is bounded by the call's deadline and cancellation like the rest.
+      await raceAbort(
+        assertPublicUrl(
+          input.url,
+          {
+            allowPrivateNetwork: this.#options.allowPrivateNetwork,
+            treatAsPublic: new Set((this.#options.treatAsPublic ?? []).map(canonicalAddress)),
+          },
+          this.#options.lookup,
+        ),
+        call.signal,
+      );
       const candidates = reader ?? this.#options.readRoute;
       const warnings: string[] = [];
       let route = candidates;
