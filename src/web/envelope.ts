@@ -227,7 +227,8 @@ export function buildReadEnvelope(input: ReadEnvelopeInput): Fitted<ReadEnvelope
   // Sources: public, deduplicated, at most WEB_SOURCES_MAX and a bounded share of the budget.
   const links: string[] = [];
   const seen = new Set<string>();
-  for (const link of input.outcome.links ?? []) {
+  // Links the provider reported first, then URLs written in the content itself.
+  for (const link of [...(input.outcome.links ?? []), ...urlsInText(parts)]) {
     if (typeof link !== "string" || seen.has(link) || !isPublicUrl(link)) continue;
     seen.add(link);
     links.push(link);
@@ -254,6 +255,26 @@ export function buildReadEnvelope(input: ReadEnvelopeInput): Fitted<ReadEnvelope
   const fit = fitJson(whole, input.budgetChars, build);
   // The same document the JSON was serialized from, rebuilt rather than parsed back.
   return { json: fit.json, data: build(whole.slice(0, fit.keptChars), fit.truncated) };
+}
+
+const URL_IN_TEXT = /https?:\/\/[^\s<>()[\]{}"'`|\\^]+/g;
+/** How much of a page is scanned for URLs (the index is bounded anyway). */
+const URL_SCAN_CHARS = 1_000_000;
+
+/** Absolute http(s) URLs written in the text parts (Markdown links, bare URLs), in order. */
+function urlsInText(parts: readonly ContentPart[]): string[] {
+  const found: string[] = [];
+  let scanned = 0;
+  for (const part of parts) {
+    if (part.type !== "text" || scanned >= URL_SCAN_CHARS) continue;
+    const text = part.text.slice(0, URL_SCAN_CHARS - scanned);
+    scanned += text.length;
+    for (const match of text.matchAll(URL_IN_TEXT)) {
+      // Sentence punctuation after a bare URL is not part of it.
+      found.push(match[0].replace(/[.,;:!?*_~]+$/, ""));
+    }
+  }
+  return found;
 }
 
 /** The parts covering the first `length` characters; a JSON part cut short becomes its JSON text. */

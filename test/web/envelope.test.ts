@@ -149,6 +149,28 @@ describe("web envelope: read", () => {
     assert.equal(invalid.data.metadata, undefined);
   });
 
+  it("S19: URLs written in the content are indexed too, after the reported links", () => {
+    const fitted = buildReadEnvelope({
+      provenance,
+      warnings: [],
+      outcome: {
+        content: [
+          {
+            type: "text",
+            text: "See [docs](https://docs.example.com/a) and https://b.example.org/x. Local: http://127.0.0.1/",
+          },
+        ],
+        links: ["https://first.example.com/"],
+      },
+      budgetChars: 40_000,
+    });
+    assert.deepEqual(fitted.data.sources, [
+      "https://first.example.com/",
+      "https://docs.example.com/a",
+      "https://b.example.org/x",
+    ]);
+  });
+
   it("S19: sources index public links only, deduplicated, bounded, without claiming fetch or verification", () => {
     const links = [
       "https://a.example.com/1",
