@@ -9,16 +9,19 @@
  *   - bare: an official-SDK McpServer with one no-op tool behind `createMcpHandler` + `toNodeHandler`.
  * Prints p50/p99 latency of both, their throughput and the ratio (target >= 0.8x).
  *
- * Run: npx tsx bench/web/bench.ts [calls=2000] [concurrency=8]
+ * Run: npx tsx bench/web/bench.ts [calls=2000] [concurrency=8] [clients=raw,sdk]
  */
 import { spawn } from "node:child_process";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { Pool } from "undici";
 import { HTTP_MIN_TOKEN_CHARS } from "../../src/core/limits.js";
 
 const CALLS = Number(process.argv[2] ?? 2000);
 const CONCURRENCY = Number(process.argv[3] ?? 8);
+/** Load generators to run: `raw` (minimal MCP POSTs), `sdk` (the official client), or both. */
+const CLIENTS = (process.argv[4] ?? "raw,sdk").split(",") as Array<"raw" | "sdk">;
 const WARMUP = Math.min(200, Math.ceil(CALLS / 10));
 const TOKEN = `${"b".repeat(HTTP_MIN_TOKEN_CHARS)}-bench`;
 
@@ -60,12 +63,19 @@ interface Measured {
   readonly seconds: number;
 }
 
-async function measure(
+/** One way to make a tools/call: each caller is used by one worker, one call at a time. */
+interface Callers {
+  readonly callers: ReadonlyArray<() => Promise<void>>;
+  close(): Promise<void>;
+}
+
+/** The official SDK client, one connected client per worker. */
+async function sdkCallers(
   url: string,
   headers: Record<string, string>,
   tool: string,
   args: Record<string, unknown>,
-): Promise<Measured> {
+): Promise<Callers> {
   const clients = await Promise.all(
     Array.from({ length: CONCURRENCY }, async () => {
       const client = new Client({ name: "bench", version: "1.0.0" });
@@ -73,31 +83,81 @@ async function measure(
       return client;
     }),
   );
-  const call = async (client: Client) => {
-    const result = await client.callTool({ name: tool, arguments: args });
-    if (result.isError) throw new Error(`${tool} failed: ${JSON.stringify(result.content)}`);
+  return {
+    callers: clients.map((client) => async () => {
+      const result = await client.callTool({ name: tool, arguments: args });
+      if (result.isError) throw new Error(`${tool} failed: ${JSON.stringify(result.content)}`);
+    }),
+    close: async () => {
+      await Promise.all(clients.map((client) => client.close()));
+    },
   };
+}
+
+/**
+ * A minimal MCP client: a stateless `tools/call` POST over a keep-alive pool, reading the one SSE
+ * message of the answer. It spends far less CPU per call than the SDK client, so on a small
+ * machine the servers, not the load generator, set the pace.
+ */
+async function rawCallers(
+  url: string,
+  headers: Record<string, string>,
+  tool: string,
+  args: Record<string, unknown>,
+): Promise<Callers> {
+  const target = new URL(url);
+  const pool = new Pool(target.origin, { connections: CONCURRENCY });
+  const body = JSON.stringify({
+    jsonrpc: "2.0",
+    id: 1,
+    method: "tools/call",
+    params: { name: tool, arguments: args },
+  });
+  const call = async () => {
+    const response = await pool.request({
+      path: target.pathname,
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        "mcp-protocol-version": "2025-11-25",
+        ...headers,
+      },
+      body,
+    });
+    const text = await response.body.text();
+    const data = /^data: (.*)$/m.exec(text)?.[1] ?? text;
+    const message = JSON.parse(data) as { result?: { isError?: boolean }; error?: unknown };
+    if (response.statusCode !== 200 || message.result === undefined || message.result.isError) {
+      throw new Error(`${tool} failed: ${response.statusCode} ${text.slice(0, 300)}`);
+    }
+  };
+  return { callers: Array.from({ length: CONCURRENCY }, () => call), close: () => pool.close() };
+}
+
+async function measure(make: () => Promise<Callers>): Promise<Measured> {
+  const { callers, close } = await make();
   // Warm up: JIT, connection pools, lazy modules (undici, adapters) of the first call.
   await Promise.all(
-    clients.map(async (client) => {
-      for (let i = 0; i < Math.ceil(WARMUP / CONCURRENCY); i++) await call(client);
+    callers.map(async (call) => {
+      for (let i = 0; i < Math.ceil(WARMUP / CONCURRENCY); i++) await call();
     }),
   );
   const latenciesMs: number[] = [];
   let next = 0;
   const start = performance.now();
   await Promise.all(
-    clients.map(async (client) => {
+    callers.map(async (call) => {
       while (next < CALLS) {
         next++;
         const t0 = performance.now();
-        await call(client);
+        await call();
         latenciesMs.push(performance.now() - t0);
       }
     }),
   );
   const seconds = (performance.now() - start) / 1000;
-  await Promise.all(clients.map((client) => client.close()));
+  await close();
   return { latenciesMs, seconds };
 }
 
@@ -121,38 +181,45 @@ async function main(): Promise<void> {
   const inproc = await startChild(["evident-inproc", "http://127.0.0.1:9", TOKEN]);
   const bare = await startChild(["bare"]);
   try {
-    console.log(`web_search over MCP HTTP: ${CALLS} calls, concurrency ${CONCURRENCY}, warm-up ${WARMUP}`);
-    const auth = { authorization: `Bearer ${TOKEN}` };
-    const runEvident = () => measure(evident.url, auth, "web_search", { query: "bench" });
-    const runInproc = () => measure(inproc.url, auth, "web_search", { query: "bench" });
-    const runColocated = () => measure(colocated.url, auth, "web_search", { query: "bench" });
-    const runBare = () => measure(bare.url, {}, "noop", { query: "bench" });
-    // Two rounds in opposite orders, so no server always runs on a colder (or busier) machine.
-    const e1 = await runEvident();
-    const c1 = await runColocated();
-    const i1 = await runInproc();
-    const b1 = await runBare();
-    const b2 = await runBare();
-    const i2 = await runInproc();
-    const c2 = await runColocated();
-    const e2 = await runEvident();
-    const merge = (a: Measured, b: Measured): Measured => ({
-      latenciesMs: [...a.latenciesMs, ...b.latenciesMs],
-      seconds: a.seconds + b.seconds,
-    });
-    const b = report("bare", merge(b1, b2));
-    const e = report("evident (loopback HTTP vendor)", merge(e1, e2));
-    const c = report("evident (loopback HTTP vendor, same process)", merge(c1, c2));
-    const i = report("evident (in-process instant provider)", merge(i1, i2));
-    for (const [name, value] of [
-      ["loopback HTTP vendor", e],
-      ["loopback HTTP vendor, same process", c],
-      ["in-process instant provider", i],
-    ] as const) {
-      const ratio = value / b;
+    for (const kind of CLIENTS) {
+      const make = kind === "sdk" ? sdkCallers : rawCallers;
       console.log(
-        `throughput ratio evident/bare, ${name} = ${ratio.toFixed(2)}x (target >= 0.8x) ${ratio >= 0.8 ? "MET" : "NOT MET"}`,
+        `\nweb_search over MCP HTTP, ${kind} client: ${CALLS} calls, concurrency ${CONCURRENCY}, warm-up ${WARMUP}`,
       );
+      const auth = { authorization: `Bearer ${TOKEN}` };
+      const args = { query: "bench" };
+      const runs: Record<string, () => Promise<Measured>> = {
+        bare: () => measure(() => make(bare.url, {}, "noop", args)),
+        "evident (loopback HTTP vendor process)": () =>
+          measure(() => make(evident.url, auth, "web_search", args)),
+        "evident (loopback HTTP vendor, same process)": () =>
+          measure(() => make(colocated.url, auth, "web_search", args)),
+        "evident (in-process instant provider)": () =>
+          measure(() => make(inproc.url, auth, "web_search", args)),
+      };
+      // Two rounds in opposite orders, so no server always runs on a colder (or busier) machine.
+      const names = Object.keys(runs);
+      const results = new Map<string, Measured[]>();
+      for (const order of [names, [...names].reverse()]) {
+        for (const name of order) {
+          const measured = await (runs[name] as () => Promise<Measured>)();
+          results.set(name, [...(results.get(name) ?? []), measured]);
+        }
+      }
+      const merged = (name: string): Measured => {
+        const list = results.get(name) ?? [];
+        return {
+          latenciesMs: list.flatMap((m) => m.latenciesMs),
+          seconds: list.reduce((sum, m) => sum + m.seconds, 0),
+        };
+      };
+      const bareThroughput = report("bare", merged("bare"));
+      for (const name of names.slice(1)) {
+        const ratio = report(name, merged(name)) / bareThroughput;
+        console.log(
+          `  ratio to bare = ${ratio.toFixed(2)}x (target >= 0.8x) ${ratio >= 0.8 ? "MET" : "NOT MET"}`,
+        );
+      }
     }
   } finally {
     await Promise.all([evident.close(), colocated.close(), inproc.close(), bare.close(), vendor.close()]);
