@@ -144,19 +144,6 @@ export class WebRouter {
     const reader = input.reader === undefined ? undefined : this.#knownIds([input.reader], "reader");
     const call = callDeadline(signal, this.#options.callDeadlineMs, "web_read");
     try {
-      // The URL is checked before any provider sees it, whichever provider fetches it; the DNS
-      // lookup this takes is bounded by the call's deadline and cancellation like the rest.
-      await raceAbort(
-        assertPublicUrl(
-          input.url,
-          {
-            allowPrivateNetwork: this.#options.allowPrivateNetwork,
-            treatAsPublic: new Set((this.#options.treatAsPublic ?? []).map(canonicalAddress)),
-          },
-          this.#options.lookup,
-        ),
-        call.signal,
-      );
       const candidates = reader ?? this.#options.readRoute;
       const warnings: string[] = [];
       let route = candidates;
@@ -180,6 +167,19 @@ export class WebRouter {
           warnings.push(`skipped on the read route because they take no focus: ${skipped.join(", ")}`);
         route = capable;
       }
+      // The URL is checked before any provider sees it, whichever provider fetches it (after the
+      // focus check, which needs no network); the DNS lookup is bounded by the call's deadline.
+      await raceAbort(
+        assertPublicUrl(
+          input.url,
+          {
+            allowPrivateNetwork: this.#options.allowPrivateNetwork,
+            treatAsPublic: new Set((this.#options.treatAsPublic ?? []).map(canonicalAddress)),
+          },
+          this.#options.lookup,
+        ),
+        call.signal,
+      );
       const request = { url: input.url, ...(input.focus === undefined ? {} : { focus: input.focus }) };
       const run = (provider: Provider, context: ProviderContext) => {
         if (!provider.capabilities.read || provider.read === undefined) {

@@ -311,6 +311,23 @@ describe("web router: read", () => {
     assert.equal(a.calls.length, 0);
   });
 
+  it("S05: an unsupported focus is reported before any network work, even the URL's DNS check", async () => {
+    const a = fake("a", { read: page("a") });
+    let lookups = 0;
+    const counting = router([a], {
+      lookup: (_h, _options, cb) => {
+        lookups += 1;
+        cb(Object.assign(new Error("offline"), { code: "ENOTFOUND" }), "", 4);
+      },
+    });
+    await assert.rejects(
+      counting.read({ url: "https://unresolvable.example/", focus: "pricing" }, live()),
+      code("focus_unsupported"),
+    );
+    assert.equal(lookups, 0);
+    assert.equal(a.calls.length, 0);
+  });
+
   it("S05 S06: focus reaches only focus-capable readers and adds the may-omit warning", async () => {
     const plain = fake("plain", { read: page("plain") });
     const focused = fake("focused", { read: page("focused"), focus: true });
