@@ -2,12 +2,16 @@
  * The README's promises, run as written: the first command a newcomer types, and the SDK example.
  */
 import assert from "node:assert/strict";
-import { execSync, spawnSync } from "node:child_process";
+import { exec as execCallback, spawnSync } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { resolve } from "node:path";
 import { describe, it } from "node:test";
+import { promisify } from "node:util";
 
 const ROOT = resolve(import.meta.dirname, "../..");
+const exec = promisify(execCallback);
 const README = readFileSync(resolve(ROOT, "README.md"), "utf8");
 
 function codeBlocks(language: string): string[] {
@@ -22,21 +26,46 @@ describe("README", () => {
 
   it("opens with the two commands: run the main job, run every test", () => {
     assert.equal(lines.length, 2);
-    assert.match(lines[0] ?? "", /^npm install && npm run evident -- /);
+    assert.match(lines[0] ?? "", /^npm install && npx evident search /);
     assert.match(lines[1] ?? "", /^npm install-test\b/);
     const ci = readFileSync(resolve(ROOT, ".ci/run"), "utf8");
     assert.match(ci, /^npm install-test$/m, ".ci/run runs exactly the README's test command");
   });
 
-  it("the first command's main job runs as written (install already done by the test run)", () => {
-    const command = (lines[0] ?? "")
-      .replace(/#.*$/, "")
-      .replace(/^npm install && /, "")
-      .trim();
-    const stdout = execSync(command, { cwd: ROOT, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
-    const json = stdout.slice(stdout.indexOf("{"));
-    const result = JSON.parse(json);
-    assert.ok(result.totalMatches >= 1);
+  it("the first command's web search runs as written on the keyless default", async () => {
+    // No network here: DuckDuckGo's documented base URL override points the keyless default at
+    // a loopback server answering with a saved DuckDuckGo results page.
+    const page = readFileSync(resolve(ROOT, "test/web/providers/fixtures/duckduckgo-results.html"), "utf8");
+    const server = createServer((_req, res) => {
+      res.writeHead(200, { "content-type": "text/html; charset=UTF-8" }).end(page);
+    });
+    await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const command = (lines[0] ?? "")
+        .replace(/#.*$/, "")
+        .replace(/^npm install && /, "")
+        .trim();
+      const { stdout } = await exec(command, {
+        cwd: ROOT,
+        env: {
+          PATH: process.env.PATH ?? "",
+          HOME: process.env.HOME ?? "",
+          EVIDENT_DUCKDUCKGO_BASE_URL: `http://127.0.0.1:${port}`,
+        },
+      });
+      const result = JSON.parse(stdout);
+      assert.ok(result.results.duckduckgo.results.length > 0);
+      assert.deepEqual(result.provenance.anonymous, ["duckduckgo"]);
+    } finally {
+      server.close();
+    }
+  });
+
+  it("the grep example in the usage section runs", async () => {
+    assert.ok(README.includes('`npx evident grep "createEvident" src`'));
+    const { stdout } = await exec('npx evident grep "createEvident" src', { cwd: ROOT });
+    assert.ok(JSON.parse(stdout).totalMatches >= 1);
   });
 
   it("the SDK example runs against the built package", () => {
