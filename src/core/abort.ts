@@ -55,8 +55,8 @@ export function withDeadline(parent: AbortSignal | undefined, ms: number, what: 
 
 /**
  * A signal that aborts when any of `signals` does, keeping the first reason. Unlike
- * `AbortSignal.any`, the links are plain listeners that `dispose` removes, so nothing depends
- * on garbage-collection timing (Node 20's `AbortSignal.any` could drop propagation).
+ * `AbortSignal.any`, the links are plain listeners that `dispose` removes when the work ends,
+ * so a long-lived parent signal does not keep collecting links from finished calls.
  */
 export function anySignal(signals: readonly AbortSignal[]): Deadline {
   const controller = new AbortController();
