@@ -6,7 +6,7 @@
  * tree contains such areas gets exclusions for them instead of a refusal.
  */
 import { realpath, stat } from "node:fs/promises";
-import { isAbsolute, relative, resolve, sep } from "node:path";
+import { dirname, isAbsolute, relative, resolve, sep } from "node:path";
 import { EvidentError } from "../core/errors.js";
 import { invalid } from "./request.js";
 import type { RgTarget } from "./rg-args.js";
@@ -119,18 +119,17 @@ export async function resolveSearchTarget(cwd: string, path: string | undefined)
 
   const fromCwd = relative(cwd, absolute);
   const inside = fromCwd === "" || (!fromCwd.startsWith("..") && !isAbsolute(fromCwd));
-  // Anchored protective globs are relative to ripgrep's working directory, so an external
-  // root runs from "/" with an absolute root: then `/proc` means /proc.
-  // A root that contains /proc (even through a symlink) runs on its canonical path.
+  // ripgrep matches globs (the user's and the protective ones) relative to its working
+  // directory. A root inside cwd runs from cwd, so globs read as project paths. Any other root
+  // (outside cwd, or one that contains /proc through a symlink) runs from its own canonical
+  // directory with its canonical absolute path, so user globs read relative to that root, the
+  // printed paths are absolute, and for "/" an anchored `/proc` means /proc.
   const system = containsSystemRoot(canonical);
+  const home = isDirectory ? canonical : dirname(canonical);
   const rg: RgTarget =
     inside && !system
       ? { cwd, root: fromCwd === "" ? "." : fromCwd, protectedGlobs: descendantExclusions(cwd, canonical) }
-      : {
-          cwd: "/",
-          root: system ? canonical : absolute,
-          protectedGlobs: descendantExclusions("/", canonical),
-        };
+      : { cwd: home, root: canonical, protectedGlobs: descendantExclusions(home, canonical) };
   return { requested, absolute, canonical, isDirectory, isSubpath: inside && fromCwd !== "", rg };
 }
 

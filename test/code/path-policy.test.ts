@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { mkdir, symlink, writeFile } from "node:fs/promises";
+import { mkdir, realpath, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { descendantExclusions, protectedReason, resolveSearchTarget } from "../../src/code/path-policy.js";
@@ -120,6 +120,32 @@ describe("path policy", () => {
     );
     const up = await service.run({ pattern: "needle", path: "../.hidden" }, ctx());
     assert.equal(up.data.totalMatches, 1);
+  });
+
+  it("globs of an external root are relative to that root", async () => {
+    const external = await makeTree({
+      "proj/src/a.ts": "needle\n",
+      "proj/test/b.ts": "needle\n",
+      "proj/.ssh/k": "needle\n",
+    });
+    try {
+      const service = makeService(root);
+      const result = await service.run(
+        { pattern: "needle", path: join(external, "proj"), glob: "src/**", mode: "matches" },
+        ctx(),
+      );
+      assert.deepEqual(
+        result.data.matches?.map((m) => m.path),
+        [join(await realpath(external), "proj/src/a.ts")],
+      );
+      const excluded = await service.run(
+        { pattern: "needle", path: join(external, "proj"), exclude: "test/**", mode: "matches" },
+        ctx(),
+      );
+      assert.equal(excluded.data.totalMatches, 1);
+    } finally {
+      await removeTree(external);
+    }
   });
 
   it("broad scans exclude every protected descendant, and user globs cannot re-include them", async () => {
