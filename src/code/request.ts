@@ -92,6 +92,12 @@ export function normalizeRequest(input: CodeSearchInput): CodeSearchRequest {
   if (input.pattern === undefined) {
     throw invalid("pattern", "pattern is required (or pass a cursor to continue an earlier result).");
   }
+  if (/[\r\n]/.test(input.pattern)) {
+    throw invalid(
+      "pattern",
+      "matches are found within single lines, so a pattern cannot contain a line break.",
+    );
+  }
   return {
     kind: "search",
     query: {

@@ -113,9 +113,12 @@ function describeFailure(stderr: string, code: number | null, signal: NodeJS.Sig
       stderr,
     )
   ) {
+    const hint = /not allowed in a regex/.test(stderr)
+      ? "matches are found within single lines, so a pattern cannot match a line break"
+      : "use literal=true to search the exact text";
     return new EvidentError(
       "invalid_arguments",
-      `Invalid arguments: pattern: ripgrep rejected the regular expression (use literal=true to search the exact text):\n${explanation}`,
+      `Invalid arguments: pattern: ripgrep rejected the regular expression (${hint}):\n${explanation}`,
       { details: { field: "pattern", issues: [{ field: "pattern", message: explanation }] } },
     );
   }

@@ -54,6 +54,8 @@ describe("code_search tool", () => {
     ["pattern not a string", { pattern: 5 }, "pattern"],
     ["pattern with NUL", { pattern: "a\u0000b" }, "pattern"],
     ["neither pattern nor cursor", {}, "pattern"],
+    ["pattern with a line break", { pattern: "a\nb", literal: true }, "pattern"],
+    ["regex escape for a line break", { pattern: "a\\nb" }, "pattern"],
     ["empty path", { pattern: "x", path: "" }, "path"],
     ["path too long", { pattern: "x", path: "a".repeat(CODE_PATH_MAX_CHARS + 1) }, "path"],
     ["path not a string", { pattern: "x", path: ["src"] }, "path"],
