@@ -10,23 +10,27 @@
  * page files or start details (optionally for chosen files); match cursors continue their bound
  * selection. Partial retention is said in the text and in the data.
  */
-import { resolve } from "node:path";
 import { cancelledError } from "../core/abort.js";
 import { EvidentError } from "../core/errors.js";
 import {
   DETAIL_PAGE_DEFAULT_MATCHES,
   DETAIL_PAGE_MAX_BYTES,
-  MAX_SOURCE_REVISION_FILES,
   PAGE_FRAME_RESERVE_CHARS,
-  SNAPSHOT_MAX_BYTES,
-  SNAPSHOT_MAX_MATCHES,
-  SNAPSHOT_MAX_OCCURRENCES,
 } from "../core/limits.js";
 import type { Logger } from "../core/logger.js";
+import {
+  baseData,
+  describeQuery,
+  fileRow,
+  frameText,
+  notesText,
+  pageData,
+  pageNotes,
+  rootName,
+  shownData,
+} from "./answer.js";
 import { type ContextBudget, type ContextUsage, DEFAULT_BUDGET, resolveBudget } from "./budget.js";
 import {
-  arraySequence,
-  compareKeys,
   type DetailPage,
   displayPath,
   type MatchSequence,
@@ -37,22 +41,20 @@ import {
 import { resolveSearchTarget, type SearchTarget } from "./path-policy.js";
 import {
   type CodeSearchRequest,
-  invalid,
   type NewSearchRequest,
   normalizeRequest,
   type PageRequest,
   type SearchQuery,
 } from "./request.js";
 import { resolveRgPath } from "./rg-path.js";
-import { DEFAULT_RETENTION, type RetentionBounds, runContentSearch, type SearchRun } from "./rg-search.js";
-import { type Revision, recheckRevisions, scanRevisions, scanSingleFile } from "./scan-revisions.js";
+import { DEFAULT_RETENTION, type RetentionBounds, runContentSearch } from "./rg-search.js";
+import { recheckRevisions, scanRevisions, scanSingleFile } from "./scan-revisions.js";
 import type { CodeSearchInput, CodeSearchOutput } from "./schema.js";
+import { buildSnapshot, choosePaths, type Execution, selectionSequence } from "./snapshot-build.js";
 import {
   type CursorState,
   MemorySnapshotStore,
   type SnapshotData,
-  type SnapshotFile,
-  type SnapshotMatch,
   type SnapshotStore,
   selectionSignature,
 } from "./snapshot-store.js";
@@ -81,13 +83,6 @@ export interface CodeSearchResponse {
   readonly text: string;
   readonly data: CodeSearchOutput;
 }
-
-const PARTIAL_TEXT: Record<string, string> = {
-  max_matches: `${SNAPSHOT_MAX_MATCHES} retained matching lines`,
-  max_occurrences: `${SNAPSHOT_MAX_OCCURRENCES} retained occurrences`,
-  max_bytes: `${SNAPSHOT_MAX_BYTES / (1024 * 1024)} MiB of retained text`,
-  protocol_line_limit: "a line too long to read",
-};
 
 export class CodeSearchService {
   readonly #options: CodeSearchServiceOptions;
@@ -466,233 +461,8 @@ export class CodeSearchService {
   }
 }
 
-interface Execution {
-  readonly run: SearchRun;
-  readonly trusted: Record<string, Revision>;
-  readonly scanCapped: boolean;
-}
-
 function offsetInvalid(why: string): EvidentError {
   return new EvidentError("cursor_offset_invalid", `This cursor cannot be used: ${why}`, {
     details: { field: "cursor" },
   });
-}
-
-function buildSnapshot(
-  query: SearchQuery,
-  requested: SearchTarget,
-  effective: SearchTarget,
-  expanded: boolean,
-  execution: Execution,
-  reusable: boolean,
-): SnapshotData {
-  const { run } = execution;
-  const matches = inPathOrder(run.matches);
-  const counts = new Map<string, { matches: number; occurrences: number }>();
-  for (const m of matches) {
-    const c = counts.get(m.path) ?? { matches: 0, occurrences: 0 };
-    c.matches++;
-    c.occurrences += m.occurrences.length;
-    counts.set(m.path, c);
-  }
-  const files: SnapshotFile[] = [...counts].map(([key, c]) => ({ path: displayPath(key), key, ...c }));
-  files.sort((a, b) => b.matches - a.matches || compareKeys(a.key, b.key));
-  return {
-    query,
-    requestedRoot: requested.requested,
-    effectiveRoot: effective.requested,
-    expanded,
-    rgCwd: effective.rg.cwd,
-    matches,
-    files,
-    totalOccurrences: run.occurrences,
-    trustedRevisions: execution.trusted,
-    partialReason: run.partialReason,
-    searchErrors: run.searchErrors,
-    bytes: run.bytes,
-    reusable,
-  };
-}
-
-/**
- * Matches ordered by path, then line. ripgrep searches files in parallel but reports each file's
- * matches together and in line order, so sorting the per-file runs is enough (and far cheaper
- * than sorting every match); a stable path order makes indices reproducible.
- */
-function inPathOrder(parsed: readonly SnapshotMatch[]): SnapshotMatch[] {
-  const runs: SnapshotMatch[][] = [];
-  let current: SnapshotMatch[] | undefined;
-  for (const match of parsed) {
-    if (current === undefined || current[0]?.path !== match.path) {
-      current = [];
-      runs.push(current);
-    }
-    current.push(match);
-  }
-  runs.sort((a, b) => compareKeys((a[0] as SnapshotMatch).path, (b[0] as SnapshotMatch).path));
-  const ordered = runs.flat();
-  // A file reported in two runs (never seen from ripgrep, but not ruled out) still ends sorted.
-  for (let i = 1; i < ordered.length; i++) {
-    const a = ordered[i - 1] as SnapshotMatch;
-    const b = ordered[i] as SnapshotMatch;
-    if (a.path === b.path && a.line > b.line) {
-      ordered.sort((x, y) => compareKeys(x.path, y.path) || x.line - y.line);
-      break;
-    }
-  }
-  return ordered;
-}
-
-function selectionSequence(snapshot: SnapshotData, keys: readonly string[]): MatchSequence {
-  const wanted = new Set(keys);
-  const positions: number[] = [];
-  snapshot.matches.forEach((m, i) => {
-    if (wanted.has(m.path)) positions.push(i);
-  });
-  return arraySequence(positions);
-}
-
-/** Maps the caller's spellings of paths onto the snapshot's files. */
-function choosePaths(snapshot: SnapshotData, cwd: string, paths: readonly string[]): string[] {
-  const byAbsolute = new Map<string, string>();
-  for (const file of snapshot.files) byAbsolute.set(resolve(snapshot.rgCwd, file.key), file.key);
-  const keys: string[] = [];
-  const unknown: string[] = [];
-  for (const path of paths) {
-    const key = byAbsolute.get(resolve(snapshot.rgCwd, path)) ?? byAbsolute.get(resolve(cwd, path));
-    if (key === undefined) unknown.push(path);
-    else keys.push(key);
-  }
-  if (unknown.length > 0) {
-    throw invalid(
-      "paths",
-      `not files of this result: ${unknown.join(", ")}. Use paths exactly as listed in the summary.`,
-    );
-  }
-  return [...new Set(keys)].sort(compareKeys);
-}
-
-function fileRow(file: SnapshotFile) {
-  return { path: file.path, matches: file.matches, occurrences: file.occurrences };
-}
-
-function rootName(root: string): string {
-  return root === "." ? "the project root" : `"${root}"`;
-}
-
-export function describeQuery(query: SearchQuery): string {
-  const flags = [query.literal ? "literal" : "regex"];
-  flags.push(
-    query.caseMode === "smart"
-      ? "smart case"
-      : query.caseMode === "insensitive"
-        ? "ignoring case"
-        : "exact case",
-  );
-  if (query.wholeWord) flags.push("whole words");
-  if (!query.hidden) flags.push("no hidden files");
-  if (query.globs.length > 0) flags.push(`glob ${query.globs.join(" ")}`);
-  if (query.excludes.length > 0) flags.push(`excluding ${query.excludes.join(" ")}`);
-  return `${JSON.stringify(query.pattern)} (${flags.join(", ")})`;
-}
-
-function unverifiedCount(snapshot: SnapshotData): number {
-  return snapshot.files.filter((f) => !Object.hasOwn(snapshot.trustedRevisions, f.key)).length;
-}
-
-function notesText(snapshot: SnapshotData, budget: ContextBudget): string {
-  const notes: string[] = [];
-  if (snapshot.expanded && snapshot.matches.length > 0) {
-    notes.push(
-      `Nothing matched in "${snapshot.requestedRoot}", so the project root was searched instead (same filters).`,
-    );
-  }
-  if (snapshot.partialReason !== undefined) {
-    notes.push(
-      `PARTIAL: retention stopped at ${PARTIAL_TEXT[snapshot.partialReason]}; more matches exist than are counted here. ` +
-        "Narrow the pattern, path or glob for complete evidence.",
-    );
-  }
-  if (snapshot.searchErrors > 0) {
-    notes.push(`ripgrep could not read ${snapshot.searchErrors} file(s); their contents are not covered.`);
-  }
-  const unverified = unverifiedCount(snapshot);
-  if (unverified > 0) {
-    notes.push(
-      `${unverified} file(s) could not be verified as unchanged during the search (edited meanwhile, unreadable, ` +
-        `or beyond the ${MAX_SOURCE_REVISION_FILES} files whose revisions are recorded). Their lines are what ` +
-        "ripgrep read and still count, but no current-file context is shown for them.",
-    );
-  }
-  if (budget.adjusted) {
-    notes.push(`Context is ${budget.tier}: this answer was sized for about ${budget.targetTokens} tokens.`);
-  }
-  return notes.length === 0 ? "" : `\n${notes.join("\n")}`;
-}
-
-function frameText(snapshot: SnapshotData, budget: ContextBudget): string {
-  const count = snapshot.partialReason === undefined ? "" : "at least ";
-  const head =
-    `code_search ${describeQuery(snapshot.query)} in ${rootName(snapshot.effectiveRoot)}: ` +
-    `${count}${snapshot.matches.length} matching lines (${snapshot.totalOccurrences} occurrences) in ${snapshot.files.length} files.`;
-  return `${head}${notesText(snapshot, budget)}\n`;
-}
-
-function pageNotes(page: DetailPage): string {
-  const notes: string[] = [];
-  if (page.changedFiles.length > 0) {
-    notes.push(
-      `Changed since the search: ${page.changedFiles.map(printablePath).join(", ")}. The lines shown are as searched; the files now differ.`,
-    );
-  }
-  const unavailable = page.contextUnavailableFiles.filter((f) => !page.changedFiles.includes(f));
-  if (unavailable.length > 0) {
-    notes.push(
-      `No context for ${unavailable.map(printablePath).join(", ")}: the revision is unverified, too large, or unreadable.`,
-    );
-  }
-  return notes.length === 0 ? "" : `${notes.join("\n")}\n`;
-}
-
-function shownData(page: DetailPage): NonNullable<CodeSearchOutput["matches"]> {
-  return page.shown.map((m) => ({ ...m, ranges: [...m.ranges] }));
-}
-
-function pageData(page: DetailPage) {
-  return {
-    occurrenceRangesOmitted: page.rangesOmitted,
-    occurrenceMatchesTruncated: page.matchesTruncated,
-    ...(page.contextUnavailableFiles.length === 0
-      ? {}
-      : { contextUnavailableFiles: [...page.contextUnavailableFiles] }),
-    ...(page.changedFiles.length === 0 ? {} : { changedFiles: [...page.changedFiles] }),
-  };
-}
-
-function baseData(
-  snapshot: SnapshotData,
-  view: CodeSearchOutput["view"],
-  budget: ContextBudget,
-  redact: boolean,
-  extra: Partial<CodeSearchOutput>,
-): CodeSearchOutput {
-  return {
-    status: snapshot.partialReason === undefined ? "complete" : "partial",
-    view,
-    pattern: snapshot.query.pattern,
-    requestedRoot: snapshot.requestedRoot,
-    effectiveRoot: snapshot.effectiveRoot,
-    expanded: snapshot.expanded,
-    totalMatches: snapshot.matches.length,
-    totalOccurrences: snapshot.totalOccurrences,
-    totalFiles: snapshot.files.length,
-    ...(snapshot.partialReason === undefined ? {} : { partialReason: snapshot.partialReason }),
-    searchErrors: snapshot.searchErrors,
-    sourceUnverifiedFileCount: unverifiedCount(snapshot),
-    occurrenceRangesOmitted: 0,
-    occurrenceMatchesTruncated: 0,
-    budget: { tier: budget.tier, targetTokens: budget.targetTokens, adjusted: budget.adjusted },
-    redacted: redact,
-    ...extra,
-  };
 }
