@@ -12,10 +12,12 @@ import {
 import type { ContextBudget } from "./budget.js";
 import { type DetailPage, printablePath } from "./format.js";
 import type { SearchQuery } from "./request.js";
+import type { PartialReason } from "./rg-search.js";
 import type { CodeSearchOutput } from "./schema.js";
 import type { SnapshotData, SnapshotFile } from "./snapshot-store.js";
 
-const PARTIAL_TEXT: Record<string, string> = {
+/** How each retention stop reads in the text. */
+const PARTIAL_TEXT: Record<PartialReason, string> = {
   max_matches: `${SNAPSHOT_MAX_MATCHES} retained matching lines`,
   max_occurrences: `${SNAPSHOT_MAX_OCCURRENCES} retained occurrences`,
   max_bytes: `${SNAPSHOT_MAX_BYTES / (1024 * 1024)} MiB of retained text`,

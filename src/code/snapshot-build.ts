@@ -11,6 +11,7 @@ import type { SearchRun } from "./rg-search.js";
 import type { Revision } from "./scan-revisions.js";
 import type { SnapshotData, SnapshotFile, SnapshotMatch } from "./snapshot-store.js";
 
+/** What one search produced: ripgrep's run and the revisions that held before and after it. */
 export interface Execution {
   readonly run: SearchRun;
   readonly trusted: Record<string, Revision>;
