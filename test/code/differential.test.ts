@@ -108,6 +108,9 @@ describe("differential against raw ripgrep", () => {
     assert.ok(paths.has(".hidden/h.txt"));
     assert.ok(!paths.has("ignored/i.txt"));
     assert.ok(![...paths].some((p) => p.startsWith(".git/")));
+    const summary = await makeService(root).run({ pattern: "needle", mode: "summary" }, ctx());
+    // Every name, also one with a newline, is observed before and after: nothing unverified.
+    assert.equal(summary.data.sourceUnverifiedFileCount, 0);
     const shown = await makeService(root).run({ pattern: "newline", mode: "summary" }, ctx());
     assert.match(shown.text, /"new\\nline\.txt"/);
     assert.doesNotMatch(shown.text, /^line\.txt/m);
