@@ -2,7 +2,7 @@
  * code_search benchmark (not a test). Prepares corpora from npm / Debian packages only, then for
  * each fixed pattern measures, in this one run:
  *   - median time of a new code_search query (warm, in-process, and over MCP stdio) divided by
- *     raw `rg --json` on the same corpus;
+ *     raw `rg --json` on the same corpus, and of a cold one (a fresh service: no revision cache);
  *   - first-response bytes against raw `rg -n` and `rg --json` output bytes;
  *   - time of a cursor page divided by the original search;
  *   - peak RSS of this process.
@@ -197,6 +197,7 @@ async function main(): Promise<void> {
     const rgTimes: number[] = [];
     const ourTimes: number[] = [];
     const mcpTimes: number[] = [];
+    const coldTimes: number[] = [];
     let first: Awaited<ReturnType<CodeSearchService["run"]>> | undefined;
     let jsonBytes = 0;
     for (let i = 0; i < runs; i++) {
@@ -213,6 +214,13 @@ async function main(): Promise<void> {
         mcp.client.request("tools/call", { name: "code_search", arguments: c.input }),
       );
       mcpTimes.push(overMcp.ms);
+      // Cold: a new service has no revision cache, so it pays for the names-only enumeration.
+      const fresh = new CodeSearchService({ cwd: corpus, env: process.env, logger: silentLogger });
+      const cold = await timed(() =>
+        fresh.run(c.input, { caller: "bench", signal: new AbortController().signal }),
+      );
+      coldTimes.push(cold.ms);
+      await fresh.close();
     }
     const plain = await rawRg(corpus, ["-n", ...c.rgFlags, "--", c.pattern, "."]);
     let pageRatio = "n/a";
@@ -239,6 +247,7 @@ async function main(): Promise<void> {
       fmt(median(ourTimes), 1),
       fmt(median(ourTimes) / median(rgTimes)),
       fmt(median(mcpTimes) / median(rgTimes)),
+      fmt(median(coldTimes) / median(rgTimes)),
       String(firstBytes),
       String(plain.bytes),
       String(jsonBytes),
@@ -255,6 +264,7 @@ async function main(): Promise<void> {
     "code_search ms",
     "in-process / rg",
     "MCP stdio / rg",
+    "cold / rg",
     "first response B",
     "rg -n B",
     "rg --json B",

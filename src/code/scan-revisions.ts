@@ -127,18 +127,24 @@ export async function scanSingleFile(target: RgTarget): Promise<RevisionScan> {
   return { revisions, enumerated: 1, capped: false };
 }
 
-/** Reads revisions again for `names` (bounded concurrency) and returns the trusted ones. */
+/**
+ * Reads revisions again for `names` and returns the trusted ones: those whose earlier
+ * observation (`before`) equals the new one. Every new observation is also handed to
+ * `observed`, so it can serve as the earlier observation of a later search.
+ */
 export async function recheckRevisions(
   rgCwd: string,
   names: Iterable<string>,
-  before: ReadonlyMap<string, Revision>,
+  before: (name: string) => Revision | undefined,
+  observed?: (name: string, revision: Revision | undefined) => void,
 ): Promise<Map<string, Revision>> {
   const trusted = new Map<string, Revision>();
   const reader = new RevisionReader(rgCwd, (name, second) => {
-    const first = before.get(name);
-    if (sameRevision(first, second)) trusted.set(name, first as Revision);
+    const first = before(name);
+    if (first !== undefined && sameRevision(first, second)) trusted.set(name, first);
+    observed?.(name, second);
   });
-  for (const name of names) if (before.has(name)) reader.add(name);
+  for (const name of names) reader.add(name);
   await reader.drainTo(0);
   return trusted;
 }

@@ -46,9 +46,11 @@ import {
   type PageRequest,
   type SearchQuery,
 } from "./request.js";
+import { RevisionCache, type RevisionCacheOptions } from "./revision-cache.js";
+import { buildFilesArgs } from "./rg-args.js";
 import { resolveRgPath } from "./rg-path.js";
 import { DEFAULT_RETENTION, type RetentionBounds, runContentSearch } from "./rg-search.js";
-import { recheckRevisions, scanRevisions, scanSingleFile } from "./scan-revisions.js";
+import { type Revision, recheckRevisions, scanRevisions, scanSingleFile } from "./scan-revisions.js";
 import type { CodeSearchInput, CodeSearchOutput } from "./schema.js";
 import { buildSnapshot, choosePaths, type Execution, selectionSequence } from "./snapshot-build.js";
 import {
@@ -67,6 +69,7 @@ export interface CodeSearchServiceOptions {
   readonly logger: Logger;
   readonly store?: SnapshotStore;
   readonly retention?: RetentionBounds;
+  readonly revisionCache?: RevisionCacheOptions;
   /** Observes every ripgrep child started (process-table checks in tests, diagnostics). */
   readonly onProcessSpawn?: (pid: number) => void;
 }
@@ -89,11 +92,13 @@ export class CodeSearchService {
   readonly #store: SnapshotStore;
   #rgPath: Promise<string> | undefined;
   readonly #running = new Map<AbortController, Promise<unknown>>();
+  readonly #revisions: RevisionCache;
   #closed = false;
 
   constructor(options: CodeSearchServiceOptions) {
     this.#options = options;
     this.#store = options.store ?? new MemorySnapshotStore();
+    this.#revisions = new RevisionCache(options.revisionCache);
   }
 
   get store(): SnapshotStore {
@@ -125,6 +130,7 @@ export class CodeSearchService {
     const running = [...this.#running];
     for (const [controller] of running) controller.abort(cancelledError());
     await Promise.allSettled(running.map(([, call]) => call));
+    this.#revisions.clear();
     await this.#store.close();
   }
 
@@ -201,16 +207,31 @@ export class CodeSearchService {
       signal: context.signal,
       ...(this.#options.onProcessSpawn === undefined ? {} : { onSpawn: this.#options.onProcessSpawn }),
     };
-    // A single file needs no enumeration: its own metadata is the whole "before" observation.
-    const scan = target.isDirectory ? await scanRevisions(common) : await scanSingleFile(target.rg);
+    const scope = JSON.stringify([target.rg.cwd, buildFilesArgs(query, target.rg)]);
+    let single: ReadonlyMap<string, Revision> | undefined;
+    if (!target.isDirectory) {
+      // A single file needs no enumeration: its own metadata is the whole "before" observation.
+      single = (await scanSingleFile(target.rg)).revisions;
+    } else if (!this.#revisions.fresh(scope)) {
+      this.#revisions.remember(scope, (await scanRevisions(common)).revisions);
+    }
+    const start = this.#revisions.begin();
     const run = await runContentSearch({
       ...common,
       retention: this.#options.retention ?? DEFAULT_RETENTION,
       ...(context.onMatches === undefined ? {} : { onMatches: context.onMatches }),
     });
     const keys = new Set(run.matches.map((m) => m.path));
-    const trusted = await recheckRevisions(target.rg.cwd, keys, scan.revisions);
-    return { run, trusted: Object.fromEntries(trusted), scanCapped: scan.capped };
+    const trusted =
+      single === undefined
+        ? await recheckRevisions(
+            target.rg.cwd,
+            keys,
+            (name) => this.#revisions.before(scope, name, start),
+            (name, revision) => this.#revisions.observe(scope, name, revision),
+          )
+        : await recheckRevisions(target.rg.cwd, keys, (name) => single.get(name));
+    return { run, trusted: Object.fromEntries(trusted) };
   }
 
   #empty(snapshot: SnapshotData, request: NewSearchRequest, budget: ContextBudget): CodeSearchResponse {

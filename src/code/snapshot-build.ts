@@ -15,7 +15,6 @@ import type { SnapshotData, SnapshotFile, SnapshotMatch } from "./snapshot-store
 export interface Execution {
   readonly run: SearchRun;
   readonly trusted: Record<string, Revision>;
-  readonly scanCapped: boolean;
 }
 
 export function buildSnapshot(

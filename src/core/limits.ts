@@ -80,6 +80,13 @@ export const MAX_SOURCE_REVISION_FILES = 50_000;
 export const MAX_CONCURRENT_STATS = 16;
 /** Metadata reads done back to back before yielding to the event loop (about a millisecond). */
 export const STAT_SLICE_FILES = 256;
+/**
+ * How long a file scope's enumeration stands in for a new one: warm searches within it skip the
+ * names-only pass and compare against earlier observations. Files created since stay unverified.
+ */
+export const REVISION_CACHE_TTL_MS = 30_000;
+/** File scopes (working directory plus file filters) whose revisions are kept between searches. */
+export const REVISION_CACHE_MAX_SCOPES = 4;
 
 /** Snapshot retention bounds. */
 export const SNAPSHOT_MAX_MATCHES = 50_000;

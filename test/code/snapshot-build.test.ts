@@ -42,7 +42,7 @@ function match(path: string, line: number, occurrences = 1): ParsedMatch {
 
 function build(matches: ParsedMatch[]) {
   const run = { matches, occurrences: matches.length, bytes: 0, partialReason: undefined, searchErrors: 0 };
-  return buildSnapshot(query, target, target, false, { run, trusted: {}, scanCapped: false }, false);
+  return buildSnapshot(query, target, target, false, { run, trusted: {} }, false);
 }
 
 describe("snapshot building", () => {
