@@ -71,9 +71,9 @@ export function notesText(snapshot: SnapshotData, budget: ContextBudget): string
   const unverified = unverifiedCount(snapshot);
   if (unverified > 0) {
     notes.push(
-      `${unverified} file(s) could not be verified as unchanged during the search (edited meanwhile, unreadable, ` +
-        `or beyond the ${MAX_SOURCE_REVISION_FILES} files whose revisions are recorded). Their lines are what ` +
-        "ripgrep read and still count, but no current-file context is shown for them.",
+      `${unverified} file(s) could not be verified as unchanged during the search (edited meanwhile, new since ` +
+        `the last file listing, unreadable, or beyond the ${MAX_SOURCE_REVISION_FILES} files whose revisions are ` +
+        "recorded). Their lines are what ripgrep read and still count, but no current-file context is shown for them.",
     );
   }
   if (budget.adjusted) {
