@@ -140,7 +140,7 @@ describe("differential against raw ripgrep", () => {
   });
 
   it("matches raw rg on random file contents", async () => {
-    const alphabet = ["a", "b", "é", "😀", "\r\n", "\n", " ", "ab", "日"];
+    const alphabet = ["a", "b", "é", "😀", "\r\n", "\n", " ", "ab", "日", "\u2028", "\t", '"', "\\"];
     await fc.assert(
       fc.asyncProperty(
         fc.array(fc.array(fc.constantFrom(...alphabet), { maxLength: 60 }), { minLength: 1, maxLength: 4 }),
