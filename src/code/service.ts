@@ -1,7 +1,8 @@
 /**
  * The code_search policy: one normalized request in, one bounded answer out.
  *
- * A new search enumerates revisions, runs ripgrep, re-checks revisions and builds a snapshot.
+ * A new search observes candidate revisions (or reuses recent observations of the same file
+ * scope), runs ripgrep, observes the retained files again and builds a snapshot.
  * A zero-result subpath is retried from the project root unless `scope` is strict, and both
  * roots are recorded. Then, in order: an explicit `summary` gets a ranked file page; an implicit
  * `auto` result that is complete and fits its budget is returned whole, with no cursor; `auto`
