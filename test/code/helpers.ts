@@ -2,7 +2,7 @@
  * Shared fixtures for code_search tests: the real ripgrep binary, throwaway trees on disk and a
  * process-table probe. Nothing here stands in for our own modules.
  */
-import { mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readlink, realpath, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { rgPath } from "@vscode/ripgrep";
@@ -35,4 +35,19 @@ export function isAlive(pid: number): boolean {
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === "EPERM";
   }
+}
+
+/** Pids whose working directory is `dir`, read from the process table (/proc). */
+export async function processesIn(dir: string): Promise<number[]> {
+  const target = await realpath(dir);
+  const found: number[] = [];
+  for (const entry of await readdir("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if ((await readlink(`/proc/${entry}/cwd`)) === target) found.push(Number(entry));
+    } catch {
+      // Gone meanwhile, or not ours to inspect.
+    }
+  }
+  return found;
 }

@@ -10,7 +10,7 @@ import {
   RG_MAX_PROTOCOL_LINE_BYTES,
   SUMMARY_FILES_PER_PAGE,
 } from "../../src/core/limits.js";
-import { isAlive, makeTree, removeTree } from "./helpers.js";
+import { isAlive, makeTree, processesIn, removeTree } from "./helpers.js";
 import { ctx, errorCode, makeService, walk } from "./service-helpers.js";
 
 const trees: string[] = [];
@@ -342,6 +342,7 @@ describe("code_search policy", () => {
     assert.equal(code, "cancelled");
     assert.equal(pids.length, 2);
     for (const pid of pids) assert.equal(isAlive(pid), false, `rg ${pid} still running`);
+    assert.deepEqual(await processesIn(root), []);
   });
 
   it("G11: a pattern ripgrep rejects is invalid_arguments carrying ripgrep's explanation", async () => {
