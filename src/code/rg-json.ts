@@ -182,8 +182,7 @@ export class RgJsonParser {
 
   #line(line: string): void {
     if (line.startsWith(MATCH_PREFIX)) {
-      const data = fastMatchEvent(line, this.#pathMemo) ?? (parseJson(line) as { data: RgMatchEvent }).data;
-      this.onMatch(toMatch(data));
+      this.onMatch(fastMatch(line, this.#pathMemo) ?? fullMatch(line));
     } else if (line.startsWith(SUMMARY_PREFIX)) {
       const event = parseJson(line) as {
         data: { stats: { matched_lines: number; matches: number; searches: number } };
@@ -222,11 +221,12 @@ const SUBMATCH_END = /},"start":(\d+),"end":(\d+)}[,\]]/g;
 
 /**
  * The common match event (UTF-8 path and line) without a full JSON parse, which is most of the
- * protocol's cost on broad searches: only the two string literals are parsed, and numbers are
- * read by anchored patterns. The delimiters used all contain an unescaped quote, so none can
- * occur inside a JSON string. Anything unexpected returns undefined and takes the full parse.
+ * protocol's cost on broad searches: only the two string literals are parsed, numbers are read
+ * by anchored patterns, and the match is built directly (no intermediate event objects). The
+ * delimiters used all contain an unescaped quote, so none can occur inside a JSON string.
+ * Anything unexpected returns undefined and takes the full parse.
  */
-export function fastMatchEvent(line: string, previous?: PathMemo): RgMatchEvent | undefined {
+export function fastMatch(line: string, previous?: PathMemo): ParsedMatch | undefined {
   if (!line.startsWith(FAST_HEAD)) return undefined;
   const pathEnd = line.indexOf(FAST_LINES, FAST_HEAD.length);
   if (pathEnd === -1) return undefined;
@@ -236,9 +236,9 @@ export function fastMatchEvent(line: string, previous?: PathMemo): RgMatchEvent 
   NUMBERS.lastIndex = textEnd;
   const numbers = NUMBERS.exec(line);
   if (numbers === null || !line.endsWith("]}}")) return undefined;
+  const rawPath = line.slice(FAST_HEAD.length, pathEnd);
   let path: unknown;
   let text: unknown;
-  const rawPath = line.slice(FAST_HEAD.length, pathEnd);
   try {
     // A file's matches arrive together: reuse its decoded path (one string, not one per line).
     path = previous !== undefined && previous.raw === rawPath ? previous.path : JSON.parse(rawPath);
@@ -251,18 +251,30 @@ export function fastMatchEvent(line: string, previous?: PathMemo): RgMatchEvent 
     previous.raw = rawPath;
     previous.path = path;
   }
-  const submatches: { start: number; end: number }[] = [];
+  const ascii = Buffer.byteLength(text, "utf8") === text.length;
+  const occurrences: Occurrence[] = [];
+  const submatches: Submatch[] = [];
   SUBMATCH_END.lastIndex = NUMBERS.lastIndex;
   for (let m = SUBMATCH_END.exec(line); m !== null; m = SUBMATCH_END.exec(line)) {
-    submatches.push({ start: Number(m[1]), end: Number(m[2]) });
+    const start = Number(m[1]);
+    const end = Number(m[2]);
+    if (ascii) occurrences.push({ startByte: start, endByte: end, startColumn: start, endColumn: end });
+    else submatches.push({ start, end });
   }
   return {
-    path: { text: path },
-    lines: { text },
-    line_number: numbers[1] === "null" ? null : Number(numbers[1]),
-    absolute_offset: Number(numbers[2]),
-    submatches,
+    path,
+    pathLossy: false,
+    line: numbers[1] === "null" ? 0 : Number(numbers[1]),
+    absoluteOffset: Number(numbers[2]),
+    text: stripTerminator(text),
+    textLossy: false,
+    occurrences: ascii ? occurrences : utf8Columns(text, submatches),
   };
+}
+
+/** A match event decoded by a full JSON parse: the reference the fast path must agree with. */
+export function fullMatch(line: string): ParsedMatch {
+  return toMatch((parseJson(line) as { data: RgMatchEvent }).data);
 }
 
 function toMatch(data: RgMatchEvent): ParsedMatch {
