@@ -8,7 +8,7 @@ import { HTTP_MIN_TOKEN_CHARS } from "../../src/core/limits.js";
 import { silentLogger } from "../../src/core/logger.js";
 import { createTestRegistry, Gate } from "../fixtures/test-tools.js";
 
-const TOKEN = "t".repeat(HTTP_MIN_TOKEN_CHARS) + "-secret";
+const TOKEN = `${"t".repeat(HTTP_MIN_TOKEN_CHARS)}-secret`;
 
 async function connect(
   url: string,

@@ -15,7 +15,7 @@ const exec = promisify(execCallback);
 const README = readFileSync(resolve(ROOT, "README.md"), "utf8");
 
 function codeBlocks(language: string): string[] {
-  return [...README.matchAll(new RegExp("```" + language + "\\n([\\s\\S]*?)```", "g"))].map(
+  return [...README.matchAll(new RegExp(`\`\`\`${language}\\n([\\s\\S]*?)\`\`\``, "g"))].map(
     (m) => m[1] ?? "",
   );
 }
