@@ -22,6 +22,7 @@ import {
 import {
   type AdapterName,
   type ConfigFile,
+  HTTP_ADAPTERS,
   type HttpAdapter,
   PROVIDER_ID_PATTERN,
   type ProviderEntry,
@@ -105,16 +106,8 @@ export const KEYLESS_SEARCH_PROVIDER = "duckduckgo";
 export const KEYLESS_READ_PROVIDER = "direct";
 
 /** Adapters that can search / read (whatever their options); `mcp` depends on its binding. */
-export const SEARCH_ADAPTERS: ReadonlySet<AdapterName> = new Set([
-  "tavily",
-  "brave",
-  "exa",
-  "searxng",
-  "serper",
-  "jina",
-  "firecrawl",
-  "responses",
-  "duckduckgo",
+export const SEARCH_ADAPTERS: ReadonlySet<AdapterName> = new Set<AdapterName>([
+  ...HTTP_ADAPTERS.filter((adapter) => adapter !== KEYLESS_READ_PROVIDER),
   "mcp",
 ]);
 export const READ_ADAPTERS: ReadonlySet<AdapterName> = new Set([

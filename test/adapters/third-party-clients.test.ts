@@ -20,6 +20,14 @@ const MCP_REMOTE = realpathSync("node_modules/.bin/mcp-remote");
 const TOKEN = "k".repeat(48);
 const STDIO_SERVER = [process.execPath, "--import", "tsx", "test/fixtures/test-cli.ts", "mcp"];
 
+function startTestServer(): Promise<RunningHttpServer> {
+  return startHttpServer({
+    registry: createTestRegistry(),
+    logger: silentLogger,
+    settings: resolveHttpSettings({ EVIDENT_AUTH_TOKEN: TOKEN, EVIDENT_HTTP_PORT: "0" }),
+  });
+}
+
 async function inspector(args: string[]): Promise<unknown> {
   const { stdout } = await run(process.execPath, [INSPECTOR, "--cli", ...args], { timeout: 60_000 });
   return JSON.parse(stdout);
@@ -28,11 +36,7 @@ async function inspector(args: string[]): Promise<unknown> {
 describe("MCP Inspector CLI", () => {
   let server: RunningHttpServer;
   before(async () => {
-    server = await startHttpServer({
-      registry: createTestRegistry(),
-      logger: silentLogger,
-      settings: resolveHttpSettings({ EVIDENT_AUTH_TOKEN: TOKEN, EVIDENT_HTTP_PORT: "0" }),
-    });
+    server = await startTestServer();
   });
   after(() => server.close());
 
@@ -83,11 +87,7 @@ describe("MCP Inspector CLI", () => {
 describe("mcp-remote bridge", () => {
   let server: RunningHttpServer;
   before(async () => {
-    server = await startHttpServer({
-      registry: createTestRegistry(),
-      logger: silentLogger,
-      settings: resolveHttpSettings({ EVIDENT_AUTH_TOKEN: TOKEN, EVIDENT_HTTP_PORT: "0" }),
-    });
+    server = await startTestServer();
   });
   after(() => server.close());
 
