@@ -37,15 +37,39 @@ export interface HttpHandler {
   close(): Promise<void>;
 }
 
+/** A request that passed every header-level check and holds a concurrency slot. */
+export interface Admission {
+  /** Caller key derived from the credential (see `callerOf`). */
+  readonly caller: string;
+  readonly token: string | undefined;
+  /** Frees the slot; idempotent. `dispatch` frees it when the response body ends. */
+  release(): void;
+}
+
+/**
+ * The two phases of serving, for hosts that can read the body themselves (the Node server):
+ * `admit` decides from the method, path and headers alone, before any body byte is read;
+ * `dispatch` serves an admitted request whose body has been read within the cap.
+ */
+export interface HttpHandlerPhases extends HttpHandler {
+  admit(method: string, pathname: string, headers: Headers): Response | Admission;
+  dispatch(request: Request, body: Buffer | undefined, admission: Admission): Promise<Response>;
+  readonly maxBodyBytes: number;
+}
+
 const MCP_PATH = "/mcp";
 const HEALTH_PATH = "/healthz";
 
-export function createHttpHandler(options: HttpHandlerOptions): HttpHandler {
+export function createHttpHandler(options: HttpHandlerOptions): HttpHandlerPhases {
   const { registry, logger, settings } = options;
   const expectedDigest = settings.token === undefined ? undefined : sha256(settings.token);
   const cancellations = new CallCancellations();
   const mcp = createMcpHandler(
-    (ctx) => createMcpServer({ registry, logger, cancellations }, { caller: callerOf(ctx.authInfo?.token) }),
+    (ctx) =>
+      createMcpServer(
+        { registry, logger, cancellations },
+        { caller: ctx.authInfo?.clientId ?? callerOf(undefined) },
+      ),
     { onerror: (error) => logger.debug("mcp http exchange error", { error: error.message }) },
   );
   let inFlight = 0;
@@ -59,25 +83,26 @@ export function createHttpHandler(options: HttpHandlerOptions): HttpHandler {
     }
   };
 
-  async function handle(request: Request): Promise<Response> {
-    const url = new URL(request.url);
-    if (url.pathname === HEALTH_PATH) {
-      if (request.method !== "GET" && request.method !== "HEAD") return methodNotAllowed("GET");
+  function admit(method: string, pathname: string, headers: Headers): Response | Admission {
+    if (pathname === HEALTH_PATH) {
+      if (method !== "GET" && method !== "HEAD") return methodNotAllowed("GET");
       // Public and provider-free: platforms probe it without credentials.
       return json(200, { status: "ok", version: PACKAGE_VERSION });
     }
-    if (url.pathname !== MCP_PATH)
-      return errorResponse(404, "invalid_arguments", `No route ${url.pathname}.`);
+    if (pathname !== MCP_PATH) return errorResponse(404, "invalid_arguments", `No route ${pathname}.`);
 
-    const hostProblem = checkHost(request, settings.allowedHosts);
+    const hostProblem = checkHost(headers.get("host") ?? "", settings.allowedHosts);
     if (hostProblem !== undefined) return errorResponse(403, "forbidden", hostProblem);
-    const originProblem = checkOrigin(request, settings.allowedOrigins);
+    const originProblem = checkOrigin(headers.get("origin"), settings.allowedOrigins);
     if (originProblem !== undefined) return errorResponse(403, "forbidden", originProblem);
 
     let token: string | undefined;
+    let caller = callerOf(undefined);
     if (expectedDigest !== undefined) {
-      token = bearerToken(request);
-      if (token === undefined || !timingSafeEqual(sha256(token), expectedDigest)) {
+      token = bearerToken(headers.get("authorization"));
+      // One digest per request: compared in constant time, and its prefix names the caller.
+      const digest = token === undefined ? undefined : sha256(token);
+      if (digest === undefined || !timingSafeEqual(digest, expectedDigest)) {
         const response = errorResponse(
           401,
           "unauthorized",
@@ -86,6 +111,7 @@ export function createHttpHandler(options: HttpHandlerOptions): HttpHandler {
         response.headers.set("www-authenticate", 'Bearer realm="evident"');
         return response;
       }
+      caller = callerFromDigest(digest);
     }
 
     if (inFlight >= settings.maxConcurrentRequests) {
@@ -95,26 +121,35 @@ export function createHttpHandler(options: HttpHandlerOptions): HttpHandler {
     }
     inFlight += 1;
     let released = false;
-    const releaseOnce = () => {
-      if (!released) {
-        released = true;
-        release();
-      }
+    return {
+      caller,
+      token,
+      release() {
+        if (!released) {
+          released = true;
+          release();
+        }
+      },
     };
+  }
+
+  async function dispatch(
+    request: Request,
+    body: Buffer | undefined,
+    admission: Admission,
+  ): Promise<Response> {
     try {
-      const bounded = await boundBody(request, settings.maxBodyBytes);
-      if (bounded instanceof Response) {
-        releaseOnce();
-        return bounded;
-      }
-      routeCancellation(bounded.bodyBytes, request.signal, callerOf(token), cancellations);
-      const response = await mcp.fetch(
-        bounded,
-        token === undefined ? {} : { authInfo: { token, clientId: callerOf(token), scopes: [] } },
-      );
-      return trackBody(response, releaseOnce);
+      const parsed = parseJson(body);
+      routeCancellation(parsed, request.signal, admission.caller, cancellations);
+      const response = await mcp.fetch(request, {
+        ...(parsed === undefined ? {} : { parsedBody: parsed }),
+        ...(admission.token === undefined
+          ? {}
+          : { authInfo: { token: admission.token, clientId: admission.caller, scopes: [] } }),
+      });
+      return trackBody(response, admission.release);
     } catch (error) {
-      releaseOnce();
+      admission.release();
       logger.error("mcp http request failed", {
         error: error instanceof Error ? error.message : String(error),
       });
@@ -122,8 +157,38 @@ export function createHttpHandler(options: HttpHandlerOptions): HttpHandler {
     }
   }
 
+  async function handle(request: Request): Promise<Response> {
+    const url = new URL(request.url);
+    // Web-standard runtimes keep the authority in the URL rather than a Host header.
+    const headers = request.headers.has("host") ? request.headers : withHost(request.headers, url.host);
+    const admission = admit(request.method, url.pathname, headers);
+    if (admission instanceof Response) return admission;
+    let body: Buffer | undefined;
+    if (request.method === "POST" && request.body !== null) {
+      const read = await readWebBody(request, settings.maxBodyBytes);
+      if (read === undefined) {
+        admission.release();
+        return tooLarge(settings.maxBodyBytes);
+      }
+      body = read;
+    }
+    const replay =
+      body === undefined
+        ? request
+        : new Request(request.url, {
+            method: request.method,
+            headers: request.headers,
+            body,
+            signal: request.signal,
+          });
+    return dispatch(replay, body, admission);
+  }
+
   return {
     fetch: handle,
+    admit,
+    dispatch,
+    maxBodyBytes: settings.maxBodyBytes,
     inFlight: () => inFlight,
     idle: () =>
       inFlight === 0
@@ -135,24 +200,36 @@ export function createHttpHandler(options: HttpHandlerOptions): HttpHandler {
   };
 }
 
+function withHost(headers: Headers, host: string): Headers {
+  const copy = new Headers(headers);
+  copy.set("host", host);
+  return copy;
+}
+
+function parseJson(body: Buffer | undefined): unknown {
+  if (body === undefined || body.length === 0) return undefined;
+  try {
+    return JSON.parse(body.toString("utf8"));
+  } catch {
+    return undefined; // the SDK answers malformed JSON itself, from the raw body
+  }
+}
+
+export function tooLarge(maxBytes: number): Response {
+  return errorResponse(413, "payload_too_large", `Request body exceeds ${maxBytes} bytes.`);
+}
+
 /**
  * Reaches a running call from outside its server instance: a `notifications/cancelled` from the
  * same caller aborts the call it names, and a `tools/call` whose HTTP request goes away (client
  * disconnect) is aborted too.
  */
 function routeCancellation(
-  body: Buffer | undefined,
+  message: unknown,
   requestSignal: AbortSignal,
   caller: string,
   cancellations: CallCancellations,
 ): void {
-  if (body === undefined || body.length === 0) return;
-  let message: unknown;
-  try {
-    message = JSON.parse(body.toString("utf8"));
-  } catch {
-    return; // the SDK answers malformed JSON itself
-  }
   if (typeof message !== "object" || message === null || Array.isArray(message)) return;
   const { method, id, params } = message as {
     method?: unknown;
@@ -173,15 +250,18 @@ function routeCancellation(
 
 /** The caller key for cursor binding: a digest of the credential, never the credential. */
 export function callerOf(token: string | undefined): string {
-  return token === undefined ? "http:anonymous" : `http:${sha256(token).subarray(0, 16).toString("hex")}`;
+  return token === undefined ? "http:anonymous" : callerFromDigest(sha256(token));
+}
+
+function callerFromDigest(digest: Buffer): string {
+  return `http:${digest.subarray(0, 16).toString("hex")}`;
 }
 
 function sha256(value: string): Buffer {
   return createHash("sha256").update(value, "utf8").digest();
 }
 
-function bearerToken(request: Request): string | undefined {
-  const header = request.headers.get("authorization");
+function bearerToken(header: string | null): string | undefined {
   if (header === null) return undefined;
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
   return match?.[1];
@@ -193,18 +273,15 @@ function hostnameOf(hostHeader: string): string {
   return hostHeader.split(":")[0]?.toLowerCase() ?? "";
 }
 
-function checkHost(request: Request, allowed: readonly string[] | undefined): string | undefined {
+function checkHost(header: string, allowed: readonly string[] | undefined): string | undefined {
   if (allowed === undefined) return undefined;
-  // Web-standard runtimes keep the authority in the URL rather than a Host header.
-  const header = request.headers.get("host") ?? new URL(request.url).host;
   if (header === "") return "Missing Host header.";
   const hostname = hostnameOf(header);
   if (allowed.includes(hostname)) return undefined;
   return `Host "${hostname}" is not allowed; set EVIDENT_ALLOWED_HOSTS to accept it.`;
 }
 
-function checkOrigin(request: Request, allowed: readonly string[] | "loopback"): string | undefined {
-  const origin = request.headers.get("origin");
+function checkOrigin(origin: string | null, allowed: readonly string[] | "loopback"): string | undefined {
   if (origin === null) return undefined; // non-browser MCP clients send none
   if (allowed === "loopback") {
     try {
@@ -219,17 +296,13 @@ function checkOrigin(request: Request, allowed: readonly string[] | "loopback"):
 }
 
 /**
- * Reads the body within the cap and returns a request the SDK can read again, or a 413.
- * The declared length is checked first so an honest oversize request is refused unread.
+ * Reads a web-standard body within the cap; undefined when it is larger. The declared length is
+ * checked first so an honest oversize request is refused unread.
  */
-async function boundBody(
-  request: Request,
-  maxBytes: number,
-): Promise<(Request & { readonly bodyBytes?: Buffer }) | Response> {
-  if (request.method !== "POST" || request.body === null) return request;
-  const tooLarge = () => errorResponse(413, "payload_too_large", `Request body exceeds ${maxBytes} bytes.`);
+async function readWebBody(request: Request, maxBytes: number): Promise<Buffer | undefined> {
   const declared = Number(request.headers.get("content-length") ?? Number.NaN);
-  if (Number.isFinite(declared) && declared > maxBytes) return tooLarge();
+  if (Number.isFinite(declared) && declared > maxBytes) return undefined;
+  if (request.body === null) return Buffer.alloc(0);
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
   let total = 0;
@@ -239,18 +312,11 @@ async function boundBody(
     total += value.byteLength;
     if (total > maxBytes) {
       await reader.cancel().catch(() => {});
-      return tooLarge();
+      return undefined;
     }
     chunks.push(value);
   }
-  const bodyBytes = Buffer.concat(chunks);
-  const copy = new Request(request.url, {
-    method: request.method,
-    headers: request.headers,
-    body: bodyBytes,
-    signal: request.signal,
-  });
-  return Object.assign(copy, { bodyBytes });
+  return Buffer.concat(chunks);
 }
 
 /** Keeps the request counted until its response body (JSON or SSE) has been fully sent. */

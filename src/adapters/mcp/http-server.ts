@@ -9,7 +9,7 @@ import { Readable } from "node:stream";
 import type { Logger } from "../../core/logger.js";
 import type { ToolRegistry } from "../../tools/registry.js";
 import type { HttpSettings } from "./http-config.js";
-import { createHttpHandler, type HttpHandler } from "./http-handler.js";
+import { createHttpHandler, type HttpHandler, type HttpHandlerPhases, tooLarge } from "./http-handler.js";
 
 export interface HttpServerOptions {
   readonly registry: ToolRegistry;
@@ -77,7 +77,7 @@ class OpenResponses {
 
 async function shutdown(
   server: Server,
-  handler: HttpHandler,
+  handler: HttpHandlerPhases,
   open: OpenResponses,
   options: HttpServerOptions,
 ): Promise<void> {
@@ -111,7 +111,7 @@ function listen(server: Server, port: number, host: string): Promise<void> {
 }
 
 async function serve(
-  handler: HttpHandler,
+  handler: HttpHandlerPhases,
   req: IncomingMessage,
   res: ServerResponse,
   logger: Logger,
@@ -121,8 +121,44 @@ async function serve(
   res.on("close", () => {
     if (!res.writableFinished) controller.abort();
   });
-  const request = toRequest(req, controller.signal);
-  const response = await handler.fetch(request);
+  const method = req.method ?? "GET";
+  const url = new URL(req.url ?? "/", "http://localhost");
+  const headers = toHeaders(req);
+  // Header-level checks first: nothing is read from a request that will be refused.
+  const admission = handler.admit(method, url.pathname, headers);
+  if (admission instanceof Response) return write(admission, req, res, logger);
+  let response: Response;
+  try {
+    let body: Buffer | undefined;
+    if (method === "POST") {
+      body = await readNodeBody(req, handler.maxBodyBytes);
+      if (body === undefined) {
+        admission.release();
+        res.shouldKeepAlive = false; // the rest of an oversize body is not read
+        return write(tooLarge(handler.maxBodyBytes), req, res, logger);
+      }
+    }
+    // The Host header was checked by `admit`; the URL's authority is not used past this point.
+    const request = new Request(`http://localhost${url.pathname}${url.search}`, {
+      method,
+      headers,
+      signal: controller.signal,
+      ...(body === undefined ? {} : { body }),
+    });
+    response = await handler.dispatch(request, body, admission);
+  } catch (error) {
+    admission.release();
+    throw error;
+  }
+  return write(response, req, res, logger);
+}
+
+async function write(
+  response: Response,
+  req: IncomingMessage,
+  res: ServerResponse,
+  logger: Logger,
+): Promise<void> {
   const headers: Record<string, string> = {};
   response.headers.forEach((value, key) => {
     headers[key] = value;
@@ -140,22 +176,32 @@ async function serve(
   body.pipe(res);
 }
 
-function toRequest(req: IncomingMessage, signal: AbortSignal): Request {
-  const host = req.headers.host ?? "localhost";
-  const url = new URL(req.url ?? "/", `http://${host.includes("/") ? "localhost" : host}`);
+function toHeaders(req: IncomingMessage): Headers {
   const headers = new Headers();
-  for (const [key, value] of Object.entries(req.headers)) {
-    if (value === undefined) continue;
-    if (Array.isArray(value)) for (const v of value) headers.append(key, v);
-    else headers.set(key, value);
-  }
-  const hasBody = req.method !== "GET" && req.method !== "HEAD";
-  return new Request(url, {
-    method: req.method ?? "GET",
-    headers,
-    signal,
-    ...(hasBody
-      ? { body: Readable.toWeb(req) as unknown as ReadableStream<Uint8Array>, duplex: "half" as const }
-      : {}),
-  } as RequestInit);
+  const raw = req.rawHeaders;
+  for (let i = 0; i + 1 < raw.length; i += 2) headers.append(raw[i] as string, raw[i + 1] as string);
+  return headers;
+}
+
+/** Reads a Node request body within the cap; undefined when it is larger. */
+function readNodeBody(req: IncomingMessage, maxBytes: number): Promise<Buffer | undefined> {
+  const declared = Number(req.headers["content-length"] ?? Number.NaN);
+  if (Number.isFinite(declared) && declared > maxBytes) return Promise.resolve(undefined);
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let total = 0;
+    const onData = (chunk: Buffer) => {
+      total += chunk.length;
+      if (total > maxBytes) {
+        req.off("data", onData);
+        req.pause();
+        resolve(undefined);
+        return;
+      }
+      chunks.push(chunk);
+    };
+    req.on("data", onData);
+    req.once("end", () => resolve(Buffer.concat(chunks)));
+    req.once("error", reject);
+  });
 }
