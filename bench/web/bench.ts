@@ -12,11 +12,12 @@
  * Run: npx tsx bench/web/bench.ts [calls=2000] [concurrency=8] [clients=raw,sdk]
  *
  * Reading the numbers: on a 2-vCPU machine the client, the servers and the vendor fake compete
- * for two cores, and CPU profiles (BENCH_CPU_PROF=<dir>) show the evident server idle most of
- * the time, so the ratios move with scheduling more than with evident's own cost. Runs on the
- * project machine (shared with other test runs) gave, evident/bare throughput: in-process
- * provider 0.68-0.91x (raw client) and 0.82-1.2x (SDK client); vendor fake in the server's
- * process 0.62-0.92x; vendor fake in a third process 0.51-0.87x.
+ * for two cores, so the ratios move with scheduling as much as with evident's own cost; compare
+ * several runs. After the HTTP layer stopped converting Node requests into web streams, runs on
+ * the project machine (shared with other benchmarks) gave, evident/bare throughput: in-process
+ * provider 0.91-0.93x (raw client) and 1.56x (SDK client); vendor fake in the server's process
+ * 0.76-0.93x (raw) and 1.02x (SDK); vendor fake in a third process 0.57-0.72x (raw) and 0.90x
+ * (SDK), where three processes share two cores.
  */
 import { spawn } from "node:child_process";
 import { performance } from "node:perf_hooks";
