@@ -3,20 +3,25 @@
  *
  * `SnapshotStore` is the interface (a shared store for several replicas can implement it later);
  * `MemorySnapshotStore` keeps snapshots in this process with a time to live, a count bound and a
- * byte bound, evicting the least recently used. A cursor carries only a snapshot id (128 random
- * bits), an offset, its kind and an optional path-selection signature, plus a MAC so a cursor
- * that was edited reads as malformed rather than as some other page. A cursor never names a
- * command to rerun: pages come from the stored snapshot or not at all.
+ * byte bound, evicting the least recently used. Cursors are encoded by `CursorCodec`
+ * (`cursor-codec.ts`), shared with the file store. A cursor never names a command to rerun: pages
+ * come from the stored snapshot or not at all.
  */
-import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { EvidentError } from "../core/errors.js";
 import {
-  CURSOR_RANDOM_BITS,
   SNAPSHOT_MAX_COUNT,
   SNAPSHOT_STORE_MAX_BYTES,
   SNAPSHOT_TOMBSTONES_MAX,
   SNAPSHOT_TTL_MS,
 } from "../core/limits.js";
+import {
+  CURSOR_KEY_BYTES,
+  CursorCodec,
+  type CursorState,
+  SELECTION_SIGNATURE_BYTES,
+  SNAPSHOT_ID_BYTES,
+} from "./cursor-codec.js";
 import type { SearchQuery } from "./request.js";
 import type { ParsedMatch } from "./rg-json.js";
 import type { PartialReason } from "./rg-search.js";
@@ -59,15 +64,7 @@ export interface SnapshotData {
   readonly reusable: boolean;
 }
 
-export type CursorKind = "summary" | "matches";
-
-export interface CursorState {
-  readonly snapshotId: string;
-  readonly offset: number;
-  readonly kind: CursorKind;
-  /** Hex signature of the canonical file selection a match cursor is bound to. */
-  readonly selection?: string | undefined;
-}
+export type { CursorKind, CursorState } from "./cursor-codec.js";
 
 export interface SnapshotStore {
   /** Stores a snapshot for `caller` and returns its id. */
@@ -107,12 +104,6 @@ interface Entry {
 
 type Tombstone = { readonly caller: string; readonly reason: "released" | "evicted" | "timed out" };
 
-const VERSION = 1;
-const ID_BYTES = CURSOR_RANDOM_BITS / 8;
-const SIGNATURE_BYTES = 16;
-const MAC_BYTES = 16;
-const HEADER_BYTES = 3 + ID_BYTES + 4;
-
 export class MemorySnapshotStore implements SnapshotStore {
   readonly #entries = new Map<string, Entry>();
   readonly #tombstones = new Map<string, Tombstone>();
@@ -120,7 +111,7 @@ export class MemorySnapshotStore implements SnapshotStore {
   readonly #maxCount: number;
   readonly #maxBytes: number;
   readonly #now: () => number;
-  readonly #key: Buffer;
+  readonly #codec: CursorCodec;
   #bytes = 0;
 
   constructor(options: MemorySnapshotStoreOptions = {}) {
@@ -128,7 +119,7 @@ export class MemorySnapshotStore implements SnapshotStore {
     this.#maxCount = options.maxCount ?? SNAPSHOT_MAX_COUNT;
     this.#maxBytes = options.maxBytes ?? SNAPSHOT_STORE_MAX_BYTES;
     this.#now = options.now ?? Date.now;
-    this.#key = options.key ?? randomBytes(32);
+    this.#codec = new CursorCodec(options.key ?? randomBytes(CURSOR_KEY_BYTES), "an earlier server process");
   }
 
   /** Snapshots currently held (for tests and diagnostics). */
@@ -138,7 +129,7 @@ export class MemorySnapshotStore implements SnapshotStore {
 
   async put(caller: string, data: SnapshotData): Promise<string> {
     this.#sweep();
-    const id = randomBytes(ID_BYTES).toString("hex");
+    const id = randomBytes(SNAPSHOT_ID_BYTES).toString("hex");
     this.#entries.set(id, { caller, data, selections: new Map(), lastUsed: this.#now() });
     this.#bytes += data.bytes;
     // Map order is insertion order and `get` re-inserts, so the first entry is the least recent.
@@ -196,59 +187,17 @@ export class MemorySnapshotStore implements SnapshotStore {
   }
 
   encodeCursor(state: CursorState): string {
-    const hasSelection = state.selection !== undefined;
-    const body = Buffer.alloc(HEADER_BYTES + (hasSelection ? SIGNATURE_BYTES : 0));
-    body.writeUInt8(VERSION, 0);
-    body.writeUInt8(state.kind === "summary" ? 0 : 1, 1);
-    body.writeUInt8(hasSelection ? 1 : 0, 2);
-    Buffer.from(state.snapshotId, "hex").copy(body, 3);
-    body.writeUInt32BE(state.offset, 3 + ID_BYTES);
-    if (hasSelection) Buffer.from(state.selection as string, "hex").copy(body, HEADER_BYTES);
-    return Buffer.concat([body, this.#mac(body)]).toString("base64url");
+    return this.#codec.encode(state);
   }
 
   decodeCursor(token: string): CursorState {
-    const malformed = () =>
-      new EvidentError(
-        "cursor_malformed",
-        "This cursor was not issued by this code_search server (it may be altered, truncated, or from an " +
-          "earlier server process); copy cursors exactly, or run the search again.",
-        {
-          details: { field: "cursor" },
-        },
-      );
-    if (!/^[A-Za-z0-9_-]+$/.test(token)) throw malformed();
-    const raw = Buffer.from(token, "base64url");
-    if (
-      raw.length !== HEADER_BYTES + MAC_BYTES &&
-      raw.length !== HEADER_BYTES + SIGNATURE_BYTES + MAC_BYTES
-    ) {
-      throw malformed();
-    }
-    const body = raw.subarray(0, raw.length - MAC_BYTES);
-    const mac = raw.subarray(raw.length - MAC_BYTES);
-    if (!timingSafeEqual(mac, this.#mac(body))) throw malformed();
-    const kind = body.readUInt8(1);
-    const flags = body.readUInt8(2);
-    if (body.readUInt8(0) !== VERSION || kind > 1 || flags !== (body.length > HEADER_BYTES ? 1 : 0)) {
-      throw malformed();
-    }
-    return {
-      snapshotId: body.subarray(3, 3 + ID_BYTES).toString("hex"),
-      offset: body.readUInt32BE(3 + ID_BYTES),
-      kind: kind === 0 ? "summary" : "matches",
-      selection: flags === 1 ? body.subarray(HEADER_BYTES).toString("hex") : undefined,
-    };
+    return this.#codec.decode(token);
   }
 
   async close(): Promise<void> {
     this.#entries.clear();
     this.#tombstones.clear();
     this.#bytes = 0;
-  }
-
-  #mac(body: Buffer): Buffer {
-    return createHmac("sha256", this.#key).update(body).digest().subarray(0, MAC_BYTES);
   }
 
   #sweep(): void {
@@ -274,5 +223,9 @@ export class MemorySnapshotStore implements SnapshotStore {
 /** Canonical signature of a file selection: order and duplicates do not matter. */
 export function selectionSignature(keys: Iterable<string>): string {
   const canonical = [...new Set(keys)].sort().join("\0");
-  return createHash("sha256").update(canonical).digest().subarray(0, SIGNATURE_BYTES).toString("hex");
+  return createHash("sha256")
+    .update(canonical)
+    .digest()
+    .subarray(0, SELECTION_SIGNATURE_BYTES)
+    .toString("hex");
 }
