@@ -4,6 +4,7 @@
  * line longer than RG_MAX_PROTOCOL_LINE_BYTES is refused rather than buffered without bound.
  * Every occurrence keeps its exact byte range within the line and the matching UTF-16 columns.
  */
+import * as nodeBuffer from "node:buffer";
 import { EvidentError } from "../core/errors.js";
 import { RG_MAX_PROTOCOL_LINE_BYTES } from "../core/limits.js";
 
@@ -107,9 +108,6 @@ interface RgMatchEvent {
   readonly submatches: readonly { readonly start: number; readonly end: number }[];
 }
 
-const MATCH_PREFIX = '{"type":"match"';
-const SUMMARY_PREFIX = '{"type":"summary"';
-
 /**
  * Turns protocol lines into matches. Only `match` and `summary` events are decoded; `begin`,
  * `end` and `context` carry nothing the snapshot keeps, and skipping their JSON parse is most
@@ -131,9 +129,10 @@ export class RgJsonParser {
   }
 
   /**
-   * Decodes every complete line of the chunk as one string (one native decode instead of one
-   * per line: most of the protocol's cost on broad searches); the unterminated tail waits, as
-   * bytes, for the next chunk.
+   * Decodes the complete lines of the chunk as one string (one native decode instead of one per
+   * line: most of the protocol's cost on broad searches); a line begun in earlier chunks is
+   * completed and decoded on its own, and the unterminated tail waits, as bytes, for the next
+   * chunk. Lines are read in place by offsets, never sliced out.
    */
   push(chunk: Buffer): void {
     const last = chunk.lastIndexOf(0x0a);
@@ -144,25 +143,39 @@ export class RgJsonParser {
     const first = chunk.indexOf(0x0a);
     if (this.#pendingBytes + first > this.maxLineBytes)
       throw new ProtocolLineTooLong(this.#pendingBytes + first);
-    const text =
-      this.#pendingBytes === 0
-        ? chunk.toString("utf8", 0, last)
-        : Buffer.concat([...this.#pending, chunk.subarray(0, last)]).toString("utf8");
-    this.#pending = [];
-    this.#pendingBytes = 0;
+    let from = 0;
+    if (this.#pendingBytes > 0) {
+      const head = Buffer.concat([...this.#pending, chunk.subarray(0, first)]);
+      this.#pending = [];
+      this.#pendingBytes = 0;
+      this.#lines(head);
+      from = first + 1;
+    }
+    if (from <= last) this.#lines(chunk.subarray(from, last));
+    if (last + 1 < chunk.length) this.#hold(chunk.subarray(last + 1));
+  }
+
+  /**
+   * The LF-separated lines of `bytes` (which ends with a complete line). When the bytes are all
+   * ASCII (the common case), string offsets are byte offsets and plain line texts are copied
+   * straight from the bytes.
+   */
+  #lines(bytes: Buffer): void {
+    const ascii = isAscii(bytes);
+    const text = bytes.toString(ascii ? "latin1" : "utf8");
+    const source = ascii ? bytes : undefined;
     let start = 0;
     while (start <= text.length) {
       let end = text.indexOf("\n", start);
       if (end === -1) end = text.length;
-      const line = text.slice(start, end);
       // Within one chunk only the first line can be long; check the rest cheaply by length.
-      if (line.length * 3 > this.maxLineBytes && Buffer.byteLength(line) > this.maxLineBytes) {
-        throw new ProtocolLineTooLong(Buffer.byteLength(line));
+      if ((end - start) * 3 > this.maxLineBytes) {
+        const length = source === undefined ? Buffer.byteLength(text.slice(start, end)) : end - start;
+        if (length > this.maxLineBytes) throw new ProtocolLineTooLong(length);
       }
-      this.#line(line);
+      this.#line(text, start, end, source);
       start = end + 1;
     }
-    if (last + 1 < chunk.length) this.#hold(chunk.subarray(last + 1));
   }
 
   end(): void {
@@ -170,7 +183,7 @@ export class RgJsonParser {
     const line = Buffer.concat(this.#pending).toString("utf8");
     this.#pending = [];
     this.#pendingBytes = 0;
-    this.#line(line);
+    this.#line(line, 0, line.length, undefined);
   }
 
   #hold(bytes: Buffer): void {
@@ -180,11 +193,12 @@ export class RgJsonParser {
     this.#pending.push(Buffer.from(bytes));
   }
 
-  #line(line: string): void {
-    if (line.startsWith(MATCH_PREFIX)) {
-      this.onMatch(fastMatch(line, this.#pathMemo) ?? fullMatch(line));
-    } else if (line.startsWith(SUMMARY_PREFIX)) {
-      const event = parseJson(line) as {
+  /** The line `text[start, end)`; `source` is set when `text` is the ASCII decoding of it. */
+  #line(text: string, start: number, end: number, source: Buffer | undefined): void {
+    if (at(MATCH_EVENT, text, start)) {
+      this.onMatch(scanMatch(text, start, end, this.#pathMemo, source) ?? fullMatch(text.slice(start, end)));
+    } else if (at(SUMMARY_EVENT, text, start)) {
+      const event = parseJson(text.slice(start, end)) as {
         data: { stats: { matched_lines: number; matches: number; searches: number } };
       };
       const stats = event.data.stats;
@@ -192,6 +206,12 @@ export class RgJsonParser {
     }
   }
 }
+
+/** `buffer.isAscii` (Node 19.6+, Bun), or an equivalent scan where it is missing. */
+const isAscii: (bytes: Buffer) => boolean =
+  typeof nodeBuffer.isAscii === "function"
+    ? nodeBuffer.isAscii
+    : (bytes) => !bytes.some((byte) => byte > 0x7f);
 
 function parseJson(line: string): unknown {
   try {
@@ -213,63 +233,195 @@ export interface PathMemo {
   path: string;
 }
 
-const FAST_HEAD = '{"type":"match","data":{"path":{"text":';
 const FAST_LINES = '},"lines":{"text":';
 const FAST_TAIL = '},"line_number":';
-const NUMBERS = /},"line_number":(\d+|null),"absolute_offset":(\d+),"submatches":\[/y;
-const SUBMATCH_END = /},"start":(\d+),"end":(\d+)}[,\]]/g;
+const FAST_START = '},"start":';
+/*
+ * Fixed delimiters are checked with sticky patterns: `test` at a position costs a fraction of
+ * `startsWith` with a position, or of a slice and a comparison.
+ */
+const MATCH_EVENT = /\{"type":"match"/y;
+const SUMMARY_EVENT = /\{"type":"summary"/y;
+const FAST_HEAD = /\{"type":"match","data":\{"path":\{"text":/y;
+const FAST_HEAD_LENGTH = '{"type":"match","data":{"path":{"text":'.length;
+const NULL_LINE = /null/y;
+const FAST_OFFSET = /,"absolute_offset":/y;
+const FAST_SUBMATCHES = /,"submatches":\[/y;
+const FAST_END = /,"end":/y;
+const FAST_CLOSE = /\]\}\}/y;
+/** Printable ASCII but the quote and the backslash: JSON string content that needs no decoding. */
+const PLAIN = /[\x20\x21\x23-\x5b\x5d-\x7e]*/y;
+
+/** Whether `pattern` (sticky) matches `s` at `at`; its lastIndex is then where it ended. */
+function at(pattern: RegExp, s: string, position: number): boolean {
+  pattern.lastIndex = position;
+  return pattern.test(s);
+}
 
 /**
  * The common match event (UTF-8 path and line) without a full JSON parse, which is most of the
- * protocol's cost on broad searches: only the two string literals are parsed, numbers are read
- * by anchored patterns, and the match is built directly (no intermediate event objects). The
- * delimiters used all contain an unescaped quote, so none can occur inside a JSON string.
- * Anything unexpected returns undefined and takes the full parse.
+ * protocol's cost on broad searches: at most the two string literals are parsed, numbers are
+ * read digit by digit, and the match is built directly (no intermediate event objects). The
+ * delimiters searched for all contain an unescaped quote, so none can occur inside a JSON
+ * string. Anything unexpected returns undefined and takes the full parse.
  */
 export function fastMatch(line: string, previous?: PathMemo): ParsedMatch | undefined {
-  if (!line.startsWith(FAST_HEAD)) return undefined;
-  const pathEnd = line.indexOf(FAST_LINES, FAST_HEAD.length);
-  if (pathEnd === -1) return undefined;
+  return scanMatch(line, 0, line.length, previous, undefined);
+}
+
+/**
+ * `fastMatch` of the line `s[st, e)`, read in place. With `source` (the bytes `s` is the ASCII
+ * decoding of, so offsets agree), a line text without escapes is copied from the bytes instead
+ * of parsed: a copy, never a slice of `s`, so a retained match never pins a whole chunk.
+ */
+function scanMatch(
+  s: string,
+  st: number,
+  e: number,
+  previous: PathMemo | undefined,
+  source: Buffer | undefined,
+): ParsedMatch | undefined {
+  if (!at(FAST_HEAD, s, st)) return undefined;
+  const pathStart = st + FAST_HEAD_LENGTH;
+  // No delimiter contains a line feed, so one found before `e` lies wholly within the line.
+  const pathEnd = s.indexOf(FAST_LINES, pathStart);
+  if (pathEnd === -1 || pathEnd >= e) return undefined;
   const textStart = pathEnd + FAST_LINES.length;
-  const textEnd = line.indexOf(FAST_TAIL, textStart);
-  if (textEnd === -1) return undefined;
-  NUMBERS.lastIndex = textEnd;
-  const numbers = NUMBERS.exec(line);
-  if (numbers === null || !line.endsWith("]}}")) return undefined;
-  const rawPath = line.slice(FAST_HEAD.length, pathEnd);
-  let path: unknown;
-  let text: unknown;
-  try {
+  const textEnd = s.indexOf(FAST_TAIL, textStart);
+  if (textEnd === -1 || textEnd >= e) return undefined;
+
+  let p = textEnd + FAST_TAIL.length;
+  let lineNumber: number;
+  if (at(NULL_LINE, s, p)) {
+    lineNumber = 0;
+    p += 4;
+  } else {
+    lineNumber = readNatural(s, p);
+    if (lineNumber < 0) return undefined;
+    p = naturalEnd;
+  }
+  if (!at(FAST_OFFSET, s, p)) return undefined;
+  const absoluteOffset = readNatural(s, FAST_OFFSET.lastIndex);
+  if (absoluteOffset < 0 || !at(FAST_SUBMATCHES, s, naturalEnd)) return undefined;
+  const submatchesStart = FAST_SUBMATCHES.lastIndex;
+
+  const rawPath = s.slice(pathStart, pathEnd);
+  let path: string;
+  if (previous !== undefined && previous.raw === rawPath) {
     // A file's matches arrive together: reuse its decoded path (one string, not one per line).
-    path = previous !== undefined && previous.raw === rawPath ? previous.path : JSON.parse(rawPath);
-    text = JSON.parse(line.slice(textStart, textEnd));
-  } catch {
-    return undefined;
+    path = previous.path;
+  } else {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(rawPath);
+    } catch {
+      return undefined;
+    }
+    if (typeof parsed !== "string") return undefined;
+    path = parsed;
+    if (previous !== undefined) {
+      previous.raw = rawPath;
+      previous.path = path;
+    }
   }
-  if (typeof path !== "string" || typeof text !== "string") return undefined;
-  if (previous !== undefined) {
-    previous.raw = rawPath;
-    previous.path = path;
+
+  let text: string;
+  let full: string | undefined;
+  const plainEnd = s.charCodeAt(textStart) === 0x22 /* " */ ? plainRunEnd(s, textStart + 1, textEnd) : -1;
+  if (plainEnd !== -1) {
+    // Printable ASCII up to an optional LF or CRLF terminator: columns are byte offsets.
+    text =
+      source === undefined
+        ? stripTerminator(JSON.parse(s.slice(textStart, textEnd)) as string)
+        : source.toString("latin1", textStart + 1, plainEnd);
+  } else {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(s.slice(textStart, textEnd));
+    } catch {
+      return undefined;
+    }
+    if (typeof parsed !== "string") return undefined;
+    if (Buffer.byteLength(parsed, "utf8") !== parsed.length) full = parsed;
+    text = stripTerminator(parsed);
   }
-  const ascii = Buffer.byteLength(text, "utf8") === text.length;
-  const occurrences: Occurrence[] = [];
-  const submatches: Submatch[] = [];
-  SUBMATCH_END.lastIndex = NUMBERS.lastIndex;
-  for (let m = SUBMATCH_END.exec(line); m !== null; m = SUBMATCH_END.exec(line)) {
-    const start = Number(m[1]);
-    const end = Number(m[2]);
-    if (ascii) occurrences.push({ startByte: start, endByte: end, startColumn: start, endColumn: end });
-    else submatches.push({ start, end });
+
+  // Submatches, checked strictly to the end of the line. ASCII lines map bytes to columns one
+  // to one; the first occurrence goes into an array literal (sized for one, the common case).
+  let occurrences: Occurrence[] | undefined;
+  let submatches: Submatch[] | undefined;
+  p = submatchesStart;
+  if (s.charCodeAt(p) !== 0x5d) {
+    for (;;) {
+      const found = s.indexOf(FAST_START, p);
+      if (found === -1 || found >= e) return undefined;
+      const start = readNatural(s, found + FAST_START.length);
+      if (start < 0 || !at(FAST_END, s, naturalEnd)) return undefined;
+      const end = readNatural(s, FAST_END.lastIndex);
+      if (end < 0 || s.charCodeAt(naturalEnd) !== 0x7d) return undefined;
+      if (full === undefined) {
+        const occurrence = { startByte: start, endByte: end, startColumn: start, endColumn: end };
+        if (occurrences === undefined) occurrences = [occurrence];
+        else occurrences.push(occurrence);
+      } else if (submatches === undefined) submatches = [{ start, end }];
+      else submatches.push({ start, end });
+      p = naturalEnd + 1;
+      if (s.charCodeAt(p) !== 0x2c) break;
+      p++;
+    }
   }
+  if (p + 3 !== e || !at(FAST_CLOSE, s, p)) return undefined;
   return {
     path,
     pathLossy: false,
-    line: numbers[1] === "null" ? 0 : Number(numbers[1]),
-    absoluteOffset: Number(numbers[2]),
-    text: stripTerminator(text),
+    line: lineNumber,
+    absoluteOffset,
+    text,
     textLossy: false,
-    occurrences: ascii ? occurrences : utf8Columns(text, submatches),
+    occurrences: full === undefined ? (occurrences ?? []) : utf8Columns(full, submatches ?? []),
   };
+}
+
+/**
+ * Where the plain content of the JSON string literal whose body starts at `from` and whose
+ * closing quote is at `close - 1` ends, when all that follows it is an LF or CRLF terminator
+ * (or nothing); -1 when the literal needs decoding.
+ */
+function plainRunEnd(s: string, from: number, close: number): number {
+  if (s.charCodeAt(close - 1) !== 0x22 /* " */) return -1;
+  PLAIN.lastIndex = from;
+  PLAIN.test(s);
+  const run = PLAIN.lastIndex;
+  if (run === close - 1) return run;
+  if (run === close - 3 && s.charCodeAt(run) === 0x5c /* \\ */ && s.charCodeAt(run + 1) === 0x6e) return run;
+  if (
+    run === close - 5 &&
+    s.charCodeAt(run) === 0x5c /* \\ */ &&
+    s.charCodeAt(run + 1) === 0x72 &&
+    s.charCodeAt(run + 2) === 0x5c /* \\ */ &&
+    s.charCodeAt(run + 3) === 0x6e
+  ) {
+    return run;
+  }
+  return -1;
+}
+
+/** Where the last `readNatural` stopped. */
+let naturalEnd = 0;
+
+/**
+ * The decimal digits at `at` as a number (what `Number` makes of them), or -1 when there are
+ * none; `naturalEnd` is set to the first position after them.
+ */
+function readNatural(s: string, at: number): number {
+  let p = at;
+  let value = 0;
+  for (let c = s.charCodeAt(p); c >= 0x30 && c <= 0x39; c = s.charCodeAt(++p))
+    value = value * 10 + (c - 0x30);
+  naturalEnd = p;
+  if (p === at) return -1;
+  // Beyond 15 digits the running sum may round differently from a decimal conversion.
+  return p - at > 15 ? Number(s.slice(at, p)) : value;
 }
 
 /** A match event decoded by a full JSON parse: the reference the fast path must agree with. */

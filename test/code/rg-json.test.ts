@@ -136,6 +136,71 @@ describe("fast match decoding", () => {
     );
   });
 
+  it("G10: the stream agrees with a full parse line by line, ASCII chunks or not, split anywhere", () => {
+    const piece = fc.oneof(
+      fc.string({ unit: fc.constantFrom("a", " ", "~", "{", "}", ",", ":", "[", "]", "0"), maxLength: 30 }),
+      fc.constantFrom(
+        '"',
+        "\\",
+        "\t",
+        "\r",
+        "\u0000",
+        "\u007f",
+        "é",
+        "😀",
+        "\ud800",
+        '"},"start":1,"end":2}]}}',
+      ),
+    );
+    const text = fc.tuple(fc.array(piece, { maxLength: 4 }), fc.constantFrom("", "\n", "\r\n", "\r", "\n\n"));
+    const record = fc.record({
+      path: fc.oneof(fc.constantFrom("./a.ts", "./b/c.ts"), fc.string({ maxLength: 12 })),
+      text: text.map(([parts, end]) => parts.join("") + end),
+      line: fc.oneof(fc.nat(), fc.constant(null)),
+      offset: fc.oneof(fc.nat(), fc.constant(2 ** 53 + 2)),
+      subs: fc.array(fc.tuple(fc.nat(60), fc.nat(60)), { maxLength: 3 }),
+    });
+    fc.assert(
+      fc.property(
+        fc.array(record, { minLength: 1, maxLength: 8 }),
+        fc.array(fc.nat(4000)),
+        (records, cuts) => {
+          const matches = records.map((r) =>
+            JSON.stringify({
+              type: "match",
+              data: {
+                path: { text: r.path },
+                lines: { text: r.text },
+                line_number: r.line,
+                absolute_offset: r.offset,
+                submatches: r.subs.map(([start, end]) => ({ match: { text: "x" }, start, end })),
+              },
+            }),
+          );
+          const lines = matches.flatMap((m) => [
+            JSON.stringify({ type: "begin", data: { path: { text: "z" } } }),
+            m,
+          ]);
+          const stream = Buffer.from(`${lines.join("\n")}\n`);
+          const seen: ParsedMatch[] = [];
+          const parser = new RgJsonParser((m) => seen.push(m));
+          let last = 0;
+          for (const point of [...new Set(cuts.map((c) => c % (stream.length + 1)))].sort((a, b) => a - b)) {
+            parser.push(stream.subarray(last, point));
+            last = point;
+          }
+          parser.push(stream.subarray(last));
+          parser.end();
+          assert.deepEqual(
+            seen,
+            matches.map((m) => fullMatch(m)),
+          );
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+
   it("declines shapes it does not know, leaving them to the full parse", () => {
     const bytes = JSON.stringify({
       type: "match",
