@@ -123,6 +123,8 @@ export const PROGRESS_AFTER_MS = 1_000;
 export const SNAPSHOT_STORE_MAX_BYTES = 128 * 1024 * 1024;
 /** Released or evicted snapshot ids remembered so their cursors read `cursor_expired`. */
 export const SNAPSHOT_TOMBSTONES_MAX = 4_096;
+/** The same for the CLI's file store, where each tombstone is a small file in the cache dir. */
+export const SNAPSHOT_FILE_TOMBSTONES_MAX = 1_024;
 /** Names read ahead of the metadata reads during enumeration before ripgrep is paused. */
 export const SCAN_PENDING_NAMES_MAX = 8_192;
 /** Largest current file read to show context lines. */

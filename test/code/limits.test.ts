@@ -4,7 +4,20 @@ import { join } from "node:path";
 import { describe, it } from "node:test";
 
 /** Constants that describe a wire format, not a limit or a default. */
-const FORMAT_CONSTANTS = new Set(["VERSION", "SIGNATURE_BYTES", "MAC_BYTES", "HEADER_BYTES", "ID_BYTES"]);
+const FORMAT_CONSTANTS = new Set([
+  "VERSION",
+  "SIGNATURE_BYTES",
+  "MAC_BYTES",
+  "HEADER_BYTES",
+  "ID_BYTES",
+  // cursor-codec.ts and file-snapshot-store.ts: key, signature and file layout, file modes.
+  "CURSOR_KEY_BYTES",
+  "SELECTION_SIGNATURE_BYTES",
+  "FILE_MAC_BYTES",
+  "CALLER_MAX_BYTES",
+  "DIR_MODE",
+  "FILE_MODE",
+]);
 
 describe("code_search limits", () => {
   it("G14: every numeric limit of src/code comes from src/core/limits.ts", async () => {

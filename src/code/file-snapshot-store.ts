@@ -1,0 +1,683 @@
+/**
+ * A snapshot store on disk, for one-shot surfaces (the CLI): a cursor printed by one `evident
+ * grep` process is continued by the next. Semantics match `MemorySnapshotStore`: snapshots are
+ * bound to their caller, live `SNAPSHOT_TTL_MS` after their last use, are bounded in count and
+ * bytes (least recently used evicted first), and read as `cursor_expired` once released, timed
+ * out or evicted (a small tombstone file remembers them).
+ *
+ * Layout of the private directory (0700, owned by the current user, never a symlink):
+ *   cursor.key                  the cursor MAC key (0600), created once; the first writer wins
+ *   <id>.snapshot               magic, HMAC, caller, `node:v8` serialization of SnapshotData;
+ *                               its mtime is the snapshot's last use
+ *   <id>.<signature>.selection  the file keys behind a match cursor's selection (JSON + HMAC)
+ *   <id>.expired                tombstone: caller and why it went away
+ *   .tmp-*                      files being written; every write is temp file + rename
+ *
+ * Every file carries an HMAC under the key, bound to its id, so an edited, swapped or damaged
+ * file reads as an expired cursor with a clear message, never as other evidence. Files are
+ * opened with O_NOFOLLOW where the platform has it; symlinks in the directory are never used.
+ */
+import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  linkSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readSync,
+  renameSync,
+  type Stats,
+  unlinkSync,
+  writeSync,
+} from "node:fs";
+import { type FileHandle, lstat, open, readdir, rename, unlink } from "node:fs/promises";
+import { homedir } from "node:os";
+import { isAbsolute, join, resolve } from "node:path";
+import { deserialize, serialize } from "node:v8";
+import { EvidentError } from "../core/errors.js";
+import {
+  SNAPSHOT_FILE_TOMBSTONES_MAX,
+  SNAPSHOT_MAX_COUNT,
+  SNAPSHOT_STORE_MAX_BYTES,
+  SNAPSHOT_TTL_MS,
+} from "../core/limits.js";
+import type { Logger } from "../core/logger.js";
+import { CURSOR_KEY_BYTES, CursorCodec, type CursorState, SNAPSHOT_ID_BYTES } from "./cursor-codec.js";
+import type { SnapshotData, SnapshotStore } from "./snapshot-store.js";
+
+export interface FileSnapshotStoreOptions {
+  /** The directory itself; by default resolved from `env` (see `snapshotCacheDir`). */
+  readonly dir?: string;
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  /** Base of a relative `EVIDENT_CACHE_DIR`. */
+  readonly cwd?: string;
+  readonly ttlMs?: number;
+  readonly maxCount?: number;
+  readonly maxBytes?: number;
+  readonly maxTombstones?: number;
+  /** Injected clock, so expiry is testable without waiting. */
+  readonly now?: () => number;
+  readonly logger?: Logger;
+}
+
+type Reason = "released" | "evicted" | "timed out";
+
+const O_NOFOLLOW = constants.O_NOFOLLOW ?? 0;
+/** Reads open without following a symlink and without blocking on a planted FIFO. */
+const READ_FLAGS = constants.O_RDONLY | O_NOFOLLOW | (constants.O_NONBLOCK ?? 0);
+const DIR_MODE = 0o700;
+const FILE_MODE = 0o600;
+const KEY_FILE = "cursor.key";
+const ID_PATTERN = /^[0-9a-f]{32}$/;
+const SIGNATURE_PATTERN = /^[0-9a-f]{32}$/;
+const SNAPSHOT_NAME = /^([0-9a-f]{32})\.snapshot$/;
+const TOMBSTONE_NAME = /^([0-9a-f]{32})\.expired$/;
+const SELECTION_NAME = /^([0-9a-f]{32})\.[0-9a-f]{32}\.selection$/;
+const TEMP_PREFIX = ".tmp-";
+/** Format version and the runtime whose `node:v8` serialization the payload uses. */
+const MAGIC = Buffer.from(`evs1${process.versions.bun === undefined ? "N" : "B"}`, "latin1");
+const FILE_MAC_BYTES = 32;
+const CALLER_MAX_BYTES = 0xffff;
+const HEADER_BYTES = MAGIC.length + FILE_MAC_BYTES + 2;
+
+/**
+ * Where snapshots live: `EVIDENT_CACHE_DIR` when set (relative to `cwd`), else
+ * `$XDG_CACHE_HOME/evident/snapshots` (an absolute XDG_CACHE_HOME only), else
+ * `~/.cache/evident/snapshots`.
+ */
+export function snapshotCacheDir(env: Readonly<Record<string, string | undefined>>, cwd: string): string {
+  const explicit = nonEmpty(env.EVIDENT_CACHE_DIR);
+  if (explicit !== undefined) return resolve(cwd, explicit);
+  const xdg = nonEmpty(env.XDG_CACHE_HOME);
+  const base = xdg !== undefined && isAbsolute(xdg) ? xdg : join(nonEmpty(env.HOME) ?? homedir(), ".cache");
+  return join(base, "evident", "snapshots");
+}
+
+export class FileSnapshotStore implements SnapshotStore {
+  readonly #options: FileSnapshotStoreOptions;
+  readonly #ttlMs: number;
+  readonly #maxCount: number;
+  readonly #maxBytes: number;
+  readonly #maxTombstones: number;
+  readonly #now: () => number;
+  /** Owners of snapshots this instance wrote or verified, to skip re-reading headers. */
+  readonly #owners = new Map<string, string>();
+  #ready: { readonly dir: string; readonly key: Buffer; readonly codec: CursorCodec } | undefined;
+  #failure: EvidentError | undefined;
+  #closed = false;
+
+  constructor(options: FileSnapshotStoreOptions = {}) {
+    this.#options = options;
+    this.#ttlMs = options.ttlMs ?? SNAPSHOT_TTL_MS;
+    this.#maxCount = options.maxCount ?? SNAPSHOT_MAX_COUNT;
+    this.#maxBytes = options.maxBytes ?? SNAPSHOT_STORE_MAX_BYTES;
+    this.#maxTombstones = options.maxTombstones ?? SNAPSHOT_FILE_TOMBSTONES_MAX;
+    this.#now = options.now ?? Date.now;
+  }
+
+  /** The directory in use (resolving and checking it on first use). */
+  get dir(): string {
+    return this.#init().dir;
+  }
+
+  async put(caller: string, data: SnapshotData): Promise<string> {
+    const { dir, key } = this.#open();
+    const callerBytes = Buffer.from(caller, "utf8");
+    if (callerBytes.length > CALLER_MAX_BYTES)
+      throw new EvidentError("internal_error", "Caller key too long.");
+    const id = randomBytes(SNAPSHOT_ID_BYTES).toString("hex");
+    const payload = serialize(data);
+    const header = Buffer.alloc(HEADER_BYTES);
+    MAGIC.copy(header, 0);
+    header.writeUInt16BE(callerBytes.length, MAGIC.length + FILE_MAC_BYTES);
+    const mac = createHmac("sha256", key)
+      .update(`snapshot\0${id}\0`)
+      .update(header.subarray(MAGIC.length + FILE_MAC_BYTES))
+      .update(callerBytes)
+      .update(payload)
+      .digest();
+    mac.copy(header, MAGIC.length);
+    try {
+      await this.#writeAtomic(dir, `${id}.snapshot`, [header, callerBytes, payload]);
+    } catch (thrown) {
+      throw cacheDirError(dir, `cannot be written (${errnoOf(thrown)})`, thrown);
+    }
+    this.#owners.set(id, caller);
+    try {
+      await this.#maintain(dir, id);
+    } catch (thrown) {
+      this.#options.logger?.debug("snapshot cache maintenance failed", { error: errnoOf(thrown) });
+    }
+    return id;
+  }
+
+  async get(caller: string, id: string): Promise<SnapshotData> {
+    const { dir, key } = this.#open();
+    if (!ID_PATTERN.test(id)) throw notFound();
+    const path = join(dir, `${id}.snapshot`);
+    let handle: FileHandle;
+    try {
+      handle = await open(path, READ_FLAGS);
+    } catch (thrown) {
+      if (errnoOf(thrown) === "ENOENT") return this.#gone(dir, caller, id);
+      await this.#discard(dir, id);
+      throw damaged(`cannot be opened (${errnoOf(thrown)})`);
+    }
+    try {
+      const stat = await handle.stat();
+      if (!stat.isFile() || !ownedByMe(stat)) {
+        await this.#discard(dir, id);
+        throw damaged("is not a private regular file");
+      }
+      const bytes = await handle.readFile();
+      const record = verifySnapshot(key, id, bytes);
+      if (record === undefined) {
+        await this.#discard(dir, id);
+        throw damaged("failed its integrity check");
+      }
+      if (record.caller !== caller) throw notFound();
+      const now = this.#now();
+      if (now - stat.mtimeMs <= this.#ttlMs) {
+        let data: unknown;
+        try {
+          data = deserialize(record.payload);
+        } catch {
+          data = undefined;
+        }
+        if (!isSnapshotData(data)) {
+          await this.#discard(dir, id);
+          throw damaged("could not be decoded");
+        }
+        await handle.utimes(now / 1000, now / 1000);
+        this.#owners.set(id, caller);
+        return data;
+      }
+    } finally {
+      await handle.close();
+    }
+    // Past its time to live: leave a tombstone, then report it like the memory store does.
+    await this.#expire(dir, id, caller, "timed out");
+    throw expiredError("timed out");
+  }
+
+  async release(caller: string, id: string): Promise<void> {
+    if (this.#closed || !ID_PATTERN.test(id)) return;
+    const { dir } = this.#init();
+    if ((await this.#ownerOf(dir, id)) === caller) await this.#expire(dir, id, caller, "released");
+  }
+
+  async rememberSelection(
+    caller: string,
+    id: string,
+    signature: string,
+    keys: readonly string[],
+  ): Promise<void> {
+    if (this.#closed || !ID_PATTERN.test(id) || !SIGNATURE_PATTERN.test(signature)) return;
+    const { dir, key } = this.#init();
+    if ((await this.#ownerOf(dir, id)) !== caller) return;
+    const record = { caller, keys: [...keys], mac: selectionMac(key, id, signature, caller, keys) };
+    await this.#writeAtomic(dir, `${id}.${signature}.selection`, [Buffer.from(JSON.stringify(record))]);
+  }
+
+  async selection(caller: string, id: string, signature: string): Promise<readonly string[] | undefined> {
+    if (this.#closed || !ID_PATTERN.test(id) || !SIGNATURE_PATTERN.test(signature)) return undefined;
+    const { dir, key } = this.#init();
+    if ((await this.#ownerOf(dir, id)) !== caller) return undefined;
+    const text = await readSmall(join(dir, `${id}.${signature}.selection`));
+    if (text === undefined) return undefined;
+    try {
+      const record = JSON.parse(text) as { caller?: unknown; keys?: unknown; mac?: unknown };
+      const { keys, mac } = record;
+      if (
+        record.caller !== caller ||
+        !Array.isArray(keys) ||
+        !keys.every((k) => typeof k === "string") ||
+        typeof mac !== "string"
+      ) {
+        return undefined;
+      }
+      const expected = selectionMac(key, id, signature, caller, keys);
+      const given = Buffer.from(mac, "hex");
+      return given.length === expected.length / 2 && timingSafeEqual(given, Buffer.from(expected, "hex"))
+        ? keys
+        : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  encodeCursor(state: CursorState): string {
+    return this.#init().codec.encode(state);
+  }
+
+  decodeCursor(token: string): CursorState {
+    return this.#init().codec.decode(token);
+  }
+
+  /** Ends this instance's use of the directory; the files stay for the next process. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    this.#owners.clear();
+  }
+
+  // ------------------------------------------------------------------------------------------
+
+  #open(): { dir: string; key: Buffer } {
+    if (this.#closed) throw new EvidentError("cancelled", "code_search is shutting down.");
+    return this.#init();
+  }
+
+  /** Resolves and checks the directory and loads (or creates) the key, once. */
+  #init(): { readonly dir: string; readonly key: Buffer; readonly codec: CursorCodec } {
+    if (this.#ready !== undefined) return this.#ready;
+    if (this.#failure !== undefined) throw this.#failure;
+    const dir = this.#options.dir ?? snapshotCacheDir(this.#options.env ?? {}, this.#options.cwd ?? ".");
+    try {
+      prepareDir(dir);
+      const key = loadOrCreateKey(dir);
+      const codec = new CursorCodec(key, "before the cursor cache was cleared");
+      this.#ready = { dir, key, codec };
+      return this.#ready;
+    } catch (thrown) {
+      this.#failure =
+        thrown instanceof EvidentError
+          ? thrown
+          : cacheDirError(dir, `cannot be used (${errnoOf(thrown)})`, thrown);
+      throw this.#failure;
+    }
+  }
+
+  /** The snapshot file is gone: a tombstone of this caller says why, otherwise it never was. */
+  async #gone(dir: string, caller: string, id: string): Promise<never> {
+    const text = await readSmall(join(dir, `${id}.expired`));
+    if (text !== undefined) {
+      try {
+        const tombstone = JSON.parse(text) as { caller?: unknown; reason?: unknown };
+        if (tombstone.caller === caller && isReason(tombstone.reason)) throw expiredError(tombstone.reason);
+      } catch (thrown) {
+        if (thrown instanceof EvidentError) throw thrown;
+      }
+    }
+    throw notFound();
+  }
+
+  async #ownerOf(dir: string, id: string): Promise<string | undefined> {
+    const known = this.#owners.get(id);
+    if (known !== undefined) return known;
+    const header = await readHeader(join(dir, `${id}.snapshot`));
+    return header?.caller;
+  }
+
+  /** Tombstone first, then the files: a concurrent reader finds one or the other. */
+  async #expire(dir: string, id: string, caller: string, reason: Reason): Promise<void> {
+    this.#owners.delete(id);
+    try {
+      await this.#writeAtomic(dir, `${id}.expired`, [Buffer.from(JSON.stringify({ caller, reason }))]);
+    } catch (thrown) {
+      this.#options.logger?.debug("snapshot tombstone not written", { error: errnoOf(thrown) });
+    }
+    await this.#discard(dir, id);
+  }
+
+  /** Removes a snapshot's files (no tombstone): used for damaged files too. */
+  async #discard(dir: string, id: string): Promise<void> {
+    this.#owners.delete(id);
+    await unlink(join(dir, `${id}.snapshot`)).catch(() => undefined);
+    let names: string[];
+    try {
+      names = await readdir(dir);
+    } catch {
+      return;
+    }
+    for (const name of names) {
+      if (name.startsWith(`${id}.`) && name.endsWith(".selection")) {
+        await unlink(join(dir, name)).catch(() => undefined);
+      }
+    }
+  }
+
+  /**
+   * Opportunistic upkeep after a put: expire timed-out snapshots, evict the least recently used
+   * beyond the count and byte bounds (never the one just written), drop orphaned selections,
+   * the oldest tombstones beyond their bound, and temp files left by a crashed writer.
+   */
+  async #maintain(dir: string, newest: string): Promise<void> {
+    const names = await readdir(dir);
+    const now = this.#now();
+    const live: Array<{ id: string; used: number; size: number }> = [];
+    const tombstones: string[] = [];
+    const selections: Array<{ id: string; name: string }> = [];
+    for (const name of names) {
+      const snapshot = SNAPSHOT_NAME.exec(name);
+      if (snapshot !== null) {
+        const id = snapshot[1] as string;
+        const stat = await lstat(join(dir, name)).catch(() => undefined);
+        if (stat === undefined) continue;
+        if (!stat.isFile()) {
+          await this.#discard(dir, id);
+        } else if (id !== newest && now - stat.mtimeMs > this.#ttlMs) {
+          await this.#expireUnread(dir, id, "timed out");
+        } else {
+          live.push({ id, used: stat.mtimeMs, size: stat.size });
+        }
+        continue;
+      }
+      if (TOMBSTONE_NAME.test(name)) {
+        tombstones.push(name);
+        continue;
+      }
+      const selection = SELECTION_NAME.exec(name);
+      if (selection !== null) {
+        selections.push({ id: selection[1] as string, name });
+        continue;
+      }
+      if (name.startsWith(TEMP_PREFIX)) {
+        const stat = await lstat(join(dir, name)).catch(() => undefined);
+        if (stat !== undefined && Date.now() - stat.mtimeMs > this.#ttlMs) {
+          await unlink(join(dir, name)).catch(() => undefined);
+        }
+      }
+    }
+    live.sort((a, b) => a.used - b.used);
+    let bytes = live.reduce((sum, entry) => sum + entry.size, 0);
+    let count = live.length;
+    for (const entry of live) {
+      if (count <= this.#maxCount && bytes <= this.#maxBytes) break;
+      if (entry.id === newest) continue;
+      await this.#expireUnread(dir, entry.id, "evicted");
+      count -= 1;
+      bytes -= entry.size;
+    }
+    const alive = new Set(live.map((entry) => entry.id));
+    for (const { id, name } of selections) {
+      if (!alive.has(id) && !names.includes(`${id}.snapshot`)) {
+        await unlink(join(dir, name)).catch(() => undefined);
+      }
+    }
+    if (tombstones.length > this.#maxTombstones) {
+      const dated: Array<{ name: string; time: number }> = [];
+      for (const name of tombstones) {
+        const stat = await lstat(join(dir, name)).catch(() => undefined);
+        dated.push({ name, time: stat?.mtimeMs ?? 0 });
+      }
+      dated.sort((a, b) => a.time - b.time);
+      for (const { name } of dated.slice(0, dated.length - this.#maxTombstones)) {
+        await unlink(join(dir, name)).catch(() => undefined);
+      }
+    }
+  }
+
+  /** Expires a snapshot this instance has not read: its owner comes from the file's header. */
+  async #expireUnread(dir: string, id: string, reason: Reason): Promise<void> {
+    const owner = await this.#ownerOf(dir, id);
+    if (owner === undefined) await this.#discard(dir, id);
+    else await this.#expire(dir, id, owner, reason);
+  }
+
+  /** Writes a private file under a temp name, stamps its last use, then renames it into place. */
+  async #writeAtomic(dir: string, name: string, chunks: readonly Buffer[]): Promise<void> {
+    const temp = join(dir, `${TEMP_PREFIX}${randomBytes(8).toString("hex")}`);
+    const handle = await open(
+      temp,
+      constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | O_NOFOLLOW,
+      FILE_MODE,
+    );
+    try {
+      try {
+        await handle.writev(chunks as Buffer[]);
+        const now = this.#now();
+        await handle.utimes(now / 1000, now / 1000);
+      } finally {
+        await handle.close();
+      }
+      await rename(temp, join(dir, name));
+    } catch (thrown) {
+      await unlink(temp).catch(() => undefined);
+      throw thrown;
+    }
+  }
+}
+
+// --------------------------------------------------------------------------------------------
+// Directory and key
+// --------------------------------------------------------------------------------------------
+
+function prepareDir(dir: string): void {
+  try {
+    mkdirSync(dir, { recursive: true, mode: DIR_MODE });
+  } catch (thrown) {
+    if (errnoOf(thrown) !== "EEXIST")
+      throw cacheDirError(dir, `cannot be created (${errnoOf(thrown)})`, thrown);
+  }
+  let stat: Stats;
+  try {
+    stat = lstatSync(dir);
+  } catch (thrown) {
+    throw cacheDirError(dir, `cannot be read (${errnoOf(thrown)})`, thrown);
+  }
+  if (stat.isSymbolicLink()) throw cacheDirError(dir, "is a symbolic link");
+  if (!stat.isDirectory()) throw cacheDirError(dir, "is not a directory");
+  if (!ownedByMe(stat)) throw cacheDirError(dir, "is not owned by the current user");
+  if (process.platform !== "win32" && (stat.mode & 0o022) !== 0) {
+    throw cacheDirError(dir, "is writable by other users");
+  }
+}
+
+/**
+ * Reads the key file, or creates it: the new key is written to a temp file and linked into
+ * place, so when two processes race the first link wins and both use its key (a rename would
+ * let the second replace a key the first already issued cursors under). Where hard links are
+ * unsupported, a rename is the fallback and the file is read back.
+ */
+export function loadOrCreateKey(dir: string): Buffer {
+  const path = join(dir, KEY_FILE);
+  const existing = readKeyFile(path);
+  if (existing !== undefined) return existing;
+  const temp = join(dir, `${TEMP_PREFIX}${randomBytes(8).toString("hex")}`);
+  const fd = openSync(
+    temp,
+    constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | O_NOFOLLOW,
+    FILE_MODE,
+  );
+  try {
+    writeSync(fd, randomBytes(CURSOR_KEY_BYTES));
+  } finally {
+    closeSync(fd);
+  }
+  try {
+    linkSync(temp, path);
+  } catch (thrown) {
+    if (errnoOf(thrown) !== "EEXIST") renameSync(temp, path);
+  } finally {
+    try {
+      unlinkSync(temp);
+    } catch {
+      // Already renamed into place.
+    }
+  }
+  const key = readKeyFile(path);
+  if (key === undefined) throw cacheDirError(dir, "lost its key file while creating it");
+  return key;
+}
+
+function readKeyFile(path: string): Buffer | undefined {
+  let fd: number;
+  try {
+    fd = openSync(path, READ_FLAGS);
+  } catch (thrown) {
+    if (errnoOf(thrown) === "ENOENT") return undefined;
+    throw keyError(path, `cannot be opened (${errnoOf(thrown)}; a symbolic link is refused)`, thrown);
+  }
+  try {
+    const stat = fstatSync(fd);
+    if (!stat.isFile() || !ownedByMe(stat)) throw keyError(path, "is not a regular file owned by you");
+    if (process.platform !== "win32" && (stat.mode & 0o077) !== 0) {
+      throw keyError(path, "is readable or writable by other users");
+    }
+    const key = Buffer.alloc(CURSOR_KEY_BYTES + 1);
+    const read = readSync(fd, key, 0, key.length, 0);
+    if (read !== CURSOR_KEY_BYTES)
+      throw keyError(path, "is damaged (delete it; existing cursors then expire)");
+    return key.subarray(0, CURSOR_KEY_BYTES);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function ownedByMe(stat: Stats): boolean {
+  const uid = process.getuid?.();
+  return uid === undefined || stat.uid === uid;
+}
+
+// --------------------------------------------------------------------------------------------
+// Files
+// --------------------------------------------------------------------------------------------
+
+function verifySnapshot(
+  key: Buffer,
+  id: string,
+  bytes: Buffer,
+): { caller: string; payload: Buffer } | undefined {
+  if (bytes.length < HEADER_BYTES || !bytes.subarray(0, MAGIC.length).equals(MAGIC)) return undefined;
+  const callerLength = bytes.readUInt16BE(MAGIC.length + FILE_MAC_BYTES);
+  if (bytes.length < HEADER_BYTES + callerLength) return undefined;
+  const mac = createHmac("sha256", key)
+    .update(`snapshot\0${id}\0`)
+    .update(bytes.subarray(MAGIC.length + FILE_MAC_BYTES))
+    .digest();
+  if (!timingSafeEqual(mac, bytes.subarray(MAGIC.length, MAGIC.length + FILE_MAC_BYTES))) return undefined;
+  return {
+    caller: bytes.toString("utf8", HEADER_BYTES, HEADER_BYTES + callerLength),
+    payload: bytes.subarray(HEADER_BYTES + callerLength),
+  };
+}
+
+/** The caller named in a snapshot file's header (unverified: used only to refuse or expire). */
+async function readHeader(path: string): Promise<{ caller: string } | undefined> {
+  let handle: FileHandle;
+  try {
+    handle = await open(path, READ_FLAGS);
+  } catch {
+    return undefined;
+  }
+  try {
+    const head = Buffer.alloc(HEADER_BYTES);
+    const { bytesRead } = await handle.read(head, 0, HEADER_BYTES, 0);
+    if (bytesRead < HEADER_BYTES || !head.subarray(0, MAGIC.length).equals(MAGIC)) return undefined;
+    const length = head.readUInt16BE(MAGIC.length + FILE_MAC_BYTES);
+    const caller = Buffer.alloc(length);
+    const got = await handle.read(caller, 0, length, HEADER_BYTES);
+    return got.bytesRead === length ? { caller: caller.toString("utf8") } : undefined;
+  } catch {
+    return undefined;
+  } finally {
+    await handle.close();
+  }
+}
+
+/** A small private file's text, or undefined when it is missing, not ours or not a file. */
+async function readSmall(path: string): Promise<string | undefined> {
+  let handle: FileHandle;
+  try {
+    handle = await open(path, READ_FLAGS);
+  } catch {
+    return undefined;
+  }
+  try {
+    const stat = await handle.stat();
+    if (!stat.isFile() || !ownedByMe(stat) || stat.size > 4 * 1024 * 1024) return undefined;
+    return await handle.readFile("utf8");
+  } catch {
+    return undefined;
+  } finally {
+    await handle.close();
+  }
+}
+
+function selectionMac(
+  key: Buffer,
+  id: string,
+  signature: string,
+  caller: string,
+  keys: readonly string[],
+): string {
+  return createHmac("sha256", key)
+    .update(`selection\0${id}\0${signature}\0${JSON.stringify(caller)}\0${JSON.stringify(keys)}`)
+    .digest("hex");
+}
+
+/** A light shape check: a payload that passed its MAC but came from another format version. */
+function isSnapshotData(value: unknown): value is SnapshotData {
+  if (typeof value !== "object" || value === null) return false;
+  const data = value as Partial<Record<keyof SnapshotData, unknown>>;
+  return (
+    Array.isArray(data.matches) &&
+    Array.isArray(data.files) &&
+    typeof data.query === "object" &&
+    data.query !== null &&
+    typeof data.rgCwd === "string" &&
+    typeof data.bytes === "number" &&
+    typeof data.reusable === "boolean" &&
+    typeof data.trustedRevisions === "object" &&
+    data.trustedRevisions !== null
+  );
+}
+
+function isReason(value: unknown): value is Reason {
+  return value === "released" || value === "evicted" || value === "timed out";
+}
+
+// --------------------------------------------------------------------------------------------
+// Errors
+// --------------------------------------------------------------------------------------------
+
+function notFound(): EvidentError {
+  return new EvidentError("cursor_not_found", "No result belongs to this cursor; run the search again.", {
+    details: { field: "cursor" },
+  });
+}
+
+function expiredError(reason: Reason): EvidentError {
+  return new EvidentError(
+    "cursor_expired",
+    `This cursor's result was ${reason}; run the search again for current results.`,
+    { details: { field: "cursor" } },
+  );
+}
+
+function damaged(what: string): EvidentError {
+  return new EvidentError(
+    "cursor_expired",
+    `The stored result for this cursor ${what}, so it was discarded; run the search again.`,
+    { details: { field: "cursor" } },
+  );
+}
+
+function cacheDirError(dir: string, problem: string, cause?: unknown): EvidentError {
+  return new EvidentError(
+    "configuration_error",
+    `The code_search cursor cache ${dir} ${problem}. Set EVIDENT_CACHE_DIR to a directory owned by you ` +
+      "and not writable by others (it is created with mode 0700).",
+    { details: { key: "EVIDENT_CACHE_DIR", path: dir }, ...(cause === undefined ? {} : { cause }) },
+  );
+}
+
+function keyError(path: string, problem: string, cause?: unknown): EvidentError {
+  return new EvidentError(
+    "configuration_error",
+    `The code_search cursor key file ${path} ${problem}. Set EVIDENT_CACHE_DIR to a private directory, or ` +
+      "fix the file.",
+    { details: { key: "EVIDENT_CACHE_DIR", path }, ...(cause === undefined ? {} : { cause }) },
+  );
+}
+
+function errnoOf(thrown: unknown): string {
+  const code = (thrown as { code?: unknown } | undefined)?.code;
+  return typeof code === "string" ? code : "error";
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value.trim() === "" ? undefined : value;
+}
