@@ -118,6 +118,7 @@ export class RgJsonParser {
   #pendingBytes = 0;
   #summary: RgSummary | undefined;
   readonly #pathMemo: PathMemo = { raw: "", path: "" };
+  readonly #occurrences = new OccurrenceCache();
 
   constructor(
     private readonly onMatch: (match: ParsedMatch) => void,
@@ -196,7 +197,10 @@ export class RgJsonParser {
   /** The line `text[start, end)`; `source` is set when `text` is the ASCII decoding of it. */
   #line(text: string, start: number, end: number, source: Buffer | undefined): void {
     if (at(MATCH_EVENT, text, start)) {
-      this.onMatch(scanMatch(text, start, end, this.#pathMemo, source) ?? fullMatch(text.slice(start, end)));
+      this.onMatch(
+        scanMatch(text, start, end, this.#pathMemo, source, this.#occurrences) ??
+          fullMatch(text.slice(start, end)),
+      );
     } else if (at(SUMMARY_EVENT, text, start)) {
       const event = parseJson(text.slice(start, end)) as {
         data: { stats: { matched_lines: number; matches: number; searches: number } };
@@ -280,6 +284,7 @@ function scanMatch(
   e: number,
   previous: PathMemo | undefined,
   source: Buffer | undefined,
+  cache?: OccurrenceCache,
 ): ParsedMatch | undefined {
   if (!at(FAST_HEAD, s, st)) return undefined;
   const pathStart = st + FAST_HEAD_LENGTH;
@@ -350,6 +355,8 @@ function scanMatch(
   // to one; the first occurrence goes into an array literal (sized for one, the common case).
   let occurrences: Occurrence[] | undefined;
   let submatches: Submatch[] | undefined;
+  let firstStart = -1;
+  let firstEnd = -1;
   p = submatchesStart;
   if (s.charCodeAt(p) !== 0x5d) {
     for (;;) {
@@ -359,12 +366,21 @@ function scanMatch(
       if (start < 0 || !at(FAST_END, s, naturalEnd)) return undefined;
       const end = readNatural(s, FAST_END.lastIndex);
       if (end < 0 || s.charCodeAt(naturalEnd) !== 0x7d) return undefined;
-      if (full === undefined) {
+      if (full !== undefined) {
+        if (submatches === undefined) submatches = [{ start, end }];
+        else submatches.push({ start, end });
+      } else if (firstStart < 0) {
+        firstStart = start;
+        firstEnd = end;
+      } else {
         const occurrence = { startByte: start, endByte: end, startColumn: start, endColumn: end };
-        if (occurrences === undefined) occurrences = [occurrence];
-        else occurrences.push(occurrence);
-      } else if (submatches === undefined) submatches = [{ start, end }];
-      else submatches.push({ start, end });
+        if (occurrences === undefined) {
+          occurrences = [
+            { startByte: firstStart, endByte: firstEnd, startColumn: firstStart, endColumn: firstEnd },
+            occurrence,
+          ];
+        } else occurrences.push(occurrence);
+      }
       p = naturalEnd + 1;
       if (s.charCodeAt(p) !== 0x2c) break;
       p++;
@@ -378,7 +394,15 @@ function scanMatch(
     absoluteOffset,
     text,
     textLossy: false,
-    occurrences: full === undefined ? (occurrences ?? []) : utf8Columns(full, submatches ?? []),
+    occurrences:
+      full !== undefined
+        ? utf8Columns(full, submatches ?? [])
+        : (occurrences ??
+          (firstStart < 0
+            ? []
+            : cache === undefined
+              ? [{ startByte: firstStart, endByte: firstEnd, startColumn: firstStart, endColumn: firstEnd }]
+              : cache.single(firstStart, firstEnd))),
   };
 }
 
@@ -404,6 +428,39 @@ function plainRunEnd(s: string, from: number, close: number): number {
     return run;
   }
   return -1;
+}
+
+/**
+ * One-occurrence lists of ASCII lines, shared between the matches of one search that have the
+ * same range (frozen: they are plain data that nothing may change). A broad search retains tens
+ * of thousands of lines whose occurrences repeat a few hundred ranges; sharing them is two
+ * allocations fewer per match for the collector to move. Ranges beyond the table are not shared.
+ */
+class OccurrenceCache {
+  /** Table dimensions, not limits: a range outside them is simply not shared. */
+  static readonly #starts = 1024;
+  static readonly #lengths = 256;
+  readonly #byStart: ((readonly Occurrence[])[] | undefined)[] = [];
+
+  single(start: number, end: number): readonly Occurrence[] {
+    const length = end - start;
+    if (start >= OccurrenceCache.#starts || length < 0 || length >= OccurrenceCache.#lengths) {
+      return [{ startByte: start, endByte: end, startColumn: start, endColumn: end }];
+    }
+    let row = this.#byStart[start];
+    if (row === undefined) {
+      row = [];
+      this.#byStart[start] = row;
+    }
+    let shared = row[length];
+    if (shared === undefined) {
+      shared = Object.freeze([
+        Object.freeze({ startByte: start, endByte: end, startColumn: start, endColumn: end }),
+      ]);
+      row[length] = shared;
+    }
+    return shared;
+  }
 }
 
 /** Where the last `readNatural` stopped. */
