@@ -1,7 +1,8 @@
 /**
  * The code_search tool definition. Registration stays cheap: only the schema (zod and limits)
  * loads here; the service, ripgrep resolution and snapshot store load on the first call, so an
- * MCP server answers `tools/list` without paying for them.
+ * MCP server answers `tools/list` without paying for them. `snapshots: "persistent"` in the
+ * environment selects the file store (for the one-shot CLI) instead of the memory store.
  */
 
 import { codeSearchInputSchema, codeSearchOutputSchema } from "../code/schema.js";
@@ -23,9 +24,19 @@ How to use it:
 export function createCodeSearchTool(env: ToolEnvironment) {
   let service: Promise<CodeSearchService> | undefined;
   const load = () => {
-    service ??= import("../code/service.js").then(
-      ({ CodeSearchService }) => new CodeSearchService({ cwd: env.cwd, env: env.env, logger: env.logger }),
-    );
+    service ??= (async () => {
+      const { CodeSearchService } = await import("../code/service.js");
+      // One-shot surfaces keep snapshots on disk so the next process can continue a cursor.
+      const store =
+        env.snapshots === "persistent"
+          ? new (await import("../code/file-snapshot-store.js")).FileSnapshotStore({
+              env: env.env,
+              cwd: env.cwd,
+              logger: env.logger,
+            })
+          : undefined;
+      return new CodeSearchService({ cwd: env.cwd, env: env.env, logger: env.logger, store });
+    })();
     return service;
   };
   return defineTool({

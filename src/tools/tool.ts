@@ -60,4 +60,12 @@ export interface ToolEnvironment {
   readonly cwd: string;
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly logger: Logger;
+  /**
+   * Where state kept between calls (code_search snapshots behind cursors) lives. "memory"
+   * (the default) suits surfaces that outlive one call: MCP connections, HTTP servers, SDK
+   * instances. One-shot surfaces, whose process ends after each call (the `evident grep`
+   * command), ask for "persistent" so the next process can continue a cursor: snapshots then
+   * live in a private cache directory (`EVIDENT_CACHE_DIR`).
+   */
+  readonly snapshots?: "memory" | "persistent";
 }

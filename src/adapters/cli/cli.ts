@@ -4,6 +4,7 @@
  * success; the shared error payload on stderr and exit 1 on a tool error; exit 2 for bad
  * arguments. `evident mcp` starts a server instead and returns when it stops.
  */
+import { userInfo } from "node:os";
 import { type ErrorPayload, EvidentError } from "../../core/errors.js";
 import { createStderrLogger, type Logger, parseLogLevel } from "../../core/logger.js";
 import type { ToolRegistry } from "../../tools/registry.js";
@@ -21,8 +22,15 @@ export interface CliIo {
 }
 
 export interface CliOptions {
-  /** Builds the registry; the product passes the real tools, tests their own. */
-  readonly createRegistry: (logger: Logger) => ToolRegistry | Promise<ToolRegistry>;
+  /**
+   * Builds the registry; the product passes the real tools, tests their own. `surface` says
+   * whether it serves one tool command and exits ("command": state between calls must outlive
+   * the process) or a long-running MCP server ("server").
+   */
+  readonly createRegistry: (
+    logger: Logger,
+    surface: "command" | "server",
+  ) => ToolRegistry | Promise<ToolRegistry>;
   /** Cancellation from outside (SIGINT); also stops `evident mcp`. */
   readonly signal?: AbortSignal;
   /** Tool commands; defaults to search, read and grep. */
@@ -55,7 +63,7 @@ export async function runCli(argv: readonly string[], io: CliIo, options: CliOpt
     const known = [...Object.keys(commands), "mcp"].join(", ");
     return fail(io, usageError(`Unknown command "${command}". Commands: ${known}.`, "command"));
   }
-  const registry = await options.createRegistry(logger);
+  const registry = await options.createRegistry(logger, "command");
   try {
     const tool = registry.list().find((t) => t.name === spec.tool);
     if (tool === undefined) {
@@ -84,7 +92,7 @@ export async function runCli(argv: readonly string[], io: CliIo, options: CliOpt
       const result = await registry.call(spec.tool, parsed.args, {
         signal: controller.signal,
         logger,
-        caller: "cli",
+        caller: cliCaller(),
         progress: (update) => spinner.update(update),
       });
       spinner.stop();
@@ -132,7 +140,7 @@ async function runMcp(
     } catch (error) {
       return fail(io, error);
     }
-    const registry = await options.createRegistry(logger);
+    const registry = await options.createRegistry(logger, "server");
     const { startHttpServer } = await import("../mcp/http-server.js");
     const server = await startHttpServer({ registry, logger, settings });
     const info = createStderrLogger({ level: "info", write: (line) => io.stderr.write(line) });
@@ -143,13 +151,27 @@ async function runMcp(
     await server.close();
     return EXIT_OK;
   }
-  const registry = await options.createRegistry(logger);
+  const registry = await options.createRegistry(logger, "server");
   const { startStdioServer } = await import("../mcp/stdio.js");
   const handle = startStdioServer({ registry, logger });
   await Promise.race([handle.closed, waitForAbort(options.signal)]);
   await handle.close();
   await registry.close();
   return EXIT_OK;
+}
+
+/**
+ * The CLI's caller key. Cursors outlive the process (they are kept in a per-user cache), so the
+ * key names the OS user: another account using the same cache directory cannot continue them.
+ */
+export function cliCaller(): string {
+  const uid = process.getuid?.();
+  if (uid !== undefined) return `cli:${uid}`;
+  try {
+    return `cli:${userInfo().username}`;
+  } catch {
+    return "cli";
+  }
 }
 
 function waitForAbort(signal: AbortSignal | undefined): Promise<void> {

@@ -22,7 +22,14 @@ const code = await runCli(
   { stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd() },
   {
     signal: controller.signal,
-    createRegistry: (logger) => createProductRegistry({ cwd: process.cwd(), env: process.env, logger }),
+    // A tool command is one process per call: its cursors must outlive it (MCP keeps memory).
+    createRegistry: (logger, surface) =>
+      createProductRegistry({
+        cwd: process.cwd(),
+        env: process.env,
+        logger,
+        snapshots: surface === "command" ? "persistent" : "memory",
+      }),
   },
 );
 process.exitCode = code;

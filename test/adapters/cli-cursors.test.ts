@@ -1,0 +1,163 @@
+/**
+ * Cursors across `evident grep` processes: each call below is its own process of the built CLI
+ * (npm test builds first), sharing only EVIDENT_CACHE_DIR, as a shell-using agent pages.
+ */
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { chmod, mkdir, mkdtemp, rm, stat, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { after, before, describe, it } from "node:test";
+import { Client } from "@modelcontextprotocol/client";
+import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+
+const ROOT = resolve(import.meta.dirname ?? new URL(".", import.meta.url).pathname, "../..");
+const CLI = resolve(ROOT, "dist/adapters/cli/main.js");
+const FILES = 30;
+/** File i holds i + 1 matching lines. */
+const TOTAL = (FILES * (FILES + 1)) / 2;
+
+let base: string;
+let tree: string;
+let cache: string;
+
+interface Output {
+  view: string;
+  totalMatches: number;
+  cursor?: string;
+  cursorKind?: string;
+  matches?: Array<{ index: number; path: string; line: number; text: string }>;
+}
+
+function grep(args: string[], cacheDir = cache) {
+  const run = spawnSync(process.execPath, [CLI, "grep", ...args], {
+    cwd: tree,
+    encoding: "utf8",
+    env: { PATH: process.env.PATH ?? "", HOME: base, EVIDENT_CACHE_DIR: cacheDir },
+    timeout: 60_000,
+  });
+  return { code: run.status, stdout: run.stdout, stderr: run.stderr };
+}
+
+function ok(args: string[]): Output {
+  const run = grep(args);
+  assert.equal(run.code, 0, run.stderr);
+  return JSON.parse(run.stdout) as Output;
+}
+
+function errorCode(args: string[], cacheDir = cache): string {
+  const run = grep(args, cacheDir);
+  assert.equal(run.code, 1, run.stdout);
+  return (JSON.parse(run.stderr) as { error: { code: string } }).error.code;
+}
+
+describe("CLI cursors persist between processes", () => {
+  before(async () => {
+    assert.ok(existsSync(CLI), "run `npm run build` first (npm test does)");
+    base = await mkdtemp(join(tmpdir(), "evident-cli-cursors-"));
+    tree = join(base, "tree");
+    cache = join(base, "cache");
+    await mkdir(join(tree, "src"), { recursive: true });
+    for (let i = 0; i < FILES; i++) {
+      const lines = Array.from({ length: i + 1 }, (_, j) => `export const needle${j} = ${j}; // error ${i}`);
+      await writeFile(join(tree, "src", `f${String(i).padStart(3, "0")}.ts`), `${lines.join("\n")}\n`);
+    }
+  });
+
+  after(async () => {
+    await rm(base, { recursive: true, force: true });
+  });
+
+  let summaryCursor: string;
+
+  it("the first call returns a file summary with a cursor, kept in a private cache dir", async () => {
+    const summary = ok(["error", "src"]);
+    assert.equal(summary.view, "summary");
+    assert.equal(summary.totalMatches, TOTAL);
+    assert.equal(summary.cursorKind, "summary");
+    assert.ok(summary.cursor);
+    summaryCursor = summary.cursor;
+    assert.equal((await stat(cache)).mode & 0o777, 0o700);
+  });
+
+  it("G06: another process continues the cursor for a chosen file and gets exactly its matches", () => {
+    const page = ok(["--cursor", summaryCursor, "--paths", "src/f004.ts"]);
+    assert.equal(page.view, "details");
+    assert.deepEqual(
+      (page.matches ?? []).map((m) => [m.path, m.line]),
+      [1, 2, 3, 4, 5].map((line) => ["src/f004.ts", line]),
+    );
+  });
+
+  it("G01: walking match pages, one process each, yields every match exactly once, in order", () => {
+    const seen: NonNullable<Output["matches"]> = [];
+    let page = ok(["--cursor", summaryCursor, "--limit", "60"]);
+    seen.push(...(page.matches ?? []));
+    let processes = 1;
+    while (page.cursorKind === "matches" && page.cursor !== undefined) {
+      page = ok(["--cursor", page.cursor, "--limit", "60"]);
+      seen.push(...(page.matches ?? []));
+      assert.ok(++processes < 100, "the walk does not end");
+    }
+    assert.equal(processes, Math.ceil(TOTAL / 60));
+    assert.deepEqual(
+      seen.map((m) => m.index),
+      Array.from({ length: TOTAL }, (_, i) => i + 1),
+    );
+    assert.equal(new Set(seen.map((m) => `${m.path}:${m.line}`)).size, TOTAL);
+  });
+
+  it("G07: the summary cursor still works after its detail pages were walked", () => {
+    const again = ok(["--cursor", summaryCursor, "--limit", "5"]);
+    assert.equal(again.view, "details");
+    assert.deepEqual(
+      (again.matches ?? []).map((m) => m.index),
+      [1, 2, 3, 4, 5],
+    );
+  });
+
+  it("G12: a forged or foreign cursor fails with a cursor code, exit 1", async () => {
+    const raw = Buffer.from(summaryCursor, "base64url");
+    raw[20] = (raw[20] ?? 0) ^ 1;
+    assert.equal(errorCode(["--cursor", raw.toString("base64url")]), "cursor_malformed");
+    assert.equal(errorCode(["--cursor", "AAAAAAAA"]), "cursor_malformed");
+    // The same cursor against another cache (another key) is not reinterpreted.
+    assert.equal(errorCode(["--cursor", summaryCursor], join(base, "other-cache")), "cursor_malformed");
+  });
+
+  it("a cache dir writable by others is refused with configuration_error naming EVIDENT_CACHE_DIR", async () => {
+    const open = join(base, "open-cache");
+    await mkdir(open);
+    await chmod(open, 0o777);
+    const run = grep(["--cursor", summaryCursor], open);
+    assert.equal(run.code, 1);
+    const error = (JSON.parse(run.stderr) as { error: { code: string; message: string } }).error;
+    assert.equal(error.code, "configuration_error");
+    assert.match(error.message, /EVIDENT_CACHE_DIR/);
+  });
+
+  it("`evident mcp` keeps snapshots in memory: its cursors never touch the cache dir", async () => {
+    const mcpCache = join(base, "mcp-cache");
+    const client = new Client({ name: "cli-cursors", version: "1.0.0" });
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [CLI, "mcp"],
+        cwd: tree,
+        env: { PATH: process.env.PATH ?? "", HOME: base, EVIDENT_CACHE_DIR: mcpCache },
+      }),
+    );
+    try {
+      const result = await client.callTool({ name: "code_search", arguments: { pattern: "error" } });
+      assert.notEqual(result.isError, true);
+      const data = result.structuredContent as { cursor?: string };
+      assert.ok(data.cursor);
+      const next = await client.callTool({ name: "code_search", arguments: { cursor: data.cursor } });
+      assert.notEqual(next.isError, true);
+    } finally {
+      await client.close();
+    }
+    assert.equal(existsSync(mcpCache), false);
+  });
+});
