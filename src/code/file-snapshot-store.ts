@@ -77,7 +77,8 @@ const TOMBSTONE_NAME = /^([0-9a-f]{32})\.expired$/;
 const SELECTION_NAME = /^([0-9a-f]{32})\.[0-9a-f]{32}\.selection$/;
 const TEMP_PREFIX = ".tmp-";
 /** Format version and the runtime whose `node:v8` serialization the payload uses. */
-const MAGIC = Buffer.from(`evs1${process.versions.bun === undefined ? "N" : "B"}`, "latin1");
+const FORMAT = Buffer.from("evs1", "latin1");
+const MAGIC = Buffer.concat([FORMAT, Buffer.from(process.versions.bun === undefined ? "N" : "B", "latin1")]);
 const FILE_MAC_BYTES = 32;
 const CALLER_MAX_BYTES = 0xffff;
 const HEADER_BYTES = MAGIC.length + FILE_MAC_BYTES + 2;
@@ -173,9 +174,13 @@ export class FileSnapshotStore implements SnapshotStore {
       }
       const bytes = await handle.readFile();
       const record = verifySnapshot(key, id, bytes);
-      if (record === undefined) {
+      if (record === undefined || record === "other runtime") {
         await this.#discard(dir, id);
-        throw damaged("failed its integrity check");
+        throw damaged(
+          record === undefined
+            ? "failed its integrity check"
+            : "was written by evident under another JavaScript runtime (Node.js or Bun)",
+        );
       }
       if (record.caller !== caller) throw notFound();
       const now = this.#now();
@@ -539,8 +544,10 @@ function verifySnapshot(
   key: Buffer,
   id: string,
   bytes: Buffer,
-): { caller: string; payload: Buffer } | undefined {
-  if (bytes.length < HEADER_BYTES || !bytes.subarray(0, MAGIC.length).equals(MAGIC)) return undefined;
+): { caller: string; payload: Buffer } | "other runtime" | undefined {
+  if (bytes.length < HEADER_BYTES || !bytes.subarray(0, FORMAT.length).equals(FORMAT)) return undefined;
+  // The payload is the runtime's own `node:v8` serialization; the other runtime's does not decode.
+  if (!bytes.subarray(0, MAGIC.length).equals(MAGIC)) return "other runtime";
   const callerLength = bytes.readUInt16BE(MAGIC.length + FILE_MAC_BYTES);
   if (bytes.length < HEADER_BYTES + callerLength) return undefined;
   const mac = createHmac("sha256", key)
@@ -565,7 +572,7 @@ async function readHeader(path: string): Promise<{ caller: string } | undefined>
   try {
     const head = Buffer.alloc(HEADER_BYTES);
     const { bytesRead } = await handle.read(head, 0, HEADER_BYTES, 0);
-    if (bytesRead < HEADER_BYTES || !head.subarray(0, MAGIC.length).equals(MAGIC)) return undefined;
+    if (bytesRead < HEADER_BYTES || !head.subarray(0, FORMAT.length).equals(FORMAT)) return undefined;
     const length = head.readUInt16BE(MAGIC.length + FILE_MAC_BYTES);
     const caller = Buffer.alloc(length);
     const got = await handle.read(caller, 0, length, HEADER_BYTES);

@@ -193,6 +193,19 @@ describe("FileSnapshotStore", () => {
     }
   });
 
+  it("a snapshot written under the other runtime (Node.js vs Bun) says so", async () => {
+    const dir = freshDir();
+    const store = new FileSnapshotStore({ dir });
+    const id = await store.put("a", snapshotData());
+    const path = join(dir, `${id}.snapshot`);
+    const bytes = await readFile(path);
+    bytes[4] = bytes[4] === 0x4e ? 0x42 : 0x4e; // "N" <-> "B"
+    await writeFile(path, bytes);
+    const error = await errorOf(() => store.get("a", id));
+    assert.equal(error.code, "cursor_expired");
+    assert.match(error.message, /another JavaScript runtime/);
+  });
+
   it("never follows a symlink inside the directory", async () => {
     const dir = freshDir();
     const store = new FileSnapshotStore({ dir });
