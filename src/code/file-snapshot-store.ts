@@ -195,7 +195,8 @@ export class FileSnapshotStore implements SnapshotStore {
           await this.#discard(dir, id);
           throw damaged("could not be decoded");
         }
-        await handle.utimes(now / 1000, now / 1000);
+        // Use keeps it alive; where times cannot be set it lives from its last write instead.
+        await handle.utimes(now / 1000, now / 1000).catch(() => undefined);
         this.#owners.set(id, caller);
         return data;
       }
@@ -223,7 +224,11 @@ export class FileSnapshotStore implements SnapshotStore {
     const { dir, key } = this.#init();
     if ((await this.#ownerOf(dir, id)) !== caller) return;
     const record = { caller, keys: [...keys], mac: selectionMac(key, id, signature, caller, keys) };
-    await this.#writeAtomic(dir, `${id}.${signature}.selection`, [Buffer.from(JSON.stringify(record))]);
+    try {
+      await this.#writeAtomic(dir, `${id}.${signature}.selection`, [Buffer.from(JSON.stringify(record))]);
+    } catch (thrown) {
+      throw cacheDirError(dir, `cannot be written (${errnoOf(thrown)})`, thrown);
+    }
   }
 
   async selection(caller: string, id: string, signature: string): Promise<readonly string[] | undefined> {
