@@ -222,7 +222,13 @@ export class CodeSearchService {
       retention: this.#options.retention ?? DEFAULT_RETENTION,
       ...(context.onMatches === undefined ? {} : { onMatches: context.onMatches }),
     });
-    const keys = new Set(run.matches.map((m) => m.path));
+    // A file's matches arrive together: add its name once per run, in first-seen order.
+    const keys = new Set<string>();
+    let previous: string | undefined;
+    for (const { path } of run.matches) {
+      if (path !== previous) keys.add(path);
+      previous = path;
+    }
     const trusted =
       single === undefined
         ? await recheckRevisions(

@@ -27,12 +27,22 @@ export function buildSnapshot(
 ): SnapshotData {
   const { run } = execution;
   const matches = inPathOrder(run.matches);
+  // Counted per run of one file's consecutive matches: one map operation per file, not per match.
   const counts = new Map<string, { matches: number; occurrences: number }>();
-  for (const m of matches) {
-    const c = counts.get(m.path) ?? { matches: 0, occurrences: 0 };
-    c.matches++;
-    c.occurrences += m.occurrences.length;
-    counts.set(m.path, c);
+  for (let i = 0; i < matches.length; ) {
+    const key = (matches[i] as SnapshotMatch).path;
+    let end = i;
+    let occurrences = 0;
+    for (; end < matches.length && (matches[end] as SnapshotMatch).path === key; end++) {
+      occurrences += (matches[end] as SnapshotMatch).occurrences.length;
+    }
+    const c = counts.get(key);
+    if (c === undefined) counts.set(key, { matches: end - i, occurrences });
+    else {
+      c.matches += end - i;
+      c.occurrences += occurrences;
+    }
+    i = end;
   }
   const files: SnapshotFile[] = [...counts].map(([key, c]) => ({ path: displayPath(key), key, ...c }));
   files.sort((a, b) => b.matches - a.matches || compareKeys(a.key, b.key));
@@ -59,17 +69,18 @@ export function buildSnapshot(
  * than sorting every match); a stable path order makes indices reproducible.
  */
 function inPathOrder(parsed: readonly SnapshotMatch[]): SnapshotMatch[] {
-  const runs: SnapshotMatch[][] = [];
-  let current: SnapshotMatch[] | undefined;
-  for (const match of parsed) {
-    if (current === undefined || current[0]?.path !== match.path) {
-      current = [];
-      runs.push(current);
-    }
-    current.push(match);
+  const runs: { path: string; start: number; end: number }[] = [];
+  for (let i = 0; i < parsed.length; ) {
+    const path = (parsed[i] as SnapshotMatch).path;
+    let end = i + 1;
+    while (end < parsed.length && (parsed[end] as SnapshotMatch).path === path) end++;
+    runs.push({ path, start: i, end });
+    i = end;
   }
-  runs.sort((a, b) => compareKeys((a[0] as SnapshotMatch).path, (b[0] as SnapshotMatch).path));
-  const ordered = runs.flat();
+  runs.sort((a, b) => compareKeys(a.path, b.path));
+  const ordered: SnapshotMatch[] = [];
+  for (const { start, end } of runs)
+    for (let i = start; i < end; i++) ordered.push(parsed[i] as SnapshotMatch);
   // A file reported in two runs (never seen from ripgrep, but not ruled out) still ends sorted.
   for (let i = 1; i < ordered.length; i++) {
     const a = ordered[i - 1] as SnapshotMatch;
