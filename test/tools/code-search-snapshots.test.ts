@@ -1,0 +1,73 @@
+/**
+ * `snapshots` in the tool environment picks where code_search keeps results behind cursors:
+ * "persistent" (the CLI's tool commands) survives the registry, the default memory does not.
+ */
+import assert from "node:assert/strict";
+import { existsSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import { silentLogger } from "../../src/core/logger.js";
+import { createCodeSearchTool } from "../../src/tools/code-search.js";
+import { ToolRegistry } from "../../src/tools/registry.js";
+import type { ToolEnvironment } from "../../src/tools/tool.js";
+import { makeTree, removeTree } from "../code/helpers.js";
+
+describe("code_search snapshots by surface", () => {
+  let root: string;
+  let base: string;
+  before(async () => {
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 40; i++) files[`f${i}.ts`] = "needle\n".repeat(i + 1);
+    root = await makeTree(files);
+    base = await mkdtemp(join(tmpdir(), "evident-tool-snapshots-"));
+  });
+  after(async () => {
+    await removeTree(root);
+    await rm(base, { recursive: true, force: true });
+  });
+
+  /** One registry per "process"; each is closed after its call, as the CLI does. */
+  async function call(env: Partial<ToolEnvironment>, args: Record<string, unknown>) {
+    const registry = new ToolRegistry().register(
+      createCodeSearchTool({ cwd: root, env: { PATH: process.env.PATH }, logger: silentLogger, ...env }),
+    );
+    try {
+      return await registry.call("code_search", args, { caller: "cli:test" });
+    } finally {
+      await registry.close();
+    }
+  }
+
+  it('G06: "persistent" continues a cursor in a new registry; memory reads it as cursor_malformed', async () => {
+    const cache = join(base, "cache");
+    const persistent = {
+      snapshots: "persistent" as const,
+      env: { PATH: process.env.PATH, EVIDENT_CACHE_DIR: cache },
+    };
+    const first = await call(persistent, { pattern: "needle" });
+    assert.equal(first.isError, false);
+    const cursor = (first.data as { cursor?: string }).cursor as string;
+    assert.ok(cursor);
+    const next = await call(persistent, { cursor, paths: ["f2.ts"] });
+    assert.equal(next.isError, false, next.text);
+    assert.equal((next.data as { matches: unknown[] }).matches.length, 3);
+
+    const memory = await call({}, { pattern: "needle" });
+    const lost = await call({}, { cursor: (memory.data as { cursor: string }).cursor });
+    assert.equal(lost.isError, true);
+    assert.equal(lost.isError && lost.error.code, "cursor_malformed");
+  });
+
+  it("a result that needs no cursor never touches the cache directory", async () => {
+    const cache = join(base, "untouched");
+    const result = await call(
+      { snapshots: "persistent", env: { PATH: process.env.PATH, EVIDENT_CACHE_DIR: cache } },
+      { pattern: "needle", path: "f0.ts" },
+    );
+    assert.equal(result.isError, false, result.text);
+    assert.equal((result.data as { cursor?: string }).cursor, undefined);
+    assert.equal(existsSync(cache), false);
+  });
+});
