@@ -5,7 +5,8 @@
  */
 import assert from "node:assert/strict";
 import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { before, describe, it } from "node:test";
 import { Client } from "@modelcontextprotocol/client";
@@ -56,6 +57,31 @@ describe("A08: other runtimes run the built package", () => {
       const bad = spawnSync(runtime.bin, [CLI, "frobnicate"], { encoding: "utf8", timeout: 60_000 });
       assert.equal(bad.status, 2);
       assert.equal(JSON.parse(bad.stderr).error.code, "invalid_arguments");
+    });
+
+    it(`${name}: G06: a grep cursor continues in the next CLI process (persistent snapshots)`, () => {
+      const cache = mkdtempSync(join(tmpdir(), "evident-runtime-cache-"));
+      try {
+        const env = { PATH: process.env.PATH ?? "", HOME: cache, EVIDENT_CACHE_DIR: join(cache, "c") };
+        const run = (args: string[]) =>
+          spawnSync(runtime.bin, [CLI, "grep", ...args], {
+            cwd: ROOT,
+            env,
+            encoding: "utf8",
+            timeout: 60_000,
+          });
+        const first = run(["import", "src", "--mode", "summary"]);
+        assert.equal(first.status, 0, first.stderr);
+        const cursor = (JSON.parse(first.stdout) as { cursor: string }).cursor;
+        const next = run(["--cursor", cursor, "--limit", "3"]);
+        assert.equal(next.status, 0, next.stderr);
+        assert.deepEqual(
+          (JSON.parse(next.stdout) as { matches: Array<{ index: number }> }).matches.map((m) => m.index),
+          [1, 2, 3],
+        );
+      } finally {
+        rmSync(cache, { recursive: true, force: true });
+      }
     });
 
     it(`${name}: the stdio server answers tools/list and a call`, async () => {
