@@ -196,11 +196,13 @@ export class RgJsonParser {
 
   /** The line `text[start, end)`; `source` is set when `text` is the ASCII decoding of it. */
   #line(text: string, start: number, end: number, source: Buffer | undefined): void {
-    if (at(MATCH_EVENT, text, start)) {
+    if (at(FAST_HEAD, text, start)) {
       this.onMatch(
         scanMatch(text, start, end, this.#pathMemo, source, this.#occurrences) ??
           fullMatch(text.slice(start, end)),
       );
+    } else if (at(MATCH_EVENT, text, start)) {
+      this.onMatch(fullMatch(text.slice(start, end)));
     } else if (at(SUMMARY_EVENT, text, start)) {
       const event = parseJson(text.slice(start, end)) as {
         data: { stats: { matched_lines: number; matches: number; searches: number } };
@@ -248,11 +250,10 @@ const MATCH_EVENT = /\{"type":"match"/y;
 const SUMMARY_EVENT = /\{"type":"summary"/y;
 const FAST_HEAD = /\{"type":"match","data":\{"path":\{"text":/y;
 const FAST_HEAD_LENGTH = '{"type":"match","data":{"path":{"text":'.length;
-const NULL_LINE = /null/y;
-const FAST_OFFSET = /,"absolute_offset":/y;
-const FAST_SUBMATCHES = /,"submatches":\[/y;
-const FAST_END = /,"end":/y;
-const FAST_CLOSE = /\]\}\}/y;
+const FAST_NUMBERS = /(?:\d+|null),"absolute_offset":\d+,"submatches":\[/y;
+const FAST_OFFSET_LENGTH = ',"absolute_offset":'.length;
+const FAST_SUBMATCH = /\d+,"end":\d+\}/y;
+const FAST_END_LENGTH = ',"end":'.length;
 /** Printable ASCII but the quote and the backslash: JSON string content that needs no decoding. */
 const PLAIN = /[\x20\x21\x23-\x5b\x5d-\x7e]*/y;
 
@@ -270,11 +271,11 @@ function at(pattern: RegExp, s: string, position: number): boolean {
  * string. Anything unexpected returns undefined and takes the full parse.
  */
 export function fastMatch(line: string, previous?: PathMemo): ParsedMatch | undefined {
-  return scanMatch(line, 0, line.length, previous, undefined);
+  return at(FAST_HEAD, line, 0) ? scanMatch(line, 0, line.length, previous, undefined) : undefined;
 }
 
 /**
- * `fastMatch` of the line `s[st, e)`, read in place. With `source` (the bytes `s` is the ASCII
+ * `fastMatch` of the line `s[st, e)`, read in place, once `FAST_HEAD` has matched at `st`. With `source` (the bytes `s` is the ASCII
  * decoding of, so offsets agree), a line text without escapes is copied from the bytes instead
  * of parsed: a copy, never a slice of `s`, so a retained match never pins a whole chunk.
  */
@@ -286,7 +287,6 @@ function scanMatch(
   source: Buffer | undefined,
   cache?: OccurrenceCache,
 ): ParsedMatch | undefined {
-  if (!at(FAST_HEAD, s, st)) return undefined;
   const pathStart = st + FAST_HEAD_LENGTH;
   // No delimiter contains a line feed, so one found before `e` lies wholly within the line.
   const pathEnd = s.indexOf(FAST_LINES, pathStart);
@@ -295,20 +295,17 @@ function scanMatch(
   const textEnd = s.indexOf(FAST_TAIL, textStart);
   if (textEnd === -1 || textEnd >= e) return undefined;
 
+  // The numbers' shape is checked at once, then their digits are read where they must be.
   let p = textEnd + FAST_TAIL.length;
-  let lineNumber: number;
-  if (at(NULL_LINE, s, p)) {
-    lineNumber = 0;
-    p += 4;
-  } else {
+  if (!at(FAST_NUMBERS, s, p)) return undefined;
+  const submatchesStart = FAST_NUMBERS.lastIndex;
+  let lineNumber = 0;
+  if (s.charCodeAt(p) === 0x6e /* n */) p += 4;
+  else {
     lineNumber = readNatural(s, p);
-    if (lineNumber < 0) return undefined;
     p = naturalEnd;
   }
-  if (!at(FAST_OFFSET, s, p)) return undefined;
-  const absoluteOffset = readNatural(s, FAST_OFFSET.lastIndex);
-  if (absoluteOffset < 0 || !at(FAST_SUBMATCHES, s, naturalEnd)) return undefined;
-  const submatchesStart = FAST_SUBMATCHES.lastIndex;
+  const absoluteOffset = readNatural(s, p + FAST_OFFSET_LENGTH);
 
   const rawPath = s.slice(pathStart, pathEnd);
   let path: string;
@@ -361,11 +358,9 @@ function scanMatch(
   if (s.charCodeAt(p) !== 0x5d) {
     for (;;) {
       const found = s.indexOf(FAST_START, p);
-      if (found === -1 || found >= e) return undefined;
+      if (found === -1 || found >= e || !at(FAST_SUBMATCH, s, found + FAST_START.length)) return undefined;
       const start = readNatural(s, found + FAST_START.length);
-      if (start < 0 || !at(FAST_END, s, naturalEnd)) return undefined;
-      const end = readNatural(s, FAST_END.lastIndex);
-      if (end < 0 || s.charCodeAt(naturalEnd) !== 0x7d) return undefined;
+      const end = readNatural(s, naturalEnd + FAST_END_LENGTH);
       if (full !== undefined) {
         if (submatches === undefined) submatches = [{ start, end }];
         else submatches.push({ start, end });
@@ -386,7 +381,14 @@ function scanMatch(
       p++;
     }
   }
-  if (p + 3 !== e || !at(FAST_CLOSE, s, p)) return undefined;
+  if (
+    p + 3 !== e ||
+    s.charCodeAt(p) !== 0x5d /* ] */ ||
+    s.charCodeAt(p + 1) !== 0x7d /* } */ ||
+    s.charCodeAt(p + 2) !== 0x7d /* } */
+  ) {
+    return undefined;
+  }
   return {
     path,
     pathLossy: false,
