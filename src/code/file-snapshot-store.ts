@@ -287,7 +287,7 @@ export class FileSnapshotStore implements SnapshotStore {
     try {
       prepareDir(dir);
       const key = loadOrCreateKey(dir);
-      const codec = new CursorCodec(key, "before the cursor cache was cleared");
+      const codec = new CursorCodec(key, "a different or since-cleared cursor cache directory");
       this.#ready = { dir, key, codec };
       return this.#ready;
     } catch (thrown) {
