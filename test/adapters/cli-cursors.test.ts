@@ -137,6 +137,13 @@ describe("CLI cursors persist between processes", () => {
     assert.match(error.message, /EVIDENT_CACHE_DIR/);
   });
 
+  it("`evident grep --help` says cursors persist and where", () => {
+    const run = grep(["--help"]);
+    assert.equal(run.code, 0);
+    assert.match(run.stdout, /later runs too .*30 minutes/s);
+    assert.match(run.stdout, /EVIDENT_CACHE_DIR/);
+  });
+
   it("`evident mcp` keeps snapshots in memory: its cursors never touch the cache dir", async () => {
     const mcpCache = join(base, "mcp-cache");
     const client = new Client({ name: "cli-cursors", version: "1.0.0" });

@@ -75,7 +75,7 @@ export async function runCli(argv: readonly string[], io: CliIo, options: CliOpt
     const properties = (tool.inputSchema.properties ?? {}) as Record<string, unknown>;
     const parsed = parseCommand(rest, spec, properties);
     if (parsed.help) {
-      io.stdout.write(commandHelp(command, spec.usage, spec.summary, tool.description, properties));
+      io.stdout.write(commandHelp(command, spec, tool.description, properties));
       return EXIT_OK;
     }
     if (parsed.extra.length > 0) {
@@ -242,8 +242,7 @@ function mcpHelp(): string {
 
 function commandHelp(
   command: string,
-  usageLine: string,
-  summary: string,
+  spec: { readonly summary: string; readonly usage: string; readonly note?: string },
   description: string,
   properties: Record<string, unknown>,
 ): string {
@@ -256,10 +255,11 @@ function commandHelp(
     return `  --${kebabCase(name)}${value}${s.description ? `  ${s.description}` : ""}${extra}`;
   });
   return [
-    `evident ${command}: ${summary}`,
+    `evident ${command}: ${spec.summary}`,
     "",
-    `Usage: ${usageLine}`,
+    `Usage: ${spec.usage}`,
     "",
+    ...(spec.note === undefined ? [] : [spec.note, ""]),
     "Options (the tool's schema; see also the tool description below):",
     ...options,
     "  --text  print the model-facing text instead of JSON",

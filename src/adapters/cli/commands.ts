@@ -2,9 +2,12 @@
  * The CLI's commands and how their positionals and short flags map onto tool schemas.
  * Everything else about a flag comes from the tool's schema.
  */
+import { SNAPSHOT_TTL_MS } from "../../core/limits.js";
 import type { CommandSpec } from "./flags.js";
 
-export const TOOL_COMMANDS: Readonly<Record<string, CommandSpec & { summary: string; usage: string }>> = {
+export const TOOL_COMMANDS: Readonly<
+  Record<string, CommandSpec & { summary: string; usage: string; note?: string }>
+> = {
   search: {
     tool: "web_search",
     positionals: ["query"],
@@ -34,5 +37,9 @@ export const TOOL_COMMANDS: Readonly<Record<string, CommandSpec & { summary: str
     summary: "Search the codebase with ripgrep; bounded, paginated evidence with cursors.",
     usage:
       "evident grep PATTERN [PATH] [-i] [-w] [-F] [-C N] [-g GLOB ...] [--mode auto|summary|matches] [--cursor C]",
+    note:
+      `A cursor works in later runs too (\`evident grep --cursor C [--paths FILE ...]\`) for ${SNAPSHOT_TTL_MS / 60_000} minutes after its\n` +
+      "last use: results are kept in a private cache directory ($EVIDENT_CACHE_DIR, else\n" +
+      "$XDG_CACHE_HOME/evident/snapshots, else ~/.cache/evident/snapshots).",
   },
 };
