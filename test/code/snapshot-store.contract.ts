@@ -1,6 +1,6 @@
 /**
- * The contract every SnapshotStore implementation passes (the memory store now; a store shared
- * by several replicas later runs the same cases). Implementation-specific behaviour, such as how
+ * The contract every SnapshotStore implementation passes (the memory store and the CLI's file
+ * store now; a store shared by several replicas later runs the same cases). Implementation-specific behaviour, such as how
  * eviction picks a victim, is tested next to each implementation.
  */
 import assert from "node:assert/strict";
