@@ -256,6 +256,8 @@ const FAST_SUBMATCH = /\d+,"end":\d+\}/y;
 const FAST_END_LENGTH = ',"end":'.length;
 /** Printable ASCII but the quote and the backslash: JSON string content that needs no decoding. */
 const PLAIN = /[\x20\x21\x23-\x5b\x5d-\x7e]*/y;
+/** What may follow plain content: an escaped LF or CRLF terminator, the closing quote, the next key. */
+const PLAIN_TAIL = /(?:\\r\\n|\\n)?"\},"line_number":/y;
 
 /** Whether `pattern` (sticky) matches `s` at `at`; its lastIndex is then where it ended. */
 function at(pattern: RegExp, s: string, position: number): boolean {
@@ -292,8 +294,23 @@ function scanMatch(
   const pathEnd = s.indexOf(FAST_LINES, pathStart);
   if (pathEnd === -1 || pathEnd >= e) return undefined;
   const textStart = pathEnd + FAST_LINES.length;
-  const textEnd = s.indexOf(FAST_TAIL, textStart);
-  if (textEnd === -1 || textEnd >= e) return undefined;
+  // A plain line text (printable ASCII, then an LF or CRLF terminator or none) is read in one
+  // pass that also finds the delimiter after it; any other literal is parsed.
+  let plainEnd = -1;
+  let textEnd = -1;
+  if (s.charCodeAt(textStart) === 0x22 /* " */) {
+    PLAIN.lastIndex = textStart + 1;
+    PLAIN.test(s);
+    const run = PLAIN.lastIndex;
+    if (at(PLAIN_TAIL, s, run)) {
+      plainEnd = run;
+      textEnd = PLAIN_TAIL.lastIndex - FAST_TAIL.length;
+    }
+  }
+  if (plainEnd === -1) {
+    textEnd = s.indexOf(FAST_TAIL, textStart);
+    if (textEnd === -1 || textEnd >= e) return undefined;
+  }
 
   // The numbers' shape is checked at once, then their digits are read where they must be.
   let p = textEnd + FAST_TAIL.length;
@@ -329,7 +346,6 @@ function scanMatch(
 
   let text: string;
   let full: string | undefined;
-  const plainEnd = s.charCodeAt(textStart) === 0x22 /* " */ ? plainRunEnd(s, textStart + 1, textEnd) : -1;
   if (plainEnd !== -1) {
     // Printable ASCII up to an optional LF or CRLF terminator: columns are byte offsets.
     text =
@@ -406,30 +422,6 @@ function scanMatch(
               ? [{ startByte: firstStart, endByte: firstEnd, startColumn: firstStart, endColumn: firstEnd }]
               : cache.single(firstStart, firstEnd))),
   };
-}
-
-/**
- * Where the plain content of the JSON string literal whose body starts at `from` and whose
- * closing quote is at `close - 1` ends, when all that follows it is an LF or CRLF terminator
- * (or nothing); -1 when the literal needs decoding.
- */
-function plainRunEnd(s: string, from: number, close: number): number {
-  if (s.charCodeAt(close - 1) !== 0x22 /* " */) return -1;
-  PLAIN.lastIndex = from;
-  PLAIN.test(s);
-  const run = PLAIN.lastIndex;
-  if (run === close - 1) return run;
-  if (run === close - 3 && s.charCodeAt(run) === 0x5c /* \\ */ && s.charCodeAt(run + 1) === 0x6e) return run;
-  if (
-    run === close - 5 &&
-    s.charCodeAt(run) === 0x5c /* \\ */ &&
-    s.charCodeAt(run + 1) === 0x72 &&
-    s.charCodeAt(run + 2) === 0x5c /* \\ */ &&
-    s.charCodeAt(run + 3) === 0x6e
-  ) {
-    return run;
-  }
-  return -1;
 }
 
 /**
