@@ -524,11 +524,10 @@ export function utf8Columns(text: string, submatches: readonly Submatch[]): Occu
       endColumn: s.end,
     }));
   }
-  const targets = [...new Set(submatches.flatMap((s) => [s.start, s.end]))].sort((a, b) => a - b);
-  const columns = new Map<number, number>();
   let byte = 0;
   let unit = 0;
-  for (const target of targets) {
+  /** Advances to the character containing byte `target` (never backwards) and returns its column. */
+  const column = (target: number): number => {
     while (unit < text.length) {
       const code = text.codePointAt(unit) ?? 0;
       const width = code < 0x80 ? 1 : code < 0x800 ? 2 : code < 0x10000 ? 3 : 4;
@@ -536,8 +535,29 @@ export function utf8Columns(text: string, submatches: readonly Submatch[]): Occu
       byte += width;
       unit += code > 0xffff ? 2 : 1;
     }
-    columns.set(target, unit);
+    return unit;
+  };
+  // ripgrep reports submatches in order and apart: then one walk serves them all, in order.
+  let ordered = true;
+  for (let i = 0, last = 0; i < submatches.length; i++) {
+    const s = submatches[i] as Submatch;
+    if (s.start < last || s.end < s.start) {
+      ordered = false;
+      break;
+    }
+    last = s.end;
   }
+  if (ordered) {
+    return submatches.map((s) => ({
+      startByte: s.start,
+      endByte: s.end,
+      startColumn: column(s.start),
+      endColumn: column(s.end),
+    }));
+  }
+  const targets = [...new Set(submatches.flatMap((s) => [s.start, s.end]))].sort((a, b) => a - b);
+  const columns = new Map<number, number>();
+  for (const target of targets) columns.set(target, column(target));
   return submatches.map((s) => ({
     startByte: s.start,
     endByte: s.end,

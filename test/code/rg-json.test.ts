@@ -72,6 +72,52 @@ describe("rg JSON stream", () => {
     );
   });
 
+  it("G10: every byte offset maps to the column of the character containing it, in order or not", () => {
+    /**
+     * Independent reference: UTF-16 units of the characters wholly before byte `target` (an
+     * ASCII line maps one to one, also past its end).
+     */
+    const reference = (text: string, target: number): number => {
+      if (Buffer.byteLength(text, "utf8") === text.length) return target;
+      let byte = 0;
+      let unit = 0;
+      for (const ch of text) {
+        const width = Buffer.byteLength(ch, "utf8");
+        if (byte + width > target) break;
+        byte += width;
+        unit += ch.length;
+      }
+      return unit;
+    };
+    fc.assert(
+      fc.property(
+        fc.string({ unit: fc.constantFrom("a", "é", "€", "😀", "\ud800", "\udc00", "\n"), maxLength: 30 }),
+        fc.array(fc.tuple(fc.nat(130), fc.nat(130)), { maxLength: 5 }),
+        fc.boolean(),
+        (text, pairs, sorted) => {
+          let subs = pairs.map(([a, b]) => ({ start: a, end: b }));
+          if (sorted) {
+            const points = pairs.flat().sort((x, y) => x - y);
+            subs = [];
+            for (let i = 0; i + 1 < points.length; i += 2) {
+              subs.push({ start: points[i] as number, end: points[i + 1] as number });
+            }
+          }
+          assert.deepEqual(
+            utf8Columns(text, subs),
+            subs.map((m) => ({
+              startByte: m.start,
+              endByte: m.end,
+              startColumn: reference(text, m.start),
+              endColumn: reference(text, m.end),
+            })),
+          );
+        },
+      ),
+      { numRuns: 1000 },
+    );
+  });
+
   it("decodes non-UTF-8 lines and names as lossy views", () => {
     const raw = Buffer.from([0x66, 0xff, 0x6f, 0x6f, 0x0a]);
     const line = JSON.stringify({
