@@ -256,8 +256,8 @@ const FAST_SUBMATCH = /\d+,"end":\d+\}/y;
 const FAST_END_LENGTH = ',"end":'.length;
 /** Printable ASCII but the quote and the backslash: JSON string content that needs no decoding. */
 const PLAIN = /[\x20\x21\x23-\x5b\x5d-\x7e]*/y;
-/** What may follow plain content: an escaped LF or CRLF terminator, the closing quote, the next key. */
-const PLAIN_TAIL = /(?:\\r\\n|\\n)?"\},"line_number":/y;
+/** What may follow plain content: an escaped LF or CRLF terminator, the closing quote, the numbers. */
+const PLAIN_TAIL = /(?:\\r\\n|\\n)?"\},"line_number":(?:\d+|null),"absolute_offset":\d+,"submatches":\[/y;
 
 /** Whether `pattern` (sticky) matches `s` at `at`; its lastIndex is then where it ended. */
 function at(pattern: RegExp, s: string, position: number): boolean {
@@ -296,26 +296,29 @@ function scanMatch(
   const textStart = pathEnd + FAST_LINES.length;
   // A plain line text (printable ASCII, then an LF or CRLF terminator or none) is read in one
   // pass that also finds the delimiter after it; any other literal is parsed.
+  // The numbers' shape is checked at once, then their digits are read where they must be.
   let plainEnd = -1;
   let textEnd = -1;
+  let submatchesStart = -1;
   if (s.charCodeAt(textStart) === 0x22 /* " */) {
     PLAIN.lastIndex = textStart + 1;
     PLAIN.test(s);
     const run = PLAIN.lastIndex;
     if (at(PLAIN_TAIL, s, run)) {
       plainEnd = run;
-      textEnd = PLAIN_TAIL.lastIndex - FAST_TAIL.length;
+      // What follows the plain content: a closing quote, or an escaped LF or CRLF before it.
+      const close =
+        s.charCodeAt(run) === 0x22 ? run : s.charCodeAt(run + 1) === 0x6e /* n */ ? run + 2 : run + 4;
+      textEnd = close + 1;
+      submatchesStart = PLAIN_TAIL.lastIndex;
     }
   }
   if (plainEnd === -1) {
     textEnd = s.indexOf(FAST_TAIL, textStart);
-    if (textEnd === -1 || textEnd >= e) return undefined;
+    if (textEnd === -1 || textEnd >= e || !at(FAST_NUMBERS, s, textEnd + FAST_TAIL.length)) return undefined;
+    submatchesStart = FAST_NUMBERS.lastIndex;
   }
-
-  // The numbers' shape is checked at once, then their digits are read where they must be.
   let p = textEnd + FAST_TAIL.length;
-  if (!at(FAST_NUMBERS, s, p)) return undefined;
-  const submatchesStart = FAST_NUMBERS.lastIndex;
   let lineNumber = 0;
   if (s.charCodeAt(p) === 0x6e /* n */) p += 4;
   else {
