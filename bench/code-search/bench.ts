@@ -3,6 +3,8 @@
  * each fixed pattern measures, in this one run:
  *   - median time of a new code_search query (warm, in-process, and over MCP stdio) divided by
  *     raw `rg --json` on the same corpus, and of a cold one (a fresh service: no revision cache);
+ *   - for context, raw ripgrep given exactly the arguments code_search passes (smart case,
+ *     protective globs), which is part of the difference;
  *   - first-response bytes against raw `rg -n` and `rg --json` output bytes;
  *   - time of a cursor page divided by the original search;
  *   - peak RSS of this process.
@@ -16,6 +18,9 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { rgPath } from "@vscode/ripgrep";
+import { resolveSearchTarget } from "../../src/code/path-policy.js";
+import { normalizeRequest } from "../../src/code/request.js";
+import { buildSearchArgs } from "../../src/code/rg-args.js";
 import type { CodeSearchInput } from "../../src/code/schema.js";
 import { CodeSearchService } from "../../src/code/service.js";
 import { silentLogger } from "../../src/core/logger.js";
@@ -194,7 +199,12 @@ async function main(): Promise<void> {
   const rows: string[][] = [];
   for (const c of CASES) {
     const rgArgs = ["--json", ...c.rgFlags, "--", c.pattern, "."];
+    const request = normalizeRequest(c.input);
+    if (request.kind === "page") throw new Error("a benchmark case must be a new search");
+    const target = (await resolveSearchTarget(corpus, request.path)).rg;
+    const sameArgs = buildSearchArgs(request.query, target);
     const rgTimes: number[] = [];
+    const sameTimes: number[] = [];
     const ourTimes: number[] = [];
     const mcpTimes: number[] = [];
     const coldTimes: number[] = [];
@@ -205,6 +215,7 @@ async function main(): Promise<void> {
       const raw = await rawRg(corpus, rgArgs);
       rgTimes.push(raw.ms);
       jsonBytes = raw.bytes;
+      sameTimes.push((await rawRg(target.cwd, sameArgs)).ms);
       const ours = await timed(() =>
         service.run(c.input, { caller: "bench", signal: new AbortController().signal }),
       );
@@ -244,6 +255,7 @@ async function main(): Promise<void> {
       c.label,
       String(first?.data.totalMatches ?? 0) + (first?.data.status === "partial" ? "+" : ""),
       fmt(median(rgTimes), 1),
+      fmt(median(sameTimes), 1),
       fmt(median(ourTimes), 1),
       fmt(median(ourTimes) / median(rgTimes)),
       fmt(median(mcpTimes) / median(rgTimes)),
@@ -261,6 +273,7 @@ async function main(): Promise<void> {
     "pattern",
     "matches",
     "rg --json ms",
+    "rg, same flags ms",
     "code_search ms",
     "in-process / rg",
     "MCP stdio / rg",
