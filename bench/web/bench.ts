@@ -13,11 +13,10 @@
  *
  * Reading the numbers: on a 2-vCPU machine the client, the servers and the vendor fake compete
  * for two cores, so the ratios move with scheduling as much as with evident's own cost; compare
- * several runs. After the HTTP layer stopped converting Node requests into web streams, runs on
- * the project machine (shared with other benchmarks) gave, evident/bare throughput: in-process
- * provider 0.91-0.93x (raw client) and 1.56x (SDK client); vendor fake in the server's process
- * 0.76-0.93x (raw) and 1.02x (SDK); vendor fake in a third process 0.57-0.72x (raw) and 0.90x
- * (SDK), where three processes share two cores.
+ * several runs. Two runs on the project machine with nothing else running gave, evident/bare
+ * throughput: in-process provider 0.97-0.99x (raw client) and 1.22-1.25x (SDK client); loopback
+ * vendor in the server's process 0.97-1.04x (raw) and 1.21-1.22x (SDK); loopback vendor in a
+ * third process 0.71-0.74x (raw) and 0.84-0.86x (SDK), where four processes share two cores.
  */
 import { spawn } from "node:child_process";
 import { performance } from "node:perf_hooks";
