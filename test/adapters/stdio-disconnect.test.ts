@@ -1,0 +1,71 @@
+/**
+ * A client that goes away mid-search leaves nothing behind: the stdio server aborts the call,
+ * its ripgrep child is reaped, and the server exits. A named pipe holds ripgrep in its read for
+ * as long as the test wants, so nothing here waits on a timer.
+ */
+import assert from "node:assert/strict";
+import { execFileSync, spawn } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { createInterface } from "node:readline";
+import { describe, it } from "node:test";
+
+const CLI = resolve(import.meta.dirname, "../../dist/adapters/cli/main.js");
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe("stdio client disconnect", () => {
+  it("G11: closing stdin mid-search reaps ripgrep and ends the server", async () => {
+    const root = mkdtempSync(join(tmpdir(), "evident-disconnect-"));
+    try {
+      writeFileSync(join(root, "plain.txt"), "needle\n");
+      execFileSync("mkfifo", [join(root, "pipe")]);
+      const server = spawn(process.execPath, [CLI, "mcp"], { cwd: root, stdio: ["pipe", "pipe", "ignore"] });
+      const exited = new Promise<number | null>((done) => server.once("exit", (code) => done(code)));
+      const lines = createInterface({ input: server.stdout });
+      const progressed = new Promise<void>((done) => {
+        lines.on("line", (line) => {
+          if (JSON.parse(line).method === "notifications/progress") done();
+        });
+      });
+      const send = (message: unknown) => server.stdin.write(`${JSON.stringify(message)}\n`);
+      send({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } },
+      });
+      send({ jsonrpc: "2.0", method: "notifications/initialized" });
+      send({
+        jsonrpc: "2.0",
+        id: 2,
+        method: "tools/call",
+        params: {
+          name: "code_search",
+          arguments: { pattern: "needle", path: "pipe", mode: "matches" },
+          _meta: { progressToken: 1 },
+        },
+      });
+      // Progress starts once the search has run for a second: ripgrep is blocked in the pipe.
+      await progressed;
+      const children = execFileSync("pgrep", ["-P", String(server.pid)], { encoding: "utf8" })
+        .split("\n")
+        .filter(Boolean)
+        .map(Number);
+      assert.ok(children.length > 0, "ripgrep runs under the server");
+      server.stdin.end();
+      assert.equal(await exited, 0);
+      for (const pid of children) assert.equal(alive(pid), false, `child ${pid} was left running`);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+});
