@@ -4,7 +4,7 @@
 
 import { resolveHttpSettings } from "./adapters/mcp/http-config.js";
 import { createHttpHandler as createAdapterHandler, type HttpHandler } from "./adapters/mcp/http-handler.js";
-import { createStderrLogger, type Logger } from "./core/logger.js";
+import { createStderrLogger, type Logger, secretsFromEnv } from "./core/logger.js";
 import { createProductRegistry } from "./tools/product.js";
 
 export type { HttpHandler } from "./adapters/mcp/http-handler.js";
@@ -47,7 +47,7 @@ export interface HttpHandlerOptions {
 export function createHttpHandler(options: HttpHandlerOptions = {}): HttpHandler {
   const env = options.env ?? process.env;
   const settings = resolveHttpSettings(env);
-  const logger = options.logger ?? createStderrLogger({ level: "warn" });
+  const logger = options.logger ?? createStderrLogger({ level: "warn", secrets: secretsFromEnv(env) });
   const registry = createProductRegistry({ cwd: options.cwd ?? process.cwd(), env, logger });
   const handler = createAdapterHandler({ registry, logger, settings });
   return {

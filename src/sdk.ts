@@ -6,7 +6,7 @@
 import { randomUUID } from "node:crypto";
 import type { z } from "zod";
 import type { codeSearchInputSchema, codeSearchOutputSchema } from "./code/schema.js";
-import { createStderrLogger, type Logger } from "./core/logger.js";
+import { createStderrLogger, type Logger, secretsFromEnv } from "./core/logger.js";
 import { createProductRegistry } from "./tools/product.js";
 import type { ContextUsage, ProgressUpdate } from "./tools/tool.js";
 import type { webReadInputSchema, webReadOutputSchema } from "./tools/web-read.js";
@@ -51,12 +51,9 @@ export interface Evident {
 }
 
 export function createEvident(options: EvidentOptions = {}): Evident {
-  const logger = options.logger ?? createStderrLogger({ level: "warn" });
-  const registry = createProductRegistry({
-    cwd: options.cwd ?? process.cwd(),
-    env: options.env ?? process.env,
-    logger,
-  });
+  const env = options.env ?? process.env;
+  const logger = options.logger ?? createStderrLogger({ level: "warn", secrets: secretsFromEnv(env) });
+  const registry = createProductRegistry({ cwd: options.cwd ?? process.cwd(), env, logger });
   // Cursors are bound to this SDK instance: another instance cannot continue its results.
   const caller = `sdk:${randomUUID()}`;
   const call = async <T>(

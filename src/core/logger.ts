@@ -44,6 +44,16 @@ export function createStderrLogger(options: StderrLoggerOptions = {}): Logger {
   };
 }
 
+/**
+ * Values of secret-bearing variables (names ending in TOKEN, KEY, SECRET or PASSWORD), so a
+ * logger can scrub them from every line whatever a library puts in an error message.
+ */
+export function secretsFromEnv(env: Readonly<Record<string, string | undefined>>): string[] {
+  return Object.entries(env)
+    .filter(([key, value]) => value !== undefined && /(TOKEN|KEY|SECRET|PASSWORD)$/i.test(key))
+    .map(([, value]) => value as string);
+}
+
 export const silentLogger: Logger = { debug() {}, info() {}, warn() {}, error() {} };
 
 function safeJson(value: unknown): string {

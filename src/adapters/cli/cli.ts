@@ -6,7 +6,7 @@
  */
 import { userInfo } from "node:os";
 import { type ErrorPayload, EvidentError } from "../../core/errors.js";
-import { createStderrLogger, type Logger, parseLogLevel } from "../../core/logger.js";
+import { createStderrLogger, type Logger, parseLogLevel, secretsFromEnv } from "../../core/logger.js";
 import type { ToolRegistry } from "../../tools/registry.js";
 import { resolveHttpSettings } from "../mcp/http-config.js";
 import { PACKAGE_VERSION } from "../version.js";
@@ -46,7 +46,7 @@ export async function runCli(argv: readonly string[], io: CliIo, options: CliOpt
   const logger = createStderrLogger({
     level: parseLogLevel(io.env.EVIDENT_LOG_LEVEL, "warn"),
     write: (line) => io.stderr.write(line),
-    secrets: secretValues(io.env),
+    secrets: secretsFromEnv(io.env),
   });
   if (command === undefined || command === "--help" || command === "-h" || command === "help") {
     io.stdout.write(usage());
@@ -197,13 +197,6 @@ function fail(io: CliIo, thrown: unknown): number {
 
 function ensureNewline(text: string): string {
   return text.endsWith("\n") ? text : `${text}\n`;
-}
-
-/** Values of secret-bearing variables, so the logger can scrub them from every line. */
-function secretValues(env: Readonly<Record<string, string | undefined>>): string[] {
-  return Object.entries(env)
-    .filter(([key, value]) => value !== undefined && /(TOKEN|KEY|SECRET|PASSWORD)$/i.test(key))
-    .map(([, value]) => value as string);
 }
 
 function usage(): string {
