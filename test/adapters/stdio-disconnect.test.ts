@@ -22,6 +22,13 @@ function alive(pid: number): boolean {
   }
 }
 
+function childrenOf(pid: number | undefined): number[] {
+  return execFileSync("pgrep", ["-P", String(pid)], { encoding: "utf8" })
+    .split("\n")
+    .filter(Boolean)
+    .map(Number);
+}
+
 describe("stdio client disconnect", () => {
   it("G11: closing stdin mid-search reaps ripgrep and ends the server", async () => {
     const root = mkdtempSync(join(tmpdir(), "evident-disconnect-"));
@@ -56,14 +63,40 @@ describe("stdio client disconnect", () => {
       });
       // Progress starts once the search has run for a second: ripgrep is blocked in the pipe.
       await progressed;
-      const children = execFileSync("pgrep", ["-P", String(server.pid)], { encoding: "utf8" })
-        .split("\n")
-        .filter(Boolean)
-        .map(Number);
+      const children = childrenOf(server.pid);
       assert.ok(children.length > 0, "ripgrep runs under the server");
       server.stdin.end();
       assert.equal(await exited, 0);
       for (const pid of children) assert.equal(alive(pid), false, `child ${pid} was left running`);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+
+  it("G11: Ctrl-C on `evident grep` mid-search reaps ripgrep and reports cancelled", async () => {
+    const root = mkdtempSync(join(tmpdir(), "evident-sigint-"));
+    try {
+      execFileSync("mkfifo", [join(root, "pipe")]);
+      const cli = spawn(process.execPath, [CLI, "grep", "needle", "pipe", "--mode", "matches"], {
+        cwd: root,
+        stdio: ["ignore", "pipe", "pipe"],
+        env: { ...process.env, EVIDENT_CACHE_DIR: join(root, ".cache") },
+      });
+      let stderr = "";
+      cli.stderr.on("data", (chunk: Buffer) => {
+        stderr += chunk.toString();
+      });
+      const exited = new Promise<number | null>((done) => cli.once("exit", (code) => done(code)));
+      // Opening the pipe for writing returns once ripgrep has opened it for reading.
+      const { open } = await import("node:fs/promises");
+      const writer = await open(join(root, "pipe"), "w");
+      const children = childrenOf(cli.pid);
+      assert.ok(children.length > 0, "ripgrep runs under the CLI");
+      cli.kill("SIGINT");
+      assert.equal(await exited, 1);
+      assert.equal(JSON.parse(stderr).error.code, "cancelled");
+      for (const pid of children) assert.equal(alive(pid), false, `child ${pid} was left running`);
+      await writer.close();
     } finally {
       rmSync(root, { recursive: true, force: true });
     }
