@@ -12,6 +12,31 @@ async function drain(stdout: AsyncIterable<Buffer>): Promise<"done"> {
   return "done";
 }
 
+/** Runs `script` under node, cancels once it prints, and returns the child's pid after the rejection. */
+async function cancelAfterFirstOutput(script: string): Promise<number> {
+  const controller = new AbortController();
+  let pid = -1;
+  await assert.rejects(
+    runOwnedProcess(
+      {
+        command: node,
+        args: ["-e", script],
+        cwd: process.cwd(),
+        signal: controller.signal,
+        onSpawn: (p) => {
+          pid = p;
+        },
+      },
+      async (stdout) => {
+        for await (const _ of stdout) controller.abort();
+        return "done";
+      },
+    ),
+    (error: unknown) => error instanceof EvidentError && error.code === "cancelled",
+  );
+  return pid;
+}
+
 describe("owned process", () => {
   it("runs without a shell and reports the exit", async () => {
     const outcome = await runOwnedProcess({ command: RG, args: ["--version"], cwd: process.cwd() }, drain);
@@ -57,53 +82,14 @@ describe("owned process", () => {
   });
 
   it("G11: cancellation mid-output terminates and awaits the child", async () => {
-    const controller = new AbortController();
-    let pid = -1;
-    await assert.rejects(
-      runOwnedProcess(
-        {
-          command: node,
-          args: ["-e", "setInterval(() => process.stdout.write('tick\\n'), 5)"],
-          cwd: process.cwd(),
-          signal: controller.signal,
-          onSpawn: (p) => {
-            pid = p;
-          },
-        },
-        async (stdout) => {
-          for await (const _ of stdout) controller.abort();
-          return "done";
-        },
-      ),
-      (error: unknown) => error instanceof EvidentError && error.code === "cancelled",
-    );
+    const pid = await cancelAfterFirstOutput("setInterval(() => process.stdout.write('tick\\n'), 5)");
     assert.ok(pid > 0);
     assert.equal(isAlive(pid), false);
   });
 
   it("G11: a child that ignores SIGTERM is killed after the escalation delay", async () => {
-    const controller = new AbortController();
-    let pid = -1;
-    await assert.rejects(
-      runOwnedProcess(
-        {
-          command: node,
-          args: [
-            "-e",
-            "process.on('SIGTERM', () => {}); process.stdout.write('ready\\n'); setInterval(() => {}, 1000)",
-          ],
-          cwd: process.cwd(),
-          signal: controller.signal,
-          onSpawn: (p) => {
-            pid = p;
-          },
-        },
-        async (stdout) => {
-          for await (const _ of stdout) controller.abort();
-          return "done";
-        },
-      ),
-      (error: unknown) => error instanceof EvidentError && error.code === "cancelled",
+    const pid = await cancelAfterFirstOutput(
+      "process.on('SIGTERM', () => {}); process.stdout.write('ready\\n'); setInterval(() => {}, 1000)",
     );
     assert.equal(isAlive(pid), false);
   });

@@ -1,19 +1,10 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { SearchTarget } from "../../src/code/path-policy.js";
-import type { SearchQuery } from "../../src/code/request.js";
 import type { ParsedMatch } from "../../src/code/rg-json.js";
 import { buildSnapshot } from "../../src/code/snapshot-build.js";
+import { query } from "./snapshot-store.contract.js";
 
-const query: SearchQuery = {
-  pattern: "x",
-  literal: false,
-  caseMode: "smart",
-  wholeWord: false,
-  hidden: true,
-  globs: [],
-  excludes: [],
-};
 const target: SearchTarget = {
   requested: ".",
   absolute: "/p",

@@ -10,7 +10,8 @@ import { type SnapshotData, type SnapshotStore, selectionSignature } from "../..
 import { EvidentError } from "../../src/core/errors.js";
 import { CURSOR_RANDOM_BITS } from "../../src/core/limits.js";
 
-const query: SearchQuery = {
+/** A plain query for fixtures; the stores never look inside it. */
+export const query: SearchQuery = {
   pattern: "x",
   literal: false,
   caseMode: "smart",
