@@ -7,7 +7,7 @@
 import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { CONTEXT_FILE_MAX_BYTES } from "../core/limits.js";
-import { type Revision, readRevision, sameRevision } from "./scan-revisions.js";
+import { type Revision, readRevisionSync, sameRevision } from "./scan-revisions.js";
 
 /** `unverified`: no trusted revision from the search; `changed`: edited since the search. */
 export type FileStatus = "current" | "changed" | "unverified";
@@ -24,7 +24,7 @@ export class PageSources {
   status(key: string): Promise<FileStatus> {
     let status = this.#status.get(key);
     if (status === undefined) {
-      status = this.#check(key);
+      status = Promise.resolve(this.#check(key));
       this.#status.set(key, status);
     }
     return status;
@@ -40,10 +40,12 @@ export class PageSources {
     return lines;
   }
 
-  async #check(key: string): Promise<FileStatus> {
+  // Synchronous on purpose: a page checks its files one after another, and a thread-pool stat
+  // per file (a round trip each) was most of the cost of rendering a small page.
+  #check(key: string): FileStatus {
     const before: Revision | undefined = Object.hasOwn(this.trusted, key) ? this.trusted[key] : undefined;
     if (before === undefined) return "unverified";
-    return sameRevision(before, await readRevision(resolve(this.rgCwd, key))) ? "current" : "changed";
+    return sameRevision(before, readRevisionSync(resolve(this.rgCwd, key))) ? "current" : "changed";
   }
 
   async #read(key: string): Promise<readonly string[] | undefined> {
@@ -58,7 +60,7 @@ export class PageSources {
       return undefined;
     }
     // The file may have changed while it was read; then its lines are not the searched version.
-    if (!sameRevision(revision, await readRevision(path)) || String(bytes.length) !== revision.size) {
+    if (!sameRevision(revision, readRevisionSync(path)) || String(bytes.length) !== revision.size) {
       this.#status.set(key, Promise.resolve("changed"));
       return undefined;
     }

@@ -1,0 +1,75 @@
+import assert from "node:assert/strict";
+import { statSync } from "node:fs";
+import { appendFile, mkdir, rm, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { after, describe, it } from "node:test";
+import type { Revision } from "../../src/code/scan-revisions.js";
+import { PageSources } from "../../src/code/source.js";
+import { makeTree, removeTree } from "./helpers.js";
+import { ctx, makeService } from "./service-helpers.js";
+
+const trees: string[] = [];
+after(async () => {
+  await Promise.all(trees.map(removeTree));
+});
+async function tree(files: Parameters<typeof makeTree>[0]): Promise<string> {
+  const root = await makeTree(files);
+  trees.push(root);
+  return root;
+}
+
+function revisionOf(path: string): Revision {
+  const s = statSync(path, { bigint: true });
+  return {
+    size: s.size.toString(),
+    mtimeNs: s.mtimeNs.toString(),
+    ctimeNs: s.ctimeNs.toString(),
+    ino: s.ino.toString(),
+    dev: s.dev.toString(),
+  };
+}
+
+describe("page sources", () => {
+  it("reports an untouched file as current, an edited or removed one as changed, an untrusted one as unverified", async () => {
+    const root = await tree({
+      "same.txt": "a\n",
+      "edited.txt": "b\n",
+      "removed.txt": "c\n",
+      "new.txt": "d\n",
+    });
+    const trusted: Record<string, Revision> = {};
+    for (const name of ["same.txt", "edited.txt", "removed.txt"])
+      trusted[name] = revisionOf(join(root, name));
+    await appendFile(join(root, "edited.txt"), "more\n");
+    await rm(join(root, "removed.txt"));
+    const sources = new PageSources(root, trusted);
+    assert.equal(await sources.status("same.txt"), "current");
+    assert.equal(await sources.status("edited.txt"), "changed");
+    assert.equal(await sources.status("removed.txt"), "changed");
+    assert.equal(await sources.status("new.txt"), "unverified");
+    assert.deepEqual(await sources.lines("same.txt"), ["a"]);
+    assert.equal(await sources.lines("edited.txt"), undefined);
+  });
+
+  it("a directory where a trusted file was reads as changed", async () => {
+    const root = await tree({ "a.txt": "a\n" });
+    const trusted = { "a.txt": revisionOf(join(root, "a.txt")) };
+    await rm(join(root, "a.txt"));
+    await mkdir(join(root, "a.txt"));
+    await writeFile(join(root, "a.txt", "inner.txt"), "x\n");
+    const sources = new PageSources(root, trusted);
+    assert.equal(await sources.status("a.txt"), "changed");
+  });
+
+  it("a cursor page without context flags a file edited since the search", async () => {
+    const lines = Array.from({ length: 30 }, (_, i) => (i % 10 === 5 ? `hit ${i + 1}` : `plain ${i + 1}`));
+    const root = await tree({ "a.txt": `${lines.join("\n")}\n`, "b.txt": "hit b\n" });
+    const service = makeService(root);
+    const first = await service.run({ pattern: "hit", mode: "matches", limit: 1 }, ctx());
+    assert.equal(first.data.changedFiles, undefined);
+    await appendFile(join(root, "a.txt"), "hit appended\n");
+    const second = await service.run({ cursor: first.data.cursor as string, limit: 10 }, ctx());
+    assert.deepEqual(second.data.changedFiles, ["a.txt"]);
+    assert.match(second.text, /changed since the search/);
+  });
+});
