@@ -45,6 +45,7 @@ import {
 } from "../core/limits.js";
 import type { Logger } from "../core/logger.js";
 import { CURSOR_KEY_BYTES, CursorCodec, type CursorState, SNAPSHOT_ID_BYTES } from "./cursor-codec.js";
+import { isMatchTable } from "./match-table.js";
 import type { SnapshotData, SnapshotStore } from "./snapshot-store.js";
 
 export interface FileSnapshotStoreOptions {
@@ -625,7 +626,7 @@ function isSnapshotData(value: unknown): value is SnapshotData {
   if (typeof value !== "object" || value === null) return false;
   const data = value as Partial<Record<keyof SnapshotData, unknown>>;
   return (
-    Array.isArray(data.matches) &&
+    isMatchTable(data.matches) &&
     Array.isArray(data.files) &&
     typeof data.query === "object" &&
     data.query !== null &&

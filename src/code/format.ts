@@ -11,6 +11,7 @@ import {
   LONG_LINE_MAX_WINDOWS,
   MAX_DISPLAYED_OCCURRENCES,
 } from "../core/limits.js";
+import { fileRange, matchAt } from "./match-table.js";
 import { redactText } from "./redact.js";
 import type { Occurrence } from "./rg-json.js";
 import type { SnapshotData, SnapshotMatch } from "./snapshot-store.js";
@@ -103,7 +104,7 @@ export async function renderDetailPage(options: DetailOptions): Promise<DetailPa
 
   for (; position < sequence.length && shown.length < options.maxMatches; position++) {
     const index = sequence.at(position);
-    const match = snapshot.matches[index] as SnapshotMatch;
+    const match = matchAt(snapshot.matches, index);
     // Reading context re-checks the revision, so ask for status only after it.
     const lines = options.context > 0 ? await options.sources.lines(match.path) : undefined;
     const status = await options.sources.status(match.path);
@@ -186,25 +187,11 @@ function matchLinesOf(snapshot: SnapshotData, key: string, cache: Map<string, Se
   if (lines === undefined) {
     lines = new Set();
     // Matches are ordered by path, so this file's are one contiguous run.
-    const start = firstMatchOf(snapshot, key);
-    for (let i = start; i < snapshot.matches.length && snapshot.matches[i]?.path === key; i++) {
-      lines.add(snapshot.matches[i]?.line ?? 0);
-    }
+    const [from, to] = fileRange(snapshot.matches, key);
+    for (let i = from; i < to; i++) lines.add(matchAt(snapshot.matches, i).line);
     cache.set(key, lines);
   }
   return lines;
-}
-
-/** Binary search for the first match of `key` (matches are sorted by key, then line). */
-export function firstMatchOf(snapshot: SnapshotData, key: string): number {
-  let low = 0;
-  let high = snapshot.matches.length;
-  while (low < high) {
-    const mid = (low + high) >>> 1;
-    if (compareKeys((snapshot.matches[mid] as SnapshotMatch).path, key) < 0) low = mid + 1;
-    else high = mid;
-  }
-  return low;
 }
 
 /** The one ordering of paths: by UTF-16 code units, so it is the same everywhere. */

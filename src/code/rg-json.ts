@@ -1,10 +1,9 @@
 /**
- * The ripgrep `--json` protocol, read as a stream. Chunks may split anywhere, also inside a
- * multi-byte character: lines are cut on the LF byte and decoded only when complete. A protocol
- * line longer than RG_MAX_PROTOCOL_LINE_BYTES is refused rather than buffered without bound.
- * Every occurrence keeps its exact byte range within the line and the matching UTF-16 columns.
+ * ripgrep's `--json` match events, decoded one line at a time (the stream itself is indexed by
+ * `rg-index.ts`), and LF-framed line splitting for byte streams. A protocol line longer than
+ * RG_MAX_PROTOCOL_LINE_BYTES is refused rather than buffered without bound. Every occurrence
+ * keeps its exact byte range within the line and the matching UTF-16 columns.
  */
-import * as nodeBuffer from "node:buffer";
 import { EvidentError } from "../core/errors.js";
 import { RG_MAX_PROTOCOL_LINE_BYTES } from "../core/limits.js";
 
@@ -108,117 +107,6 @@ interface RgMatchEvent {
   readonly submatches: readonly { readonly start: number; readonly end: number }[];
 }
 
-/**
- * Turns protocol lines into matches. Only `match` and `summary` events are decoded; `begin`,
- * `end` and `context` carry nothing the snapshot keeps, and skipping their JSON parse is most
- * of the protocol's cost on broad searches.
- */
-export class RgJsonParser {
-  #pending: Buffer[] = [];
-  #pendingBytes = 0;
-  #summary: RgSummary | undefined;
-  readonly #pathMemo: PathMemo = { raw: "", path: "" };
-  readonly #occurrences = new OccurrenceCache();
-
-  constructor(
-    private readonly onMatch: (match: ParsedMatch) => void,
-    private readonly maxLineBytes: number = RG_MAX_PROTOCOL_LINE_BYTES,
-  ) {}
-
-  get summary(): RgSummary | undefined {
-    return this.#summary;
-  }
-
-  /**
-   * Decodes the complete lines of the chunk as one string (one native decode instead of one per
-   * line: most of the protocol's cost on broad searches); a line begun in earlier chunks is
-   * completed and decoded on its own, and the unterminated tail waits, as bytes, for the next
-   * chunk. Lines are read in place by offsets, never sliced out.
-   */
-  push(chunk: Buffer): void {
-    const last = chunk.lastIndexOf(0x0a);
-    if (last === -1) {
-      this.#hold(chunk);
-      return;
-    }
-    const first = chunk.indexOf(0x0a);
-    if (this.#pendingBytes + first > this.maxLineBytes)
-      throw new ProtocolLineTooLong(this.#pendingBytes + first);
-    let from = 0;
-    if (this.#pendingBytes > 0) {
-      const head = Buffer.concat([...this.#pending, chunk.subarray(0, first)]);
-      this.#pending = [];
-      this.#pendingBytes = 0;
-      this.#lines(head);
-      from = first + 1;
-    }
-    if (from <= last) this.#lines(chunk.subarray(from, last));
-    if (last + 1 < chunk.length) this.#hold(chunk.subarray(last + 1));
-  }
-
-  /**
-   * The LF-separated lines of `bytes` (which ends with a complete line). When the bytes are all
-   * ASCII (the common case), string offsets are byte offsets and plain line texts are copied
-   * straight from the bytes.
-   */
-  #lines(bytes: Buffer): void {
-    const ascii = isAscii(bytes);
-    const text = bytes.toString(ascii ? "latin1" : "utf8");
-    const source = ascii ? bytes : undefined;
-    let start = 0;
-    while (start <= text.length) {
-      let end = text.indexOf("\n", start);
-      if (end === -1) end = text.length;
-      // Within one chunk only the first line can be long; check the rest cheaply by length.
-      if ((end - start) * 3 > this.maxLineBytes) {
-        const length = source === undefined ? Buffer.byteLength(text.slice(start, end)) : end - start;
-        if (length > this.maxLineBytes) throw new ProtocolLineTooLong(length);
-      }
-      this.#line(text, start, end, source);
-      start = end + 1;
-    }
-  }
-
-  end(): void {
-    if (this.#pendingBytes === 0) return;
-    const line = Buffer.concat(this.#pending).toString("utf8");
-    this.#pending = [];
-    this.#pendingBytes = 0;
-    this.#line(line, 0, line.length, undefined);
-  }
-
-  #hold(bytes: Buffer): void {
-    this.#pendingBytes += bytes.length;
-    if (this.#pendingBytes > this.maxLineBytes) throw new ProtocolLineTooLong(this.#pendingBytes);
-    // Copy: the stream may reuse its chunk buffers.
-    this.#pending.push(Buffer.from(bytes));
-  }
-
-  /** The line `text[start, end)`; `source` is set when `text` is the ASCII decoding of it. */
-  #line(text: string, start: number, end: number, source: Buffer | undefined): void {
-    if (at(FAST_HEAD, text, start)) {
-      this.onMatch(
-        scanMatch(text, start, end, this.#pathMemo, source, this.#occurrences) ??
-          fullMatch(text.slice(start, end)),
-      );
-    } else if (at(MATCH_EVENT, text, start)) {
-      this.onMatch(fullMatch(text.slice(start, end)));
-    } else if (at(SUMMARY_EVENT, text, start)) {
-      const event = parseJson(text.slice(start, end)) as {
-        data: { stats: { matched_lines: number; matches: number; searches: number } };
-      };
-      const stats = event.data.stats;
-      this.#summary = { matchedLines: stats.matched_lines, matches: stats.matches, searches: stats.searches };
-    }
-  }
-}
-
-/** `buffer.isAscii` (Node 19.6+, Bun), or an equivalent scan where it is missing. */
-const isAscii: (bytes: Buffer) => boolean =
-  typeof nodeBuffer.isAscii === "function"
-    ? nodeBuffer.isAscii
-    : (bytes) => !bytes.some((byte) => byte > 0x7f);
-
 function parseJson(line: string): unknown {
   try {
     return JSON.parse(line);
@@ -246,8 +134,6 @@ const FAST_START = '},"start":';
  * Fixed delimiters are checked with sticky patterns: `test` at a position costs a fraction of
  * `startsWith` with a position, or of a slice and a comparison.
  */
-const MATCH_EVENT = /\{"type":"match"/y;
-const SUMMARY_EVENT = /\{"type":"summary"/y;
 const FAST_HEAD = /\{"type":"match","data":\{"path":\{"text":/y;
 const FAST_HEAD_LENGTH = '{"type":"match","data":{"path":{"text":'.length;
 const FAST_NUMBERS = /(?:\d+|null),"absolute_offset":\d+,"submatches":\[/y;
@@ -273,21 +159,15 @@ function at(pattern: RegExp, s: string, position: number): boolean {
  * string. Anything unexpected returns undefined and takes the full parse.
  */
 export function fastMatch(line: string, previous?: PathMemo): ParsedMatch | undefined {
-  return at(FAST_HEAD, line, 0) ? scanMatch(line, 0, line.length, previous, undefined) : undefined;
+  return at(FAST_HEAD, line, 0) ? scanMatch(line, 0, line.length, previous) : undefined;
 }
 
-/**
- * `fastMatch` of the line `s[st, e)`, read in place, once `FAST_HEAD` has matched at `st`. With `source` (the bytes `s` is the ASCII
- * decoding of, so offsets agree), a line text without escapes is copied from the bytes instead
- * of parsed: a copy, never a slice of `s`, so a retained match never pins a whole chunk.
- */
+/** `fastMatch` of the line `s[st, e)`, read in place, once `FAST_HEAD` has matched at `st`. */
 function scanMatch(
   s: string,
   st: number,
   e: number,
   previous: PathMemo | undefined,
-  source: Buffer | undefined,
-  cache?: OccurrenceCache,
 ): ParsedMatch | undefined {
   const pathStart = st + FAST_HEAD_LENGTH;
   // No delimiter contains a line feed, so one found before `e` lies wholly within the line.
@@ -350,11 +230,9 @@ function scanMatch(
   let text: string;
   let full: string | undefined;
   if (plainEnd !== -1) {
-    // Printable ASCII up to an optional LF or CRLF terminator: columns are byte offsets.
-    text =
-      source === undefined
-        ? stripTerminator(JSON.parse(s.slice(textStart, textEnd)) as string)
-        : source.toString("latin1", textStart + 1, plainEnd);
+    // Printable ASCII without escapes up to an optional LF or CRLF terminator: the text is the
+    // literal's content as it stands, and columns are byte offsets.
+    text = s.slice(textStart + 1, plainEnd);
   } else {
     let parsed: unknown;
     try {
@@ -421,43 +299,8 @@ function scanMatch(
         : (occurrences ??
           (firstStart < 0
             ? []
-            : cache === undefined
-              ? [{ startByte: firstStart, endByte: firstEnd, startColumn: firstStart, endColumn: firstEnd }]
-              : cache.single(firstStart, firstEnd))),
+            : [{ startByte: firstStart, endByte: firstEnd, startColumn: firstStart, endColumn: firstEnd }])),
   };
-}
-
-/**
- * One-occurrence lists of ASCII lines, shared between the matches of one search that have the
- * same range (frozen: they are plain data that nothing may change). A broad search retains tens
- * of thousands of lines whose occurrences repeat a few hundred ranges; sharing them is two
- * allocations fewer per match for the collector to move. Ranges beyond the table are not shared.
- */
-class OccurrenceCache {
-  /** Table dimensions, not limits: a range outside them is simply not shared. */
-  static readonly #starts = 1024;
-  static readonly #lengths = 256;
-  readonly #byStart: ((readonly Occurrence[])[] | undefined)[] = [];
-
-  single(start: number, end: number): readonly Occurrence[] {
-    const length = end - start;
-    if (start >= OccurrenceCache.#starts || length < 0 || length >= OccurrenceCache.#lengths) {
-      return [{ startByte: start, endByte: end, startColumn: start, endColumn: end }];
-    }
-    let row = this.#byStart[start];
-    if (row === undefined) {
-      row = [];
-      this.#byStart[start] = row;
-    }
-    let shared = row[length];
-    if (shared === undefined) {
-      shared = Object.freeze([
-        Object.freeze({ startByte: start, endByte: end, startColumn: start, endColumn: end }),
-      ]);
-      row[length] = shared;
-    }
-    return shared;
-  }
 }
 
 /** Where the last `readNatural` stopped. */

@@ -1,23 +1,19 @@
 /**
- * One content search: ripgrep `--json` as an owned process, its events parsed as they stream,
- * and retention bounds applied while reading. Reaching a bound stops ripgrep and marks the run
+ * One content search: ripgrep `--json` as an owned process, its events indexed as they stream
+ * (`rg-index.ts`), and retention bounds applied while reading. Reaching a bound stops ripgrep and marks the run
  * partial; it is never an error and never silent. ripgrep's own failures become stable codes
  * here: a rejected pattern or glob is `invalid_arguments` carrying ripgrep's explanation.
  */
 import { EvidentError } from "../core/errors.js";
 import { SNAPSHOT_MAX_BYTES, SNAPSHOT_MAX_MATCHES, SNAPSHOT_MAX_OCCURRENCES } from "../core/limits.js";
+import type { RawMatchTable } from "./match-table.js";
 import { runOwnedProcess } from "./owned-process.js";
 import type { SearchQuery } from "./request.js";
 import { buildSearchArgs, type RgTarget } from "./rg-args.js";
-import { type ParsedMatch, ProtocolLineTooLong, RgJsonParser } from "./rg-json.js";
+import { type IndexedRun, type PartialReason, type RetentionBounds, RgOutputIndexer } from "./rg-index.js";
+import { ProtocolLineTooLong } from "./rg-json.js";
 
-export type PartialReason = "max_matches" | "max_occurrences" | "max_bytes" | "protocol_line_limit";
-
-export interface RetentionBounds {
-  readonly maxMatches: number;
-  readonly maxOccurrences: number;
-  readonly maxBytes: number;
-}
+export type { IndexedRun, PartialReason, RetentionBounds } from "./rg-index.js";
 
 export const DEFAULT_RETENTION: RetentionBounds = {
   maxMatches: SNAPSHOT_MAX_MATCHES,
@@ -26,7 +22,9 @@ export const DEFAULT_RETENTION: RetentionBounds = {
 };
 
 export interface SearchRun {
-  readonly matches: ParsedMatch[];
+  /** The retained match events in ripgrep's order; `runs` groups them by file. */
+  readonly table: RawMatchTable;
+  readonly runs: readonly IndexedRun[];
   readonly occurrences: number;
   /** Estimated retained memory. */
   readonly bytes: number;
@@ -46,29 +44,9 @@ export interface ContentSearchOptions {
   readonly onMatches?: (count: number) => void;
 }
 
-/** Approximate heap cost of one retained match, used for the byte bound. */
-export function matchCost(match: ParsedMatch): number {
-  return 64 + 2 * (match.text.length + match.path.length) + 32 * match.occurrences.length;
-}
-
 export async function runContentSearch(options: ContentSearchOptions): Promise<SearchRun> {
-  const bounds = options.retention ?? DEFAULT_RETENTION;
-  const matches: ParsedMatch[] = [];
-  let occurrences = 0;
-  let bytes = 0;
-  let partialReason: PartialReason | undefined;
-  const parser = new RgJsonParser((match) => {
-    if (partialReason !== undefined) return;
-    const cost = matchCost(match);
-    if (matches.length + 1 > bounds.maxMatches) partialReason = "max_matches";
-    else if (occurrences + match.occurrences.length > bounds.maxOccurrences)
-      partialReason = "max_occurrences";
-    else if (bytes + cost > bounds.maxBytes) partialReason = "max_bytes";
-    if (partialReason !== undefined) return;
-    matches.push(match);
-    occurrences += match.occurrences.length;
-    bytes += cost;
-  });
+  const indexer = new RgOutputIndexer(options.retention ?? DEFAULT_RETENTION);
+  let lineLimit = false;
   const outcome = await runOwnedProcess(
     {
       command: options.rgPath,
@@ -80,28 +58,35 @@ export async function runContentSearch(options: ContentSearchOptions): Promise<S
     async (stdout) => {
       try {
         for await (const chunk of stdout) {
-          parser.push(chunk);
-          options.onMatches?.(matches.length);
-          if (partialReason !== undefined) return "stop";
+          const stop = indexer.push(chunk as Buffer);
+          options.onMatches?.(indexer.count);
+          if (stop) return "stop";
         }
-        parser.end();
+        indexer.end();
       } catch (error) {
         if (!(error instanceof ProtocolLineTooLong)) throw error;
-        partialReason = "protocol_line_limit";
+        lineLimit = true;
         return "stop";
       }
       return "done";
     },
   );
-  if (outcome.stopped) return { matches, occurrences, bytes, partialReason, searchErrors: 0 };
-  if (outcome.exitCode === 0 || outcome.exitCode === 1) {
-    return { matches, occurrences, bytes, partialReason, searchErrors: 0 };
-  }
+  const indexed = indexer.finish();
+  const run = (searchErrors: number): SearchRun => ({
+    table: indexed.table,
+    runs: indexed.runs,
+    occurrences: indexed.occurrences,
+    bytes: indexed.bytes,
+    partialReason: indexed.partialReason ?? (lineLimit ? "protocol_line_limit" : undefined),
+    searchErrors,
+  });
+  if (outcome.stopped) return run(0);
+  if (outcome.exitCode === 0 || outcome.exitCode === 1) return run(0);
   const stderr = outcome.stderr.trim();
-  if (outcome.exitCode === 2 && parser.summary !== undefined) {
+  if (outcome.exitCode === 2 && indexer.summary !== undefined) {
     // ripgrep finished but could not read some files; the matches it found are real.
     const errors = stderr === "" ? 1 : stderr.split("\n").filter((l) => l.startsWith("rg: ")).length || 1;
-    return { matches, occurrences, bytes, partialReason, searchErrors: errors };
+    return run(errors);
   }
   throw describeFailure(stderr, outcome.exitCode, outcome.exitSignal);
 }

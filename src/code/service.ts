@@ -154,7 +154,7 @@ export class CodeSearchService {
     let target = requestedTarget;
     let run = await this.#execute(request.query, target, context);
     let expanded = false;
-    if (run.run.matches.length === 0 && requestedTarget.isSubpath && request.scope === "expand") {
+    if (run.run.table.length === 0 && requestedTarget.isSubpath && request.scope === "expand") {
       // An empty subpath is not evidence of absence: search the project root, same filters.
       target = await resolveSearchTarget(cwd, undefined);
       run = await this.#execute(request.query, target, context);
@@ -222,13 +222,8 @@ export class CodeSearchService {
       retention: this.#options.retention ?? DEFAULT_RETENTION,
       ...(context.onMatches === undefined ? {} : { onMatches: context.onMatches }),
     });
-    // A file's matches arrive together: add its name once per run, in first-seen order.
-    const keys = new Set<string>();
-    let previous: string | undefined;
-    for (const { path } of run.matches) {
-      if (path !== previous) keys.add(path);
-      previous = path;
-    }
+    // A file's matches arrive together: its name once per run, in first-seen order.
+    const keys = new Set(run.runs.map((r) => r.key));
     const trusted =
       single === undefined
         ? await recheckRevisions(

@@ -5,11 +5,12 @@
  */
 import { resolve } from "node:path";
 import { arraySequence, compareKeys, displayPath, type MatchSequence } from "./format.js";
+import { fileRange, matchAt, type RawMatchTable } from "./match-table.js";
 import type { SearchTarget } from "./path-policy.js";
 import { invalid, type SearchQuery } from "./request.js";
-import type { SearchRun } from "./rg-search.js";
+import type { IndexedRun, SearchRun } from "./rg-search.js";
 import type { Revision } from "./scan-revisions.js";
-import type { SnapshotData, SnapshotFile, SnapshotMatch } from "./snapshot-store.js";
+import type { SnapshotData, SnapshotFile } from "./snapshot-store.js";
 
 /** What one search produced: ripgrep's run and the revisions that held before and after it. */
 export interface Execution {
@@ -26,23 +27,15 @@ export function buildSnapshot(
   reusable: boolean,
 ): SnapshotData {
   const { run } = execution;
-  const matches = inPathOrder(run.matches);
-  // Counted per run of one file's consecutive matches: one map operation per file, not per match.
+  // Counted per run of one file's matches: one map operation per file, not per match.
   const counts = new Map<string, { matches: number; occurrences: number }>();
-  for (let i = 0; i < matches.length; ) {
-    const key = (matches[i] as SnapshotMatch).path;
-    let end = i;
-    let occurrences = 0;
-    for (; end < matches.length && (matches[end] as SnapshotMatch).path === key; end++) {
-      occurrences += (matches[end] as SnapshotMatch).occurrences.length;
-    }
-    const c = counts.get(key);
-    if (c === undefined) counts.set(key, { matches: end - i, occurrences });
+  for (const r of run.runs) {
+    const c = counts.get(r.key);
+    if (c === undefined) counts.set(r.key, { matches: r.count, occurrences: r.occurrences });
     else {
-      c.matches += end - i;
-      c.occurrences += occurrences;
+      c.matches += r.count;
+      c.occurrences += r.occurrences;
     }
-    i = end;
   }
   const files: SnapshotFile[] = [...counts].map(([key, c]) => ({ path: displayPath(key), key, ...c }));
   files.sort((a, b) => b.matches - a.matches || compareKeys(a.key, b.key));
@@ -52,7 +45,7 @@ export function buildSnapshot(
     effectiveRoot: effective.requested,
     expanded,
     rgCwd: effective.rg.cwd,
-    matches,
+    matches: inPathOrder(run.table, run.runs),
     files,
     totalOccurrences: run.occurrences,
     trustedRevisions: execution.trusted,
@@ -65,40 +58,70 @@ export function buildSnapshot(
 
 /**
  * Matches ordered by path, then line. ripgrep searches files in parallel but reports each file's
- * matches together and in line order, so sorting the per-file runs is enough (and far cheaper
- * than sorting every match); a stable path order makes indices reproducible.
+ * matches together and in line order, so ordering the per-file runs is enough (and far cheaper
+ * than sorting every match); a stable path order makes indices reproducible. Only the offsets
+ * move: no match is decoded.
  */
-function inPathOrder(parsed: readonly SnapshotMatch[]): SnapshotMatch[] {
-  const runs: { path: string; start: number; end: number }[] = [];
-  for (let i = 0; i < parsed.length; ) {
-    const path = (parsed[i] as SnapshotMatch).path;
-    let end = i + 1;
-    while (end < parsed.length && (parsed[end] as SnapshotMatch).path === path) end++;
-    runs.push({ path, start: i, end });
-    i = end;
-  }
-  runs.sort((a, b) => compareKeys(a.path, b.path));
-  const ordered: SnapshotMatch[] = [];
-  for (const { start, end } of runs)
-    for (let i = start; i < end; i++) ordered.push(parsed[i] as SnapshotMatch);
-  // A file reported in two runs (never seen from ripgrep, but not ruled out) still ends sorted.
-  for (let i = 1; i < ordered.length; i++) {
-    const a = ordered[i - 1] as SnapshotMatch;
-    const b = ordered[i] as SnapshotMatch;
-    if (a.path === b.path && a.line > b.line) {
-      ordered.sort((x, y) => compareKeys(x.path, y.path) || x.line - y.line);
-      break;
+function inPathOrder(table: RawMatchTable, runs: readonly IndexedRun[]): RawMatchTable {
+  const ordered = [...runs].sort((a, b) => compareKeys(a.key, b.key));
+  const chunkOf = new Uint32Array(table.length);
+  const starts = new Uint32Array(table.length);
+  const ends = new Uint32Array(table.length);
+  const runStarts: number[] = [];
+  const runKeys: string[] = [];
+  let position = 0;
+  for (let r = 0; r < ordered.length; r++) {
+    const run = ordered[r] as IndexedRun;
+    // A file reported in two runs (never seen from ripgrep, but not ruled out) becomes one run.
+    if (runKeys[runKeys.length - 1] !== run.key) {
+      runStarts.push(position);
+      runKeys.push(run.key);
     }
+    chunkOf.set(table.chunkOf.subarray(run.first, run.first + run.count), position);
+    starts.set(table.starts.subarray(run.first, run.first + run.count), position);
+    ends.set(table.ends.subarray(run.first, run.first + run.count), position);
+    position += run.count;
   }
-  return ordered;
+  const result: RawMatchTable = {
+    kind: "raw",
+    length: position,
+    chunks: table.chunks,
+    chunkOf,
+    starts,
+    ends,
+    runStarts: Uint32Array.from(runStarts),
+    runKeys,
+  };
+  if (runKeys.length < ordered.length) sortMergedRuns(result);
+  return result;
+}
+
+/** Puts the matches of files reported in several runs in line order (decoding only those). */
+function sortMergedRuns(table: RawMatchTable): void {
+  for (let r = 0; r < table.runStarts.length; r++) {
+    const from = table.runStarts[r] as number;
+    const to = r + 1 < table.runStarts.length ? (table.runStarts[r + 1] as number) : table.length;
+    const positions = Array.from({ length: to - from }, (_, i) => from + i);
+    const lines = positions.map((p) => matchAt(table, p).line);
+    if (lines.every((line, i) => i === 0 || (lines[i - 1] as number) <= line)) continue;
+    const order = positions.map((p, i) => ({ p, line: lines[i] as number })).sort((a, b) => a.line - b.line);
+    const chunkOf = order.map(({ p }) => table.chunkOf[p] as number);
+    const starts = order.map(({ p }) => table.starts[p] as number);
+    const ends = order.map(({ p }) => table.ends[p] as number);
+    table.chunkOf.set(chunkOf, from);
+    table.starts.set(starts, from);
+    table.ends.set(ends, from);
+  }
 }
 
 export function selectionSequence(snapshot: SnapshotData, keys: readonly string[]): MatchSequence {
-  const wanted = new Set(keys);
   const positions: number[] = [];
-  snapshot.matches.forEach((m, i) => {
-    if (wanted.has(m.path)) positions.push(i);
-  });
+  // Matches are ordered by key, so each file is one contiguous range, and sorted keys give
+  // ascending positions.
+  for (const key of [...new Set(keys)].sort(compareKeys)) {
+    const [from, to] = fileRange(snapshot.matches, key);
+    for (let i = from; i < to; i++) positions.push(i);
+  }
   return arraySequence(positions);
 }
 

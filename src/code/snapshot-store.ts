@@ -22,6 +22,7 @@ import {
   SELECTION_SIGNATURE_BYTES,
   SNAPSHOT_ID_BYTES,
 } from "./cursor-codec.js";
+import type { MatchTable } from "./match-table.js";
 import type { SearchQuery } from "./request.js";
 import type { ParsedMatch } from "./rg-json.js";
 import type { PartialReason } from "./rg-search.js";
@@ -48,7 +49,7 @@ export interface SnapshotData {
   readonly expanded: boolean;
   readonly rgCwd: string;
   /** Ordered by path, then line: the stable order of 1-based match indices. */
-  readonly matches: readonly SnapshotMatch[];
+  readonly matches: MatchTable;
   /** Ranked by match count (descending), then path. */
   readonly files: readonly SnapshotFile[];
   readonly totalOccurrences: number;

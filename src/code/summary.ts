@@ -11,7 +11,8 @@ import {
   SUMMARY_PREVIEW_LINES_PER_WINDOW,
   SUMMARY_PREVIEW_WINDOWS_PER_FILE,
 } from "../core/limits.js";
-import { displayPath, firstMatchOf, printablePath, renderMatch } from "./format.js";
+import { displayPath, printablePath, renderMatch } from "./format.js";
+import { fileRange, matchAt } from "./match-table.js";
 import type { SnapshotData, SnapshotFile } from "./snapshot-store.js";
 
 export interface SummaryOptions {
@@ -67,16 +68,17 @@ export function renderSummaryPage(options: SummaryOptions): SummaryPage {
 
 function renderPreview(snapshot: SnapshotData, row: SnapshotFile, redact: boolean): string {
   const out = [printablePath(displayPath(row.key))];
-  let position = firstMatchOf(snapshot, row.key);
+  let [position, end] = fileRange(snapshot.matches, row.key);
   for (let window = 0; window < SUMMARY_PREVIEW_WINDOWS_PER_FILE; window++) {
-    const first = snapshot.matches[position];
-    if (first === undefined || first.path !== row.key) break;
+    if (position >= end) break;
+    const first = matchAt(snapshot.matches, position);
     if (window > 0) out.push("  …");
     const lastLine = first.line + SUMMARY_PREVIEW_LINES_PER_WINDOW - 1;
     let shown = 0;
     while (shown < SUMMARY_PREVIEW_LINES_PER_WINDOW) {
-      const match = snapshot.matches[position];
-      if (match === undefined || match.path !== row.key || match.line > lastLine) break;
+      if (position >= end) break;
+      const match = matchAt(snapshot.matches, position);
+      if (match.line > lastLine) break;
       const line = renderMatch(match, position + 1, redact).line;
       out.push(
         `  ${line.length > SUMMARY_PREVIEW_LINE_CHARS ? `${line.slice(0, SUMMARY_PREVIEW_LINE_CHARS)}…` : line}`,

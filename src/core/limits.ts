@@ -92,6 +92,12 @@ export const REVISION_CACHE_MAX_SCOPES = 4;
 export const SNAPSHOT_MAX_MATCHES = 50_000;
 export const SNAPSHOT_MAX_OCCURRENCES = 200_000;
 export const SNAPSHOT_MAX_BYTES = 32 * 1024 * 1024;
+/**
+ * What SNAPSHOT_MAX_BYTES counts besides the protocol bytes a snapshot keeps of each match: its
+ * offsets (two 32-bit numbers) and, per file, the run's bookkeeping and key.
+ */
+export const SNAPSHOT_MATCH_OVERHEAD_BYTES = 8;
+export const SNAPSHOT_FILE_OVERHEAD_BYTES = 64;
 /** Snapshot time to live after last use, and the number of snapshots kept per store. */
 export const SNAPSHOT_TTL_MS = 30 * 60_000;
 export const SNAPSHOT_MAX_COUNT = 64;

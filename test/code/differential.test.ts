@@ -7,7 +7,9 @@ import { spawnSync } from "node:child_process";
 import { after, describe, it } from "node:test";
 import fc from "fast-check";
 import { displayPath } from "../../src/code/format.js";
-import { MemorySnapshotStore, type SnapshotData } from "../../src/code/snapshot-store.js";
+import { allMatches } from "../../src/code/match-table.js";
+import type { ParsedMatch } from "../../src/code/rg-json.js";
+import { MemorySnapshotStore } from "../../src/code/snapshot-store.js";
 import { makeTree, RG, removeTree, type TreeEntry } from "./helpers.js";
 import { ctx, makeService } from "./service-helpers.js";
 
@@ -40,17 +42,17 @@ async function retained(
   root: string,
   pattern: string,
   input: Record<string, unknown> = {},
-): Promise<Pick<SnapshotData, "matches">> {
+): Promise<{ matches: ParsedMatch[] }> {
   const store = new MemorySnapshotStore();
   const service = makeService(root, { store });
   const result = await service.run({ pattern, mode: "summary", ...input }, ctx());
   if (result.data.view === "empty") return { matches: [] };
   if (result.data.cursor === undefined) throw new Error(`no cursor: ${result.text}`);
   const state = store.decodeCursor(result.data.cursor);
-  return store.get("caller-1", state.snapshotId);
+  return { matches: allMatches((await store.get("caller-1", state.snapshotId)).matches) };
 }
 
-function asSet(snapshot: Pick<SnapshotData, "matches">): string[] {
+function asSet(snapshot: { matches: readonly ParsedMatch[] }): string[] {
   return snapshot.matches
     .map(
       (m) =>
@@ -60,7 +62,7 @@ function asSet(snapshot: Pick<SnapshotData, "matches">): string[] {
 }
 
 /** Every column must be the UTF-16 length of the line's byte prefix. */
-function checkColumns(snapshot: Pick<SnapshotData, "matches">): void {
+function checkColumns(snapshot: { matches: readonly ParsedMatch[] }): void {
   for (const m of snapshot.matches) {
     if (m.textLossy) continue;
     const bytes = Buffer.from(m.text, "utf8");

@@ -11,6 +11,7 @@ import { join, resolve } from "node:path";
 import { createInterface } from "node:readline";
 import { after, describe, it } from "node:test";
 import { FileSnapshotStore, snapshotCacheDir } from "../../src/code/file-snapshot-store.js";
+import { parsedTable } from "../../src/code/match-table.js";
 import { MemorySnapshotStore, selectionSignature } from "../../src/code/snapshot-store.js";
 import { EvidentError } from "../../src/core/errors.js";
 import { makeTree, removeTree } from "./helpers.js";
@@ -55,7 +56,7 @@ describe("FileSnapshotStore", () => {
     const first = new FileSnapshotStore({ dir });
     const data = {
       ...snapshotData(),
-      matches: [
+      matches: parsedTable([
         {
           path: "a.ts",
           pathLossy: false,
@@ -65,7 +66,7 @@ describe("FileSnapshotStore", () => {
           textLossy: false,
           occurrences: [{ startByte: 0, endByte: 1, startColumn: 0, endColumn: 1 }],
         },
-      ],
+      ]),
       files: [{ path: "a.ts", key: "a.ts", matches: 1, occurrences: 1 }],
       trustedRevisions: { "a.ts": { size: "5", mtimeNs: "1", ctimeNs: "2", ino: "3", dev: "4" } },
     };

@@ -1,8 +1,11 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { allMatches } from "../../src/code/match-table.js";
 import type { SearchTarget } from "../../src/code/path-policy.js";
 import type { ParsedMatch } from "../../src/code/rg-json.js";
 import { buildSnapshot } from "../../src/code/snapshot-build.js";
+import type { SnapshotData } from "../../src/code/snapshot-store.js";
+import { indexRun } from "./rg-events.js";
 import { query } from "./snapshot-store.contract.js";
 
 const target: SearchTarget = {
@@ -32,9 +35,10 @@ function match(path: string, line: number, occurrences = 1): ParsedMatch {
 }
 
 function build(matches: ParsedMatch[]) {
-  const run = { matches, occurrences: matches.length, bytes: 0, partialReason: undefined, searchErrors: 0 };
-  return buildSnapshot(query, target, target, false, { run, trusted: {} }, false);
+  return buildSnapshot(query, target, target, false, { run: indexRun(matches), trusted: {} }, false);
 }
+
+const lines = (snapshot: SnapshotData) => allMatches(snapshot.matches).map((m) => `${m.path}:${m.line}`);
 
 describe("snapshot building", () => {
   it("G01: orders matches by path then line whatever order ripgrep's threads reported files in", () => {
@@ -45,18 +49,12 @@ describe("snapshot building", () => {
       match("./c", 1),
       match("./a", 9),
     ]);
-    assert.deepEqual(
-      snapshot.matches.map((m) => `${m.path}:${m.line}`),
-      ["./a:2", "./a:9", "./b:1", "./b:4", "./c:1"],
-    );
+    assert.deepEqual(lines(snapshot), ["./a:2", "./a:9", "./b:1", "./b:4", "./c:1"]);
   });
 
   it("G01: a file reported in two out-of-order runs still ends in line order", () => {
     const snapshot = build([match("./a", 5), match("./b", 1), match("./a", 2)]);
-    assert.deepEqual(
-      snapshot.matches.map((m) => `${m.path}:${m.line}`),
-      ["./a:2", "./a:5", "./b:1"],
-    );
+    assert.deepEqual(lines(snapshot), ["./a:2", "./a:5", "./b:1"]);
   });
 
   it("G03: ranks files by matching lines, ties by path, and counts occurrences separately", () => {

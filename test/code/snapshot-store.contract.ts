@@ -5,6 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { EMPTY_TABLE } from "../../src/code/match-table.js";
 import type { SearchQuery } from "../../src/code/request.js";
 import { type SnapshotData, type SnapshotStore, selectionSignature } from "../../src/code/snapshot-store.js";
 import { EvidentError } from "../../src/core/errors.js";
@@ -28,7 +29,7 @@ export function snapshotData(bytes = 100): SnapshotData {
     effectiveRoot: ".",
     expanded: false,
     rgCwd: "/",
-    matches: [],
+    matches: EMPTY_TABLE,
     files: [],
     totalOccurrences: 0,
     trustedRevisions: {},
