@@ -7,6 +7,7 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { basename } from "node:path";
+import type { Readable } from "node:stream";
 import { abortReason, throwIfAborted } from "../core/abort.js";
 import { EvidentError } from "../core/errors.js";
 import {
@@ -44,7 +45,7 @@ export type ConsumeResult = "done" | "stop";
 
 export async function runOwnedProcess(
   spec: OwnedProcessSpec,
-  consume: (stdout: AsyncIterable<Buffer>) => Promise<ConsumeResult>,
+  consume: (stdout: Readable) => Promise<ConsumeResult>,
 ): Promise<OwnedProcessOutcome> {
   throwIfAborted(spec.signal);
   const name = basename(spec.command);

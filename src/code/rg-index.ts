@@ -17,7 +17,7 @@ import {
   SNAPSHOT_MATCH_OVERHEAD_BYTES,
 } from "../core/limits.js";
 import { decodeEvent, type RawMatchTable } from "./match-table.js";
-import { ProtocolLineTooLong, type RgSummary } from "./rg-json.js";
+import type { RgSummary } from "./rg-json.js";
 
 export type PartialReason = "max_matches" | "max_occurrences" | "max_bytes" | "protocol_line_limit";
 
@@ -106,9 +106,8 @@ export class RgOutputIndexer {
   }
 
   /**
-   * Indexes the lines `chunk` completes. Returns true once a bound is reached: ripgrep should
-   * be stopped, and nothing after that point is retained. A line over the protocol cap throws
-   * ProtocolLineTooLong.
+   * Indexes the lines `chunk` completes. Returns true once a bound is reached, a protocol line
+   * over the cap included: ripgrep should be stopped, and nothing after that point is retained.
    */
   push(chunk: Buffer): boolean {
     if (this.#partial !== undefined) return true;
@@ -121,12 +120,12 @@ export class RgOutputIndexer {
     if (this.#pendingStart >= 0) {
       if (lf === -1) {
         if (this.#received - this.#pendingStart > this.#maxLineBytes)
-          throw new ProtocolLineTooLong(this.#received - this.#pendingStart);
+          return this.#stop("protocol_line_limit");
         return false;
       }
       const start = this.#pendingStart;
       this.#pendingStart = -1;
-      if (base + lf - start > this.#maxLineBytes) throw new ProtocolLineTooLong(base + lf - start);
+      if (base + lf - start > this.#maxLineBytes) return this.#stop("protocol_line_limit");
       if (this.#straddling(this.#slice(start, base + lf))) return true;
       from = lf + 1;
       lf = chunk.indexOf(0x0a, from);
@@ -134,14 +133,14 @@ export class RgOutputIndexer {
     this.#tableChunks.push(chunk);
     const index = this.#tableChunks.length - 1;
     while (lf !== -1) {
-      if (lf - from > this.#maxLineBytes) throw new ProtocolLineTooLong(lf - from);
+      if (lf - from > this.#maxLineBytes) return this.#stop("protocol_line_limit");
       if (this.#line(chunk, from, lf, index)) return true;
       from = lf + 1;
       lf = chunk.indexOf(0x0a, from);
     }
     if (from < chunk.length) {
       this.#pendingStart = base + from;
-      if (chunk.length - from > this.#maxLineBytes) throw new ProtocolLineTooLong(chunk.length - from);
+      if (chunk.length - from > this.#maxLineBytes) return this.#stop("protocol_line_limit");
     }
     return false;
   }

@@ -4,14 +4,15 @@
  * partial; it is never an error and never silent. ripgrep's own failures become stable codes
  * here: a rejected pattern or glob is `invalid_arguments` carrying ripgrep's explanation.
  */
+
+import type { Readable } from "node:stream";
 import { EvidentError } from "../core/errors.js";
 import { SNAPSHOT_MAX_BYTES, SNAPSHOT_MAX_MATCHES, SNAPSHOT_MAX_OCCURRENCES } from "../core/limits.js";
 import type { RawMatchTable } from "./match-table.js";
-import { runOwnedProcess } from "./owned-process.js";
+import { type ConsumeResult, runOwnedProcess } from "./owned-process.js";
 import type { SearchQuery } from "./request.js";
 import { buildSearchArgs, type RgTarget } from "./rg-args.js";
 import { type IndexedRun, type PartialReason, type RetentionBounds, RgOutputIndexer } from "./rg-index.js";
-import { ProtocolLineTooLong } from "./rg-json.js";
 
 export type { IndexedRun, PartialReason, RetentionBounds } from "./rg-index.js";
 
@@ -46,7 +47,6 @@ export interface ContentSearchOptions {
 
 export async function runContentSearch(options: ContentSearchOptions): Promise<SearchRun> {
   const indexer = new RgOutputIndexer(options.retention ?? DEFAULT_RETENTION);
-  let lineLimit = false;
   const outcome = await runOwnedProcess(
     {
       command: options.rgPath,
@@ -55,21 +55,7 @@ export async function runContentSearch(options: ContentSearchOptions): Promise<S
       ...(options.signal === undefined ? {} : { signal: options.signal }),
       ...(options.onSpawn === undefined ? {} : { onSpawn: options.onSpawn }),
     },
-    async (stdout) => {
-      try {
-        for await (const chunk of stdout) {
-          const stop = indexer.push(chunk as Buffer);
-          options.onMatches?.(indexer.count);
-          if (stop) return "stop";
-        }
-        indexer.end();
-      } catch (error) {
-        if (!(error instanceof ProtocolLineTooLong)) throw error;
-        lineLimit = true;
-        return "stop";
-      }
-      return "done";
-    },
+    (stdout) => readStream(stdout, indexer, options.onMatches),
   );
   const indexed = indexer.finish();
   const run = (searchErrors: number): SearchRun => ({
@@ -77,7 +63,7 @@ export async function runContentSearch(options: ContentSearchOptions): Promise<S
     runs: indexed.runs,
     occurrences: indexed.occurrences,
     bytes: indexed.bytes,
-    partialReason: indexed.partialReason ?? (lineLimit ? "protocol_line_limit" : undefined),
+    partialReason: indexed.partialReason,
     searchErrors,
   });
   if (outcome.stopped) return run(0);
@@ -89,6 +75,58 @@ export async function runContentSearch(options: ContentSearchOptions): Promise<S
     return run(errors);
   }
   throw describeFailure(stderr, outcome.exitCode, outcome.exitSignal);
+}
+
+/**
+ * Feeds the indexer from 'data' events. Async iteration would read the stream with `read()`,
+ * which joins whatever chunks are buffered into a new buffer: a copy of the output that the
+ * index, which keeps ripgrep's chunks as they are, does not need.
+ */
+function readStream(
+  stdout: Readable,
+  indexer: RgOutputIndexer,
+  onMatches: ((count: number) => void) | undefined,
+): Promise<ConsumeResult> {
+  return new Promise((resolve, reject) => {
+    const detach = () => {
+      stdout.off("data", onData);
+      stdout.off("end", onEnd);
+      stdout.off("error", onError);
+      stdout.off("close", onClose);
+    };
+    const finish = (result: ConsumeResult) => {
+      detach();
+      resolve(result);
+    };
+    const fail = (error: unknown) => {
+      detach();
+      reject(error);
+    };
+    const onData = (chunk: Buffer) => {
+      try {
+        const stop = indexer.push(chunk);
+        onMatches?.(indexer.count);
+        if (stop) finish("stop");
+      } catch (error) {
+        fail(error);
+      }
+    };
+    const onEnd = () => {
+      try {
+        indexer.end();
+        finish("done");
+      } catch (error) {
+        fail(error);
+      }
+    };
+    const onError = (error: Error) => fail(error);
+    // Destroyed before its end (cancellation): what was read is not the whole output.
+    const onClose = () => fail(new Error("ripgrep's output closed before it ended"));
+    stdout.on("data", onData);
+    stdout.once("end", onEnd);
+    stdout.once("error", onError);
+    stdout.once("close", onClose);
+  });
 }
 
 function describeFailure(stderr: string, code: number | null, signal: NodeJS.Signals | null): EvidentError {

@@ -3,7 +3,7 @@ import { describe, it } from "node:test";
 import fc from "fast-check";
 import { allMatches } from "../../src/code/match-table.js";
 import { type RetentionBounds, RgOutputIndexer } from "../../src/code/rg-index.js";
-import { fullMatch, ProtocolLineTooLong } from "../../src/code/rg-json.js";
+import { fullMatch } from "../../src/code/rg-json.js";
 import { EvidentError } from "../../src/core/errors.js";
 import { SNAPSHOT_FILE_OVERHEAD_BYTES, SNAPSHOT_MATCH_OVERHEAD_BYTES } from "../../src/core/limits.js";
 
@@ -182,14 +182,28 @@ describe("rg JSON stream index", () => {
     assert.deepEqual(seen?.occurrences[0], { startByte: 2, endByte: 4, startColumn: 2, endColumn: 4 });
   });
 
-  it("refuses a protocol line over the cap, complete or still pending", () => {
-    assert.throws(() => index(Buffer.from("0123456789\n"), [], UNBOUNDED, 8), ProtocolLineTooLong);
+  it("stops at a protocol line over the cap, complete or still pending, keeping what came before", () => {
+    const event = matchEvent("a", "x\n", [[0, 1]]);
+    const begin = JSON.stringify({ type: "begin", data: { path: { text: "a" } } });
+    const cap = event.length + 1;
+    for (const tail of [`${"y".repeat(cap + 1)}\n`, "y".repeat(cap + 1)]) {
+      const { out } = index(
+        Buffer.from(`${begin}\n${event}\n${tail}`),
+        [],
+        UNBOUNDED,
+        Math.max(cap, begin.length),
+      );
+      assert.equal(out.partialReason, "protocol_line_limit");
+      assert.deepEqual(allMatches(out.table), [fullMatch(event)]);
+      assert.deepEqual(
+        out.runs.map((r) => [r.key, r.count, r.occurrences]),
+        [["a", 1, 1]],
+      );
+    }
     const pending = new RgOutputIndexer(UNBOUNDED, 8);
-    pending.push(Buffer.from("01234"));
-    assert.throws(() => pending.push(Buffer.from("56789")), ProtocolLineTooLong);
-    const completed = new RgOutputIndexer(UNBOUNDED, 8);
-    completed.push(Buffer.from("01234"));
-    assert.throws(() => completed.push(Buffer.from("5678\n")), ProtocolLineTooLong);
+    assert.equal(pending.push(Buffer.from("01234")), false);
+    assert.equal(pending.push(Buffer.from("56789")), true);
+    assert.equal(pending.partialReason, "protocol_line_limit");
   });
 
   it("G11: output it cannot account for is an error, never an empty or short result", () => {
