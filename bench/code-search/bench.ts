@@ -1,10 +1,11 @@
 /**
  * code_search benchmark (not a test). Prepares corpora from npm / Debian packages only, then for
  * each fixed pattern measures, in this one run:
- *   - median time of a new code_search query (warm, in-process, and over MCP stdio) divided by
- *     raw `rg --json` on the same corpus, and of a cold one (a fresh service: no revision cache);
- *   - for context, raw ripgrep given exactly the arguments code_search passes (smart case,
- *     protective globs), which is part of the difference;
+ *   - median time of a new code_search query (warm, in-process, and over MCP stdio to the built
+ *     `evident mcp`) divided by raw `rg --json` on the same corpus, and of a cold one (a fresh
+ *     service: no revision cache);
+ *   - for context, raw ripgrep given exactly the arguments code_search passes (its case flag,
+ *     hidden files, the protective globs), which is part of the difference;
  *   - first-response bytes against raw `rg -n` and `rg --json` output bytes;
  *   - time of a cursor page divided by the original search;
  *   - peak RSS of this process.
@@ -41,24 +42,36 @@ interface Case {
   readonly pattern: string;
 }
 
+/*
+ * Each case is one search said two ways: a raw ripgrep command line and the code_search request
+ * that means the same thing. ripgrep is case-sensitive unless told otherwise, so the requests
+ * say `ignoreCase: false`; code_search's own default (smart case) gets its own row, against
+ * ripgrep's `--smart-case`, because a lowercase pattern then matches more lines, more slowly.
+ */
 const CASES: readonly Case[] = [
   {
     label: "-w '[A-Z]+_SUSPEND'",
-    input: { pattern: "[A-Z]+_SUSPEND", wholeWord: true },
+    input: { pattern: "[A-Z]+_SUSPEND", wholeWord: true, ignoreCase: false },
     rgFlags: ["-w"],
     pattern: "[A-Z]+_SUSPEND",
   },
-  { label: "TODO", input: { pattern: "TODO" }, rgFlags: [], pattern: "TODO" },
+  { label: "TODO", input: { pattern: "TODO", ignoreCase: false }, rgFlags: [], pattern: "TODO" },
   {
     label: "createSourceFile",
-    input: { pattern: "createSourceFile" },
+    input: { pattern: "createSourceFile", ignoreCase: false },
     rgFlags: [],
     pattern: "createSourceFile",
   },
   {
     label: "-F 'function ' (broad)",
-    input: { pattern: "function ", literal: true },
+    input: { pattern: "function ", literal: true, ignoreCase: false },
     rgFlags: ["-F"],
+    pattern: "function ",
+  },
+  {
+    label: "-S -F 'function ' (broad, smart case)",
+    input: { pattern: "function ", literal: true },
+    rgFlags: ["-S", "-F"],
     pattern: "function ",
   },
 ];
@@ -156,14 +169,11 @@ class McpClient {
 }
 
 async function startMcp(cwd: string): Promise<{ client: McpClient; stop: () => Promise<void> }> {
-  const child = spawn(
-    process.execPath,
-    ["--import", "tsx", join(repo, "bench/code-search/mcp-server.ts"), cwd],
-    {
-      cwd: repo,
-      stdio: ["pipe", "pipe", "inherit"],
-    },
-  );
+  // The server as users run it: the built `evident mcp` on plain node, rooted at the corpus.
+  const child = spawn(process.execPath, [join(repo, "dist/adapters/cli/main.js"), "mcp"], {
+    cwd,
+    stdio: ["pipe", "pipe", "inherit"],
+  });
   const client = new McpClient(child);
   await client.request("initialize", {
     protocolVersion: "2025-11-25",
@@ -185,6 +195,8 @@ const fmt = (n: number, digits = 2) => n.toFixed(digits);
 
 async function main(): Promise<void> {
   const corpus = prepare();
+  // The MCP server runs from dist/, which may be older than the sources.
+  execFileSync("npm", ["run", "build", "--silent"], { cwd: repo, stdio: "inherit" });
   const files =
     execFileSync(rgPath, ["--files", "."], { cwd: corpus, maxBuffer: 1 << 30 })
       .toString()
