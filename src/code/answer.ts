@@ -48,8 +48,16 @@ export function describeQuery(query: SearchQuery): string {
   return `${JSON.stringify(query.pattern)} (${flags.join(", ")})`;
 }
 
+/** Counted once per snapshot: a broad result has tens of thousands of files to look up. */
+const unverifiedCounts = new WeakMap<SnapshotData, number>();
+
 export function unverifiedCount(snapshot: SnapshotData): number {
-  return snapshot.files.filter((f) => !Object.hasOwn(snapshot.trustedRevisions, f.key)).length;
+  let count = unverifiedCounts.get(snapshot);
+  if (count === undefined) {
+    count = snapshot.files.filter((f) => !Object.hasOwn(snapshot.trustedRevisions, f.key)).length;
+    unverifiedCounts.set(snapshot, count);
+  }
+  return count;
 }
 
 export function notesText(snapshot: SnapshotData, budget: ContextBudget): string {

@@ -77,10 +77,12 @@ function inPathOrder(table: RawMatchTable, runs: readonly IndexedRun[]): RawMatc
       runStarts.push(position);
       runKeys.push(run.key);
     }
-    chunkOf.set(table.chunkOf.subarray(run.first, run.first + run.count), position);
-    starts.set(table.starts.subarray(run.first, run.first + run.count), position);
-    ends.set(table.ends.subarray(run.first, run.first + run.count), position);
-    position += run.count;
+    // Element by element: a subarray per run is three objects per file for the collector.
+    for (let i = run.first, end = run.first + run.count; i < end; i++, position++) {
+      chunkOf[position] = table.chunkOf[i] as number;
+      starts[position] = table.starts[i] as number;
+      ends[position] = table.ends[i] as number;
+    }
   }
   const result: RawMatchTable = {
     kind: "raw",
