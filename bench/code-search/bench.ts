@@ -76,6 +76,9 @@ const CASES: readonly Case[] = [
   },
 ];
 
+/** A search of the cases' file scope that matches nothing: it only keeps the scope warm. */
+const KEEP_WARM: CodeSearchInput = { pattern: "evident bench keeps this scope warm", literal: true };
+
 function prepare(): string {
   mkdirSync(corpora, { recursive: true });
   if (tier === "quick") {
@@ -205,8 +208,8 @@ async function main(): Promise<void> {
   const service = new CodeSearchService({ cwd: corpus, env: process.env, logger: silentLogger });
   const mcp = await startMcp(corpus);
   // Warm-up: the first call loads modules and resolves ripgrep.
-  await service.run({ pattern: "warm-up" }, { caller: "bench", signal: new AbortController().signal });
-  await mcp.client.request("tools/call", { name: "code_search", arguments: { pattern: "warm-up" } });
+  await service.run(KEEP_WARM, { caller: "bench", signal: new AbortController().signal });
+  await mcp.client.request("tools/call", { name: "code_search", arguments: KEEP_WARM });
 
   const rows: string[][] = [];
   for (const c of CASES) {
@@ -223,6 +226,12 @@ async function main(): Promise<void> {
     let first: Awaited<ReturnType<CodeSearchService["run"]>> | undefined;
     let jsonBytes = 0;
     for (let i = 0; i < runs; i++) {
+      // Warm means the file scope was enumerated less than 30 s ago (the revision cache's time
+      // to live), and a long run crosses that line. So each round starts with an untimed search
+      // of the same scope: if the enumeration has expired, that search pays for it, and the
+      // measured ones below come seconds later, after the raw ripgrep runs, as before.
+      await service.run(KEEP_WARM, { caller: "bench", signal: new AbortController().signal });
+      await mcp.client.request("tools/call", { name: "code_search", arguments: KEEP_WARM });
       // Interleaved so that cache state and machine noise hit both sides alike.
       const raw = await rawRg(corpus, rgArgs);
       rgTimes.push(raw.ms);
