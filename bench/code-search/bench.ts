@@ -8,7 +8,11 @@
  *     hidden files, the protective globs), which is part of the difference;
  *   - first-response bytes against raw `rg -n` and `rg --json` output bytes;
  *   - time of a cursor page divided by the original search;
- *   - peak RSS of this process.
+ *   - the resident memory of the process holding the in-process service.
+ *
+ * Raw ripgrep, the in-process service and the MCP server each run in a process of their own
+ * (`host.mjs`, `evident mcp`), since starting ripgrep costs time in proportion to the memory of
+ * the process that starts it: each subject pays for what it holds, and only for that.
  *
  * Usage: node --import tsx bench/code-search/bench.ts [--tier quick|large] [--runs N]
  *   quick: typescript@5.9.3 from `npm pack` (default)
@@ -22,9 +26,7 @@ import { rgPath } from "@vscode/ripgrep";
 import { resolveSearchTarget } from "../../src/code/path-policy.js";
 import { normalizeRequest } from "../../src/code/request.js";
 import { buildSearchArgs } from "../../src/code/rg-args.js";
-import type { CodeSearchInput } from "../../src/code/schema.js";
-import { CodeSearchService } from "../../src/code/service.js";
-import { silentLogger } from "../../src/core/logger.js";
+import type { CodeSearchInput, CodeSearchOutput } from "../../src/code/schema.js";
 
 const repo = fileURLToPath(new URL("../../", import.meta.url));
 const corpora = join(repo, "bench/.corpora");
@@ -119,20 +121,6 @@ function prepare(): string {
   return tree;
 }
 
-/** Runs raw ripgrep, discarding output; returns elapsed ms and output bytes. */
-function rawRg(cwd: string, args: readonly string[]): Promise<{ ms: number; bytes: number }> {
-  return new Promise((resolve, reject) => {
-    const start = process.hrtime.bigint();
-    const child = spawn(rgPath, [...args], { cwd, stdio: ["ignore", "pipe", "ignore"] });
-    let bytes = 0;
-    child.stdout.on("data", (chunk: Buffer) => {
-      bytes += chunk.length;
-    });
-    child.on("error", reject);
-    child.on("close", () => resolve({ ms: Number(process.hrtime.bigint() - start) / 1e6, bytes }));
-  });
-}
-
 async function timed<T>(fn: () => Promise<T>): Promise<{ ms: number; value: T }> {
   const start = process.hrtime.bigint();
   const value = await fn();
@@ -141,11 +129,11 @@ async function timed<T>(fn: () => Promise<T>): Promise<{ ms: number; value: T }>
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
 
-/** A minimal JSON-RPC client over the stdio server's pipes. */
-class McpClient {
+/** One JSON request per line to a child process, answered by id on its stdout. */
+class LineClient {
   #next = 1;
   #buffer = "";
-  readonly #pending = new Map<number, (message: { result?: unknown; error?: unknown }) => void>();
+  readonly #pending = new Map<number, (message: Record<string, unknown>) => void>();
   constructor(private readonly child: ChildProcess) {
     child.stdout?.on("data", (chunk: Buffer) => {
       this.#buffer += chunk.toString("utf8");
@@ -153,45 +141,54 @@ class McpClient {
       while (newline >= 0) {
         const line = this.#buffer.slice(0, newline);
         this.#buffer = this.#buffer.slice(newline + 1);
-        const message = JSON.parse(line) as { id?: number; result?: unknown; error?: unknown };
-        if (message.id !== undefined) this.#pending.get(message.id)?.(message);
+        const message = JSON.parse(line) as Record<string, unknown>;
+        if (typeof message.id === "number") this.#pending.get(message.id)?.(message);
         newline = this.#buffer.indexOf("\n");
       }
     });
   }
-  request(method: string, params: unknown): Promise<{ result?: unknown; error?: unknown }> {
+  send(message: Record<string, unknown>): Promise<Record<string, unknown>> {
     const id = this.#next++;
     return new Promise((resolve) => {
       this.#pending.set(id, resolve);
-      this.child.stdin?.write(`${JSON.stringify({ jsonrpc: "2.0", id, method, params })}\n`);
+      this.child.stdin?.write(`${JSON.stringify({ ...message, id })}\n`);
     });
   }
-  notify(method: string): void {
-    this.child.stdin?.write(`${JSON.stringify({ jsonrpc: "2.0", method })}\n`);
+  write(message: Record<string, unknown>): void {
+    this.child.stdin?.write(`${JSON.stringify(message)}\n`);
+  }
+  stop(): Promise<void> {
+    return new Promise((resolve) => {
+      this.child.once("close", () => resolve());
+      this.child.stdin?.end();
+    });
   }
 }
 
-async function startMcp(cwd: string): Promise<{ client: McpClient; stop: () => Promise<void> }> {
-  // The server as users run it: the built `evident mcp` on plain node, rooted at the corpus.
-  const child = spawn(process.execPath, [join(repo, "dist/adapters/cli/main.js"), "mcp"], {
-    cwd,
-    stdio: ["pipe", "pipe", "inherit"],
+function startChild(args: readonly string[], cwd: string): LineClient {
+  return new LineClient(spawn(process.execPath, [...args], { cwd, stdio: ["pipe", "pipe", "inherit"] }));
+}
+
+/** The server as users run it: the built `evident mcp` on plain node, rooted at the corpus. */
+async function startMcp(cwd: string): Promise<LineClient> {
+  const client = startChild([join(repo, "dist/adapters/cli/main.js"), "mcp"], cwd);
+  await client.send({
+    jsonrpc: "2.0",
+    method: "initialize",
+    params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "bench", version: "1" } },
   });
-  const client = new McpClient(child);
-  await client.request("initialize", {
-    protocolVersion: "2025-11-25",
-    capabilities: {},
-    clientInfo: { name: "bench", version: "1" },
-  });
-  client.notify("notifications/initialized");
-  return {
-    client,
-    stop: () =>
-      new Promise((resolve) => {
-        child.once("close", () => resolve());
-        child.stdin?.end();
-      }),
-  };
+  client.write({ jsonrpc: "2.0", method: "notifications/initialized" });
+  return client;
+}
+
+const callTool = (mcp: LineClient, input: CodeSearchInput) =>
+  mcp.send({ jsonrpc: "2.0", method: "tools/call", params: { name: "code_search", arguments: input } });
+
+interface SdkAnswer {
+  readonly ms: number;
+  readonly text: string;
+  readonly data: CodeSearchOutput;
+  readonly rssMiB: number;
 }
 
 const fmt = (n: number, digits = 2) => n.toFixed(digits);
@@ -205,13 +202,21 @@ async function main(): Promise<void> {
       .toString()
       .split("\n").length - 1;
   console.log(`corpus: ${corpus} (${files} files searchable), runs per measurement: ${runs}`);
-  const service = new CodeSearchService({ cwd: corpus, env: process.env, logger: silentLogger });
+  const host = join(repo, "bench/code-search/host.mjs");
+  const rgHost = startChild([host, "rg"], repo);
+  const sdk = startChild([host, "sdk", corpus], repo);
   const mcp = await startMcp(corpus);
+  const rawRg = async (cwd: string, args: readonly string[]) =>
+    (await rgHost.send({ cwd, args })) as { ms: number; bytes: number };
+  const search = async (input: CodeSearchInput) =>
+    (await sdk.send({ op: "search", input })) as unknown as SdkAnswer;
   // Warm-up: the first call loads modules and resolves ripgrep.
-  await service.run(KEEP_WARM, { caller: "bench", signal: new AbortController().signal });
-  await mcp.client.request("tools/call", { name: "code_search", arguments: KEEP_WARM });
+  await rawRg(corpus, ["--json", "--", "warm-up", "."]);
+  await search(KEEP_WARM);
+  await callTool(mcp, KEEP_WARM);
 
   const rows: string[][] = [];
+  let rssMiB = 0;
   for (const c of CASES) {
     const rgArgs = ["--json", ...c.rgFlags, "--", c.pattern, "."];
     const request = normalizeRequest(c.input);
@@ -223,51 +228,37 @@ async function main(): Promise<void> {
     const ourTimes: number[] = [];
     const mcpTimes: number[] = [];
     const coldTimes: number[] = [];
-    let first: Awaited<ReturnType<CodeSearchService["run"]>> | undefined;
+    let first: SdkAnswer | undefined;
     let jsonBytes = 0;
     for (let i = 0; i < runs; i++) {
       // Warm means the file scope was enumerated less than 30 s ago (the revision cache's time
       // to live), and a long run crosses that line. So each round starts with an untimed search
       // of the same scope: if the enumeration has expired, that search pays for it, and the
-      // measured ones below come seconds later, after the raw ripgrep runs, as before.
-      await service.run(KEEP_WARM, { caller: "bench", signal: new AbortController().signal });
-      await mcp.client.request("tools/call", { name: "code_search", arguments: KEEP_WARM });
-      // Interleaved so that cache state and machine noise hit both sides alike.
+      // measured ones below come seconds later, after the raw ripgrep runs.
+      await search(KEEP_WARM);
+      await callTool(mcp, KEEP_WARM);
+      // Interleaved so that cache state and machine noise hit every side alike.
       const raw = await rawRg(corpus, rgArgs);
       rgTimes.push(raw.ms);
       jsonBytes = raw.bytes;
       sameTimes.push((await rawRg(target.cwd, sameArgs)).ms);
-      const ours = await timed(() =>
-        service.run(c.input, { caller: "bench", signal: new AbortController().signal }),
-      );
-      ourTimes.push(ours.ms);
-      first = ours.value;
-      const overMcp = await timed(() =>
-        mcp.client.request("tools/call", { name: "code_search", arguments: c.input }),
-      );
-      mcpTimes.push(overMcp.ms);
-      // Cold: a new service has no revision cache, so it pays for the names-only enumeration.
-      const fresh = new CodeSearchService({ cwd: corpus, env: process.env, logger: silentLogger });
-      const cold = await timed(() =>
-        fresh.run(c.input, { caller: "bench", signal: new AbortController().signal }),
-      );
-      coldTimes.push(cold.ms);
-      await fresh.close();
+      first = await search(c.input);
+      ourTimes.push(first.ms);
+      rssMiB = Math.max(rssMiB, first.rssMiB);
+      mcpTimes.push((await timed(() => callTool(mcp, c.input))).ms);
+    }
+    // Cold: a new service, so the names-only enumeration comes first. In a loop of its own:
+    // each leaves a whole service's worth of garbage, which would otherwise be collected during
+    // the next round's warm measurements.
+    for (let i = 0; i < runs; i++) {
+      coldTimes.push(((await sdk.send({ op: "cold", input: c.input })) as { ms: number }).ms);
     }
     const plain = await rawRg(corpus, ["-n", ...c.rgFlags, "--", c.pattern, "."]);
     let pageRatio = "n/a";
     if (first?.data.cursor !== undefined) {
       const cursor = first.data.cursor;
       const pageTimes: number[] = [];
-      for (let i = 0; i < runs; i++) {
-        pageTimes.push(
-          (
-            await timed(() =>
-              service.run({ cursor }, { caller: "bench", signal: new AbortController().signal }),
-            )
-          ).ms,
-        );
-      }
+      for (let i = 0; i < runs; i++) pageTimes.push((await search({ cursor })).ms);
       pageRatio = fmt(median(pageTimes) / median(ourTimes), 3);
     }
     const firstBytes = Buffer.byteLength(first?.text ?? "");
@@ -288,8 +279,7 @@ async function main(): Promise<void> {
       `${first?.data.view}${reachable ? "" : " (unreachable!)"}`,
     ]);
   }
-  await mcp.stop();
-  await service.close();
+  await Promise.all([mcp.stop(), sdk.stop(), rgHost.stop()]);
   const header = [
     "pattern",
     "matches",
@@ -308,9 +298,7 @@ async function main(): Promise<void> {
   console.log(`| ${header.join(" | ")} |`);
   console.log(`|${header.map(() => "---").join("|")}|`);
   for (const row of rows) console.log(`| ${row.join(" | ")} |`);
-  console.log(
-    `peak RSS of the benchmark process (in-process service included): ${Math.round(process.resourceUsage().maxRSS / 1024)} MiB`,
-  );
+  console.log(`RSS of the in-process service's process (its snapshots included): ${Math.round(rssMiB)} MiB`);
 }
 
 await main();
