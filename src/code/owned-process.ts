@@ -5,7 +5,6 @@
  * closed. Termination is SIGTERM, then SIGKILL after PROCESS_KILL_ESCALATION_MS; a child that is
  * still not closed PROCESS_CLOSE_TIMEOUT_MS later is reported as a failure, never ignored.
  */
-import { type ChildProcess, spawn } from "node:child_process";
 import { basename } from "node:path";
 import type { Readable } from "node:stream";
 import { abortReason, throwIfAborted } from "../core/abort.js";
@@ -15,6 +14,7 @@ import {
   PROCESS_KILL_ESCALATION_MS,
   PROCESS_STDERR_MAX_BYTES,
 } from "../core/limits.js";
+import { directSpawn, type OwnedChild, type Spawner } from "./launcher.js";
 
 export interface OwnedProcessSpec {
   readonly command: string;
@@ -25,6 +25,8 @@ export interface OwnedProcessSpec {
   readonly stderrMaxBytes?: number;
   /** Observes the child's pid once it runs (process-table checks, diagnostics). */
   readonly onSpawn?: (pid: number) => void;
+  /** How the child is started: from this process (the default) or through a `Launcher`. */
+  readonly spawner?: Spawner;
 }
 
 export interface OwnedProcessOutcome {
@@ -49,19 +51,15 @@ export async function runOwnedProcess(
 ): Promise<OwnedProcessOutcome> {
   throwIfAborted(spec.signal);
   const name = basename(spec.command);
-  const child = spawn(spec.command, [...spec.args], {
+  const child = (spec.spawner ?? directSpawn)(spec.command, spec.args, {
     cwd: spec.cwd,
     env: spec.env ?? process.env,
-    shell: false,
-    stdio: ["ignore", "pipe", "pipe"],
-    windowsHide: true,
   });
   // Listen for closure before anything can await, so the event cannot be missed.
   const closed = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
     child.once("close", (code, signal) => resolve({ code, signal }));
   });
   const stderr = boundedCollector(spec.stderrMaxBytes ?? PROCESS_STDERR_MAX_BYTES);
-  child.stderr?.on("data", (chunk: Buffer) => stderr.push(chunk));
 
   try {
     await new Promise<void>((resolve, reject) => {
@@ -78,6 +76,8 @@ export async function runOwnedProcess(
       { cause },
     );
   }
+  // A launched child's pipes exist once it has started; a direct child's exist already.
+  child.stderr?.on("data", (chunk: Buffer) => stderr.push(chunk));
   const pid = child.pid ?? -1;
   spec.onSpawn?.(pid);
 
@@ -122,7 +122,7 @@ export async function runOwnedProcess(
 }
 
 /** SIGTERM, SIGKILL after the escalation delay, failure if the child has not closed in time. */
-async function terminateChild(child: ChildProcess, closed: Promise<unknown>, name: string): Promise<void> {
+async function terminateChild(child: OwnedChild, closed: Promise<unknown>, name: string): Promise<void> {
   let done = false;
   void closed.then(() => {
     done = true;

@@ -8,6 +8,7 @@
 import type { Readable } from "node:stream";
 import { EvidentError } from "../core/errors.js";
 import { SNAPSHOT_MAX_BYTES, SNAPSHOT_MAX_MATCHES, SNAPSHOT_MAX_OCCURRENCES } from "../core/limits.js";
+import type { Spawner } from "./launcher.js";
 import type { RawMatchTable } from "./match-table.js";
 import { type ConsumeResult, runOwnedProcess } from "./owned-process.js";
 import type { SearchQuery } from "./request.js";
@@ -41,6 +42,8 @@ export interface ContentSearchOptions {
   readonly signal?: AbortSignal;
   readonly retention?: RetentionBounds;
   readonly onSpawn?: (pid: number) => void;
+  /** How ripgrep is started (see `launcher.ts`); directly from this process by default. */
+  readonly spawner?: Spawner;
   /** Called as matches arrive (progress reporting). */
   readonly onMatches?: (count: number) => void;
 }
@@ -54,6 +57,7 @@ export async function runContentSearch(options: ContentSearchOptions): Promise<S
       cwd: options.target.cwd,
       ...(options.signal === undefined ? {} : { signal: options.signal }),
       ...(options.onSpawn === undefined ? {} : { onSpawn: options.onSpawn }),
+      ...(options.spawner === undefined ? {} : { spawner: options.spawner }),
     },
     (stdout) => readStream(stdout, indexer, options.onMatches),
   );

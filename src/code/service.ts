@@ -39,6 +39,7 @@ import {
   renderDetailPage,
   wholeSequence,
 } from "./format.js";
+import { type Spawner, sharedLauncher } from "./launcher.js";
 import { resolveSearchTarget, type SearchTarget } from "./path-policy.js";
 import {
   type CodeSearchRequest,
@@ -73,6 +74,11 @@ export interface CodeSearchServiceOptions {
   readonly revisionCache?: RevisionCacheOptions;
   /** Observes every ripgrep child started (process-table checks in tests, diagnostics). */
   readonly onProcessSpawn?: (pid: number) => void;
+  /**
+   * How ripgrep is started. By default through the process's shared launcher, which takes over
+   * from direct starts once this process has grown (see `launcher.ts`).
+   */
+  readonly spawner?: Spawner;
 }
 
 export interface CallContext {
@@ -94,12 +100,14 @@ export class CodeSearchService {
   #rgPath: Promise<string> | undefined;
   readonly #running = new Map<AbortController, Promise<unknown>>();
   readonly #revisions: RevisionCache;
+  readonly #spawner: Spawner;
   #closed = false;
 
   constructor(options: CodeSearchServiceOptions) {
     this.#options = options;
     this.#store = options.store ?? new MemorySnapshotStore();
     this.#revisions = new RevisionCache(options.revisionCache);
+    this.#spawner = options.spawner ?? sharedLauncher.spawn;
   }
 
   get store(): SnapshotStore {
@@ -207,6 +215,7 @@ export class CodeSearchService {
       target: target.rg,
       signal: context.signal,
       ...(this.#options.onProcessSpawn === undefined ? {} : { onSpawn: this.#options.onProcessSpawn }),
+      spawner: this.#spawner,
     };
     const scope = JSON.stringify([target.rg.cwd, buildFilesArgs(query, target.rg)]);
     let single: ReadonlyMap<string, Revision> | undefined;

@@ -88,6 +88,13 @@ export const REVISION_CACHE_TTL_MS = 30_000;
 /** File scopes (working directory plus file filters) whose revisions are kept between searches. */
 export const REVISION_CACHE_MAX_SCOPES = 4;
 
+/**
+ * Resident memory above which ripgrep is started through the launcher process instead of from
+ * this one: a fork costs about 0.04 ms per MB resident (0.8 ms from a fresh Node process, 14 ms
+ * at 320 MB, measured), a launched start about 0.3 ms more than a fresh fork.
+ */
+export const LAUNCHER_RSS_THRESHOLD_BYTES = 96 * 1024 * 1024;
+
 /** Snapshot retention bounds. */
 export const SNAPSHOT_MAX_MATCHES = 50_000;
 export const SNAPSHOT_MAX_OCCURRENCES = 200_000;

@@ -1,0 +1,304 @@
+/**
+ * Starting children through a small long-lived process (`launcher-main.ts`) instead of from
+ * this one, whose memory grows with the snapshots it keeps: a fork copies the page tables of the
+ * process that forks, so a start from here costs more the more this process holds.
+ *
+ * A small process forks cheaply, and a launched start costs an IPC round trip more, so children
+ * are started directly until this process's resident memory passes LAUNCHER_RSS_THRESHOLD_BYTES
+ * (a one-shot CLI run never gets there); then one launcher per process is started, and used once
+ * it is ready. `Launcher.spawn` returns a child with the parts of a ChildProcess that
+ * `runOwnedProcess` uses (pid, stdout, stderr, kill, exit state, and `spawn`/`error`/`close`
+ * events with the same meaning), whose pipes are the child's own, handed over by the launcher:
+ * its output never passes through another process. The launcher kills what it started when
+ * this process goes away. Where it cannot work (Bun, Windows, a launcher that cannot hand pipes
+ * over, or one that fails to start) children are started directly, as before.
+ */
+import { type ChildProcess, fork, spawn } from "node:child_process";
+import { EventEmitter } from "node:events";
+import type { Socket } from "node:net";
+import type { Readable } from "node:stream";
+import { fileURLToPath } from "node:url";
+import { LAUNCHER_RSS_THRESHOLD_BYTES } from "../core/limits.js";
+
+/** What `runOwnedProcess` needs of a child. */
+export interface OwnedChild extends EventEmitter {
+  readonly pid?: number | undefined;
+  readonly stdout: Readable | null;
+  readonly stderr: Readable | null;
+  readonly exitCode: number | null;
+  readonly signalCode: NodeJS.Signals | null;
+  kill(signal?: NodeJS.Signals): boolean;
+}
+
+export interface SpawnOptions {
+  readonly cwd: string;
+  readonly env: NodeJS.ProcessEnv;
+}
+
+export type Spawner = (command: string, args: readonly string[], options: SpawnOptions) => OwnedChild;
+
+/** Starts the child from this process (the default, and the fallback). */
+export const directSpawn: Spawner = (command, args, options) =>
+  spawn(command, [...args], {
+    cwd: options.cwd,
+    env: options.env,
+    shell: false,
+    stdio: ["ignore", "pipe", "pipe"],
+    windowsHide: true,
+  }) as ChildProcess & OwnedChild;
+
+type LauncherMessage =
+  | { type: "ready"; id?: undefined }
+  | { type: "stdout"; id: number; pid: number }
+  | { type: "stderr"; id: number }
+  | { type: "exit"; id: number; code: number | null; signal: NodeJS.Signals | null }
+  | { type: "error"; id: number; code: string }
+  | { type: "unsupported"; id: number };
+
+/** The launcher script next to this module: compiled JavaScript, or TypeScript under a loader. */
+function launcherPath(): string {
+  const self = fileURLToPath(import.meta.url);
+  return self.replace(/launcher\.(ts|js)$/, "launcher-main.$1");
+}
+
+/** One launcher per process, shared by every service in it. */
+export class Launcher {
+  #process: ChildProcess | undefined;
+  #ready = false;
+  #disabled: boolean;
+  #next = 1;
+  readonly #children = new Map<number, LaunchedChild>();
+
+  constructor(options: { enabled?: boolean } = {}) {
+    this.#disabled =
+      options.enabled === false || process.versions.bun !== undefined || process.platform === "win32";
+  }
+
+  readonly spawn: Spawner = (command, args, options) => {
+    if (this.#disabled) return directSpawn(command, args, options);
+    if (!this.#ready) {
+      // Started once this process is big enough to need it; until it is ready, start directly.
+      if (this.#process === undefined && process.memoryUsage.rss() > LAUNCHER_RSS_THRESHOLD_BYTES)
+        this.#start();
+      return directSpawn(command, args, options);
+    }
+    const launcher = this.#process;
+    if (launcher === undefined) return directSpawn(command, args, options);
+    const id = this.#next++;
+    const child = new LaunchedChild((signal) => this.#kill(id, child, signal));
+    this.#children.set(id, child);
+    // While a child is pending the launcher must keep this process alive; idle, it must not.
+    launcher.ref();
+    launcher.channel?.ref();
+    launcher.send({ type: "spawn", id, command, args, cwd: options.cwd, env: options.env });
+    return child;
+  };
+
+  /** Stops the launcher (it kills anything it still runs); a later start begins again. */
+  close(): void {
+    const launcher = this.#process;
+    this.#process = undefined;
+    this.#ready = false;
+    if (launcher?.connected) launcher.disconnect();
+  }
+
+  /** Starts the launcher now (tests; a process that knows it will grow). */
+  start(): Promise<void> {
+    if (this.#disabled) return Promise.resolve();
+    const launcher = this.#process ?? this.#start();
+    if (launcher === undefined || this.#ready) return Promise.resolve();
+    // Waiting for it must keep this process alive, which an idle launcher never does.
+    launcher.ref();
+    launcher.channel?.ref();
+    return new Promise((resolve) => {
+      const done = () => {
+        launcher.off("message", onMessage);
+        if (this.#children.size === 0) this.#idle(launcher);
+        resolve();
+      };
+      const onMessage = (message: LauncherMessage) => {
+        if (message.type === "ready") done();
+      };
+      launcher.on("message", onMessage);
+      launcher.once("exit", done);
+    });
+  }
+
+  get ready(): boolean {
+    return this.#ready;
+  }
+
+  /** The launcher's own pid while it runs (diagnostics, process-table checks). */
+  get pid(): number | undefined {
+    return this.#process?.pid;
+  }
+
+  #start(): ChildProcess | undefined {
+    let launcher: ChildProcess;
+    try {
+      launcher = fork(launcherPath(), [], {
+        stdio: ["ignore", "ignore", "inherit", "ipc"],
+        serialization: "json",
+      });
+    } catch {
+      this.#disabled = true;
+      return undefined;
+    }
+    launcher.on("message", (message: LauncherMessage, handle?: Socket) => this.#receive(message, handle));
+    launcher.once("error", () => this.#lost(launcher));
+    // Its channel closing is the first sign of its end (the exit may be reported later).
+    launcher.once("disconnect", () => this.#lost(launcher));
+    launcher.once("exit", () => this.#lost(launcher));
+    this.#idle(launcher);
+    this.#process = launcher;
+    return launcher;
+  }
+
+  #receive(message: LauncherMessage, handle: Socket | undefined): void {
+    if (message.type === "ready") {
+      this.#ready = true;
+      return;
+    }
+    const child = this.#children.get(message.id);
+    if (child === undefined) {
+      handle?.destroy();
+      return;
+    }
+    switch (message.type) {
+      case "stdout":
+        if (handle !== undefined) child.attachStdout(handle, message.pid);
+        break;
+      case "stderr":
+        if (handle !== undefined) child.attachStderr(handle);
+        break;
+      case "exit":
+        this.#settle(message.id);
+        child.exited(message.code, message.signal);
+        break;
+      case "error":
+        this.#settle(message.id);
+        child.failed(message.code);
+        break;
+      case "unsupported":
+        // This runtime cannot hand pipes over: start children directly from now on.
+        this.#disabled = true;
+        this.close();
+        this.#settle(message.id);
+        child.failed("ELAUNCHER");
+        break;
+    }
+  }
+
+  #settle(id: number): void {
+    this.#children.delete(id);
+    if (this.#children.size === 0 && this.#process !== undefined) this.#idle(this.#process);
+  }
+
+  #idle(launcher: ChildProcess): void {
+    launcher.unref();
+    launcher.channel?.unref();
+  }
+
+  #kill(id: number, child: LaunchedChild, signal: NodeJS.Signals): void {
+    if (this.#process?.connected && this.#children.has(id)) {
+      this.#process.send({ type: "kill", id, signal });
+    } else if (child.pid !== undefined) {
+      try {
+        process.kill(child.pid, signal);
+      } catch {
+        // Already gone.
+      }
+    }
+  }
+
+  /** The launcher died: its children are orphans now; end them here and report them killed. */
+  #lost(launcher: ChildProcess): void {
+    if (this.#process === launcher) {
+      this.#process = undefined;
+      this.#ready = false;
+    }
+    for (const [id, child] of this.#children) {
+      this.#children.delete(id);
+      if (child.pid !== undefined) {
+        try {
+          process.kill(child.pid, "SIGKILL");
+        } catch {
+          // Already gone.
+        }
+        child.exited(null, "SIGKILL");
+      } else {
+        child.failed("ELAUNCHER");
+      }
+    }
+  }
+}
+
+/**
+ * A child started by the launcher. `spawn` is emitted once both pipes have arrived; `close`
+ * once it has exited and both pipes have ended, as for a ChildProcess.
+ */
+class LaunchedChild extends EventEmitter implements OwnedChild {
+  pid: number | undefined;
+  stdout: Socket | null = null;
+  stderr: Socket | null = null;
+  exitCode: number | null = null;
+  signalCode: NodeJS.Signals | null = null;
+  #exited = false;
+  #openPipes = 2;
+  #closed = false;
+
+  constructor(private readonly sendKill: (signal: NodeJS.Signals) => void) {
+    super();
+  }
+
+  attachStdout(socket: Socket, pid: number): void {
+    this.pid = pid;
+    this.stdout = socket;
+    socket.once("close", () => this.#pipeClosed());
+  }
+
+  attachStderr(socket: Socket): void {
+    this.stderr = socket;
+    socket.once("close", () => this.#pipeClosed());
+    this.emit("spawn");
+  }
+
+  exited(code: number | null, signal: NodeJS.Signals | null): void {
+    if (this.#exited) return;
+    this.#exited = true;
+    this.exitCode = code;
+    this.signalCode = signal;
+    this.emit("exit", code, signal);
+    // A child reported dead before its pipes arrived (the launcher died) has no pipes to wait for.
+    if (this.stdout === null) this.#openPipes = 0;
+    this.#maybeClose();
+  }
+
+  failed(code: string): void {
+    const error = Object.assign(new Error(`could not start the process (${code})`), { code });
+    if (this.listenerCount("error") > 0) this.emit("error", error);
+    this.#openPipes = 0;
+    this.#exited = true;
+    this.#maybeClose();
+  }
+
+  kill(signal: NodeJS.Signals = "SIGTERM"): boolean {
+    if (this.#exited) return false;
+    this.sendKill(signal);
+    return true;
+  }
+
+  #pipeClosed(): void {
+    this.#openPipes--;
+    this.#maybeClose();
+  }
+
+  #maybeClose(): void {
+    if (this.#closed || !this.#exited || this.#openPipes > 0) return;
+    this.#closed = true;
+    this.emit("close", this.exitCode, this.signalCode);
+  }
+}
+
+/** The process's launcher, shared by every code_search service in it. */
+export const sharedLauncher = new Launcher();

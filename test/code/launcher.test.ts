@@ -1,0 +1,136 @@
+/**
+ * code_search through the launcher process: the same answers as starting ripgrep directly, the
+ * same ownership (cancellation reaps ripgrep, nothing outlives the service's process), and a
+ * launcher that dies mid-search ends the search with an error rather than a hang or a silent
+ * short result.
+ */
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import { fileURLToPath } from "node:url";
+import { directSpawn, Launcher } from "../../src/code/launcher.js";
+import { isAlive, makeTree, processesIn, removeTree } from "./helpers.js";
+import { ctx, errorCode, makeService } from "./service-helpers.js";
+
+function parentOf(pid: number): number {
+  return Number(readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ")[1]);
+}
+
+/**
+ * Whether the process still runs. An orphan (its launcher was killed) that has died stays a
+ * zombie until whatever adopted it reaps it; dead is what matters here.
+ */
+function isRunning(pid: number): boolean {
+  if (!isAlive(pid)) return false;
+  try {
+    return readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.[0] !== "Z";
+  } catch {
+    return false;
+  }
+}
+
+describe("code_search through the launcher", () => {
+  let root: string;
+  before(async () => {
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 40; i++) {
+      files[`src/f${i}.ts`] = Array.from(
+        { length: 200 },
+        (_, n) => `const needle${n} = ${i}; // needle\n`,
+      ).join("");
+    }
+    files["é/ünï.txt"] = "needle in a non-ASCII path\r\n";
+    root = await makeTree(files);
+  });
+  after(() => removeTree(root));
+
+  it("answers exactly as a direct start does, from ripgrep started by the launcher", async () => {
+    const launcher = new Launcher();
+    await launcher.start();
+    const parents = new Set<number>();
+    const launched = makeService(root, {
+      spawner: launcher.spawn,
+      onProcessSpawn: (pid) => parents.add(parentOf(pid)),
+    });
+    const direct = makeService(root, { spawner: directSpawn });
+    try {
+      for (const input of [
+        { pattern: "needle" },
+        { pattern: "needle", mode: "matches" as const, limit: 7 },
+        { pattern: "nothing-matches-this" },
+        { pattern: "in a non", literal: true },
+      ]) {
+        const a = await launched.run(input, ctx());
+        const b = await direct.run(input, ctx());
+        const strip = (text: string) => text.replace(/"cursor":"[^"]+"/g, '"cursor":"…"');
+        assert.equal(strip(a.text), strip(b.text), JSON.stringify(input));
+        assert.equal(a.data.totalMatches, b.data.totalMatches);
+      }
+      assert.deepEqual([...parents], [launcher.pid]);
+    } finally {
+      await launched.close();
+      await direct.close();
+      launcher.close();
+    }
+  });
+
+  it("G11: cancelling a launched search reaps ripgrep", async () => {
+    const launcher = new Launcher();
+    await launcher.start();
+    const pids: number[] = [];
+    const service = makeService(root, { spawner: launcher.spawn, onProcessSpawn: (pid) => pids.push(pid) });
+    const controller = new AbortController();
+    try {
+      const running = service.run({ pattern: "needle" }, ctx("caller-1", { signal: controller.signal }));
+      while (pids.length === 0) await new Promise((resolve) => setImmediate(resolve));
+      controller.abort();
+      assert.equal(await errorCode(running), "cancelled");
+      for (const pid of pids) assert.equal(isAlive(pid), false);
+      assert.deepEqual(await processesIn(root), []);
+    } finally {
+      await service.close();
+      launcher.close();
+    }
+  });
+
+  it("a launcher killed mid-search ends the search with an error and leaves no ripgrep behind", async () => {
+    const launcher = new Launcher();
+    await launcher.start();
+    const pids: number[] = [];
+    const service = makeService(root, { spawner: launcher.spawn, onProcessSpawn: (pid) => pids.push(pid) });
+    try {
+      const running = service.run({ pattern: "needle" }, ctx());
+      while (pids.length === 0) await new Promise((resolve) => setImmediate(resolve));
+      process.kill(launcher.pid as number, "SIGKILL");
+      const code = await errorCode(running);
+      // Either ripgrep had already finished (a complete answer), or the search failed loudly.
+      if (code !== "no error") assert.equal(code, "internal_error");
+      for (const pid of pids) assert.equal(isRunning(pid), false);
+      // The next search still works: the launcher starts again, or ripgrep is started directly.
+      assert.equal(
+        (await service.run({ pattern: "needle", mode: "summary" }, ctx())).data.totalMatches,
+        8001,
+      );
+    } finally {
+      await service.close();
+      launcher.close();
+    }
+  });
+
+  it("the launcher does not outlive the process that started it", async () => {
+    const script = join(fileURLToPath(new URL(".", import.meta.url)), "../fixtures/launcher-owner.ts");
+    const owner = spawn(process.execPath, [...process.execArgv, script], {
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    let output = "";
+    for await (const chunk of owner.stdout) output += chunk;
+    const launcherPid = Number(output.trim());
+    assert.ok(launcherPid > 0, output);
+    await new Promise((resolve) => (owner.exitCode === null ? owner.once("close", resolve) : resolve(null)));
+    // The launcher notices its parent is gone on the IPC channel; give the kernel a moment.
+    for (let i = 0; i < 200 && isRunning(launcherPid); i++) await new Promise((r) => setTimeout(r, 10));
+    assert.equal(isRunning(launcherPid), false);
+  });
+});
