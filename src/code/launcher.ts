@@ -69,7 +69,11 @@ export class Launcher {
   #next = 1;
   readonly #children = new Map<number, LaunchedChild>();
 
-  constructor(options: { enabled?: boolean } = {}) {
+  readonly #script: string;
+
+  /** `script`: the launcher's entry point (tests); by default the one next to this module. */
+  constructor(options: { enabled?: boolean; script?: string } = {}) {
+    this.#script = options.script ?? launcherPath();
     this.#disabled =
       options.enabled === false || process.versions.bun !== undefined || process.platform === "win32";
   }
@@ -136,7 +140,7 @@ export class Launcher {
   #start(): ChildProcess | undefined {
     let launcher: ChildProcess;
     try {
-      launcher = fork(launcherPath(), [], {
+      launcher = fork(this.#script, [], {
         stdio: ["ignore", "ignore", "inherit", "ipc"],
         serialization: "json",
       });
@@ -214,6 +218,9 @@ export class Launcher {
   /** The launcher died: its children are orphans now; end them here and report them killed. */
   #lost(launcher: ChildProcess): void {
     if (this.#process === launcher) {
+      // One that never got ready cannot run here (its script missing from a bundle, say): start
+      // children directly from now on rather than trying again at every start.
+      if (!this.#ready) this.#disabled = true;
       this.#process = undefined;
       this.#ready = false;
     }

@@ -134,3 +134,15 @@ describe("code_search through the launcher", () => {
     assert.equal(isRunning(launcherPid), false);
   });
 });
+
+describe("a launcher that cannot start", () => {
+  it("is given up after one try, and children start directly", async () => {
+    const launcher = new Launcher({ script: "/nonexistent/launcher-main.js" });
+    await launcher.start();
+    assert.equal(launcher.ready, false);
+    const child = launcher.spawn(process.execPath, ["-e", ""], { cwd: process.cwd(), env: process.env });
+    await new Promise((resolve) => child.once("close", resolve));
+    assert.equal(child.exitCode, 0);
+    assert.equal(launcher.pid, undefined);
+  });
+});
