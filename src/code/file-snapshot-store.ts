@@ -78,7 +78,8 @@ const TOMBSTONE_NAME = /^([0-9a-f]{32})\.expired$/;
 const SELECTION_NAME = /^([0-9a-f]{32})\.[0-9a-f]{32}\.selection$/;
 const TEMP_PREFIX = ".tmp-";
 /** Format version and the runtime whose `node:v8` serialization the payload uses. */
-const FORMAT = Buffer.from("evs1", "latin1");
+// evs2: snapshots keep ripgrep's output indexed (match-table.ts) instead of decoded matches.
+const FORMAT = Buffer.from("evs2", "latin1");
 const MAGIC = Buffer.concat([FORMAT, Buffer.from(process.versions.bun === undefined ? "N" : "B", "latin1")]);
 const FILE_MAC_BYTES = 32;
 const CALLER_MAX_BYTES = 0xffff;

@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { appendFile, writeFile } from "node:fs/promises";
-import { join } from "node:path";
+import { join, normalize, resolve } from "node:path";
 import { after, describe, it } from "node:test";
 import { RevisionCache } from "../../src/code/revision-cache.js";
-import type { Revision } from "../../src/code/scan-revisions.js";
+import { pathUnder, type Revision } from "../../src/code/scan-revisions.js";
 import { makeTree, removeTree } from "./helpers.js";
 import { ctx, makeService } from "./service-helpers.js";
 
@@ -120,5 +120,22 @@ describe("revision cache", () => {
     now = 1600;
     await service.run({ pattern: "needle" }, ctx());
     assert.equal(spawned, 5);
+  });
+});
+
+describe("paths of ripgrep's names", () => {
+  it("pathUnder reaches the file resolve reaches", () => {
+    const cwd = "/work/project";
+    for (const name of [
+      "./a.ts",
+      "./dir/b c.ts",
+      "./.hidden/x",
+      "/abs/file",
+      "./a/../b",
+      "plain/name",
+      "./é/ü",
+    ]) {
+      assert.equal(normalize(pathUnder(cwd, name)), resolve(cwd, name), name);
+    }
   });
 });
