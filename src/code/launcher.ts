@@ -141,8 +141,12 @@ export class Launcher {
     let launcher: ChildProcess;
     try {
       launcher = fork(this.#script, [], {
+        // stdout ignored: this process's stdout may be an MCP channel.
         stdio: ["ignore", "ignore", "inherit", "ipc"],
         serialization: "json",
+        // A loader this process runs under (tests run TypeScript) is needed there too; an
+        // inspector or profiler is not (a second inspector would fight over the port).
+        execArgv: process.execArgv.filter((arg) => !/^--(inspect|debug|cpu-prof|heap-prof|prof)/.test(arg)),
       });
     } catch {
       this.#disabled = true;
