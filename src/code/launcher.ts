@@ -236,10 +236,11 @@ export class Launcher {
         } catch {
           // Already gone.
         }
-        child.exited(null, "SIGKILL");
-      } else {
-        child.failed("ELAUNCHER");
       }
+      // Started (both pipes here): it was killed. Otherwise it never started as far as the
+      // caller knows, and whatever pipe did arrive is let go.
+      if (child.started) child.exited(null, "SIGKILL");
+      else child.failed("ELAUNCHER");
     }
   }
 }
@@ -274,19 +275,23 @@ class LaunchedChild extends EventEmitter implements OwnedChild {
     this.emit("spawn");
   }
 
+  /** Both pipes have arrived and `spawn` was emitted. */
+  get started(): boolean {
+    return this.stderr !== null;
+  }
+
   exited(code: number | null, signal: NodeJS.Signals | null): void {
     if (this.#exited) return;
     this.#exited = true;
     this.exitCode = code;
     this.signalCode = signal;
     this.emit("exit", code, signal);
-    // A child reported dead before its pipes arrived (the launcher died) has no pipes to wait for.
-    if (this.stdout === null) this.#openPipes = 0;
     this.#maybeClose();
   }
 
   failed(code: string): void {
     const error = Object.assign(new Error(`could not start the process (${code})`), { code });
+    this.stdout?.destroy();
     if (this.listenerCount("error") > 0) this.emit("error", error);
     this.#openPipes = 0;
     this.#exited = true;

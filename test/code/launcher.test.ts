@@ -146,3 +146,34 @@ describe("a launcher that cannot start", () => {
     assert.equal(launcher.pid, undefined);
   });
 });
+
+describe("concurrent launched searches", () => {
+  it("keep their own output apart", async () => {
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 30; i++)
+      files[`d${i % 3}/f${i}.txt`] = `alpha ${i}\nbeta ${i}\ngamma ${i}\n`.repeat(20);
+    const tree = await makeTree(files);
+    const launcher = new Launcher();
+    await launcher.start();
+    const launched = makeService(tree, { spawner: launcher.spawn });
+    const direct = makeService(tree, { spawner: directSpawn });
+    try {
+      const inputs = ["alpha", "beta", "gamma", "alpha 1", "beta 2|gamma 2"].map((pattern) => ({
+        pattern,
+        mode: "matches" as const,
+        limit: 100,
+      }));
+      const together = await Promise.all(inputs.map((input) => launched.run(input, ctx())));
+      for (const [i, input] of inputs.entries()) {
+        const alone = await direct.run(input, ctx());
+        assert.deepEqual(together[i]?.data.matches, alone.data.matches, input.pattern);
+        assert.equal(together[i]?.data.totalMatches, alone.data.totalMatches);
+      }
+    } finally {
+      await launched.close();
+      await direct.close();
+      launcher.close();
+      await removeTree(tree);
+    }
+  });
+});
