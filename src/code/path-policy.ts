@@ -12,7 +12,7 @@ import { invalid } from "./request.js";
 import type { RgTarget } from "./rg-args.js";
 
 /** Directory or file names that hold credentials wherever they appear (compared case-insensitively). */
-const PROTECTED_NAMES = [
+export const PROTECTED_NAMES = [
   ".git",
   ".ssh",
   ".aws",
@@ -30,7 +30,7 @@ const PROTECTED_NAMES = [
 ] as const;
 
 /** Multi-component credential stores and browser profiles. */
-const PROTECTED_SEQUENCES: readonly (readonly string[])[] = [
+export const PROTECTED_SEQUENCES: readonly (readonly string[])[] = [
   [".config", "gh"],
   [".config", "gcloud"],
   [".config", "google-chrome"],

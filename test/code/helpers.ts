@@ -27,6 +27,22 @@ export async function removeTree(root: string): Promise<void> {
   await rm(root, { recursive: true, force: true });
 }
 
+/**
+ * A `makeTree` whose trees are removed when the calling test file ends (`after`, registered
+ * once per call of this function at the top of a file).
+ */
+export function treesRemovedAfter(after: (fn: () => Promise<void>) => void) {
+  const trees: string[] = [];
+  after(async () => {
+    await Promise.all(trees.map(removeTree));
+  });
+  return async (files: Record<string, TreeEntry>): Promise<string> => {
+    const root = await makeTree(files);
+    trees.push(root);
+    return root;
+  };
+}
+
 /** Whether a process with this pid exists (a reaped child does not). */
 export function isAlive(pid: number): boolean {
   try {

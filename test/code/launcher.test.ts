@@ -31,6 +31,29 @@ function isRunning(pid: number): boolean {
   }
 }
 
+/** A service on a started launcher of its own; `spawned` settles once ripgrep runs. */
+async function launchedService(root: string) {
+  const launcher = new Launcher();
+  await launcher.start();
+  const pids: number[] = [];
+  let ran: () => void = () => {};
+  const spawned = new Promise<void>((resolve) => {
+    ran = resolve;
+  });
+  const service = makeService(root, {
+    spawner: launcher.spawn,
+    onProcessSpawn: (pid) => {
+      pids.push(pid);
+      ran();
+    },
+  });
+  const close = async () => {
+    await service.close();
+    launcher.close();
+  };
+  return { launcher, service, pids, spawned, close };
+}
+
 describe("code_search through the launcher", () => {
   let root: string;
   before(async () => {
@@ -77,45 +100,38 @@ describe("code_search through the launcher", () => {
   });
 
   it("G11: cancelling a launched search reaps ripgrep", async () => {
-    const launcher = new Launcher();
-    await launcher.start();
-    const pids: number[] = [];
-    const service = makeService(root, { spawner: launcher.spawn, onProcessSpawn: (pid) => pids.push(pid) });
+    const launched = await launchedService(root);
     const controller = new AbortController();
     try {
-      const running = service.run({ pattern: "needle" }, ctx("caller-1", { signal: controller.signal }));
-      while (pids.length === 0) await new Promise((resolve) => setImmediate(resolve));
+      const running = launched.service.run(
+        { pattern: "needle" },
+        ctx("caller-1", { signal: controller.signal }),
+      );
+      await launched.spawned;
       controller.abort();
       assert.equal(await errorCode(running), "cancelled");
-      for (const pid of pids) assert.equal(isAlive(pid), false);
+      for (const pid of launched.pids) assert.equal(isAlive(pid), false);
       assert.deepEqual(await processesIn(root), []);
     } finally {
-      await service.close();
-      launcher.close();
+      await launched.close();
     }
   });
 
   it("a launcher killed mid-search ends the search with an error and leaves no ripgrep behind", async () => {
-    const launcher = new Launcher();
-    await launcher.start();
-    const pids: number[] = [];
-    const service = makeService(root, { spawner: launcher.spawn, onProcessSpawn: (pid) => pids.push(pid) });
+    const launched = await launchedService(root);
     try {
-      const running = service.run({ pattern: "needle" }, ctx());
-      while (pids.length === 0) await new Promise((resolve) => setImmediate(resolve));
-      process.kill(launcher.pid as number, "SIGKILL");
+      const running = launched.service.run({ pattern: "needle" }, ctx());
+      await launched.spawned;
+      process.kill(launched.launcher.pid as number, "SIGKILL");
       const code = await errorCode(running);
       // Either ripgrep had already finished (a complete answer), or the search failed loudly.
       if (code !== "no error") assert.equal(code, "internal_error");
-      for (const pid of pids) assert.equal(isRunning(pid), false);
+      for (const pid of launched.pids) assert.equal(isRunning(pid), false);
       // The next search still works: the launcher starts again, or ripgrep is started directly.
-      assert.equal(
-        (await service.run({ pattern: "needle", mode: "summary" }, ctx())).data.totalMatches,
-        8001,
-      );
+      const next = await launched.service.run({ pattern: "needle", mode: "summary" }, ctx());
+      assert.equal(next.data.totalMatches, 8001);
     } finally {
-      await service.close();
-      launcher.close();
+      await launched.close();
     }
   });
 

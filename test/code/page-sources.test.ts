@@ -1,33 +1,13 @@
 import assert from "node:assert/strict";
-import { statSync } from "node:fs";
 import { appendFile, mkdir, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
-import type { Revision } from "../../src/code/scan-revisions.js";
+import { type Revision, readRevisionSync } from "../../src/code/scan-revisions.js";
 import { PageSources } from "../../src/code/source.js";
-import { makeTree, removeTree } from "./helpers.js";
+import { treesRemovedAfter } from "./helpers.js";
 import { ctx, makeService } from "./service-helpers.js";
 
-const trees: string[] = [];
-after(async () => {
-  await Promise.all(trees.map(removeTree));
-});
-async function tree(files: Parameters<typeof makeTree>[0]): Promise<string> {
-  const root = await makeTree(files);
-  trees.push(root);
-  return root;
-}
-
-function revisionOf(path: string): Revision {
-  const s = statSync(path, { bigint: true });
-  return {
-    size: s.size.toString(),
-    mtimeNs: s.mtimeNs.toString(),
-    ctimeNs: s.ctimeNs.toString(),
-    ino: s.ino.toString(),
-    dev: s.dev.toString(),
-  };
-}
+const tree = treesRemovedAfter(after);
 
 describe("page sources", () => {
   it("reports an untouched file as current, an edited or removed one as changed, an untrusted one as unverified", async () => {
@@ -39,7 +19,7 @@ describe("page sources", () => {
     });
     const trusted: Record<string, Revision> = {};
     for (const name of ["same.txt", "edited.txt", "removed.txt"])
-      trusted[name] = revisionOf(join(root, name));
+      trusted[name] = readRevisionSync(join(root, name)) as Revision;
     await appendFile(join(root, "edited.txt"), "more\n");
     await rm(join(root, "removed.txt"));
     const sources = new PageSources(root, trusted);
@@ -53,7 +33,7 @@ describe("page sources", () => {
 
   it("a directory where a trusted file was reads as changed", async () => {
     const root = await tree({ "a.txt": "a\n" });
-    const trusted = { "a.txt": revisionOf(join(root, "a.txt")) };
+    const trusted = { "a.txt": readRevisionSync(join(root, "a.txt")) as Revision };
     await rm(join(root, "a.txt"));
     await mkdir(join(root, "a.txt"));
     await writeFile(join(root, "a.txt", "inner.txt"), "x\n");

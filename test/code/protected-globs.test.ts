@@ -1,41 +1,12 @@
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { after, describe, it } from "node:test";
-import { descendantExclusions } from "../../src/code/path-policy.js";
+import { descendantExclusions, PROTECTED_NAMES, PROTECTED_SEQUENCES } from "../../src/code/path-policy.js";
 import { makeTree, RG, removeTree } from "./helpers.js";
 
 /** The protected areas as one ripgrep glob each, the form the policy used to pass. */
-const NAMES = [
-  ".git",
-  ".ssh",
-  ".aws",
-  ".gnupg",
-  ".kube",
-  ".docker",
-  ".password-store",
-  ".netrc",
-  "_netrc",
-  ".npmrc",
-  ".pypirc",
-  ".git-credentials",
-  ".pgpass",
-  ".vault-token",
-];
-const SEQUENCES = [
-  ".config/gh",
-  ".config/gcloud",
-  ".config/google-chrome",
-  ".config/chromium",
-  ".config/bravesoftware",
-  ".config/microsoft-edge",
-  ".local/share/keyrings",
-  ".mozilla",
-  ".thunderbird",
-  "library/keychains",
-  "library/application support/google/chrome",
-  "library/application support/firefox",
-  "appdata/local/google/chrome/user data",
-];
+const NAMES: readonly string[] = PROTECTED_NAMES;
+const SEQUENCES = PROTECTED_SEQUENCES.map((sequence) => sequence.join("/"));
 const ONE_GLOB_PER_ENTRY = [...NAMES.map((name) => `!${name}`), ...SEQUENCES.map((s) => `!**/${s}`)];
 
 const trees: string[] = [];

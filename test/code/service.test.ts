@@ -10,18 +10,10 @@ import {
   RG_MAX_PROTOCOL_LINE_BYTES,
   SUMMARY_FILES_PER_PAGE,
 } from "../../src/core/limits.js";
-import { isAlive, makeTree, processesIn, removeTree } from "./helpers.js";
+import { isAlive, processesIn, treesRemovedAfter } from "./helpers.js";
 import { ctx, errorCode, makeService, walk } from "./service-helpers.js";
 
-const trees: string[] = [];
-after(async () => {
-  await Promise.all(trees.map(removeTree));
-});
-async function tree(files: Parameters<typeof makeTree>[0]): Promise<string> {
-  const root = await makeTree(files);
-  trees.push(root);
-  return root;
-}
+const tree = treesRemovedAfter(after);
 
 /** `files` files; file i holds i+1 lines that match "needle". */
 function manyFiles(files: number): Record<string, string> {
