@@ -3,10 +3,10 @@
  *
  * A broad search retains tens of thousands of lines while a page shows a few dozen, so a search
  * keeps ripgrep's own protocol bytes and the offsets of each match event (`raw`), and a line is
- * decoded only when a page or a preview shows it. Decoding is the same code as streaming parsing
- * used to be (`fastMatch`, with the full JSON parse as its reference), so what a page shows does
- * not depend on when it was decoded. `parsed` holds lines already decoded (tests, and anything
- * built from ParsedMatch values).
+ * decoded only when a page or a preview shows it, by one decoder (`fastMatch`, checked against
+ * the full JSON parse it falls back to), so what a page shows does not depend on when it was
+ * decoded. `parsed` holds lines already decoded (tests, and anything built from ParsedMatch
+ * values).
  *
  * Both forms are plain data (typed arrays, strings, plain objects) so a store can serialize a
  * snapshot as it is; the functions below are the only way to read them.

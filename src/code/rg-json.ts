@@ -121,12 +121,6 @@ function decode(data: RgData): { text: string; lossy: boolean; raw: Buffer | und
   return { text: raw.toString("utf8"), lossy: true, raw };
 }
 
-/** The last decoded path, by its raw JSON spelling. */
-export interface PathMemo {
-  raw: string;
-  path: string;
-}
-
 const FAST_LINES = '},"lines":{"text":';
 const FAST_TAIL = '},"line_number":';
 const FAST_START = '},"start":';
@@ -158,17 +152,12 @@ function at(pattern: RegExp, s: string, position: number): boolean {
  * delimiters searched for all contain an unescaped quote, so none can occur inside a JSON
  * string. Anything unexpected returns undefined and takes the full parse.
  */
-export function fastMatch(line: string, previous?: PathMemo): ParsedMatch | undefined {
-  return at(FAST_HEAD, line, 0) ? scanMatch(line, 0, line.length, previous) : undefined;
+export function fastMatch(line: string): ParsedMatch | undefined {
+  return at(FAST_HEAD, line, 0) ? scanMatch(line, 0, line.length) : undefined;
 }
 
 /** `fastMatch` of the line `s[st, e)`, read in place, once `FAST_HEAD` has matched at `st`. */
-function scanMatch(
-  s: string,
-  st: number,
-  e: number,
-  previous: PathMemo | undefined,
-): ParsedMatch | undefined {
+function scanMatch(s: string, st: number, e: number): ParsedMatch | undefined {
   const pathStart = st + FAST_HEAD_LENGTH;
   // No delimiter contains a line feed, so one found before `e` lies wholly within the line.
   const pathEnd = s.indexOf(FAST_LINES, pathStart);
@@ -207,25 +196,13 @@ function scanMatch(
   }
   const absoluteOffset = readNatural(s, p + FAST_OFFSET_LENGTH);
 
-  const rawPath = s.slice(pathStart, pathEnd);
-  let path: string;
-  if (previous !== undefined && previous.raw === rawPath) {
-    // A file's matches arrive together: reuse its decoded path (one string, not one per line).
-    path = previous.path;
-  } else {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(rawPath);
-    } catch {
-      return undefined;
-    }
-    if (typeof parsed !== "string") return undefined;
-    path = parsed;
-    if (previous !== undefined) {
-      previous.raw = rawPath;
-      previous.path = path;
-    }
+  let path: unknown;
+  try {
+    path = JSON.parse(s.slice(pathStart, pathEnd));
+  } catch {
+    return undefined;
   }
+  if (typeof path !== "string") return undefined;
 
   let text: string;
   let full: string | undefined;
