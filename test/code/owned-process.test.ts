@@ -64,18 +64,19 @@ for (const [label, spawn] of [
       await runOwnedProcess(
         {
           command: node,
-          args: ["-e", "setTimeout(() => {}, 200)"],
+          // Alive until stopped, so its entry in the process table can be read.
+          args: ["-e", "setInterval(() => {}, 1000)"],
           cwd: process.cwd(),
           spawner,
           onSpawn: (pid) => {
             parent = parentOf(pid);
           },
         },
-        drain,
+        async () => "stop",
       );
       assert.equal(launcher.ready, spawn !== directSpawn);
       if (spawn === directSpawn) assert.equal(parent, process.pid);
-      else assert.notEqual(parent, process.pid);
+      else assert.equal(parent, launcher.pid);
     });
 
     it("runs without a shell and reports the exit", async () => {
