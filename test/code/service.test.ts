@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { writeFileSync } from "node:fs";
+import { renameSync, writeFileSync } from "node:fs";
 import { appendFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
@@ -300,8 +300,14 @@ describe("code_search policy", () => {
     let spawns = 0;
     const service = makeService(root, {
       onProcessSpawn: () => {
-        // The second child is the content search: the revision scan has already run.
-        if (++spawns === 2) writeFileSync(join(root, "a.txt"), "needle changed\n");
+        // The second child is the content search: the revision scan has already run. Replaced
+        // in one step, so ripgrep reads the old text or the new one (both match), never a
+        // truncated file that would not match at all.
+        if (++spawns === 2) {
+          // Written next to the tree, not in it, so no search ever sees the new file itself.
+          writeFileSync(`${root}.a.txt`, "needle changed\n");
+          renameSync(`${root}.a.txt`, join(root, "a.txt"));
+        }
       },
     });
     const result = await service.run({ pattern: "needle" }, ctx());
