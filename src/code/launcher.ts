@@ -153,7 +153,8 @@ export class Launcher {
       return undefined;
     }
     launcher.on("message", (message: LauncherMessage, handle?: Socket) => this.#receive(message, handle));
-    launcher.once("error", () => this.#lost(launcher));
+    // `on`, not `once`: a send to a launcher that has just died reports an error each time.
+    launcher.on("error", () => this.#lost(launcher));
     // Its channel closing is the first sign of its end (the exit may be reported later).
     launcher.once("disconnect", () => this.#lost(launcher));
     launcher.once("exit", () => this.#lost(launcher));
@@ -266,12 +267,12 @@ class LaunchedChild extends EventEmitter implements OwnedChild {
   attachStdout(socket: Socket, pid: number): void {
     this.pid = pid;
     this.stdout = socket;
-    socket.once("close", () => this.#pipeClosed());
+    this.#watch(socket);
   }
 
   attachStderr(socket: Socket): void {
     this.stderr = socket;
-    socket.once("close", () => this.#pipeClosed());
+    this.#watch(socket);
     this.emit("spawn");
   }
 
@@ -302,6 +303,15 @@ class LaunchedChild extends EventEmitter implements OwnedChild {
     if (this.#exited) return false;
     this.sendKill(signal);
     return true;
+  }
+
+  /**
+   * A pipe's end counts towards `close`. Its errors reach whoever reads it; one that nobody is
+   * reading at that moment (a pipe being let go) must not bring this process down.
+   */
+  #watch(socket: Socket): void {
+    socket.once("close", () => this.#pipeClosed());
+    socket.on("error", () => {});
   }
 
   #pipeClosed(): void {
