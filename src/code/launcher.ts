@@ -67,7 +67,8 @@ export class Launcher {
   #ready = false;
   #disabled: boolean;
   #next = 1;
-  readonly #children = new Map<number, LaunchedChild>();
+  /** Children still running, each with the launcher that started it. */
+  readonly #children = new Map<number, { readonly child: LaunchedChild; readonly launcher: ChildProcess }>();
 
   readonly #script: string;
 
@@ -89,8 +90,8 @@ export class Launcher {
     const launcher = this.#process;
     if (launcher === undefined) return directSpawn(command, args, options);
     const id = this.#next++;
-    const child = new LaunchedChild((signal) => this.#kill(id, child, signal));
-    this.#children.set(id, child);
+    const child = new LaunchedChild((signal) => this.#kill(id, child, launcher, signal));
+    this.#children.set(id, { child, launcher });
     // While a child is pending the launcher must keep this process alive; idle, it must not.
     launcher.ref();
     launcher.channel?.ref();
@@ -117,7 +118,7 @@ export class Launcher {
     return new Promise((resolve) => {
       const done = () => {
         launcher.off("message", onMessage);
-        if (this.#children.size === 0) this.#idle(launcher);
+        if (![...this.#children.values()].some((entry) => entry.launcher === launcher)) this.#idle(launcher);
         resolve();
       };
       const onMessage = (message: LauncherMessage) => {
@@ -168,7 +169,7 @@ export class Launcher {
       this.#ready = true;
       return;
     }
-    const child = this.#children.get(message.id);
+    const child = this.#children.get(message.id)?.child;
     if (child === undefined) {
       handle?.destroy();
       return;
@@ -199,8 +200,11 @@ export class Launcher {
   }
 
   #settle(id: number): void {
+    const entry = this.#children.get(id);
     this.#children.delete(id);
-    if (this.#children.size === 0 && this.#process !== undefined) this.#idle(this.#process);
+    if (entry === undefined) return;
+    for (const other of this.#children.values()) if (other.launcher === entry.launcher) return;
+    this.#idle(entry.launcher);
   }
 
   #idle(launcher: ChildProcess): void {
@@ -208,9 +212,9 @@ export class Launcher {
     launcher.channel?.unref();
   }
 
-  #kill(id: number, child: LaunchedChild, signal: NodeJS.Signals): void {
-    if (this.#process?.connected && this.#children.has(id)) {
-      this.#process.send({ type: "kill", id, signal });
+  #kill(id: number, child: LaunchedChild, launcher: ChildProcess, signal: NodeJS.Signals): void {
+    if (launcher.connected && this.#children.has(id)) {
+      launcher.send({ type: "kill", id, signal });
     } else if (child.pid !== undefined) {
       try {
         process.kill(child.pid, signal);
@@ -229,8 +233,10 @@ export class Launcher {
       this.#process = undefined;
       this.#ready = false;
     }
-    for (const [id, child] of this.#children) {
+    for (const [id, entry] of this.#children) {
+      if (entry.launcher !== launcher) continue;
       this.#children.delete(id);
+      const { child } = entry;
       if (child.pid !== undefined) {
         try {
           process.kill(child.pid, "SIGKILL");

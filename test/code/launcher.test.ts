@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import { directSpawn, Launcher } from "../../src/code/launcher.js";
+import { runOwnedProcess } from "../../src/code/owned-process.js";
 import { isAlive, makeTree, processesIn, removeTree } from "./helpers.js";
 import { ctx, errorCode, makeService } from "./service-helpers.js";
 
@@ -191,6 +192,37 @@ describe("concurrent launched searches", () => {
       await direct.close();
       launcher.close();
       await removeTree(tree);
+    }
+  });
+});
+
+describe("a launcher closed and started again", () => {
+  it("runs the new launcher's children to the end while the old one goes away", async () => {
+    const launcher = new Launcher();
+    await launcher.start();
+    const first = launcher.pid;
+    launcher.close();
+    await launcher.start();
+    assert.notEqual(launcher.pid, first);
+    try {
+      // Started at once, while the closed launcher's exit is still on its way.
+      const outcome = await runOwnedProcess(
+        {
+          command: process.execPath,
+          args: ["-e", "process.stdout.write('x'.repeat(100000))"],
+          cwd: process.cwd(),
+          spawner: launcher.spawn,
+        },
+        async (stdout) => {
+          let bytes = 0;
+          for await (const chunk of stdout) bytes += (chunk as Buffer).length;
+          assert.equal(bytes, 100000);
+          return "done";
+        },
+      );
+      assert.equal(outcome.exitCode, 0);
+    } finally {
+      launcher.close();
     }
   });
 });
