@@ -18,7 +18,7 @@ import { EventEmitter } from "node:events";
 import type { Socket } from "node:net";
 import type { Readable } from "node:stream";
 import { fileURLToPath } from "node:url";
-import { LAUNCHER_RSS_THRESHOLD_BYTES } from "../core/limits.js";
+import { LAUNCHER_RSS_THRESHOLD_BYTES, PROCESS_CLOSE_TIMEOUT_MS } from "../core/limits.js";
 
 /** What `runOwnedProcess` needs of a child. */
 export interface OwnedChild extends EventEmitter {
@@ -92,6 +92,9 @@ export class Launcher {
     const id = this.#next++;
     const child = new LaunchedChild((signal) => this.#kill(id, child, launcher, signal));
     this.#children.set(id, { child, launcher });
+    // Held (and the launcher kept referenced) until the child has closed, not merely exited: its
+    // pipes may still be on their way, and nothing else would keep this process waiting for them.
+    child.once("close", () => this.#settle(id));
     // While a child is pending the launcher must keep this process alive; idle, it must not.
     launcher.ref();
     launcher.channel?.ref();
@@ -176,26 +179,37 @@ export class Launcher {
     }
     switch (message.type) {
       case "stdout":
-        if (handle !== undefined) child.attachStdout(handle, message.pid);
-        break;
       case "stderr":
-        if (handle !== undefined) child.attachStderr(handle);
+        if (handle === undefined) {
+          // A pipe that did not come with its message: the output cannot be read. Loudly.
+          if (message.type === "stdout") this.#killPid(message.pid);
+          child.failed("ELAUNCHER");
+        } else if (message.type === "stdout") child.attachStdout(handle, message.pid);
+        else child.attachStderr(handle);
         break;
       case "exit":
-        this.#settle(message.id);
-        child.exited(message.code, message.signal);
+        if (child.started) child.exited(message.code, message.signal);
+        // Its pipes should be here first; wait for them a while, then give up loudly.
+        else child.exitedBeforeStart(message.code, message.signal, PROCESS_CLOSE_TIMEOUT_MS);
         break;
       case "error":
-        this.#settle(message.id);
         child.failed(message.code);
         break;
       case "unsupported":
         // This runtime cannot hand pipes over: start children directly from now on.
         this.#disabled = true;
         this.close();
-        this.#settle(message.id);
         child.failed("ELAUNCHER");
         break;
+    }
+  }
+
+  #killPid(pid: number | undefined): void {
+    if (pid === undefined) return;
+    try {
+      process.kill(pid, "SIGKILL");
+    } catch {
+      // Already gone.
     }
   }
 
@@ -213,9 +227,8 @@ export class Launcher {
   }
 
   #kill(id: number, child: LaunchedChild, launcher: ChildProcess, signal: NodeJS.Signals): void {
-    if (launcher.connected && this.#children.has(id)) {
-      launcher.send({ type: "kill", id, signal });
-    } else if (child.pid !== undefined) {
+    if (launcher.connected && this.#children.has(id)) launcher.send({ type: "kill", id, signal });
+    else if (child.pid !== undefined) {
       try {
         process.kill(child.pid, signal);
       } catch {
@@ -233,17 +246,9 @@ export class Launcher {
       this.#process = undefined;
       this.#ready = false;
     }
-    for (const [id, entry] of this.#children) {
-      if (entry.launcher !== launcher) continue;
-      this.#children.delete(id);
-      const { child } = entry;
-      if (child.pid !== undefined) {
-        try {
-          process.kill(child.pid, "SIGKILL");
-        } catch {
-          // Already gone.
-        }
-      }
+    for (const { child, launcher: owner } of [...this.#children.values()]) {
+      if (owner !== launcher) continue;
+      this.#killPid(child.pid);
       // Started (both pipes here): it was killed. Otherwise it never started as far as the
       // caller knows, and whatever pipe did arrive is let go.
       if (child.started) child.exited(null, "SIGKILL");
@@ -265,6 +270,8 @@ class LaunchedChild extends EventEmitter implements OwnedChild {
   #exited = false;
   #openPipes = 2;
   #closed = false;
+  #earlyExit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+  #earlyExitTimer: NodeJS.Timeout | undefined;
 
   constructor(private readonly sendKill: (signal: NodeJS.Signals) => void) {
     super();
@@ -280,11 +287,24 @@ class LaunchedChild extends EventEmitter implements OwnedChild {
     this.stderr = socket;
     this.#watch(socket);
     this.emit("spawn");
+    const early = this.#earlyExit;
+    if (early !== undefined) {
+      clearTimeout(this.#earlyExitTimer);
+      this.exited(early.code, early.signal);
+    }
   }
 
   /** Both pipes have arrived and `spawn` was emitted. */
   get started(): boolean {
     return this.stderr !== null;
+  }
+
+  /** The exit was reported before the pipes: kept until they arrive, or failed after `waitMs`. */
+  exitedBeforeStart(code: number | null, signal: NodeJS.Signals | null, waitMs: number): void {
+    this.#earlyExit = { code, signal };
+    this.#earlyExitTimer = setTimeout(() => {
+      if (!this.started) this.failed("ELAUNCHER");
+    }, waitMs);
   }
 
   exited(code: number | null, signal: NodeJS.Signals | null): void {
@@ -297,6 +317,8 @@ class LaunchedChild extends EventEmitter implements OwnedChild {
   }
 
   failed(code: string): void {
+    if (this.#closed) return;
+    clearTimeout(this.#earlyExitTimer);
     const error = Object.assign(new Error(`could not start the process (${code})`), { code });
     this.stdout?.destroy();
     if (this.listenerCount("error") > 0) this.emit("error", error);

@@ -12,6 +12,7 @@ import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import { directSpawn, Launcher } from "../../src/code/launcher.js";
 import { runOwnedProcess } from "../../src/code/owned-process.js";
+import { EvidentError } from "../../src/core/errors.js";
 import { isAlive, makeTree, processesIn, removeTree } from "./helpers.js";
 import { ctx, errorCode, makeService } from "./service-helpers.js";
 
@@ -223,6 +224,55 @@ describe("a launcher closed and started again", () => {
       assert.equal(outcome.exitCode, 0);
     } finally {
       launcher.close();
+    }
+  });
+});
+
+describe("a launcher that breaks the protocol", () => {
+  const script = join(fileURLToPath(new URL(".", import.meta.url)), "../fixtures/launcher-misbehaving.ts");
+  const run = (launcher: Launcher) =>
+    runOwnedProcess(
+      {
+        command: process.execPath,
+        args: ["-e", "process.stdout.write('out'); process.stderr.write('err')"],
+        cwd: process.cwd(),
+        spawner: launcher.spawn,
+      },
+      async (stdout) => {
+        let text = "";
+        for await (const chunk of stdout) text += chunk;
+        assert.equal(text, "out");
+        return "done";
+      },
+    );
+
+  it("an exit reported before the pipes waits for them, and the output is whole", async () => {
+    process.env.LAUNCHER_FAULT = "exit-first";
+    const launcher = new Launcher({ script });
+    try {
+      await launcher.start();
+      assert.equal(launcher.ready, true);
+      const outcome = await run(launcher);
+      assert.equal(outcome.exitCode, 0);
+      assert.equal(outcome.stderr, "err");
+    } finally {
+      launcher.close();
+      delete process.env.LAUNCHER_FAULT;
+    }
+  });
+
+  it("pipes announced but not handed over fail the start loudly, never an empty output", async () => {
+    process.env.LAUNCHER_FAULT = "no-handle";
+    const launcher = new Launcher({ script });
+    try {
+      await launcher.start();
+      await assert.rejects(
+        run(launcher),
+        (error: unknown) => error instanceof EvidentError && error.code === "internal_error",
+      );
+    } finally {
+      launcher.close();
+      delete process.env.LAUNCHER_FAULT;
     }
   });
 });
