@@ -126,6 +126,16 @@ function readStream(
     const onError = (error: Error) => fail(error);
     // Destroyed before its end (cancellation): what was read is not the whole output.
     const onClose = () => fail(new Error("ripgrep's output closed before it ended"));
+    // A pipe handed over by the launcher exists before the child is reported started, so an
+    // empty output may already have ended (or the stream been let go) before this is called.
+    if (stdout.readableEnded) {
+      onEnd();
+      return;
+    }
+    if (stdout.destroyed) {
+      onClose();
+      return;
+    }
     stdout.on("data", onData);
     stdout.once("end", onEnd);
     stdout.once("error", onError);

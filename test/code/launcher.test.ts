@@ -275,4 +275,23 @@ describe("a launcher that breaks the protocol", () => {
       delete process.env.LAUNCHER_FAULT;
     }
   });
+
+  it("an empty output that ended before the child was reported started still ends the search", async () => {
+    process.env.LAUNCHER_FAULT = "late-stderr";
+    const launcher = new Launcher({ script });
+    const tree = await makeTree({ "a.txt": "x\n" });
+    const service = makeService(tree, { spawner: launcher.spawn });
+    try {
+      await launcher.start();
+      // ripgrep rejects the pattern: nothing on stdout, an explanation on stderr.
+      assert.equal(await errorCode(service.run({ pattern: "(unclosed" }, ctx())), "invalid_arguments");
+      const none = await service.run({ pattern: "nothing here", literal: true }, ctx());
+      assert.equal(none.data.view, "empty");
+    } finally {
+      await service.close();
+      launcher.close();
+      delete process.env.LAUNCHER_FAULT;
+      await removeTree(tree);
+    }
+  });
 });
