@@ -73,10 +73,9 @@ export class Launcher {
   readonly #script: string;
 
   /** `script`: the launcher's entry point (tests); by default the one next to this module. */
-  constructor(options: { enabled?: boolean; script?: string } = {}) {
+  constructor(options: { script?: string } = {}) {
     this.#script = options.script ?? launcherPath();
-    this.#disabled =
-      options.enabled === false || process.versions.bun !== undefined || process.platform === "win32";
+    this.#disabled = process.versions.bun !== undefined || process.platform === "win32";
   }
 
   readonly spawn: Spawner = (command, args, options) => {

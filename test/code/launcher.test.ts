@@ -13,6 +13,7 @@ import { fileURLToPath } from "node:url";
 import { directSpawn, Launcher } from "../../src/code/launcher.js";
 import { runOwnedProcess } from "../../src/code/owned-process.js";
 import { EvidentError } from "../../src/core/errors.js";
+import { LAUNCHER_RSS_THRESHOLD_BYTES } from "../../src/core/limits.js";
 import { isAlive, makeTree, processesIn, removeTree } from "./helpers.js";
 import { ctx, errorCode, makeService } from "./service-helpers.js";
 
@@ -292,6 +293,33 @@ describe("a launcher that breaks the protocol", () => {
       launcher.close();
       delete process.env.LAUNCHER_FAULT;
       await removeTree(tree);
+    }
+  });
+});
+
+describe("when the launcher takes over", () => {
+  it("only once this process is past the resident-memory threshold", async () => {
+    const launcher = new Launcher();
+    const start = () =>
+      new Promise((resolve) =>
+        launcher
+          .spawn(process.execPath, ["-e", ""], { cwd: process.cwd(), env: process.env })
+          .once("close", resolve),
+      );
+    const ballast: Buffer[] = [];
+    try {
+      if (process.memoryUsage.rss() <= LAUNCHER_RSS_THRESHOLD_BYTES) {
+        await start();
+        assert.equal(launcher.pid, undefined, "a small process starts its children itself");
+        // Resident, not just reserved: filled buffers.
+        while (process.memoryUsage.rss() <= LAUNCHER_RSS_THRESHOLD_BYTES)
+          ballast.push(Buffer.alloc(16 << 20, 1));
+      }
+      await start();
+      assert.notEqual(launcher.pid, undefined, "past the threshold the launcher is started");
+    } finally {
+      ballast.length = 0;
+      launcher.close();
     }
   });
 });
