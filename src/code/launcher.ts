@@ -61,7 +61,7 @@ function launcherPath(): string {
   return self.replace(/launcher\.(ts|js)$/, "launcher-main.$1");
 }
 
-/** One launcher per process, shared by every service in it. */
+/** Starts children for its owner, directly or through one launcher process (see `sharedLauncher`). */
 export class Launcher {
   #process: ChildProcess | undefined;
   #ready = false;
