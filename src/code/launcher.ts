@@ -6,7 +6,7 @@
  * A small process forks cheaply, and a launched start costs an IPC round trip more, so children
  * are started directly until this process's resident memory passes LAUNCHER_RSS_THRESHOLD_BYTES
  * (a one-shot CLI run never gets there); then one launcher per process is started, and used once
- * it is ready. `Launcher.spawn` returns a child with the parts of a ChildProcess that
+ * it is ready. A long-lived server (`evident mcp`) starts it at once with `start()`. `Launcher.spawn` returns a child with the parts of a ChildProcess that
  * `runOwnedProcess` uses (pid, stdout, stderr, kill, exit state, and `spawn`/`error`/`close`
  * events with the same meaning), whose pipes are the child's own, handed over by the launcher:
  * its output never passes through another process. The launcher kills what it started when
@@ -101,12 +101,31 @@ export class Launcher {
     return child;
   };
 
-  /** Stops the launcher (it kills anything it still runs); a later start begins again. */
-  close(): void {
+  /**
+   * Stops the launcher (it kills anything it still runs) and resolves once it has exited, so a
+   * process that awaits this before exiting leaves nothing behind; one that has not exited
+   * within PROCESS_CLOSE_TIMEOUT_MS is killed. A later start begins again.
+   */
+  close(): Promise<void> {
     const launcher = this.#process;
     this.#process = undefined;
     this.#ready = false;
-    if (launcher?.connected) launcher.disconnect();
+    if (launcher === undefined || launcher.exitCode !== null || launcher.signalCode !== null) {
+      return Promise.resolve();
+    }
+    // Referenced while we wait: an idle launcher is unreferenced, and an awaited exit that
+    // nothing keeps the event loop alive for would never arrive.
+    launcher.ref();
+    const exited = new Promise<void>((resolve) => {
+      const timer = setTimeout(() => launcher.kill("SIGKILL"), PROCESS_CLOSE_TIMEOUT_MS);
+      launcher.once("exit", () => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+    if (launcher.connected) launcher.disconnect();
+    else launcher.kill("SIGKILL");
+    return exited;
   }
 
   /** Starts the launcher now (tests; a process that knows it will grow). */
@@ -197,7 +216,7 @@ export class Launcher {
       case "unsupported":
         // This runtime cannot hand pipes over: start children directly from now on.
         this.#disabled = true;
-        this.close();
+        void this.close();
         child.failed("ELAUNCHER");
         break;
     }

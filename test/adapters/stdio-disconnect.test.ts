@@ -5,10 +5,11 @@
  */
 import assert from "node:assert/strict";
 import { execFileSync, spawn } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { createInterface } from "node:readline";
+import type { Readable, Writable } from "node:stream";
 import { describe, it } from "node:test";
 
 const CLI = resolve(import.meta.dirname, "../../dist/adapters/cli/main.js");
@@ -23,11 +24,67 @@ function alive(pid: number): boolean {
 }
 
 function childrenOf(pid: number | undefined): number[] {
-  return execFileSync("pgrep", ["-P", String(pid)], { encoding: "utf8" })
-    .split("\n")
-    .filter(Boolean)
-    .map(Number);
+  try {
+    return execFileSync("pgrep", ["-P", String(pid)], { encoding: "utf8" })
+      .split("\n")
+      .filter(Boolean)
+      .map(Number);
+  } catch {
+    return []; // pgrep exits 1 when there is none
+  }
 }
+
+/** Children and grandchildren: ripgrep runs under the server or under its launcher. */
+function descendantsOf(pid: number | undefined): number[] {
+  const children = childrenOf(pid);
+  return [...children, ...children.flatMap((child) => childrenOf(child))];
+}
+
+function commandOf(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, "utf8").replaceAll("\0", " ");
+  } catch {
+    return "";
+  }
+}
+
+function initialize(server: { readonly stdin: Writable; readonly stdout: Readable }) {
+  const lines = createInterface({ input: server.stdout });
+  const send = (message: unknown) => server.stdin.write(`${JSON.stringify(message)}\n`);
+  const initialized = new Promise<void>((done) => {
+    lines.on("line", (line) => {
+      if (JSON.parse(line).id === 1) done();
+    });
+  });
+  send({
+    jsonrpc: "2.0",
+    id: 1,
+    method: "initialize",
+    params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } },
+  });
+  send({ jsonrpc: "2.0", method: "notifications/initialized" });
+  return { lines, send, initialized };
+}
+
+describe("the launcher of `evident mcp`", () => {
+  it("is started with the server and is gone once the server has exited", async () => {
+    const root = mkdtempSync(join(tmpdir(), "evident-launcher-"));
+    try {
+      const server = spawn(process.execPath, [CLI, "mcp"], { cwd: root, stdio: ["pipe", "pipe", "ignore"] });
+      const exited = new Promise<number | null>((done) => server.once("exit", (code) => done(code)));
+      const { initialized } = initialize(server);
+      // The launcher is forked while the server is set up, before it answers anything.
+      await initialized;
+      const launchers = childrenOf(server.pid).filter((pid) => commandOf(pid).includes("launcher-main"));
+      assert.equal(launchers.length, 1, "one launcher runs under the server");
+      server.stdin.end();
+      assert.equal(await exited, 0);
+      for (const pid of launchers) assert.equal(alive(pid), false, `launcher ${pid} outlived the server`);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+});
 
 describe("stdio client disconnect", () => {
   it("G11: closing stdin mid-search reaps ripgrep and ends the server", async () => {
@@ -37,20 +94,12 @@ describe("stdio client disconnect", () => {
       execFileSync("mkfifo", [join(root, "pipe")]);
       const server = spawn(process.execPath, [CLI, "mcp"], { cwd: root, stdio: ["pipe", "pipe", "ignore"] });
       const exited = new Promise<number | null>((done) => server.once("exit", (code) => done(code)));
-      const lines = createInterface({ input: server.stdout });
+      const { lines, send } = initialize(server);
       const progressed = new Promise<void>((done) => {
         lines.on("line", (line) => {
           if (JSON.parse(line).method === "notifications/progress") done();
         });
       });
-      const send = (message: unknown) => server.stdin.write(`${JSON.stringify(message)}\n`);
-      send({
-        jsonrpc: "2.0",
-        id: 1,
-        method: "initialize",
-        params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } },
-      });
-      send({ jsonrpc: "2.0", method: "notifications/initialized" });
       send({
         jsonrpc: "2.0",
         id: 2,
@@ -63,11 +112,14 @@ describe("stdio client disconnect", () => {
       });
       // Progress starts once the search has run for a second: ripgrep is blocked in the pipe.
       await progressed;
-      const children = childrenOf(server.pid);
-      assert.ok(children.length > 0, "ripgrep runs under the server");
+      const processes = descendantsOf(server.pid);
+      assert.ok(
+        processes.some((pid) => commandOf(pid).includes("rg")),
+        "ripgrep runs under the server or its launcher",
+      );
       server.stdin.end();
       assert.equal(await exited, 0);
-      for (const pid of children) assert.equal(alive(pid), false, `child ${pid} was left running`);
+      for (const pid of processes) assert.equal(alive(pid), false, `process ${pid} was left running`);
     } finally {
       rmSync(root, { recursive: true, force: true });
     }
@@ -92,6 +144,8 @@ describe("stdio client disconnect", () => {
       const writer = await open(join(root, "pipe"), "w");
       const children = childrenOf(cli.pid);
       assert.ok(children.length > 0, "ripgrep runs under the CLI");
+      // A one-shot command starts ripgrep itself: no launcher process for a single search.
+      for (const pid of children) assert.doesNotMatch(commandOf(pid), /launcher-main/);
       cli.kill("SIGINT");
       assert.equal(await exited, 1);
       assert.equal(JSON.parse(stderr).error.code, "cancelled");

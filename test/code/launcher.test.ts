@@ -48,7 +48,7 @@ async function launchedService(root: string) {
   });
   const close = async () => {
     await service.close();
-    launcher.close();
+    await launcher.close();
   };
   return { launcher, service, pids, spawned, close };
 }
@@ -99,7 +99,7 @@ describe("code_search through the launcher", () => {
     } finally {
       await launched.close();
       await direct.close();
-      launcher.close();
+      await launcher.close();
     }
   });
 
@@ -192,7 +192,7 @@ describe("concurrent launched searches", () => {
     } finally {
       await launched.close();
       await direct.close();
-      launcher.close();
+      await launcher.close();
       await removeTree(tree);
     }
   });
@@ -203,7 +203,8 @@ describe("a launcher closed and started again", () => {
     const launcher = new Launcher();
     await launcher.start();
     const first = launcher.pid;
-    launcher.close();
+    // Not awaited: the old launcher's exit is to arrive while the new one works.
+    const closing = launcher.close();
     await launcher.start();
     assert.notEqual(launcher.pid, first);
     try {
@@ -223,9 +224,24 @@ describe("a launcher closed and started again", () => {
         },
       );
       assert.equal(outcome.exitCode, 0);
+      await closing;
+      assert.equal(isRunning(first ?? 0), false);
     } finally {
-      launcher.close();
+      await launcher.close();
     }
+  });
+
+  it("close() resolves once the launcher has exited, so nothing outlives an awaited close", async () => {
+    const launcher = new Launcher();
+    await launcher.start();
+    const pid = launcher.pid;
+    assert.ok(pid !== undefined && isRunning(pid));
+    await launcher.close();
+    assert.equal(isRunning(pid), false);
+    assert.equal(launcher.pid, undefined);
+    // Closing again, or closing one never started, resolves at once.
+    await launcher.close();
+    await new Launcher().close();
   });
 });
 
@@ -257,7 +273,7 @@ describe("a launcher that breaks the protocol", () => {
       assert.equal(outcome.exitCode, 0);
       assert.equal(outcome.stderr, "err");
     } finally {
-      launcher.close();
+      await launcher.close();
       delete process.env.LAUNCHER_FAULT;
     }
   });
@@ -272,7 +288,7 @@ describe("a launcher that breaks the protocol", () => {
         (error: unknown) => error instanceof EvidentError && error.code === "internal_error",
       );
     } finally {
-      launcher.close();
+      await launcher.close();
       delete process.env.LAUNCHER_FAULT;
     }
   });
@@ -290,7 +306,7 @@ describe("a launcher that breaks the protocol", () => {
       assert.equal(none.data.view, "empty");
     } finally {
       await service.close();
-      launcher.close();
+      await launcher.close();
       delete process.env.LAUNCHER_FAULT;
       await removeTree(tree);
     }
@@ -319,7 +335,7 @@ describe("when the launcher takes over", () => {
       assert.notEqual(launcher.pid, undefined, "past the threshold the launcher is started");
     } finally {
       ballast.length = 0;
-      launcher.close();
+      await launcher.close();
     }
   });
 });

@@ -3,6 +3,7 @@
  * The `evident` executable: wires process I/O and signals to the CLI. Nothing else lives here,
  * so tests can run the same `runCli` with a registry of their own.
  */
+import { sharedLauncher } from "../../code/launcher.js";
 import { createProductRegistry } from "../../tools/product.js";
 import { runCli } from "./cli.js";
 
@@ -23,15 +24,22 @@ const code = await runCli(
   {
     signal: controller.signal,
     // A tool command is one process per call: its cursors must outlive it (MCP keeps memory).
-    createRegistry: (logger, surface) =>
-      createProductRegistry({
+    createRegistry: (logger, surface) => {
+      // A server starts ripgrep on every search for as long as it runs, so its launcher is
+      // started now rather than once the process has grown (see launcher.ts); searches made
+      // before it is ready start ripgrep directly. A one-shot command never needs it.
+      if (surface === "server") void sharedLauncher.start();
+      return createProductRegistry({
         cwd: process.cwd(),
         env: process.env,
         logger,
         snapshots: surface === "command" ? "persistent" : "memory",
-      }),
+      });
+    },
   },
 );
+// Servers started the launcher: wait for it to go, so no process of ours outlives this one.
+await sharedLauncher.close();
 process.exitCode = code;
 // Do not wait for idle keep-alive sockets or unref'd timers of libraries.
 process.stdout.write("", () => process.exit(code));
