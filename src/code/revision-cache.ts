@@ -13,16 +13,22 @@
  *
  * Entries are grouped by file scope (ripgrep's working directory and its enumeration
  * arguments), because a scope's enumeration is what says which candidates exist. A scope is
- * reused for REVISION_CACHE_TTL_MS after its enumeration, then enumerated again; at most
- * REVISION_CACHE_MAX_SCOPES scopes are kept, least recently used first out. The cache never
- * changes what ripgrep matches: it only decides which retained files count as verified.
+ * fresh for REVISION_CACHE_TTL_MS after its enumeration. After that it is stale, not gone: its
+ * observations were still made before any later search began, so they still serve as "before"
+ * (age never makes a changed file look unchanged: its metadata differs after the search). What
+ * age costs is coverage of files created since, which stay unverified until observed; so the
+ * service enumerates a stale scope again in the background after the search that found it
+ * stale, instead of making that search wait for it (an agent often pauses longer than the time
+ * to live between two searches). At most REVISION_CACHE_MAX_SCOPES scopes are kept, least
+ * recently used first out. The cache never changes what ripgrep matches: it only decides which
+ * retained files count as verified.
  */
 import {
   MAX_SOURCE_REVISION_FILES,
   REVISION_CACHE_MAX_SCOPES,
   REVISION_CACHE_TTL_MS,
 } from "../core/limits.js";
-import type { Revision } from "./scan-revisions.js";
+import { type Revision, sameRevision } from "./scan-revisions.js";
 
 interface Observation {
   readonly revision: Revision;
@@ -54,24 +60,35 @@ export class RevisionCache {
     this.#now = options.now ?? Date.now;
   }
 
-  /** Whether the scope was enumerated recently enough to skip enumerating it again. */
-  fresh(scope: string): boolean {
+  /**
+   * `missing`: never enumerated (or evicted), so a search must enumerate first. `fresh`: usable
+   * as is. `stale`: usable, and due for a new enumeration. Using a scope makes it the most
+   * recently used.
+   */
+  state(scope: string): "missing" | "fresh" | "stale" {
     const entry = this.#scopes.get(scope);
-    if (entry === undefined) return false;
-    if (this.#now() - entry.enumeratedAt > this.#ttlMs) {
-      this.#scopes.delete(scope);
-      return false;
-    }
+    if (entry === undefined) return "missing";
     this.#scopes.delete(scope);
     this.#scopes.set(scope, entry);
-    return true;
+    return this.#now() - entry.enumeratedAt > this.#ttlMs ? "stale" : "fresh";
   }
 
-  /** Records a fresh enumeration of the scope: revisions observed just now. */
+  /**
+   * Records a new enumeration of the scope: revisions observed just now. A file whose revision
+   * is unchanged keeps its earlier observation, so a search that began before this call still
+   * has its "before"; a changed or new one counts from now; one no longer listed is dropped.
+   */
   remember(scope: string, revisions: ReadonlyMap<string, Revision>): void {
     const sequence = ++this.#sequence;
+    const previous = this.#scopes.get(scope)?.observations;
     const observations = new Map<string, Observation>();
-    for (const [name, revision] of revisions) observations.set(name, { revision, sequence });
+    for (const [name, revision] of revisions) {
+      const earlier = previous?.get(name);
+      observations.set(
+        name,
+        earlier !== undefined && sameRevision(earlier.revision, revision) ? earlier : { revision, sequence },
+      );
+    }
     this.#scopes.delete(scope);
     this.#scopes.set(scope, { observations, enumeratedAt: this.#now() });
     for (const [oldest] of this.#scopes) {

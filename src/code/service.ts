@@ -52,7 +52,13 @@ import { RevisionCache, type RevisionCacheOptions } from "./revision-cache.js";
 import { buildFilesArgs } from "./rg-args.js";
 import { resolveRgPath } from "./rg-path.js";
 import { DEFAULT_RETENTION, type RetentionBounds, runContentSearch } from "./rg-search.js";
-import { type Revision, recheckRevisions, scanRevisions, scanSingleFile } from "./scan-revisions.js";
+import {
+  type Revision,
+  recheckRevisions,
+  type ScanOptions,
+  scanRevisions,
+  scanSingleFile,
+} from "./scan-revisions.js";
 import type { CodeSearchInput, CodeSearchOutput } from "./schema.js";
 import { buildSnapshot, choosePaths, type Execution, selectionSequence } from "./snapshot-build.js";
 import {
@@ -89,6 +95,11 @@ export interface CallContext {
   readonly onMatches?: (count: number) => void;
 }
 
+/** A call in progress: its context, and the stale file scopes to enumerate again after it. */
+interface RunningCall extends CallContext {
+  readonly due: Map<string, ScanOptions>;
+}
+
 export interface CodeSearchResponse {
   readonly text: string;
   readonly data: CodeSearchOutput;
@@ -100,6 +111,11 @@ export class CodeSearchService {
   #rgPath: Promise<string> | undefined;
   readonly #running = new Map<AbortController, Promise<unknown>>();
   readonly #revisions: RevisionCache;
+  /** Background enumerations of stale file scopes, one per scope; close() stops and awaits them. */
+  readonly #refreshes = new Map<
+    string,
+    { readonly controller: AbortController; readonly done: Promise<void> }
+  >();
   readonly #spawner: Spawner;
   #closed = false;
 
@@ -122,25 +138,35 @@ export class CodeSearchService {
     const forward = () => controller.abort(context.signal.reason);
     if (context.signal.aborted) forward();
     else context.signal.addEventListener("abort", forward, { once: true });
-    const call = { ...context, signal: controller.signal };
+    const call: RunningCall = { ...context, signal: controller.signal, due: new Map() };
     const running = request.kind === "page" ? this.#page(request, call) : this.#search(request, call);
     this.#running.set(controller, running);
     try {
-      return await running;
+      const answer = await running;
+      // Only now, so that a new enumeration never competes with the search that found it due.
+      for (const [scope, scan] of call.due) this.#refresh(scope, scan);
+      return answer;
     } finally {
       this.#running.delete(controller);
       context.signal.removeEventListener("abort", forward);
     }
   }
 
-  /** Stops running searches (awaiting their processes) and drops every snapshot. */
+  /** Stops running searches and background enumerations (awaiting their processes) and drops every snapshot. */
   async close(): Promise<void> {
     this.#closed = true;
     const running = [...this.#running];
     for (const [controller] of running) controller.abort(cancelledError());
+    for (const { controller } of this.#refreshes.values()) controller.abort(cancelledError());
     await Promise.allSettled(running.map(([, call]) => call));
+    await this.idle();
     this.#revisions.clear();
     await this.#store.close();
+  }
+
+  /** Resolves once no background enumeration is scheduled or running (tests, orderly shutdown). */
+  async idle(): Promise<void> {
+    while (this.#refreshes.size > 0) await Promise.all([...this.#refreshes.values()].map((r) => r.done));
   }
 
   #rg(): Promise<string> {
@@ -156,7 +182,7 @@ export class CodeSearchService {
   // New searches
   // ------------------------------------------------------------------------------------------
 
-  async #search(request: NewSearchRequest, context: CallContext): Promise<CodeSearchResponse> {
+  async #search(request: NewSearchRequest, context: RunningCall): Promise<CodeSearchResponse> {
     const cwd = this.#options.cwd;
     const requestedTarget = await resolveSearchTarget(cwd, request.path);
     let target = requestedTarget;
@@ -207,7 +233,7 @@ export class CodeSearchService {
     return this.#summaryAnswer(snapshot, context, request.redact, budget);
   }
 
-  async #execute(query: SearchQuery, target: SearchTarget, context: CallContext): Promise<Execution> {
+  async #execute(query: SearchQuery, target: SearchTarget, context: RunningCall): Promise<Execution> {
     const rgPath = await this.#rg();
     const common = {
       rgPath,
@@ -222,8 +248,11 @@ export class CodeSearchService {
     if (!target.isDirectory) {
       // A single file needs no enumeration: its own metadata is the whole "before" observation.
       single = (await scanSingleFile(target.rg)).revisions;
-    } else if (!this.#revisions.fresh(scope)) {
-      this.#revisions.remember(scope, (await scanRevisions(common)).revisions);
+    } else {
+      const state = this.#revisions.state(scope);
+      if (state === "missing") this.#revisions.remember(scope, (await scanRevisions(common)).revisions);
+      // Older observations still serve as "before"; the new enumeration waits for the answer.
+      else if (state === "stale") context.due.set(scope, common);
     }
     const start = this.#revisions.begin();
     const run = await runContentSearch({
@@ -243,6 +272,28 @@ export class CodeSearchService {
           )
         : await recheckRevisions(target.rg.cwd, keys, (name) => single.get(name));
     return { run, trusted: Object.fromEntries(trusted) };
+  }
+
+  /**
+   * Enumerates a stale scope again once the call that found it stale has its answer: from a
+   * later turn of the event loop, so that the surface sends that answer first (it does so
+   * without further I/O), and on its own signal, since the call ends first. A failed attempt
+   * leaves the scope stale, so the next search of it tries again.
+   */
+  #refresh(scope: string, scan: ScanOptions): void {
+    if (this.#closed || this.#refreshes.has(scope)) return;
+    const controller = new AbortController();
+    const done = new Promise<void>((resolve) => setImmediate(resolve))
+      .then(() => scanRevisions({ ...scan, signal: controller.signal }))
+      .then((result) => {
+        if (!controller.signal.aborted) this.#revisions.remember(scope, result.revisions);
+      })
+      .catch((error: unknown) => {
+        if (!controller.signal.aborted)
+          this.#options.logger.debug("file scope not enumerated again", { error });
+      })
+      .finally(() => this.#refreshes.delete(scope));
+    this.#refreshes.set(scope, { controller, done });
   }
 
   #empty(snapshot: SnapshotData, request: NewSearchRequest, budget: ContextBudget): CodeSearchResponse {

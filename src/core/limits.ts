@@ -81,8 +81,9 @@ export const MAX_CONCURRENT_STATS = 16;
 /** Metadata reads done back to back before yielding to the event loop (about a millisecond). */
 export const STAT_SLICE_FILES = 256;
 /**
- * How long a file scope's enumeration stands in for a new one: warm searches within it skip the
- * names-only pass and compare against earlier observations. Files created since stay unverified.
+ * How long a file scope's enumeration counts as fresh. Searches never wait for a scope that has
+ * been enumerated once: an older enumeration still serves, and is redone in the background after
+ * the search (see revision-cache.ts). Files created since it stay unverified until observed.
  */
 export const REVISION_CACHE_TTL_MS = 30_000;
 /** File scopes (working directory plus file filters) whose revisions are kept between searches. */

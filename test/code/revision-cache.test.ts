@@ -4,7 +4,7 @@ import { join, normalize, resolve } from "node:path";
 import { after, describe, it } from "node:test";
 import { RevisionCache } from "../../src/code/revision-cache.js";
 import { pathUnder, type Revision } from "../../src/code/scan-revisions.js";
-import { makeTree, removeTree } from "./helpers.js";
+import { isAlive, makeTree, processesIn, removeTree } from "./helpers.js";
 import { ctx, makeService } from "./service-helpers.js";
 
 const trees: string[] = [];
@@ -30,25 +30,58 @@ describe("revision cache", () => {
     assert.deepEqual(cache.before("s", "a", cache.begin()), revision("2"));
   });
 
-  it("a scope is fresh until its time to live passes, and unreadable files are forgotten", () => {
+  it("a scope is fresh until its time to live passes, then stale, and unreadable files are forgotten", () => {
     let now = 0;
     const cache = new RevisionCache({ ttlMs: 100, now: () => now });
-    assert.equal(cache.fresh("s"), false);
+    assert.equal(cache.state("s"), "missing");
     cache.remember("s", new Map([["a", revision("1")]]));
     now = 100;
-    assert.equal(cache.fresh("s"), true);
+    assert.equal(cache.state("s"), "fresh");
     cache.observe("s", "a", undefined);
     assert.equal(cache.before("s", "a", cache.begin()), undefined);
     now = 201;
-    assert.equal(cache.fresh("s"), false);
+    assert.equal(cache.state("s"), "stale");
+    // Stale observations still serve as "before": they were made before any later search.
+    cache.observe("s", "a", revision("1"));
+    assert.deepEqual(cache.before("s", "a", cache.begin()), revision("1"));
+  });
+
+  it("a new enumeration keeps unchanged observations for searches already running", () => {
+    const cache = new RevisionCache();
+    cache.remember(
+      "s",
+      new Map([
+        ["same", revision("1")],
+        ["edited", revision("1")],
+        ["deleted", revision("1")],
+      ]),
+    );
+    const running = cache.begin();
+    cache.remember(
+      "s",
+      new Map([
+        ["same", revision("1")],
+        ["edited", revision("2")],
+        ["created", revision("1")],
+      ]),
+    );
+    // The running search keeps its "before" for the unchanged file; what changed or appeared
+    // after it began is not its "before", and a file no longer listed is gone.
+    assert.deepEqual(cache.before("s", "same", running), revision("1"));
+    assert.equal(cache.before("s", "edited", running), undefined);
+    assert.equal(cache.before("s", "created", running), undefined);
+    assert.equal(cache.before("s", "deleted", running), undefined);
+    const later = cache.begin();
+    assert.deepEqual(cache.before("s", "edited", later), revision("2"));
+    assert.deepEqual(cache.before("s", "created", later), revision("1"));
   });
 
   it("keeps at most the configured number of scopes", () => {
     const cache = new RevisionCache({ maxScopes: 2 });
     for (const scope of ["a", "b", "c"]) cache.remember(scope, new Map());
     assert.deepEqual(
-      ["a", "b", "c"].map((s) => cache.fresh(s)),
-      [false, true, true],
+      ["a", "b", "c"].map((s) => cache.state(s)),
+      ["missing", "fresh", "fresh"],
     );
   });
 
@@ -104,7 +137,7 @@ describe("revision cache", () => {
     assert.equal(spawned, 2);
   });
 
-  it("an expired scope is enumerated again", async () => {
+  it("a stale scope is searched at once and enumerated again after the answer", async () => {
     const root = await makeTree({ "a.txt": "needle\n" });
     trees.push(root);
     let now = 0;
@@ -114,12 +147,47 @@ describe("revision cache", () => {
       onProcessSpawn: () => spawned++,
     });
     await service.run({ pattern: "needle" }, ctx());
+    assert.equal(spawned, 2);
     now = 500;
     await service.run({ pattern: "needle" }, ctx());
     assert.equal(spawned, 3);
+    // Created after the enumeration: one matches the next search, one does not.
+    await writeFile(join(root, "matching.txt"), "needle\n");
+    await writeFile(join(root, "other.txt"), "haystack\n");
     now = 1600;
-    await service.run({ pattern: "needle" }, ctx());
-    assert.equal(spawned, 5);
+    const stale = await service.run({ pattern: "needle" }, ctx());
+    // The search did not wait for a new enumeration: the new file has no earlier observation.
+    assert.equal(stale.data.totalMatches, 2);
+    assert.equal(stale.data.sourceUnverifiedFileCount, 1);
+    assert.match(stale.text, /1 file\(s\) could not be verified/);
+    await service.idle();
+    assert.equal(spawned, 5, "one content search, then one enumeration in the background");
+    // The background enumeration observed the file the stale search did not match.
+    const found = await service.run({ pattern: "haystack" }, ctx());
+    assert.equal(found.data.totalMatches, 1);
+    assert.equal(found.data.sourceUnverifiedFileCount, 0);
+    assert.equal(spawned, 6, "the scope is fresh again");
+    await service.close();
+  });
+
+  it("G11: closing the service stops a background enumeration and leaves no ripgrep behind", async () => {
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 2000; i++) files[`d${i % 20}/f${i}.txt`] = "needle\n";
+    const root = await makeTree(files);
+    trees.push(root);
+    let now = 0;
+    const pids: number[] = [];
+    const service = makeService(root, {
+      revisionCache: { ttlMs: 1000, now: () => now },
+      onProcessSpawn: (pid) => pids.push(pid),
+    });
+    await service.run({ pattern: "needle", mode: "summary" }, ctx());
+    now = 2000;
+    await service.run({ pattern: "needle", mode: "summary" }, ctx());
+    await service.close();
+    await service.idle();
+    for (const pid of pids) assert.equal(isAlive(pid), false, `ripgrep ${pid} outlived close()`);
+    assert.deepEqual(await processesIn(root), []);
   });
 });
 
