@@ -5,7 +5,11 @@
  *     `evident mcp`) divided by raw `rg --json` on the same corpus, and of a cold one (a fresh
  *     service: no revision cache);
  *   - for context, raw ripgrep given exactly the arguments code_search passes (its case flag,
- *     hidden files, the protective globs), which is part of the difference;
+ *     hidden files, the protective globs), which is part of the difference, and raw ripgrep
+ *     started with posix_spawn (`host-spawn.py`) rather than from Node, which shows what Node's
+ *     own way of starting a child adds to every run on this machine;
+ *   - a search after a pause: the scope's enumeration has aged past the revision cache's time
+ *     to live (it is redone in the background after the answer, untimed);
  *   - first-response bytes against raw `rg -n` and `rg --json` output bytes;
  *   - time of a cursor page divided by the original search;
  *   - the resident memory of the process holding the in-process service.
@@ -27,6 +31,7 @@ import { resolveSearchTarget } from "../../src/code/path-policy.js";
 import { normalizeRequest } from "../../src/code/request.js";
 import { buildSearchArgs } from "../../src/code/rg-args.js";
 import type { CodeSearchInput, CodeSearchOutput } from "../../src/code/schema.js";
+import { REVISION_CACHE_TTL_MS } from "../../src/core/limits.js";
 
 const repo = fileURLToPath(new URL("../../", import.meta.url));
 const corpora = join(repo, "bench/.corpora");
@@ -165,8 +170,8 @@ class LineClient {
   }
 }
 
-function startChild(args: readonly string[], cwd: string): LineClient {
-  return new LineClient(spawn(process.execPath, [...args], { cwd, stdio: ["pipe", "pipe", "inherit"] }));
+function startChild(args: readonly string[], cwd: string, program = process.execPath): LineClient {
+  return new LineClient(spawn(program, [...args], { cwd, stdio: ["pipe", "pipe", "inherit"] }));
 }
 
 /** The server as users run it: the built `evident mcp` on plain node, rooted at the corpus. */
@@ -204,16 +209,23 @@ async function main(): Promise<void> {
   console.log(`corpus: ${corpus} (${files} files searchable), runs per measurement: ${runs}`);
   const host = join(repo, "bench/code-search/host.mjs");
   const rgHost = startChild([host, "rg"], repo);
+  const spawnHost = startChild([join(repo, "bench/code-search/host-spawn.py"), rgPath], repo, "python3");
   const sdk = startChild([host, "sdk", corpus], repo);
   const mcp = await startMcp(corpus);
   const rawRg = async (cwd: string, args: readonly string[]) =>
     (await rgHost.send({ cwd, args })) as { ms: number; bytes: number };
+  const spawnedRg = async (cwd: string, args: readonly string[]) =>
+    (await spawnHost.send({ cwd, args })) as { ms: number; bytes: number };
   const search = async (input: CodeSearchInput) =>
     (await sdk.send({ op: "search", input })) as unknown as SdkAnswer;
   // Warm-up: the first call loads modules and resolves ripgrep.
   await rawRg(corpus, ["--json", "--", "warm-up", "."]);
+  await spawnedRg(corpus, ["--json", "--", "warm-up", "."]);
   await search(KEEP_WARM);
-  await callTool(mcp, KEEP_WARM);
+  // The server's first search enumerates the scope before searching: about what its background
+  // re-enumeration takes later, so it sets how long to let one finish.
+  const coldMcp = await timed(() => callTool(mcp, KEEP_WARM));
+  let mcpEnumeratedAt = performance.now();
 
   const rows: string[][] = [];
   let rssMiB = 0;
@@ -228,20 +240,30 @@ async function main(): Promise<void> {
     const ourTimes: number[] = [];
     const mcpTimes: number[] = [];
     const coldTimes: number[] = [];
+    const staleTimes: number[] = [];
+    const spawnTimes: number[] = [];
     let first: SdkAnswer | undefined;
     let jsonBytes = 0;
     for (let i = 0; i < runs; i++) {
-      // Warm means the file scope was enumerated less than 30 s ago (the revision cache's time
-      // to live), and a long run crosses that line. So each round starts with an untimed search
-      // of the same scope: if the enumeration has expired, that search pays for it, and the
-      // measured ones below come seconds later, after the raw ripgrep runs.
+      // Warm means the file scope's enumeration is fresh (younger than the revision cache's
+      // time to live). A search that finds it stale does not wait for a new one, but starts one
+      // in the background after answering, and that must not overlap a measurement. So each
+      // round starts with an untimed search of the same scope, and any enumeration it starts is
+      // let finish: awaited in process; over MCP, given twice the server's first (cold) search.
       await search(KEEP_WARM);
+      await sdk.send({ op: "idle" });
+      const keepWarm = performance.now();
       await callTool(mcp, KEEP_WARM);
+      if (keepWarm - mcpEnumeratedAt > REVISION_CACHE_TTL_MS) {
+        await new Promise((resolve) => setTimeout(resolve, 2 * coldMcp.ms));
+        mcpEnumeratedAt = performance.now();
+      }
       // Interleaved so that cache state and machine noise hit every side alike.
       const raw = await rawRg(corpus, rgArgs);
       rgTimes.push(raw.ms);
       jsonBytes = raw.bytes;
       sameTimes.push((await rawRg(target.cwd, sameArgs)).ms);
+      spawnTimes.push((await spawnedRg(corpus, rgArgs)).ms);
       first = await search(c.input);
       ourTimes.push(first.ms);
       rssMiB = Math.max(rssMiB, first.rssMiB);
@@ -252,6 +274,9 @@ async function main(): Promise<void> {
     // the next round's warm measurements.
     for (let i = 0; i < runs; i++) {
       coldTimes.push(((await sdk.send({ op: "cold", input: c.input })) as { ms: number }).ms);
+    }
+    for (let i = 0; i < runs; i++) {
+      staleTimes.push(((await sdk.send({ op: "stale", input: c.input })) as { ms: number }).ms);
     }
     const plain = await rawRg(corpus, ["-n", ...c.rgFlags, "--", c.pattern, "."]);
     let pageRatio = "n/a";
@@ -268,9 +293,12 @@ async function main(): Promise<void> {
       String(first?.data.totalMatches ?? 0) + (first?.data.status === "partial" ? "+" : ""),
       fmt(median(rgTimes), 1),
       fmt(median(sameTimes), 1),
+      fmt(median(spawnTimes), 1),
       fmt(median(ourTimes), 1),
       fmt(median(ourTimes) / median(rgTimes)),
       fmt(median(mcpTimes) / median(rgTimes)),
+      fmt(median(mcpTimes) / median(spawnTimes)),
+      fmt(median(staleTimes) / median(rgTimes)),
       fmt(median(coldTimes) / median(rgTimes)),
       String(firstBytes),
       String(plain.bytes),
@@ -279,15 +307,18 @@ async function main(): Promise<void> {
       `${first?.data.view}${reachable ? "" : " (unreachable!)"}`,
     ]);
   }
-  await Promise.all([mcp.stop(), sdk.stop(), rgHost.stop()]);
+  await Promise.all([mcp.stop(), sdk.stop(), rgHost.stop(), spawnHost.stop()]);
   const header = [
     "pattern",
     "matches",
     "rg --json ms",
     "rg, same flags ms",
+    "rg, posix_spawn ms",
     "code_search ms",
     "in-process / rg",
     "MCP stdio / rg",
+    "MCP stdio / rg posix_spawn",
+    "after a pause / rg",
     "cold / rg",
     "first response B",
     "rg -n B",

@@ -4,6 +4,8 @@
 //   node host.mjs rg          raw ripgrep, output read and discarded: the baseline
 //   node host.mjs sdk DIR     code_search in process, as an SDK user runs it (built dist/)
 //
+// (host-spawn.py is a third: raw ripgrep started with posix_spawn instead of Node's fork.)
+//
 // Each subject gets a process of its own because starting a child costs time in proportion to
 // the memory of the process that starts it (fork copies its page tables): ripgrep launched from
 // the benchmark's own process would pay for everything the benchmark holds, and code_search
@@ -41,13 +43,31 @@ if (mode === "rg") {
 } else if (mode === "sdk" && dir !== undefined) {
   const { CodeSearchService } = await import(`${root}dist/code/service.js`);
   const { silentLogger } = await import(`${root}dist/core/logger.js`);
-  const make = () => new CodeSearchService({ cwd: dir, env: process.env, logger: silentLogger });
-  const service = make();
+  const { REVISION_CACHE_TTL_MS } = await import(`${root}dist/core/limits.js`);
+  // The warm service's clock can be moved on, to search a scope whose enumeration has aged.
+  let clockOffset = 0;
+  const make = (now) =>
+    new CodeSearchService({ cwd: dir, env: process.env, logger: silentLogger, revisionCache: { now } });
+  const service = make(() => Date.now() + clockOffset);
   const call = () => ({ caller: "bench", signal: new AbortController().signal });
   handle = async (request) => {
+    if (request.op === "idle") {
+      // Background work (a stale scope's new enumeration) finished: nothing runs meanwhile.
+      await service.idle();
+      return {};
+    }
+    if (request.op === "stale") {
+      // As after an agent's pause longer than the time to live: the search finds the scope's
+      // enumeration stale. It is timed alone; the enumeration it starts afterwards is awaited
+      // untimed, so it overlaps nothing measured.
+      clockOffset += REVISION_CACHE_TTL_MS + 1;
+      const stale = await timed(() => service.run(request.input, call()));
+      await service.idle();
+      return { ms: stale.ms };
+    }
     if (request.op === "cold") {
       // A new service has no revision cache, so it pays for the names-only enumeration.
-      const fresh = make();
+      const fresh = make(Date.now);
       const cold = await timed(() => fresh.run(request.input, call()));
       await fresh.close();
       return { ms: cold.ms };
