@@ -3,8 +3,7 @@
  * The `evident` executable: wires process I/O and signals to the CLI. Nothing else lives here,
  * so tests can run the same `runCli` with a registry of their own.
  */
-import { sharedLauncher } from "../../code/launcher.js";
-import { createProductRegistry } from "../../tools/product.js";
+import { createProductRegistry, prepareLongLivedProcess, releaseProcesses } from "../../tools/product.js";
 import { runCli } from "./cli.js";
 
 const controller = new AbortController();
@@ -25,10 +24,8 @@ const code = await runCli(
     signal: controller.signal,
     // A tool command is one process per call: its cursors must outlive it (MCP keeps memory).
     createRegistry: (logger, surface) => {
-      // A server starts ripgrep on every search for as long as it runs, so its launcher is
-      // started now rather than once the process has grown (see launcher.ts); searches made
-      // before it is ready start ripgrep directly. A one-shot command never needs it.
-      if (surface === "server") void sharedLauncher.start();
+      // A one-shot command never needs helper processes; a server does for as long as it runs.
+      if (surface === "server") prepareLongLivedProcess();
       return createProductRegistry({
         cwd: process.cwd(),
         env: process.env,
@@ -38,8 +35,8 @@ const code = await runCli(
     },
   },
 );
-// Servers started the launcher: wait for it to go, so no process of ours outlives this one.
-await sharedLauncher.close();
+// A server started helper processes: wait for them to go, so none outlives this one.
+await releaseProcesses();
 process.exitCode = code;
 // Do not wait for idle keep-alive sockets or unref'd timers of libraries.
 process.stdout.write("", () => process.exit(code));
