@@ -88,8 +88,11 @@ process.on("message", (message: SpawnRequest | KillRequest) => {
 
 send({ type: "ready" });
 
-// The service is gone (closed, exited or crashed): nothing may outlive it.
+// The service is gone (closed, exited or crashed): nothing may outlive it. The children are
+// killed and then reaped here: orphaned, they would be left to whatever adopts them, and where
+// that does not reap (some containers' first process), each would stay a zombie. Once they are
+// reaped nothing keeps this process alive and it ends; the timer is a backstop.
 process.once("disconnect", () => {
   for (const child of children.values()) child.kill("SIGKILL");
-  process.exit(0);
+  setTimeout(() => process.exit(0), 2000).unref();
 });

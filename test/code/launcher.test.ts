@@ -155,6 +155,24 @@ describe("code_search through the launcher", () => {
   });
 });
 
+describe("a launcher whose owner exits mid-run", () => {
+  it("G11: kills and reaps what it started, so no zombie is left for the adopting process", async () => {
+    const script = join(fileURLToPath(new URL(".", import.meta.url)), "../fixtures/launcher-owner.ts");
+    const owner = spawn(process.execPath, [...process.execArgv, script, "child"], {
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    let output = "";
+    for await (const chunk of owner.stdout) output += chunk;
+    const [launcherPid, childPid] = output.trim().split("\n").map(Number);
+    assert.ok(launcherPid !== undefined && childPid !== undefined && childPid > 0, output);
+    // The launcher notices its parent is gone on the IPC channel; give the kernel a moment.
+    for (let i = 0; i < 200 && isRunning(launcherPid); i++) await new Promise((r) => setTimeout(r, 10));
+    assert.equal(isRunning(launcherPid), false);
+    // Not even a zombie: the launcher reaped its child before it ended.
+    assert.equal(isAlive(childPid), false, `child ${childPid} is still in the process table`);
+  });
+});
+
 describe("a launcher that cannot start", () => {
   it("is given up after one try, and children start directly", async () => {
     const launcher = new Launcher({ script: "/nonexistent/launcher-main.js" });
