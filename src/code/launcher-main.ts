@@ -7,11 +7,13 @@
  * and measured here every ripgrep start went from 0.8 ms to 5 ms at +128 MB and 14 ms at
  * +256 MB. This process stays small, so its starts stay cheap.
  *
- * It imports nothing but Node built-ins, never reads the pipes it hands over (bytes read here
- * would be lost to the service), and kills every child it started when the service goes away.
+ * It imports nothing but Node built-ins and the limits module, never reads the pipes it hands
+ * over (bytes read here would be lost to the service), and kills and reaps every child it
+ * started when the service goes away.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import type { Socket } from "node:net";
+import { PROCESS_CLOSE_TIMEOUT_MS } from "../core/limits.js";
 
 interface SpawnRequest {
   readonly type: "spawn";
@@ -94,5 +96,5 @@ send({ type: "ready" });
 // reaped nothing keeps this process alive and it ends; the timer is a backstop.
 process.once("disconnect", () => {
   for (const child of children.values()) child.kill("SIGKILL");
-  setTimeout(() => process.exit(0), 2000).unref();
+  setTimeout(() => process.exit(0), PROCESS_CLOSE_TIMEOUT_MS).unref();
 });
