@@ -6,11 +6,12 @@
  * A small process forks cheaply, and a launched start costs an IPC round trip more, so children
  * are started directly until this process's resident memory passes LAUNCHER_RSS_THRESHOLD_BYTES
  * (a one-shot CLI run never gets there); then one launcher per process is started, and used once
- * it is ready. A long-lived server (`evident mcp`) starts it at once with `start()`. `Launcher.spawn` returns a child with the parts of a ChildProcess that
- * `runOwnedProcess` uses (pid, stdout, stderr, kill, exit state, and `spawn`/`error`/`close`
- * events with the same meaning), whose pipes are the child's own, handed over by the launcher:
- * its output never passes through another process. The launcher kills what it started when
- * this process goes away. Where it cannot work (Bun, Windows, a launcher that cannot hand pipes
+ * it is ready. A long-lived server (`evident mcp`) starts it at once with `start()`.
+ * `Launcher.spawn` returns a child with the parts of a ChildProcess that `runOwnedProcess` uses
+ * (pid, stdout, stderr, kill, exit state, and `spawn`/`error`/`close` events with the same
+ * meaning), whose pipes are the child's own, handed over by the launcher: its output never
+ * passes through another process. The launcher kills and reaps what it started when this
+ * process goes away. Where it cannot work (Bun, Windows, a launcher that cannot hand pipes
  * over, or one that fails to start) children are started directly, as before.
  */
 import { type ChildProcess, fork, spawn } from "node:child_process";

@@ -152,7 +152,10 @@ export class CodeSearchService {
     }
   }
 
-  /** Stops running searches and background enumerations (awaiting their processes) and drops every snapshot. */
+  /**
+   * Stops running searches and background enumerations, awaiting their processes, and drops
+   * every snapshot.
+   */
   async close(): Promise<void> {
     this.#closed = true;
     const running = [...this.#running];
