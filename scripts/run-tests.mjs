@@ -26,9 +26,13 @@ if (files.length === 0) {
   process.exit(1);
 }
 const concurrency = process.env.EVIDENT_TEST_CONCURRENCY ?? "4";
+// A test that waits for an event that never comes would otherwise hang CI until it is killed,
+// naming nothing; with a per-test timeout it fails under its own name. Far above any test's
+// duration on a loaded machine, so it is a guard, not a measurement.
+const timeout = process.env.EVIDENT_TEST_TIMEOUT_MS ?? "120000";
 const result = spawnSync(
   process.execPath,
-  ["--import", "tsx", "--test", `--test-concurrency=${concurrency}`, ...files],
+  ["--import", "tsx", "--test", `--test-concurrency=${concurrency}`, `--test-timeout=${timeout}`, ...files],
   { stdio: "inherit" },
 );
 process.exit(result.status ?? 1);

@@ -140,15 +140,19 @@ describe("mcp upstream lifecycle over stdio", () => {
   });
 
   it("S12: the attempt deadline includes connecting", async () => {
+    // The gate never opens, so the call can only end if the deadline covers the connect. On a
+    // loaded machine the deadline may pass before the child has even logged its start, so the
+    // start is read from the log afterwards instead of awaited.
     const { upstream, provider } = setup({ gated: true, attemptDeadlineMs: 300 });
-    const pending = rejection(search(provider, "slow"));
-    const started = await upstream.waitFor((event) => event.event === "started");
-    const error = await pending;
+    const error = await rejection(search(provider, "slow"));
     assert.ok(error instanceof ProviderError);
     assert.equal(error.kind, "timeout");
     assert.equal(error.reason, "fixture did not answer within the deadline");
     await provider.close();
-    assert.equal(processAlive(started.pid as number), false);
+    const started = upstream.events().find((event) => event.event === "started");
+    if (started !== undefined) assert.equal(processAlive(started.pid as number), false);
+    const children = childProcessesRunning(UPSTREAM_SCRIPT);
+    if (children !== undefined) assert.deepEqual(children, [], "the connecting child was not reaped");
   });
 
   it("S14: a child that dies mid-call is dropped; the call is not replayed and the next call reconnects", async () => {
