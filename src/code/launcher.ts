@@ -167,9 +167,7 @@ export class Launcher {
         // stdout ignored: this process's stdout may be an MCP channel.
         stdio: ["ignore", "ignore", "inherit", "ipc"],
         serialization: "json",
-        // A loader this process runs under (tests run TypeScript) is needed there too; an
-        // inspector or profiler is not (a second inspector would fight over the port).
-        execArgv: process.execArgv.filter((arg) => !/^--(inspect|debug|cpu-prof|heap-prof|prof)/.test(arg)),
+        execArgv: launcherExecArgv(process.execArgv),
       });
     } catch {
       this.#disabled = true;
@@ -375,3 +373,34 @@ class LaunchedChild extends EventEmitter implements OwnedChild {
 
 /** The process's launcher, shared by every code_search service in it. */
 export const sharedLauncher = new Launcher();
+
+/** Inspector and profiler flags; `--inspect=...` and the like carry their value after `=`. */
+const TOOLING_FLAG = /^--(inspect|debug|cpu-prof|heap-prof|prof)/;
+/** Those of them that may take their value as the next argument instead. */
+const TOOLING_FLAG_WITH_VALUE = new Set([
+  "--cpu-prof-dir",
+  "--cpu-prof-name",
+  "--cpu-prof-interval",
+  "--heap-prof-dir",
+  "--heap-prof-name",
+  "--heap-prof-interval",
+  "--inspect-port",
+  "--debug-port",
+  "--inspect-publish-uid",
+]);
+
+/**
+ * The Node flags the launcher runs with: this process's own, since a loader it runs under (tests
+ * run TypeScript) is needed there too, but no inspector or profiler (a second inspector would
+ * fight over the port). A flag's separate value goes with it: `--cpu-prof-interval 50` left as
+ * `50` would be read as the script to run, and the launcher would never start.
+ */
+export function launcherExecArgv(execArgv: readonly string[]): string[] {
+  const kept: string[] = [];
+  for (let i = 0; i < execArgv.length; i++) {
+    const arg = execArgv[i] as string;
+    if (!TOOLING_FLAG.test(arg)) kept.push(arg);
+    else if (TOOLING_FLAG_WITH_VALUE.has(arg)) i++;
+  }
+  return kept;
+}

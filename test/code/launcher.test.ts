@@ -10,7 +10,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
-import { directSpawn, Launcher } from "../../src/code/launcher.js";
+import { directSpawn, Launcher, launcherExecArgv } from "../../src/code/launcher.js";
 import { runOwnedProcess } from "../../src/code/owned-process.js";
 import { EvidentError } from "../../src/core/errors.js";
 import { LAUNCHER_RSS_THRESHOLD_BYTES } from "../../src/core/limits.js";
@@ -170,6 +170,27 @@ describe("a launcher whose owner exits mid-run", () => {
     assert.equal(isRunning(launcherPid), false);
     // Not even a zombie: the launcher reaped its child before it ended.
     assert.equal(isAlive(childPid), false, `child ${childPid} is still in the process table`);
+  });
+});
+
+describe("the launcher's Node flags", () => {
+  it("keep a loader but drop inspector and profiler flags together with their separate values", () => {
+    const flags = [
+      "--import",
+      "tsx",
+      "--cpu-prof",
+      "--cpu-prof-interval",
+      "50",
+      "--cpu-prof-dir=/tmp/profiles",
+      "--heap-prof-name",
+      "heap.heapprofile",
+      "--inspect=127.0.0.1:9229",
+      "--inspect-port",
+      "9230",
+      "--prof",
+      "--max-old-space-size=512",
+    ];
+    assert.deepEqual(launcherExecArgv(flags), ["--import", "tsx", "--max-old-space-size=512"]);
   });
 });
 
