@@ -46,15 +46,74 @@ export const PROTECTED_SEQUENCES: readonly (readonly string[])[] = [
   ["appdata", "local", "google", "chrome", "user data"],
 ];
 
-// Every protected name and sequence at any depth, as one glob. ripgrep reads a slash-free glob
-// such as `.git` as `**/.git`, so `!**/{.git,...,.config/gh,...}` excludes exactly what one glob
-// per entry did. One alternation costs ripgrep less to compile than 27 case-insensitive globs:
-// about 0.3 ms less start-up on every ripgrep run (on a 1-file tree, 0.72 -> 0.42 ms over no
-// globs at all).
-const PROTECTED_DESCENDANTS_GLOB = `!**/{${[
-  ...PROTECTED_NAMES,
-  ...PROTECTED_SEQUENCES.map((sequence) => sequence.join("/")),
-].join(",")}}`;
+/** Every protected entry as lowercase path components: each name alone, then each sequence. */
+const PROTECTED_ENTRIES: readonly (readonly string[])[] = [
+  ...PROTECTED_NAMES.map((name) => [name]),
+  ...PROTECTED_SEQUENCES,
+];
+
+/**
+ * Spellings the tools that own these stores actually use, where they are not all lowercase; the
+ * case-sensitive globs below name them too, so ripgrep does not even open those files.
+ */
+const USUAL_SPELLINGS: readonly (readonly string[])[] = [
+  [".config", "BraveSoftware"],
+  ["Library", "Keychains"],
+  ["Library", "Application Support", "Google", "Chrome"],
+  ["Library", "Application Support", "Firefox"],
+  ["AppData", "Local", "Google", "Chrome", "User Data"],
+];
+
+// Inside ripgrep, protected entries are excluded by case-sensitive globs, one per entry: a
+// slash-free glob (`!.ssh`, read as `**/.ssh`) or a literal suffix (`!**/.config/gh`) is matched
+// by a set lookup, while case-insensitive globs compile into one regular expression. That
+// expression cost ripgrep about 1.3 ms of start-up on every run (22 ms searches of the
+// typescript package, bench/code-search). Every other spelling (`.SSH` on a case-insensitive
+// file system) is dropped from ripgrep's output by `protectedDescendant`, which compares
+// without case, so what is excluded is exactly what `protectedReason` refuses.
+const DESCENDANT_GLOBS: readonly string[] = [...PROTECTED_ENTRIES, ...USUAL_SPELLINGS].map((entry) =>
+  entry.length === 1 ? `!${entry[0]}` : `!**/${entry.join("/")}`,
+);
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+const SEP = "[\\\\/]";
+const alternation = (entries: readonly (readonly string[])[]) =>
+  entries.map((entry) => entry.map(escapeRegExp).join(SEP)).join("|");
+/** A protected entry as whole components anywhere in a path, in any case. */
+const PROTECTED_ANYWHERE = new RegExp(`(?:^|${SEP})(?:${alternation(PROTECTED_ENTRIES)})(?:${SEP}|$)`, "i");
+
+/**
+ * The rest of each protected sequence that `rgCwd` ends partway into: for a working directory
+ * `~/.config`, `gh` (so `gh/hosts.yml`, printed relative to it, is `~/.config/gh/hosts.yml`).
+ */
+function sequenceRemainders(rgCwd: string): (readonly string[])[] {
+  const parts = rgCwd
+    .split(/[\\/]/)
+    .filter((part) => part !== "")
+    .map((part) => part.toLowerCase());
+  const remainders: (readonly string[])[] = [];
+  for (const sequence of PROTECTED_SEQUENCES) {
+    for (let k = 1; k < sequence.length; k++) {
+      if (k > parts.length) break;
+      const tail = parts.slice(parts.length - k);
+      if (tail.every((part, i) => part === sequence[i])) remainders.push(sequence.slice(k));
+    }
+  }
+  return remainders;
+}
+
+/**
+ * Whether a path as ripgrep printed it (relative to `rgCwd`, or absolute) lies in a protected
+ * area, in any letter case: the filter applied to ripgrep's output, so that a spelling the
+ * case-sensitive globs let through never reaches a listing, a count or a result.
+ */
+export function protectedDescendant(rgCwd: string): (name: string) => boolean {
+  const remainders = sequenceRemainders(rgCwd);
+  if (remainders.length === 0) return (name) => PROTECTED_ANYWHERE.test(name);
+  // Anchored at ripgrep's working directory: only a relative name continues its path.
+  const continued = new RegExp(`^(?:\\.${SEP})?(?:${alternation(remainders)})(?:${SEP}|$)`, "i");
+  return (name) => PROTECTED_ANYWHERE.test(name) || continued.test(name);
+}
 
 /** Kernel and device file systems: reading them can hang, leak secrets or never end. */
 const SYSTEM_ROOTS = ["/proc", "/sys", "/dev"] as const;
@@ -148,12 +207,14 @@ export async function resolveSearchTarget(cwd: string, path: string | undefined)
 }
 
 /**
- * Exclusions for everything protected that could lie below `canonicalRoot`. Names and
- * sequences apply at any depth; system roots only when the scan contains them, anchored at
- * ripgrep's working directory.
+ * Exclusions for everything protected that could lie below `canonicalRoot`, as case-sensitive
+ * ripgrep globs (see DESCENDANT_GLOBS; `protectedDescendant` covers other spellings). Names and
+ * sequences apply at any depth; the rest of a sequence that ripgrep's working directory ends
+ * partway into, and system roots when the scan contains them, are anchored at that directory.
  */
 export function descendantExclusions(rgCwd: string, canonicalRoot: string): string[] {
-  const globs = [PROTECTED_DESCENDANTS_GLOB];
+  const globs = [...DESCENDANT_GLOBS];
+  for (const remainder of sequenceRemainders(rgCwd)) globs.push(`!/${remainder.join("/")}`);
   if (rgCwd === "/" && containsSystemRoot(canonicalRoot)) {
     for (const root of SYSTEM_ROOTS) globs.push(`!${root}`);
   }

@@ -14,6 +14,8 @@ export interface RgTarget {
   /**
    * Exclusions that protect credential stores, .git internals and system areas. They come after
    * the user's globs because ripgrep lets a later glob win: a user glob cannot re-include them.
+   * Case-sensitive: whoever reads ripgrep's output also drops every path `protectedDescendant`
+   * finds protected in another spelling.
    */
   readonly protectedGlobs: readonly string[];
 }
@@ -30,8 +32,9 @@ export function fileScopeArgs(query: SearchQuery, target: RgTarget): string[] {
   if (query.hidden) args.push("--hidden");
   for (const glob of query.globs) args.push("--glob", glob);
   for (const exclude of query.excludes) args.push("--glob", `!${exclude.replace(/^!+/, "")}`);
-  // Case-insensitive: `.SSH` or `.Git` must not slip through on a case-insensitive file system.
-  for (const glob of target.protectedGlobs) args.push("--iglob", glob);
+  // Case-sensitive, for speed: other spellings (`.SSH`) are dropped from ripgrep's output by
+  // `protectedDescendant` (path-policy.ts).
+  for (const glob of target.protectedGlobs) args.push("--glob", glob);
   return args;
 }
 

@@ -63,6 +63,8 @@ interface OpenRun {
   readonly key: string;
   readonly first: number;
   count: number;
+  /** A file the caller's filter drops: its events are counted (to check them), never kept. */
+  readonly excluded: boolean;
 }
 
 export class RgOutputIndexer {
@@ -86,10 +88,16 @@ export class RgOutputIndexer {
   #bytes = 0;
   #partial: PartialReason | undefined;
   #summary: RgSummary | undefined;
+  readonly #exclude: ((key: string) => boolean) | undefined;
 
-  constructor(bounds: RetentionBounds, maxLineBytes: number = RG_MAX_PROTOCOL_LINE_BYTES) {
+  /** `exclude`: files whose matches are dropped as if ripgrep had not searched them. */
+  constructor(
+    bounds: RetentionBounds,
+    options: { maxLineBytes?: number; exclude?: (key: string) => boolean } = {},
+  ) {
     this.#bounds = bounds;
-    this.#maxLineBytes = maxLineBytes;
+    this.#maxLineBytes = options.maxLineBytes ?? RG_MAX_PROTOCOL_LINE_BYTES;
+    this.#exclude = options.exclude;
   }
 
   /** Matches retained so far. */
@@ -217,12 +225,16 @@ export class RgOutputIndexer {
     if (typeof path?.text === "string") key = path.text;
     else if (typeof path?.bytes === "string") key = Buffer.from(path.bytes, "base64").toString("utf8");
     else throw protocolError("a begin event without a path");
-    this.#open = { key, first: this.#count, count: 0 };
+    this.#open = { key, first: this.#count, count: 0, excluded: this.#exclude?.(key) === true };
   }
 
   #match(bytes: Uint8Array, at: number, end: number, chunk: number): boolean {
     const open = this.#open;
     if (open === undefined) throw protocolError("a match event outside a file");
+    if (open.excluded) {
+      open.count++;
+      return false;
+    }
     const cost =
       end -
       at +
@@ -265,7 +277,7 @@ export class RgOutputIndexer {
         `a file reported ${stats.matchedLines} matching lines but printed ${open.count} match events`,
       );
     }
-    if (open.count === 0) return false;
+    if (open.count === 0 || open.excluded) return false;
     if (this.#occurrences + stats.matches <= this.#bounds.maxOccurrences) {
       this.#occurrences += stats.matches;
       this.#runs.push({ key: open.key, first: open.first, count: open.count, occurrences: stats.matches });
@@ -289,7 +301,7 @@ export class RgOutputIndexer {
     const open = this.#open;
     if (open === undefined) return;
     this.#open = undefined;
-    if (open.count > 0) this.#closeRun(open);
+    if (open.count > 0 && !open.excluded) this.#closeRun(open);
   }
 
   /**

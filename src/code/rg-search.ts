@@ -11,6 +11,7 @@ import { SNAPSHOT_MAX_BYTES, SNAPSHOT_MAX_MATCHES, SNAPSHOT_MAX_OCCURRENCES } fr
 import type { Spawner } from "./launcher.js";
 import type { RawMatchTable } from "./match-table.js";
 import { type ConsumeResult, runOwnedProcess } from "./owned-process.js";
+import { protectedDescendant } from "./path-policy.js";
 import type { SearchQuery } from "./request.js";
 import { buildSearchArgs, type RgTarget } from "./rg-args.js";
 import { type IndexedRun, type PartialReason, type RetentionBounds, RgOutputIndexer } from "./rg-index.js";
@@ -49,7 +50,9 @@ export interface ContentSearchOptions {
 }
 
 export async function runContentSearch(options: ContentSearchOptions): Promise<SearchRun> {
-  const indexer = new RgOutputIndexer(options.retention ?? DEFAULT_RETENTION);
+  const indexer = new RgOutputIndexer(options.retention ?? DEFAULT_RETENTION, {
+    exclude: protectedDescendant(options.target.cwd),
+  });
   const outcome = await runOwnedProcess(
     {
       command: options.rgPath,

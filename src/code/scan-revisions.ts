@@ -16,6 +16,7 @@ import {
 } from "../core/limits.js";
 import type { Spawner } from "./launcher.js";
 import { runOwnedProcess } from "./owned-process.js";
+import { protectedDescendant } from "./path-policy.js";
 import type { SearchQuery } from "./request.js";
 import { buildFilesArgs, type RgTarget } from "./rg-args.js";
 import { LineSplitter } from "./rg-json.js";
@@ -113,6 +114,7 @@ export async function scanRevisions(options: ScanOptions): Promise<RevisionScan>
   const reader = new RevisionReader(options.target.cwd, (name, revision) => {
     if (revision !== undefined) revisions.set(name, revision);
   });
+  const isProtected = protectedDescendant(options.target.cwd);
   let enumerated = 0;
   let requested = 0;
   let capped = false;
@@ -137,6 +139,8 @@ export async function scanRevisions(options: ScanOptions): Promise<RevisionScan>
           const name = raw.toString("utf8");
           // A lossy name cannot be opened under its decoded spelling; it stays unverified.
           if (name.includes("\uFFFD")) return;
+          // Another spelling of a protected area (the globs are case-sensitive): not listed.
+          if (isProtected(name)) return;
           requested++;
           reader.add(name);
         });

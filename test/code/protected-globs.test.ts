@@ -1,13 +1,24 @@
+/**
+ * Protected descendants are excluded in two steps: case-sensitive ripgrep globs for the usual
+ * spellings (cheap for ripgrep), then a case-insensitive filter on ripgrep's output. Together
+ * they must exclude exactly the files whose paths `protectedReason` refuses: checked here
+ * against ripgrep itself, on trees holding every protected entry in several spellings.
+ */
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
+import { realpathSync } from "node:fs";
+import { join, resolve } from "node:path";
 import { after, describe, it } from "node:test";
-import { descendantExclusions, PROTECTED_NAMES, PROTECTED_SEQUENCES } from "../../src/code/path-policy.js";
+import {
+  descendantExclusions,
+  PROTECTED_NAMES,
+  PROTECTED_SEQUENCES,
+  protectedDescendant,
+  protectedReason,
+} from "../../src/code/path-policy.js";
 import { makeTree, RG, removeTree } from "./helpers.js";
 
-/** The protected areas as one ripgrep glob each, the form the policy used to pass. */
-const NAMES: readonly string[] = PROTECTED_NAMES;
-const SEQUENCES = PROTECTED_SEQUENCES.map((sequence) => sequence.join("/"));
-const ONE_GLOB_PER_ENTRY = [...NAMES.map((name) => `!${name}`), ...SEQUENCES.map((s) => `!**/${s}`)];
+const ENTRIES = [...PROTECTED_NAMES, ...PROTECTED_SEQUENCES.map((sequence) => sequence.join("/"))];
 
 const trees: string[] = [];
 after(async () => {
@@ -17,11 +28,12 @@ after(async () => {
 function listed(cwd: string, root: string, userGlobs: readonly string[], protectedGlobs: readonly string[]) {
   const args = ["--files", "--no-config", "--hidden"];
   for (const glob of userGlobs) args.push("--glob", glob);
-  for (const glob of protectedGlobs) args.push("--iglob", glob);
+  for (const glob of protectedGlobs) args.push("--glob", glob);
   try {
     return execFileSync(RG, [...args, "--", root], { cwd })
       .toString()
       .split("\n")
+      .filter((name) => name !== "")
       .sort();
   } catch (error) {
     // Exit status 1: no file listed at all.
@@ -30,31 +42,82 @@ function listed(cwd: string, root: string, userGlobs: readonly string[], protect
   }
 }
 
-describe("protected descendant globs", () => {
-  it("ripgrep lists the same files under the combined glob as under one glob per protected entry", async () => {
+/** What code_search lists: ripgrep under the protective globs, then the output filter. */
+function ours(cwd: string, root: string, userGlobs: readonly string[]) {
+  const isProtected = protectedDescendant(cwd);
+  return listed(cwd, root, userGlobs, descendantExclusions(cwd, realpathSync(resolve(cwd, root)))).filter(
+    (name) => !isProtected(name),
+  );
+}
+
+/** The reference: everything ripgrep lists without exclusions, less what the policy refuses. */
+function allowed(cwd: string, root: string, userGlobs: readonly string[]) {
+  return listed(cwd, root, userGlobs, []).filter((name) => protectedReason(resolve(cwd, name)) === undefined);
+}
+
+const capitalized = (entry: string) =>
+  entry.replace(/(^|[/ .])([a-z])/g, (_, before: string, letter: string) => before + letter.toUpperCase());
+
+describe("protected descendants", () => {
+  it("case-sensitive globs and the output filter exclude exactly what the policy refuses, in any spelling", async () => {
     const files: Record<string, string> = {};
-    for (const entry of [...NAMES, ...SEQUENCES]) {
-      // Exact, upper-case (case-insensitive file systems), and near misses that stay searchable.
-      for (const spelling of [entry, entry.toUpperCase(), `${entry}x`, `x${entry}`]) {
+    for (const entry of ENTRIES) {
+      // Exact, upper-case and capitalized (case-insensitive file systems, macOS's own
+      // spellings), and near misses that stay searchable.
+      for (const spelling of [entry, entry.toUpperCase(), capitalized(entry), `${entry}x`, `x${entry}`]) {
         for (const prefix of ["", "a/b/"]) files[`${prefix}${spelling}/f.txt`] = "x\n";
       }
       files[`a/${entry}.bak`] = "x\n";
     }
-    for (const name of NAMES) files[`c/${name}`] = "x\n";
-    for (const sequence of SEQUENCES) files[`z/${sequence.split("/").slice(1).join("/")}/g.txt`] = "x\n";
+    for (const name of PROTECTED_NAMES) {
+      files[`c/${name}`] = "x\n";
+      files[`c/up/${name.toUpperCase()}`] = "x\n";
+    }
+    for (const sequence of PROTECTED_SEQUENCES) files[`z/${sequence.slice(1).join("/")}/g.txt`] = "x\n";
     const root = await makeTree(files);
     trees.push(root);
-    const combined = descendantExclusions(root, root);
-    for (const userGlobs of [[], ["**"], ["**/.ssh/**", ".npmrc", "**/.git/**"]]) {
-      for (const searchRoot of [".", "a", "a/b"]) {
-        const expected = listed(root, searchRoot, userGlobs, ONE_GLOB_PER_ENTRY);
-        if (userGlobs.length === 0) assert.ok(expected.length > 10, "the tree has searchable files");
+    for (const userGlobs of [[], ["**"], ["**/.ssh/**", ".npmrc", "**/.git/**", "**/.SSH/**"]]) {
+      for (const searchRoot of [".", "a", "a/b", "c"]) {
+        const expected = allowed(root, searchRoot, userGlobs);
+        if (userGlobs.length === 0 && searchRoot === ".")
+          assert.ok(expected.length > 100, "searchable files");
+        assert.ok(expected.length < listed(root, searchRoot, userGlobs, []).length, "something is refused");
         assert.deepEqual(
-          listed(root, searchRoot, userGlobs, combined),
+          ours(root, searchRoot, userGlobs),
           expected,
           `${JSON.stringify(userGlobs)} ${searchRoot}`,
         );
       }
+    }
+  });
+
+  it("a working directory inside the first part of a credential store keeps the rest of it out", async () => {
+    // A dotfiles project: cwd is ~/.config, so ripgrep prints gh/hosts.yml for ~/.config/gh.
+    const root = await makeTree({
+      ".config/gh/hosts.yml": "x\n",
+      ".config/GH/hosts.yml": "x\n",
+      ".config/ghostty/config": "x\n",
+      ".config/nvim/init.lua": "x\n",
+      ".local/share/keyrings/login.keyring": "x\n",
+      ".local/share/fonts/a.ttf": "x\n",
+      "Library/Application Support/Google/Chrome/Default/Cookies": "x\n",
+      "Library/Application Support/Google/Drive/a": "x\n",
+    });
+    trees.push(root);
+    const cases: [string, string[]][] = [
+      [".config", ["./ghostty/config", "./nvim/init.lua"]],
+      [".local", ["./share/fonts/a.ttf"]],
+      [".local/share", ["./fonts/a.ttf"]],
+      ["Library/Application Support", ["./Google/Drive/a"]],
+      ["Library/Application Support/Google", ["./Drive/a"]],
+    ];
+    for (const [cwd, expected] of cases) {
+      const dir = join(root, cwd);
+      assert.deepEqual(ours(dir, ".", []), expected, cwd);
+      assert.deepEqual(allowed(dir, ".", []), expected, `${cwd} (reference)`);
+      // ripgrep itself already leaves out the usual spelling of the rest.
+      const globbed = listed(dir, ".", [], descendantExclusions(dir, realpathSync(dir)));
+      if (cwd === ".config") assert.deepEqual(globbed, ["./GH/hosts.yml", ...expected]);
     }
   });
 });

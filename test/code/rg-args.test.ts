@@ -19,17 +19,17 @@ describe("rg argument builder", () => {
     [
       "defaults",
       {},
-      ["--json", "--no-config", "--smart-case", "--hidden", "--iglob", "!.git", "--", "foo", "."],
+      ["--json", "--no-config", "--smart-case", "--hidden", "--glob", "!.git", "--", "foo", "."],
     ],
     [
       "ignore case",
       { caseMode: "insensitive" },
-      ["--json", "--no-config", "--ignore-case", "--hidden", "--iglob", "!.git", "--", "foo", "."],
+      ["--json", "--no-config", "--ignore-case", "--hidden", "--glob", "!.git", "--", "foo", "."],
     ],
     [
       "case sensitive",
       { caseMode: "sensitive" },
-      ["--json", "--no-config", "--case-sensitive", "--hidden", "--iglob", "!.git", "--", "foo", "."],
+      ["--json", "--no-config", "--case-sensitive", "--hidden", "--glob", "!.git", "--", "foo", "."],
     ],
     [
       "literal and word",
@@ -41,7 +41,7 @@ describe("rg argument builder", () => {
         "--fixed-strings",
         "--word-regexp",
         "--hidden",
-        "--iglob",
+        "--glob",
         "!.git",
         "--",
         "foo",
@@ -51,7 +51,7 @@ describe("rg argument builder", () => {
     [
       "not hidden",
       { hidden: false },
-      ["--json", "--no-config", "--smart-case", "--iglob", "!.git", "--", "foo", "."],
+      ["--json", "--no-config", "--smart-case", "--glob", "!.git", "--", "foo", "."],
     ],
     [
       "globs then excludes then protection",
@@ -67,7 +67,7 @@ describe("rg argument builder", () => {
         "!dist",
         "--glob",
         "!build",
-        "--iglob",
+        "--glob",
         "!.git",
         "--",
         "foo",
@@ -77,7 +77,7 @@ describe("rg argument builder", () => {
     [
       "a pattern that looks like a flag stays after --",
       { pattern: "--files" },
-      ["--json", "--no-config", "--smart-case", "--hidden", "--iglob", "!.git", "--", "--files", "."],
+      ["--json", "--no-config", "--smart-case", "--hidden", "--glob", "!.git", "--", "--files", "."],
     ],
   ];
   for (const [name, query, expected] of cases) {
@@ -89,7 +89,7 @@ describe("rg argument builder", () => {
   it("enumeration shares the file scope and frames names with NUL", () => {
     assert.deepEqual(
       buildFilesArgs({ ...base, hidden: false, globs: ["*.ts"] }, { ...target, root: "-src" }),
-      ["--files", "--null", "--no-config", "--glob", "*.ts", "--iglob", "!.git", "--", "-src"],
+      ["--files", "--null", "--no-config", "--glob", "*.ts", "--glob", "!.git", "--", "-src"],
     );
   });
 });

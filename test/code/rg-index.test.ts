@@ -67,7 +67,7 @@ function stream(files: readonly FileEvents[]): Buffer {
 
 /** Feeds `bytes` cut at `cuts`, as a pipe would deliver it. */
 function index(bytes: Buffer, cuts: readonly number[] = [], bounds = UNBOUNDED, maxLine?: number) {
-  const indexer = new RgOutputIndexer(bounds, maxLine);
+  const indexer = new RgOutputIndexer(bounds, { maxLineBytes: maxLine });
   let last = 0;
   let stopped = false;
   for (const point of [...new Set(cuts.map((c) => c % (bytes.length + 1)))].sort((a, b) => a - b)) {
@@ -200,7 +200,7 @@ describe("rg JSON stream index", () => {
         [["a", 1, 1]],
       );
     }
-    const pending = new RgOutputIndexer(UNBOUNDED, 8);
+    const pending = new RgOutputIndexer(UNBOUNDED, { maxLineBytes: 8 });
     assert.equal(pending.push(Buffer.from("01234")), false);
     assert.equal(pending.push(Buffer.from("56789")), true);
     assert.equal(pending.partialReason, "protocol_line_limit");
@@ -228,6 +228,54 @@ describe("rg JSON stream index", () => {
         text,
       );
     }
+  });
+
+  it("drops the files a filter excludes, as if ripgrep had not printed them, and still checks their counts", () => {
+    const files: FileEvents[] = ["a", ".SSH/key", "b"].map((path) => ({
+      path: { text: path },
+      matches: [
+        matchEvent(
+          path,
+          "x x\n",
+          [
+            [0, 1],
+            [2, 3],
+          ],
+          1,
+        ),
+        matchEvent(path, "x\n", [[0, 1]], 2),
+      ],
+    }));
+    for (const bounds of [UNBOUNDED, { ...UNBOUNDED, maxMatches: 3 }]) {
+      const indexer = new RgOutputIndexer(bounds, { exclude: (key) => key.toLowerCase().includes(".ssh") });
+      if (!indexer.push(stream(files))) indexer.end();
+      const out = indexer.finish();
+      // With a bound of 3, the excluded file's two matches do not count towards it.
+      assert.deepEqual(
+        out.runs.map((run) => run.key),
+        ["a", "b"],
+      );
+      assert.equal(out.table.length, bounds === UNBOUNDED ? 4 : 3);
+      assert.equal(out.occurrences, bounds === UNBOUNDED ? 6 : 5);
+      assert.equal(indexer.count, out.table.length);
+      assert.equal(out.partialReason, bounds === UNBOUNDED ? undefined : "max_matches");
+    }
+    // An excluded file whose events disagree with its end statistics is still an error.
+    const lying = Buffer.from(
+      [
+        JSON.stringify({ type: "begin", data: { path: { text: ".ssh/key" } } }),
+        matchEvent(".ssh/key", "x\n", [[0, 1]]),
+        JSON.stringify({
+          type: "end",
+          data: { path: { text: ".ssh/key" }, stats: { matched_lines: 2, matches: 2 } },
+        }),
+        "",
+      ].join("\n"),
+    );
+    assert.equal(
+      errorCode(() => new RgOutputIndexer(UNBOUNDED, { exclude: () => true }).push(lying)),
+      "internal_error",
+    );
   });
 });
 
