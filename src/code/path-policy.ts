@@ -6,6 +6,7 @@
  * tree contains such areas gets exclusions for them instead of a refusal.
  */
 import { realpathSync, statSync } from "node:fs";
+import { homedir } from "node:os";
 import { dirname, isAbsolute, relative, resolve, sep } from "node:path";
 import { EvidentError } from "../core/errors.js";
 import { invalid } from "./request.js";
@@ -64,16 +65,40 @@ const USUAL_SPELLINGS: readonly (readonly string[])[] = [
   ["AppData", "Local", "Google", "Chrome", "User Data"],
 ];
 
-// Inside ripgrep, protected entries are excluded by case-sensitive globs, one per entry: a
-// slash-free glob (`!.ssh`, read as `**/.ssh`) or a literal suffix (`!**/.config/gh`) is matched
-// by a set lookup, while case-insensitive globs compile into one regular expression. That
-// expression cost ripgrep about 1.3 ms of start-up on every run (22 ms searches of the
-// typescript package, bench/code-search). Every other spelling (`.SSH` on a case-insensitive
-// file system) is dropped from ripgrep's output by `protectedDescendant`, which compares
-// without case, so what is excluded is exactly what `protectedReason` refuses.
-const DESCENDANT_GLOBS: readonly string[] = [...PROTECTED_ENTRIES, ...USUAL_SPELLINGS].map((entry) =>
-  entry.length === 1 ? `!${entry[0]}` : `!**/${entry.join("/")}`,
+// Inside ripgrep, protected entries are excluded by case-sensitive globs, one per entry. A
+// slash-free glob (`!.ssh`, read as `**/.ssh`) is a set lookup; case-insensitive globs compiled
+// into one regular expression that cost ripgrep about 1.3 ms of start-up on every run (22 ms
+// searches of the typescript package, bench/code-search), and the multi-component globs
+// (`!**/.config/gh`) still cost about 0.3 ms. So those are passed only where such stores live:
+// scans outside the project and scans that contain the user's home directory. Everywhere,
+// `protectedDescendant` drops from ripgrep's output every path in a protected area, in any
+// spelling, so what is excluded is exactly what `protectedReason` refuses; the globs only spare
+// ripgrep reading what would be dropped.
+const NAME_GLOBS: readonly string[] = PROTECTED_ENTRIES.filter((entry) => entry.length === 1).map(
+  (entry) => `!${entry[0]}`,
 );
+const SEQUENCE_GLOBS: readonly string[] = [...PROTECTED_SEQUENCES, ...USUAL_SPELLINGS]
+  .filter((sequence) => sequence.length > 1)
+  .map((sequence) => `!**/${sequence.join("/")}`);
+
+/** The user's home directory, canonical, as last resolved (it rarely changes; tests move it). */
+let homeCache: { readonly from: string; readonly canonical: string | undefined } | undefined;
+function canonicalHome(): string | undefined {
+  const from = homedir();
+  if (homeCache?.from !== from) {
+    let canonical: string | undefined;
+    try {
+      canonical = realpathSync.native(from);
+    } catch {
+      canonical = undefined;
+    }
+    homeCache = { from, canonical };
+  }
+  return homeCache.canonical;
+}
+
+const containsPath = (ancestor: string, path: string) =>
+  path === ancestor || path.startsWith(ancestor.endsWith(sep) ? ancestor : `${ancestor}${sep}`);
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 const SEP = "[\\\\/]";
@@ -201,19 +226,26 @@ export async function resolveSearchTarget(cwd: string, path: string | undefined)
   const home = isDirectory ? canonical : dirname(canonical);
   const rg: RgTarget =
     inside && !system
-      ? { cwd, root: fromCwd === "" ? "." : fromCwd, protectedGlobs: descendantExclusions(cwd, canonical) }
-      : { cwd: home, root: canonical, protectedGlobs: descendantExclusions(home, canonical) };
+      ? {
+          cwd,
+          root: fromCwd === "" ? "." : fromCwd,
+          protectedGlobs: descendantExclusions(cwd, canonical, false),
+        }
+      : { cwd: home, root: canonical, protectedGlobs: descendantExclusions(home, canonical, true) };
   return { requested, absolute, canonical, isDirectory, isSubpath: inside && fromCwd !== "", rg };
 }
 
 /**
- * Exclusions for everything protected that could lie below `canonicalRoot`, as case-sensitive
- * ripgrep globs (see DESCENDANT_GLOBS; `protectedDescendant` covers other spellings). Names and
- * sequences apply at any depth; the rest of a sequence that ripgrep's working directory ends
- * partway into, and system roots when the scan contains them, are anchored at that directory.
+ * Exclusions for protected areas below `canonicalRoot`, as case-sensitive ripgrep globs (see
+ * NAME_GLOBS; `protectedDescendant` covers the rest). Names apply at any depth, and so do
+ * multi-component stores on an `external` scan (outside the project) or one that contains the
+ * home directory; the rest of a sequence that ripgrep's working directory ends partway into, and
+ * system roots when the scan contains them, are anchored at that directory.
  */
-export function descendantExclusions(rgCwd: string, canonicalRoot: string): string[] {
-  const globs = [...DESCENDANT_GLOBS];
+export function descendantExclusions(rgCwd: string, canonicalRoot: string, external: boolean): string[] {
+  const globs = [...NAME_GLOBS];
+  const home = canonicalHome();
+  if (external || (home !== undefined && containsPath(canonicalRoot, home))) globs.push(...SEQUENCE_GLOBS);
   for (const remainder of sequenceRemainders(rgCwd)) globs.push(`!/${remainder.join("/")}`);
   if (rgCwd === "/" && containsSystemRoot(canonicalRoot)) {
     for (const root of SYSTEM_ROOTS) globs.push(`!${root}`);

@@ -42,12 +42,14 @@ function listed(cwd: string, root: string, userGlobs: readonly string[], protect
   }
 }
 
-/** What code_search lists: ripgrep under the protective globs, then the output filter. */
-function ours(cwd: string, root: string, userGlobs: readonly string[]) {
+/**
+ * What code_search lists: ripgrep under the protective globs, then the output filter. With or
+ * without the multi-component globs (`external`), the filter must leave the same files.
+ */
+function ours(cwd: string, root: string, userGlobs: readonly string[], external = false) {
   const isProtected = protectedDescendant(cwd);
-  return listed(cwd, root, userGlobs, descendantExclusions(cwd, realpathSync(resolve(cwd, root)))).filter(
-    (name) => !isProtected(name),
-  );
+  const globs = descendantExclusions(cwd, realpathSync(resolve(cwd, root)), external);
+  return listed(cwd, root, userGlobs, globs).filter((name) => !isProtected(name));
 }
 
 /** The reference: everything ripgrep lists without exclusions, less what the policy refuses. */
@@ -82,12 +84,43 @@ describe("protected descendants", () => {
         if (userGlobs.length === 0 && searchRoot === ".")
           assert.ok(expected.length > 100, "searchable files");
         assert.ok(expected.length < listed(root, searchRoot, userGlobs, []).length, "something is refused");
-        assert.deepEqual(
-          ours(root, searchRoot, userGlobs),
-          expected,
-          `${JSON.stringify(userGlobs)} ${searchRoot}`,
-        );
+        for (const external of [false, true]) {
+          assert.deepEqual(
+            ours(root, searchRoot, userGlobs, external),
+            expected,
+            `${JSON.stringify(userGlobs)} ${searchRoot} ${external ? "external" : "in the project"}`,
+          );
+        }
       }
+    }
+  });
+
+  it("multi-component stores get ripgrep globs where they live: outside the project, or around the home directory", async () => {
+    const root = await makeTree({ "home/me/.config/gh/hosts.yml": "x\n", "project/src/a.ts": "x\n" });
+    trees.push(root);
+    const canonical = realpathSync(root);
+    const saved = process.env.HOME;
+    process.env.HOME = join(canonical, "home/me");
+    try {
+      const hasStores = (globs: string[]) => globs.includes("!**/.config/gh");
+      const project = join(canonical, "project");
+      assert.ok(
+        !hasStores(descendantExclusions(project, project, false)),
+        "a project without the home directory",
+      );
+      assert.ok(descendantExclusions(project, project, false).includes("!.ssh"), "names apply everywhere");
+      assert.ok(hasStores(descendantExclusions(project, project, true)), "an external scan");
+      assert.ok(
+        hasStores(descendantExclusions(canonical, canonical, false)),
+        "a tree that holds the home directory",
+      );
+      assert.ok(
+        hasStores(descendantExclusions(canonical, join(canonical, "home/me"), false)),
+        "the home directory",
+      );
+    } finally {
+      if (saved === undefined) delete process.env.HOME;
+      else process.env.HOME = saved;
     }
   });
 
@@ -116,7 +149,7 @@ describe("protected descendants", () => {
       assert.deepEqual(ours(dir, ".", []), expected, cwd);
       assert.deepEqual(allowed(dir, ".", []), expected, `${cwd} (reference)`);
       // ripgrep itself already leaves out the usual spelling of the rest.
-      const globbed = listed(dir, ".", [], descendantExclusions(dir, realpathSync(dir)));
+      const globbed = listed(dir, ".", [], descendantExclusions(dir, realpathSync(dir), false));
       if (cwd === ".config") assert.deepEqual(globbed, ["./GH/hosts.yml", ...expected]);
     }
   });

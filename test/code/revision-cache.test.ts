@@ -3,7 +3,13 @@ import { appendFile, writeFile } from "node:fs/promises";
 import { join, normalize, resolve } from "node:path";
 import { after, describe, it } from "node:test";
 import { RevisionCache } from "../../src/code/revision-cache.js";
-import { pathUnder, type Revision } from "../../src/code/scan-revisions.js";
+import {
+  pathUnder,
+  type Revision,
+  readRevisionSync,
+  recheckRevisions,
+} from "../../src/code/scan-revisions.js";
+import { STAT_SLICE_FILES } from "../../src/core/limits.js";
 import { isAlive, makeTree, processesIn, removeTree } from "./helpers.js";
 import { ctx, makeService } from "./service-helpers.js";
 
@@ -204,6 +210,39 @@ describe("paths of ripgrep's names", () => {
       "./é/ü",
     ]) {
       assert.equal(normalize(pathUnder(cwd, name)), resolve(cwd, name), name);
+    }
+  });
+});
+
+describe("the re-check after a search", () => {
+  it("trusts exactly the files whose two observations agree, in one slice and across several", async () => {
+    for (const count of [3, STAT_SLICE_FILES + 45]) {
+      const files: Record<string, string> = {};
+      for (let i = 0; i < count; i++) files[`f${i}.txt`] = "x\n";
+      const root = await makeTree(files);
+      trees.push(root);
+      const names = Object.keys(files).map((name) => `./${name}`);
+      const before = new Map<string, Revision>();
+      for (const name of names) before.set(name, readRevisionSync(pathUnder(root, name)) as Revision);
+      // Edited after the first observation: the first, one in the middle and the last file.
+      const edited = new Set([names[0], names[Math.floor(count / 2)], names[count - 1]] as string[]);
+      for (const name of edited) await appendFile(pathUnder(root, name), "edited\n");
+      const observed = new Map<string, Revision | undefined>();
+      const trusted = await recheckRevisions(
+        root,
+        [...names, "./missing.txt"],
+        (name) => before.get(name),
+        (name, revision) => observed.set(name, revision),
+      );
+      assert.deepEqual(
+        [...trusted.keys()].sort(),
+        names.filter((name) => !edited.has(name)).sort(),
+        `${count} files`,
+      );
+      // Every name was observed again, the missing one as unreadable.
+      assert.equal(observed.size, count + 1);
+      assert.equal(observed.get("./missing.txt"), undefined);
+      assert.notDeepEqual(observed.get(names[0] as string), before.get(names[0] as string));
     }
   });
 });
