@@ -27,9 +27,9 @@ if (files.length === 0) {
 }
 const concurrency = process.env.EVIDENT_TEST_CONCURRENCY ?? "4";
 // A test that waits for an event that never comes would otherwise hang CI until it is killed,
-// naming nothing; with a per-test timeout it fails under its own name. Far above any test's
+// naming nothing; with a timeout it fails under its own name. Far above any test's
 // duration on a loaded machine, so it is a guard, not a measurement.
-const timeout = process.env.EVIDENT_TEST_TIMEOUT_MS ?? "120000";
+const timeout = process.env.EVIDENT_TEST_TIMEOUT_MS ?? "300000";
 const result = spawnSync(
   process.execPath,
   ["--import", "tsx", "--test", `--test-concurrency=${concurrency}`, `--test-timeout=${timeout}`, ...files],
