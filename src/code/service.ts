@@ -206,7 +206,7 @@ export class CodeSearchService {
       return this.#firstDetails(snapshot, context, request, DEFAULT_BUDGET);
     }
     if (snapshot.partialReason === undefined) {
-      const sources = new PageSources(snapshot.rgCwd, snapshot.trustedRevisions);
+      const sources = new PageSources(snapshot.rgCwd, snapshot.trustedRevisions, { justChecked: true });
       const frame = frameText(snapshot, budget);
       const whole = await renderDetailPage({
         snapshot,
@@ -379,6 +379,7 @@ export class CodeSearchService {
       request.limit,
       request.context,
       request.redact,
+      true,
     );
     if (page.nextOffset === undefined)
       return this.#detailsAnswer(snapshot, undefined, page, 0, sequence, request.redact, budget);
@@ -488,6 +489,8 @@ export class CodeSearchService {
     limit: number | undefined,
     context: number,
     redact: boolean,
+    /** The first page of a new search, rendered right after its re-check (see PageSources). */
+    justChecked = false,
   ): Promise<DetailPage> {
     const frame = frameText(snapshot, DEFAULT_BUDGET);
     return renderDetailPage({
@@ -499,7 +502,7 @@ export class CodeSearchService {
       maxBytes: DETAIL_PAGE_MAX_BYTES - Buffer.byteLength(frame) - PAGE_FRAME_RESERVE_CHARS,
       context,
       redact,
-      sources: new PageSources(snapshot.rgCwd, snapshot.trustedRevisions),
+      sources: new PageSources(snapshot.rgCwd, snapshot.trustedRevisions, { justChecked }),
     });
   }
 

@@ -16,9 +16,15 @@ export class PageSources {
   readonly #status = new Map<string, Promise<FileStatus>>();
   readonly #lines = new Map<string, Promise<readonly string[] | undefined>>();
 
+  /**
+   * `justChecked`: the page is part of the answer to the search itself, whose re-check has just
+   * observed every retained file; a trusted file was unchanged then, so its status needs no
+   * second stat. Context lines are still checked again after they are read.
+   */
   constructor(
     private readonly rgCwd: string,
     private readonly trusted: Readonly<Record<string, Revision>>,
+    private readonly options: { readonly justChecked?: boolean } = {},
   ) {}
 
   status(key: string): Promise<FileStatus> {
@@ -45,6 +51,7 @@ export class PageSources {
   #check(key: string): FileStatus {
     const before: Revision | undefined = Object.hasOwn(this.trusted, key) ? this.trusted[key] : undefined;
     if (before === undefined) return "unverified";
+    if (this.options.justChecked === true) return "current";
     return sameRevision(before, readRevisionSync(resolve(this.rgCwd, key))) ? "current" : "changed";
   }
 

@@ -31,6 +31,22 @@ describe("page sources", () => {
     assert.equal(await sources.lines("edited.txt"), undefined);
   });
 
+  it("right after the search's re-check, trusted files are current without another stat; context is still checked", async () => {
+    const root = await tree({ "a.txt": "a\n", "b.txt": "b\n" });
+    const trusted: Record<string, Revision> = {};
+    for (const name of ["a.txt", "b.txt"]) trusted[name] = readRevisionSync(join(root, name)) as Revision;
+    // Edited after the re-check: only reading it (for context) can tell.
+    await appendFile(join(root, "b.txt"), "more\n");
+    const sources = new PageSources(root, trusted, { justChecked: true });
+    assert.equal(await sources.status("a.txt"), "current");
+    assert.equal(await sources.status("new.txt"), "unverified");
+    assert.deepEqual(await sources.lines("a.txt"), ["a"]);
+    assert.equal(await sources.lines("b.txt"), undefined);
+    assert.equal(await sources.status("b.txt"), "changed");
+    // A later page (a cursor) stats again.
+    assert.equal(await new PageSources(root, trusted).status("b.txt"), "changed");
+  });
+
   it("a directory where a trusted file was reads as changed", async () => {
     const root = await tree({ "a.txt": "a\n" });
     const trusted = { "a.txt": readRevisionSync(join(root, "a.txt")) as Revision };
