@@ -14,8 +14,8 @@ export interface RgTarget {
   /**
    * Exclusions that protect credential stores, .git internals and system areas. They come after
    * the user's globs because ripgrep lets a later glob win: a user glob cannot re-include them.
-   * Case-sensitive: whoever reads ripgrep's output also drops every path `protectedDescendant`
-   * finds protected in another spelling.
+   * Case-sensitive and not exhaustive (see path-policy.ts): whoever reads ripgrep's output also
+   * drops every path that `protectedDescendant` finds protected.
    */
   readonly protectedGlobs: readonly string[];
 }
@@ -32,8 +32,8 @@ export function fileScopeArgs(query: SearchQuery, target: RgTarget): string[] {
   if (query.hidden) args.push("--hidden");
   for (const glob of query.globs) args.push("--glob", glob);
   for (const exclude of query.excludes) args.push("--glob", `!${exclude.replace(/^!+/, "")}`);
-  // Case-sensitive, for speed: other spellings (`.SSH`) are dropped from ripgrep's output by
-  // `protectedDescendant` (path-policy.ts).
+  // Case-sensitive, for speed: what they let through (`.SSH`) is dropped from ripgrep's output
+  // by `protectedDescendant` (path-policy.ts).
   for (const glob of target.protectedGlobs) args.push("--glob", glob);
   return args;
 }

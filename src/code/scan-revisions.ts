@@ -139,7 +139,8 @@ export async function scanRevisions(options: ScanOptions): Promise<RevisionScan>
           const name = raw.toString("utf8");
           // A lossy name cannot be opened under its decoded spelling; it stays unverified.
           if (name.includes("\uFFFD")) return;
-          // Another spelling of a protected area (the globs are case-sensitive): not listed.
+          // A protected area that ripgrep's globs let through (another spelling, or a store the
+          // globs name only where such stores live): not listed.
           if (isProtected(name)) return;
           requested++;
           reader.add(name);
