@@ -40,6 +40,8 @@ describe("page sources", () => {
     const sources = new PageSources(root, trusted, { justChecked: true });
     assert.equal(await sources.status("a.txt"), "current");
     assert.equal(await sources.status("new.txt"), "unverified");
+    // As of the re-check, without a stat of its own.
+    assert.equal(await sources.status("b.txt"), "current");
     assert.deepEqual(await sources.lines("a.txt"), ["a"]);
     assert.equal(await sources.lines("b.txt"), undefined);
     assert.equal(await sources.status("b.txt"), "changed");
