@@ -101,7 +101,8 @@ const containsPath = (ancestor: string, path: string) =>
   path === ancestor || path.startsWith(ancestor.endsWith(sep) ? ancestor : `${ancestor}${sep}`);
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-const SEP = "[\\\\/]";
+// Path separators as ripgrep prints them: "/" alone where a backslash can be part of a name.
+const SEP = sep === "\\" ? "[\\\\/]" : "/";
 const alternation = (entries: readonly (readonly string[])[]) =>
   entries.map((entry) => entry.map(escapeRegExp).join(SEP)).join("|");
 /** A protected entry as whole components anywhere in a path, in any case. */
@@ -113,7 +114,7 @@ const PROTECTED_ANYWHERE = new RegExp(`(?:^|${SEP})(?:${alternation(PROTECTED_EN
  */
 function sequenceRemainders(rgCwd: string): (readonly string[])[] {
   const parts = rgCwd
-    .split(/[\\/]/)
+    .split(sep === "\\" ? /[\\/]/ : "/")
     .filter((part) => part !== "")
     .map((part) => part.toLowerCase());
   const remainders: (readonly string[])[] = [];

@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { realpathSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { join, resolve, sep } from "node:path";
 import { after, describe, it } from "node:test";
 import {
   descendantExclusions,
@@ -76,6 +76,8 @@ describe("protected descendants", () => {
       files[`c/up/${name.toUpperCase()}`] = "x\n";
     }
     for (const sequence of PROTECTED_SEQUENCES) files[`z/${sequence.slice(1).join("/")}/g.txt`] = "x\n";
+    // Where "/" is the only separator, a backslash is part of a name: "a\\.ssh" is no .ssh.
+    if (sep === "/") files["d/a\\.ssh"] = "x\n";
     const root = await makeTree(files);
     trees.push(root);
     for (const userGlobs of [[], ["**"], ["**/.ssh/**", ".npmrc", "**/.git/**", "**/.SSH/**"]]) {
