@@ -139,7 +139,15 @@ class LineClient {
   #next = 1;
   #buffer = "";
   readonly #pending = new Map<number, (message: Record<string, unknown>) => void>();
+  #stopping = false;
   constructor(private readonly child: ChildProcess) {
+    // A measuring process that dies would leave its pending request unanswered forever: fail.
+    child.once("exit", (code, signal) => {
+      if (!this.#stopping) {
+        console.error(`bench: ${child.spawnargs.join(" ")} exited (code ${code}, signal ${signal})`);
+        process.exit(1);
+      }
+    });
     child.stdout?.on("data", (chunk: Buffer) => {
       this.#buffer += chunk.toString("utf8");
       let newline = this.#buffer.indexOf("\n");
@@ -163,6 +171,7 @@ class LineClient {
     this.child.stdin?.write(`${JSON.stringify(message)}\n`);
   }
   stop(): Promise<void> {
+    this.#stopping = true;
     return new Promise((resolve) => {
       this.child.once("close", () => resolve());
       this.child.stdin?.end();
@@ -281,7 +290,10 @@ async function main(): Promise<void> {
     const plain = await rawRg(corpus, ["-n", ...c.rgFlags, "--", c.pattern, "."]);
     let pageRatio = "n/a";
     if (first?.data.cursor !== undefined) {
-      const cursor = first.data.cursor;
+      // From a search made now: the stale loop's searches since may have evicted the snapshot
+      // behind the warm loop's last cursor (the store is bounded), and a page of it would fail.
+      const cursor = (await search(c.input)).data.cursor;
+      if (cursor === undefined) throw new Error(`${c.label}: a repeated search returned no cursor`);
       const pageTimes: number[] = [];
       for (let i = 0; i < runs; i++) pageTimes.push((await search({ cursor })).ms);
       pageRatio = fmt(median(pageTimes) / median(ourTimes), 3);
