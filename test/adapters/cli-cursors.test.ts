@@ -158,9 +158,11 @@ describe("CLI cursors persist between processes", () => {
     try {
       const result = await client.callTool({ name: "code_search", arguments: { pattern: "error" } });
       assert.notEqual(result.isError, true);
-      const data = result.structuredContent as { cursor?: string };
-      assert.ok(data.cursor);
-      const next = await client.callTool({ name: "code_search", arguments: { cursor: data.cursor } });
+      // The default MCP answer is the text alone; the model reads the cursor from it.
+      const [first] = result.content as Array<{ text: string }>;
+      const cursor = /\{"cursor":"([^"]+)"\}/.exec(first?.text ?? "")?.[1];
+      assert.ok(cursor, first?.text);
+      const next = await client.callTool({ name: "code_search", arguments: { cursor } });
       assert.notEqual(next.isError, true);
     } finally {
       await client.close();

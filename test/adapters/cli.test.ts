@@ -77,6 +77,15 @@ describe("CLI contract", () => {
     assert.match(mcpHelp.stdout, /EVIDENT_AUTH_TOKEN/);
   });
 
+  it("rejects an EVIDENT_MCP_STRUCTURED that is not true or false, naming it", () => {
+    const run = cli(["mcp"], { EVIDENT_MCP_STRUCTURED: "yes" });
+    assert.equal(run.code, 2);
+    const { error } = JSON.parse(run.stderr);
+    assert.equal(error.code, "invalid_arguments");
+    assert.equal(error.field, "EVIDENT_MCP_STRUCTURED");
+    assert.match(cli(["mcp", "--help"]).stdout, /--structured/);
+  });
+
   it("refuses to start HTTP without a token, or with a short one, and says why", () => {
     const none = cli(["mcp", "--transport", "http"], { EVIDENT_AUTH_TOKEN: "", EVIDENT_HTTP_PORT: "0" });
     assert.equal(none.code, 1);

@@ -66,7 +66,12 @@ describe("MCP Streamable HTTP", () => {
       EVIDENT_HTTP_MAX_BODY_BYTES: "4096",
       EVIDENT_HTTP_MAX_CONCURRENT: "2",
     });
-    server = await startHttpServer({ registry: createTestRegistry(gate), logger: silentLogger, settings });
+    server = await startHttpServer({
+      registry: createTestRegistry(gate),
+      logger: silentLogger,
+      settings,
+      structured: true,
+    });
   });
 
   after(async () => {
@@ -127,6 +132,28 @@ describe("MCP Streamable HTTP", () => {
       assert.match(call.body, /"text":"x"/);
     } finally {
       await replica.close();
+    }
+  });
+
+  it("without structured output (the default) answers with the text alone", async () => {
+    const plain = await startHttpServer({
+      registry: createTestRegistry(),
+      logger: silentLogger,
+      settings: resolveHttpSettings({ EVIDENT_AUTH_TOKEN: TOKEN, EVIDENT_HTTP_PORT: "0" }),
+    });
+    try {
+      const client = await connect(plain.url, { authorization: `Bearer ${TOKEN}` });
+      try {
+        const { tools } = await client.listTools();
+        for (const tool of tools) assert.equal(tool.outputSchema, undefined, tool.name);
+        const result = await client.callTool({ name: "echo", arguments: { text: "hi" } });
+        assert.equal(textOf(result), "hi");
+        assert.equal(result.structuredContent, undefined);
+      } finally {
+        await client.close();
+      }
+    } finally {
+      await plain.close();
     }
   });
 

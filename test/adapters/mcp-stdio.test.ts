@@ -54,13 +54,14 @@ for (const negotiation of ["legacy", "auto"] as const) {
       else assert.equal(version, "2026-07-28");
     });
 
-    it("returns text content plus structured content bound to the connection", async () => {
+    it("returns the model-facing text alone by default: no structuredContent, no outputSchema", async () => {
+      // Some clients give the model structuredContent in place of the text when both are sent.
       const result = await client.callTool({ name: "echo", arguments: { text: "hi", times: 2 } });
       assert.equal(result.isError ?? false, false);
       assert.equal(textOf(result), "hihi");
-      const structured = result.structuredContent as { text: string; caller: string };
-      assert.equal(structured.text, "hihi");
-      assert.match(structured.caller, /^stdio:/);
+      assert.equal(result.structuredContent, undefined);
+      const { tools } = await client.listTools();
+      for (const tool of tools) assert.equal(tool.outputSchema, undefined, tool.name);
     });
 
     it("A06: a tool failure is an isError result carrying the shared payload", async () => {
@@ -88,6 +89,48 @@ for (const negotiation of ["legacy", "auto"] as const) {
     it("keeps stdout for the protocol (logs, if any, went to stderr)", async () => {
       // Every exchange above parsed as JSON-RPC; a stray stdout line would have broken the client.
       assert.doesNotMatch(stderr, /"jsonrpc"/);
+    });
+  });
+}
+
+for (const [label, args, env] of [
+  ["--structured", ["mcp", "--structured"], {}],
+  ["EVIDENT_MCP_STRUCTURED=true", ["mcp"], { EVIDENT_MCP_STRUCTURED: "true" }],
+] as const) {
+  describe(`MCP stdio with ${label}`, () => {
+    let client: Client;
+
+    before(async () => {
+      client = new Client({ name: "evident-test", version: "1.0.0" });
+      await client.connect(
+        new StdioClientTransport({
+          command: process.execPath,
+          args: ["--import", "tsx", FIXTURE, ...args],
+          env: { ...(process.env as Record<string, string>), ...env },
+          stderr: "ignore",
+        }),
+      );
+    });
+
+    after(async () => {
+      await client.close();
+    });
+
+    it("lists each tool's output schema and returns text plus structured content bound to the connection", async () => {
+      const { tools } = await client.listTools();
+      assert.equal(tools.find((t) => t.name === "echo")?.outputSchema?.type, "object");
+      const result = await client.callTool({ name: "echo", arguments: { text: "hi", times: 2 } });
+      assert.equal(textOf(result), "hihi");
+      const structured = result.structuredContent as { text: string; caller: string };
+      assert.equal(structured.text, "hihi");
+      assert.match(structured.caller, /^stdio:/);
+    });
+
+    it("a failure still carries only the error payload as text", async () => {
+      const result = await client.callTool({ name: "fail", arguments: { query: "q" } });
+      assert.equal(result.isError, true);
+      assert.equal(result.structuredContent, undefined);
+      assert.equal(JSON.parse(textOf(result)).error.code, "all_providers_failed");
     });
   });
 }

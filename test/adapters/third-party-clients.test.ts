@@ -56,8 +56,8 @@ describe("MCP Inspector CLI", () => {
       "echo",
       "--tool-arg",
       "text=hey",
-    ])) as { structuredContent: { text: string } };
-    assert.equal(called.structuredContent.text, "hey");
+    ])) as { content: Array<{ text: string }> };
+    assert.equal(called.content[0]?.text, "hey");
   });
 
   it("lists and calls tools over HTTP with --header", async () => {
@@ -74,8 +74,8 @@ describe("MCP Inspector CLI", () => {
       "echo",
       "--tool-arg",
       "text=over-http",
-    ])) as { structuredContent: { text: string } };
-    assert.equal(called.structuredContent.text, "over-http");
+    ])) as { content: Array<{ text: string }> };
+    assert.equal(called.content[0]?.text, "over-http");
     // The Inspector turns an isError result into its own failure exit; the result was an error.
     await assert.rejects(
       inspector([...common, "--method", "tools/call", "--tool-name", "fail", "--tool-arg", "query=q"]),
@@ -113,7 +113,7 @@ describe("mcp-remote bridge", () => {
         ["echo", "hold", "fail"],
       );
       const result = await client.callTool({ name: "echo", arguments: { text: "bridged" } });
-      assert.equal((result.structuredContent as { text: string }).text, "bridged");
+      assert.equal((result.content as Array<{ text: string }>)[0]?.text, "bridged");
     } finally {
       await client.close();
     }

@@ -87,7 +87,12 @@ describe("A08: other runtimes run the built package", () => {
     it(`${name}: the stdio server answers tools/list and a call`, async () => {
       const client = new Client({ name: "runtime-smoke", version: "1.0.0" });
       await client.connect(
-        new StdioClientTransport({ command: runtime.bin, args: [CLI, "mcp"], cwd: ROOT, stderr: "pipe" }),
+        new StdioClientTransport({
+          command: runtime.bin,
+          args: [CLI, "mcp", "--structured"],
+          cwd: ROOT,
+          stderr: "pipe",
+        }),
       );
       try {
         const { tools } = await client.listTools();

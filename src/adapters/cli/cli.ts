@@ -115,13 +115,26 @@ async function runMcp(
   logger: Logger,
 ): Promise<number> {
   let transport = io.env.EVIDENT_TRANSPORT ?? "stdio";
+  const structuredEnv = io.env.EVIDENT_MCP_STRUCTURED;
+  if (structuredEnv !== undefined && structuredEnv !== "true" && structuredEnv !== "false") {
+    return fail(
+      io,
+      usageError(
+        `EVIDENT_MCP_STRUCTURED must be true or false, got "${structuredEnv}".`,
+        "EVIDENT_MCP_STRUCTURED",
+      ),
+    );
+  }
+  let structured = structuredEnv === "true";
   for (let i = 0; i < rest.length; i += 1) {
     const token = rest[i] as string;
     if (token === "--help" || token === "-h") {
       io.stdout.write(mcpHelp());
       return EXIT_OK;
     }
-    if (token === "--transport") {
+    if (token === "--structured") {
+      structured = true;
+    } else if (token === "--transport") {
       transport = rest[i + 1] ?? "";
       i += 1;
     } else if (token.startsWith("--transport=")) {
@@ -142,7 +155,7 @@ async function runMcp(
     }
     const registry = await options.createRegistry(logger, "server");
     const { startHttpServer } = await import("../mcp/http-server.js");
-    const server = await startHttpServer({ registry, logger, settings });
+    const server = await startHttpServer({ registry, logger, settings, structured });
     const info = createStderrLogger({ level: "info", write: (line) => io.stderr.write(line) });
     info.info(`MCP Streamable HTTP listening on ${server.url}`, {
       auth: settings.token === undefined ? "anonymous (EVIDENT_ALLOW_ANONYMOUS=true)" : "bearer",
@@ -153,7 +166,7 @@ async function runMcp(
   }
   const registry = await options.createRegistry(logger, "server");
   const { startStdioServer } = await import("../mcp/stdio.js");
-  const handle = startStdioServer({ registry, logger });
+  const handle = startStdioServer({ registry, logger, structured });
   await Promise.race([handle.closed, waitForAbort(options.signal)]);
   await handle.close();
   await registry.close();
@@ -219,9 +232,13 @@ function usage(): string {
 
 function mcpHelp(): string {
   return [
-    "Usage: evident mcp [--transport stdio|http]",
+    "Usage: evident mcp [--transport stdio|http] [--structured]",
     "",
     "stdio (default): MCP over standard input/output; logs go to stderr.",
+    "--structured (or EVIDENT_MCP_STRUCTURED=true): also send each result's structured data",
+    "  (structuredContent, with outputSchema in the tool list), for programmatic clients. Off by",
+    "  default: some clients show the model that JSON instead of the text, and the text is what",
+    "  is budgeted and says what was cut.",
     "http: MCP Streamable HTTP at POST /mcp, public GET /healthz. Environment:",
     "  EVIDENT_TRANSPORT=http            same as --transport http",
     "  EVIDENT_HTTP_HOST (127.0.0.1)     EVIDENT_HTTP_PORT, else PORT, else 8787",

@@ -22,6 +22,8 @@ import { createMcpServer } from "./server.js";
 export interface HttpHandlerOptions {
   readonly registry: ToolRegistry;
   readonly logger: Logger;
+  /** Carry structured results too (see McpServerOptions.structured). */
+  readonly structured?: boolean;
   readonly settings: Pick<
     HttpSettings,
     "token" | "allowedHosts" | "allowedOrigins" | "maxBodyBytes" | "maxConcurrentRequests"
@@ -67,7 +69,7 @@ export function createHttpHandler(options: HttpHandlerOptions): HttpHandlerPhase
   const mcp = createMcpHandler(
     (ctx) =>
       createMcpServer(
-        { registry, logger, cancellations },
+        { registry, logger, cancellations, structured: options.structured ?? false },
         { caller: ctx.authInfo?.clientId ?? callerOf(undefined) },
       ),
     { onerror: (error) => logger.debug("mcp http exchange error", { error: error.message }) },

@@ -14,6 +14,8 @@ import { createHttpHandler, type HttpHandler, type HttpHandlerPhases, tooLarge }
 export interface HttpServerOptions {
   readonly registry: ToolRegistry;
   readonly logger: Logger;
+  /** Carry structured results too (see McpServerOptions.structured). */
+  readonly structured?: boolean;
   readonly settings: HttpSettings;
 }
 

@@ -20,6 +20,13 @@ export interface McpServerOptions {
   readonly logger: Logger;
   /** Lets the stateless HTTP layer cancel calls this instance runs (see cancellations.ts). */
   readonly cancellations?: CallCancellations;
+  /**
+   * Also carry each result's structured data (`structuredContent`, and `outputSchema` in the
+   * tool list). Off by default: some clients (Claude Code among them) give the model the
+   * structured JSON in place of the text when both are present, so the budgeted text, with its
+   * notes on what was cut, would never reach the model. For programmatic clients.
+   */
+  readonly structured?: boolean;
 }
 
 export interface CallerInfo {
@@ -37,6 +44,7 @@ const INSTRUCTIONS =
 /** Builds one server instance bound to one caller (a stdio connection or one HTTP request). */
 export function createMcpServer(options: McpServerOptions, callerInfo: CallerInfo): Server {
   const { registry, logger } = options;
+  const structured = options.structured ?? false;
   const server = new Server(
     { name: SERVER_NAME, version: PACKAGE_VERSION },
     { capabilities: { tools: {} }, instructions: INSTRUCTIONS },
@@ -48,7 +56,10 @@ export function createMcpServer(options: McpServerOptions, callerInfo: CallerInf
       title: tool.title,
       description: tool.description,
       inputSchema: tool.inputSchema as { type: "object"; [key: string]: unknown },
-      outputSchema: tool.outputSchema as { type: "object"; [key: string]: unknown },
+      // A declared output schema obliges every result to carry structured content.
+      ...(structured
+        ? { outputSchema: tool.outputSchema as { type: "object"; [key: string]: unknown } }
+        : {}),
       annotations: { title: tool.title, ...tool.annotations },
     })),
   }));
@@ -81,7 +92,7 @@ export function createMcpServer(options: McpServerOptions, callerInfo: CallerInf
         ...(progress === undefined ? {} : { progress }),
       });
       await delivered;
-      return toCallToolResult(result);
+      return toCallToolResult(result, structured);
     } finally {
       linked.dispose();
       tracked?.release();
@@ -92,16 +103,14 @@ export function createMcpServer(options: McpServerOptions, callerInfo: CallerInf
 }
 
 /**
- * A tool result as MCP carries it: the model-facing text as content, the structured data as
- * `structuredContent`. Failures carry the shared error payload as text (what every surface
- * shows) and `isError`, so clients do not validate them against the success output schema.
+ * A tool result as MCP carries it: the model-facing text as content and, when `structured`, the
+ * structured data as `structuredContent`. Failures carry the shared error payload as text (what
+ * every surface shows) and `isError`, so clients do not validate them against the success
+ * output schema.
  */
-export function toCallToolResult(result: ToolResult<unknown>): CallToolResult {
-  if (result.isError) {
-    return { isError: true, content: [{ type: "text", text: result.text }] };
-  }
-  return {
-    content: [{ type: "text", text: result.text }],
-    structuredContent: result.data as Record<string, unknown>,
-  };
+export function toCallToolResult(result: ToolResult<unknown>, structured: boolean): CallToolResult {
+  const content: CallToolResult["content"] = [{ type: "text", text: result.text }];
+  if (result.isError) return { isError: true, content };
+  if (!structured) return { content };
+  return { content, structuredContent: result.data as Record<string, unknown> };
 }

@@ -15,6 +15,8 @@ export interface StdioOptions {
   /** Injectable for tests; default process.stdin / process.stdout. */
   readonly stdin?: Readable;
   readonly stdout?: Writable;
+  /** Carry structured results too (see McpServerOptions.structured). */
+  readonly structured?: boolean;
 }
 
 export interface StdioHandle {
