@@ -4,6 +4,7 @@
 
 import { resolveHttpSettings } from "./adapters/mcp/http-config.js";
 import { createHttpHandler as createAdapterHandler, type HttpHandler } from "./adapters/mcp/http-handler.js";
+import { structuredFromEnv } from "./adapters/mcp/structured.js";
 import { createStderrLogger, type Logger, secretsFromEnv } from "./core/logger.js";
 import { createProductRegistry } from "./tools/product.js";
 
@@ -42,14 +43,15 @@ export interface HttpHandlerOptions {
  * The MCP Streamable HTTP endpoint as a web-standard `fetch(Request): Promise<Response>`, for
  * serverless hosts. It enforces the same token, Host/Origin, size and concurrency rules as the
  * `evident mcp --transport http` server, and throws `configuration_error` without a token
- * unless EVIDENT_ALLOW_ANONYMOUS=true.
+ * unless EVIDENT_ALLOW_ANONYMOUS=true. Results are text alone unless EVIDENT_MCP_STRUCTURED=true.
  */
 export function createHttpHandler(options: HttpHandlerOptions = {}): HttpHandler {
   const env = options.env ?? process.env;
   const settings = resolveHttpSettings(env);
+  const structured = structuredFromEnv(env);
   const logger = options.logger ?? createStderrLogger({ level: "warn", secrets: secretsFromEnv(env) });
   const registry = createProductRegistry({ cwd: options.cwd ?? process.cwd(), env, logger });
-  const handler = createAdapterHandler({ registry, logger, settings });
+  const handler = createAdapterHandler({ registry, logger, settings, structured });
   return {
     ...handler,
     close: async () => {

@@ -77,12 +77,12 @@ describe("CLI contract", () => {
     assert.match(mcpHelp.stdout, /EVIDENT_AUTH_TOKEN/);
   });
 
-  it("rejects an EVIDENT_MCP_STRUCTURED that is not true or false, naming it", () => {
+  it("refuses an EVIDENT_MCP_STRUCTURED that is not true or false, naming it", () => {
     const run = cli(["mcp"], { EVIDENT_MCP_STRUCTURED: "yes" });
-    assert.equal(run.code, 2);
+    assert.equal(run.code, 1);
     const { error } = JSON.parse(run.stderr);
-    assert.equal(error.code, "invalid_arguments");
-    assert.equal(error.field, "EVIDENT_MCP_STRUCTURED");
+    assert.equal(error.code, "configuration_error");
+    assert.match(error.message, /EVIDENT_MCP_STRUCTURED must be true or false, got "yes"/);
     assert.match(cli(["mcp", "--help"]).stdout, /--structured/);
   });
 

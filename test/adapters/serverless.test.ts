@@ -53,6 +53,49 @@ describe("createHttpHandler (serverless)", () => {
   });
 });
 
+describe("createHttpHandler (serverless) and EVIDENT_MCP_STRUCTURED", () => {
+  const listTools = async (env: Record<string, string>): Promise<string> => {
+    const handler = createHttpHandler({
+      env: { EVIDENT_AUTH_TOKEN: TOKEN, ...env },
+      cwd: ROOT,
+      logger: silentLogger,
+    });
+    try {
+      const response = await handler.fetch(
+        new Request("http://localhost/mcp", {
+          method: "POST",
+          headers: { ...HEADERS, authorization: `Bearer ${TOKEN}`, "mcp-protocol-version": "2025-11-25" },
+          body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} }),
+        }),
+      );
+      assert.equal(response.status, 200);
+      return await response.text();
+    } finally {
+      await handler.close();
+    }
+  };
+
+  it("lists no output schema by default, and every tool's with EVIDENT_MCP_STRUCTURED=true", async () => {
+    assert.doesNotMatch(await listTools({}), /"outputSchema"/);
+    const structured = await listTools({ EVIDENT_MCP_STRUCTURED: "true" });
+    assert.equal(structured.match(/"outputSchema"/g)?.length, 3);
+  });
+
+  it("refuses any other value as configuration_error", () => {
+    assert.throws(
+      () =>
+        createHttpHandler({
+          env: { EVIDENT_AUTH_TOKEN: TOKEN, EVIDENT_MCP_STRUCTURED: "1" },
+          logger: silentLogger,
+        }),
+      (error: unknown) =>
+        error instanceof EvidentError &&
+        error.code === "configuration_error" &&
+        /EVIDENT_MCP_STRUCTURED/.test(error.message),
+    );
+  });
+});
+
 describe("CLI help for the product commands", () => {
   for (const [command, flag] of [
     ["grep", "--ignore-case"],

@@ -9,6 +9,7 @@ import { type ErrorPayload, EvidentError } from "../../core/errors.js";
 import { createStderrLogger, type Logger, parseLogLevel, secretsFromEnv } from "../../core/logger.js";
 import type { ToolRegistry } from "../../tools/registry.js";
 import { resolveHttpSettings } from "../mcp/http-config.js";
+import { structuredFromEnv } from "../mcp/structured.js";
 import { PACKAGE_VERSION } from "../version.js";
 import { TOOL_COMMANDS } from "./commands.js";
 import { kebabCase, parseCommand, propertyKind } from "./flags.js";
@@ -115,17 +116,12 @@ async function runMcp(
   logger: Logger,
 ): Promise<number> {
   let transport = io.env.EVIDENT_TRANSPORT ?? "stdio";
-  const structuredEnv = io.env.EVIDENT_MCP_STRUCTURED;
-  if (structuredEnv !== undefined && structuredEnv !== "true" && structuredEnv !== "false") {
-    return fail(
-      io,
-      usageError(
-        `EVIDENT_MCP_STRUCTURED must be true or false, got "${structuredEnv}".`,
-        "EVIDENT_MCP_STRUCTURED",
-      ),
-    );
+  let structured: boolean;
+  try {
+    structured = structuredFromEnv(io.env);
+  } catch (error) {
+    return fail(io, error);
   }
-  let structured = structuredEnv === "true";
   for (let i = 0; i < rest.length; i += 1) {
     const token = rest[i] as string;
     if (token === "--help" || token === "-h") {
