@@ -18,7 +18,7 @@
  * (`host.mjs`, `evident mcp`), since starting ripgrep costs time in proportion to the memory of
  * the process that starts it: each subject pays for what it holds, and only for that.
  *
- * Usage: node --import tsx bench/code-search/bench.ts [--tier quick|large] [--runs N]
+ * Usage: node --import tsx bench/code-search/bench.ts [--tier quick|large] [--runs N] [--warmup N]
  *   quick: typescript@5.9.3 from `npm pack` (default)
  *   large: linux-source-6.1 from `apt-get download` (1.5 GB unpacked; optional)
  */
@@ -41,6 +41,13 @@ const arg = (name: string, fallback: string) => {
 };
 const tier = arg("--tier", "quick");
 const runs = Number(arg("--runs", "7"));
+/**
+ * Untimed rounds of each case before its timed ones. A server that has run a kind of search only
+ * a few times still runs its code unoptimised (V8 optimises what it has seen run often), which
+ * is not how a long-lived server answers; it showed as short runs measuring higher ratios than
+ * long ones for the first case that renders matching lines.
+ */
+const warmup = Number(arg("--warmup", "5"));
 
 interface Case {
   readonly label: string;
@@ -134,6 +141,35 @@ async function timed<T>(fn: () => Promise<T>): Promise<{ ms: number; value: T }>
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
 
+/**
+ * How far a ratio of medians could move by chance on a noisy machine: the 5th and 95th
+ * percentiles of `median(num) / median(den)` over rounds resampled with replacement (pairs kept
+ * together, as they were measured interleaved). Seeded, so a run's figures can be recomputed.
+ */
+function ratioInterval(num: readonly number[], den: readonly number[], resamples = 2000): [number, number] {
+  let seed = 0x9e3779b9;
+  const random = () => {
+    // mulberry32
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  const ratios: number[] = [];
+  for (let r = 0; r < resamples; r++) {
+    const a: number[] = [];
+    const b: number[] = [];
+    for (let i = 0; i < num.length; i++) {
+      const k = Math.floor(random() * num.length);
+      a.push(num[k] as number);
+      b.push(den[k] as number);
+    }
+    ratios.push(median(a) / median(b));
+  }
+  ratios.sort((x, y) => x - y);
+  return [ratios[Math.floor(resamples * 0.05)] as number, ratios[Math.floor(resamples * 0.95)] as number];
+}
+
 /** One JSON request per line to a child process, answered by id on its stdout. */
 class LineClient {
   #next = 1;
@@ -215,7 +251,9 @@ async function main(): Promise<void> {
     execFileSync(rgPath, ["--files", "."], { cwd: corpus, maxBuffer: 1 << 30 })
       .toString()
       .split("\n").length - 1;
-  console.log(`corpus: ${corpus} (${files} files searchable), runs per measurement: ${runs}`);
+  console.log(
+    `corpus: ${corpus} (${files} files searchable), runs per measurement: ${runs} (after ${warmup} untimed)`,
+  );
   const host = join(repo, "bench/code-search/host.mjs");
   const rgHost = startChild([host, "rg"], repo);
   const spawnHost = startChild([join(repo, "bench/code-search/host-spawn.py"), rgPath], repo, "python3");
@@ -237,6 +275,7 @@ async function main(): Promise<void> {
   let mcpEnumeratedAt = performance.now();
 
   const rows: string[][] = [];
+  const intervals: string[] = [];
   let rssMiB = 0;
   for (const c of CASES) {
     const rgArgs = ["--json", ...c.rgFlags, "--", c.pattern, "."];
@@ -253,7 +292,8 @@ async function main(): Promise<void> {
     const spawnTimes: number[] = [];
     let first: SdkAnswer | undefined;
     let jsonBytes = 0;
-    for (let i = 0; i < runs; i++) {
+    for (let i = 0; i < warmup + runs; i++) {
+      const keep = i >= warmup;
       // Warm means the file scope's enumeration is fresh (younger than the revision cache's
       // time to live). A search that finds it stale does not wait for a new one, but starts one
       // in the background after answering, and that must not overlap a measurement. So each
@@ -269,14 +309,19 @@ async function main(): Promise<void> {
       }
       // Interleaved so that cache state and machine noise hit every side alike.
       const raw = await rawRg(corpus, rgArgs);
+      const same = await rawRg(target.cwd, sameArgs);
+      const spawned = await spawnedRg(corpus, rgArgs);
+      const answer = await search(c.input);
+      const overMcp = await timed(() => callTool(mcp, c.input));
+      if (!keep) continue;
       rgTimes.push(raw.ms);
       jsonBytes = raw.bytes;
-      sameTimes.push((await rawRg(target.cwd, sameArgs)).ms);
-      spawnTimes.push((await spawnedRg(corpus, rgArgs)).ms);
-      first = await search(c.input);
-      ourTimes.push(first.ms);
-      rssMiB = Math.max(rssMiB, first.rssMiB);
-      mcpTimes.push((await timed(() => callTool(mcp, c.input))).ms);
+      sameTimes.push(same.ms);
+      spawnTimes.push(spawned.ms);
+      first = answer;
+      ourTimes.push(answer.ms);
+      rssMiB = Math.max(rssMiB, answer.rssMiB);
+      mcpTimes.push(overMcp.ms);
     }
     // Cold: a new service, so the names-only enumeration comes first. In a loop of its own:
     // each leaves a whole service's worth of garbage, which would otherwise be collected during
@@ -298,6 +343,11 @@ async function main(): Promise<void> {
       for (let i = 0; i < runs; i++) pageTimes.push((await search({ cursor })).ms);
       pageRatio = fmt(median(pageTimes) / median(ourTimes), 3);
     }
+    const [inLow, inHigh] = ratioInterval(ourTimes, rgTimes);
+    const [mcpLow, mcpHigh] = ratioInterval(mcpTimes, rgTimes);
+    intervals.push(
+      `${c.label}: in-process ${fmt(inLow)}-${fmt(inHigh)}, MCP stdio ${fmt(mcpLow)}-${fmt(mcpHigh)}`,
+    );
     const firstBytes = Buffer.byteLength(first?.text ?? "");
     const reachable = first?.data.cursor !== undefined || first?.data.view !== "summary";
     rows.push([
@@ -342,6 +392,8 @@ async function main(): Promise<void> {
   console.log(`|${header.map(() => "---").join("|")}|`);
   for (const row of rows) console.log(`| ${row.join(" | ")} |`);
   console.log(`RSS of the in-process service's process (its snapshots included): ${Math.round(rssMiB)} MiB`);
+  console.log("90% intervals of the warm ratios to rg --json (rounds resampled with replacement):");
+  for (const line of intervals) console.log(`  ${line}`);
 }
 
 await main();
