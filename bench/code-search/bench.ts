@@ -93,6 +93,14 @@ const CASES: readonly Case[] = [
 /** A search of the cases' file scope that matches nothing: it only keeps the scope warm. */
 const KEEP_WARM: CodeSearchInput = { pattern: "evident bench keeps this scope warm", literal: true };
 
+/**
+ * The keep-warm search said with a case's options, so that the case's search follows one like it,
+ * as an agent's searches with the same options and file scope follow each other: the service
+ * then has the case's ripgrep started ahead (see src/code/prestart.ts). "in-process, no
+ * prestart" shows what the case costs without that.
+ */
+const keepWarmFor = (c: Case): CodeSearchInput => ({ ...c.input, pattern: KEEP_WARM.pattern });
+
 function prepare(): string {
   mkdirSync(corpora, { recursive: true });
   if (tier === "quick") {
@@ -139,6 +147,48 @@ async function timed<T>(fn: () => Promise<T>): Promise<{ ms: number; value: T }>
   return { ms: Number(process.hrtime.bigint() - start) / 1e6, value };
 }
 
+/** Pids of the ripgrep processes under `ancestor` that wait for their pattern (`--file -`). */
+function waitingRipgreps(ancestor: number): Set<number> {
+  const parents = new Map<number, number>();
+  const commands = new Map<number, string>();
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      // The command name may hold spaces and parentheses; the fields after it do not.
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      parents.set(Number(entry), ppid);
+      commands.set(Number(entry), readFileSync(`/proc/${entry}/cmdline`, "utf8"));
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  const found = new Set<number>();
+  for (const [pid, command] of commands) {
+    if (!command.includes("\0--file\0-\0")) continue;
+    for (let p = parents.get(pid); p !== undefined && p > 1; p = parents.get(p)) {
+      if (p === ancestor) found.add(pid);
+    }
+  }
+  return found;
+}
+
+/**
+ * Waits until the MCP server has started the next search's ripgrep (one not among `before`), so
+ * that its start does not overlap the next measurement: the server does it after answering,
+ * and on two CPUs a fork and exec running beside a search slows that search.
+ */
+async function prestartSettled(server: number, before: ReadonlySet<number>): Promise<void> {
+  const deadline = performance.now() + 5_000;
+  for (;;) {
+    const now = waitingRipgreps(server);
+    if ([...now].some((pid) => !before.has(pid))) return;
+    if (performance.now() > deadline)
+      throw new Error("the MCP server started no ripgrep for the next search");
+    await new Promise((resolve) => setTimeout(resolve, 2));
+  }
+}
+
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
 
 /**
@@ -176,7 +226,7 @@ class LineClient {
   #buffer = "";
   readonly #pending = new Map<number, (message: Record<string, unknown>) => void>();
   #stopping = false;
-  constructor(private readonly child: ChildProcess) {
+  constructor(readonly child: ChildProcess) {
     // A measuring process that dies would leave its pending request unanswered forever: fail.
     child.once("exit", (code, signal) => {
       if (!this.#stopping) {
@@ -263,15 +313,28 @@ async function main(): Promise<void> {
     (await rgHost.send({ cwd, args })) as { ms: number; bytes: number };
   const spawnedRg = async (cwd: string, args: readonly string[]) =>
     (await spawnHost.send({ cwd, args })) as { ms: number; bytes: number };
-  const search = async (input: CodeSearchInput) =>
-    (await sdk.send({ op: "search", input })) as unknown as SdkAnswer;
+  /** A search in process, and its background work (the next ripgrep's start) let finish. */
+  const search = async (input: CodeSearchInput, op: "search" | "plain" = "search") => {
+    const answer = (await sdk.send({ op, input })) as unknown as SdkAnswer;
+    await sdk.send({ op: "idle" });
+    return answer;
+  };
+  const mcpPid = mcp.child.pid ?? -1;
+  /** An MCP search timed from request to response, then the server's next ripgrep let start. */
+  const overMcp = async (input: CodeSearchInput) => {
+    const before = waitingRipgreps(mcpPid);
+    const result = await timed(() => callTool(mcp, input));
+    await prestartSettled(mcpPid, before);
+    return result;
+  };
   // Warm-up: the first call loads modules and resolves ripgrep.
   await rawRg(corpus, ["--json", "--", "warm-up", "."]);
   await spawnedRg(corpus, ["--json", "--", "warm-up", "."]);
   await search(KEEP_WARM);
+  await search(KEEP_WARM, "plain");
   // The server's first search enumerates the scope before searching: about what its background
   // re-enumeration takes later, so it sets how long to let one finish.
-  const coldMcp = await timed(() => callTool(mcp, KEEP_WARM));
+  const coldMcp = await overMcp(KEEP_WARM);
   let mcpEnumeratedAt = performance.now();
 
   const rows: string[][] = [];
@@ -286,6 +349,7 @@ async function main(): Promise<void> {
     const rgTimes: number[] = [];
     const sameTimes: number[] = [];
     const ourTimes: number[] = [];
+    const plainTimes: number[] = [];
     const mcpTimes: number[] = [];
     const coldTimes: number[] = [];
     const staleTimes: number[] = [];
@@ -299,11 +363,12 @@ async function main(): Promise<void> {
       // in the background after answering, and that must not overlap a measurement. So each
       // round starts with an untimed search of the same scope, and any enumeration it starts is
       // let finish: awaited in process; over MCP, given twice the server's first (cold) search.
-      await search(KEEP_WARM);
-      await sdk.send({ op: "idle" });
-      const keepWarm = performance.now();
-      await callTool(mcp, KEEP_WARM);
-      if (keepWarm - mcpEnumeratedAt > REVISION_CACHE_TTL_MS) {
+      const keepWarm = keepWarmFor(c);
+      await search(keepWarm);
+      await search(keepWarm, "plain");
+      const keepWarmAt = performance.now();
+      await overMcp(keepWarm);
+      if (keepWarmAt - mcpEnumeratedAt > REVISION_CACHE_TTL_MS) {
         await new Promise((resolve) => setTimeout(resolve, 2 * coldMcp.ms));
         mcpEnumeratedAt = performance.now();
       }
@@ -312,7 +377,8 @@ async function main(): Promise<void> {
       const same = await rawRg(target.cwd, sameArgs);
       const spawned = await spawnedRg(corpus, rgArgs);
       const answer = await search(c.input);
-      const overMcp = await timed(() => callTool(mcp, c.input));
+      const withoutPrestart = await search(c.input, "plain");
+      const mcpSearch = await overMcp(c.input);
       if (!keep) continue;
       rgTimes.push(raw.ms);
       jsonBytes = raw.bytes;
@@ -320,8 +386,9 @@ async function main(): Promise<void> {
       spawnTimes.push(spawned.ms);
       first = answer;
       ourTimes.push(answer.ms);
+      plainTimes.push(withoutPrestart.ms);
       rssMiB = Math.max(rssMiB, answer.rssMiB);
-      mcpTimes.push(overMcp.ms);
+      mcpTimes.push(mcpSearch.ms);
     }
     // Cold: a new service, so the names-only enumeration comes first. In a loop of its own:
     // each leaves a whole service's worth of garbage, which would otherwise be collected during
@@ -344,9 +411,11 @@ async function main(): Promise<void> {
       pageRatio = fmt(median(pageTimes) / median(ourTimes), 3);
     }
     const [inLow, inHigh] = ratioInterval(ourTimes, rgTimes);
+    const [plainLow, plainHigh] = ratioInterval(plainTimes, rgTimes);
     const [mcpLow, mcpHigh] = ratioInterval(mcpTimes, rgTimes);
     intervals.push(
-      `${c.label}: in-process ${fmt(inLow)}-${fmt(inHigh)}, MCP stdio ${fmt(mcpLow)}-${fmt(mcpHigh)}`,
+      `${c.label}: in-process ${fmt(inLow)}-${fmt(inHigh)}, no prestart ${fmt(plainLow)}-${fmt(plainHigh)}, ` +
+        `MCP stdio ${fmt(mcpLow)}-${fmt(mcpHigh)}`,
     );
     const firstBytes = Buffer.byteLength(first?.text ?? "");
     const reachable = first?.data.cursor !== undefined || first?.data.view !== "summary";
@@ -358,6 +427,7 @@ async function main(): Promise<void> {
       fmt(median(spawnTimes), 1),
       fmt(median(ourTimes), 1),
       fmt(median(ourTimes) / median(rgTimes)),
+      fmt(median(plainTimes) / median(rgTimes)),
       fmt(median(mcpTimes) / median(rgTimes)),
       fmt(median(mcpTimes) / median(spawnTimes)),
       fmt(median(staleTimes) / median(rgTimes)),
@@ -378,6 +448,7 @@ async function main(): Promise<void> {
     "rg, posix_spawn ms",
     "code_search ms",
     "in-process / rg",
+    "in-process, no prestart / rg",
     "MCP stdio / rg",
     "MCP stdio / rg posix_spawn",
     "after a pause / rg",

@@ -2,7 +2,8 @@
 // JSON line per request, each timed here (so the pipe to the bench is not part of it).
 //
 //   node host.mjs rg          raw ripgrep, output read and discarded: the baseline
-//   node host.mjs sdk DIR     code_search in process, as an SDK user runs it (built dist/)
+//   node host.mjs sdk DIR     code_search in process, as an SDK user runs it (built dist/), and
+//                             beside it a service that starts no ripgrep ahead (`op: "plain"`)
 //
 // (host-spawn.py is a third: raw ripgrep started with posix_spawn instead of Node's fork.)
 //
@@ -46,14 +47,24 @@ if (mode === "rg") {
   const { REVISION_CACHE_TTL_MS } = await import(`${root}dist/core/limits.js`);
   // The warm service's clock can be moved on, to search a scope whose enumeration has aged.
   let clockOffset = 0;
-  const make = (now) =>
-    new CodeSearchService({ cwd: dir, env: process.env, logger: silentLogger, revisionCache: { now } });
-  const service = make(() => Date.now() + clockOffset);
+  const make = (now, prestart) =>
+    new CodeSearchService({
+      cwd: dir,
+      env: process.env,
+      logger: silentLogger,
+      revisionCache: { now },
+      ...(prestart ? { prestart: {} } : {}),
+    });
+  // As the SDK and the servers build it: the next search's ripgrep is started ahead.
+  const service = make(() => Date.now() + clockOffset, true);
+  const plain = make(Date.now, false);
   const call = () => ({ caller: "bench", signal: new AbortController().signal });
   handle = async (request) => {
     if (request.op === "idle") {
-      // Background work (a stale scope's new enumeration) finished: nothing runs meanwhile.
+      // Background work (a stale scope's new enumeration, the start of the next search's
+      // ripgrep) finished: nothing runs meanwhile.
       await service.idle();
+      await plain.idle();
       return {};
     }
     if (request.op === "stale") {
@@ -67,12 +78,14 @@ if (mode === "rg") {
     }
     if (request.op === "cold") {
       // A new service has no revision cache, so it pays for the names-only enumeration.
-      const fresh = make(Date.now);
+      const fresh = make(Date.now, false);
       const cold = await timed(() => fresh.run(request.input, call()));
       await fresh.close();
       return { ms: cold.ms };
     }
-    const { ms, value } = await timed(() => service.run(request.input, call()));
+    const { ms, value } = await timed(() =>
+      (request.op === "plain" ? plain : service).run(request.input, call()),
+    );
     return { ms, text: value.text, data: value.data, rssMiB: process.memoryUsage().rss / 2 ** 20 };
   };
 } else {

@@ -1,6 +1,7 @@
 /**
  * The launcher process: it starts ripgrep on behalf of a code_search service and hands the
- * child's output pipes back over the IPC channel, so the service reads them directly.
+ * child's pipes back over the IPC channel, so the service reads (and, for a ripgrep that waits
+ * for its pattern, writes) them directly.
  *
  * Why a process of its own: starting a child costs time in proportion to the memory of the
  * process that starts it (fork copies its page tables). A service that keeps snapshots grows,
@@ -22,6 +23,8 @@ interface SpawnRequest {
   readonly args: readonly string[];
   readonly cwd: string;
   readonly env: NodeJS.ProcessEnv;
+  /** Whether the child reads a stdin pipe, handed over like its output pipes. */
+  readonly input?: boolean;
 }
 
 interface KillRequest {
@@ -55,7 +58,7 @@ function start(request: SpawnRequest): void {
       cwd: request.cwd,
       env: request.env,
       shell: false,
-      stdio: ["ignore", "pipe", "pipe"],
+      stdio: [request.input === true ? "pipe" : "ignore", "pipe", "pipe"],
       windowsHide: true,
     });
   } catch (error) {
@@ -74,6 +77,9 @@ function start(request: SpawnRequest): void {
       send({ type: "unsupported", id: request.id });
       return;
     }
+    // Handing a pipe over closes this process's end of it: the child sees the end of its input
+    // when the service ends it, and nothing here can write to it.
+    if (child.stdin !== null) send({ type: "stdin", id: request.id }, child.stdin as Socket);
     send({ type: "stdout", id: request.id, pid: child.pid }, child.stdout as Socket);
     send({ type: "stderr", id: request.id }, child.stderr as Socket);
   });

@@ -17,39 +17,68 @@
 import { type ChildProcess, fork, spawn } from "node:child_process";
 import { EventEmitter } from "node:events";
 import type { Socket } from "node:net";
-import type { Readable } from "node:stream";
+import type { Readable, Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { LAUNCHER_RSS_THRESHOLD_BYTES, PROCESS_CLOSE_TIMEOUT_MS } from "../core/limits.js";
 
 /** What `runOwnedProcess` needs of a child. */
 export interface OwnedChild extends EventEmitter {
   readonly pid?: number | undefined;
+  /** Present when the child was started with `input` (see SpawnOptions). */
+  readonly stdin: Writable | null;
   readonly stdout: Readable | null;
   readonly stderr: Readable | null;
   readonly exitCode: number | null;
   readonly signalCode: NodeJS.Signals | null;
   kill(signal?: NodeJS.Signals): boolean;
+  /** Whether the child (its process and pipes) keeps this process's event loop alive. */
+  ref(): void;
+  unref(): void;
 }
 
 export interface SpawnOptions {
   readonly cwd: string;
   readonly env: NodeJS.ProcessEnv;
+  /** Give the child a stdin pipe (a ripgrep that reads its pattern from it); none by default. */
+  readonly input?: boolean;
 }
 
 export type Spawner = (command: string, args: readonly string[], options: SpawnOptions) => OwnedChild;
 
 /** Starts the child from this process (the default, and the fallback). */
-export const directSpawn: Spawner = (command, args, options) =>
-  spawn(command, [...args], {
+export const directSpawn: Spawner = (command, args, options) => {
+  const child = spawn(command, [...args], {
     cwd: options.cwd,
     env: options.env,
     shell: false,
-    stdio: ["ignore", "pipe", "pipe"],
+    stdio: [options.input === true ? "pipe" : "ignore", "pipe", "pipe"],
     windowsHide: true,
+  });
+  // A ChildProcess's ref() covers its process handle only; its pipes hold the event loop too.
+  const setRef = (on: boolean) => {
+    for (const stream of [child.stdin, child.stdout, child.stderr]) {
+      const socket = stream as Partial<Socket> | null;
+      if (on) socket?.ref?.();
+      else socket?.unref?.();
+    }
+  };
+  const refProcess = child.ref.bind(child);
+  const unrefProcess = child.unref.bind(child);
+  return Object.assign(child, {
+    ref: () => {
+      refProcess();
+      setRef(true);
+    },
+    unref: () => {
+      unrefProcess();
+      setRef(false);
+    },
   }) as ChildProcess & OwnedChild;
+};
 
 type LauncherMessage =
   | { type: "ready"; id?: undefined }
+  | { type: "stdin"; id: number }
   | { type: "stdout"; id: number; pid: number }
   | { type: "stderr"; id: number }
   | { type: "exit"; id: number; code: number | null; signal: NodeJS.Signals | null }
@@ -68,8 +97,14 @@ export class Launcher {
   #ready = false;
   #disabled: boolean;
   #next = 1;
-  /** Children still running, each with the launcher that started it. */
-  readonly #children = new Map<number, { readonly child: LaunchedChild; readonly launcher: ChildProcess }>();
+  /**
+   * Children still running, each with the launcher that started it and whether it keeps this
+   * process alive (a ripgrep waiting for its pattern does not).
+   */
+  readonly #children = new Map<
+    number,
+    { readonly child: LaunchedChild; readonly launcher: ChildProcess; referenced: boolean }
+  >();
 
   readonly #script: string;
 
@@ -90,15 +125,19 @@ export class Launcher {
     const launcher = this.#process;
     if (launcher === undefined) return directSpawn(command, args, options);
     const id = this.#next++;
-    const child = new LaunchedChild((signal) => this.#kill(id, child, launcher, signal));
-    this.#children.set(id, { child, launcher });
+    const child = new LaunchedChild(
+      (signal) => this.#kill(id, child, launcher, signal),
+      (on) => this.#reference(id, on),
+      options.input === true,
+    );
+    this.#children.set(id, { child, launcher, referenced: true });
     // Held (and the launcher kept referenced) until the child has closed, not merely exited: its
     // pipes may still be on their way, and nothing else would keep this process waiting for them.
     child.once("close", () => this.#settle(id));
     // While a child is pending the launcher must keep this process alive; idle, it must not.
-    launcher.ref();
-    launcher.channel?.ref();
-    launcher.send({ type: "spawn", id, command, args, cwd: options.cwd, env: options.env });
+    this.#updateRef(launcher);
+    const request = { type: "spawn", id, command, args, cwd: options.cwd, env: options.env };
+    launcher.send(options.input === true ? { ...request, input: true } : request);
     return child;
   };
 
@@ -140,7 +179,7 @@ export class Launcher {
     return new Promise((resolve) => {
       const done = () => {
         launcher.off("message", onMessage);
-        if (![...this.#children.values()].some((entry) => entry.launcher === launcher)) this.#idle(launcher);
+        this.#updateRef(launcher);
         resolve();
       };
       const onMessage = (message: LauncherMessage) => {
@@ -195,6 +234,10 @@ export class Launcher {
       return;
     }
     switch (message.type) {
+      case "stdin":
+        if (handle === undefined) child.failed("ELAUNCHER");
+        else child.attachStdin(handle);
+        break;
       case "stdout":
       case "stderr":
         if (handle === undefined) {
@@ -233,9 +276,26 @@ export class Launcher {
   #settle(id: number): void {
     const entry = this.#children.get(id);
     this.#children.delete(id);
+    if (entry !== undefined) this.#updateRef(entry.launcher);
+  }
+
+  #reference(id: number, on: boolean): void {
+    const entry = this.#children.get(id);
     if (entry === undefined) return;
-    for (const other of this.#children.values()) if (other.launcher === entry.launcher) return;
-    this.#idle(entry.launcher);
+    entry.referenced = on;
+    this.#updateRef(entry.launcher);
+  }
+
+  /** Referenced while one of its children keeps this process alive; idle otherwise. */
+  #updateRef(launcher: ChildProcess): void {
+    for (const entry of this.#children.values()) {
+      if (entry.launcher === launcher && entry.referenced) {
+        launcher.ref();
+        launcher.channel?.ref();
+        return;
+      }
+    }
+    this.#idle(launcher);
   }
 
   #idle(launcher: ChildProcess): void {
@@ -280,6 +340,7 @@ export class Launcher {
  */
 class LaunchedChild extends EventEmitter implements OwnedChild {
   pid: number | undefined;
+  stdin: Socket | null = null;
   stdout: Socket | null = null;
   stderr: Socket | null = null;
   exitCode: number | null = null;
@@ -290,8 +351,18 @@ class LaunchedChild extends EventEmitter implements OwnedChild {
   #earlyExit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
   #earlyExitTimer: NodeJS.Timeout | undefined;
 
-  constructor(private readonly sendKill: (signal: NodeJS.Signals) => void) {
+  constructor(
+    private readonly sendKill: (signal: NodeJS.Signals) => void,
+    private readonly setReferenced: (on: boolean) => void,
+    private readonly input: boolean,
+  ) {
     super();
+  }
+
+  attachStdin(socket: Socket): void {
+    this.stdin = socket;
+    // Its errors (the child gone before its input was written) reach whoever writes it.
+    socket.on("error", () => {});
   }
 
   attachStdout(socket: Socket, pid: number): void {
@@ -303,6 +374,12 @@ class LaunchedChild extends EventEmitter implements OwnedChild {
   attachStderr(socket: Socket): void {
     this.stderr = socket;
     this.#watch(socket);
+    if (this.input && this.stdin === null) {
+      // Its input pipe did not come first: nothing could ever tell it what to search.
+      this.sendKill("SIGKILL");
+      this.failed("ELAUNCHER");
+      return;
+    }
     this.emit("spawn");
     const early = this.#earlyExit;
     if (early !== undefined) {
@@ -337,6 +414,7 @@ class LaunchedChild extends EventEmitter implements OwnedChild {
     if (this.#closed) return;
     clearTimeout(this.#earlyExitTimer);
     const error = Object.assign(new Error(`could not start the process (${code})`), { code });
+    this.stdin?.destroy();
     this.stdout?.destroy();
     if (this.listenerCount("error") > 0) this.emit("error", error);
     this.#openPipes = 0;
@@ -348,6 +426,16 @@ class LaunchedChild extends EventEmitter implements OwnedChild {
     if (this.#exited) return false;
     this.sendKill(signal);
     return true;
+  }
+
+  ref(): void {
+    this.setReferenced(true);
+    for (const socket of [this.stdin, this.stdout, this.stderr]) socket?.ref();
+  }
+
+  unref(): void {
+    this.setReferenced(false);
+    for (const socket of [this.stdin, this.stdout, this.stderr]) socket?.unref();
   }
 
   /**
@@ -367,6 +455,7 @@ class LaunchedChild extends EventEmitter implements OwnedChild {
   #maybeClose(): void {
     if (this.#closed || !this.#exited || this.#openPipes > 0) return;
     this.#closed = true;
+    this.stdin?.destroy();
     this.emit("close", this.exitCode, this.signalCode);
   }
 }

@@ -27,6 +27,8 @@ export interface OwnedProcessSpec {
   readonly onSpawn?: (pid: number) => void;
   /** How the child is started: from this process (the default) or through a `Launcher`. */
   readonly spawner?: Spawner;
+  /** Give the child a stdin pipe, written by `StartedProcess.run` (see `startOwnedProcess`). */
+  readonly input?: boolean;
 }
 
 export interface OwnedProcessOutcome {
@@ -50,14 +52,53 @@ export async function runOwnedProcess(
   consume: (stdout: Readable) => Promise<ConsumeResult>,
 ): Promise<OwnedProcessOutcome> {
   throwIfAborted(spec.signal);
+  const started = await startOwnedProcess(spec);
+  spec.onSpawn?.(started.pid);
+  return started.run(consume, spec.signal === undefined ? {} : { signal: spec.signal });
+}
+
+/**
+ * A started child that has not been run yet: a ripgrep started ahead of its search, waiting for
+ * its pattern on stdin (see prestart.ts). Exactly one of `run` and `discard` is called; either
+ * way the child is awaited.
+ */
+export interface StartedProcess {
+  readonly pid: number;
+  /** Still running, not yet exited (one that died while waiting is useless). */
+  readonly alive: boolean;
+  /**
+   * Writes `input` (if given) to the child's stdin and ends it, hands stdout to `consume`, and
+   * resolves once the child has closed; cancellation and early stops terminate it.
+   */
+  run(
+    consume: (stdout: Readable) => Promise<ConsumeResult>,
+    options?: { readonly input?: string; readonly signal?: AbortSignal },
+  ): Promise<OwnedProcessOutcome>;
+  /** Terminates the child (if it still runs) and resolves once it has closed. */
+  discard(): Promise<void>;
+  /** Whether the child keeps this process's event loop alive (a waiting one should not). */
+  ref(): void;
+  unref(): void;
+}
+
+/**
+ * Starts the child and resolves once it runs. `spec.input` gives it a stdin pipe for `run` to
+ * write. Startup errors keep their cause: ENOENT and EACCES are configuration errors.
+ */
+export async function startOwnedProcess(spec: OwnedProcessSpec): Promise<StartedProcess> {
   const name = basename(spec.command);
   const child = (spec.spawner ?? directSpawn)(spec.command, spec.args, {
     cwd: spec.cwd,
     env: spec.env ?? process.env,
+    ...(spec.input === true ? { input: true } : {}),
   });
   // Listen for closure before anything can await, so the event cannot be missed.
+  let hasClosed = false;
   const closed = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
-    child.once("close", (code, signal) => resolve({ code, signal }));
+    child.once("close", (code, signal) => {
+      hasClosed = true;
+      resolve({ code, signal });
+    });
   });
   const stderr = boundedCollector(spec.stderrMaxBytes ?? PROCESS_STDERR_MAX_BYTES);
 
@@ -78,46 +119,79 @@ export async function runOwnedProcess(
   }
   // A launched child's pipes exist once it has started; a direct child's exist already.
   child.stderr?.on("data", (chunk: Buffer) => stderr.push(chunk));
+  // Writing to a child that has gone fails with EPIPE; its exit status tells the story.
+  child.stdin?.on("error", () => {});
   const pid = child.pid ?? -1;
-  spec.onSpawn?.(pid);
 
   let terminating: Promise<void> | undefined;
   const terminate = () => {
     terminating ??= terminateChild(child, closed, name);
     return terminating;
   };
-  const onAbort = () => void terminate().catch(() => {});
-  spec.signal?.addEventListener("abort", onAbort, { once: true });
-  // Cancellation may have arrived while the child was starting.
-  if (spec.signal?.aborted) onAbort();
+  let used = false;
+  const claim = () => {
+    if (used) throw new Error(`${name} (pid ${pid}) was already run or discarded`);
+    used = true;
+  };
 
-  let result: ConsumeResult;
-  try {
-    if (child.stdout === null) throw new Error("stdout pipe missing");
-    result = await consume(child.stdout);
-  } catch (consumerError) {
-    child.stdout?.destroy();
-    await terminate();
-    spec.signal?.removeEventListener("abort", onAbort);
-    if (spec.signal?.aborted) throw abortReason(spec.signal);
-    throw consumerError;
-  }
-  if (result === "stop") {
-    child.stdout?.destroy();
-    await terminate();
-  }
-  // A termination started by cancellation may have failed to close the child: that surfaces here.
-  if (terminating !== undefined) await terminating;
-  const exit = await closed;
-  spec.signal?.removeEventListener("abort", onAbort);
-  if (spec.signal?.aborted) throw abortReason(spec.signal);
   return {
-    exitCode: exit.code,
-    exitSignal: exit.signal,
-    stderr: stderr.text(),
-    stderrTruncated: stderr.truncated(),
-    stopped: result === "stop",
     pid,
+    get alive() {
+      return !hasClosed && child.exitCode === null && child.signalCode === null;
+    },
+    ref: () => child.ref(),
+    unref: () => child.unref(),
+    discard: async () => {
+      claim();
+      child.stdin?.destroy();
+      await terminate();
+    },
+    run: async (consume, options = {}) => {
+      claim();
+      const { signal, input } = options;
+      const onAbort = () => void terminate().catch(() => {});
+      signal?.addEventListener("abort", onAbort, { once: true });
+      // Cancellation may have arrived while the child was starting.
+      if (signal?.aborted) onAbort();
+      if (input !== undefined) {
+        if (child.stdin === null) {
+          child.stdout?.destroy();
+          await terminate();
+          signal?.removeEventListener("abort", onAbort);
+          throw new Error(`${name} was started without an input pipe`);
+        }
+        child.stdin.end(input);
+      }
+
+      let result: ConsumeResult;
+      try {
+        if (child.stdout === null) throw new Error("stdout pipe missing");
+        result = await consume(child.stdout);
+      } catch (consumerError) {
+        child.stdout?.destroy();
+        await terminate();
+        signal?.removeEventListener("abort", onAbort);
+        if (signal?.aborted) throw abortReason(signal);
+        throw consumerError;
+      }
+      if (result === "stop") {
+        child.stdout?.destroy();
+        await terminate();
+      }
+      // A termination started by cancellation may have failed to close the child: that surfaces here.
+      if (terminating !== undefined) await terminating;
+      const exit = await closed;
+      signal?.removeEventListener("abort", onAbort);
+      if (signal?.aborted) throw abortReason(signal);
+      return {
+        exitCode: exit.code,
+        exitSignal: exit.signal,
+        stderr: stderr.text(),
+        stderrTruncated: stderr.truncated(),
+        stopped: result === "stop",
+        pid,
+      };
+    },
   };
 }
 

@@ -10,10 +10,16 @@ import { EvidentError } from "../core/errors.js";
 import { SNAPSHOT_MAX_BYTES, SNAPSHOT_MAX_MATCHES, SNAPSHOT_MAX_OCCURRENCES } from "../core/limits.js";
 import type { Spawner } from "./launcher.js";
 import type { RawMatchTable } from "./match-table.js";
-import { type ConsumeResult, runOwnedProcess } from "./owned-process.js";
+import {
+  type ConsumeResult,
+  type OwnedProcessOutcome,
+  runOwnedProcess,
+  type StartedProcess,
+  startOwnedProcess,
+} from "./owned-process.js";
 import { protectedDescendant } from "./path-policy.js";
 import type { SearchQuery } from "./request.js";
-import { buildSearchArgs, type RgTarget } from "./rg-args.js";
+import { buildSearchArgs, patternFitsInput, patternInput, type RgTarget } from "./rg-args.js";
 import { type IndexedRun, type PartialReason, type RetentionBounds, RgOutputIndexer } from "./rg-index.js";
 
 export type { IndexedRun, PartialReason, RetentionBounds } from "./rg-index.js";
@@ -47,23 +53,92 @@ export interface ContentSearchOptions {
   readonly spawner?: Spawner;
   /** Called as matches arrive (progress reporting). */
   readonly onMatches?: (count: number) => void;
+  /**
+   * A ripgrep from `startContentSearch` for this query's options and file scope, waiting for
+   * the pattern. It is used when the pattern fits its input and it still runs; otherwise it is
+   * discarded and ripgrep started as usual. Either way it is this call's to reap.
+   */
+  readonly started?: StartedProcess;
+}
+
+/** What `startContentSearch` needs: everything about a search but its pattern. */
+export type ContentSearchStart = Pick<
+  ContentSearchOptions,
+  "rgPath" | "query" | "target" | "onSpawn" | "spawner"
+>;
+
+/**
+ * Starts ripgrep for a search whose pattern is not known yet: it waits for it on stdin, having
+ * done its own start (which takes longer than many searches' reading) before it was needed. The
+ * query's pattern is ignored; its options and file scope are fixed here.
+ */
+export async function startContentSearch(options: ContentSearchStart): Promise<StartedProcess> {
+  const started = await startOwnedProcess({
+    command: options.rgPath,
+    args: buildSearchArgs(options.query, options.target, "stdin"),
+    cwd: options.target.cwd,
+    input: true,
+    ...(options.spawner === undefined ? {} : { spawner: options.spawner }),
+  });
+  options.onSpawn?.(started.pid);
+  return started;
+}
+
+/**
+ * What a ripgrep from `startContentSearch` can serve: equal keys, equal searches but for the
+ * pattern (the same executable, working directory and arguments).
+ */
+export function contentSearchKey(options: ContentSearchStart): string {
+  return JSON.stringify([
+    options.rgPath,
+    options.target.cwd,
+    buildSearchArgs(options.query, options.target, "stdin"),
+  ]);
 }
 
 export async function runContentSearch(options: ContentSearchOptions): Promise<SearchRun> {
-  const indexer = new RgOutputIndexer(options.retention ?? DEFAULT_RETENTION, {
-    exclude: protectedDescendant(options.target.cwd),
-  });
+  const { started, signal } = options;
+  if (started !== undefined) {
+    if (!started.alive || !patternFitsInput(options.query.pattern)) await started.discard();
+    else {
+      started.ref();
+      const indexer = newIndexer(options);
+      const outcome = await started.run(
+        (stdout) => readStream(stdout, indexer, options.onMatches),
+        signal === undefined
+          ? { input: patternInput(options.query.pattern) }
+          : { input: patternInput(options.query.pattern), signal },
+      );
+      const result = interpret(outcome, indexer);
+      if (result instanceof EvidentError) throw result;
+      return result;
+    }
+  }
+  const indexer = newIndexer(options);
   const outcome = await runOwnedProcess(
     {
       command: options.rgPath,
       args: buildSearchArgs(options.query, options.target),
       cwd: options.target.cwd,
-      ...(options.signal === undefined ? {} : { signal: options.signal }),
+      ...(signal === undefined ? {} : { signal }),
       ...(options.onSpawn === undefined ? {} : { onSpawn: options.onSpawn }),
       ...(options.spawner === undefined ? {} : { spawner: options.spawner }),
     },
     (stdout) => readStream(stdout, indexer, options.onMatches),
   );
+  const result = interpret(outcome, indexer);
+  if (result instanceof EvidentError) throw result;
+  return result;
+}
+
+function newIndexer(options: ContentSearchOptions): RgOutputIndexer {
+  return new RgOutputIndexer(options.retention ?? DEFAULT_RETENTION, {
+    exclude: protectedDescendant(options.target.cwd),
+  });
+}
+
+/** The run's retained matches, or the error its exit status and stderr say. */
+function interpret(outcome: OwnedProcessOutcome, indexer: RgOutputIndexer): SearchRun | EvidentError {
   const indexed = indexer.finish();
   const run = (searchErrors: number): SearchRun => ({
     table: indexed.table,
@@ -81,7 +156,7 @@ export async function runContentSearch(options: ContentSearchOptions): Promise<S
     const errors = stderr === "" ? 1 : stderr.split("\n").filter((l) => l.startsWith("rg: ")).length || 1;
     return run(errors);
   }
-  throw describeFailure(stderr, outcome.exitCode, outcome.exitSignal);
+  return describeFailure(stderr, outcome.exitCode, outcome.exitSignal);
 }
 
 /**

@@ -41,6 +41,7 @@ import {
 } from "./format.js";
 import { type Spawner, sharedLauncher } from "./launcher.js";
 import { resolveSearchTarget, type SearchTarget } from "./path-policy.js";
+import { type PrestartOptions, PrestartSlot } from "./prestart.js";
 import {
   type CodeSearchRequest,
   type NewSearchRequest,
@@ -51,7 +52,14 @@ import {
 import { RevisionCache, type RevisionCacheOptions } from "./revision-cache.js";
 import { buildFilesArgs } from "./rg-args.js";
 import { resolveRgPath } from "./rg-path.js";
-import { DEFAULT_RETENTION, type RetentionBounds, runContentSearch } from "./rg-search.js";
+import {
+  type ContentSearchStart,
+  contentSearchKey,
+  DEFAULT_RETENTION,
+  type RetentionBounds,
+  runContentSearch,
+  startContentSearch,
+} from "./rg-search.js";
 import {
   type Revision,
   recheckRevisions,
@@ -85,6 +93,11 @@ export interface CodeSearchServiceOptions {
    * from direct starts once this process has grown (see `launcher.ts`).
    */
   readonly spawner?: Spawner;
+  /**
+   * Keep a ripgrep waiting for the next search with the last one's options and file scope (see
+   * prestart.ts). For long-lived services; a one-shot process would only start one for nothing.
+   */
+  readonly prestart?: PrestartOptions;
 }
 
 export interface CallContext {
@@ -95,9 +108,13 @@ export interface CallContext {
   readonly onMatches?: (count: number) => void;
 }
 
-/** A call in progress: its context, and the stale file scopes to enumerate again after it. */
+/**
+ * A call in progress: its context, the stale file scopes to enumerate again after it, and the
+ * search whose ripgrep to start ahead for the next one.
+ */
 interface RunningCall extends CallContext {
   readonly due: Map<string, ScanOptions>;
+  next?: { readonly key: string; readonly start: ContentSearchStart };
 }
 
 export interface CodeSearchResponse {
@@ -117,6 +134,9 @@ export class CodeSearchService {
     { readonly controller: AbortController; readonly done: Promise<void> }
   >();
   readonly #spawner: Spawner;
+  readonly #prestart: PrestartSlot | undefined;
+  /** Scheduled or running starts of the next search's ripgrep. */
+  readonly #prestarting = new Set<Promise<void>>();
   #closed = false;
 
   constructor(options: CodeSearchServiceOptions) {
@@ -124,6 +144,13 @@ export class CodeSearchService {
     this.#store = options.store ?? new MemorySnapshotStore();
     this.#revisions = new RevisionCache(options.revisionCache);
     this.#spawner = options.spawner ?? sharedLauncher.spawn;
+    this.#prestart =
+      options.prestart === undefined
+        ? undefined
+        : new PrestartSlot({
+            ...options.prestart,
+            onError: (error) => options.logger.debug("ripgrep not started ahead", { error }),
+          });
   }
 
   get store(): SnapshotStore {
@@ -145,6 +172,7 @@ export class CodeSearchService {
       const answer = await running;
       // Only now, so that a new enumeration never competes with the search that found it due.
       for (const [scope, scan] of call.due) this.#refresh(scope, scan);
+      if (call.next !== undefined) this.#prestartNext(call.next.key, call.next.start);
       return answer;
     } finally {
       this.#running.delete(controller);
@@ -163,13 +191,20 @@ export class CodeSearchService {
     for (const { controller } of this.#refreshes.values()) controller.abort(cancelledError());
     await Promise.allSettled(running.map(([, call]) => call));
     await this.idle();
+    await this.#prestart?.close();
     this.#revisions.clear();
     await this.#store.close();
   }
 
-  /** Resolves once no background enumeration is scheduled or running (tests, orderly shutdown). */
+  /**
+   * Resolves once no background enumeration, and no start of a ripgrep for the next search, is
+   * scheduled or running (tests, benchmarks, orderly shutdown).
+   */
   async idle(): Promise<void> {
-    while (this.#refreshes.size > 0) await Promise.all([...this.#refreshes.values()].map((r) => r.done));
+    while (this.#refreshes.size > 0 || this.#prestarting.size > 0) {
+      await Promise.all([...this.#refreshes.values()].map((r) => r.done));
+      await Promise.all(this.#prestarting);
+    }
   }
 
   #rg(): Promise<string> {
@@ -257,11 +292,15 @@ export class CodeSearchService {
       // Older observations still serve as "before"; the new enumeration waits for the answer.
       else if (state === "stale") context.due.set(scope, common);
     }
+    const key = this.#prestart === undefined ? undefined : contentSearchKey(common);
+    const started = key === undefined ? undefined : await this.#prestart?.take(key, target.rg.cwd);
+    if (key !== undefined) context.next = { key, start: common };
     const start = this.#revisions.begin();
     const run = await runContentSearch({
       ...common,
       retention: this.#options.retention ?? DEFAULT_RETENTION,
       ...(context.onMatches === undefined ? {} : { onMatches: context.onMatches }),
+      ...(started === undefined ? {} : { started }),
     });
     // A file's matches arrive together: its name once per run, in first-seen order.
     const keys = new Set(run.runs.map((r) => r.key));
@@ -297,6 +336,22 @@ export class CodeSearchService {
       })
       .finally(() => this.#refreshes.delete(scope));
     this.#refreshes.set(scope, { controller, done });
+  }
+
+  /**
+   * Starts the next search's ripgrep from a later turn of the event loop, once the surface has
+   * sent this call's answer, so the start does not delay it.
+   */
+  #prestartNext(key: string, start: ContentSearchStart): void {
+    const slot = this.#prestart;
+    if (slot === undefined) return;
+    const work = new Promise<void>((resolve) => setImmediate(resolve))
+      .then(() => {
+        if (!this.#closed) slot.park(key, start.target.cwd, () => startContentSearch(start));
+        return slot.settled();
+      })
+      .finally(() => this.#prestarting.delete(work));
+    this.#prestarting.add(work);
   }
 
   #empty(snapshot: SnapshotData, request: NewSearchRequest, budget: ContextBudget): CodeSearchResponse {

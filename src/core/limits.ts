@@ -96,6 +96,12 @@ export const REVISION_CACHE_MAX_SCOPES = 4;
  */
 export const LAUNCHER_RSS_THRESHOLD_BYTES = 96 * 1024 * 1024;
 
+/**
+ * How long a long-lived service keeps a ripgrep waiting, unused, for a search like the last one
+ * (see code/prestart.ts): a waiting ripgrep holds a few MB and no CPU.
+ */
+export const PRESTART_IDLE_MS = 5 * 60_000;
+
 /** Snapshot retention bounds. */
 export const SNAPSHOT_MAX_MATCHES = 50_000;
 export const SNAPSHOT_MAX_OCCURRENCES = 200_000;

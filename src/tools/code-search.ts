@@ -2,7 +2,8 @@
  * The code_search tool definition. Registration stays cheap: only the schema (zod and limits)
  * loads here; the service, ripgrep resolution and snapshot store load on the first call, so an
  * MCP server answers `tools/list` without paying for them. `snapshots: "persistent"` in the
- * environment selects the file store (for the one-shot CLI) instead of the memory store.
+ * environment selects the file store (for the one-shot CLI) instead of the memory store; the
+ * memory store's long-lived surfaces also keep a ripgrep started for the next search.
  */
 
 import { codeSearchInputSchema, codeSearchOutputSchema } from "../code/schema.js";
@@ -35,7 +36,14 @@ export function createCodeSearchTool(env: ToolEnvironment) {
               logger: env.logger,
             })
           : undefined;
-      return new CodeSearchService({ cwd: env.cwd, env: env.env, logger: env.logger, store });
+      return new CodeSearchService({
+        cwd: env.cwd,
+        env: env.env,
+        logger: env.logger,
+        store,
+        // A long-lived surface keeps the next search's ripgrep started; a one-shot run would not use it.
+        ...(env.snapshots === "persistent" ? {} : { prestart: {} }),
+      });
     })();
     return service;
   };

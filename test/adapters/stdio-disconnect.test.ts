@@ -86,6 +86,52 @@ describe("the launcher of `evident mcp`", () => {
   });
 });
 
+describe("the ripgrep `evident mcp` starts ahead for the next search", () => {
+  for (const end of ["stdin closed", "SIGKILL"] as const) {
+    it(`G11: ends with the server (${end})`, async () => {
+      const root = mkdtempSync(join(tmpdir(), "evident-prestart-"));
+      try {
+        writeFileSync(join(root, "plain.txt"), "needle\n");
+        const server = spawn(process.execPath, [CLI, "mcp"], {
+          cwd: root,
+          stdio: ["pipe", "pipe", "ignore"],
+        });
+        const exited = new Promise<void>((done) => server.once("exit", () => done()));
+        const { lines, send } = initialize(server);
+        const answered = new Promise<void>((done) => {
+          lines.on("line", (line) => {
+            if (JSON.parse(line).id === 2) done();
+          });
+        });
+        send({
+          jsonrpc: "2.0",
+          id: 2,
+          method: "tools/call",
+          params: { name: "code_search", arguments: { pattern: "needle" } },
+        });
+        await answered;
+        // Started after the answer went out: poll the process table until it is there.
+        let waiting: number[] = [];
+        for (let i = 0; i < 500 && waiting.length === 0; i++) {
+          waiting = descendantsOf(server.pid).filter((pid) => commandOf(pid).includes(" --file - "));
+          if (waiting.length === 0) await new Promise((r) => setTimeout(r, 10));
+        }
+        assert.equal(waiting.length, 1, "one ripgrep waits for the next search");
+        const processes = descendantsOf(server.pid);
+        if (end === "SIGKILL") server.kill("SIGKILL");
+        else server.stdin.end();
+        await exited;
+        // After SIGKILL nothing in the server runs: its launcher, or ripgrep itself (reading the
+        // end of its input), notices alone. Poll for that.
+        for (let i = 0; i < 500 && processes.some(alive); i++) await new Promise((r) => setTimeout(r, 10));
+        for (const pid of processes) assert.equal(alive(pid), false, `process ${pid} was left running`);
+      } finally {
+        rmSync(root, { recursive: true, force: true });
+      }
+    });
+  }
+});
+
 describe("stdio client disconnect", () => {
   it("G11: closing stdin mid-search reaps ripgrep and ends the server", async () => {
     const root = mkdtempSync(join(tmpdir(), "evident-disconnect-"));

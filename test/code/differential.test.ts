@@ -3,40 +3,19 @@
  * (paths, line numbers, byte ranges) on trees built to be awkward.
  */
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
 import { after, describe, it } from "node:test";
 import fc from "fast-check";
 import { displayPath } from "../../src/code/format.js";
 import { allMatches } from "../../src/code/match-table.js";
 import type { ParsedMatch } from "../../src/code/rg-json.js";
 import { MemorySnapshotStore } from "../../src/code/snapshot-store.js";
-import { makeTree, RG, removeTree, type TreeEntry } from "./helpers.js";
+import { asSet, makeTree, rawMatches, removeTree, type TreeEntry } from "./helpers.js";
 import { ctx, makeService } from "./service-helpers.js";
 
 const trees: string[] = [];
 after(async () => {
   await Promise.all(trees.map(removeTree));
 });
-
-/** Raw ripgrep's match set, parsed independently of src/code. */
-function rawMatches(root: string, pattern: string, extra: string[] = []): string[] {
-  const out = spawnSync(RG, ["--json", "--hidden", "--iglob", "!.git", ...extra, "--", pattern, "."], {
-    cwd: root,
-    maxBuffer: 256 * 1024 * 1024,
-  });
-  assert.ok(out.status === 0 || out.status === 1, out.stderr.toString());
-  const set: string[] = [];
-  for (const line of out.stdout.toString("utf8").split("\n")) {
-    if (!line.startsWith('{"type":"match"')) continue;
-    const { data } = JSON.parse(line);
-    const path = data.path.text ?? Buffer.from(data.path.bytes, "base64").toString("utf8");
-    const ranges = data.submatches
-      .map((s: { start: number; end: number }) => `${s.start}-${s.end}`)
-      .join(",");
-    set.push(`${path}\u0000${data.line_number}\u0000${ranges}`);
-  }
-  return set.sort();
-}
 
 async function retained(
   root: string,
@@ -50,15 +29,6 @@ async function retained(
   if (result.data.cursor === undefined) throw new Error(`no cursor: ${result.text}`);
   const state = store.decodeCursor(result.data.cursor);
   return { matches: allMatches((await store.get("caller-1", state.snapshotId)).matches) };
-}
-
-function asSet(snapshot: { matches: readonly ParsedMatch[] }): string[] {
-  return snapshot.matches
-    .map(
-      (m) =>
-        `${m.path}\u0000${m.line}\u0000${m.occurrences.map((o) => `${o.startByte}-${o.endByte}`).join(",")}`,
-    )
-    .sort();
 }
 
 /** Every column must be the UTF-16 length of the line's byte prefix. */

@@ -1,11 +1,15 @@
 /**
  * Shared fixtures for code_search tests: the real ripgrep binary, throwaway trees on disk and a
- * process-table probe. Nothing here stands in for our own modules.
+ * process-table probe, raw ripgrep's match set. Nothing here stands in for our own modules.
  */
+
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
 import { mkdir, mkdtemp, readdir, readlink, realpath, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { rgPath } from "@vscode/ripgrep";
+import type { ParsedMatch } from "../../src/code/rg-json.js";
 
 export const RG = rgPath;
 
@@ -66,4 +70,34 @@ export async function processesIn(dir: string): Promise<number[]> {
     }
   }
   return found;
+}
+
+/** Raw ripgrep's match set, parsed independently of src/code. */
+export function rawMatches(root: string, pattern: string, extra: string[] = []): string[] {
+  const out = spawnSync(RG, ["--json", "--hidden", "--iglob", "!.git", ...extra, "--", pattern, "."], {
+    cwd: root,
+    maxBuffer: 256 * 1024 * 1024,
+  });
+  assert.ok(out.status === 0 || out.status === 1, out.stderr.toString());
+  const set: string[] = [];
+  for (const line of out.stdout.toString("utf8").split("\n")) {
+    if (!line.startsWith('{"type":"match"')) continue;
+    const { data } = JSON.parse(line);
+    const path = data.path.text ?? Buffer.from(data.path.bytes, "base64").toString("utf8");
+    const ranges = data.submatches
+      .map((s: { start: number; end: number }) => `${s.start}-${s.end}`)
+      .join(",");
+    set.push(`${path}\u0000${data.line_number}\u0000${ranges}`);
+  }
+  return set.sort();
+}
+
+/** A retained snapshot's match set, in `rawMatches`'s form. */
+export function asSet(snapshot: { matches: readonly ParsedMatch[] }): string[] {
+  return snapshot.matches
+    .map(
+      (m) =>
+        `${m.path}\u0000${m.line}\u0000${m.occurrences.map((o) => `${o.startByte}-${o.endByte}`).join(",")}`,
+    )
+    .sort();
 }

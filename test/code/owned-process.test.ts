@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { after, before, describe, it } from "node:test";
 import { directSpawn, Launcher, type Spawner } from "../../src/code/launcher.js";
-import { runOwnedProcess } from "../../src/code/owned-process.js";
+import { runOwnedProcess, startOwnedProcess } from "../../src/code/owned-process.js";
 import { EvidentError } from "../../src/core/errors.js";
 import { PROCESS_CLOSE_TIMEOUT_MS, PROCESS_STDERR_MAX_BYTES } from "../../src/core/limits.js";
 import { isAlive, RG } from "./helpers.js";
@@ -125,6 +125,55 @@ for (const [label, spawn] of [
       );
       assert.equal(outcome.stderr.length, PROCESS_STDERR_MAX_BYTES);
       assert.equal(outcome.stderrTruncated, true);
+    });
+
+    it("a started child waits for its input, which run() writes and ends", async () => {
+      // Echoes its whole stdin once it ends: nothing comes out before run() writes.
+      const echo = "let t='';process.stdin.on('data',(c)=>t+=c).on('end',()=>process.stdout.write('got:'+t))";
+      const started = await startOwnedProcess({
+        command: node,
+        args: ["-e", echo],
+        cwd: process.cwd(),
+        spawner,
+        input: true,
+      });
+      assert.equal(started.alive, true);
+      let text = "";
+      const outcome = await started.run(
+        async (stdout) => {
+          for await (const chunk of stdout) text += chunk.toString();
+          return "done";
+        },
+        { input: "pattern\n" },
+      );
+      assert.equal(text, "got:pattern\n");
+      assert.equal(outcome.exitCode, 0);
+      assert.equal(started.alive, false);
+      await assert.rejects(started.run(drain), /already run or discarded/);
+    });
+
+    it("G11: a started child that is discarded is terminated and awaited", async () => {
+      const started = await startOwnedProcess({
+        command: node,
+        args: ["-e", "process.stdin.resume(); setInterval(() => {}, 1000)"],
+        cwd: process.cwd(),
+        spawner,
+        input: true,
+      });
+      await started.discard();
+      assert.equal(isAlive(started.pid), false);
+      await assert.rejects(started.discard(), /already run or discarded/);
+    });
+
+    it("input for a child started without a stdin pipe is an error, and the child is reaped", async () => {
+      const started = await startOwnedProcess({
+        command: node,
+        args: ["-e", "setInterval(() => {}, 1000)"],
+        cwd: process.cwd(),
+        spawner,
+      });
+      await assert.rejects(started.run(drain, { input: "x" }), /without an input pipe/);
+      assert.equal(isAlive(started.pid), false);
     });
 
     it("G11: cancellation mid-output terminates and awaits the child", async () => {
