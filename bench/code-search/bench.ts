@@ -189,6 +189,64 @@ async function prestartSettled(server: number, before: ReadonlySet<number>): Pro
   }
 }
 
+/** Every thread of `roots` and of their descendants (the MCP server's launcher, its ripgreps). */
+function threadsOf(roots: readonly number[]): string[] {
+  const parents = new Map<number, number>();
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      parents.set(Number(entry), Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]));
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  const tree = new Set(roots);
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const [pid, ppid] of parents) {
+      if (tree.has(ppid) && !tree.has(pid)) {
+        tree.add(pid);
+        grew = true;
+      }
+    }
+  }
+  const threads: string[] = [];
+  for (const pid of tree) {
+    try {
+      for (const task of readdirSync(`/proc/${pid}/task`)) threads.push(`/proc/${pid}/task/${task}/stat`);
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return threads;
+}
+
+/**
+ * Waits until no thread of the measuring processes runs (twice in a row), so that what one
+ * subject still does after answering (a server's next ripgrep handed over, a collection) does
+ * not slow the next subject's measurement on two CPUs. Returns false if they never settled.
+ */
+async function settled(roots: readonly number[]): Promise<boolean> {
+  const deadline = performance.now() + 2_000;
+  let quiet = 0;
+  while (performance.now() < deadline) {
+    let running = false;
+    for (const path of threadsOf(roots)) {
+      try {
+        const stat = readFileSync(path, "utf8");
+        if (stat[stat.lastIndexOf(")") + 2] === "R") running = true;
+      } catch {
+        // Gone meanwhile.
+      }
+    }
+    quiet = running ? 0 : quiet + 1;
+    if (quiet >= 2) return true;
+    await new Promise((resolve) => setTimeout(resolve, 1));
+  }
+  return false;
+}
+
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
 
 /**
@@ -320,6 +378,9 @@ async function main(): Promise<void> {
     return answer;
   };
   const mcpPid = mcp.child.pid ?? -1;
+  const subjects = [rgHost, spawnHost, sdk, mcp].map((client) => client.child.pid ?? -1);
+  /** Measurements that began although a measuring process still ran after 2 s. */
+  let unsettled = 0;
   /** An MCP search timed from request to response, then the server's next ripgrep let start. */
   const overMcp = async (input: CodeSearchInput) => {
     const before = waitingRipgreps(mcpPid);
@@ -373,11 +434,21 @@ async function main(): Promise<void> {
         mcpEnumeratedAt = performance.now();
       }
       // Interleaved so that cache state and machine noise hit every side alike.
+      // Each measurement starts once every measuring process is quiet.
+      const quiet = async () => {
+        if (!(await settled(subjects))) unsettled++;
+      };
+      await quiet();
       const raw = await rawRg(corpus, rgArgs);
+      await quiet();
       const same = await rawRg(target.cwd, sameArgs);
+      await quiet();
       const spawned = await spawnedRg(corpus, rgArgs);
+      await quiet();
       const answer = await search(c.input);
+      await quiet();
       const withoutPrestart = await search(c.input, "plain");
+      await quiet();
       const mcpSearch = await overMcp(c.input);
       if (!keep) continue;
       rgTimes.push(raw.ms);
@@ -463,6 +534,7 @@ async function main(): Promise<void> {
   console.log(`|${header.map(() => "---").join("|")}|`);
   for (const row of rows) console.log(`| ${row.join(" | ")} |`);
   console.log(`RSS of the in-process service's process (its snapshots included): ${Math.round(rssMiB)} MiB`);
+  console.log(`measurements begun before the measuring processes were quiet (2 s at most): ${unsettled}`);
   console.log("90% intervals of the warm ratios to rg --json (rounds resampled with replacement):");
   for (const line of intervals) console.log(`  ${line}`);
 }

@@ -6,7 +6,6 @@
  */
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
@@ -14,21 +13,8 @@ import { directSpawn, Launcher, launcherExecArgv } from "../../src/code/launcher
 import { runOwnedProcess } from "../../src/code/owned-process.js";
 import { EvidentError } from "../../src/core/errors.js";
 import { LAUNCHER_RSS_THRESHOLD_BYTES } from "../../src/core/limits.js";
-import { isAlive, makeTree, processesIn, removeTree } from "./helpers.js";
+import { isAlive, isRunning, makeTree, processesIn, removeTree } from "./helpers.js";
 import { ctx, errorCode, makeService } from "./service-helpers.js";
-
-/**
- * Whether the process still runs. An orphan (its launcher was killed) that has died stays a
- * zombie until whatever adopted it reaps it; dead is what matters here.
- */
-function isRunning(pid: number): boolean {
-  if (!isAlive(pid)) return false;
-  try {
-    return readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.[0] !== "Z";
-  } catch {
-    return false;
-  }
-}
 
 /** A service on a started launcher of its own; `spawned` settles once ripgrep runs. */
 async function launchedService(root: string) {

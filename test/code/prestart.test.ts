@@ -16,20 +16,10 @@ import { allMatches } from "../../src/code/match-table.js";
 import type { CodeSearchInput } from "../../src/code/schema.js";
 import type { CodeSearchServiceOptions } from "../../src/code/service.js";
 import { MemorySnapshotStore } from "../../src/code/snapshot-store.js";
-import { asSet, isAlive, processesIn, rawMatches, treesRemovedAfter } from "./helpers.js";
+import { asSet, isRunning, processesIn, rawMatches, treesRemovedAfter } from "./helpers.js";
 import { ctx, errorCode, makeService } from "./service-helpers.js";
 
 const tree = treesRemovedAfter(after);
-
-/** Running, and not a zombie waiting to be reaped. */
-function isRunning(pid: number): boolean {
-  if (!isAlive(pid)) return false;
-  try {
-    return readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.[0] !== "Z";
-  } catch {
-    return false;
-  }
-}
 
 /** Whether this pid is a ripgrep waiting for its pattern on stdin. */
 function isWaiting(pid: number): boolean {
