@@ -19,6 +19,7 @@
  * the process that starts it: each subject pays for what it holds, and only for that.
  *
  * Usage: node --import tsx bench/code-search/bench.ts [--tier quick|large] [--runs N] [--warmup N]
+ *        [--cases 1,2,...] (positions in CASES; all by default)
  *   quick: typescript@5.9.3 from `npm pack` (default)
  *   large: linux-source-6.1 from `apt-get download` (1.5 GB unpacked; optional)
  */
@@ -48,6 +49,11 @@ const runs = Number(arg("--runs", "7"));
  * long ones for the first case that renders matching lines.
  */
 const warmup = Number(arg("--warmup", "5"));
+/** Which cases to run, by their 1-based position in CASES (`--cases 4,5`); all by default. */
+const only = arg("--cases", "")
+  .split(",")
+  .filter(Boolean)
+  .map((n) => Number(n) - 1);
 
 interface Case {
   readonly label: string;
@@ -401,7 +407,7 @@ async function main(): Promise<void> {
   const rows: string[][] = [];
   const intervals: string[] = [];
   let rssMiB = 0;
-  for (const c of CASES) {
+  for (const c of CASES.filter((_, i) => only.length === 0 || only.includes(i))) {
     const rgArgs = ["--json", ...c.rgFlags, "--", c.pattern, "."];
     const request = normalizeRequest(c.input);
     if (request.kind === "page") throw new Error("a benchmark case must be a new search");
