@@ -32,7 +32,7 @@ function isWaiting(pid: number): boolean {
 
 /** Polls (a process's end is reported by the kernel, not to us) until `condition` holds. */
 async function eventually(condition: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 500 && !condition(); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+  for (let i = 0; i < 1_000 && !condition(); i++) await new Promise((resolve) => setTimeout(resolve, 10));
   assert.ok(condition(), what);
 }
 
@@ -242,7 +242,7 @@ describe("a ripgrep started ahead", () => {
     await closing.service.close();
     assert.equal(isRunning(parked), false, "close() awaited the waiting ripgrep");
 
-    const idle = prestarting(root, { prestart: { idleMs: 50 } });
+    const idle = prestarting(root, { prestart: { idleMs: 1_000 } });
     try {
       await idle.search({ pattern: "needle" });
       const [unused] = idle.waiting();
