@@ -99,9 +99,10 @@ export function contentSearchKey(options: ContentSearchStart): string {
 export async function runContentSearch(options: ContentSearchOptions): Promise<SearchRun> {
   const { started, signal } = options;
   if (started !== undefined) {
+    // Referenced again: this call now owns it, and awaits it either way.
+    started.ref();
     if (!started.alive || !patternFitsInput(options.query.pattern)) await started.discard();
     else {
-      started.ref();
       const indexer = newIndexer(options);
       const outcome = await started.run(
         (stdout) => readStream(stdout, indexer, options.onMatches),
