@@ -3,7 +3,9 @@
  * each fixed pattern measures, in this one run:
  *   - median time of a new code_search query (warm, in-process, and over MCP stdio to the built
  *     `evident mcp`) divided by raw `rg --json` on the same corpus, and of a cold one (a fresh
- *     service: no revision cache);
+ *     service: no revision cache); the warm query follows one with the same options, so the
+ *     service has its ripgrep started ahead (src/code/prestart.ts), and a second in-process
+ *     service that starts ripgrep per search shows what a query costs without that;
  *   - for context, raw ripgrep given exactly the arguments code_search passes (its case flag,
  *     hidden files, the protective globs), which is part of the difference, and raw ripgrep
  *     started with posix_spawn (`host-spawn.py`) rather than from Node, which shows what Node's
@@ -16,7 +18,9 @@
  *
  * Raw ripgrep, the in-process service and the MCP server each run in a process of their own
  * (`host.mjs`, `evident mcp`), since starting ripgrep costs time in proportion to the memory of
- * the process that starts it: each subject pays for what it holds, and only for that.
+ * the process that starts it: each subject pays for what it holds, and only for that. Each
+ * measurement begins once no thread of those processes runs, so that what one still does after
+ * answering does not slow the next.
  *
  * Usage: node --import tsx bench/code-search/bench.ts [--tier quick|large] [--runs N] [--warmup N]
  *        [--cases 1,2,...] (positions in CASES; all by default)
