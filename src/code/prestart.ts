@@ -113,11 +113,6 @@ export class PrestartSlot {
     await this.settled();
   }
 
-  /** The pid of the waiting ripgrep, if one is kept (diagnostics, tests). */
-  get pid(): number | undefined {
-    return this.#parked?.process.pid;
-  }
-
   #drop(): void {
     const parked = this.#parked;
     if (parked === undefined) return;
