@@ -8,7 +8,7 @@ import { execFileSync, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { createInterface } from "node:readline";
+import { createInterface, type Interface } from "node:readline";
 import type { Readable, Writable } from "node:stream";
 import { describe, it } from "node:test";
 
@@ -48,14 +48,19 @@ function commandOf(pid: number): string {
   }
 }
 
+/** Settles once the server has answered the request with this id. */
+function answerTo(lines: Interface, id: number): Promise<void> {
+  return new Promise((done) => {
+    lines.on("line", (line) => {
+      if (JSON.parse(line).id === id) done();
+    });
+  });
+}
+
 function initialize(server: { readonly stdin: Writable; readonly stdout: Readable }) {
   const lines = createInterface({ input: server.stdout });
   const send = (message: unknown) => server.stdin.write(`${JSON.stringify(message)}\n`);
-  const initialized = new Promise<void>((done) => {
-    lines.on("line", (line) => {
-      if (JSON.parse(line).id === 1) done();
-    });
-  });
+  const initialized = answerTo(lines, 1);
   send({
     jsonrpc: "2.0",
     id: 1,
@@ -98,11 +103,7 @@ describe("the ripgrep `evident mcp` starts ahead for the next search", () => {
         });
         const exited = new Promise<void>((done) => server.once("exit", () => done()));
         const { lines, send } = initialize(server);
-        const answered = new Promise<void>((done) => {
-          lines.on("line", (line) => {
-            if (JSON.parse(line).id === 2) done();
-          });
-        });
+        const answered = answerTo(lines, 2);
         send({
           jsonrpc: "2.0",
           id: 2,
