@@ -27,9 +27,9 @@ describe("README", () => {
   it("opens with the two commands: run the main job, run every test", () => {
     assert.equal(lines.length, 2);
     assert.match(lines[0] ?? "", /^npm install && npx evident search /);
-    assert.match(lines[1] ?? "", /^npm install-test\b/);
+    assert.match(lines[1] ?? "", /^npm ci && npm test\b/);
     const ci = readFileSync(resolve(ROOT, ".ci/run"), "utf8");
-    assert.match(ci, /^npm install-test$/m, ".ci/run runs exactly the README's test command");
+    assert.match(ci, /^npm ci && npm test$/m, ".ci/run runs exactly the README's test command");
   });
 
   it("the first command's web search runs as written on the keyless default", async () => {
