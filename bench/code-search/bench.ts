@@ -199,7 +199,7 @@ async function prestartSettled(server: number, before: ReadonlySet<number>): Pro
   }
 }
 
-/** Every thread of `roots` and of their descendants (the MCP server's launcher, its ripgreps). */
+/** Every thread of `roots` and of their descendants (the MCP server's ripgreps). */
 function threadsOf(roots: readonly number[]): string[] {
   const parents = new Map<number, number>();
   for (const entry of readdirSync("/proc")) {

@@ -5,6 +5,8 @@
  * closed. Termination is SIGTERM, then SIGKILL after PROCESS_KILL_ESCALATION_MS; a child that is
  * still not closed PROCESS_CLOSE_TIMEOUT_MS later is reported as a failure, never ignored.
  */
+import { type ChildProcess, spawn } from "node:child_process";
+import type { Socket } from "node:net";
 import { basename } from "node:path";
 import type { Readable } from "node:stream";
 import { abortReason, throwIfAborted } from "../core/abort.js";
@@ -14,7 +16,6 @@ import {
   PROCESS_KILL_ESCALATION_MS,
   PROCESS_STDERR_MAX_BYTES,
 } from "../core/limits.js";
-import { directSpawn, type OwnedChild, type Spawner } from "./launcher.js";
 
 export interface OwnedProcessSpec {
   readonly command: string;
@@ -25,8 +26,6 @@ export interface OwnedProcessSpec {
   readonly stderrMaxBytes?: number;
   /** Observes the child's pid once it runs (process-table checks, diagnostics). */
   readonly onSpawn?: (pid: number) => void;
-  /** How the child is started: from this process (the default) or through a `Launcher`. */
-  readonly spawner?: Spawner;
   /** Give the child a stdin pipe, written by `StartedProcess.run` (see `startOwnedProcess`). */
   readonly input?: boolean;
 }
@@ -87,10 +86,12 @@ export interface StartedProcess {
  */
 export async function startOwnedProcess(spec: OwnedProcessSpec): Promise<StartedProcess> {
   const name = basename(spec.command);
-  const child = (spec.spawner ?? directSpawn)(spec.command, spec.args, {
+  const child = spawn(spec.command, [...spec.args], {
     cwd: spec.cwd,
     env: spec.env ?? process.env,
-    ...(spec.input === true ? { input: true } : {}),
+    shell: false,
+    stdio: [spec.input === true ? "pipe" : "ignore", "pipe", "pipe"],
+    windowsHide: true,
   });
   // Listen for closure before anything can await, so the event cannot be missed.
   let hasClosed = false;
@@ -117,7 +118,6 @@ export async function startOwnedProcess(spec: OwnedProcessSpec): Promise<Started
       { cause },
     );
   }
-  // A launched child's pipes exist once it has started; a direct child's exist already.
   child.stderr?.on("data", (chunk: Buffer) => stderr.push(chunk));
   // Writing to a child that has gone fails with EPIPE; its exit status tells the story.
   child.stdin?.on("error", () => {});
@@ -139,8 +139,8 @@ export async function startOwnedProcess(spec: OwnedProcessSpec): Promise<Started
     get alive() {
       return !hasClosed && child.exitCode === null && child.signalCode === null;
     },
-    ref: () => child.ref(),
-    unref: () => child.unref(),
+    ref: () => setRef(child, true),
+    unref: () => setRef(child, false),
     discard: async () => {
       claim();
       child.stdin?.destroy();
@@ -196,7 +196,7 @@ export async function startOwnedProcess(spec: OwnedProcessSpec): Promise<Started
 }
 
 /** SIGTERM, SIGKILL after the escalation delay, failure if the child has not closed in time. */
-async function terminateChild(child: OwnedChild, closed: Promise<unknown>, name: string): Promise<void> {
+async function terminateChild(child: ChildProcess, closed: Promise<unknown>, name: string): Promise<void> {
   let done = false;
   void closed.then(() => {
     done = true;
@@ -222,6 +222,17 @@ async function terminateChild(child: OwnedChild, closed: Promise<unknown>, name:
   } finally {
     clearTimeout(escalation);
     clearTimeout(timeout);
+  }
+}
+
+/** A ChildProcess's own ref()/unref() covers its process handle only; its pipes hold the loop too. */
+function setRef(child: ChildProcess, on: boolean): void {
+  if (on) child.ref();
+  else child.unref();
+  for (const stream of [child.stdin, child.stdout, child.stderr]) {
+    const socket = stream as Partial<Socket> | null;
+    if (on) socket?.ref?.();
+    else socket?.unref?.();
   }
 }
 

@@ -10,7 +10,7 @@
  * is its working directory, so a search uses it only if that path is still the same directory.
  * A waiting ripgrep never keeps this process alive and is ended after PRESTART_IDLE_MS unused;
  * if this process ends without closing the slot, ripgrep reads the end of its input and exits
- * without searching (no pattern can match), or the launcher ends it.
+ * without searching (no pattern can match).
  */
 import { stat } from "node:fs/promises";
 import { PRESTART_IDLE_MS } from "../core/limits.js";

@@ -8,7 +8,6 @@
 import type { Readable } from "node:stream";
 import { EvidentError } from "../core/errors.js";
 import { SNAPSHOT_MAX_BYTES, SNAPSHOT_MAX_MATCHES, SNAPSHOT_MAX_OCCURRENCES } from "../core/limits.js";
-import type { Spawner } from "./launcher.js";
 import type { RawMatchTable } from "./match-table.js";
 import {
   type ConsumeResult,
@@ -49,8 +48,6 @@ export interface ContentSearchOptions {
   readonly signal?: AbortSignal;
   readonly retention?: RetentionBounds;
   readonly onSpawn?: (pid: number) => void;
-  /** How ripgrep is started (see `launcher.ts`); directly from this process by default. */
-  readonly spawner?: Spawner;
   /** Called as matches arrive (progress reporting). */
   readonly onMatches?: (count: number) => void;
   /**
@@ -62,10 +59,7 @@ export interface ContentSearchOptions {
 }
 
 /** What `startContentSearch` needs: everything about a search but its pattern. */
-export type ContentSearchStart = Pick<
-  ContentSearchOptions,
-  "rgPath" | "query" | "target" | "onSpawn" | "spawner"
->;
+export type ContentSearchStart = Pick<ContentSearchOptions, "rgPath" | "query" | "target" | "onSpawn">;
 
 /**
  * Starts ripgrep for a search whose pattern is not known yet: it waits for it on stdin, having
@@ -78,7 +72,6 @@ export async function startContentSearch(options: ContentSearchStart): Promise<S
     args: buildSearchArgs(options.query, options.target, "stdin"),
     cwd: options.target.cwd,
     input: true,
-    ...(options.spawner === undefined ? {} : { spawner: options.spawner }),
   });
   options.onSpawn?.(started.pid);
   return started;
@@ -123,7 +116,6 @@ export async function runContentSearch(options: ContentSearchOptions): Promise<S
       cwd: options.target.cwd,
       ...(signal === undefined ? {} : { signal }),
       ...(options.onSpawn === undefined ? {} : { onSpawn: options.onSpawn }),
-      ...(options.spawner === undefined ? {} : { spawner: options.spawner }),
     },
     (stdout) => readStream(stdout, indexer, options.onMatches),
   );
@@ -205,8 +197,7 @@ function readStream(
     const onError = (error: Error) => fail(error);
     // Destroyed before its end (cancellation): what was read is not the whole output.
     const onClose = () => fail(new Error("ripgrep's output closed before it ended"));
-    // A pipe handed over by the launcher exists before the child is reported started, so an
-    // empty output may already have ended (or the stream been let go) before this is called.
+    // An empty output may already have ended (or the stream been let go) before this is called.
     if (stdout.readableEnded) {
       onEnd();
       return;

@@ -14,7 +14,6 @@ import {
   SCAN_PENDING_NAMES_MAX,
   STAT_SLICE_FILES,
 } from "../core/limits.js";
-import type { Spawner } from "./launcher.js";
 import { runOwnedProcess } from "./owned-process.js";
 import { protectedDescendant } from "./path-policy.js";
 import type { SearchQuery } from "./request.js";
@@ -103,8 +102,6 @@ export interface ScanOptions {
   readonly target: RgTarget;
   readonly signal?: AbortSignal;
   readonly onSpawn?: (pid: number) => void;
-  /** How ripgrep is started (see `launcher.ts`); directly from this process by default. */
-  readonly spawner?: Spawner;
   readonly maxFiles?: number;
 }
 
@@ -125,7 +122,6 @@ export async function scanRevisions(options: ScanOptions): Promise<RevisionScan>
       cwd: options.target.cwd,
       ...(options.signal === undefined ? {} : { signal: options.signal }),
       ...(options.onSpawn === undefined ? {} : { onSpawn: options.onSpawn }),
-      ...(options.spawner === undefined ? {} : { spawner: options.spawner }),
     },
     async (stdout) => {
       const splitter = new LineSplitter(0);

@@ -39,7 +39,6 @@ import {
   renderDetailPage,
   wholeSequence,
 } from "./format.js";
-import { type Spawner, sharedLauncher } from "./launcher.js";
 import { resolveSearchTarget, type SearchTarget } from "./path-policy.js";
 import { type PrestartOptions, PrestartSlot } from "./prestart.js";
 import {
@@ -89,11 +88,6 @@ export interface CodeSearchServiceOptions {
   /** Observes every ripgrep child started (process-table checks in tests, diagnostics). */
   readonly onProcessSpawn?: (pid: number) => void;
   /**
-   * How ripgrep is started. By default through the process's shared launcher, which takes over
-   * from direct starts once this process has grown (see `launcher.ts`).
-   */
-  readonly spawner?: Spawner;
-  /**
    * Keep a ripgrep waiting for the next search with the last one's options and file scope (see
    * prestart.ts). For long-lived services; a one-shot process would only start one for nothing.
    */
@@ -133,7 +127,6 @@ export class CodeSearchService {
     string,
     { readonly controller: AbortController; readonly done: Promise<void> }
   >();
-  readonly #spawner: Spawner;
   readonly #prestart: PrestartSlot | undefined;
   /** Scheduled or running starts of the next search's ripgrep. */
   readonly #prestarting = new Set<Promise<void>>();
@@ -143,7 +136,6 @@ export class CodeSearchService {
     this.#options = options;
     this.#store = options.store ?? new MemorySnapshotStore();
     this.#revisions = new RevisionCache(options.revisionCache);
-    this.#spawner = options.spawner ?? sharedLauncher.spawn;
     this.#prestart =
       options.prestart === undefined
         ? undefined
@@ -279,7 +271,6 @@ export class CodeSearchService {
       target: target.rg,
       signal: context.signal,
       ...(this.#options.onProcessSpawn === undefined ? {} : { onSpawn: this.#options.onProcessSpawn }),
-      spawner: this.#spawner,
     };
     const scope = JSON.stringify([target.rg.cwd, buildFilesArgs(query, target.rg)]);
     let single: ReadonlyMap<string, Revision> | undefined;

@@ -90,13 +90,6 @@ export const REVISION_CACHE_TTL_MS = 30_000;
 export const REVISION_CACHE_MAX_SCOPES = 4;
 
 /**
- * Resident memory above which ripgrep is started through the launcher process instead of from
- * this one: a fork costs about 0.04 ms per MB resident (0.8 ms from a fresh Node process, 14 ms
- * at 320 MB, measured), a launched start about 0.3 ms more than a fresh fork.
- */
-export const LAUNCHER_RSS_THRESHOLD_BYTES = 96 * 1024 * 1024;
-
-/**
  * How long a long-lived service keeps a ripgrep waiting, unused, for a search like the last one
  * (see code/prestart.ts): a waiting ripgrep holds a few MB and no CPU.
  */

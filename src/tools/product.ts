@@ -3,7 +3,6 @@
  * (CLI, MCP stdio, MCP HTTP, SDK) builds its registry with this one function, so they list the
  * same tools in the same order.
  */
-import { sharedLauncher } from "../code/launcher.js";
 import { createCodeSearchTool } from "./code-search.js";
 import { ToolRegistry } from "./registry.js";
 import type { ToolEnvironment } from "./tool.js";
@@ -17,18 +16,4 @@ export function createProductRegistry(environment: ToolEnvironment): ToolRegistr
     .register(createWebSearchTool(environment))
     .register(createWebReadTool(environment))
     .register(createCodeSearchTool(environment));
-}
-
-/**
- * For a process that will serve tool calls for as long as it runs (`evident mcp`): code_search
- * starts ripgrep on every search, so its launcher is started now rather than once the process
- * has grown (see code/launcher.ts). Searches made before it is ready start ripgrep directly.
- */
-export function prepareLongLivedProcess(): void {
-  void sharedLauncher.start();
-}
-
-/** Resolves once every helper process the tools started has exited (call before exiting). */
-export function releaseProcesses(): Promise<void> {
-  return sharedLauncher.close();
 }

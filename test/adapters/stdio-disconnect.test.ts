@@ -34,12 +34,6 @@ function childrenOf(pid: number | undefined): number[] {
   }
 }
 
-/** Children and grandchildren: ripgrep runs under the server or under its launcher. */
-function descendantsOf(pid: number | undefined): number[] {
-  const children = childrenOf(pid);
-  return [...children, ...children.flatMap((child) => childrenOf(child))];
-}
-
 function commandOf(pid: number): string {
   try {
     return readFileSync(`/proc/${pid}/cmdline`, "utf8").replaceAll("\0", " ");
@@ -71,20 +65,17 @@ function initialize(server: { readonly stdin: Writable; readonly stdout: Readabl
   return { lines, send, initialized };
 }
 
-describe("the launcher of `evident mcp`", () => {
-  it("is started with the server and is gone once the server has exited", async () => {
-    const root = mkdtempSync(join(tmpdir(), "evident-launcher-"));
+describe("`evident mcp` at rest", () => {
+  it("runs no process of its own besides the server: no helper is started with it", async () => {
+    const root = mkdtempSync(join(tmpdir(), "evident-at-rest-"));
     try {
       const server = spawn(process.execPath, [CLI, "mcp"], { cwd: root, stdio: ["pipe", "pipe", "ignore"] });
       const exited = new Promise<number | null>((done) => server.once("exit", (code) => done(code)));
       const { initialized } = initialize(server);
-      // The launcher is forked while the server is set up, before it answers anything.
       await initialized;
-      const launchers = childrenOf(server.pid).filter((pid) => commandOf(pid).includes("launcher-main"));
-      assert.equal(launchers.length, 1, "one launcher runs under the server");
+      assert.deepEqual(childrenOf(server.pid), [], "nothing runs under a server that has searched nothing");
       server.stdin.end();
       assert.equal(await exited, 0);
-      for (const pid of launchers) assert.equal(alive(pid), false, `launcher ${pid} outlived the server`);
     } finally {
       rmSync(root, { recursive: true, force: true });
     }
@@ -114,16 +105,16 @@ describe("the ripgrep `evident mcp` starts ahead for the next search", () => {
         // Started after the answer went out: poll the process table until it is there.
         let waiting: number[] = [];
         for (let i = 0; i < 500 && waiting.length === 0; i++) {
-          waiting = descendantsOf(server.pid).filter((pid) => commandOf(pid).includes(" --file - "));
+          waiting = childrenOf(server.pid).filter((pid) => commandOf(pid).includes(" --file - "));
           if (waiting.length === 0) await new Promise((r) => setTimeout(r, 10));
         }
         assert.equal(waiting.length, 1, "one ripgrep waits for the next search");
-        const processes = descendantsOf(server.pid);
+        const processes = childrenOf(server.pid);
         if (end === "SIGKILL") server.kill("SIGKILL");
         else server.stdin.end();
         await exited;
-        // After SIGKILL nothing in the server runs: its launcher, or ripgrep itself (reading the
-        // end of its input), notices alone. Poll for that.
+        // After SIGKILL nothing in the server runs: ripgrep itself notices alone (it reads the
+        // end of its input). Poll for that.
         for (let i = 0; i < 500 && processes.some(alive); i++) await new Promise((r) => setTimeout(r, 10));
         for (const pid of processes) assert.equal(alive(pid), false, `process ${pid} was left running`);
       } finally {
@@ -159,10 +150,10 @@ describe("stdio client disconnect", () => {
       });
       // Progress starts once the search has run for a second: ripgrep is blocked in the pipe.
       await progressed;
-      const processes = descendantsOf(server.pid);
+      const processes = childrenOf(server.pid);
       assert.ok(
         processes.some((pid) => commandOf(pid).includes("rg")),
-        "ripgrep runs under the server or its launcher",
+        "ripgrep runs under the server",
       );
       server.stdin.end();
       assert.equal(await exited, 0);
@@ -191,8 +182,6 @@ describe("stdio client disconnect", () => {
       const writer = await open(join(root, "pipe"), "w");
       const children = childrenOf(cli.pid);
       assert.ok(children.length > 0, "ripgrep runs under the CLI");
-      // A one-shot command starts ripgrep itself: no launcher process for a single search.
-      for (const pid of children) assert.doesNotMatch(commandOf(pid), /launcher-main/);
       cli.kill("SIGINT");
       assert.equal(await exited, 1);
       assert.equal(JSON.parse(stderr).error.code, "cancelled");

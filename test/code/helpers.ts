@@ -59,8 +59,8 @@ export function isAlive(pid: number): boolean {
 }
 
 /**
- * Whether the process still runs. An orphan (its launcher was killed) that has died stays a
- * zombie until whatever adopted it reaps it; dead is what matters here.
+ * Whether the process still runs. An orphan that has died stays a zombie until whatever
+ * adopted it reaps it; dead is what matters here.
  */
 export function isRunning(pid: number): boolean {
   if (!isAlive(pid)) return false;

@@ -11,7 +11,6 @@ import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import fc from "fast-check";
-import { Launcher } from "../../src/code/launcher.js";
 import { allMatches } from "../../src/code/match-table.js";
 import type { CodeSearchInput } from "../../src/code/schema.js";
 import type { CodeSearchServiceOptions } from "../../src/code/service.js";
@@ -255,51 +254,27 @@ describe("a ripgrep started ahead", () => {
       await idle.service.close();
     }
   });
-
-  it("G11: through a launcher: answers with raw rg's match set, and is reaped on close", async () => {
-    const root = await tree(FILES);
-    const launcher = new Launcher();
-    await launcher.start();
-    const { service, waiting, search } = prestarting(root, { spawner: launcher.spawn });
-    try {
-      await search({ pattern: "warm" });
-      const [parked] = waiting();
-      assert.ok(parked !== undefined);
-      const hit = await search({ pattern: "ne+dle" });
-      assert.equal(hit.started, 0);
-      assert.deepEqual(hit.set, rawMatches(root, "ne+dle", ["-S"]));
-      const [next] = waiting();
-      assert.ok(next !== undefined);
-      await service.close();
-      assert.equal(isRunning(next), false);
-    } finally {
-      await service.close();
-      await launcher.close();
-    }
-  });
 });
 
 describe("a process with a ripgrep started ahead", () => {
   const script = join(fileURLToPath(new URL(".", import.meta.url)), "../fixtures/prestart-owner.ts");
-  for (const mode of ["direct", "launcher"]) {
-    it(`G11: ends without closing its service, and the waiting ripgrep ends with it (${mode})`, async () => {
-      const root = await tree(FILES);
-      const owner = spawn(process.execPath, [...process.execArgv, script, mode, root], {
-        stdio: ["ignore", "pipe", "inherit"],
-      });
-      // A process held alive by its waiting ripgrep would never end: end it, and fail.
-      const guard = setTimeout(() => owner.kill("SIGKILL"), 30_000);
-      let output = "";
-      for await (const chunk of owner.stdout) output += chunk;
-      const code = await new Promise<number | null>((resolve) => {
-        if (owner.exitCode !== null || owner.signalCode !== null) resolve(owner.exitCode);
-        else owner.once("exit", (exit) => resolve(exit));
-      });
-      clearTimeout(guard);
-      assert.equal(code, 0, "the process ended on its own");
-      const waiting = output.trim().split(",").filter(Boolean).map(Number);
-      assert.equal(waiting.length, 1, `one ripgrep was waiting: ${output}`);
-      await eventually(() => waiting.every((pid) => !isRunning(pid)), "the waiting ripgrep ended");
+  it("G11: ends without closing its service, and the waiting ripgrep ends with it", async () => {
+    const root = await tree(FILES);
+    const owner = spawn(process.execPath, [...process.execArgv, script, root], {
+      stdio: ["ignore", "pipe", "inherit"],
     });
-  }
+    // A process held alive by its waiting ripgrep would never end: end it, and fail.
+    const guard = setTimeout(() => owner.kill("SIGKILL"), 30_000);
+    let output = "";
+    for await (const chunk of owner.stdout) output += chunk;
+    const code = await new Promise<number | null>((resolve) => {
+      if (owner.exitCode !== null || owner.signalCode !== null) resolve(owner.exitCode);
+      else owner.once("exit", (exit) => resolve(exit));
+    });
+    clearTimeout(guard);
+    assert.equal(code, 0, "the process ended on its own");
+    const waiting = output.trim().split(",").filter(Boolean).map(Number);
+    assert.equal(waiting.length, 1, `one ripgrep was waiting: ${output}`);
+    await eventually(() => waiting.every((pid) => !isRunning(pid)), "the waiting ripgrep ended");
+  });
 });

@@ -3,7 +3,7 @@
  * The `evident` executable: wires process I/O and signals to the CLI. Nothing else lives here,
  * so tests can run the same `runCli` with a registry of their own.
  */
-import { createProductRegistry, prepareLongLivedProcess, releaseProcesses } from "../../tools/product.js";
+import { createProductRegistry } from "../../tools/product.js";
 import { runCli } from "./cli.js";
 
 const controller = new AbortController();
@@ -23,20 +23,15 @@ const code = await runCli(
   {
     signal: controller.signal,
     // A tool command is one process per call: its cursors must outlive it (MCP keeps memory).
-    createRegistry: (logger, surface) => {
-      // A one-shot command never needs helper processes; a server does for as long as it runs.
-      if (surface === "server") prepareLongLivedProcess();
-      return createProductRegistry({
+    createRegistry: (logger, surface) =>
+      createProductRegistry({
         cwd: process.cwd(),
         env: process.env,
         logger,
         snapshots: surface === "command" ? "persistent" : "memory",
-      });
-    },
+      }),
   },
 );
-// A server started helper processes: wait for them to go, so none outlives this one.
-await releaseProcesses();
 process.exitCode = code;
 // Do not wait for idle keep-alive sockets or unref'd timers of libraries.
 process.stdout.write("", () => process.exit(code));
