@@ -4,7 +4,7 @@
  *   - median time of a new code_search query (warm, in-process, and over MCP stdio to the built
  *     `evident mcp`) divided by raw `rg --json` on the same corpus, and of a cold one (a fresh
  *     service: no revision cache); the warm query follows one with the same options, so the
- *     service has its ripgrep started ahead (src/code/prestart.ts), and a second in-process
+ *     service has its ripgrep started ahead (src/code/process/prestart.ts), and a second in-process
  *     service that starts ripgrep per search shows what a query costs without that;
  *   - for context, raw ripgrep given exactly the arguments code_search passes (its case flag,
  *     hidden files, the protective globs), which is part of the difference, and raw ripgrep
@@ -34,7 +34,7 @@ import { fileURLToPath } from "node:url";
 import { rgPath } from "@vscode/ripgrep";
 import { resolveSearchTarget } from "../../src/code/path-policy.js";
 import { normalizeRequest } from "../../src/code/request.js";
-import { buildSearchArgs } from "../../src/code/rg-args.js";
+import { buildSearchArgs } from "../../src/code/rg/args.js";
 import type { CodeSearchInput, CodeSearchOutput } from "../../src/code/schema.js";
 import { REVISION_CACHE_TTL_MS } from "../../src/core/limits.js";
 
@@ -106,7 +106,7 @@ const KEEP_WARM: CodeSearchInput = { pattern: "evident bench keeps this scope wa
 /**
  * The keep-warm search said with a case's options, so that the case's search follows one like it,
  * as an agent's searches with the same options and file scope follow each other: the service
- * then has the case's ripgrep started ahead (see src/code/prestart.ts). "in-process, no
+ * then has the case's ripgrep started ahead (see src/code/process/prestart.ts). "in-process, no
  * prestart" shows what the case costs without that.
  */
 const keepWarmFor = (c: Case): CodeSearchInput => ({ ...c.input, pattern: KEEP_WARM.pattern });

@@ -10,7 +10,6 @@ import { homedir } from "node:os";
 import { dirname, isAbsolute, relative, resolve, sep } from "node:path";
 import { EvidentError } from "../core/errors.js";
 import { invalid } from "./request.js";
-import type { RgTarget } from "./rg-args.js";
 
 /** Directory or file names that hold credentials wherever they appear (compared case-insensitively). */
 export const PROTECTED_NAMES = [
@@ -143,6 +142,21 @@ export function protectedDescendant(rgCwd: string): (name: string) => boolean {
 
 /** Kernel and device file systems: reading them can hang, leak secrets or never end. */
 const SYSTEM_ROOTS = ["/proc", "/sys", "/dev"] as const;
+
+/** Where ripgrep runs and what it is told to search. */
+export interface RgTarget {
+  /** ripgrep's working directory; anchored globs (`/x`) are relative to it. */
+  readonly cwd: string;
+  /** The one search root as passed to ripgrep (relative to `cwd`, or absolute). */
+  readonly root: string;
+  /**
+   * Exclusions that protect credential stores, .git internals and system areas. They come after
+   * the user's globs because ripgrep lets a later glob win: a user glob cannot re-include them.
+   * Case-sensitive and not exhaustive (see below): whoever reads ripgrep's output also
+   * drops every path that `protectedDescendant` finds protected.
+   */
+  readonly protectedGlobs: readonly string[];
+}
 
 export interface SearchTarget {
   /** The path as requested, or "." for the project root. */

@@ -83,7 +83,7 @@ export const STAT_SLICE_FILES = 256;
 /**
  * How long a file scope's enumeration counts as fresh. Searches never wait for a scope that has
  * been enumerated once: an older enumeration still serves, and is redone in the background after
- * the search (see revision-cache.ts). Files created since it stay unverified until observed.
+ * the search (see code/revisions/cache.ts). Files created since it stay unverified until observed.
  */
 export const REVISION_CACHE_TTL_MS = 30_000;
 /** File scopes (working directory plus file filters) whose revisions are kept between searches. */
@@ -91,7 +91,7 @@ export const REVISION_CACHE_MAX_SCOPES = 4;
 
 /**
  * How long a long-lived service keeps a ripgrep waiting, unused, for a search like the last one
- * (see code/prestart.ts): a waiting ripgrep holds a few MB and no CPU.
+ * (see code/process/prestart.ts): a waiting ripgrep holds a few MB and no CPU.
  */
 export const PRESTART_IDLE_MS = 5 * 60_000;
 

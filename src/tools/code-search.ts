@@ -30,7 +30,7 @@ export function createCodeSearchTool(env: ToolEnvironment) {
       // One-shot surfaces keep snapshots on disk so the next process can continue a cursor.
       const store =
         env.snapshots === "persistent"
-          ? new (await import("../code/file-snapshot-store.js")).FileSnapshotStore({
+          ? new (await import("../code/snapshots/file-store/store.js")).FileSnapshotStore({
               env: env.env,
               cwd: env.cwd,
               logger: env.logger,

@@ -21,6 +21,25 @@ const ALLOWED: Record<string, readonly string[]> = {
   core: [],
 };
 
+/**
+ * Inside code/: each subsystem (a folder, or a module at code/'s top) may import only the ones
+ * listed, so the folders stack without cycles: process and rg at the bottom, the service on top.
+ */
+const CODE_ALLOWED: Record<string, readonly string[]> = {
+  schema: [],
+  request: ["schema"],
+  "path-policy": ["request"],
+  process: [],
+  rg: ["process", "path-policy", "request"],
+  revisions: ["rg", "process", "path-policy", "request"],
+  source: ["revisions"],
+  snapshots: ["rg", "revisions", "path-policy", "request"],
+  render: ["snapshots", "source", "rg", "request", "schema"],
+  search: ["snapshots", "revisions", "rg", "process", "path-policy", "request"],
+  "cursor-pages": ["render", "snapshots", "request"],
+  service: ["cursor-pages", "search", "render", "snapshots", "source", "path-policy", "request", "schema"],
+};
+
 function files(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
     entry.isDirectory()
@@ -29,6 +48,12 @@ function files(dir: string): string[] {
         ? [join(dir, entry.name)]
         : [],
   );
+}
+
+/** The code/ subsystem a path belongs to: its folder, or its module name at code/'s top. */
+function subsystemOf(path: string): string {
+  const [first = ""] = relative(join(SRC, "code"), path).split("/");
+  return first.replace(/\.(ts|js)$/, "");
 }
 
 function layerOf(path: string): string {
@@ -54,6 +79,25 @@ describe("layering", () => {
         if (!allowed.includes(to)) violations.push(`${relative(SRC, file)} (${from}) -> ${spec} (${to})`);
       }
     }
+    assert.deepEqual(violations, []);
+  });
+
+  it("inside code/, every subsystem imports only the subsystems below it", () => {
+    const violations: string[] = [];
+    const unknown = new Set<string>();
+    for (const file of files(join(SRC, "code"))) {
+      const from = subsystemOf(file);
+      if (CODE_ALLOWED[from] === undefined) unknown.add(from);
+      const source = readFileSync(file, "utf8");
+      for (const match of source.matchAll(/(?:import|export)[^"']*?from\s+["'](\.[^"']+)["']/g)) {
+        const target = resolve(dirname(file), match[1] as string);
+        if (layerOf(target) !== "code") continue;
+        const to = subsystemOf(target);
+        if (to === from) continue;
+        if (!(CODE_ALLOWED[from] ?? []).includes(to)) violations.push(`${relative(SRC, file)} -> ${to}`);
+      }
+    }
+    assert.deepEqual([...unknown], [], "every code/ subsystem has a place in CODE_ALLOWED");
     assert.deepEqual(violations, []);
   });
 });

@@ -5,10 +5,10 @@
 import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
 import fc from "fast-check";
-import { displayPath } from "../../src/code/format.js";
-import { allMatches } from "../../src/code/match-table.js";
-import type { ParsedMatch } from "../../src/code/rg-json.js";
-import { MemorySnapshotStore } from "../../src/code/snapshot-store.js";
+import type { ParsedMatch } from "../../src/code/rg/events.js";
+import { allMatches } from "../../src/code/rg/match-table.js";
+import { displayPath } from "../../src/code/snapshots/sequence.js";
+import { MemorySnapshotStore } from "../../src/code/snapshots/store.js";
 import { asSet, makeTree, rawMatches, removeTree, type TreeEntry } from "./helpers.js";
 import { ctx, makeService } from "./service-helpers.js";
 

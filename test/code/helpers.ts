@@ -10,7 +10,7 @@ import { mkdir, mkdtemp, readdir, readlink, realpath, rm, symlink, writeFile } f
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { rgPath } from "@vscode/ripgrep";
-import type { ParsedMatch } from "../../src/code/rg-json.js";
+import type { ParsedMatch } from "../../src/code/rg/events.js";
 
 export const RG = rgPath;
 

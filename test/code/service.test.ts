@@ -3,8 +3,8 @@ import { renameSync, writeFileSync } from "node:fs";
 import { appendFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
-import { resolveBudget } from "../../src/code/budget.js";
-import { MemorySnapshotStore } from "../../src/code/snapshot-store.js";
+import { resolveBudget } from "../../src/code/render/budget.js";
+import { MemorySnapshotStore } from "../../src/code/snapshots/store.js";
 import {
   MAX_DISPLAYED_OCCURRENCES,
   RG_MAX_PROTOCOL_LINE_BYTES,

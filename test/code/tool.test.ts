@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { mkdir, symlink } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { resolveRgPath } from "../../src/code/rg-path.js";
+import { resolveRgPath } from "../../src/code/rg/binary.js";
 import {
   CODE_CURSOR_MAX_CHARS,
   CODE_GLOBS_MAX,

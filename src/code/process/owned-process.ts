@@ -1,0 +1,258 @@
+/**
+ * Owned subprocesses: a child we start is a child we reap. It is spawned without a shell, its
+ * stderr is captured up to a byte bound, and every way out of `runOwnedProcess` (success, early
+ * stop, a consumer error, cancellation) waits until the child has exited and its pipes have
+ * closed. Termination is SIGTERM, then SIGKILL after PROCESS_KILL_ESCALATION_MS; a child that is
+ * still not closed PROCESS_CLOSE_TIMEOUT_MS later is reported as a failure, never ignored.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import type { Socket } from "node:net";
+import { basename } from "node:path";
+import type { Readable } from "node:stream";
+import { abortReason, throwIfAborted } from "../../core/abort.js";
+import { EvidentError } from "../../core/errors.js";
+import {
+  PROCESS_CLOSE_TIMEOUT_MS,
+  PROCESS_KILL_ESCALATION_MS,
+  PROCESS_STDERR_MAX_BYTES,
+} from "../../core/limits.js";
+
+export interface OwnedProcessSpec {
+  readonly command: string;
+  readonly args: readonly string[];
+  readonly cwd: string;
+  readonly env?: NodeJS.ProcessEnv;
+  readonly signal?: AbortSignal;
+  readonly stderrMaxBytes?: number;
+  /** Observes the child's pid once it runs (process-table checks, diagnostics). */
+  readonly onSpawn?: (pid: number) => void;
+  /** Give the child a stdin pipe, written by `StartedProcess.run` (see `startOwnedProcess`). */
+  readonly input?: boolean;
+}
+
+export interface OwnedProcessOutcome {
+  readonly exitCode: number | null;
+  readonly exitSignal: NodeJS.Signals | null;
+  readonly stderr: string;
+  readonly stderrTruncated: boolean;
+  /** The consumer asked to stop early and the child was terminated for it. */
+  readonly stopped: boolean;
+  readonly pid: number;
+}
+
+/**
+ * What the stdout consumer returns: `done` after reading to the end, `stop` when it has what it
+ * needs (a retention bound) and the child should be terminated.
+ */
+export type ConsumeResult = "done" | "stop";
+
+export async function runOwnedProcess(
+  spec: OwnedProcessSpec,
+  consume: (stdout: Readable) => Promise<ConsumeResult>,
+): Promise<OwnedProcessOutcome> {
+  throwIfAborted(spec.signal);
+  const started = await startOwnedProcess(spec);
+  spec.onSpawn?.(started.pid);
+  return started.run(consume, spec.signal === undefined ? {} : { signal: spec.signal });
+}
+
+/**
+ * A started child that has not been run yet: a ripgrep started ahead of its search, waiting for
+ * its pattern on stdin (see prestart.ts). Exactly one of `run` and `discard` is called; either
+ * way the child is awaited.
+ */
+export interface StartedProcess {
+  readonly pid: number;
+  /** Still running, not yet exited (one that died while waiting is useless). */
+  readonly alive: boolean;
+  /**
+   * Writes `input` (if given) to the child's stdin and ends it, hands stdout to `consume`, and
+   * resolves once the child has closed; cancellation and early stops terminate it.
+   */
+  run(
+    consume: (stdout: Readable) => Promise<ConsumeResult>,
+    options?: { readonly input?: string; readonly signal?: AbortSignal },
+  ): Promise<OwnedProcessOutcome>;
+  /** Terminates the child (if it still runs) and resolves once it has closed. */
+  discard(): Promise<void>;
+  /** Whether the child keeps this process's event loop alive (a waiting one should not). */
+  ref(): void;
+  unref(): void;
+}
+
+/**
+ * Starts the child and resolves once it runs. `spec.input` gives it a stdin pipe for `run` to
+ * write. Startup errors keep their cause: ENOENT and EACCES are configuration errors.
+ */
+export async function startOwnedProcess(spec: OwnedProcessSpec): Promise<StartedProcess> {
+  const name = basename(spec.command);
+  const child = spawn(spec.command, [...spec.args], {
+    cwd: spec.cwd,
+    env: spec.env ?? process.env,
+    shell: false,
+    stdio: [spec.input === true ? "pipe" : "ignore", "pipe", "pipe"],
+    windowsHide: true,
+  });
+  // Listen for closure before anything can await, so the event cannot be missed.
+  let hasClosed = false;
+  const closed = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+    child.once("close", (code, signal) => {
+      hasClosed = true;
+      resolve({ code, signal });
+    });
+  });
+  const stderr = boundedCollector(spec.stderrMaxBytes ?? PROCESS_STDERR_MAX_BYTES);
+
+  try {
+    await new Promise<void>((resolve, reject) => {
+      child.once("spawn", () => resolve());
+      child.once("error", reject);
+    });
+  } catch (cause) {
+    // Nothing ran, but the pipes still close; wait for that so no handle outlives the call.
+    await closed;
+    const code = (cause as NodeJS.ErrnoException).code;
+    throw new EvidentError(
+      code === "ENOENT" || code === "EACCES" ? "configuration_error" : "internal_error",
+      `Could not start ${name} (${code ?? "unknown error"}).`,
+      { cause },
+    );
+  }
+  child.stderr?.on("data", (chunk: Buffer) => stderr.push(chunk));
+  // Writing to a child that has gone fails with EPIPE; its exit status tells the story.
+  child.stdin?.on("error", () => {});
+  const pid = child.pid ?? -1;
+
+  let terminating: Promise<void> | undefined;
+  const terminate = () => {
+    terminating ??= terminateChild(child, closed, name);
+    return terminating;
+  };
+  let used = false;
+  const claim = () => {
+    if (used) throw new Error(`${name} (pid ${pid}) was already run or discarded`);
+    used = true;
+  };
+
+  return {
+    pid,
+    get alive() {
+      return !hasClosed && child.exitCode === null && child.signalCode === null;
+    },
+    ref: () => setRef(child, true),
+    unref: () => setRef(child, false),
+    discard: async () => {
+      claim();
+      child.stdin?.destroy();
+      await terminate();
+    },
+    run: async (consume, options = {}) => {
+      claim();
+      const { signal, input } = options;
+      const onAbort = () => void terminate().catch(() => {});
+      signal?.addEventListener("abort", onAbort, { once: true });
+      // Cancellation may have arrived while the child was starting.
+      if (signal?.aborted) onAbort();
+      if (input !== undefined) {
+        if (child.stdin === null) {
+          child.stdout?.destroy();
+          await terminate();
+          signal?.removeEventListener("abort", onAbort);
+          throw new Error(`${name} was started without an input pipe`);
+        }
+        child.stdin.end(input);
+      }
+
+      let result: ConsumeResult;
+      try {
+        if (child.stdout === null) throw new Error("stdout pipe missing");
+        result = await consume(child.stdout);
+      } catch (consumerError) {
+        child.stdout?.destroy();
+        await terminate();
+        signal?.removeEventListener("abort", onAbort);
+        if (signal?.aborted) throw abortReason(signal);
+        throw consumerError;
+      }
+      if (result === "stop") {
+        child.stdout?.destroy();
+        await terminate();
+      }
+      // A termination started by cancellation may have failed to close the child: that surfaces here.
+      if (terminating !== undefined) await terminating;
+      const exit = await closed;
+      signal?.removeEventListener("abort", onAbort);
+      if (signal?.aborted) throw abortReason(signal);
+      return {
+        exitCode: exit.code,
+        exitSignal: exit.signal,
+        stderr: stderr.text(),
+        stderrTruncated: stderr.truncated(),
+        stopped: result === "stop",
+        pid,
+      };
+    },
+  };
+}
+
+/** SIGTERM, SIGKILL after the escalation delay, failure if the child has not closed in time. */
+async function terminateChild(child: ChildProcess, closed: Promise<unknown>, name: string): Promise<void> {
+  let done = false;
+  void closed.then(() => {
+    done = true;
+  });
+  child.stdout?.destroy();
+  if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
+  const escalation = setTimeout(() => {
+    if (!done && child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+  }, PROCESS_KILL_ESCALATION_MS);
+  let timeout: NodeJS.Timeout | undefined;
+  const expired = new Promise<"timeout">((resolve) => {
+    timeout = setTimeout(() => resolve("timeout"), PROCESS_CLOSE_TIMEOUT_MS);
+  });
+  try {
+    const outcome = await Promise.race([closed.then(() => "closed" as const), expired]);
+    if (outcome === "timeout") {
+      throw new EvidentError(
+        "internal_error",
+        `${name} did not close within ${PROCESS_CLOSE_TIMEOUT_MS} ms after termination.`,
+        { details: { pid: child.pid } },
+      );
+    }
+  } finally {
+    clearTimeout(escalation);
+    clearTimeout(timeout);
+  }
+}
+
+/** A ChildProcess's own ref()/unref() covers its process handle only; its pipes hold the loop too. */
+function setRef(child: ChildProcess, on: boolean): void {
+  if (on) child.ref();
+  else child.unref();
+  for (const stream of [child.stdin, child.stdout, child.stderr]) {
+    const socket = stream as Partial<Socket> | null;
+    if (on) socket?.ref?.();
+    else socket?.unref?.();
+  }
+}
+
+function boundedCollector(maxBytes: number) {
+  const chunks: Buffer[] = [];
+  let kept = 0;
+  let dropped = 0;
+  return {
+    push(chunk: Buffer) {
+      const room = maxBytes - kept;
+      if (room <= 0) {
+        dropped += chunk.length;
+        return;
+      }
+      const piece = chunk.length <= room ? chunk : chunk.subarray(0, room);
+      chunks.push(piece);
+      kept += piece.length;
+      dropped += chunk.length - piece.length;
+    },
+    text: () => Buffer.concat(chunks).toString("utf8"),
+    truncated: () => dropped > 0,
+  };
+}

@@ -1,0 +1,158 @@
+/**
+ * What every code_search answer says around its page: the header line, the notes that make
+ * partial, widened, unverified or budget-shaped evidence explicit, and the structured data
+ * shared by all views. Kept apart from the policy so the wording lives in one place.
+ */
+import {
+  MAX_SOURCE_REVISION_FILES,
+  SNAPSHOT_MAX_BYTES,
+  SNAPSHOT_MAX_MATCHES,
+  SNAPSHOT_MAX_OCCURRENCES,
+} from "../../core/limits.js";
+import type { SearchQuery } from "../request.js";
+import type { PartialReason } from "../rg/content-search.js";
+import type { CodeSearchOutput } from "../schema.js";
+import type { SnapshotData, SnapshotFile } from "../snapshots/store.js";
+import type { ContextBudget } from "./budget.js";
+import { type DetailPage, printablePath } from "./detail-page.js";
+
+/** How each retention stop reads in the text. */
+const PARTIAL_TEXT: Record<PartialReason, string> = {
+  max_matches: `${SNAPSHOT_MAX_MATCHES} retained matching lines`,
+  max_occurrences: `${SNAPSHOT_MAX_OCCURRENCES} retained occurrences`,
+  max_bytes: `${SNAPSHOT_MAX_BYTES / (1024 * 1024)} MiB of retained text`,
+  protocol_line_limit: "a line too long to read",
+};
+
+export function fileRow(file: SnapshotFile) {
+  return { path: file.path, matches: file.matches, occurrences: file.occurrences };
+}
+
+export function rootName(root: string): string {
+  return root === "." ? "the project root" : `"${root}"`;
+}
+
+export function describeQuery(query: SearchQuery): string {
+  const flags = [query.literal ? "literal" : "regex"];
+  flags.push(
+    query.caseMode === "smart"
+      ? "smart case"
+      : query.caseMode === "insensitive"
+        ? "ignoring case"
+        : "exact case",
+  );
+  if (query.wholeWord) flags.push("whole words");
+  if (!query.hidden) flags.push("no hidden files");
+  if (query.globs.length > 0) flags.push(`glob ${query.globs.join(" ")}`);
+  if (query.excludes.length > 0) flags.push(`excluding ${query.excludes.join(" ")}`);
+  return `${JSON.stringify(query.pattern)} (${flags.join(", ")})`;
+}
+
+/** Counted once per snapshot: a broad result has tens of thousands of files to look up. */
+const unverifiedCounts = new WeakMap<SnapshotData, number>();
+
+export function unverifiedCount(snapshot: SnapshotData): number {
+  let count = unverifiedCounts.get(snapshot);
+  if (count === undefined) {
+    count = snapshot.files.filter((f) => !Object.hasOwn(snapshot.trustedRevisions, f.key)).length;
+    unverifiedCounts.set(snapshot, count);
+  }
+  return count;
+}
+
+export function notesText(snapshot: SnapshotData, budget: ContextBudget): string {
+  const notes: string[] = [];
+  if (snapshot.expanded && snapshot.matches.length > 0) {
+    notes.push(
+      `Nothing matched in "${snapshot.requestedRoot}", so the project root was searched instead (same filters).`,
+    );
+  }
+  if (snapshot.partialReason !== undefined) {
+    notes.push(
+      `PARTIAL: retention stopped at ${PARTIAL_TEXT[snapshot.partialReason]}; more matches exist than are counted here. ` +
+        "Narrow the pattern, path or glob for complete evidence.",
+    );
+  }
+  if (snapshot.searchErrors > 0) {
+    notes.push(`ripgrep could not read ${snapshot.searchErrors} file(s); their contents are not covered.`);
+  }
+  const unverified = unverifiedCount(snapshot);
+  if (unverified > 0) {
+    notes.push(
+      `${unverified} file(s) could not be verified as unchanged during the search (edited meanwhile, new since ` +
+        `the last file listing, unreadable, or beyond the ${MAX_SOURCE_REVISION_FILES} files whose revisions are ` +
+        "recorded). Their lines are what ripgrep read and still count, but no current-file context is shown for them.",
+    );
+  }
+  if (budget.adjusted) {
+    notes.push(`Context is ${budget.tier}: this answer was sized for about ${budget.targetTokens} tokens.`);
+  }
+  return notes.length === 0 ? "" : `\n${notes.join("\n")}`;
+}
+
+export function frameText(snapshot: SnapshotData, budget: ContextBudget): string {
+  const count = snapshot.partialReason === undefined ? "" : "at least ";
+  const head =
+    `code_search ${describeQuery(snapshot.query)} in ${rootName(snapshot.effectiveRoot)}: ` +
+    `${count}${snapshot.matches.length} matching lines (${snapshot.totalOccurrences} occurrences) in ${snapshot.files.length} files.`;
+  return `${head}${notesText(snapshot, budget)}\n`;
+}
+
+export function pageNotes(page: DetailPage): string {
+  const notes: string[] = [];
+  if (page.changedFiles.length > 0) {
+    notes.push(
+      `Changed since the search: ${page.changedFiles.map(printablePath).join(", ")}. The lines shown are as searched; the files now differ.`,
+    );
+  }
+  const unavailable = page.contextUnavailableFiles.filter((f) => !page.changedFiles.includes(f));
+  if (unavailable.length > 0) {
+    notes.push(
+      `No context for ${unavailable.map(printablePath).join(", ")}: the revision is unverified, too large, or unreadable.`,
+    );
+  }
+  return notes.length === 0 ? "" : `${notes.join("\n")}\n`;
+}
+
+export function shownData(page: DetailPage): NonNullable<CodeSearchOutput["matches"]> {
+  return page.shown.map((m) => ({ ...m, ranges: [...m.ranges] }));
+}
+
+export function pageData(page: DetailPage) {
+  return {
+    occurrenceRangesOmitted: page.rangesOmitted,
+    occurrenceMatchesTruncated: page.matchesTruncated,
+    ...(page.contextUnavailableFiles.length === 0
+      ? {}
+      : { contextUnavailableFiles: [...page.contextUnavailableFiles] }),
+    ...(page.changedFiles.length === 0 ? {} : { changedFiles: [...page.changedFiles] }),
+  };
+}
+
+export function baseData(
+  snapshot: SnapshotData,
+  view: CodeSearchOutput["view"],
+  budget: ContextBudget,
+  redact: boolean,
+  extra: Partial<CodeSearchOutput>,
+): CodeSearchOutput {
+  return {
+    status: snapshot.partialReason === undefined ? "complete" : "partial",
+    view,
+    pattern: snapshot.query.pattern,
+    requestedRoot: snapshot.requestedRoot,
+    effectiveRoot: snapshot.effectiveRoot,
+    expanded: snapshot.expanded,
+    totalMatches: snapshot.matches.length,
+    totalOccurrences: snapshot.totalOccurrences,
+    totalFiles: snapshot.files.length,
+    ...(snapshot.partialReason === undefined ? {} : { partialReason: snapshot.partialReason }),
+    searchErrors: snapshot.searchErrors,
+    sourceUnverifiedFileCount: unverifiedCount(snapshot),
+    occurrenceRangesOmitted: 0,
+    occurrenceMatchesTruncated: 0,
+    budget: { tier: budget.tier, targetTokens: budget.targetTokens, adjusted: budget.adjusted },
+    redacted: redact,
+    ...extra,
+  };
+}

@@ -1,0 +1,255 @@
+/**
+ * Detail pages: retained matching lines, grouped by file, each with its path, original line
+ * number and stable 1-based index. A page stops at its match count, its character budget or the
+ * hard byte bound, whichever comes first, and always shows at least one match so a cursor walk
+ * makes progress. Display limits (ranges per line, long-line excerpts) only shorten what is
+ * shown; the snapshot keeps every occurrence, and the counts of what was left out are stated.
+ */
+import {
+  LONG_LINE_CHARS,
+  LONG_LINE_EXCERPT_RADIUS_CHARS,
+  LONG_LINE_MAX_WINDOWS,
+  MAX_DISPLAYED_OCCURRENCES,
+} from "../../core/limits.js";
+import type { Occurrence } from "../rg/events.js";
+import { fileRange, matchAt } from "../rg/match-table.js";
+import { displayPath, type MatchSequence } from "../snapshots/sequence.js";
+import type { SnapshotData, SnapshotMatch } from "../snapshots/store.js";
+import type { FileStatus, PageSources } from "../source/page-sources.js";
+import { redactText } from "./redact.js";
+
+export interface ShownRange {
+  readonly startByte: number;
+  readonly endByte: number;
+  /** 1-based UTF-16 columns, end exclusive. */
+  readonly startColumn: number;
+  readonly endColumn: number;
+}
+
+export interface ShownMatch {
+  readonly index: number;
+  readonly path: string;
+  readonly line: number;
+  readonly text: string;
+  readonly ranges: readonly ShownRange[];
+  readonly rangesOmitted: number;
+  readonly excerpt: boolean;
+}
+
+export interface DetailOptions {
+  readonly snapshot: SnapshotData;
+  readonly sequence: MatchSequence;
+  readonly offset: number;
+  readonly maxMatches: number;
+  readonly maxChars: number;
+  readonly maxBytes: number;
+  readonly context: number;
+  readonly redact: boolean;
+  readonly sources: PageSources;
+}
+
+export interface DetailPage {
+  readonly text: string;
+  readonly shown: readonly ShownMatch[];
+  /** Position in the sequence where the next page starts, or undefined after the last match. */
+  readonly nextOffset: number | undefined;
+  readonly rangesOmitted: number;
+  readonly matchesTruncated: number;
+  readonly changedFiles: readonly string[];
+  readonly unverifiedFiles: readonly string[];
+  readonly contextUnavailableFiles: readonly string[];
+}
+
+/**
+ * A path as one line of text: names with control characters (a newline is legal in a file
+ * name) are shown as JSON strings so they cannot fake or break the surrounding lines.
+ */
+export function printablePath(path: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are the point.
+  return /[\u0000-\u001f\u007f]/.test(path) ? JSON.stringify(path) : path;
+}
+
+export async function renderDetailPage(options: DetailOptions): Promise<DetailPage> {
+  const { snapshot, sequence } = options;
+  const parts: string[] = [];
+  let chars = 0;
+  let bytes = 0;
+  const shown: ShownMatch[] = [];
+  let rangesOmitted = 0;
+  let matchesTruncated = 0;
+  const changed = new Set<string>();
+  const unverified = new Set<string>();
+  const contextUnavailable = new Set<string>();
+  const matchLines = new Map<string, Set<number>>();
+  let currentKey: string | undefined;
+  let lastPrinted = 0;
+  let position = options.offset;
+
+  for (; position < sequence.length && shown.length < options.maxMatches; position++) {
+    const index = sequence.at(position);
+    const match = matchAt(snapshot.matches, index);
+    // Reading context re-checks the revision, so ask for status only after it.
+    const lines = options.context > 0 ? await options.sources.lines(match.path) : undefined;
+    const status = await options.sources.status(match.path);
+    let noContext = options.context > 0 && lines === undefined;
+    const block: string[] = [];
+    const newFile = match.path !== currentKey;
+    if (newFile) block.push(fileHeader(match, status));
+    let printed = newFile ? 0 : lastPrinted;
+    const rendered = renderMatch(match, index + 1, options.redact);
+
+    const isMatchLine = (line: number) => matchLinesOf(snapshot, match.path, matchLines).has(line);
+    const contextLine = (line: number) => {
+      if (line > printed + 1 && printed > 0) block.push("    …");
+      block.push(`    ${line}-  ${clip(lines?.[line - 1] ?? "", options.redact)}`);
+      printed = line;
+    };
+    if (lines !== undefined) {
+      for (let line = Math.max(1, match.line - options.context); line < match.line; line++) {
+        // Retained matching lines are shown only as matches, on their own page, never as context.
+        if (line > printed && !isMatchLine(line)) contextLine(line);
+      }
+    }
+    if (printed > 0 && match.line > printed + 1 && lines !== undefined) block.push("    …");
+    block.push(rendered.line);
+    printed = match.line;
+    if (lines !== undefined) {
+      const last = Math.min(lines.length, match.line + options.context);
+      for (let line = match.line + 1; line <= last; line++) {
+        // Stop at the next retained match: it prints itself (or belongs to another page), and
+        // lines beyond it are its context, so the page stays in line order without repeats.
+        if (isMatchLine(line)) break;
+        contextLine(line);
+      }
+    }
+
+    let text = `${block.join("\n")}\n`;
+    if (shown.length === 0 && Buffer.byteLength(text, "utf8") > options.maxBytes) {
+      // Context must never push a page's first match past the hard bound: show it without.
+      text = `${[...(newFile ? [fileHeader(match, status)] : []), rendered.line].join("\n")}\n`;
+      printed = match.line;
+      noContext = true;
+    }
+    const blockBytes = Buffer.byteLength(text, "utf8");
+    if (shown.length > 0 && (chars + text.length > options.maxChars || bytes + blockBytes > options.maxBytes))
+      break;
+    parts.push(text);
+    chars += text.length;
+    bytes += blockBytes;
+    shown.push(rendered.shown);
+    rangesOmitted += rendered.shown.rangesOmitted;
+    if (rendered.shown.rangesOmitted > 0) matchesTruncated++;
+    if (noContext) contextUnavailable.add(displayPath(match.path));
+    if (status === "changed") changed.add(displayPath(match.path));
+    if (status === "unverified") unverified.add(displayPath(match.path));
+    currentKey = match.path;
+    lastPrinted = printed;
+  }
+  return {
+    text: parts.join(""),
+    shown,
+    nextOffset: position < sequence.length ? position : undefined,
+    rangesOmitted,
+    matchesTruncated,
+    changedFiles: [...changed],
+    unverifiedFiles: [...unverified],
+    contextUnavailableFiles: [...contextUnavailable],
+  };
+}
+
+function fileHeader(match: SnapshotMatch, status: FileStatus): string {
+  const path = printablePath(displayPath(match.path));
+  if (status === "changed")
+    return `${path}  (changed since the search: lines are as searched; no current context)`;
+  if (status === "unverified") return `${path}  (revision unverified)`;
+  return path;
+}
+
+function matchLinesOf(snapshot: SnapshotData, key: string, cache: Map<string, Set<number>>): Set<number> {
+  let lines = cache.get(key);
+  if (lines === undefined) {
+    lines = new Set();
+    // Matches are ordered by path, so this file's are one contiguous run.
+    const [from, to] = fileRange(snapshot.matches, key);
+    for (let i = from; i < to; i++) lines.add(matchAt(snapshot.matches, i).line);
+    cache.set(key, lines);
+  }
+  return lines;
+}
+
+export interface RenderedMatch {
+  readonly line: string;
+  readonly shown: ShownMatch;
+}
+
+/** One matching line: `[index] line:col,col  text`, excerpted around occurrences when long. */
+export function renderMatch(match: SnapshotMatch, index: number, redact: boolean): RenderedMatch {
+  const displayed = match.occurrences.slice(0, MAX_DISPLAYED_OCCURRENCES);
+  const omitted = match.occurrences.length - displayed.length;
+  const excerpt = match.text.length > LONG_LINE_CHARS;
+  let body = excerpt ? excerptLine(match.text, displayed) : match.text;
+  if (redact) body = redactText(body).text;
+  const columns = displayed.map((o) => o.startColumn + 1).join(",");
+  const notes: string[] = [];
+  if (omitted > 0) notes.push(`+${omitted} more ranges on this line`);
+  if (excerpt) notes.push(`excerpt of a ${match.text.length}-character line`);
+  if (match.textLossy || match.pathLossy) notes.push("not valid UTF-8");
+  const suffix = notes.length > 0 ? `  (${notes.join("; ")})` : "";
+  return {
+    line: `[${index}] ${match.line}:${columns}  ${body}${suffix}`,
+    shown: {
+      index,
+      path: displayPath(match.path),
+      line: match.line,
+      text: body,
+      ranges: displayed.map((o) => ({
+        startByte: o.startByte,
+        endByte: o.endByte,
+        startColumn: o.startColumn + 1,
+        endColumn: o.endColumn + 1,
+      })),
+      rangesOmitted: omitted,
+      excerpt,
+    },
+  };
+}
+
+/**
+ * Windows around the first occurrences of a long line, each labelled with its absolute column.
+ * The first occurrence is always inside the first window, however long the match itself is.
+ */
+export function excerptLine(text: string, occurrences: readonly Occurrence[]): string {
+  const radius = LONG_LINE_EXCERPT_RADIUS_CHARS;
+  const windows: [number, number][] = [];
+  for (const o of occurrences.slice(0, LONG_LINE_MAX_WINDOWS)) {
+    const start = Math.max(0, o.startColumn - radius);
+    const end = Math.min(text.length, Math.min(o.endColumn, o.startColumn + 2 * radius) + radius);
+    const last = windows[windows.length - 1];
+    if (last !== undefined && start <= last[1]) last[1] = Math.max(last[1], end);
+    else windows.push([start, end]);
+  }
+  if (windows.length === 0) windows.push([0, Math.min(text.length, 2 * radius)]);
+  const pieces = windows.map(([start, end]) => {
+    const [s, e] = surrogateSafe(text, start, end);
+    return `${s > 0 ? `…(col ${s + 1})` : ""}${text.slice(s, e)}`;
+  });
+  const lastEnd = windows[windows.length - 1]?.[1] ?? 0;
+  return `${pieces.join(" ")}${lastEnd < text.length ? "…" : ""}`;
+}
+
+function surrogateSafe(text: string, start: number, end: number): [number, number] {
+  let s = start;
+  let e = end;
+  const isLow = (i: number) => {
+    const c = text.charCodeAt(i);
+    return c >= 0xdc00 && c <= 0xdfff;
+  };
+  if (s > 0 && isLow(s)) s--;
+  if (e < text.length && isLow(e)) e++;
+  return [s, e];
+}
+
+function clip(line: string, redact: boolean): string {
+  const body = line.length > LONG_LINE_CHARS ? `${line.slice(0, LONG_LINE_CHARS)}…` : line;
+  return redact ? redactText(body).text : body;
+}

@@ -1,0 +1,161 @@
+/**
+ * The answers code_search gives, built from a snapshot and the page rendered of it: the empty
+ * answer, a summary page with its cursor, and a page of matching lines with its cursor. Each
+ * states its range and how to go on, in text and in data.
+ */
+import {
+  DETAIL_PAGE_DEFAULT_MATCHES,
+  DETAIL_PAGE_MAX_BYTES,
+  PAGE_FRAME_RESERVE_CHARS,
+} from "../../core/limits.js";
+import type { NewSearchRequest } from "../request.js";
+import type { CodeSearchOutput } from "../schema.js";
+import { displayPath, type MatchSequence } from "../snapshots/sequence.js";
+import type { CursorState, SnapshotData, SnapshotStore } from "../snapshots/store.js";
+import { PageSources } from "../source/page-sources.js";
+import {
+  baseData,
+  describeQuery,
+  fileRow,
+  frameText,
+  notesText,
+  pageData,
+  pageNotes,
+  rootName,
+  shownData,
+} from "./answer.js";
+import { type ContextBudget, DEFAULT_BUDGET } from "./budget.js";
+import { type DetailPage, printablePath, renderDetailPage } from "./detail-page.js";
+import { renderSummaryPage } from "./summary-page.js";
+
+export interface CodeSearchResponse {
+  readonly text: string;
+  readonly data: CodeSearchOutput;
+}
+
+export function emptyResponse(
+  snapshot: SnapshotData,
+  request: NewSearchRequest,
+  budget: ContextBudget,
+): CodeSearchResponse {
+  const q = describeQuery(snapshot.query);
+  let text: string;
+  if (snapshot.expanded) {
+    text = `No matches for ${q} in "${snapshot.requestedRoot}", nor anywhere under the project root (searched too, same filters).`;
+  } else if (request.path !== undefined && request.scope === "strict" && snapshot.requestedRoot !== ".") {
+    text =
+      `No matches for ${q} in "${snapshot.requestedRoot}". scope was strict, so the rest of the project ` +
+      "was not searched: this is not evidence that the pattern is absent elsewhere.";
+  } else {
+    text = `No matches for ${q} in ${rootName(snapshot.effectiveRoot)}.`;
+  }
+  text += notesText(snapshot, budget);
+  return { text: `${text}\n`, data: baseData(snapshot, "empty", budget, request.redact, {}) };
+}
+
+export function summaryResponse(
+  store: SnapshotStore,
+  snapshot: SnapshotData,
+  id: string,
+  fileOffset: number,
+  redact: boolean,
+  budget: ContextBudget,
+): CodeSearchResponse {
+  const frame = frameText(snapshot, budget);
+  const page = renderSummaryPage({
+    snapshot,
+    fileOffset,
+    maxChars: Math.max(0, budget.targetChars - frame.length - PAGE_FRAME_RESERVE_CHARS),
+    redact,
+  });
+  // One summary cursor serves both ways on: its offset is where the next file page starts.
+  const nextFileOffset = page.nextFileOffset ?? snapshot.files.length;
+  const cursor = store.encodeCursor({ snapshotId: id, offset: nextFileOffset, kind: "summary" });
+  const next = [
+    `Matching lines: call code_search with {"cursor":"${cursor}"} (add "paths": [...] for chosen files, "limit" for page size, "context" for surrounding lines).`,
+  ];
+  if (page.nextFileOffset !== undefined) {
+    const last = Math.min(snapshot.files.length, page.nextFileOffset + page.rows.length);
+    next.push(`Files ${page.nextFileOffset + 1}-${last}: {"cursor":"${cursor}","mode":"summary"}.`);
+  }
+  if (page.previewsOmitted > 0) next.push(`${page.previewsOmitted} sample(s) left out to fit the budget.`);
+  return {
+    text: `${frame}${page.text}${next.join("\n")}\n`,
+    data: baseData(snapshot, "summary", budget, redact, {
+      cursor,
+      cursorKind: "summary",
+      files: page.rows.map(fileRow),
+      filesFrom: fileOffset + 1,
+      filesTo: fileOffset + page.rows.length,
+      summaryPreviewsShown: page.previewsShown,
+      summaryPreviewsOmitted: page.previewsOmitted,
+    }),
+  };
+}
+
+export function renderDetails(
+  snapshot: SnapshotData,
+  sequence: MatchSequence,
+  offset: number,
+  limit: number | undefined,
+  context: number,
+  redact: boolean,
+  /** The first page of a new search, rendered right after its re-check (see PageSources). */
+  justChecked = false,
+): Promise<DetailPage> {
+  const frame = frameText(snapshot, DEFAULT_BUDGET);
+  return renderDetailPage({
+    snapshot,
+    sequence,
+    offset,
+    maxMatches: limit ?? DETAIL_PAGE_DEFAULT_MATCHES,
+    maxChars: Math.max(0, DEFAULT_BUDGET.targetChars - frame.length - PAGE_FRAME_RESERVE_CHARS),
+    maxBytes: DETAIL_PAGE_MAX_BYTES - Buffer.byteLength(frame) - PAGE_FRAME_RESERVE_CHARS,
+    context,
+    redact,
+    sources: new PageSources(snapshot.rgCwd, snapshot.trustedRevisions, { justChecked }),
+  });
+}
+
+export function detailsResponse(
+  store: SnapshotStore,
+  snapshot: SnapshotData,
+  id: string | undefined,
+  page: DetailPage,
+  offset: number,
+  sequence: MatchSequence,
+  redact: boolean,
+  budget: ContextBudget,
+  selection?: string,
+  keys?: readonly string[],
+): CodeSearchResponse {
+  const cursorState: CursorState | undefined =
+    id === undefined || page.nextOffset === undefined
+      ? undefined
+      : { snapshotId: id, offset: page.nextOffset, kind: "matches", selection };
+  const cursor = cursorState === undefined ? undefined : store.encodeCursor(cursorState);
+  const from = offset + 1;
+  const to = offset + page.shown.length;
+  const scope = keys === undefined ? "" : ` of ${keys.map((k) => printablePath(displayPath(k))).join(", ")}`;
+  const lines = [`Matching lines ${from}-${to} of ${sequence.length}${scope}:`, page.text.trimEnd()];
+  const notes = pageNotes(page);
+  if (notes !== "") lines.push(notes.trimEnd());
+  if (cursor !== undefined) {
+    // Page options are not part of a cursor, so say how to keep them.
+    lines.push(
+      `Next page: call code_search with {"cursor":"${cursor}"} (matching lines ${to + 1}-${sequence.length}; ` +
+        'repeat "limit", "context" or "redact" to keep them).',
+    );
+  }
+  return {
+    text: `${frameText(snapshot, budget)}${lines.join("\n")}\n`,
+    data: baseData(snapshot, "details", budget, redact, {
+      ...(cursor === undefined ? {} : { cursor, cursorKind: "matches" as const }),
+      shownFrom: from,
+      shownTo: to,
+      matches: shownData(page),
+      ...(keys === undefined ? {} : { selection: keys.map(displayPath) }),
+      ...pageData(page),
+    }),
+  };
+}

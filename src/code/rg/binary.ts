@@ -1,0 +1,64 @@
+/**
+ * Which ripgrep binary runs. An explicit `EVIDENT_RG_PATH` wins and must work (a typo there is
+ * the operator's mistake, not a reason to silently use another binary); otherwise the binary
+ * shipped by `@vscode/ripgrep`'s platform package; otherwise `rg` on PATH.
+ */
+import { constants } from "node:fs";
+import { access, stat } from "node:fs/promises";
+import { delimiter, isAbsolute, join } from "node:path";
+import { EvidentError } from "../../core/errors.js";
+
+export interface RgResolution {
+  readonly path: string;
+  readonly source: "EVIDENT_RG_PATH" | "@vscode/ripgrep" | "PATH";
+}
+
+const FIX =
+  "Install the optional dependency @vscode/ripgrep (npm install @vscode/ripgrep), install ripgrep so " +
+  "that `rg` is on PATH, or set EVIDENT_RG_PATH to a ripgrep binary.";
+
+export async function resolveRgPath(
+  env: Readonly<Record<string, string | undefined>>,
+  loadBundled: () => Promise<string> = loadVscodeRipgrep,
+): Promise<RgResolution> {
+  const explicit = env.EVIDENT_RG_PATH;
+  if (explicit !== undefined && explicit !== "") {
+    if (!isAbsolute(explicit) || !(await isExecutable(explicit))) {
+      throw new EvidentError(
+        "configuration_error",
+        `EVIDENT_RG_PATH must be the absolute path of an executable ripgrep binary; "${explicit}" is not. ${FIX}`,
+      );
+    }
+    return { path: explicit, source: "EVIDENT_RG_PATH" };
+  }
+  let bundledFailure: unknown;
+  try {
+    const bundled = await loadBundled();
+    if (await isExecutable(bundled)) return { path: bundled, source: "@vscode/ripgrep" };
+  } catch (cause) {
+    // The platform package may be missing (another OS, or optional dependencies skipped).
+    bundledFailure = cause;
+  }
+  for (const dir of (env.PATH ?? "").split(delimiter)) {
+    if (dir === "" || !isAbsolute(dir)) continue;
+    const candidate = join(dir, process.platform === "win32" ? "rg.exe" : "rg");
+    if (await isExecutable(candidate)) return { path: candidate, source: "PATH" };
+  }
+  throw new EvidentError("configuration_error", `ripgrep was not found. ${FIX}`, {
+    cause: bundledFailure,
+  });
+}
+
+async function loadVscodeRipgrep(): Promise<string> {
+  const module = (await import("@vscode/ripgrep")) as { rgPath: string };
+  return module.rgPath;
+}
+
+async function isExecutable(path: string): Promise<boolean> {
+  try {
+    await access(path, constants.X_OK);
+    return (await stat(path)).isFile();
+  } catch {
+    return false;
+  }
+}

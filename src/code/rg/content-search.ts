@@ -1,0 +1,246 @@
+/**
+ * One content search: ripgrep `--json` as an owned process, its events indexed as they stream
+ * (`event-index.ts`), and retention bounds applied while reading. Reaching a bound stops ripgrep and marks the run
+ * partial; it is never an error and never silent. ripgrep's own failures become stable codes
+ * here: a rejected pattern or glob is `invalid_arguments` carrying ripgrep's explanation.
+ */
+
+import type { Readable } from "node:stream";
+import { EvidentError } from "../../core/errors.js";
+import { SNAPSHOT_MAX_BYTES, SNAPSHOT_MAX_MATCHES, SNAPSHOT_MAX_OCCURRENCES } from "../../core/limits.js";
+import { protectedDescendant, type RgTarget } from "../path-policy.js";
+import {
+  type ConsumeResult,
+  type OwnedProcessOutcome,
+  runOwnedProcess,
+  type StartedProcess,
+  startOwnedProcess,
+} from "../process/owned-process.js";
+import type { SearchQuery } from "../request.js";
+import { buildSearchArgs, patternFitsInput, patternInput } from "./args.js";
+import { type IndexedRun, type PartialReason, type RetentionBounds, RgOutputIndexer } from "./event-index.js";
+import type { RawMatchTable } from "./match-table.js";
+
+export type { IndexedRun, PartialReason, RetentionBounds } from "./event-index.js";
+
+export const DEFAULT_RETENTION: RetentionBounds = {
+  maxMatches: SNAPSHOT_MAX_MATCHES,
+  maxOccurrences: SNAPSHOT_MAX_OCCURRENCES,
+  maxBytes: SNAPSHOT_MAX_BYTES,
+};
+
+export interface SearchRun {
+  /** The retained match events in ripgrep's order; `runs` groups them by file. */
+  readonly table: RawMatchTable;
+  readonly runs: readonly IndexedRun[];
+  readonly occurrences: number;
+  /** Estimated retained memory. */
+  readonly bytes: number;
+  readonly partialReason: PartialReason | undefined;
+  /** ripgrep completed but reported errors for some files (unreadable files, for instance). */
+  readonly searchErrors: number;
+}
+
+export interface ContentSearchOptions {
+  readonly rgPath: string;
+  readonly query: SearchQuery;
+  readonly target: RgTarget;
+  readonly signal?: AbortSignal;
+  readonly retention?: RetentionBounds;
+  readonly onSpawn?: (pid: number) => void;
+  /** Called as matches arrive (progress reporting). */
+  readonly onMatches?: (count: number) => void;
+  /**
+   * A ripgrep from `startContentSearch` for this query's options and file scope, waiting for
+   * the pattern. It is used when the pattern fits its input and it still runs; otherwise it is
+   * discarded and ripgrep started as usual. Either way it is this call's to reap.
+   */
+  readonly started?: StartedProcess;
+}
+
+/** What `startContentSearch` needs: everything about a search but its pattern. */
+export type ContentSearchStart = Pick<ContentSearchOptions, "rgPath" | "query" | "target" | "onSpawn">;
+
+/**
+ * Starts ripgrep for a search whose pattern is not known yet: it waits for it on stdin, having
+ * done its own start (which takes longer than many searches' reading) before it was needed. The
+ * query's pattern is ignored; its options and file scope are fixed here.
+ */
+export async function startContentSearch(options: ContentSearchStart): Promise<StartedProcess> {
+  const started = await startOwnedProcess({
+    command: options.rgPath,
+    args: buildSearchArgs(options.query, options.target, "stdin"),
+    cwd: options.target.cwd,
+    input: true,
+  });
+  options.onSpawn?.(started.pid);
+  return started;
+}
+
+/**
+ * What a ripgrep from `startContentSearch` can serve: equal keys, equal searches but for the
+ * pattern (the same executable, working directory and arguments).
+ */
+export function contentSearchKey(options: ContentSearchStart): string {
+  return JSON.stringify([
+    options.rgPath,
+    options.target.cwd,
+    buildSearchArgs(options.query, options.target, "stdin"),
+  ]);
+}
+
+export async function runContentSearch(options: ContentSearchOptions): Promise<SearchRun> {
+  const { started, signal } = options;
+  if (started !== undefined) {
+    // Referenced again: this call now owns it, and awaits it either way.
+    started.ref();
+    if (!started.alive || !patternFitsInput(options.query.pattern)) await started.discard();
+    else {
+      const indexer = newIndexer(options);
+      const outcome = await started.run(
+        (stdout) => readStream(stdout, indexer, options.onMatches),
+        signal === undefined
+          ? { input: patternInput(options.query.pattern) }
+          : { input: patternInput(options.query.pattern), signal },
+      );
+      const result = interpret(outcome, indexer);
+      if (result instanceof EvidentError) throw result;
+      return result;
+    }
+  }
+  const indexer = newIndexer(options);
+  const outcome = await runOwnedProcess(
+    {
+      command: options.rgPath,
+      args: buildSearchArgs(options.query, options.target),
+      cwd: options.target.cwd,
+      ...(signal === undefined ? {} : { signal }),
+      ...(options.onSpawn === undefined ? {} : { onSpawn: options.onSpawn }),
+    },
+    (stdout) => readStream(stdout, indexer, options.onMatches),
+  );
+  const result = interpret(outcome, indexer);
+  if (result instanceof EvidentError) throw result;
+  return result;
+}
+
+function newIndexer(options: ContentSearchOptions): RgOutputIndexer {
+  return new RgOutputIndexer(options.retention ?? DEFAULT_RETENTION, {
+    exclude: protectedDescendant(options.target.cwd),
+  });
+}
+
+/** The run's retained matches, or the error its exit status and stderr say. */
+function interpret(outcome: OwnedProcessOutcome, indexer: RgOutputIndexer): SearchRun | EvidentError {
+  const indexed = indexer.finish();
+  const run = (searchErrors: number): SearchRun => ({
+    table: indexed.table,
+    runs: indexed.runs,
+    occurrences: indexed.occurrences,
+    bytes: indexed.bytes,
+    partialReason: indexed.partialReason,
+    searchErrors,
+  });
+  if (outcome.stopped) return run(0);
+  if (outcome.exitCode === 0 || outcome.exitCode === 1) return run(0);
+  const stderr = outcome.stderr.trim();
+  if (outcome.exitCode === 2 && indexer.summary !== undefined) {
+    // ripgrep finished but could not read some files; the matches it found are real.
+    const errors = stderr === "" ? 1 : stderr.split("\n").filter((l) => l.startsWith("rg: ")).length || 1;
+    return run(errors);
+  }
+  return describeFailure(stderr, outcome.exitCode, outcome.exitSignal);
+}
+
+/**
+ * Feeds the indexer from 'data' events. Async iteration would read the stream with `read()`,
+ * which joins whatever chunks are buffered into a new buffer: a copy of the output that the
+ * index, which keeps ripgrep's chunks as they are, does not need.
+ */
+function readStream(
+  stdout: Readable,
+  indexer: RgOutputIndexer,
+  onMatches: ((count: number) => void) | undefined,
+): Promise<ConsumeResult> {
+  return new Promise((resolve, reject) => {
+    const detach = () => {
+      stdout.off("data", onData);
+      stdout.off("end", onEnd);
+      stdout.off("error", onError);
+      stdout.off("close", onClose);
+    };
+    const finish = (result: ConsumeResult) => {
+      detach();
+      resolve(result);
+    };
+    const fail = (error: unknown) => {
+      detach();
+      reject(error);
+    };
+    const onData = (chunk: Buffer) => {
+      try {
+        const stop = indexer.push(chunk);
+        onMatches?.(indexer.count);
+        if (stop) finish("stop");
+      } catch (error) {
+        fail(error);
+      }
+    };
+    const onEnd = () => {
+      try {
+        indexer.end();
+        finish("done");
+      } catch (error) {
+        fail(error);
+      }
+    };
+    const onError = (error: Error) => fail(error);
+    // Destroyed before its end (cancellation): what was read is not the whole output.
+    const onClose = () => fail(new Error("ripgrep's output closed before it ended"));
+    // An empty output may already have ended (or the stream been let go) before this is called.
+    if (stdout.readableEnded) {
+      onEnd();
+      return;
+    }
+    if (stdout.destroyed) {
+      onClose();
+      return;
+    }
+    stdout.on("data", onData);
+    stdout.once("end", onEnd);
+    stdout.once("error", onError);
+    stdout.once("close", onClose);
+  });
+}
+
+function describeFailure(stderr: string, code: number | null, signal: NodeJS.Signals | null): EvidentError {
+  const explanation = stderr.replace(/^rg: /gm, "").slice(0, 2_000);
+  if (
+    /regex parse error|error parsing regex|regex could not be compiled|PCRE2|literal .* not allowed/i.test(
+      stderr,
+    )
+  ) {
+    const hint = /not allowed in a regex/.test(stderr)
+      ? "matches are found within single lines, so a pattern cannot match a line break"
+      : "use literal=true to search the exact text";
+    return new EvidentError(
+      "invalid_arguments",
+      `Invalid arguments: pattern: ripgrep rejected the regular expression (${hint}):\n${explanation}`,
+      { details: { field: "pattern", issues: [{ field: "pattern", message: explanation }] } },
+    );
+  }
+  if (/glob/i.test(stderr)) {
+    return new EvidentError(
+      "invalid_arguments",
+      `Invalid arguments: glob: ripgrep rejected a glob:\n${explanation}`,
+      {
+        details: { field: "glob", issues: [{ field: "glob", message: explanation }] },
+      },
+    );
+  }
+  const first = explanation.split("\n")[0]?.slice(0, 300) ?? "";
+  return new EvidentError(
+    "internal_error",
+    `ripgrep failed (${code === null ? `signal ${signal}` : `exit ${code}`})${first === "" ? "" : `: ${first}`}`,
+  );
+}

@@ -1,0 +1,421 @@
+/**
+ * ripgrep's `--json` stream, indexed rather than decoded. Each protocol line is found by its line
+ * feed and told apart by its fixed type prefix; a match event is only recorded (its byte range),
+ * a file's `begin` names the run and its `end` closes it with ripgrep's own counts. Decoding a
+ * match is left to whoever shows it (`match-table.ts`), which on a broad search is a few dozen of
+ * tens of thousands of lines.
+ *
+ * The counts are checked, not assumed: the match events of a run must number what `end` reports
+ * as matched lines, and where the occurrence count is needed inside a run (a bound reached in
+ * the middle of a file) the events are decoded and counted one by one. Retention bounds apply in
+ * stream order, exactly where they would if every event were decoded as it arrived.
+ */
+import { EvidentError } from "../../core/errors.js";
+import {
+  RG_MAX_PROTOCOL_LINE_BYTES,
+  SNAPSHOT_FILE_OVERHEAD_BYTES,
+  SNAPSHOT_MATCH_OVERHEAD_BYTES,
+} from "../../core/limits.js";
+import type { RgSummary } from "./events.js";
+import { decodeEvent, type RawMatchTable } from "./match-table.js";
+
+export type PartialReason = "max_matches" | "max_occurrences" | "max_bytes" | "protocol_line_limit";
+
+export interface RetentionBounds {
+  readonly maxMatches: number;
+  readonly maxOccurrences: number;
+  readonly maxBytes: number;
+}
+
+/** One file's retained matches: positions `[first, first + count)` of the stream-order table. */
+export interface IndexedRun {
+  readonly key: string;
+  readonly first: number;
+  readonly count: number;
+  readonly occurrences: number;
+}
+
+export interface IndexedOutput {
+  /** Match events in the order ripgrep printed them; `runStarts`/`runKeys` follow `runs`. */
+  readonly table: RawMatchTable;
+  readonly runs: readonly IndexedRun[];
+  readonly occurrences: number;
+  /** Estimated retained memory: the protocol bytes kept and their offsets. */
+  readonly bytes: number;
+  readonly partialReason: PartialReason | undefined;
+}
+
+const prefix = (s: string) => Uint8Array.from(Buffer.from(s, "latin1"));
+const MATCH = prefix('{"type":"match",');
+const BEGIN = prefix('{"type":"begin",');
+const END = prefix('{"type":"end",');
+const SUMMARY = prefix('{"type":"summary",');
+const MATCHED_LINES = Buffer.from('"matched_lines":', "latin1");
+const MATCHES = Buffer.from(',"matches":', "latin1");
+
+function startsWith(bytes: Uint8Array, at: number, end: number, head: Uint8Array): boolean {
+  if (end - at < head.length) return false;
+  for (let i = 0; i < head.length; i++) if (bytes[at + i] !== head[i]) return false;
+  return true;
+}
+
+interface OpenRun {
+  readonly key: string;
+  readonly first: number;
+  count: number;
+  /** A file the caller's filter drops: its events are counted (to check them), never kept. */
+  readonly excluded: boolean;
+}
+
+export class RgOutputIndexer {
+  readonly #bounds: RetentionBounds;
+  readonly #maxLineBytes: number;
+  /** The stream's chunks, and the global offset of each one's first byte. */
+  readonly #stream: Buffer[] = [];
+  readonly #bases: number[] = [];
+  /** What the table refers to: the stream's chunks, and copies of events that straddled two. */
+  readonly #tableChunks: Uint8Array[] = [];
+  #received = 0;
+  /** Global offset where an unterminated line began, or -1. */
+  #pendingStart = -1;
+  #chunkOf = new Uint32Array(1024);
+  #starts = new Uint32Array(1024);
+  #ends = new Uint32Array(1024);
+  #count = 0;
+  readonly #runs: IndexedRun[] = [];
+  #open: OpenRun | undefined;
+  #occurrences = 0;
+  #bytes = 0;
+  #partial: PartialReason | undefined;
+  #summary: RgSummary | undefined;
+  readonly #exclude: ((key: string) => boolean) | undefined;
+
+  /** `exclude`: files whose matches are dropped as if ripgrep had not searched them. */
+  constructor(
+    bounds: RetentionBounds,
+    options: { maxLineBytes?: number; exclude?: (key: string) => boolean } = {},
+  ) {
+    this.#bounds = bounds;
+    this.#maxLineBytes = options.maxLineBytes ?? RG_MAX_PROTOCOL_LINE_BYTES;
+    this.#exclude = options.exclude;
+  }
+
+  /** Matches retained so far. */
+  get count(): number {
+    return this.#count;
+  }
+
+  get partialReason(): PartialReason | undefined {
+    return this.#partial;
+  }
+
+  get summary(): RgSummary | undefined {
+    return this.#summary;
+  }
+
+  /**
+   * Indexes the lines `chunk` completes. Returns true once a bound is reached, a protocol line
+   * over the cap included: ripgrep should be stopped, and nothing after that point is retained.
+   */
+  push(chunk: Buffer): boolean {
+    if (this.#partial !== undefined) return true;
+    const base = this.#received;
+    this.#stream.push(chunk);
+    this.#bases.push(base);
+    this.#received += chunk.length;
+    let from = 0;
+    let lf = chunk.indexOf(0x0a);
+    if (this.#pendingStart >= 0) {
+      if (lf === -1) {
+        if (this.#received - this.#pendingStart > this.#maxLineBytes)
+          return this.#stop("protocol_line_limit");
+        return false;
+      }
+      const start = this.#pendingStart;
+      this.#pendingStart = -1;
+      if (base + lf - start > this.#maxLineBytes) return this.#stop("protocol_line_limit");
+      if (this.#straddling(this.#slice(start, base + lf))) return true;
+      from = lf + 1;
+      lf = chunk.indexOf(0x0a, from);
+    }
+    this.#tableChunks.push(chunk);
+    const index = this.#tableChunks.length - 1;
+    while (lf !== -1) {
+      if (lf - from > this.#maxLineBytes) return this.#stop("protocol_line_limit");
+      if (this.#line(chunk, from, lf, index)) return true;
+      from = lf + 1;
+      lf = chunk.indexOf(0x0a, from);
+    }
+    if (from < chunk.length) {
+      this.#pendingStart = base + from;
+      if (chunk.length - from > this.#maxLineBytes) return this.#stop("protocol_line_limit");
+    }
+    return false;
+  }
+
+  /** A line that began in an earlier chunk: the table refers to its own copy. */
+  #straddling(line: Buffer): boolean {
+    this.#tableChunks.push(line);
+    return this.#line(line, 0, line.length, this.#tableChunks.length - 1);
+  }
+
+  /** The stream ended: an unterminated last line still counts, an open run is closed. */
+  end(): void {
+    if (this.#partial === undefined && this.#pendingStart >= 0) {
+      const start = this.#pendingStart;
+      this.#pendingStart = -1;
+      this.#straddling(this.#slice(start, this.#received));
+    }
+    this.#closeCounted();
+  }
+
+  /** What was retained, as a table in stream order. Call once, after `end` or a stop. */
+  finish(): IndexedOutput {
+    this.#closeCounted();
+    // Chunks after the last retained event hold nothing the table needs.
+    const used = this.#count === 0 ? 0 : (this.#chunkOf[this.#count - 1] as number) + 1;
+    const chunks = this.#tableChunks.slice(0, used);
+    this.#stream.length = 0;
+    this.#tableChunks.length = 0;
+    const runStarts = new Uint32Array(this.#runs.length);
+    const runKeys: string[] = [];
+    this.#runs.forEach((run, i) => {
+      runStarts[i] = run.first;
+      runKeys.push(run.key);
+    });
+    return {
+      table: {
+        kind: "raw",
+        length: this.#count,
+        chunks,
+        chunkOf: this.#chunkOf.slice(0, this.#count),
+        starts: this.#starts.slice(0, this.#count),
+        ends: this.#ends.slice(0, this.#count),
+        runStarts,
+        runKeys,
+      },
+      runs: this.#runs,
+      occurrences: this.#occurrences,
+      bytes: this.#bytes,
+      partialReason: this.#partial,
+    };
+  }
+
+  /** One protocol line `bytes[at, end)`, `bytes` being table chunk `chunk`. True = stop. */
+  #line(bytes: Uint8Array, at: number, end: number, chunk: number): boolean {
+    if (startsWith(bytes, at, end, MATCH)) return this.#match(bytes, at, end, chunk);
+    if (startsWith(bytes, at, end, BEGIN)) this.#begin(bytes, at, end);
+    else if (startsWith(bytes, at, end, END)) return this.#end(bytes, at, end);
+    else if (startsWith(bytes, at, end, SUMMARY)) {
+      const event = parseJson(bytes, at, end) as {
+        data: { stats: { matched_lines: number; matches: number; searches: number } };
+      };
+      const stats = event.data.stats;
+      this.#summary = { matchedLines: stats.matched_lines, matches: stats.matches, searches: stats.searches };
+    }
+    // `context` events are not requested; anything else carries nothing a snapshot keeps.
+    return false;
+  }
+
+  #begin(bytes: Uint8Array, at: number, end: number): void {
+    if (this.#open !== undefined) throw protocolError("a file began before the previous one ended");
+    const event = parseJson(bytes, at, end) as { data?: { path?: { text?: unknown; bytes?: unknown } } };
+    const path = event.data?.path;
+    let key: string;
+    if (typeof path?.text === "string") key = path.text;
+    else if (typeof path?.bytes === "string") key = Buffer.from(path.bytes, "base64").toString("utf8");
+    else throw protocolError("a begin event without a path");
+    this.#open = { key, first: this.#count, count: 0, excluded: this.#exclude?.(key) === true };
+  }
+
+  #match(bytes: Uint8Array, at: number, end: number, chunk: number): boolean {
+    const open = this.#open;
+    if (open === undefined) throw protocolError("a match event outside a file");
+    if (open.excluded) {
+      open.count++;
+      return false;
+    }
+    const cost =
+      end -
+      at +
+      SNAPSHOT_MATCH_OVERHEAD_BYTES +
+      (open.count === 0 ? SNAPSHOT_FILE_OVERHEAD_BYTES + 2 * open.key.length : 0);
+    if (this.#count + 1 > this.#bounds.maxMatches) return this.#stop("max_matches");
+    if (this.#bytes + cost > this.#bounds.maxBytes) {
+      this.#stop("max_bytes");
+      // Occurrences are checked before bytes: if this event would also pass the occurrence
+      // bound, that is the reason a decode-as-you-go reader would give.
+      if (
+        this.#partial === "max_bytes" &&
+        this.#occurrences + decodeEvent(bytes, at, end).occurrences.length > this.#bounds.maxOccurrences
+      ) {
+        this.#partial = "max_occurrences";
+      }
+      return true;
+    }
+    if (this.#count === this.#starts.length) {
+      this.#chunkOf = grown(this.#chunkOf);
+      this.#starts = grown(this.#starts);
+      this.#ends = grown(this.#ends);
+    }
+    this.#chunkOf[this.#count] = chunk;
+    this.#starts[this.#count] = at;
+    this.#ends[this.#count] = end;
+    this.#count++;
+    open.count++;
+    this.#bytes += cost;
+    return false;
+  }
+
+  #end(bytes: Uint8Array, at: number, end: number): boolean {
+    const open = this.#open;
+    if (open === undefined) throw protocolError("a file ended that had not begun");
+    this.#open = undefined;
+    const stats = endStats(bytes, at, end);
+    if (stats.matchedLines !== open.count) {
+      throw protocolError(
+        `a file reported ${stats.matchedLines} matching lines but printed ${open.count} match events`,
+      );
+    }
+    if (open.count === 0 || open.excluded) return false;
+    if (this.#occurrences + stats.matches <= this.#bounds.maxOccurrences) {
+      this.#occurrences += stats.matches;
+      this.#runs.push({ key: open.key, first: open.first, count: open.count, occurrences: stats.matches });
+      return false;
+    }
+    // The occurrence bound falls inside this file: count its events to find where.
+    this.#closeRun(open);
+    if (this.#partial === undefined)
+      throw protocolError("a file's occurrence count disagrees with its match events");
+    return true;
+  }
+
+  #stop(reason: PartialReason): boolean {
+    this.#partial = reason;
+    this.#closeCounted();
+    return true;
+  }
+
+  /** Closes a run cut short (no `end` event to count it), counting its occurrences itself. */
+  #closeCounted(): void {
+    const open = this.#open;
+    if (open === undefined) return;
+    this.#open = undefined;
+    if (open.count > 0 && !open.excluded) this.#closeRun(open);
+  }
+
+  /**
+   * Adds `open` by decoding its events, stopping at the occurrence bound: what a decode-as-you-go
+   * reader would have retained. Marks the result partial when the bound cut the run.
+   */
+  #closeRun(open: OpenRun): void {
+    let occurrences = 0;
+    let kept = 0;
+    for (; kept < open.count; kept++) {
+      const n = this.#decode(open.first + kept).occurrences.length;
+      if (this.#occurrences + occurrences + n > this.#bounds.maxOccurrences) {
+        // Earlier in the stream than any bound that stopped the search, so it is the reason.
+        this.#partial = "max_occurrences";
+        break;
+      }
+      occurrences += n;
+    }
+    // Matches beyond the cut are dropped from the tail of the table (this run is the last one).
+    for (let i = open.first + kept; i < open.first + open.count; i++) {
+      this.#bytes -= (this.#ends[i] as number) - (this.#starts[i] as number) + SNAPSHOT_MATCH_OVERHEAD_BYTES;
+    }
+    this.#count = open.first + kept;
+    if (kept > 0) {
+      this.#occurrences += occurrences;
+      this.#runs.push({ key: open.key, first: open.first, count: kept, occurrences });
+    } else {
+      this.#bytes -= SNAPSHOT_FILE_OVERHEAD_BYTES + 2 * open.key.length;
+    }
+  }
+
+  #decode(position: number) {
+    const chunk = this.#tableChunks[this.#chunkOf[position] as number] as Uint8Array;
+    return decodeEvent(chunk, this.#starts[position] as number, this.#ends[position] as number);
+  }
+
+  /** Bytes `[start, end)` of the stream: a view when they lie in one chunk, else a copy. */
+  #slice(start: number, end: number): Buffer {
+    let low = 0;
+    let high = this.#bases.length - 1;
+    while (low < high) {
+      const mid = (low + high + 1) >>> 1;
+      if ((this.#bases[mid] as number) <= start) low = mid;
+      else high = mid - 1;
+    }
+    const chunk = this.#stream[low] as Buffer;
+    const base = this.#bases[low] as number;
+    if (end - base <= chunk.length) return chunk.subarray(start - base, end - base);
+    const pieces: Buffer[] = [];
+    for (let i = low, from = start; from < end; i++) {
+      const c = this.#stream[i] as Buffer;
+      const b = this.#bases[i] as number;
+      pieces.push(c.subarray(from - b, Math.min(c.length, end - b)));
+      from = b + c.length;
+    }
+    return Buffer.concat(pieces, end - start);
+  }
+}
+
+function grown(array: Uint32Array): Uint32Array<ArrayBuffer> {
+  const larger = new Uint32Array(array.length * 2);
+  larger.set(array);
+  return larger;
+}
+
+/**
+ * `matched_lines` and `matches` of an `end` event. They are the last numbers of the event, after
+ * the path (whose JSON string cannot contain an unescaped quote, so these keys cannot occur in
+ * it); anything unexpected takes the full parse.
+ */
+function endStats(bytes: Uint8Array, at: number, end: number): { matchedLines: number; matches: number } {
+  const view = Buffer.from(bytes.buffer, bytes.byteOffset + at, end - at);
+  const key = view.lastIndexOf(MATCHED_LINES);
+  if (key !== -1) {
+    const lines = digits(view, key + MATCHED_LINES.length);
+    if (
+      lines.end !== -1 &&
+      view.compare(MATCHES, 0, MATCHES.length, lines.end, lines.end + MATCHES.length) === 0
+    ) {
+      const matches = digits(view, lines.end + MATCHES.length);
+      if (matches.end !== -1 && view.toString("latin1", matches.end) === "}}}") {
+        return { matchedLines: lines.value, matches: matches.value };
+      }
+    }
+  }
+  const event = parseJson(bytes, at, end) as {
+    data?: { stats?: { matched_lines?: unknown; matches?: unknown } };
+  };
+  const stats = event.data?.stats;
+  if (typeof stats?.matched_lines !== "number" || typeof stats.matches !== "number")
+    throw protocolError("an end event without statistics");
+  return { matchedLines: stats.matched_lines, matches: stats.matches };
+}
+
+/** Decimal digits at `at` (at most 15, so the value is exact); `end` is -1 when there are none. */
+function digits(view: Buffer, at: number): { value: number; end: number } {
+  let value = 0;
+  let p = at;
+  for (; p < view.length && p - at < 16; p++) {
+    const c = view[p] as number;
+    if (c < 0x30 || c > 0x39) break;
+    value = value * 10 + (c - 0x30);
+  }
+  return p === at || p - at > 15 ? { value: 0, end: -1 } : { value, end: p };
+}
+
+function parseJson(bytes: Uint8Array, at: number, end: number): unknown {
+  try {
+    return JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset + at, end - at).toString("utf8"));
+  } catch (cause) {
+    throw new EvidentError("internal_error", "ripgrep produced a protocol line that is not JSON.", { cause });
+  }
+}
+
+function protocolError(what: string): EvidentError {
+  return new EvidentError("internal_error", `ripgrep's JSON output was not as expected: ${what}.`);
+}

@@ -1,0 +1,204 @@
+/**
+ * Running ripgrep for new searches, with the state that outlives one call: candidate revisions
+ * observed before a search (or recent observations of the same file scope, refreshed in the
+ * background once the call has its answer), the content search itself, the re-check of the
+ * retained files after it, and the ripgrep started ahead for the next search of the same shape.
+ */
+import { cancelledError } from "../../core/abort.js";
+import type { Logger } from "../../core/logger.js";
+import type { SearchTarget } from "../path-policy.js";
+import { type PrestartOptions, PrestartSlot } from "../process/prestart.js";
+import type { SearchQuery } from "../request.js";
+import { RevisionCache, type RevisionCacheOptions } from "../revisions/cache.js";
+import {
+  type Revision,
+  recheckRevisions,
+  type ScanOptions,
+  scanRevisions,
+  scanSingleFile,
+} from "../revisions/scan.js";
+import { buildFilesArgs } from "../rg/args.js";
+import { resolveRgPath } from "../rg/binary.js";
+import {
+  type ContentSearchStart,
+  contentSearchKey,
+  DEFAULT_RETENTION,
+  type RetentionBounds,
+  runContentSearch,
+  startContentSearch,
+} from "../rg/content-search.js";
+import type { Execution } from "../snapshots/build.js";
+
+export interface SearchExecutorOptions {
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly logger: Logger;
+  readonly retention?: RetentionBounds;
+  readonly revisionCache?: RevisionCacheOptions;
+  /** Observes every ripgrep child started (process-table checks in tests, diagnostics). */
+  readonly onProcessSpawn?: (pid: number) => void;
+  /** Keep a ripgrep waiting for the next search of the last one's shape (see prestart.ts). */
+  readonly prestart?: PrestartOptions;
+}
+
+/**
+ * What one call leaves for after its answer: the stale file scopes to enumerate again, and the
+ * search whose ripgrep to start ahead for the next one.
+ */
+export interface CallFollowUp {
+  readonly due: Map<string, ScanOptions>;
+  next?: { readonly key: string; readonly start: ContentSearchStart };
+}
+
+export function newFollowUp(): CallFollowUp {
+  return { due: new Map() };
+}
+
+export interface ExecuteContext {
+  readonly signal: AbortSignal;
+  readonly onMatches?: ((count: number) => void) | undefined;
+  readonly followUp: CallFollowUp;
+}
+
+export class SearchExecutor {
+  readonly #options: SearchExecutorOptions;
+  #rgPath: Promise<string> | undefined;
+  readonly #revisions: RevisionCache;
+  /** Background enumerations of stale file scopes, one per scope; close() stops and awaits them. */
+  readonly #refreshes = new Map<
+    string,
+    { readonly controller: AbortController; readonly done: Promise<void> }
+  >();
+  readonly #prestart: PrestartSlot | undefined;
+  /** Scheduled or running starts of the next search's ripgrep. */
+  readonly #prestarting = new Set<Promise<void>>();
+  #closed = false;
+
+  constructor(options: SearchExecutorOptions) {
+    this.#options = options;
+    this.#revisions = new RevisionCache(options.revisionCache);
+    this.#prestart =
+      options.prestart === undefined
+        ? undefined
+        : new PrestartSlot({
+            ...options.prestart,
+            onError: (error) => options.logger.debug("ripgrep not started ahead", { error }),
+          });
+  }
+
+  async execute(query: SearchQuery, target: SearchTarget, context: ExecuteContext): Promise<Execution> {
+    const rgPath = await this.#rg();
+    const common = {
+      rgPath,
+      query,
+      target: target.rg,
+      signal: context.signal,
+      ...(this.#options.onProcessSpawn === undefined ? {} : { onSpawn: this.#options.onProcessSpawn }),
+    };
+    const scope = JSON.stringify([target.rg.cwd, buildFilesArgs(query, target.rg)]);
+    let single: ReadonlyMap<string, Revision> | undefined;
+    if (!target.isDirectory) {
+      // A single file needs no enumeration: its own metadata is the whole "before" observation.
+      single = (await scanSingleFile(target.rg)).revisions;
+    } else {
+      const state = this.#revisions.state(scope);
+      if (state === "missing") this.#revisions.remember(scope, (await scanRevisions(common)).revisions);
+      // Older observations still serve as "before"; the new enumeration waits for the answer.
+      else if (state === "stale") context.followUp.due.set(scope, common);
+    }
+    const key = this.#prestart === undefined ? undefined : contentSearchKey(common);
+    const started = key === undefined ? undefined : await this.#prestart?.take(key, target.rg.cwd);
+    if (key !== undefined) context.followUp.next = { key, start: common };
+    const start = this.#revisions.begin();
+    const run = await runContentSearch({
+      ...common,
+      retention: this.#options.retention ?? DEFAULT_RETENTION,
+      ...(context.onMatches === undefined ? {} : { onMatches: context.onMatches }),
+      ...(started === undefined ? {} : { started }),
+    });
+    // A file's matches arrive together: its name once per run, in first-seen order.
+    const keys = new Set(run.runs.map((r) => r.key));
+    const trusted =
+      single === undefined
+        ? await recheckRevisions(
+            target.rg.cwd,
+            keys,
+            (name) => this.#revisions.before(scope, name, start),
+            (name, revision) => this.#revisions.observe(scope, name, revision),
+          )
+        : await recheckRevisions(target.rg.cwd, keys, (name) => single.get(name));
+    return { run, trusted: Object.fromEntries(trusted) };
+  }
+
+  /** What a call left for after its answer; only then, so it never competes with the search. */
+  followUp(call: CallFollowUp): void {
+    for (const [scope, scan] of call.due) this.#refresh(scope, scan);
+    if (call.next !== undefined) this.#prestartNext(call.next.key, call.next.start);
+  }
+
+  /** Stops background enumerations, awaits them, and reaps the waiting ripgrep. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    for (const { controller } of this.#refreshes.values()) controller.abort(cancelledError());
+    await this.idle();
+    await this.#prestart?.close();
+    this.#revisions.clear();
+  }
+
+  /**
+   * Resolves once no background enumeration, and no start of a ripgrep for the next search, is
+   * scheduled or running (tests, benchmarks, orderly shutdown).
+   */
+  async idle(): Promise<void> {
+    while (this.#refreshes.size > 0 || this.#prestarting.size > 0) {
+      await Promise.all([...this.#refreshes.values()].map((r) => r.done));
+      await Promise.all(this.#prestarting);
+    }
+  }
+
+  #rg(): Promise<string> {
+    this.#rgPath ??= resolveRgPath(this.#options.env).then((r) => r.path);
+    // A failed resolution is not cached: the operator may fix the installation meanwhile.
+    this.#rgPath.catch(() => {
+      this.#rgPath = undefined;
+    });
+    return this.#rgPath;
+  }
+
+  /**
+   * Enumerates a stale scope again once the call that found it stale has its answer: from a
+   * later turn of the event loop, so that the surface sends that answer first (it does so
+   * without further I/O), and on its own signal, since the call ends first. A failed attempt
+   * leaves the scope stale, so the next search of it tries again.
+   */
+  #refresh(scope: string, scan: ScanOptions): void {
+    if (this.#closed || this.#refreshes.has(scope)) return;
+    const controller = new AbortController();
+    const done = new Promise<void>((resolve) => setImmediate(resolve))
+      .then(() => scanRevisions({ ...scan, signal: controller.signal }))
+      .then((result) => {
+        if (!controller.signal.aborted) this.#revisions.remember(scope, result.revisions);
+      })
+      .catch((error: unknown) => {
+        if (!controller.signal.aborted)
+          this.#options.logger.debug("file scope not enumerated again", { error });
+      })
+      .finally(() => this.#refreshes.delete(scope));
+    this.#refreshes.set(scope, { controller, done });
+  }
+
+  /**
+   * Starts the next search's ripgrep from a later turn of the event loop, once the surface has
+   * sent this call's answer, so the start does not delay it.
+   */
+  #prestartNext(key: string, start: ContentSearchStart): void {
+    const slot = this.#prestart;
+    if (slot === undefined) return;
+    const work = new Promise<void>((resolve) => setImmediate(resolve))
+      .then(() => {
+        if (!this.#closed) slot.park(key, start.target.cwd, () => startContentSearch(start));
+        return slot.settled();
+      })
+      .finally(() => this.#prestarting.delete(work));
+    this.#prestarting.add(work);
+  }
+}

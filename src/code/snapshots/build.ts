@@ -1,0 +1,148 @@
+/**
+ * From one ripgrep run to a snapshot: matches in a stable path order (the order of their 1-based
+ * indices), files ranked by match count, trusted revisions attached. Also the file selections a
+ * cursor may carry, resolved against the snapshot's own files.
+ */
+import { resolve } from "node:path";
+import type { SearchTarget } from "../path-policy.js";
+import { invalid, type SearchQuery } from "../request.js";
+import type { Revision } from "../revisions/scan.js";
+import type { IndexedRun, SearchRun } from "../rg/content-search.js";
+import { fileRange, matchAt, type RawMatchTable } from "../rg/match-table.js";
+import { arraySequence, compareKeys, displayPath, type MatchSequence } from "./sequence.js";
+import type { SnapshotData, SnapshotFile } from "./store.js";
+
+/** What one search produced: ripgrep's run and the revisions that held before and after it. */
+export interface Execution {
+  readonly run: SearchRun;
+  readonly trusted: Record<string, Revision>;
+}
+
+export function buildSnapshot(
+  query: SearchQuery,
+  requested: SearchTarget,
+  effective: SearchTarget,
+  expanded: boolean,
+  execution: Execution,
+  reusable: boolean,
+): SnapshotData {
+  const { run } = execution;
+  // Counted per run of one file's matches: one map operation per file, not per match.
+  const counts = new Map<string, { matches: number; occurrences: number }>();
+  for (const r of run.runs) {
+    const c = counts.get(r.key);
+    if (c === undefined) counts.set(r.key, { matches: r.count, occurrences: r.occurrences });
+    else {
+      c.matches += r.count;
+      c.occurrences += r.occurrences;
+    }
+  }
+  const files: SnapshotFile[] = [...counts].map(([key, c]) => ({ path: displayPath(key), key, ...c }));
+  files.sort((a, b) => b.matches - a.matches || compareKeys(a.key, b.key));
+  return {
+    query,
+    requestedRoot: requested.requested,
+    effectiveRoot: effective.requested,
+    expanded,
+    rgCwd: effective.rg.cwd,
+    matches: inPathOrder(run.table, run.runs),
+    files,
+    totalOccurrences: run.occurrences,
+    trustedRevisions: execution.trusted,
+    partialReason: run.partialReason,
+    searchErrors: run.searchErrors,
+    bytes: run.bytes,
+    reusable,
+  };
+}
+
+/**
+ * Matches ordered by path, then line. ripgrep searches files in parallel but reports each file's
+ * matches together and in line order, so ordering the per-file runs is enough (and far cheaper
+ * than sorting every match); a stable path order makes indices reproducible. Only the offsets
+ * move: no match is decoded.
+ */
+function inPathOrder(table: RawMatchTable, runs: readonly IndexedRun[]): RawMatchTable {
+  const ordered = [...runs].sort((a, b) => compareKeys(a.key, b.key));
+  const chunkOf = new Uint32Array(table.length);
+  const starts = new Uint32Array(table.length);
+  const ends = new Uint32Array(table.length);
+  const runStarts: number[] = [];
+  const runKeys: string[] = [];
+  let position = 0;
+  for (let r = 0; r < ordered.length; r++) {
+    const run = ordered[r] as IndexedRun;
+    // A file reported in two runs (never seen from ripgrep, but not ruled out) becomes one run.
+    if (runKeys[runKeys.length - 1] !== run.key) {
+      runStarts.push(position);
+      runKeys.push(run.key);
+    }
+    // Element by element: a subarray per run is three objects per file for the collector.
+    for (let i = run.first, end = run.first + run.count; i < end; i++, position++) {
+      chunkOf[position] = table.chunkOf[i] as number;
+      starts[position] = table.starts[i] as number;
+      ends[position] = table.ends[i] as number;
+    }
+  }
+  const result: RawMatchTable = {
+    kind: "raw",
+    length: position,
+    chunks: table.chunks,
+    chunkOf,
+    starts,
+    ends,
+    runStarts: Uint32Array.from(runStarts),
+    runKeys,
+  };
+  if (runKeys.length < ordered.length) sortMergedRuns(result);
+  return result;
+}
+
+/** Puts the matches of files reported in several runs in line order (decoding only those). */
+function sortMergedRuns(table: RawMatchTable): void {
+  for (let r = 0; r < table.runStarts.length; r++) {
+    const from = table.runStarts[r] as number;
+    const to = r + 1 < table.runStarts.length ? (table.runStarts[r + 1] as number) : table.length;
+    const positions = Array.from({ length: to - from }, (_, i) => from + i);
+    const lines = positions.map((p) => matchAt(table, p).line);
+    if (lines.every((line, i) => i === 0 || (lines[i - 1] as number) <= line)) continue;
+    const order = positions.map((p, i) => ({ p, line: lines[i] as number })).sort((a, b) => a.line - b.line);
+    const chunkOf = order.map(({ p }) => table.chunkOf[p] as number);
+    const starts = order.map(({ p }) => table.starts[p] as number);
+    const ends = order.map(({ p }) => table.ends[p] as number);
+    table.chunkOf.set(chunkOf, from);
+    table.starts.set(starts, from);
+    table.ends.set(ends, from);
+  }
+}
+
+export function selectionSequence(snapshot: SnapshotData, keys: readonly string[]): MatchSequence {
+  const positions: number[] = [];
+  // Matches are ordered by key, so each file is one contiguous range, and sorted keys give
+  // ascending positions.
+  for (const key of [...new Set(keys)].sort(compareKeys)) {
+    const [from, to] = fileRange(snapshot.matches, key);
+    for (let i = from; i < to; i++) positions.push(i);
+  }
+  return arraySequence(positions);
+}
+
+/** Maps the caller's spellings of paths onto the snapshot's files. */
+export function choosePaths(snapshot: SnapshotData, cwd: string, paths: readonly string[]): string[] {
+  const byAbsolute = new Map<string, string>();
+  for (const file of snapshot.files) byAbsolute.set(resolve(snapshot.rgCwd, file.key), file.key);
+  const keys: string[] = [];
+  const unknown: string[] = [];
+  for (const path of paths) {
+    const key = byAbsolute.get(resolve(snapshot.rgCwd, path)) ?? byAbsolute.get(resolve(cwd, path));
+    if (key === undefined) unknown.push(path);
+    else keys.push(key);
+  }
+  if (unknown.length > 0) {
+    throw invalid(
+      "paths",
+      `not files of this result: ${unknown.join(", ")}. Use paths exactly as listed in the summary.`,
+    );
+  }
+  return [...new Set(keys)].sort(compareKeys);
+}

@@ -1,0 +1,232 @@
+/**
+ * Snapshots: the retained result of one search, owned by one caller, addressed by cursors.
+ *
+ * `SnapshotStore` is the interface (a shared store for several replicas can implement it later);
+ * `MemorySnapshotStore` keeps snapshots in this process with a time to live, a count bound and a
+ * byte bound, evicting the least recently used. Cursors are encoded by `CursorCodec`
+ * (`cursor-codec.ts`), shared with the file store. A cursor never names a command to rerun: pages
+ * come from the stored snapshot or not at all.
+ */
+import { createHash, randomBytes } from "node:crypto";
+import { EvidentError } from "../../core/errors.js";
+import {
+  SNAPSHOT_MAX_COUNT,
+  SNAPSHOT_STORE_MAX_BYTES,
+  SNAPSHOT_TOMBSTONES_MAX,
+  SNAPSHOT_TTL_MS,
+} from "../../core/limits.js";
+import type { SearchQuery } from "../request.js";
+import type { Revision } from "../revisions/scan.js";
+import type { PartialReason } from "../rg/content-search.js";
+import type { ParsedMatch } from "../rg/events.js";
+import type { MatchTable } from "../rg/match-table.js";
+import {
+  CURSOR_KEY_BYTES,
+  CursorCodec,
+  type CursorState,
+  SELECTION_SIGNATURE_BYTES,
+  SNAPSHOT_ID_BYTES,
+} from "./cursor-codec.js";
+
+/**
+ * One retained matching line, exactly as parsed: `path` is the name as ripgrep printed it
+ * (relative to `rgCwd`), which is also the key of its revision. Display paths are derived.
+ */
+export type SnapshotMatch = ParsedMatch;
+
+export interface SnapshotFile {
+  readonly path: string;
+  readonly key: string;
+  readonly matches: number;
+  readonly occurrences: number;
+}
+
+/** Everything a page needs, as plain data (a shared store would serialize it). */
+export interface SnapshotData {
+  readonly query: SearchQuery;
+  readonly requestedRoot: string;
+  readonly effectiveRoot: string;
+  readonly expanded: boolean;
+  readonly rgCwd: string;
+  /** Ordered by path, then line: the stable order of 1-based match indices. */
+  readonly matches: MatchTable;
+  /** Ranked by match count (descending), then path. */
+  readonly files: readonly SnapshotFile[];
+  readonly totalOccurrences: number;
+  /** Revisions observed identically before and after the search, by key. */
+  readonly trustedRevisions: Readonly<Record<string, Revision>>;
+  readonly partialReason: PartialReason | undefined;
+  readonly searchErrors: number;
+  readonly bytes: number;
+  /**
+   * A summary cursor was handed out: the snapshot stays until it times out or is evicted.
+   * Otherwise only forward match cursors exist and the final page releases it.
+   */
+  readonly reusable: boolean;
+}
+
+export type { CursorKind, CursorState } from "./cursor-codec.js";
+
+export interface SnapshotStore {
+  /** Stores a snapshot for `caller` and returns its id. */
+  put(caller: string, data: SnapshotData): Promise<string>;
+  /**
+   * The caller's snapshot. Unknown ids and other callers' ids are `cursor_not_found`; released,
+   * evicted or timed-out ones are `cursor_expired`.
+   */
+  get(caller: string, id: string): Promise<SnapshotData>;
+  /** Lets go of a snapshot no cursor can reach any more (its cursors then read as expired). */
+  release(caller: string, id: string): Promise<void>;
+  /** Records the file keys behind a selection signature, so match cursors can carry only the signature. */
+  rememberSelection(caller: string, id: string, signature: string, keys: readonly string[]): Promise<void>;
+  selection(caller: string, id: string, signature: string): Promise<readonly string[] | undefined>;
+  encodeCursor(state: CursorState): string;
+  /** Throws `cursor_malformed` for anything this store did not issue. */
+  decodeCursor(token: string): CursorState;
+  close(): Promise<void>;
+}
+
+export interface MemorySnapshotStoreOptions {
+  readonly ttlMs?: number;
+  readonly maxCount?: number;
+  readonly maxBytes?: number;
+  /** Injected clock, so expiry is testable without waiting. */
+  readonly now?: () => number;
+  /** MAC key; random per store by default. */
+  readonly key?: Buffer;
+}
+
+interface Entry {
+  readonly caller: string;
+  readonly data: SnapshotData;
+  readonly selections: Map<string, readonly string[]>;
+  lastUsed: number;
+}
+
+type Tombstone = { readonly caller: string; readonly reason: "released" | "evicted" | "timed out" };
+
+export class MemorySnapshotStore implements SnapshotStore {
+  readonly #entries = new Map<string, Entry>();
+  readonly #tombstones = new Map<string, Tombstone>();
+  readonly #ttlMs: number;
+  readonly #maxCount: number;
+  readonly #maxBytes: number;
+  readonly #now: () => number;
+  readonly #codec: CursorCodec;
+  #bytes = 0;
+
+  constructor(options: MemorySnapshotStoreOptions = {}) {
+    this.#ttlMs = options.ttlMs ?? SNAPSHOT_TTL_MS;
+    this.#maxCount = options.maxCount ?? SNAPSHOT_MAX_COUNT;
+    this.#maxBytes = options.maxBytes ?? SNAPSHOT_STORE_MAX_BYTES;
+    this.#now = options.now ?? Date.now;
+    this.#codec = new CursorCodec(options.key ?? randomBytes(CURSOR_KEY_BYTES), "an earlier server process");
+  }
+
+  /** Snapshots currently held (for tests and diagnostics). */
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  async put(caller: string, data: SnapshotData): Promise<string> {
+    this.#sweep();
+    const id = randomBytes(SNAPSHOT_ID_BYTES).toString("hex");
+    this.#entries.set(id, { caller, data, selections: new Map(), lastUsed: this.#now() });
+    this.#bytes += data.bytes;
+    // Map order is insertion order and `get` re-inserts, so the first entry is the least recent.
+    for (const [oldest] of this.#entries) {
+      if (this.#entries.size <= this.#maxCount && this.#bytes <= this.#maxBytes) break;
+      if (oldest === id) break;
+      this.#drop(oldest, "evicted");
+    }
+    return id;
+  }
+
+  async get(caller: string, id: string): Promise<SnapshotData> {
+    const entry = this.#entries.get(id);
+    if (entry !== undefined && entry.caller === caller) {
+      if (this.#now() - entry.lastUsed <= this.#ttlMs) {
+        entry.lastUsed = this.#now();
+        this.#entries.delete(id);
+        this.#entries.set(id, entry);
+        return entry.data;
+      }
+      this.#drop(id, "timed out");
+    }
+    const tombstone = this.#tombstones.get(id);
+    // Another caller learns nothing, not even that the id existed.
+    if (tombstone !== undefined && tombstone.caller === caller) {
+      throw new EvidentError(
+        "cursor_expired",
+        `This cursor's result was ${tombstone.reason}; run the search again for current results.`,
+        { details: { field: "cursor" } },
+      );
+    }
+    throw new EvidentError("cursor_not_found", "No result belongs to this cursor; run the search again.", {
+      details: { field: "cursor" },
+    });
+  }
+
+  async release(caller: string, id: string): Promise<void> {
+    const entry = this.#entries.get(id);
+    if (entry !== undefined && entry.caller === caller) this.#drop(id, "released");
+  }
+
+  async rememberSelection(
+    caller: string,
+    id: string,
+    signature: string,
+    keys: readonly string[],
+  ): Promise<void> {
+    const entry = this.#entries.get(id);
+    if (entry !== undefined && entry.caller === caller) entry.selections.set(signature, keys);
+  }
+
+  async selection(caller: string, id: string, signature: string): Promise<readonly string[] | undefined> {
+    const entry = this.#entries.get(id);
+    return entry !== undefined && entry.caller === caller ? entry.selections.get(signature) : undefined;
+  }
+
+  encodeCursor(state: CursorState): string {
+    return this.#codec.encode(state);
+  }
+
+  decodeCursor(token: string): CursorState {
+    return this.#codec.decode(token);
+  }
+
+  async close(): Promise<void> {
+    this.#entries.clear();
+    this.#tombstones.clear();
+    this.#bytes = 0;
+  }
+
+  #sweep(): void {
+    const now = this.#now();
+    for (const [id, entry] of this.#entries) {
+      if (now - entry.lastUsed > this.#ttlMs) this.#drop(id, "timed out");
+    }
+  }
+
+  #drop(id: string, reason: Tombstone["reason"]): void {
+    const entry = this.#entries.get(id);
+    if (entry === undefined) return;
+    this.#entries.delete(id);
+    this.#bytes -= entry.data.bytes;
+    this.#tombstones.set(id, { caller: entry.caller, reason });
+    for (const [oldest] of this.#tombstones) {
+      if (this.#tombstones.size <= SNAPSHOT_TOMBSTONES_MAX) break;
+      this.#tombstones.delete(oldest);
+    }
+  }
+}
+
+/** Canonical signature of a file selection: order and duplicates do not matter. */
+export function selectionSignature(keys: Iterable<string>): string {
+  const canonical = [...new Set(keys)].sort().join("\0");
+  return createHash("sha256")
+    .update(canonical)
+    .digest()
+    .subarray(0, SELECTION_SIGNATURE_BYTES)
+    .toString("hex");
+}
