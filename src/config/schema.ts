@@ -30,6 +30,10 @@ export const HTTP_ADAPTERS = [
   "direct",
 ] as const;
 export type HttpAdapter = (typeof HTTP_ADAPTERS)[number];
+
+/** Languages of what a host shows a person (never of what a model reads). */
+export const INTERFACE_LOCALES = ["en", "zh-CN"] as const;
+export type InterfaceLocale = (typeof INTERFACE_LOCALES)[number];
 export type AdapterName = HttpAdapter | "mcp";
 
 /** Provider ids: lower-case letters, digits, `-` and `_`, starting with a letter or digit. */
@@ -158,6 +162,10 @@ export function createConfigFileSchema(mcpEntry: z.ZodType) {
         .max(WEB_ENVELOPE_MAX_BUDGET_CHARS)
         .optional()
         .describe("Character budget of one web_search / web_read result."),
+      locale: z
+        .enum(INTERFACE_LOCALES)
+        .optional()
+        .describe("Language of what a host shows a person, such as the Pi session status (default en)."),
       callDeadlineMs: z
         .number()
         .int()
@@ -183,4 +191,5 @@ export interface ConfigFile {
   readonly allowPrivateNetwork?: boolean;
   readonly envelopeBudgetChars?: number;
   readonly callDeadlineMs?: number;
+  readonly locale?: InterfaceLocale;
 }

@@ -109,8 +109,7 @@ export class WebService {
 
   async #load(): Promise<Generation> {
     const { env, logger } = this.#options;
-    const { envEntries, envProblems } = await mcpPresetEntries(env);
-    const result = await loadConfig(env, { schema: configFileSchema, envEntries, envProblems });
+    const result = await loadWebConfig(env);
     let generation: Generation;
     if (result.ok) {
       const config = result.config;
@@ -177,6 +176,14 @@ export class WebService {
     })();
     return generation.closed;
   }
+}
+
+/** The web configuration as every call sees it: environment, presets, config file, defaults. */
+export async function loadWebConfig(
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<ConfigResult> {
+  const { envEntries, envProblems } = await mcpPresetEntries(env);
+  return loadConfig(env, { schema: configFileSchema, envEntries, envProblems });
 }
 
 /** `EVIDENT_MCP_PRESETS` entries, read through the `mcp` adapter (loaded only when the variable is set). */

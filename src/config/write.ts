@@ -1,0 +1,110 @@
+/**
+ * The one write path of the private config file: every surface that saves a setting (the Pi
+ * extension's key entry, `evident setup`) goes through here, so the file is always written the
+ * same way: the rest of the file kept as it was, a private directory (0700) and file (0600),
+ * and an atomic replace, so a reader never sees half a file and a failed write loses nothing.
+ */
+import { randomBytes } from "node:crypto";
+import { chmod, mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { dirname, join } from "node:path";
+import { EvidentError } from "../core/errors.js";
+import { configPath, type Env } from "./load.js";
+import { type HttpAdapter, PROVIDER_ID_PATTERN } from "./schema.js";
+
+/** Adapters whose entry is a key away from working; the ones a key entry offers. */
+export const KEYED_ADAPTERS = [
+  "tavily",
+  "brave",
+  "exa",
+  "serper",
+  "jina",
+  "firecrawl",
+] as const satisfies readonly HttpAdapter[];
+export type KeyedAdapter = (typeof KEYED_ADAPTERS)[number];
+
+type FileObject = Record<string, unknown>;
+
+/** Reads the file as a JSON object ({} when absent); anything else is refused, never overwritten. */
+export async function readConfigObject(env: Env): Promise<{ path: string; file: FileObject }> {
+  const { path } = configPath(env);
+  let raw: string;
+  try {
+    raw = await readFile(path, "utf8");
+  } catch (thrown) {
+    if ((thrown as { code?: string }).code === "ENOENT") return { path, file: {} };
+    throw new EvidentError("configuration_error", `The config file ${path} cannot be read.`, {
+      cause: thrown,
+    });
+  }
+  let file: unknown;
+  try {
+    file = JSON.parse(raw);
+  } catch (thrown) {
+    throw new EvidentError(
+      "configuration_error",
+      `The config file ${path} is not valid JSON; fix or remove it before saving a setting (nothing was changed).`,
+      { cause: thrown },
+    );
+  }
+  if (typeof file !== "object" || file === null || Array.isArray(file)) {
+    throw new EvidentError(
+      "configuration_error",
+      `The config file ${path} is not a JSON object; fix or remove it before saving a setting (nothing was changed).`,
+    );
+  }
+  return { path, file: file as FileObject };
+}
+
+/** Writes the whole file privately and atomically (a temporary file renamed over it). */
+export async function writeConfigObject(path: string, file: FileObject): Promise<void> {
+  await mkdir(dirname(path), { recursive: true, mode: 0o700 });
+  const temporary = join(dirname(path), `.config.${randomBytes(6).toString("hex")}.tmp`);
+  try {
+    await writeFile(temporary, `${JSON.stringify(file, null, 2)}\n`, { mode: 0o600, flag: "wx" });
+    // mode on create is masked by the umask; the file holds keys, so set it exactly.
+    await chmod(temporary, 0o600);
+    await rename(temporary, path);
+  } catch (thrown) {
+    await rm(temporary, { force: true });
+    throw new EvidentError("configuration_error", `The config file ${path} could not be written.`, {
+      cause: thrown,
+    });
+  }
+}
+
+/**
+ * Saves one provider's API key under `providers.<id>`, keeping the entry's other settings and
+ * everything else in the file. An entry of that id with another type is refused, not replaced.
+ */
+export async function saveProviderKey(
+  env: Env,
+  id: string,
+  type: KeyedAdapter,
+  apiKey: string,
+): Promise<{ path: string }> {
+  if (!PROVIDER_ID_PATTERN.test(id)) {
+    throw new EvidentError("invalid_arguments", `"${id}" is not a valid provider id.`);
+  }
+  const key = apiKey.trim();
+  if (key.length === 0 || /\s/.test(key)) {
+    throw new EvidentError("invalid_arguments", "An API key is one word without spaces; nothing was saved.");
+  }
+  const { path, file } = await readConfigObject(env);
+  const providers = (file.providers ?? {}) as Record<string, FileObject>;
+  if (typeof providers !== "object" || Array.isArray(providers)) {
+    throw new EvidentError(
+      "configuration_error",
+      `providers in ${path} is not an object; nothing was saved.`,
+    );
+  }
+  const existing = providers[id];
+  if (existing !== undefined && existing.type !== type) {
+    throw new EvidentError(
+      "configuration_error",
+      `providers.${id} in ${path} is of type ${String(existing.type)}, not ${type}; nothing was saved.`,
+    );
+  }
+  const next = { ...file, providers: { ...providers, [id]: { ...(existing ?? { type }), apiKey: key } } };
+  await writeConfigObject(path, next);
+  return { path };
+}

@@ -1,0 +1,50 @@
+/**
+ * What a host adapter may show or change of the configuration, for a person rather than a
+ * model: which providers are configured, the interface locale, and saving a provider key
+ * through the config layer's one write path. Adapters reach the config layer only through here.
+ */
+import type { Env } from "../config/load.js";
+import { loadWebConfig } from "../web/service.js";
+
+export { readInterfaceLocale } from "../config/locale.js";
+export type { InterfaceLocale } from "../config/schema.js";
+export { KEYED_ADAPTERS, type KeyedAdapter, saveProviderKey } from "../config/write.js";
+
+export interface ProviderLine {
+  readonly id: string;
+  readonly adapter: string;
+  /** environment, config-file or default. */
+  readonly source: string;
+  /** Why it cannot be used, when it cannot. */
+  readonly unavailable?: string;
+  readonly keyed: boolean;
+}
+
+export type ProviderOverview =
+  | {
+      readonly ok: true;
+      readonly providers: readonly ProviderLine[];
+      readonly searchRoute: readonly string[];
+      readonly readRoute: readonly string[];
+      readonly configPath: string | undefined;
+    }
+  | { readonly ok: false; readonly message: string };
+
+export async function providerOverview(env: Env): Promise<ProviderOverview> {
+  const result = await loadWebConfig(env);
+  if (!result.ok) return { ok: false, message: result.error.message };
+  const { config } = result;
+  return {
+    ok: true,
+    providers: [...config.providers.values()].map((spec) => ({
+      id: spec.id,
+      adapter: spec.adapter,
+      source: spec.source,
+      keyed: spec.options.apiKey !== undefined,
+      ...(spec.unavailable === undefined ? {} : { unavailable: spec.unavailable }),
+    })),
+    searchRoute: config.searchRoute,
+    readRoute: config.readRoute,
+    configPath: config.configPath,
+  };
+}
