@@ -13,6 +13,7 @@ export const ERROR_CODES = [
   "provider_failed",
   "focus_unsupported",
   "url_not_allowed",
+  "host_unresolved",
   "deadline_exceeded",
   "cancelled",
   "path_not_allowed",

@@ -13,6 +13,7 @@ import { abortReason } from "../core/abort.js";
 import { EvidentError } from "../core/errors.js";
 import { MAX_REDIRECTS, MAX_RESPONSE_BODY_BYTES } from "../core/limits.js";
 import { type Logger, silentLogger } from "../core/logger.js";
+import { classifyNetworkError } from "./failure.js";
 import {
   addressRefusal,
   canonicalAddress,
@@ -161,7 +162,14 @@ class UndiciHttpClient implements HttpClient {
         response.body.destroy();
         throw tooLarge(cap);
       }
-      const bytes = await readCapped(response.body, cap, request.signal);
+      let bytes: Uint8Array;
+      try {
+        bytes = await readCapped(response.body, cap, request.signal);
+      } catch (thrown) {
+        throw thrown instanceof HttpClientError && thrown.kind === "network"
+          ? this.#networkError(thrown.cause, url)
+          : thrown;
+      }
       return makeResponse(response.statusCode, flattenHeaders(response.headers), url, bytes);
     }
   }
@@ -195,12 +203,23 @@ class UndiciHttpClient implements HttpClient {
     }
     if (request.signal.aborted) return abortReason(request.signal);
     if (thrown instanceof EvidentError || thrown instanceof HttpClientError) return thrown;
-    const code = (thrown as { code?: unknown })?.code;
-    return new HttpClientError(
-      "network",
-      typeof code === "string" ? `network error (${code})` : "network error",
-      { cause: thrown },
+    return this.#networkError(thrown, url);
+  }
+
+  /** A transport failure as its class, logged at debug with the underlying code (never the URL). */
+  #networkError(thrown: unknown, url: string): HttpClientError {
+    const failure = classifyNetworkError(thrown);
+    (this.#options.logger ?? silentLogger).debug(
+      `request to ${new URL(url).host} failed: ${failure.detail}`,
+      {
+        class: failure.kind,
+        ...(failure.code === undefined ? {} : { code: failure.code }),
+      },
     );
+    return new HttpClientError(failure.kind, failure.detail, {
+      cause: thrown,
+      ...(failure.code === undefined ? {} : { code: failure.code }),
+    });
   }
 }
 

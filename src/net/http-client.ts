@@ -3,6 +3,7 @@
  * the client owns deadlines, cancellation down to the socket, the body-size cap and, for URLs an
  * agent supplied, the public-URL guard at connect time on every redirect hop.
  */
+import type { NetworkFailureKind } from "./failure.js";
 
 export interface HttpRequest {
   readonly method: "GET" | "POST" | "DELETE";
@@ -44,14 +45,22 @@ export interface HttpClient {
  * A request failed below HTTP semantics. Guard refusals are `url_not_allowed` EvidentErrors and
  * aborts are the signal's reason (`cancelled` / `deadline_exceeded` EvidentErrors), so
  * adapters can tell "the page was refused" and "time ran out" from these transport failures.
- * `message` is safe to show (no URL query, no body).
+ * `message` is safe to show (fixed words: no host, URL or body).
  */
 export class HttpClientError extends Error {
-  readonly kind: "network" | "body_too_large" | "redirect";
+  /** A network failure class (see net/failure.ts), or a body over the cap, or a bad redirect. */
+  readonly kind: NetworkFailureKind | "body_too_large" | "redirect";
+  /** The underlying error code (ENOTFOUND, ECONNREFUSED...), for logs. */
+  readonly code?: string;
 
-  constructor(kind: HttpClientError["kind"], message: string, options: { cause?: unknown } = {}) {
+  constructor(
+    kind: HttpClientError["kind"],
+    message: string,
+    options: { cause?: unknown; code?: string } = {},
+  ) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = "HttpClientError";
     this.kind = kind;
+    if (options.code !== undefined) this.code = options.code;
   }
 }

@@ -4,9 +4,11 @@
  * (a self-hosted reader inside the operator's network must not become a way in).
  */
 import type { LookupAddress } from "node:dns";
+import { EvidentError } from "../core/errors.js";
 import {
   addressRefusal,
   checkAgentUrl,
+  describeUrl,
   type GuardPolicy,
   GuardRefusal,
   guardedLookup,
@@ -42,7 +44,8 @@ export function isPublicUrl(raw: string): boolean {
 /**
  * Checks an agent URL before it is handed to a provider: the static checks, then (unless the
  * operator allowed private networks) a resolution of its host name whose every address must be
- * public. Throws `url_not_allowed`.
+ * public. Throws `url_not_allowed`, or `host_unresolved` when the name does not resolve (not a
+ * refusal: nothing can be read there, and nothing unchecked is handed on).
  */
 export async function assertPublicUrl(
   raw: string,
@@ -55,10 +58,18 @@ export async function assertPublicUrl(
   await new Promise<void>((done, fail) => {
     resolve(url.hostname, { all: true }, (error, _addresses: string | LookupAddress[]) => {
       if (error instanceof GuardRefusal) fail(urlNotAllowed(raw, error.why));
-      else if (error)
-        fail(urlNotAllowed(raw, `its host ${url.hostname} could not be resolved to check that it is public`));
+      else if (error) fail(hostUnresolved(raw, url.hostname, error));
       else done();
     });
   });
   return url;
+}
+
+/** A host name that DNS did not resolve: a failure that says so, with the code kept for logs. */
+export function hostUnresolved(raw: string, hostname: string, cause: unknown): EvidentError {
+  return new EvidentError(
+    "host_unresolved",
+    `The host ${hostname} could not be resolved (DNS lookup failed), so ${describeUrl(raw)} cannot be read. Check the URL; if it is right, this machine's DNS or proxy settings are at fault (run: evident doctor).`,
+    { cause, details: { url: describeUrl(raw), reason: "dns" } },
+  );
 }

@@ -6,7 +6,13 @@ import { z } from "zod";
 import { PROVIDER_ID_MAX_CHARS, WEB_FOCUS_MAX_CHARS, WEB_URL_MAX_CHARS } from "../core/limits.js";
 import type { ToolSuccess } from "../core/result.js";
 import { defineTool, type ToolEnvironment } from "./tool.js";
-import { provenanceSchema, providerErrorsSchema, type WebToolOptions, webServiceFor } from "./web-shared.js";
+import {
+  provenanceSchema,
+  providerErrorsSchema,
+  providerReasonsSchema,
+  type WebToolOptions,
+  webServiceFor,
+} from "./web-shared.js";
 
 export const webReadInputSchema = z.strictObject({
   url: z
@@ -34,6 +40,7 @@ export const webReadOutputSchema = z.object({
   provenance: provenanceSchema,
   warnings: z.array(z.string()),
   providerErrors: providerErrorsSchema,
+  providerReasons: providerReasonsSchema,
   title: z.string().optional(),
   metadata: z
     .object({

@@ -14,7 +14,13 @@ import {
 } from "../core/limits.js";
 import type { ToolSuccess } from "../core/result.js";
 import { defineTool, type ToolEnvironment } from "./tool.js";
-import { provenanceSchema, providerErrorsSchema, type WebToolOptions, webServiceFor } from "./web-shared.js";
+import {
+  provenanceSchema,
+  providerErrorsSchema,
+  providerReasonsSchema,
+  type WebToolOptions,
+  webServiceFor,
+} from "./web-shared.js";
 
 export const webSearchInputSchema = z.strictObject({
   query: z
@@ -63,6 +69,7 @@ export const webSearchOutputSchema = z.object({
   provenance: provenanceSchema,
   warnings: z.array(z.string()),
   providerErrors: providerErrorsSchema,
+  providerReasons: providerReasonsSchema,
   results: z.record(z.string(), z.object({ answer: z.string().optional(), results: z.array(rowSchema) })),
   sources: z.array(z.string()),
   truncated: z.boolean(),

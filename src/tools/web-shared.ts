@@ -5,6 +5,7 @@
  * the first call: registering the tools costs nothing at startup.
  */
 import { z } from "zod";
+import { PROVIDER_FAILURES } from "../web/provider.js";
 import type { WebService, WebServiceOptions } from "../web/service.js";
 import type { ToolEnvironment } from "./tool.js";
 
@@ -79,3 +80,10 @@ export const providerErrorsSchema = z
   .record(z.string(), z.string())
   .optional()
   .describe("Sanitized reason per provider that failed.");
+
+export const providerReasonsSchema = z
+  .record(z.string(), z.enum(PROVIDER_FAILURES))
+  .optional()
+  .describe(
+    "The class of each failure (dns, connection_refused, tls, proxy, timeout, auth, rate_limited, ...).",
+  );

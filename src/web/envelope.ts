@@ -13,6 +13,7 @@ import { WEB_SOURCES_MAX, WEB_SOURCES_MAX_BUDGET_SHARE } from "../core/limits.js
 import { isPublicUrl } from "../net/public-url.js";
 import type {
   ContentPart,
+  ProviderFailure,
   ProviderReadOutcome,
   ProviderSearchOutcome,
   ReadMetadata,
@@ -51,6 +52,8 @@ export interface SearchEnvelope {
   readonly warnings: readonly string[];
   /** Sanitized reasons of providers that failed ("brave HTTP 429"). */
   readonly providerErrors?: Readonly<Record<string, string>>;
+  /** The class of each failure (`rate_limited`, `dns`, ...), by provider id. */
+  readonly providerReasons?: Readonly<Record<string, ProviderFailure>>;
   /** Each provider's answer and rows under its id, in provider order, never merged or re-ranked. */
   readonly results: Readonly<Record<string, ProviderSearchSection>>;
   readonly sources: readonly string[];
@@ -67,6 +70,7 @@ export interface ReadEnvelope {
   readonly provenance: Provenance;
   readonly warnings: readonly string[];
   readonly providerErrors?: Readonly<Record<string, string>>;
+  readonly providerReasons?: Readonly<Record<string, ProviderFailure>>;
   readonly title?: string;
   readonly metadata?: ReadMetadata;
   readonly content: readonly EnvelopeContentPart[];
@@ -90,6 +94,7 @@ export interface SearchEnvelopeInput {
   readonly provenance: Provenance;
   readonly warnings: readonly string[];
   readonly providerErrors?: Readonly<Record<string, string>>;
+  readonly providerReasons?: Readonly<Record<string, ProviderFailure>>;
   readonly outcomes: ReadonlyArray<{ readonly id: string; readonly outcome: ProviderSearchOutcome }>;
   readonly budgetChars: number;
 }
@@ -142,9 +147,7 @@ export function buildSearchEnvelope(input: SearchEnvelopeInput): Fitted<SearchEn
     return {
       provenance: input.provenance,
       warnings: input.warnings,
-      ...(input.providerErrors === undefined || Object.keys(input.providerErrors).length === 0
-        ? {}
-        : { providerErrors: input.providerErrors }),
+      ...failureFields(input),
       results,
       sources,
       truncated,
@@ -213,6 +216,7 @@ export interface ReadEnvelopeInput {
   readonly provenance: Provenance;
   readonly warnings: readonly string[];
   readonly providerErrors?: Readonly<Record<string, string>>;
+  readonly providerReasons?: Readonly<Record<string, ProviderFailure>>;
   readonly outcome: ProviderReadOutcome;
   readonly budgetChars: number;
 }
@@ -241,9 +245,7 @@ export function buildReadEnvelope(input: ReadEnvelopeInput): Fitted<ReadEnvelope
   const build = (prefix: string, truncated: boolean): ReadEnvelope => ({
     provenance: input.provenance,
     warnings: input.warnings,
-    ...(input.providerErrors === undefined || Object.keys(input.providerErrors).length === 0
-      ? {}
-      : { providerErrors: input.providerErrors }),
+    ...failureFields(input),
     ...(title === undefined ? {} : { title }),
     ...(metadata === undefined ? {} : { metadata }),
     content: splitPrefix(parts, segments, prefix.length),
@@ -360,4 +362,16 @@ function validMetadata(metadata: ReadMetadata | undefined): ReadMetadata | undef
 
 function nonEmpty(value: string | undefined): string | undefined {
   return typeof value === "string" && value.trim().length > 0 ? value : undefined;
+}
+
+/** `providerErrors` and `providerReasons`, present only when a provider failed. */
+function failureFields(input: {
+  readonly providerErrors?: Readonly<Record<string, string>>;
+  readonly providerReasons?: Readonly<Record<string, ProviderFailure>>;
+}): Pick<SearchEnvelope, "providerErrors" | "providerReasons"> {
+  if (input.providerErrors === undefined || Object.keys(input.providerErrors).length === 0) return {};
+  return {
+    providerErrors: input.providerErrors,
+    ...(input.providerReasons === undefined ? {} : { providerReasons: input.providerReasons }),
+  };
 }

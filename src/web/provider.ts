@@ -87,14 +87,48 @@ export interface Provider {
 }
 
 /**
+ * Why a provider attempt failed, as every surface reports it (`reason` / `provider_reasons` in
+ * error payloads, `providerReasons` in results, `doctor`). Stable snake_case values.
+ */
+export const PROVIDER_FAILURES = [
+  "dns",
+  "connection_refused",
+  "connection_reset",
+  "tls",
+  "proxy",
+  "timeout",
+  "network",
+  "auth",
+  "rate_limited",
+  "server_error",
+  "http",
+  "malformed",
+  "too_large",
+  "configuration",
+  "upstream",
+  "cancelled",
+  "internal",
+] as const;
+export type ProviderFailure = (typeof PROVIDER_FAILURES)[number];
+
+/** The class of an HTTP status: 401/403 a rejected key, 429 a rate limit, 5xx the vendor's fault. */
+export function httpFailure(status: number): ProviderFailure {
+  if (status === 401 || status === 403) return "auth";
+  if (status === 429) return "rate_limited";
+  if (status >= 500) return "server_error";
+  return "http";
+}
+
+/**
  * A provider attempt failed. `reason` is what the agent sees: short, sanitized, never a key or
- * a raw body ("brave HTTP 429", "tavily returned malformed JSON"). `cause` is for logs only.
- * `configuration` marks failures the operator must fix (a SearXNG without JSON output).
+ * a raw body ("brave HTTP 429", "tavily: connection refused"). `cause` is for logs only.
+ * `kind` classifies it; `configuration` marks failures the operator must fix (a SearXNG without
+ * JSON output). An `http` kind with a status reports the status's class (`failure`).
  */
 export class ProviderError extends Error {
   readonly providerId: string;
   readonly reason: string;
-  readonly kind: "http" | "timeout" | "cancelled" | "malformed" | "configuration" | "upstream" | "network";
+  readonly kind: Exclude<ProviderFailure, "auth" | "rate_limited" | "server_error" | "internal">;
   readonly status?: number;
 
   constructor(
@@ -109,5 +143,10 @@ export class ProviderError extends Error {
     this.kind = kind;
     this.reason = reason;
     if (options.status !== undefined) this.status = options.status;
+  }
+
+  /** The class reported on every surface. */
+  get failure(): ProviderFailure {
+    return this.kind === "http" && this.status !== undefined ? httpFailure(this.status) : this.kind;
   }
 }

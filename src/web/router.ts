@@ -14,6 +14,7 @@ import { PROVIDER_ATTEMPT_DEADLINE_MS, WEB_MAX_RESULTS_DEFAULT } from "../core/l
 import { type Logger, silentLogger } from "../core/logger.js";
 import type { ToolSuccess } from "../core/result.js";
 import { success } from "../core/result.js";
+import { underlyingCode } from "../net/failure.js";
 import { canonicalAddress, type LookupFunction } from "../net/guard.js";
 import type { HttpClient } from "../net/http-client.js";
 import { assertPublicUrl } from "../net/public-url.js";
@@ -28,6 +29,7 @@ import {
   type Provider,
   type ProviderContext,
   ProviderError,
+  type ProviderFailure,
   type ProviderReadOutcome,
   type ProviderSearchOutcome,
   type TimeRange,
@@ -75,7 +77,18 @@ export interface RouterOptions {
 
 type Attempt<T> =
   | { readonly ok: true; readonly outcome: T; readonly anonymous: boolean }
-  | { readonly ok: false; readonly reason: string; readonly error: unknown };
+  | {
+      readonly ok: false;
+      readonly reason: string;
+      readonly failure: ProviderFailure;
+      readonly error: unknown;
+    };
+
+/** What failed providers are reported with: a sanitized reason and its class, per provider id. */
+export interface Failures {
+  readonly reasons: Record<string, string>;
+  readonly classes: Record<string, ProviderFailure>;
+}
 
 export class WebRouter {
   readonly #options: RouterOptions;
@@ -114,7 +127,7 @@ export class WebRouter {
           return buildSearchEnvelope({
             provenance,
             warnings: this.#warnings(used, attempts),
-            providerErrors: failures,
+            ...failureFields(failures),
             outcomes: used.map((id) => ({
               id,
               outcome: (attempts.get(id) as { outcome: ProviderSearchOutcome }).outcome,
@@ -130,7 +143,7 @@ export class WebRouter {
       const fitted = buildSearchEnvelope({
         provenance: this.#provenance(base, "route", attempted, [id], anonymous ? [id] : []),
         warnings: this.#warnings([id], new Map([[id, { ok: true, outcome, anonymous }]]), failures),
-        providerErrors: failures,
+        ...failureFields(failures),
         outcomes: [{ id, outcome }],
         budgetChars: this.#options.envelopeBudgetChars,
       });
@@ -179,7 +192,12 @@ export class WebRouter {
           this.#options.lookup,
         ),
         call.signal,
-      );
+      ).catch((thrown: unknown) => {
+        if (thrown instanceof EvidentError && thrown.code === "host_unresolved") {
+          this.#logger.debug("the host of a URL to read did not resolve", codeField(thrown));
+        }
+        throw thrown;
+      });
       const request = { url: input.url, ...(input.focus === undefined ? {} : { focus: input.focus }) };
       const run = (provider: Provider, context: ProviderContext) => {
         if (!provider.capabilities.read || provider.read === undefined) {
@@ -203,7 +221,7 @@ export class WebRouter {
           ...warnings,
           ...this.#warnings([id], new Map([[id, { ok: true, outcome, anonymous }]]), failures),
         ],
-        providerErrors: failures,
+        ...failureFields(failures),
         outcome,
         budgetChars: this.#options.envelopeBudgetChars,
       });
@@ -243,10 +261,10 @@ export class WebRouter {
     outcome: T;
     anonymous: boolean;
     attempted: string[];
-    failures: Record<string, string>;
+    failures: Failures;
   }> {
     const attempted: string[] = [];
-    const failures: Record<string, string> = {};
+    const failures: Failures = { reasons: {}, classes: {} };
     const errors: unknown[] = [];
     for (const id of route) {
       if (signal.aborted) throw abortReason(signal);
@@ -255,7 +273,8 @@ export class WebRouter {
       const result = await this.#attempt(id, signal, run);
       if (result.ok) return { id, outcome: result.outcome, anonymous: result.anonymous, attempted, failures };
       if (signal.aborted) throw abortReason(signal);
-      failures[id] = result.reason;
+      failures.reasons[id] = result.reason;
+      failures.classes[id] = result.failure;
       errors.push(result.error);
     }
     throw allFailed(attempted, failures, errors);
@@ -268,7 +287,7 @@ export class WebRouter {
     envelope: (
       attempts: Map<string, Attempt<T>>,
       used: string[],
-      failures: Record<string, string>,
+      failures: Failures,
     ) => { json: string; data: SearchEnvelope },
   ): Promise<ToolSuccess<SearchEnvelope>> {
     const settled = await Promise.all(ids.map((id) => this.#attempt(id, signal, run)));
@@ -277,12 +296,15 @@ export class WebRouter {
     if (signal.aborted && abortReason(signal).code !== "deadline_exceeded") throw abortReason(signal);
     const attempts = new Map<string, Attempt<T>>();
     const used: string[] = [];
-    const failures: Record<string, string> = {};
+    const failures: Failures = { reasons: {}, classes: {} };
     ids.forEach((id, index) => {
       const result = settled[index] as Attempt<T>;
       attempts.set(id, result);
       if (result.ok) used.push(id);
-      else failures[id] = result.reason;
+      else {
+        failures.reasons[id] = result.reason;
+        failures.classes[id] = result.failure;
+      }
     });
     if (used.length === 0) {
       throw allFailed(
@@ -311,7 +333,7 @@ export class WebRouter {
       provider = await this.#options.providers.get(id);
     } catch (thrown) {
       this.#logger.error(`provider ${id} could not be loaded`, { cause: thrown });
-      return { ok: false, reason: `${id} could not be loaded`, error: thrown };
+      return { ok: false, reason: `${id} could not be loaded`, failure: "internal", error: thrown };
     }
     const ms = provider.attemptDeadlineMs ?? this.#options.attemptDeadlineMs ?? PROVIDER_ATTEMPT_DEADLINE_MS;
     const attempt = withDeadline(signal, ms, `${id} attempt`);
@@ -327,7 +349,12 @@ export class WebRouter {
       // A refused URL (a redirect to a private address) ends the call: no other provider should
       // be sent there either.
       if (thrown instanceof EvidentError && thrown.code === "url_not_allowed") throw thrown;
-      return { ok: false, reason: this.#reason(id, thrown, signal, attempt.signal, ms), error: thrown };
+      const { reason, failure } = this.#reason(id, thrown, signal, attempt.signal, ms);
+      this.#logger.debug(`provider ${id} failed: ${reason}`, {
+        class: failure,
+        ...codeField(thrown),
+      });
+      return { ok: false, reason, failure, error: thrown };
     } finally {
       attempt.dispose();
     }
@@ -339,20 +366,26 @@ export class WebRouter {
     callSignal: AbortSignal,
     attemptSignal: AbortSignal,
     ms: number,
-  ): string {
+  ): { reason: string; failure: ProviderFailure } {
     if (callSignal.aborted && abortReason(callSignal).code === "deadline_exceeded") {
-      return `${id} did not answer before the call's overall deadline`;
+      return { reason: `${id}: timed out at the call's overall deadline`, failure: "timeout" };
     }
     if (attemptSignal.aborted) {
       const why = abortReason(attemptSignal);
-      if (why.code === "deadline_exceeded") return `${id} did not answer within ${ms} ms`;
-      if (why.code === "cancelled") return `${id} request was cancelled`;
+      if (why.code === "deadline_exceeded")
+        return { reason: `${id}: timed out after ${duration(ms)}`, failure: "timeout" };
+      if (why.code === "cancelled") return { reason: `${id} request was cancelled`, failure: "cancelled" };
     }
-    if (thrown instanceof ProviderError) return thrown.reason;
-    if (thrown instanceof EvidentError && thrown.code !== "internal_error") return `${id}: ${thrown.message}`;
+    if (thrown instanceof ProviderError) return { reason: thrown.reason, failure: thrown.failure };
+    if (thrown instanceof EvidentError && thrown.code !== "internal_error") {
+      return {
+        reason: `${id}: ${thrown.message}`,
+        failure: thrown.code === "configuration_error" ? "configuration" : "upstream",
+      };
+    }
     // Anything else is a bug in an adapter: its message may hold a body or a key, so it stays in the log.
     this.#logger.error(`provider ${id} failed unexpectedly`, { cause: thrown });
-    return `${id} failed unexpectedly`;
+    return { reason: `${id} failed unexpectedly`, failure: "internal" };
   }
 
   #provenance(
@@ -376,14 +409,14 @@ export class WebRouter {
   #warnings(
     used: readonly string[],
     attempts: ReadonlyMap<string, Attempt<ProviderSearchOutcome | ProviderReadOutcome>>,
-    failures: Readonly<Record<string, string>> = {},
+    failures: Failures = { reasons: {}, classes: {} },
   ): string[] {
     const warnings: string[] = [];
     for (const id of used) {
       const attempt = attempts.get(id);
       if (attempt?.ok) for (const warning of attempt.outcome.warnings ?? []) warnings.push(warning);
     }
-    const failed = Object.keys(failures);
+    const failed = Object.keys(failures.reasons);
     if (failed.length > 0 && used.length > 0) {
       warnings.push(`failed before ${used.join(", ")} answered: ${failed.join(", ")} (see providerErrors)`);
     }
@@ -394,13 +427,8 @@ export class WebRouter {
   }
 }
 
-function allFailed(
-  attempted: string[],
-  failures: Record<string, string>,
-  errors: unknown[],
-  fanout = false,
-): EvidentError {
-  const reasons = attempted.map((id) => failures[id] ?? `${id} failed`);
+function allFailed(attempted: string[], failures: Failures, errors: unknown[], fanout = false): EvidentError {
+  const reasons = attempted.map((id) => failures.reasons[id] ?? `${id} failed`);
   // One provider that failed for a configuration reason is the operator's to fix: say so.
   const only = errors.length === 1 ? errors[0] : undefined;
   const configuration = only instanceof ProviderError && only.kind === "configuration";
@@ -418,9 +446,36 @@ function allFailed(
         : code === "configuration_error"
           ? `The provider is not configured correctly: ${reasons.join("; ")}. The operator must fix it (docs/CONFIG.md).`
           : `The provider failed: ${reasons.join("; ")}.`;
+  // One class for every failure (one provider, or a network down for all) is also said at the top.
+  const classes = new Set(Object.values(failures.classes));
   return new EvidentError(code, message, {
-    details: { provider_errors: failures, providers_attempted: attempted },
+    details: {
+      ...(classes.size === 1 ? { reason: [...classes][0] } : {}),
+      provider_errors: failures.reasons,
+      provider_reasons: failures.classes,
+      providers_attempted: attempted,
+    },
   });
+}
+
+/** The envelope's failure fields, present only when something failed. */
+function failureFields(failures: Failures): {
+  providerErrors?: Record<string, string>;
+  providerReasons?: Record<string, ProviderFailure>;
+} {
+  return Object.keys(failures.reasons).length === 0
+    ? {}
+    : { providerErrors: failures.reasons, providerReasons: failures.classes };
+}
+
+/** "20 s" for whole seconds, else "1500 ms". */
+function duration(ms: number): string {
+  return ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
+}
+
+function codeField(thrown: unknown): { code?: string } {
+  const code = underlyingCode(thrown);
+  return code === undefined ? {} : { code };
 }
 
 /**

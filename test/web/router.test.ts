@@ -1,8 +1,9 @@
 import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
 import { EvidentError } from "../../src/core/errors.js";
+import { createStderrLogger } from "../../src/core/logger.js";
 import { createHttpClient } from "../../src/net/client.js";
-import type { Provider } from "../../src/web/provider.js";
+import { type Provider, ProviderError } from "../../src/web/provider.js";
 import { type RouterOptions, WebRouter } from "../../src/web/router.js";
 import { startLoopback } from "../net/loopback.js";
 import { failing, fake, latch, publicLookup, rows, source, untilAborted } from "./helpers.js";
@@ -96,14 +97,14 @@ describe("web router: route mode", () => {
     const b = fake("b", { search: async () => rows("b") });
     const result = await router([a, b]).search({ query: "q" }, live());
     assert.deepEqual(result.data.provenance.used, ["b"]);
-    assert.equal(result.data.providerErrors?.a, "a did not answer within 30 ms");
+    assert.equal(result.data.providerErrors?.a, "a: timed out after 30 ms");
   });
 
   it("S12: the router's default attempt deadline applies to providers without an override", async () => {
     const a = fake("a", { search: (_r, context) => untilAborted(context) });
     const b = fake("b", { search: async () => rows("b") });
     const result = await router([a, b], { attemptDeadlineMs: 25 }).search({ query: "q" }, live());
-    assert.equal(result.data.providerErrors?.a, "a did not answer within 25 ms");
+    assert.equal(result.data.providerErrors?.a, "a: timed out after 25 ms");
   });
 
   it("S12: a provider that ignores its signal cannot hold the call past its attempt deadline", async () => {
@@ -202,6 +203,84 @@ describe("web router: route mode", () => {
     await assert.rejects(router([a]).search({ query: "q" }, live()), (error: unknown) => {
       return code("provider_failed")(error) && (error as EvidentError).message.includes("a HTTP 401");
     });
+  });
+});
+
+describe("web router: failure reasons", () => {
+  it("an error payload carries each failure's class, and `reason` when they share one", async () => {
+    const refused = () =>
+      fake("r", {
+        search: async () => {
+          throw new ProviderError("r", "connection_refused", "r: connection refused");
+        },
+      });
+    await assert.rejects(router([refused()]).search({ query: "q" }, live()), (error: unknown) => {
+      const payload = (error as EvidentError).toPayload().error;
+      assert.equal(payload.code, "provider_failed");
+      assert.match(payload.message, /r: connection refused/);
+      assert.equal(payload.reason, "connection_refused");
+      assert.deepEqual(payload.provider_reasons, { r: "connection_refused" });
+      return true;
+    });
+    const limited = fake("l", { search: failing("l", 429) });
+    await assert.rejects(
+      router([refused(), limited]).search({ query: "q", providers: ["r", "l"] }, live()),
+      (error: unknown) => {
+        const payload = (error as EvidentError).toPayload().error;
+        assert.equal("reason" in payload, false, "two classes: no single reason");
+        assert.deepEqual(payload.provider_reasons, { r: "connection_refused", l: "rate_limited" });
+        return true;
+      },
+    );
+  });
+
+  it("a partial failure is listed with its class in providerReasons", async () => {
+    const a = fake("a", { search: async () => rows("a") });
+    const b = fake("b", { search: failing("b", 401) });
+    const result = await router([a, b]).search({ query: "q", providers: ["a", "b"] }, live());
+    assert.deepEqual(result.data.providerErrors, { b: "b HTTP 401" });
+    assert.deepEqual(result.data.providerReasons, { b: "auth" });
+  });
+
+  it("an attempt deadline reads as a timeout in seconds; the debug log keeps the underlying code", async () => {
+    const lines: string[] = [];
+    const logger = createStderrLogger({ level: "debug", write: (line) => void lines.push(line) });
+    const slow = fake("slow", { search: (_r, context) => untilAborted(context), attemptDeadlineMs: 1000 });
+    const dns = fake("dns", {
+      search: async () => {
+        const cause = Object.assign(new Error("getaddrinfo ENOTFOUND api.example"), { code: "ENOTFOUND" });
+        throw new ProviderError("dns", "dns", "dns: DNS lookup failed", { cause });
+      },
+    });
+    const result = await router([slow, dns, fake("ok", { search: async () => rows("ok") })], {
+      logger,
+    }).search({ query: "q" }, live());
+    assert.equal(result.data.providerErrors?.slow, "slow: timed out after 1 s");
+    assert.deepEqual(result.data.providerReasons, { slow: "timeout", dns: "dns" });
+    const logged = lines.find((line) => line.includes("provider dns failed"));
+    assert.match(logged ?? "", /"code":"ENOTFOUND"/);
+    assert.match(logged ?? "", /"class":"dns"/);
+  });
+
+  it("a page whose host does not resolve is host_unresolved, not url_not_allowed, and nothing is called", async () => {
+    const a = fake("a", { read: async () => ({ content: [{ type: "text" as const, text: "x" }] }) });
+    const lines: string[] = [];
+    const offline = router([a], {
+      lookup: (_h, _options, cb) => cb(Object.assign(new Error("offline"), { code: "ENOTFOUND" }), "", 4),
+      logger: createStderrLogger({ level: "debug", write: (line) => void lines.push(line) }),
+    });
+    await assert.rejects(
+      offline.read({ url: "https://no-such-host.example/page" }, live()),
+      (error: unknown) => {
+        const payload = (error as EvidentError).toPayload().error;
+        assert.equal(payload.code, "host_unresolved");
+        assert.equal(payload.reason, "dns");
+        assert.match(payload.message, /no-such-host\.example could not be resolved \(DNS lookup failed\)/);
+        return true;
+      },
+    );
+    assert.equal(a.calls.length, 0);
+    assert.ok(lines.some((line) => line.includes('"code":"ENOTFOUND"')));
   });
 });
 
@@ -415,7 +494,7 @@ describe("web router: fan-out and the overall deadline", () => {
       live(),
     );
     assert.deepEqual(result.data.provenance.used, ["quick"]);
-    assert.equal(result.data.providerErrors?.slow, "slow did not answer before the call's overall deadline");
+    assert.equal(result.data.providerErrors?.slow, "slow: timed out at the call's overall deadline");
   });
 
   it("S04: cancellation during a fan-out reports cancelled, whatever already arrived", async () => {

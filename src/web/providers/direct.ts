@@ -8,7 +8,7 @@
  * startup than the whole MCP server, and many sessions never read a page.
  */
 import { EvidentError } from "../../core/errors.js";
-import { HttpClientError, type HttpResponse } from "../../net/http-client.js";
+import type { HttpResponse } from "../../net/http-client.js";
 import {
   type Provider,
   type ProviderContext,
@@ -16,6 +16,7 @@ import {
   type ProviderReadOutcome,
   type ProviderReadRequest,
 } from "../provider.js";
+import { clientFailure } from "./shared/http.js";
 
 export interface DirectProviderOptions {
   readonly id?: string;
@@ -86,18 +87,7 @@ function fetchFailure(id: string, thrown: unknown): Error {
   if (thrown instanceof EvidentError && thrown.code === "cancelled") {
     return new ProviderError(id, "cancelled", `${id} request was cancelled`, { cause: thrown });
   }
-  if (thrown instanceof HttpClientError) {
-    const reason =
-      thrown.kind === "body_too_large"
-        ? `${id}: ${thrown.message}`
-        : thrown.kind === "redirect"
-          ? `${id}: ${thrown.message}`
-          : `${id} could not connect to the page`;
-    return new ProviderError(id, thrown.kind === "network" ? "network" : "upstream", reason, {
-      cause: thrown,
-    });
-  }
-  return new ProviderError(id, "network", `${id} request failed`, { cause: thrown });
+  return clientFailure(id, thrown);
 }
 
 function mediaType(header: string | undefined): string {

@@ -75,6 +75,7 @@ runProviderContract({
   id: "mcp-search",
   operation: "search",
   secret: TOKEN,
+  usesHttpClient: false,
   create: (baseUrl) =>
     createMcpProvider(
       "mcp-search",
@@ -119,6 +120,7 @@ runProviderContract({
   id: "mcp-read",
   operation: "read",
   secret: TOKEN,
+  usesHttpClient: false,
   create: (baseUrl) =>
     createMcpProvider(
       "mcp-read",

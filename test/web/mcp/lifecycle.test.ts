@@ -176,7 +176,7 @@ describe("mcp upstream lifecycle over stdio", () => {
     const { provider } = setup();
     const error = await rejection(search(provider, "fault:huge"));
     assert.ok(error instanceof ProviderError);
-    assert.equal(error.kind, "upstream");
+    assert.equal(error.kind, "too_large");
     assert.equal(error.reason, "fixture response exceeded 4 MiB");
     assert.equal((await search(provider, "small")).results.length, 1);
     assert.equal(provider.connectCount, 2);

@@ -53,6 +53,13 @@ interface CommonSpec {
   assertRequest(request: RecordedRequest): void;
   /** Content type the vendor normally answers with (`application/json` unless said otherwise). */
   readonly contentType?: string;
+  /** Statuses the adapter reads in its own way (tested beside the contract), e.g. SearXNG's 403. */
+  readonly ownStatuses?: readonly number[];
+  /**
+   * False when the adapter does not connect through the shared HTTP client (upstream MCP over
+   * HTTP uses the SDK's fetch), so a test lookup cannot reach it.
+   */
+  readonly usesHttpClient?: false;
 }
 
 export interface SearchContractSpec extends CommonSpec {
@@ -148,14 +155,22 @@ export function runProviderContract(spec: ContractSpec): void {
       }
     });
 
-    for (const status of [401, 429, 503]) {
-      it(`reports HTTP ${status} as "${spec.id} HTTP ${status}" without the body or the key`, async () => {
+    for (const [status, failureClass] of [
+      [401, "auth"],
+      [403, "auth"],
+      [429, "rate_limited"],
+      [500, "server_error"],
+      [503, "server_error"],
+    ] as const) {
+      if (spec.ownStatuses?.includes(status)) continue;
+      it(`reports HTTP ${status} as "${spec.id} HTTP ${status}" (${failureClass}) without the body or the key`, async () => {
         fake.handle((_request, response) =>
           sendJson(response, status, { detail: { error: `${RAW_BODY_MARKER} ${spec.secret ?? ""}` } }),
         );
         const error = await failure();
         assert.equal(error.kind, "http");
         assert.equal(error.status, status);
+        assert.equal(error.failure, failureClass);
         assert.equal(error.reason, `${spec.id} HTTP ${status}`);
       });
     }
@@ -233,23 +248,62 @@ export function runProviderContract(spec: ContractSpec): void {
         pump();
       });
       const error = await failure();
-      assert.equal(error.kind, "upstream");
+      assert.equal(error.kind, "too_large");
       assert.match(error.reason, /exceeded 4 MiB/);
     });
 
-    it("reports an unreachable vendor as a network failure without the base URL", async () => {
-      const closed = await unusedLoopbackUrl();
-      const unreachable = spec.create(closed);
-      const ctx = context();
+    /** The failure of one call to a provider built against `baseUrl`, through `client`. */
+    const failureAt = async (baseUrl: string, client: HttpClient = http): Promise<ProviderError> => {
+      const target = spec.create(baseUrl);
+      const ctx = { ...context(), http: client };
       const pending =
-        spec.operation === "search"
-          ? unreachable.search?.(spec.request, ctx)
-          : unreachable.read?.(spec.request, ctx);
+        spec.operation === "search" ? target.search?.(spec.request, ctx) : target.read?.(spec.request, ctx);
       const error = await rejection(pending);
-      assert.ok(error instanceof ProviderError);
-      assert.equal(error.kind, "network");
-      assert.equal(error.reason, `${spec.id} request failed`);
-      assert.ok(!error.reason.includes(closed));
+      assert.ok(error instanceof ProviderError, `expected a ProviderError, got ${String(error)}`);
+      assert.ok(!error.reason.includes(baseUrl), "reason contains the base URL");
+      return error;
+    };
+
+    it("reports a refused connection as connection_refused, without the base URL", async () => {
+      const error = await failureAt(await unusedLoopbackUrl());
+      assert.equal(error.kind, "connection_refused");
+      assert.equal(error.reason, `${spec.id}: connection refused`);
+    });
+
+    if (spec.usesHttpClient !== false)
+      it("reports a host that does not resolve as dns", async () => {
+        const lookups: string[] = [];
+        const noSuchHost = createHttpClient({
+          lookup: (hostname, _options, callback) => {
+            lookups.push(hostname);
+            callback(
+              Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: "ENOTFOUND" }),
+              "",
+            );
+          },
+        });
+        try {
+          const error = await failureAt("http://vendor.invalid:8080", noSuchHost);
+          assert.equal(error.kind, "dns");
+          assert.equal(error.reason, `${spec.id}: DNS lookup failed`);
+          assert.ok(!error.reason.includes("vendor.invalid"));
+          assert.deepEqual(lookups, ["vendor.invalid"]);
+        } finally {
+          await noSuchHost.close();
+        }
+      });
+
+    it("reports a connection the vendor drops as connection_reset", async () => {
+      fake.handle((_request, _response, raw) => raw.socket.destroy());
+      const error = await failure();
+      assert.equal(error.kind, "connection_reset");
+      assert.equal(error.reason, `${spec.id}: connection reset`);
+    });
+
+    it("reports a TLS handshake with a server that does not speak TLS as tls", async () => {
+      const error = await failureAt(fake.baseUrl.replace(/^http:/, "https:"));
+      assert.equal(error.kind, "tls");
+      assert.equal(error.reason, `${spec.id}: TLS handshake failed`);
     });
 
     it("S13: cancellation stops the call and closes the socket", async () => {

@@ -27,6 +27,7 @@ const results = [
 ];
 
 runProviderContract({
+  ownStatuses: [403],
   id: "searxng",
   operation: "search",
   create: (baseUrl) => createSearxngProvider({ baseUrl }),

@@ -27,6 +27,7 @@ import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotoc
 import { abortReason } from "../../../core/abort.js";
 import { MAX_RESPONSE_BODY_BYTES, UPSTREAM_SESSION_DELETE_MS } from "../../../core/limits.js";
 import type { Logger } from "../../../core/logger.js";
+import { classifyNetworkError } from "../../../net/failure.js";
 import { ProviderError } from "../../provider.js";
 import { isStdioConnection, type McpConnection, type SecretValue } from "./binding.js";
 import type { ToolResultLike } from "./output.js";
@@ -415,7 +416,7 @@ function upstreamError(providerId: string, thrown: unknown, otherwise: string): 
   if (causeChain(thrown).some((error) => error instanceof BodyTooLargeError)) {
     return new ProviderError(
       providerId,
-      "upstream",
+      "too_large",
       `${providerId} response exceeded ${MAX_RESPONSE_BODY_BYTES / (1024 * 1024)} MiB`,
       options,
     );
@@ -466,6 +467,11 @@ function upstreamError(providerId: string, thrown: unknown, otherwise: string): 
       `${providerId} upstream rejected the call (JSON-RPC ${rpcCode})`,
       options,
     );
+  }
+  // A fetch that failed below HTTP names its class when Node gave a code (ENOTFOUND, ECONNREFUSED...).
+  const network = classifyNetworkError(thrown);
+  if (network.code !== undefined) {
+    return new ProviderError(providerId, network.kind, `${providerId}: ${network.detail}`, options);
   }
   return new ProviderError(providerId, "network", otherwise, options);
 }

@@ -91,28 +91,39 @@ export function transportError(providerId: string, signal: AbortSignal, thrown: 
       cause: thrown,
     });
   }
-  if (isBodyTooLarge(thrown)) {
-    return new ProviderError(
-      providerId,
-      "upstream",
-      `${providerId} response exceeded ${MAX_RESPONSE_BODY_BYTES / (1024 * 1024)} MiB`,
-      { cause: thrown },
-    );
-  }
   if (isEvidentError(thrown) && thrown.code === "url_not_allowed") {
     return new ProviderError(providerId, "configuration", `${providerId} base URL was refused`, {
       cause: thrown,
     });
   }
-  return new ProviderError(providerId, "network", `${providerId} request failed`, { cause: thrown });
+  return clientFailure(providerId, thrown);
+}
+
+/**
+ * An HTTP client failure as a ProviderError of its class: `tavily: connection refused`,
+ * `duckduckgo: DNS lookup failed`, `exa: TLS certificate error`. The client's message is fixed
+ * words (net/failure.ts), never a host or body.
+ */
+export function clientFailure(providerId: string, thrown: unknown): ProviderError {
+  if (thrown instanceof HttpClientError) {
+    if (thrown.kind === "body_too_large") {
+      return new ProviderError(
+        providerId,
+        "too_large",
+        `${providerId} response exceeded ${MAX_RESPONSE_BODY_BYTES / (1024 * 1024)} MiB`,
+        { cause: thrown },
+      );
+    }
+    if (thrown.kind === "redirect") {
+      return new ProviderError(providerId, "upstream", `${providerId}: ${thrown.message}`, { cause: thrown });
+    }
+    return new ProviderError(providerId, thrown.kind, `${providerId}: ${thrown.message}`, { cause: thrown });
+  }
+  return new ProviderError(providerId, "network", `${providerId}: network error`, { cause: thrown });
 }
 
 function isAbortError(thrown: unknown): boolean {
   return thrown instanceof Error && (thrown.name === "AbortError" || thrown.name === "TimeoutError");
-}
-
-function isBodyTooLarge(thrown: unknown): boolean {
-  return thrown instanceof HttpClientError && thrown.kind === "body_too_large";
 }
 
 export interface JsonOptions {

@@ -1,0 +1,116 @@
+/**
+ * Why a request failed below HTTP, in classes a person can act on: DNS, refused, reset, TLS,
+ * proxy, timeout. Read from the error codes Node and undici attach (ENOTFOUND, ECONNREFUSED,
+ * CERT_HAS_EXPIRED, UND_ERR_CONNECT_TIMEOUT...), anywhere in the cause chain. The detail is
+ * fixed words only (never a host, URL or body); the underlying code is kept for debug logs.
+ */
+
+export type NetworkFailureKind =
+  | "dns"
+  | "connection_refused"
+  | "connection_reset"
+  | "tls"
+  | "proxy"
+  | "timeout"
+  | "network";
+
+export interface NetworkFailure {
+  readonly kind: NetworkFailureKind;
+  /** Fixed words, safe to show: "DNS lookup failed", "connection refused"... */
+  readonly detail: string;
+  /** The underlying error code (ENOTFOUND, ECONNREFUSED...), for logs. */
+  readonly code?: string;
+}
+
+const DNS = new Set([
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "EAI_FAIL",
+  "EAI_NONAME",
+  "EAI_NODATA",
+  "ENODATA",
+  "ESERVFAIL",
+]);
+const REFUSED = new Set(["ECONNREFUSED"]);
+const RESET = new Set(["ECONNRESET", "EPIPE", "ECONNABORTED", "UND_ERR_SOCKET", "UND_ERR_CLOSED"]);
+const TIMEOUT = new Set([
+  "ETIMEDOUT",
+  "UND_ERR_CONNECT_TIMEOUT",
+  "UND_ERR_HEADERS_TIMEOUT",
+  "UND_ERR_BODY_TIMEOUT",
+]);
+const UNREACHABLE = new Set(["EHOSTUNREACH", "ENETUNREACH", "EHOSTDOWN", "ENETDOWN"]);
+
+/**
+ * Classifies a transport error. `proxied`: the request went through an HTTP proxy, so a failed
+ * lookup or connection can only be the proxy's (the target is resolved and reached by it).
+ */
+export function classifyNetworkError(thrown: unknown, proxied = false): NetworkFailure {
+  const chain = errorChain(thrown);
+  const code = chain.map((error) => stringCode(error)).find((c) => c !== undefined);
+  const tunnel = chain
+    .map((error) => /^Proxy response \((\d{3})\)/.exec(messageOf(error))?.[1])
+    .find((status) => status !== undefined);
+  if (tunnel !== undefined)
+    return { kind: "proxy", detail: `proxy refused the tunnel (HTTP ${tunnel})`, ...withCode(code) };
+  if (chain.some((error) => /Proxy Authentication Required/i.test(messageOf(error))))
+    return { kind: "proxy", detail: "proxy refused the tunnel (HTTP 407)", ...withCode(code) };
+  if (code === "UND_ERR_PRX_TLS") return { kind: "proxy", detail: "proxy TLS error", code };
+  if (code === undefined) return { kind: "network", detail: "network error" };
+  if (proxied && (DNS.has(code) || REFUSED.has(code) || UNREACHABLE.has(code)))
+    return { kind: "proxy", detail: `proxy could not be reached (${plain(code)})`, code };
+  if (DNS.has(code)) return { kind: "dns", detail: "DNS lookup failed", code };
+  if (REFUSED.has(code)) return { kind: "connection_refused", detail: "connection refused", code };
+  if (RESET.has(code)) return { kind: "connection_reset", detail: "connection reset", code };
+  if (TIMEOUT.has(code)) return { kind: "timeout", detail: "connection timed out", code };
+  if (isCertificateCode(code)) return { kind: "tls", detail: "TLS certificate error", code };
+  if (code === "EPROTO" || code.startsWith("ERR_SSL_") || code.startsWith("ERR_TLS_"))
+    return { kind: "tls", detail: "TLS handshake failed", code };
+  if (UNREACHABLE.has(code)) return { kind: "network", detail: "host or network unreachable", code };
+  return { kind: "network", detail: "network error", code };
+}
+
+function isCertificateCode(code: string): boolean {
+  return /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|UNABLE_TO_GET_ISSUER|ALTNAME|HOSTNAME_MISMATCH/.test(code);
+}
+
+function plain(code: string): string {
+  if (DNS.has(code)) return "DNS lookup failed";
+  if (REFUSED.has(code)) return "connection refused";
+  return "unreachable";
+}
+
+function withCode(code: string | undefined): { code?: string } {
+  return code === undefined ? {} : { code };
+}
+
+/** A system or library error code (ENOTFOUND, UND_ERR_SOCKET); our own snake_case codes are not. */
+function stringCode(error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === "string" && /^[A-Z][A-Z0-9_]+$/.test(code) ? code : undefined;
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : "";
+}
+
+/** The error, its causes and (for AggregateError, as from happy-eyeballs connects) its members. */
+export function errorChain(thrown: unknown): unknown[] {
+  const chain: unknown[] = [];
+  const queue: unknown[] = [thrown];
+  while (queue.length > 0 && chain.length < 16) {
+    const current = queue.shift();
+    if (current === undefined || current === null || chain.includes(current)) continue;
+    chain.push(current);
+    queue.push((current as { cause?: unknown }).cause);
+    if (current instanceof AggregateError) queue.push(...current.errors);
+  }
+  return chain;
+}
+
+/** The first error code in the chain, for debug logs ("ENOTFOUND"). */
+export function underlyingCode(thrown: unknown): string | undefined {
+  return errorChain(thrown)
+    .map((error) => stringCode(error))
+    .find((code) => code !== undefined);
+}
