@@ -168,3 +168,15 @@ export const HTTP_MAX_CONCURRENT_REQUESTS = 32;
 export const HTTP_RETRY_AFTER_SECONDS = 1;
 /** How long in-flight requests may run after SIGTERM/SIGINT before the server closes anyway. */
 export const HTTP_SHUTDOWN_GRACE_MS = 10_000;
+/**
+ * At the end of the grace period running calls are cancelled, and get this long to send their
+ * `cancelled` answer before the remaining connections are closed.
+ */
+export const HTTP_SHUTDOWN_CANCEL_MS = 2_000;
+/** Time a client has to send a request's headers, then its body (408 beyond either). */
+export const HTTP_HEADERS_TIMEOUT_MS = 10_000;
+export const HTTP_BODY_READ_TIMEOUT_MS = 10_000;
+/** An idle keep-alive connection is closed after this. */
+export const HTTP_KEEP_ALIVE_TIMEOUT_MS = 5_000;
+/** How long a browser may reuse a CORS preflight answer. */
+export const HTTP_CORS_MAX_AGE_SECONDS = 600;

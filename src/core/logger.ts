@@ -46,12 +46,17 @@ export function createStderrLogger(options: StderrLoggerOptions = {}): Logger {
 
 /**
  * Values of secret-bearing variables (names ending in TOKEN, KEY, SECRET or PASSWORD), so a
- * logger can scrub them from every line whatever a library puts in an error message.
+ * logger can scrub them from every line whatever a library puts in an error message. A list
+ * variable (TOKENS, KEYS: comma-separated) contributes each of its entries too.
  */
 export function secretsFromEnv(env: Readonly<Record<string, string | undefined>>): string[] {
-  return Object.entries(env)
-    .filter(([key, value]) => value !== undefined && /(TOKEN|KEY|SECRET|PASSWORD)$/i.test(key))
-    .map(([, value]) => value as string);
+  const secrets: string[] = [];
+  for (const [key, value] of Object.entries(env)) {
+    if (value === undefined) continue;
+    if (/(TOKEN|KEY|SECRET|PASSWORD)$/i.test(key)) secrets.push(value);
+    else if (/(TOKENS|KEYS)$/i.test(key)) secrets.push(value, ...value.split(","));
+  }
+  return secrets;
 }
 
 export const silentLogger: Logger = { debug() {}, info() {}, warn() {}, error() {} };

@@ -4,6 +4,7 @@ import { after, before, describe, it } from "node:test";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { resolveHttpSettings } from "../../src/adapters/mcp/http-config.js";
 import { type RunningHttpServer, startHttpServer } from "../../src/adapters/mcp/http-server.js";
+import { EvidentError } from "../../src/core/errors.js";
 import { HTTP_MIN_TOKEN_CHARS } from "../../src/core/limits.js";
 import { silentLogger } from "../../src/core/logger.js";
 import { createTestRegistry, Gate } from "../fixtures/test-tools.js";
@@ -329,8 +330,78 @@ describe("HTTP settings", () => {
       () => resolveHttpSettings({ EVIDENT_AUTH_TOKEN: "x".repeat(HTTP_MIN_TOKEN_CHARS - 1) }),
       /at least/,
     );
-    assert.equal(resolveHttpSettings({ EVIDENT_ALLOW_ANONYMOUS: "true" }).token, undefined);
-    assert.equal(resolveHttpSettings({ EVIDENT_AUTH_TOKEN: TOKEN }).token, TOKEN);
+    assert.deepEqual(resolveHttpSettings({ EVIDENT_ALLOW_ANONYMOUS: "true" }).tokens, []);
+    assert.deepEqual(resolveHttpSettings({ EVIDENT_AUTH_TOKEN: TOKEN }).tokens, [TOKEN]);
+  });
+
+  it("defect 5: refuses a token no client could send (blank, a trailing newline, inner spaces), naming the variable", () => {
+    for (const [label, token] of [
+      ["spaces only", " ".repeat(HTTP_MIN_TOKEN_CHARS)],
+      ["a trailing newline", `${TOKEN}\n`],
+      ["a trailing CRLF", `${TOKEN}\r\n`],
+      ["inner spaces", `${"a".repeat(20)} ${"b".repeat(20)}`],
+      ["a leading space", ` ${TOKEN}`],
+      ["a tab", `${TOKEN}\t`],
+      ["a non-ASCII letter", `${TOKEN}é`],
+    ] as const) {
+      assert.throws(
+        () => resolveHttpSettings({ EVIDENT_AUTH_TOKEN: token }),
+        (error: unknown) =>
+          error instanceof EvidentError &&
+          error.code === "configuration_error" &&
+          error.details.key === "EVIDENT_AUTH_TOKEN" &&
+          /EVIDENT_AUTH_TOKEN/.test(error.message) &&
+          (token.trim() === "" || !error.message.includes(token.trim())),
+        label,
+      );
+    }
+  });
+
+  it("defect 5: refuses EVIDENT_ALLOW_ANONYMOUS=true together with a token, naming both", () => {
+    for (const env of [
+      { EVIDENT_ALLOW_ANONYMOUS: "true", EVIDENT_AUTH_TOKEN: TOKEN },
+      { EVIDENT_ALLOW_ANONYMOUS: "true", EVIDENT_AUTH_TOKENS: `${TOKEN}a,${TOKEN}b` },
+    ]) {
+      assert.throws(
+        () => resolveHttpSettings(env),
+        (error: unknown) =>
+          error instanceof EvidentError &&
+          error.code === "configuration_error" &&
+          /EVIDENT_ALLOW_ANONYMOUS/.test(error.message) &&
+          /EVIDENT_AUTH_TOKENS?/.test(error.message),
+      );
+    }
+    assert.throws(
+      () => resolveHttpSettings({ EVIDENT_ALLOW_ANONYMOUS: "yes" }),
+      /EVIDENT_ALLOW_ANONYMOUS must be true or false/,
+    );
+    assert.deepEqual(
+      resolveHttpSettings({ EVIDENT_ALLOW_ANONYMOUS: "false", EVIDENT_AUTH_TOKEN: TOKEN }).tokens,
+      [TOKEN],
+    );
+  });
+
+  it("EVIDENT_AUTH_TOKENS: one token per client, each checked like EVIDENT_AUTH_TOKEN, no duplicates", () => {
+    const settings = resolveHttpSettings({
+      EVIDENT_AUTH_TOKENS: `${TOKEN}-a,${TOKEN}-b`,
+      EVIDENT_AUTH_TOKEN: TOKEN,
+    });
+    assert.deepEqual(settings.tokens, [TOKEN, `${TOKEN}-a`, `${TOKEN}-b`]);
+    for (const [value, why] of [
+      [`${TOKEN}-a,`, /EVIDENT_AUTH_TOKENS entry 2 is empty/],
+      [`${TOKEN}-a, ${TOKEN}-b`, /EVIDENT_AUTH_TOKENS entry 2/],
+      [`${TOKEN}-a,short`, /EVIDENT_AUTH_TOKENS entry 2 is 5 characters/],
+      [`${TOKEN}-a,${TOKEN}-a`, /EVIDENT_AUTH_TOKENS entry 2 repeats/],
+    ] as const) {
+      assert.throws(
+        () => resolveHttpSettings({ EVIDENT_AUTH_TOKENS: value }),
+        (error: unknown) =>
+          error instanceof EvidentError &&
+          error.details.key === "EVIDENT_AUTH_TOKENS" &&
+          why.test(error.message),
+        value,
+      );
+    }
   });
 
   it("reads host and port from EVIDENT_HTTP_* then PORT, and loopback binding allows only loopback hosts", () => {
@@ -349,74 +420,5 @@ describe("HTTP settings", () => {
       EVIDENT_ALLOWED_HOSTS: "mcp.example.com",
     });
     assert.deepEqual(open.allowedHosts, ["mcp.example.com"]);
-  });
-});
-
-describe("HTTP graceful shutdown", () => {
-  it("stops accepting, lets the in-flight call finish, then closes", async () => {
-    const gate = new Gate();
-    const server = await startHttpServer({
-      registry: createTestRegistry(gate),
-      logger: silentLogger,
-      settings: resolveHttpSettings({ EVIDENT_AUTH_TOKEN: TOKEN, EVIDENT_HTTP_PORT: "0" }),
-    });
-    const client = await connect(server.url, { authorization: `Bearer ${TOKEN}` });
-    const held = client.callTool({ name: "hold", arguments: {} });
-    await gate.untilWaiting(1);
-    const closing = server.close();
-    await assert.rejects(
-      raw(server.url.replace("/mcp", "/healthz")),
-      /ECONNREFUSED|ECONNRESET|socket hang up/,
-    );
-    gate.open();
-    assert.equal(textOf(await held), "released");
-    await closing;
-    await client.close().catch(() => {});
-  });
-
-  it("closes in-flight calls after the grace period instead of hanging", async () => {
-    const gate = new Gate();
-    const server = await startHttpServer({
-      registry: createTestRegistry(gate),
-      logger: silentLogger,
-      settings: resolveHttpSettings({
-        EVIDENT_AUTH_TOKEN: TOKEN,
-        EVIDENT_HTTP_PORT: "0",
-        EVIDENT_HTTP_SHUTDOWN_GRACE_MS: "50",
-      }),
-    });
-    const client = await connect(server.url, { authorization: `Bearer ${TOKEN}` });
-    const held = client.callTool({ name: "hold", arguments: {} });
-    await gate.untilWaiting(1);
-    await server.close();
-    await assert.rejects(held);
-    await client.close().catch(() => {});
-  });
-
-  it("SIGTERM stops `evident mcp --transport http` with exit 0", async () => {
-    const { spawn } = await import("node:child_process");
-    const child = spawn(
-      process.execPath,
-      ["--import", "tsx", "test/fixtures/test-cli.ts", "mcp", "--transport", "http"],
-      {
-        env: { ...process.env, EVIDENT_AUTH_TOKEN: TOKEN, EVIDENT_HTTP_PORT: "0" },
-        stdio: ["ignore", "pipe", "pipe"],
-      },
-    );
-    const url = await new Promise<string>((resolve, reject) => {
-      let err = "";
-      child.stderr.on("data", (chunk: Buffer) => {
-        err += chunk.toString();
-        const match = /listening on (\S+)/.exec(err);
-        if (match?.[1]) resolve(match[1]);
-      });
-      child.once("exit", () => reject(new Error(`exited early: ${err}`)));
-    });
-    const health = await raw(url.replace("/mcp", "/healthz"));
-    assert.equal(health.status, 200);
-    const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
-    child.kill("SIGTERM");
-    assert.equal(await exited, 0);
-    await assert.rejects(raw(url.replace("/mcp", "/healthz")));
   });
 });

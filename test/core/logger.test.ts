@@ -21,6 +21,17 @@ describe("logger", () => {
     assert.match(lines[0] ?? "", /\/usr\/bin|provider failed/);
   });
 
+  it("scrubs each token of a list variable (EVIDENT_AUTH_TOKENS)", () => {
+    const [a, b] = ["a".repeat(40), "b".repeat(40)];
+    const lines: string[] = [];
+    const logger = createStderrLogger({
+      write: (l) => lines.push(l),
+      secrets: secretsFromEnv({ EVIDENT_AUTH_TOKENS: `${a},${b}` }),
+    });
+    logger.error(`rejected Bearer ${b}`);
+    assert.doesNotMatch(lines[0] ?? "", /b{40}/);
+  });
+
   it("drops lines below its level", () => {
     const lines: string[] = [];
     const logger = createStderrLogger({ level: "warn", write: (l) => lines.push(l) });

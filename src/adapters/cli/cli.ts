@@ -154,7 +154,10 @@ async function runMcp(
     const server = await startHttpServer({ registry, logger, settings, structured });
     const info = createStderrLogger({ level: "info", write: (line) => io.stderr.write(line) });
     info.info(`MCP Streamable HTTP listening on ${server.url}`, {
-      auth: settings.token === undefined ? "anonymous (EVIDENT_ALLOW_ANONYMOUS=true)" : "bearer",
+      auth:
+        settings.tokens.length === 0
+          ? "anonymous (EVIDENT_ALLOW_ANONYMOUS=true)"
+          : `bearer (${settings.tokens.length} token${settings.tokens.length === 1 ? "" : "s"})`,
     });
     await waitForAbort(options.signal);
     await server.close();
@@ -239,6 +242,7 @@ function mcpHelp(): string {
     "  EVIDENT_TRANSPORT=http            same as --transport http",
     "  EVIDENT_HTTP_HOST (127.0.0.1)     EVIDENT_HTTP_PORT, else PORT, else 8787",
     "  EVIDENT_AUTH_TOKEN                bearer token, at least 32 characters (required)",
+    "  EVIDENT_AUTH_TOKENS               or one token per client, comma-separated (each its own caller)",
     "  EVIDENT_ALLOW_ANONYMOUS=true      serve without a token (trusted networks only)",
     "  EVIDENT_ALLOWED_HOSTS             Host names accepted (default: loopback names when bound to loopback)",
     "  EVIDENT_ALLOWED_ORIGINS           browser Origins accepted (default: loopback origins when bound to loopback)",

@@ -4,8 +4,11 @@
  */
 import { EvidentError } from "../../core/errors.js";
 import {
+  HTTP_BODY_READ_TIMEOUT_MS,
   HTTP_DEFAULT_HOST,
   HTTP_DEFAULT_PORT,
+  HTTP_HEADERS_TIMEOUT_MS,
+  HTTP_KEEP_ALIVE_TIMEOUT_MS,
   HTTP_MAX_BODY_BYTES,
   HTTP_MAX_CONCURRENT_REQUESTS,
   HTTP_MIN_TOKEN_CHARS,
@@ -15,8 +18,11 @@ import {
 export interface HttpSettings {
   readonly host: string;
   readonly port: number;
-  /** The bearer token, or undefined when the operator chose anonymous access. */
-  readonly token: string | undefined;
+  /**
+   * Accepted bearer tokens (EVIDENT_AUTH_TOKEN, then each of EVIDENT_AUTH_TOKENS): each one is a
+   * caller of its own. Empty only when the operator chose anonymous access.
+   */
+  readonly tokens: readonly string[];
   /** Host header names accepted (lower-case, port-less); undefined accepts any host. */
   readonly allowedHosts: readonly string[] | undefined;
   /** Exact origins accepted (`scheme://host[:port]`); `loopback` accepts any loopback origin. */
@@ -24,6 +30,10 @@ export interface HttpSettings {
   readonly maxBodyBytes: number;
   readonly maxConcurrentRequests: number;
   readonly shutdownGraceMs: number;
+  /** Node server timeouts (limits.ts); settings rather than constants so tests can shorten them. */
+  readonly headersTimeoutMs: number;
+  readonly bodyReadTimeoutMs: number;
+  readonly keepAliveTimeoutMs: number;
 }
 
 const LOOPBACK_HOSTS = ["localhost", "127.0.0.1", "[::1]", "::1"];
@@ -70,38 +80,118 @@ export function resolveHttpSettings(env: Readonly<Record<string, string | undefi
       },
     );
   }
-  const anonymous = env.EVIDENT_ALLOW_ANONYMOUS === "true";
-  const token = env.EVIDENT_AUTH_TOKEN;
-  if (!anonymous) {
-    if (token === undefined || token === "") {
-      throw new EvidentError(
-        "configuration_error",
-        "Refusing to start the HTTP server without authentication: set EVIDENT_AUTH_TOKEN to a random " +
-          `secret of at least ${HTTP_MIN_TOKEN_CHARS} characters (for example \`openssl rand -hex 32\`), ` +
-          "or set EVIDENT_ALLOW_ANONYMOUS=true on a trusted network.",
-        { details: { key: "EVIDENT_AUTH_TOKEN" } },
-      );
-    }
-    if (token.length < HTTP_MIN_TOKEN_CHARS) {
-      throw new EvidentError(
-        "configuration_error",
-        `Refusing to start the HTTP server: EVIDENT_AUTH_TOKEN is ${token.length} characters long; ` +
-          `use at least ${HTTP_MIN_TOKEN_CHARS} random characters (for example \`openssl rand -hex 32\`).`,
-        { details: { key: "EVIDENT_AUTH_TOKEN" } },
-      );
-    }
-  }
+  const tokens = resolveTokens(env);
   const loopbackBound = isLoopbackHost(host);
   const hosts = list(env.EVIDENT_ALLOWED_HOSTS)?.map((h) => h.toLowerCase());
   const origins = list(env.EVIDENT_ALLOWED_ORIGINS);
   return {
     host,
     port,
-    token: anonymous ? undefined : token,
+    tokens,
     allowedHosts: hosts ?? (loopbackBound ? LOOPBACK_HOSTS : undefined),
     allowedOrigins: origins ?? (loopbackBound ? "loopback" : []),
     maxBodyBytes: positiveInt(env, "EVIDENT_HTTP_MAX_BODY_BYTES", HTTP_MAX_BODY_BYTES),
     maxConcurrentRequests: positiveInt(env, "EVIDENT_HTTP_MAX_CONCURRENT", HTTP_MAX_CONCURRENT_REQUESTS),
     shutdownGraceMs: positiveInt(env, "EVIDENT_HTTP_SHUTDOWN_GRACE_MS", HTTP_SHUTDOWN_GRACE_MS),
+    headersTimeoutMs: HTTP_HEADERS_TIMEOUT_MS,
+    bodyReadTimeoutMs: HTTP_BODY_READ_TIMEOUT_MS,
+    keepAliveTimeoutMs: HTTP_KEEP_ALIVE_TIMEOUT_MS,
   };
+}
+
+/**
+ * The accepted tokens, or [] for explicit anonymous access. A token a client could not send as
+ * `Authorization: Bearer <token>` (RFC 6750 b64token) is refused here, at startup, rather than
+ * locking every client out later: whitespace of any kind (a secret file's trailing newline), or
+ * a character outside the token alphabet. The token itself never appears in the message.
+ */
+function resolveTokens(env: Readonly<Record<string, string | undefined>>): string[] {
+  const anonymousRaw = env.EVIDENT_ALLOW_ANONYMOUS;
+  if (
+    anonymousRaw !== undefined &&
+    anonymousRaw !== "" &&
+    anonymousRaw !== "true" &&
+    anonymousRaw !== "false"
+  ) {
+    throw configError(
+      "EVIDENT_ALLOW_ANONYMOUS",
+      `EVIDENT_ALLOW_ANONYMOUS must be true or false, got "${anonymousRaw.slice(0, 20)}".`,
+    );
+  }
+  const single = env.EVIDENT_AUTH_TOKEN ?? "";
+  const list = env.EVIDENT_AUTH_TOKENS ?? "";
+  if (anonymousRaw === "true") {
+    if (single !== "" || list !== "") {
+      const which = single !== "" ? "EVIDENT_AUTH_TOKEN" : "EVIDENT_AUTH_TOKENS";
+      throw configError(
+        which,
+        `Refusing to start the HTTP server: EVIDENT_ALLOW_ANONYMOUS=true and ${which} are both set, so it ` +
+          `is unclear whether clients must authenticate. Unset ${which} to serve anonymously, or unset ` +
+          "EVIDENT_ALLOW_ANONYMOUS to require the token.",
+      );
+    }
+    return [];
+  }
+  const tokens: string[] = [];
+  if (single !== "") tokens.push(checkToken(single, "EVIDENT_AUTH_TOKEN", "EVIDENT_AUTH_TOKEN"));
+  if (list !== "") {
+    list.split(",").forEach((token, index) => {
+      const name = `EVIDENT_AUTH_TOKENS entry ${index + 1}`;
+      if (token === "")
+        throw configError("EVIDENT_AUTH_TOKENS", `${name} is empty; separate tokens with single commas.`);
+      checkToken(token, "EVIDENT_AUTH_TOKENS", name);
+      if (tokens.includes(token)) {
+        throw configError(
+          "EVIDENT_AUTH_TOKENS",
+          `${name} repeats a token already accepted; give each client a token of its own.`,
+        );
+      }
+      tokens.push(token);
+    });
+  }
+  if (tokens.length === 0) {
+    throw configError(
+      "EVIDENT_AUTH_TOKEN",
+      "Refusing to start the HTTP server without authentication: set EVIDENT_AUTH_TOKEN to a random " +
+        `secret of at least ${HTTP_MIN_TOKEN_CHARS} characters (for example \`openssl rand -hex 32\`), ` +
+        "EVIDENT_AUTH_TOKENS to one such token per client (comma-separated), or " +
+        "EVIDENT_ALLOW_ANONYMOUS=true on a trusted network.",
+    );
+  }
+  return tokens;
+}
+
+/** RFC 6750 `b64token`: what may follow `Bearer ` in an Authorization header. */
+const BEARER_TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
+
+function checkToken(token: string, key: string, name: string): string {
+  if (/\s/.test(token)) {
+    const where = /\s$/.test(token)
+      ? "ends with whitespace (a newline kept from a secret file?)"
+      : "contains whitespace";
+    throw configError(
+      key,
+      `Refusing to start the HTTP server: ${name} ${where}, which no client can send in an ` +
+        "Authorization header. Remove it (for example `tr -d '\\n'`).",
+    );
+  }
+  if (!BEARER_TOKEN.test(token)) {
+    throw configError(
+      key,
+      `Refusing to start the HTTP server: ${name} has a character a bearer token cannot carry; use ` +
+        "letters, digits and - . _ ~ + / (for example `openssl rand -hex 32`).",
+    );
+  }
+  if (token.length < HTTP_MIN_TOKEN_CHARS) {
+    throw configError(
+      key,
+      `Refusing to start the HTTP server: ${name} is ${token.length} characters long; use at least ` +
+        `${HTTP_MIN_TOKEN_CHARS} random characters (for example \`openssl rand -hex 32\`).`,
+    );
+  }
+  return token;
+}
+
+function configError(key: string, message: string): EvidentError {
+  return new EvidentError("configuration_error", message, { details: { key } });
 }

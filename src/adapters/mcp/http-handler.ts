@@ -2,19 +2,22 @@
  * The Streamable HTTP endpoint as one web-standard function, `Request -> Response`, so that
  * serverless hosts can mount it as is and the Node server is a thin wrapper around it.
  *
- * Order of checks: route, Host/Origin (DNS rebinding), bearer token, concurrency, body size;
- * only then does the SDK see the request. Serving is stateless: every request gets a fresh
- * server instance from the shared factory, so any replica can answer any request, for current
- * (2026-07-28) and 2025-era clients alike.
+ * Order of checks: route, Host/Origin (DNS rebinding), CORS preflight, bearer token, then the
+ * body is read within its size cap and time limit, and only then is a concurrency slot taken:
+ * a client that sends its body slowly holds its own socket, never a slot others need. The SDK
+ * sees the request last. Serving is stateless: every request gets a fresh server instance from
+ * the shared factory, so any replica can answer any request, for current (2026-07-28) and
+ * 2025-era clients alike.
  */
 import { createHash, timingSafeEqual } from "node:crypto";
 import { createMcpHandler } from "@modelcontextprotocol/server";
-import type { ErrorCode } from "../../core/errors.js";
-import { HTTP_RETRY_AFTER_SECONDS } from "../../core/limits.js";
+import { anySignal } from "../../core/abort.js";
+import type { ErrorCode, EvidentError } from "../../core/errors.js";
+import { HTTP_CORS_MAX_AGE_SECONDS, HTTP_RETRY_AFTER_SECONDS } from "../../core/limits.js";
 import type { Logger } from "../../core/logger.js";
 import type { ToolRegistry } from "../../tools/registry.js";
 import { PACKAGE_VERSION } from "../version.js";
-import { CallCancellations } from "./cancellations.js";
+import { Exchange, HttpCalls } from "./http-calls.js";
 import type { HttpSettings } from "./http-config.js";
 import { isLoopbackHost } from "./http-config.js";
 import { createMcpServer } from "./server.js";
@@ -26,7 +29,12 @@ export interface HttpHandlerOptions {
   readonly structured?: boolean;
   readonly settings: Pick<
     HttpSettings,
-    "token" | "allowedHosts" | "allowedOrigins" | "maxBodyBytes" | "maxConcurrentRequests"
+    | "tokens"
+    | "allowedHosts"
+    | "allowedOrigins"
+    | "maxBodyBytes"
+    | "maxConcurrentRequests"
+    | "bodyReadTimeoutMs"
   >;
 }
 
@@ -39,39 +47,64 @@ export interface HttpHandler {
   close(): Promise<void>;
 }
 
-/** A request that passed every header-level check and holds a concurrency slot. */
+/** A request whose headers passed every check; its body has not been read yet. */
 export interface Admission {
   /** Caller key derived from the credential (see `callerOf`). */
   readonly caller: string;
   readonly token: string | undefined;
-  /** Frees the slot; idempotent. `dispatch` frees it when the response body ends. */
-  release(): void;
+  /** Adds the CORS headers this request's Origin gets (none without an Origin). */
+  finish(response: Response): Response;
+}
+
+/** What `dispatch` needs of a request whose body has been read. */
+export interface AdmittedRequest {
+  readonly method: string;
+  /** Path and query; the authority was checked by `admit` and is not used past it. */
+  readonly path: string;
+  readonly headers: Headers;
+  readonly body: Buffer | undefined;
+  /** Aborts when the client goes away: the SDK then ends this exchange, and only this one. */
+  readonly signal: AbortSignal;
 }
 
 /**
- * The two phases of serving, for hosts that can read the body themselves (the Node server):
- * `admit` decides from the method, path and headers alone, before any body byte is read;
- * `dispatch` serves an admitted request whose body has been read within the cap.
+ * The phases of serving, for hosts that read the body themselves (the Node server): `admit`
+ * decides from the method, path and headers alone; the host then reads the body within
+ * `maxBodyBytes` and `bodyReadTimeoutMs` (see `bodyTooLarge`, `bodyTimedOut`); `dispatch`
+ * takes a concurrency slot and serves.
  */
 export interface HttpHandlerPhases extends HttpHandler {
   admit(method: string, pathname: string, headers: Headers): Response | Admission;
-  dispatch(request: Request, body: Buffer | undefined, admission: Admission): Promise<Response>;
+  dispatch(admission: Admission, request: AdmittedRequest): Promise<Response>;
+  /** Cancels every running tool call with `reason`, which each answers; returns how many. */
+  cancelCalls(reason: EvidentError): number;
   readonly maxBodyBytes: number;
+  readonly bodyReadTimeoutMs: number;
 }
 
 const MCP_PATH = "/mcp";
 const HEALTH_PATH = "/healthz";
+/** Request headers a browser client may send (MCP's own, and what the SDK client sets). */
+const CORS_ALLOW_HEADERS =
+  "authorization, content-type, accept, mcp-protocol-version, mcp-session-id, last-event-id, mcp-method, mcp-name";
+/** Response headers a browser client may read. */
+const CORS_EXPOSE_HEADERS = "mcp-session-id, mcp-protocol-version, www-authenticate, retry-after";
+/** The first protocol revision without JSON-RPC batches. */
+const BATCHLESS_SINCE = "2025-06-18";
 
 export function createHttpHandler(options: HttpHandlerOptions): HttpHandlerPhases {
   const { registry, logger, settings } = options;
-  const expectedDigest = settings.token === undefined ? undefined : sha256(settings.token);
-  const cancellations = new CallCancellations();
+  const expectedDigests = settings.tokens.map(sha256);
+  const calls = new HttpCalls();
   const mcp = createMcpHandler(
-    (ctx) =>
-      createMcpServer(
-        { registry, logger, cancellations, structured: options.structured ?? false },
-        { caller: ctx.authInfo?.clientId ?? callerOf(undefined) },
-      ),
+    (ctx) => {
+      const caller = ctx.authInfo?.clientId ?? callerOf(undefined);
+      const exchange = (ctx.authInfo?.extra as { exchange?: Exchange } | undefined)?.exchange;
+      return createMcpServer(
+        { registry, logger, structured: options.structured ?? false },
+        exchange === undefined ? { caller } : { caller, track: (id) => calls.begin(exchange, id) },
+      );
+    },
     { onerror: (error) => logger.debug("mcp http exchange error", { error: error.message }) },
   );
   let inFlight = 0;
@@ -95,67 +128,81 @@ export function createHttpHandler(options: HttpHandlerOptions): HttpHandlerPhase
 
     const hostProblem = checkHost(headers.get("host") ?? "", settings.allowedHosts);
     if (hostProblem !== undefined) return errorResponse(403, "forbidden", hostProblem);
-    const originProblem = checkOrigin(headers.get("origin"), settings.allowedOrigins);
+    const origin = headers.get("origin");
+    const originProblem = checkOrigin(origin, settings.allowedOrigins);
     if (originProblem !== undefined) return errorResponse(403, "forbidden", originProblem);
+    const finish = (response: Response) => withCors(response, origin);
+
+    // A preflight carries no credentials: it is answered before the token check.
+    if (method === "OPTIONS") return finish(preflight(origin));
 
     let token: string | undefined;
     let caller = callerOf(undefined);
-    if (expectedDigest !== undefined) {
+    if (expectedDigests.length > 0) {
       token = bearerToken(headers.get("authorization"));
       // One digest per request: compared in constant time, and its prefix names the caller.
       const digest = token === undefined ? undefined : sha256(token);
-      if (digest === undefined || !timingSafeEqual(digest, expectedDigest)) {
+      if (digest === undefined || !matchesAny(digest, expectedDigests)) {
         const response = errorResponse(
           401,
           "unauthorized",
           token === undefined ? "Missing bearer token." : "Invalid bearer token.",
         );
         response.headers.set("www-authenticate", 'Bearer realm="evident"');
-        return response;
+        return finish(response);
       }
       caller = callerFromDigest(digest);
     }
+    return { caller, token, finish };
+  }
 
+  async function dispatch(admission: Admission, incoming: AdmittedRequest): Promise<Response> {
     if (inFlight >= settings.maxConcurrentRequests) {
       const response = errorResponse(503, "overloaded", "Too many concurrent requests; retry shortly.");
       response.headers.set("retry-after", String(HTTP_RETRY_AFTER_SECONDS));
-      return response;
+      return admission.finish(response);
     }
     inFlight += 1;
+    let linked: ReturnType<typeof anySignal> | undefined;
     let released = false;
-    return {
-      caller,
-      token,
-      release() {
-        if (!released) {
-          released = true;
-          release();
-        }
-      },
+    const done = () => {
+      if (released) return;
+      released = true;
+      linked?.dispose();
+      release();
     };
-  }
-
-  async function dispatch(
-    request: Request,
-    body: Buffer | undefined,
-    admission: Admission,
-  ): Promise<Response> {
     try {
-      const parsed = parseJson(body);
-      routeCancellation(parsed, request.signal, admission.caller, cancellations);
+      const parsed = parseJson(incoming.body);
+      const refusal = batchRefusal(parsed, incoming.headers);
+      if (refusal !== undefined) {
+        done();
+        return admission.finish(refusal);
+      }
+      const exchange = new Exchange(admission.caller, countRequests(parsed));
+      routeNotices(parsed, admission.caller, calls, logger);
+      linked = anySignal([incoming.signal, exchange.abandoned]);
+      const request = new Request(`http://localhost${incoming.path}`, {
+        method: incoming.method,
+        headers: incoming.headers,
+        signal: linked.signal,
+        ...(incoming.body === undefined ? {} : { body: incoming.body }),
+      });
       const response = await mcp.fetch(request, {
         ...(parsed === undefined ? {} : { parsedBody: parsed }),
-        ...(admission.token === undefined
-          ? {}
-          : { authInfo: { token: admission.token, clientId: admission.caller, scopes: [] } }),
+        authInfo: {
+          token: admission.token ?? "",
+          clientId: admission.caller,
+          scopes: [],
+          extra: { exchange },
+        },
       });
-      return trackBody(response, admission.release);
+      return admission.finish(trackBody(response, done));
     } catch (error) {
-      admission.release();
+      done();
       logger.error("mcp http request failed", {
         error: error instanceof Error ? error.message : String(error),
       });
-      return errorResponse(500, "internal_error", "Internal error.");
+      return admission.finish(errorResponse(500, "internal_error", "Internal error."));
     }
   }
 
@@ -167,30 +214,27 @@ export function createHttpHandler(options: HttpHandlerOptions): HttpHandlerPhase
     if (admission instanceof Response) return admission;
     let body: Buffer | undefined;
     if (request.method === "POST" && request.body !== null) {
-      const read = await readWebBody(request, settings.maxBodyBytes);
-      if (read === undefined) {
-        admission.release();
-        return tooLarge(settings.maxBodyBytes);
-      }
+      const read = await readWebBody(request, settings.maxBodyBytes, settings.bodyReadTimeoutMs);
+      if (read === "too_large") return admission.finish(bodyTooLarge(settings.maxBodyBytes));
+      if (read === "timeout") return admission.finish(bodyTimedOut(settings.bodyReadTimeoutMs));
       body = read;
     }
-    const replay =
-      body === undefined
-        ? request
-        : new Request(request.url, {
-            method: request.method,
-            headers: request.headers,
-            body,
-            signal: request.signal,
-          });
-    return dispatch(replay, body, admission);
+    return dispatch(admission, {
+      method: request.method,
+      path: `${url.pathname}${url.search}`,
+      headers: request.headers,
+      body,
+      signal: request.signal,
+    });
   }
 
   return {
     fetch: handle,
     admit,
     dispatch,
+    cancelCalls: (reason) => calls.cancelAll(reason),
     maxBodyBytes: settings.maxBodyBytes,
+    bodyReadTimeoutMs: settings.bodyReadTimeoutMs,
     inFlight: () => inFlight,
     idle: () =>
       inFlight === 0
@@ -217,36 +261,68 @@ function parseJson(body: Buffer | undefined): unknown {
   }
 }
 
-export function tooLarge(maxBytes: number): Response {
+export function bodyTooLarge(maxBytes: number): Response {
   return errorResponse(413, "payload_too_large", `Request body exceeds ${maxBytes} bytes.`);
 }
 
+export function bodyTimedOut(timeoutMs: number): Response {
+  return errorResponse(
+    408,
+    "deadline_exceeded",
+    `The request body did not arrive within ${timeoutMs} ms; send it whole and retry.`,
+  );
+}
+
+function isRequestMessage(message: unknown): message is { method: string; id: string | number } {
+  if (typeof message !== "object" || message === null) return false;
+  const { method, id } = message as { method?: unknown; id?: unknown };
+  return typeof method === "string" && (typeof id === "string" || typeof id === "number");
+}
+
+function countRequests(parsed: unknown): number {
+  const messages = Array.isArray(parsed) ? parsed : [parsed];
+  return messages.filter(isRequestMessage).length;
+}
+
 /**
- * Reaches a running call from outside its server instance: a `notifications/cancelled` from the
- * same caller aborts the call it names, and a `tools/call` whose HTTP request goes away (client
- * disconnect) is aborted too.
+ * JSON-RPC batches exist in protocol revision 2025-03-26 only: 2025-06-18 removed them, and the
+ * 2026-07-28 era refuses them in the SDK. A batch sent under a later revision (the
+ * MCP-Protocol-Version header every post-initialize request carries) is refused whole, and so is
+ * a batch holding `initialize`, which no revision allowed.
  */
-function routeCancellation(
-  message: unknown,
-  requestSignal: AbortSignal,
-  caller: string,
-  cancellations: CallCancellations,
-): void {
-  if (typeof message !== "object" || message === null || Array.isArray(message)) return;
-  const { method, id, params } = message as {
-    method?: unknown;
-    id?: unknown;
-    params?: { requestId?: unknown };
-  };
-  if (method === "notifications/cancelled") {
+function batchRefusal(parsed: unknown, headers: Headers): Response | undefined {
+  if (!Array.isArray(parsed)) return undefined;
+  const version = headers.get("mcp-protocol-version")?.trim();
+  let why: string | undefined;
+  if (version !== undefined && version >= BATCHLESS_SINCE) {
+    why = `JSON-RPC batches are not part of protocol revision ${version.slice(0, 20)}; send one message per request.`;
+  } else if (parsed.some((message) => isRequestMessage(message) && message.method === "initialize")) {
+    why = "initialize cannot be part of a JSON-RPC batch.";
+  }
+  if (why === undefined) return undefined;
+  return new Response(JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: -32600, message: why } }), {
+    status: 400,
+    headers: { "content-type": "application/json" },
+  });
+}
+
+/**
+ * A `notifications/cancelled` from this caller reaches the call it names, if exactly one
+ * running call of this caller has that id (see http-calls.ts).
+ */
+function routeNotices(parsed: unknown, caller: string, calls: HttpCalls, logger: Logger): void {
+  const messages = Array.isArray(parsed) ? parsed : [parsed];
+  for (const message of messages) {
+    if (typeof message !== "object" || message === null) continue;
+    const { method, params } = message as { method?: unknown; params?: { requestId?: unknown } };
+    if (method !== "notifications/cancelled") continue;
     const requestId = params?.requestId;
-    if (typeof requestId === "string" || typeof requestId === "number") {
-      cancellations.cancel(CallCancellations.key(caller, requestId));
+    if (typeof requestId !== "string" && typeof requestId !== "number") continue;
+    if (calls.cancelNotice(caller, requestId) === "ambiguous") {
+      logger.debug("cancel notice ignored: several running calls of this caller have its id", {
+        caller,
+      });
     }
-  } else if (method === "tools/call" && (typeof id === "string" || typeof id === "number")) {
-    requestSignal.addEventListener("abort", () => cancellations.cancel(CallCancellations.key(caller, id)), {
-      once: true,
-    });
   }
 }
 
@@ -257,6 +333,13 @@ export function callerOf(token: string | undefined): string {
 
 function callerFromDigest(digest: Buffer): string {
   return `http:${digest.subarray(0, 16).toString("hex")}`;
+}
+
+/** Compares against every accepted digest, without stopping at a match, in constant time each. */
+function matchesAny(digest: Buffer, accepted: readonly Buffer[]): boolean {
+  let found = false;
+  for (const candidate of accepted) found = timingSafeEqual(digest, candidate) || found;
+  return found;
 }
 
 function sha256(value: string): Buffer {
@@ -298,25 +381,64 @@ function checkOrigin(origin: string | null, allowed: readonly string[] | "loopba
 }
 
 /**
- * Reads a web-standard body within the cap; undefined when it is larger. The declared length is
- * checked first so an honest oversize request is refused unread.
+ * An accepted Origin may read the response: it is named (never `*`, so a listed origin is all
+ * that is granted) and caches vary by it. Without an Origin nothing is added.
  */
-async function readWebBody(request: Request, maxBytes: number): Promise<Buffer | undefined> {
+function withCors(response: Response, origin: string | null): Response {
+  if (origin === null) return response;
+  response.headers.set("access-control-allow-origin", origin);
+  response.headers.set("access-control-expose-headers", CORS_EXPOSE_HEADERS);
+  response.headers.append("vary", "Origin");
+  return response;
+}
+
+/** The answer to `OPTIONS /mcp`: a CORS preflight when an Origin asks, else what is allowed. */
+function preflight(origin: string | null): Response {
+  const headers = new Headers({ allow: "POST, OPTIONS" });
+  if (origin !== null) {
+    headers.set("access-control-allow-methods", "POST, OPTIONS");
+    headers.set("access-control-allow-headers", CORS_ALLOW_HEADERS);
+    headers.set("access-control-max-age", String(HTTP_CORS_MAX_AGE_SECONDS));
+  }
+  return new Response(null, { status: 204, headers });
+}
+
+/**
+ * Reads a web-standard body within the size cap and time limit. The declared length is checked
+ * first so an honest oversize request is refused unread.
+ */
+async function readWebBody(
+  request: Request,
+  maxBytes: number,
+  timeoutMs: number,
+): Promise<Buffer | "too_large" | "timeout"> {
   const declared = Number(request.headers.get("content-length") ?? Number.NaN);
-  if (Number.isFinite(declared) && declared > maxBytes) return undefined;
+  if (Number.isFinite(declared) && declared > maxBytes) return "too_large";
   if (request.body === null) return Buffer.alloc(0);
   const reader = request.body.getReader();
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<"timeout">((resolve) => {
+    timer = setTimeout(() => resolve("timeout"), timeoutMs);
+  });
   const chunks: Uint8Array[] = [];
   let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > maxBytes) {
-      await reader.cancel().catch(() => {});
-      return undefined;
+  try {
+    for (;;) {
+      const next = await Promise.race([reader.read(), expired]);
+      if (next === "timeout") {
+        await reader.cancel().catch(() => {});
+        return "timeout";
+      }
+      if (next.done) break;
+      total += next.value.byteLength;
+      if (total > maxBytes) {
+        await reader.cancel().catch(() => {});
+        return "too_large";
+      }
+      chunks.push(next.value);
     }
-    chunks.push(value);
+  } finally {
+    clearTimeout(timer);
   }
   return Buffer.concat(chunks);
 }

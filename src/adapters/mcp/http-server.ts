@@ -1,15 +1,29 @@
 /**
- * The Node HTTP server around the web-standard handler: converts `IncomingMessage` into a
- * streaming `Request` (so header checks run before any body byte is read), writes the
- * `Response` back with backpressure, and shuts down gracefully.
+ * The Node HTTP server around the web-standard handler: header checks run before any body byte
+ * is read, the body is read within its cap and time limit before a concurrency slot is taken,
+ * the `Response` is written back with backpressure, and shutdown is graceful.
+ *
+ * Shutdown (SIGTERM/SIGINT): the server stops accepting connections, and every request that
+ * still arrives, on a kept-alive connection or after its body was read, is answered 503 with
+ * `Connection: close`. In-flight calls get the grace period; those still running at its end
+ * are cancelled and answer `cancelled`, and only after that answer (or a short bound) are the
+ * remaining connections closed.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Readable } from "node:stream";
+import { EvidentError } from "../../core/errors.js";
+import { HTTP_RETRY_AFTER_SECONDS, HTTP_SHUTDOWN_CANCEL_MS } from "../../core/limits.js";
 import type { Logger } from "../../core/logger.js";
 import type { ToolRegistry } from "../../tools/registry.js";
 import type { HttpSettings } from "./http-config.js";
-import { createHttpHandler, type HttpHandler, type HttpHandlerPhases, tooLarge } from "./http-handler.js";
+import {
+  bodyTimedOut,
+  bodyTooLarge,
+  createHttpHandler,
+  type HttpHandler,
+  type HttpHandlerPhases,
+} from "./http-handler.js";
 
 export interface HttpServerOptions {
   readonly registry: ToolRegistry;
@@ -25,10 +39,14 @@ export interface RunningHttpServer {
   readonly handler: HttpHandler;
   /**
    * Stops accepting connections, lets in-flight requests finish within the grace period, then
-   * closes every connection and the tools. Concurrent calls share one shutdown.
+   * cancels what still runs, closes every connection and the tools. Concurrent calls share one
+   * shutdown.
    */
   close(): Promise<void>;
 }
+
+/** Response headers that describe the connection, which Node owns, not the response. */
+const HOP_BY_HOP = new Set(["connection", "keep-alive", "transfer-encoding"]);
 
 export async function startHttpServer(options: HttpServerOptions): Promise<RunningHttpServer> {
   const { settings, logger } = options;
@@ -36,14 +54,27 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
   // Responses not yet fully written to their socket; shutdown waits for these, not only for the
   // handler, so a finished call's bytes are flushed before connections are closed.
   const open = new OpenResponses();
-  const server = createServer((req, res) => {
-    open.add(res);
-    serve(handler, req, res, logger).catch((error: unknown) => {
-      logger.error("http response failed", { error: error instanceof Error ? error.message : String(error) });
-      if (!res.headersSent) res.writeHead(500).end();
-      else res.destroy();
-    });
-  });
+  const state = { draining: false };
+  const server = createServer(
+    {
+      headersTimeout: settings.headersTimeoutMs,
+      // Node's own bound on receiving a whole request, behind the body read limit below.
+      requestTimeout: settings.headersTimeoutMs + settings.bodyReadTimeoutMs + 1_000,
+      keepAliveTimeout: settings.keepAliveTimeoutMs,
+      // How often Node checks those two timeouts (its default, 30 s, would let them overrun).
+      connectionsCheckingInterval: Math.max(100, Math.min(1_000, settings.headersTimeoutMs / 4)),
+    },
+    (req, res) => {
+      open.add(res);
+      serve(handler, req, res, state, logger).catch((error: unknown) => {
+        logger.error("http response failed", {
+          error: error instanceof Error ? error.message : String(error),
+        });
+        if (!res.headersSent) res.writeHead(500).end();
+        else res.destroy();
+      });
+    },
+  );
   await listen(server, settings.port, settings.host);
   const { port } = server.address() as AddressInfo;
   const hostForUrl = settings.host.includes(":") ? `[${settings.host}]` : settings.host;
@@ -53,6 +84,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
     port,
     handler,
     close() {
+      state.draining = true;
       closing ??= shutdown(server, handler, open, options);
       return closing;
     },
@@ -77,6 +109,19 @@ class OpenResponses {
   }
 }
 
+/** Resolves with "idle" once `open` has no response left, or "timeout" after `ms`. */
+async function idleWithin(open: OpenResponses, ms: number): Promise<"idle" | "timeout"> {
+  let timer: NodeJS.Timeout | undefined;
+  const bound = new Promise<"timeout">((resolve) => {
+    timer = setTimeout(() => resolve("timeout"), ms);
+  });
+  try {
+    return await Promise.race([open.idle().then(() => "idle" as const), bound]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 async function shutdown(
   server: Server,
   handler: HttpHandlerPhases,
@@ -85,16 +130,22 @@ async function shutdown(
 ): Promise<void> {
   const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
   server.closeIdleConnections();
-  let timer: NodeJS.Timeout | undefined;
-  const grace = new Promise<"timeout">((resolve) => {
-    timer = setTimeout(() => resolve("timeout"), options.settings.shutdownGraceMs);
-  });
-  const outcome = await Promise.race([open.idle().then(() => "idle" as const), grace]);
-  clearTimeout(timer);
-  if (outcome === "timeout") {
-    options.logger.warn("shutdown grace period over; closing remaining connections", {
+  if ((await idleWithin(open, options.settings.shutdownGraceMs)) === "timeout") {
+    const cancelled = handler.cancelCalls(
+      new EvidentError(
+        "cancelled",
+        "The server is shutting down; retry the call (on another replica if any).",
+      ),
+    );
+    options.logger.warn("shutdown grace period over; cancelling the calls still running", {
       inFlight: open.count,
+      cancelled,
     });
+    if ((await idleWithin(open, HTTP_SHUTDOWN_CANCEL_MS)) === "timeout") {
+      options.logger.warn("closing connections whose calls did not answer their cancellation", {
+        inFlight: open.count,
+      });
+    }
   }
   server.closeAllConnections();
   await stopped;
@@ -116,10 +167,12 @@ async function serve(
   handler: HttpHandlerPhases,
   req: IncomingMessage,
   res: ServerResponse,
+  state: { readonly draining: boolean },
   logger: Logger,
 ): Promise<void> {
+  if (state.draining) return write(draining(), req, res, state, logger);
   const controller = new AbortController();
-  // The client went away before we answered: cancel the tool call it started.
+  // The client went away before we answered: its exchange (and only its) is abandoned.
   res.on("close", () => {
     if (!res.writableFinished) controller.abort();
   });
@@ -128,48 +181,61 @@ async function serve(
   const headers = toHeaders(req);
   // Header-level checks first: nothing is read from a request that will be refused.
   const admission = handler.admit(method, url.pathname, headers);
-  if (admission instanceof Response) return write(admission, req, res, logger);
-  let response: Response;
-  try {
-    let body: Buffer | undefined;
-    if (method === "POST") {
-      body = await readNodeBody(req, handler.maxBodyBytes);
-      if (body === undefined) {
-        admission.release();
-        res.shouldKeepAlive = false; // the rest of an oversize body is not read
-        return write(tooLarge(handler.maxBodyBytes), req, res, logger);
-      }
+  if (admission instanceof Response) return write(admission, req, res, state, logger);
+  let body: Buffer | undefined;
+  if (method === "POST") {
+    const read = await readNodeBody(req, handler.maxBodyBytes, handler.bodyReadTimeoutMs);
+    if (read === "too_large" || read === "timeout") {
+      const refusal =
+        read === "too_large" ? bodyTooLarge(handler.maxBodyBytes) : bodyTimedOut(handler.bodyReadTimeoutMs);
+      return write(admission.finish(refusal), req, res, state, logger);
     }
-    // The Host header was checked by `admit`; the URL's authority is not used past this point.
-    const request = new Request(`http://localhost${url.pathname}${url.search}`, {
-      method,
-      headers,
-      signal: controller.signal,
-      ...(body === undefined ? {} : { body }),
-    });
-    response = await handler.dispatch(request, body, admission);
-  } catch (error) {
-    admission.release();
-    throw error;
+    body = read;
   }
-  return write(response, req, res, logger);
+  if (state.draining) return write(admission.finish(draining()), req, res, state, logger);
+  const response = await handler.dispatch(admission, {
+    method,
+    path: `${url.pathname}${url.search}`,
+    headers,
+    body,
+    signal: controller.signal,
+  });
+  return write(response, req, res, state, logger);
+}
+
+/** The answer to any request that arrives once shutdown has begun. */
+function draining(): Response {
+  return new Response(
+    JSON.stringify({
+      error: { code: "overloaded", message: "The server is shutting down; retry elsewhere." },
+    }),
+    {
+      status: 503,
+      headers: { "content-type": "application/json", "retry-after": String(HTTP_RETRY_AFTER_SECONDS) },
+    },
+  );
 }
 
 async function write(
   response: Response,
   req: IncomingMessage,
   res: ServerResponse,
+  state: { readonly draining: boolean },
   logger: Logger,
 ): Promise<void> {
   const headers: Record<string, string> = {};
   response.headers.forEach((value, key) => {
-    headers[key] = value;
+    if (!HOP_BY_HOP.has(key)) headers[key] = value;
   });
+  // A request body we did not read whole, or a server going away: this connection ends here.
+  if (state.draining || !req.complete) res.shouldKeepAlive = false;
   res.writeHead(response.status, headers);
   if (response.body === null || req.method === "HEAD") {
     res.end();
     return;
   }
+  // An event stream is open from its first byte on: the client sees the call accepted.
+  if (response.headers.get("content-type")?.startsWith("text/event-stream")) res.flushHeaders();
   const body = Readable.fromWeb(response.body as import("node:stream/web").ReadableStream<Uint8Array>);
   body.on("error", (error) => {
     logger.debug("response stream error", { error: error.message });
@@ -185,25 +251,38 @@ function toHeaders(req: IncomingMessage): Headers {
   return headers;
 }
 
-/** Reads a Node request body within the cap; undefined when it is larger. */
-function readNodeBody(req: IncomingMessage, maxBytes: number): Promise<Buffer | undefined> {
+/** Reads a Node request body within the size cap and time limit. */
+function readNodeBody(
+  req: IncomingMessage,
+  maxBytes: number,
+  timeoutMs: number,
+): Promise<Buffer | "too_large" | "timeout"> {
   const declared = Number(req.headers["content-length"] ?? Number.NaN);
-  if (Number.isFinite(declared) && declared > maxBytes) return Promise.resolve(undefined);
+  if (Number.isFinite(declared) && declared > maxBytes) return Promise.resolve("too_large");
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let total = 0;
+    const stop = (outcome: Buffer | "too_large" | "timeout") => {
+      clearTimeout(timer);
+      req.off("data", onData);
+      req.off("end", onEnd);
+      req.off("error", onError);
+      if (typeof outcome === "string") req.pause();
+      resolve(outcome);
+    };
+    const timer = setTimeout(() => stop("timeout"), timeoutMs);
     const onData = (chunk: Buffer) => {
       total += chunk.length;
-      if (total > maxBytes) {
-        req.off("data", onData);
-        req.pause();
-        resolve(undefined);
-        return;
-      }
-      chunks.push(chunk);
+      if (total > maxBytes) stop("too_large");
+      else chunks.push(chunk);
+    };
+    const onEnd = () => stop(Buffer.concat(chunks));
+    const onError = (error: Error) => {
+      clearTimeout(timer);
+      reject(error);
     };
     req.on("data", onData);
-    req.once("end", () => resolve(Buffer.concat(chunks)));
-    req.once("error", reject);
+    req.once("end", onEnd);
+    req.once("error", onError);
   });
 }

@@ -6,20 +6,18 @@
  * ours: the registry turns bad arguments into an `invalid_arguments` tool result naming the
  * field, identically on every surface, instead of a protocol error worded by the SDK.
  */
-import { type CallToolResult, Server } from "@modelcontextprotocol/server";
+import { type CallToolResult, ProtocolError, ProtocolErrorCode, Server } from "@modelcontextprotocol/server";
 import { anySignal } from "../../core/abort.js";
 import type { Logger } from "../../core/logger.js";
 import type { ToolResult } from "../../core/result.js";
 import type { ToolRegistry } from "../../tools/registry.js";
 import type { ProgressUpdate } from "../../tools/tool.js";
 import { PACKAGE_VERSION } from "../version.js";
-import { CallCancellations } from "./cancellations.js";
+import type { TrackedCall } from "./http-calls.js";
 
 export interface McpServerOptions {
   readonly registry: ToolRegistry;
   readonly logger: Logger;
-  /** Lets the stateless HTTP layer cancel calls this instance runs (see cancellations.ts). */
-  readonly cancellations?: CallCancellations;
   /**
    * Also carry each result's structured data (`structuredContent`, and `outputSchema` in the
    * tool list). Off by default: some clients (Claude Code among them) give the model the
@@ -32,6 +30,8 @@ export interface McpServerOptions {
 export interface CallerInfo {
   /** Key that binds per-caller state (cursors): the stdio connection or the HTTP credential. */
   readonly caller: string;
+  /** Lets the stateless HTTP layer cancel the calls this instance runs (see http-calls.ts). */
+  readonly track?: (requestId: string | number) => TrackedCall;
 }
 
 export const SERVER_NAME = "evident";
@@ -66,6 +66,13 @@ export function createMcpServer(options: McpServerOptions, callerInfo: CallerInf
 
   server.setRequestHandler("tools/call", async (request, ctx) => {
     const { name, arguments: args } = request.params;
+    // The 2025-11-25 specification makes an unknown tool a protocol error, not a tool result.
+    if (registry.get(name) === undefined) {
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
+        `Unknown tool "${name}". Known tools: ${registry.names().join(", ")}.`,
+      );
+    }
     const progressToken = request.params._meta?.progressToken ?? ctx.mcpReq._meta?.progressToken;
     // Notifications are chained and awaited before the result goes out: a client drops progress
     // that arrives after the response it belongs to.
@@ -80,7 +87,7 @@ export function createMcpServer(options: McpServerOptions, callerInfo: CallerInf
               )
               .catch((error: unknown) => logger.debug("progress notification not delivered", { error }));
           };
-    const tracked = options.cancellations?.track(CallCancellations.key(callerInfo.caller, ctx.mcpReq.id));
+    const tracked = callerInfo.track?.(ctx.mcpReq.id);
     const linked = anySignal(
       tracked === undefined ? [ctx.mcpReq.signal] : [ctx.mcpReq.signal, tracked.signal],
     );

@@ -1,0 +1,178 @@
+/**
+ * Graceful shutdown of the HTTP server: nothing new is served once it begins (kept-alive
+ * connections included), in-flight calls finish within the grace period, and those still
+ * running at its end answer `cancelled` instead of being reset.
+ */
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { describe, it } from "node:test";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { z } from "zod";
+import { resolveHttpSettings } from "../../src/adapters/mcp/http-config.js";
+import { startHttpServer } from "../../src/adapters/mcp/http-server.js";
+import { HTTP_MIN_TOKEN_CHARS } from "../../src/core/limits.js";
+import { silentLogger } from "../../src/core/logger.js";
+import { success } from "../../src/core/result.js";
+import { defineTool } from "../../src/tools/tool.js";
+import { createTestRegistry, Gate } from "../fixtures/test-tools.js";
+import { headOf, legacyHeaders, RawSocket, raw, toolCall } from "./http-raw.js";
+
+const TOKEN = `${"t".repeat(HTTP_MIN_TOKEN_CHARS)}-secret`;
+
+async function connect(url: string) {
+  const client = new Client({ name: "evident-test", version: "1.0.0" });
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(url), {
+      requestInit: { headers: { authorization: `Bearer ${TOKEN}` } },
+    }),
+  );
+  return client;
+}
+
+function textOf(result: { content?: unknown }): string {
+  const [first] = (result.content ?? []) as Array<{ type: string; text?: string }>;
+  return first?.text ?? "";
+}
+
+/** The test registry plus `hold_more`, a second hold behind a gate of its own. */
+function registryWithTwoGates(gate: Gate, more: Gate) {
+  return createTestRegistry(gate).register(
+    defineTool({
+      name: "hold_more",
+      title: "Hold more",
+      description: "Waits until the test opens its second gate.",
+      inputSchema: z.strictObject({}),
+      outputSchema: z.object({}),
+      annotations: { readOnlyHint: true, openWorldHint: false },
+      handler: async (_input, context) => {
+        await more.wait(context.signal);
+        return success("released more", {});
+      },
+    }),
+  );
+}
+
+function request(method: string, path: string, body = ""): string {
+  const head = [
+    `${method} ${path} HTTP/1.1`,
+    "Host: 127.0.0.1",
+    ...Object.entries(legacyHeaders(TOKEN)).map(([name, value]) => `${name}: ${value}`),
+    `Content-Length: ${Buffer.byteLength(body)}`,
+  ];
+  return `${head.join("\r\n")}\r\n\r\n${body}`;
+}
+
+describe("HTTP graceful shutdown", () => {
+  it("stops accepting, lets the in-flight call finish, then closes", async () => {
+    const gate = new Gate();
+    const server = await startHttpServer({
+      registry: createTestRegistry(gate),
+      logger: silentLogger,
+      settings: resolveHttpSettings({ EVIDENT_AUTH_TOKEN: TOKEN, EVIDENT_HTTP_PORT: "0" }),
+    });
+    const client = await connect(server.url);
+    const held = client.callTool({ name: "hold", arguments: {} });
+    await gate.untilWaiting(1);
+    const closing = server.close();
+    await assert.rejects(
+      raw(server.url.replace("/mcp", "/healthz")),
+      /ECONNREFUSED|ECONNRESET|socket hang up/,
+    );
+    gate.open();
+    assert.equal(textOf(await held), "released");
+    await closing;
+    await client.close().catch(() => {});
+  });
+
+  it("defect 3: a request on a kept-alive connection after shutdown began gets 503 and Connection: close", async () => {
+    const gate = new Gate();
+    const more = new Gate();
+    const server = await startHttpServer({
+      registry: registryWithTwoGates(gate, more),
+      logger: silentLogger,
+      settings: resolveHttpSettings({ EVIDENT_AUTH_TOKEN: TOKEN, EVIDENT_HTTP_PORT: "0" }),
+    });
+    const socket = new RawSocket(server.port);
+    try {
+      // A call in flight on a kept-alive connection, and another one keeping the server draining.
+      socket.write(request("POST", "/mcp", toolCall(1, "hold")));
+      const other = raw(server.url, {
+        method: "POST",
+        headers: legacyHeaders(TOKEN),
+        body: toolCall(2, "hold_more"),
+      });
+      await gate.untilWaiting(1);
+      await more.untilWaiting(1);
+      const closing = server.close();
+      gate.open();
+      const first = await socket.until((text) => text.includes('"id":1'));
+      assert.equal(headOf(first).status, 200);
+      socket.clear();
+      socket.write(request("GET", "/healthz"));
+      const second = await socket.until((text) => text.includes("\r\n\r\n") && text.includes("}"));
+      const { status, headers } = headOf(second);
+      assert.equal(status, 503, second);
+      assert.equal(headers.connection, "close");
+      assert.equal(headers["retry-after"], "1");
+      await socket.untilClosed();
+      more.open();
+      assert.match((await other).body, /released more/);
+      await closing;
+    } finally {
+      socket.destroy();
+      gate.open();
+      more.open();
+    }
+  });
+
+  it("defect 3: calls still running when the grace period ends answer `cancelled`, not a reset", async () => {
+    const gate = new Gate();
+    const server = await startHttpServer({
+      registry: createTestRegistry(gate),
+      logger: silentLogger,
+      settings: resolveHttpSettings({
+        EVIDENT_AUTH_TOKEN: TOKEN,
+        EVIDENT_HTTP_PORT: "0",
+        EVIDENT_HTTP_SHUTDOWN_GRACE_MS: "50",
+      }),
+    });
+    const clients = await Promise.all([0, 1, 2].map(() => connect(server.url)));
+    const held = clients.map((client) => client.callTool({ name: "hold", arguments: {} }));
+    await gate.untilWaiting(3);
+    await server.close();
+    for (const result of await Promise.all(held)) {
+      assert.equal(result.isError, true);
+      const { error } = JSON.parse(textOf(result));
+      assert.equal(error.code, "cancelled");
+      assert.match(error.message, /shutting down/);
+    }
+    assert.equal(gate.cancelled, 3);
+    await Promise.all(clients.map((client) => client.close().catch(() => {})));
+  });
+
+  it("SIGTERM stops `evident mcp --transport http` with exit 0", async () => {
+    const child = spawn(
+      process.execPath,
+      ["--import", "tsx", "test/fixtures/test-cli.ts", "mcp", "--transport", "http"],
+      {
+        env: { ...process.env, EVIDENT_AUTH_TOKEN: TOKEN, EVIDENT_HTTP_PORT: "0" },
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
+    const url = await new Promise<string>((resolve, reject) => {
+      let err = "";
+      child.stderr.on("data", (chunk: Buffer) => {
+        err += chunk.toString();
+        const match = /listening on (\S+)/.exec(err);
+        if (match?.[1]) resolve(match[1]);
+      });
+      child.once("exit", () => reject(new Error(`exited early: ${err}`)));
+    });
+    const health = await raw(url.replace("/mcp", "/healthz"));
+    assert.equal(health.status, 200);
+    const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+    child.kill("SIGTERM");
+    assert.equal(await exited, 0);
+    await assert.rejects(raw(url.replace("/mcp", "/healthz")));
+  });
+});
