@@ -157,6 +157,8 @@ export const SUMMARY_PREVIEW_LINE_CHARS = 200;
 // Transports.
 // ---------------------------------------------------------------------------------------------
 
+/** Largest MCP message on stdio (one line); a longer one is skipped and answered with an error. */
+export const STDIO_MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
 export const HTTP_DEFAULT_HOST = "127.0.0.1";
 export const HTTP_DEFAULT_PORT = 8787;
 /** Shortest accepted bearer token. */

@@ -8,6 +8,7 @@ import { StdioServerTransport, serveStdio } from "@modelcontextprotocol/server/s
 import type { Logger } from "../../core/logger.js";
 import type { ToolRegistry } from "../../tools/registry.js";
 import { createMcpServer } from "./server.js";
+import { frameStdin } from "./stdio-framing.js";
 
 export interface StdioOptions {
   readonly registry: ToolRegistry;
@@ -27,7 +28,9 @@ export interface StdioHandle {
 
 export function startStdioServer(options: StdioOptions): StdioHandle {
   const caller = `stdio:${randomUUID()}`;
-  const transport = new StdioServerTransport(options.stdin, options.stdout);
+  const stdout = options.stdout ?? process.stdout;
+  const input = frameStdin(options.stdin ?? process.stdin, stdout, options.logger);
+  const transport = new StdioServerTransport(input.messages, stdout, { maxBufferSize: input.maxLineBytes });
   let resolveClosed: () => void = () => {};
   const closed = new Promise<void>((resolve) => {
     resolveClosed = resolve;
@@ -35,12 +38,13 @@ export function startStdioServer(options: StdioOptions): StdioHandle {
   // serveStdio owns the transport and sets its callbacks; wrap onclose after it does.
   const handle = serveStdio(() => createMcpServer(options, { caller }), {
     transport,
-    // A malformed line from the client is reported briefly; the SDK's message can be kilobytes.
+    // Malformed lines are answered by the framing; what still arrives here is reported briefly.
     onerror: (error) => options.logger.warn("stdio transport error", { error: error.message.slice(0, 200) }),
   });
   const previous = transport.onclose;
   transport.onclose = () => {
     previous?.();
+    input.stop();
     resolveClosed();
   };
   return {

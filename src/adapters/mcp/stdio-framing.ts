@@ -1,0 +1,131 @@
+/**
+ * The line framing of MCP over stdio, in front of the SDK's stdio transport, so that no input a
+ * client sends can end the server or go unanswered. The SDK's transport closes itself (and the
+ * server exits, with status 0) on a message over its buffer limit, and drops lines that are not
+ * JSON without a word. Here each line is bounded while it is read: a longer one is skipped to
+ * its end and answered with a JSON-RPC error, a line that is not JSON is answered -32700, JSON
+ * that is no JSON-RPC message (a batch included: stdio serves one message per line) -32600, and
+ * only well-formed messages reach the SDK, one line per chunk.
+ */
+import { PassThrough, type Readable, type Writable } from "node:stream";
+import { parseJSONRPCMessage } from "@modelcontextprotocol/server";
+import { STDIO_MAX_MESSAGE_BYTES } from "../../core/limits.js";
+import type { Logger } from "../../core/logger.js";
+
+const NEWLINE = 0x0a;
+const PARSE_ERROR = -32700;
+const INVALID_REQUEST = -32600;
+
+export interface FramedInput {
+  /** What the SDK transport reads: one well-formed message, newline-terminated, per chunk. */
+  readonly messages: Readable;
+  /** The largest chunk the SDK transport is handed, newline included (its buffer limit). */
+  readonly maxLineBytes: number;
+  /** Stops reading stdin (the connection is over). */
+  stop(): void;
+}
+
+export function frameStdin(
+  stdin: Readable,
+  stdout: Writable,
+  logger: Logger,
+  maxBytes = STDIO_MAX_MESSAGE_BYTES,
+): FramedInput {
+  // Object mode: each written line stays one chunk, never merged with the next.
+  const messages = new PassThrough({ objectMode: true });
+  let parts: Buffer[] = [];
+  let length = 0;
+  let skipping = false;
+
+  const reply = (id: string | number | null, code: number, message: string) => {
+    stdout.write(`${JSON.stringify({ jsonrpc: "2.0", id, error: { code, message } })}\n`);
+  };
+
+  const line = (bytes: Buffer) => {
+    const text = bytes.toString("utf8").replace(/\r$/, "");
+    if (text.trim() === "") return;
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      logger.warn("stdio: a line that is not JSON was answered with a parse error", { bytes: bytes.length });
+      reply(null, PARSE_ERROR, "Parse error: the line is not valid JSON.");
+      return;
+    }
+    try {
+      parseJSONRPCMessage(value);
+    } catch {
+      const id = idOf(value);
+      const what = Array.isArray(value)
+        ? "JSON-RPC batches are not supported over stdio; send one message per line."
+        : "Invalid Request: the line is not a JSON-RPC 2.0 message.";
+      logger.warn("stdio: an invalid message was answered with an error", { id });
+      reply(id, INVALID_REQUEST, what);
+      return;
+    }
+    // The bytes as read (a re-encoding could grow past the SDK's limit), one line per chunk.
+    messages.write(Buffer.concat([bytes, Buffer.from("\n")]));
+  };
+
+  const onData = (chunk: Buffer) => {
+    let start = 0;
+    while (start < chunk.length) {
+      const end = chunk.indexOf(NEWLINE, start);
+      const stop = end === -1 ? chunk.length : end;
+      if (!skipping) {
+        length += stop - start;
+        if (length > maxBytes) {
+          skipping = true;
+          parts = [];
+        } else {
+          parts.push(chunk.subarray(start, stop));
+        }
+      }
+      if (end === -1) break;
+      if (skipping) {
+        logger.warn("stdio: a message over the size limit was skipped and answered with an error", {
+          max_bytes: maxBytes,
+        });
+        reply(
+          null,
+          INVALID_REQUEST,
+          `Invalid Request: the message exceeds ${maxBytes} bytes and was not read; send smaller arguments.`,
+        );
+      } else {
+        line(Buffer.concat(parts, length));
+      }
+      parts = [];
+      length = 0;
+      skipping = false;
+      start = end + 1;
+    }
+  };
+
+  const end = () => {
+    if (!messages.writableEnded) messages.end();
+  };
+  const onError = (error: Error) => messages.destroy(error);
+  stdin.on("data", onData);
+  stdin.once("end", end);
+  stdin.once("close", end);
+  stdin.once("error", onError);
+  return {
+    messages,
+    maxLineBytes: maxBytes + 1,
+    stop() {
+      stdin.off("data", onData);
+      stdin.off("end", end);
+      stdin.off("close", end);
+      stdin.off("error", onError);
+      if (stdin.listenerCount("data") === 0) stdin.pause();
+      end();
+    },
+  };
+}
+
+/** The id of a message that failed validation, when it has a usable one. */
+function idOf(value: unknown): string | number | null {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return null;
+  const id = (value as { id?: unknown }).id;
+  return typeof id === "string" || typeof id === "number" ? id : null;
+}

@@ -1,0 +1,96 @@
+/**
+ * No line a client sends over stdio ends the server or goes unanswered: a message over the size
+ * limit, a line that is not JSON, JSON that is no JSON-RPC message and a batch each get a
+ * JSON-RPC error, and the next request is served as usual.
+ */
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { createInterface } from "node:readline";
+import { describe, it } from "node:test";
+import { STDIO_MAX_MESSAGE_BYTES } from "../../src/core/limits.js";
+
+interface Message {
+  id?: unknown;
+  result?: { content?: Array<{ text?: string }> };
+  error?: { code: number; message: string };
+}
+
+function startServer() {
+  const child = spawn(process.execPath, ["--import", "tsx", "test/fixtures/test-cli.ts", "mcp"], {
+    stdio: ["pipe", "pipe", "pipe"],
+  });
+  const received: Message[] = [];
+  let wake: () => void = () => {};
+  createInterface({ input: child.stdout }).on("line", (line) => {
+    received.push(JSON.parse(line));
+    wake();
+  });
+  let stderr = "";
+  child.stderr.on("data", (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  /** Resolves with the `count`-th message received (1-based) once it is there. */
+  const nth = async (count: number): Promise<Message> => {
+    while (received.length < count) await new Promise<void>((resolve) => (wake = resolve));
+    return received[count - 1] as Message;
+  };
+  const send = (text: string) => child.stdin.write(`${text}\n`);
+  return { child, received, nth, send, exited, stderr: () => stderr };
+}
+
+const initialize = JSON.stringify({
+  jsonrpc: "2.0",
+  id: 1,
+  method: "initialize",
+  params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } },
+});
+const echo = (id: number, text: string) =>
+  JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "echo", arguments: { text } } });
+
+describe("MCP stdio framing", () => {
+  it("defect 4: a message over the size limit is answered with an error and the server keeps serving", async () => {
+    const server = startServer();
+    server.send(initialize);
+    assert.equal((await server.nth(1)).id, 1);
+    server.send(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }));
+    // One line longer than the limit, written in pieces as a pipe delivers it.
+    server.send(echo(2, "x".repeat(STDIO_MAX_MESSAGE_BYTES + 1024)));
+    server.send(echo(3, "after"));
+    const tooLarge = await server.nth(2);
+    assert.equal(tooLarge.id, null);
+    assert.equal(tooLarge.error?.code, -32600);
+    assert.match(tooLarge.error?.message ?? "", new RegExp(`exceeds ${STDIO_MAX_MESSAGE_BYTES} bytes`));
+    const next = await server.nth(3);
+    assert.equal(next.id, 3);
+    assert.equal(next.result?.content?.[0]?.text, "after");
+    server.child.stdin.end();
+    assert.equal(await server.exited, 0);
+    assert.match(server.stderr(), /over the size limit/);
+  });
+
+  it("defect 4: invalid JSON gets -32700, a non-JSON-RPC object and a batch -32600, and serving goes on", async () => {
+    const server = startServer();
+    server.send(initialize);
+    await server.nth(1);
+    server.send(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }));
+    server.send("{not json");
+    server.send(JSON.stringify({ id: 9, hello: "world" }));
+    server.send(JSON.stringify([JSON.parse(echo(10, "a")), JSON.parse(echo(11, "b"))]));
+    server.send("");
+    server.send(echo(4, "still here"));
+    const parse = await server.nth(2);
+    assert.deepEqual([parse.id, parse.error?.code], [null, -32700]);
+    const invalid = await server.nth(3);
+    assert.deepEqual([invalid.id, invalid.error?.code], [9, -32600]);
+    const batch = await server.nth(4);
+    assert.deepEqual([batch.id, batch.error?.code], [null, -32600]);
+    assert.match(batch.error?.message ?? "", /batch/i);
+    const next = await server.nth(5);
+    assert.equal(next.id, 4);
+    assert.equal(next.result?.content?.[0]?.text, "still here");
+    assert.equal(server.received.length, 5, "the blank line got no answer");
+    server.child.stdin.end();
+    assert.equal(await server.exited, 0);
+  });
+});
