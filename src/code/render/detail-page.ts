@@ -12,7 +12,7 @@ import {
   MAX_DISPLAYED_OCCURRENCES,
 } from "../../core/limits.js";
 import type { Occurrence } from "../rg/events.js";
-import { fileRange, matchAt } from "../rg/match-table.js";
+import { keyAt, loadMatches, type MatchTable, matchAt } from "../rg/match-table.js";
 import { displayPath, type MatchSequence } from "../snapshots/sequence.js";
 import type { SnapshotData, SnapshotMatch } from "../snapshots/store.js";
 import type { FileStatus, PageSources } from "../source/page-sources.js";
@@ -80,10 +80,19 @@ export async function renderDetailPage(options: DetailOptions): Promise<DetailPa
   const changed = new Set<string>();
   const unverified = new Set<string>();
   const contextUnavailable = new Set<string>();
-  const matchLines = new Map<string, Set<number>>();
   let currentKey: string | undefined;
   let lastPrinted = 0;
   let position = options.offset;
+  await loadMatches(snapshot.matches, pagePositions(options));
+  const lineOf = new Map<number, number>();
+  const lineAt = (i: number) => {
+    let line = lineOf.get(i);
+    if (line === undefined) {
+      line = matchAt(snapshot.matches, i).line;
+      lineOf.set(i, line);
+    }
+    return line;
+  };
 
   for (; position < sequence.length && shown.length < options.maxMatches; position++) {
     const index = sequence.at(position);
@@ -98,7 +107,9 @@ export async function renderDetailPage(options: DetailOptions): Promise<DetailPa
     let printed = newFile ? 0 : lastPrinted;
     const rendered = renderMatch(match, index + 1, options.redact);
 
-    const isMatchLine = (line: number) => matchLinesOf(snapshot, match.path, matchLines).has(line);
+    const nearby =
+      lines === undefined ? undefined : nearbyMatchLines(snapshot.matches, index, options.context, lineAt);
+    const isMatchLine = (line: number) => nearby?.has(line) === true;
     const contextLine = (line: number) => {
       if (line > printed + 1 && printed > 0) block.push("    …");
       block.push(`    ${line}-  ${clip(lines?.[line - 1] ?? "", options.redact)}`);
@@ -165,15 +176,37 @@ function fileHeader(match: SnapshotMatch, status: FileStatus): string {
   return path;
 }
 
-function matchLinesOf(snapshot: SnapshotData, key: string, cache: Map<string, Set<number>>): Set<number> {
-  let lines = cache.get(key);
-  if (lines === undefined) {
-    lines = new Set();
-    // Matches are ordered by path, so this file's are one contiguous run.
-    const [from, to] = fileRange(snapshot.matches, key);
-    for (let i = from; i < to; i++) lines.add(matchAt(snapshot.matches, i).line);
-    cache.set(key, lines);
+/**
+ * The snapshot positions a page may read: those it can show (at most `maxMatches` from its
+ * offset) and, with context, the neighbours `isRetainedLine` looks at.
+ */
+function* pagePositions(options: DetailOptions): Generator<number> {
+  const { sequence, context } = options;
+  const last = Math.min(sequence.length, options.offset + options.maxMatches);
+  for (let position = options.offset; position < last; position++) {
+    const index = sequence.at(position);
+    const from = Math.max(0, index - context);
+    const to = Math.min(options.snapshot.matches.length, index + context + 1);
+    for (let i = from; i < to; i++) yield i;
   }
+}
+
+/**
+ * The retained matching lines of the file of the match at `index` that lie within `context`
+ * lines of it. A file's matches are contiguous and in increasing line order, one per line, so
+ * they are within `context` positions of `index`: only those are looked at.
+ */
+function nearbyMatchLines(
+  table: MatchTable,
+  index: number,
+  context: number,
+  lineAt: (position: number) => number,
+): Set<number> {
+  const key = keyAt(table, index);
+  const lines = new Set<number>();
+  const from = Math.max(0, index - context);
+  const to = Math.min(table.length, index + context + 1);
+  for (let i = from; i < to; i++) if (keyAt(table, i) === key) lines.add(lineAt(i));
   return lines;
 }
 

@@ -53,16 +53,16 @@ export function emptyResponse(
   return { text: `${text}\n`, data: baseData(snapshot, "empty", budget, request.redact, {}) };
 }
 
-export function summaryResponse(
+export async function summaryResponse(
   store: SnapshotStore,
   snapshot: SnapshotData,
   id: string,
   fileOffset: number,
   redact: boolean,
   budget: ContextBudget,
-): CodeSearchResponse {
+): Promise<CodeSearchResponse> {
   const frame = frameText(snapshot, budget);
-  const page = renderSummaryPage({
+  const page = await renderSummaryPage({
     snapshot,
     fileOffset,
     maxChars: Math.max(0, budget.targetChars - frame.length - PAGE_FRAME_RESERVE_CHARS),

@@ -11,7 +11,7 @@ import {
   SUMMARY_PREVIEW_LINES_PER_WINDOW,
   SUMMARY_PREVIEW_WINDOWS_PER_FILE,
 } from "../../core/limits.js";
-import { fileRange, matchAt } from "../rg/match-table.js";
+import { fileRange, loadMatches, matchAt } from "../rg/match-table.js";
 import { displayPath } from "../snapshots/sequence.js";
 import type { SnapshotData, SnapshotFile } from "../snapshots/store.js";
 import { printablePath, renderMatch } from "./detail-page.js";
@@ -32,7 +32,7 @@ export interface SummaryPage {
   readonly previewsOmitted: number;
 }
 
-export function renderSummaryPage(options: SummaryOptions): SummaryPage {
+export async function renderSummaryPage(options: SummaryOptions): Promise<SummaryPage> {
   const { snapshot, fileOffset } = options;
   const rows = snapshot.files.slice(fileOffset, fileOffset + SUMMARY_FILES_PER_PAGE);
   const end = fileOffset + rows.length;
@@ -46,6 +46,7 @@ export function renderSummaryPage(options: SummaryOptions): SummaryPage {
   ];
   let text = `${lines.join("\n")}\n`;
   const candidates = rows.slice(0, SUMMARY_PREVIEW_FILES);
+  await loadMatches(snapshot.matches, previewPositions(snapshot, candidates));
   let previewsShown = 0;
   const previews: string[] = [];
   for (const row of candidates) {
@@ -65,6 +66,15 @@ export function renderSummaryPage(options: SummaryOptions): SummaryPage {
     previewsShown,
     previewsOmitted: candidates.length - previewsShown,
   };
+}
+
+/** The positions previews may show: the first lines of each previewed file, as many as its windows hold. */
+function* previewPositions(snapshot: SnapshotData, rows: readonly SnapshotFile[]): Generator<number> {
+  for (const row of rows) {
+    const [from, to] = fileRange(snapshot.matches, row.key);
+    const last = Math.min(to, from + SUMMARY_PREVIEW_WINDOWS_PER_FILE * SUMMARY_PREVIEW_LINES_PER_WINDOW);
+    for (let i = from; i < last; i++) yield i;
+  }
 }
 
 function renderPreview(snapshot: SnapshotData, row: SnapshotFile, redact: boolean): string {

@@ -9,7 +9,9 @@
  * values).
  *
  * Both forms are plain data (typed arrays, strings, plain objects) so a store can serialize a
- * snapshot as it is; the functions below are the only way to read them.
+ * snapshot as it is; the functions below are the only way to read them. A third form, `paged`,
+ * is a snapshot read back from a shared store: it holds the per-file index, and its matches are
+ * fetched only for the positions a page asks for (`loadMatches`) before it reads them.
  */
 import { EvidentError } from "../../core/errors.js";
 import { fastMatch, fullMatch, type ParsedMatch } from "../rg/events.js";
@@ -37,7 +39,24 @@ export interface RawMatchTable {
   readonly runKeys: readonly string[];
 }
 
-export type MatchTable = ParsedMatchTable | RawMatchTable;
+/** Where a paged table's matches come from (a shared snapshot store). */
+export interface MatchSource {
+  /** Makes the matches at `positions` readable by `at`, fetching those not held yet. */
+  load(positions: Iterable<number>): Promise<void>;
+  /** A match `load` made readable, or undefined. */
+  at(position: number): ParsedMatch | undefined;
+}
+
+export interface PagedMatchTable {
+  readonly kind: "paged";
+  readonly length: number;
+  /** As in RawMatchTable: position of the first match of each file run, and each run's file. */
+  readonly runStarts: Uint32Array;
+  readonly runKeys: readonly string[];
+  readonly source: MatchSource;
+}
+
+export type MatchTable = ParsedMatchTable | RawMatchTable | PagedMatchTable;
 
 export function parsedTable(list: readonly ParsedMatch[]): ParsedMatchTable {
   return { kind: "parsed", length: list.length, list };
@@ -69,12 +88,33 @@ export function isMatchTable(value: unknown): value is MatchTable {
   );
 }
 
-/** The match at `position` (0-based), decoded from the protocol bytes when the table is raw. */
+/**
+ * Makes the matches at `positions` readable by `matchAt`. Only a paged table reads anything (the
+ * positions are then iterated, so pass a generator to skip the work for the other forms).
+ */
+export async function loadMatches(table: MatchTable, positions: Iterable<number>): Promise<void> {
+  if (table.kind === "paged") await table.source.load(positions);
+}
+
+/**
+ * The match at `position` (0-based), decoded from the protocol bytes when the table is raw. A
+ * paged table's match must have been loaded first (`loadMatches`).
+ */
 export function matchAt(table: MatchTable, position: number): ParsedMatch {
   if (position < 0 || position >= table.length) {
     throw new EvidentError("internal_error", `match position ${position} is outside the snapshot.`);
   }
   if (table.kind === "parsed") return table.list[position] as ParsedMatch;
+  if (table.kind === "paged") {
+    const match = table.source.at(position);
+    if (match === undefined) {
+      throw new EvidentError("internal_error", `match position ${position} was read before it was loaded.`);
+    }
+    if (match.path !== keyAt(table, position)) {
+      throw new EvidentError("internal_error", "a stored match names another file than its run.");
+    }
+    return match;
+  }
   const chunk = table.chunks[table.chunkOf[position] as number] as Uint8Array;
   const parsed = decodeEvent(chunk, table.starts[position] as number, table.ends[position] as number);
   const key = keyAt(table, position);
@@ -127,7 +167,7 @@ export function decodeEvent(bytes: Uint8Array, start: number, end: number): Pars
 }
 
 /** The run containing `position`: the last run start not after it. */
-function runIndex(table: RawMatchTable, position: number): number {
+function runIndex(table: RawMatchTable | PagedMatchTable, position: number): number {
   const starts = table.runStarts;
   let low = 0;
   let high = starts.length - 1;
