@@ -28,6 +28,7 @@ export const ERROR_CODES = [
   "forbidden",
   "payload_too_large",
   "overloaded",
+  "store_unavailable",
   "internal_error",
 ] as const;
 

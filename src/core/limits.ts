@@ -138,6 +138,18 @@ export const SNAPSHOT_STORE_MAX_BYTES = 128 * 1024 * 1024;
 export const SNAPSHOT_TOMBSTONES_MAX = 4_096;
 /** The same for the CLI's file store, where each tombstone is a small file in the cache dir. */
 export const SNAPSHOT_FILE_TOMBSTONES_MAX = 1_024;
+/**
+ * The shared (Redis) snapshot store: matches are stored in blocks of this many, so a page reads
+ * only the blocks it shows; Redis drops a snapshot no replica has swept this long after its time
+ * to live (or after twice the time to live, if longer).
+ */
+export const SNAPSHOT_BLOCK_MATCHES = 256;
+export const SHARED_STORE_EXPIRY_GRACE_MS = 60_000;
+/** Connecting to the shared store, and one command to it. */
+export const SHARED_STORE_CONNECT_TIMEOUT_MS = 3_000;
+export const SHARED_STORE_COMMAND_TIMEOUT_MS = 5_000;
+/** Shortest accepted EVIDENT_CURSOR_KEY (the secret replicas share to sign cursors). */
+export const CURSOR_KEY_MIN_CHARS = 32;
 /** Names read ahead of the metadata reads during enumeration before ripgrep is paused. */
 export const SCAN_PENDING_NAMES_MAX = 8_192;
 /** Largest current file read to show context lines. */

@@ -22,20 +22,47 @@ How to use it:
 - ignoreCase omitted means smart case (case-sensitive only if the pattern has capitals). wholeWord matches whole words. Hidden files are searched (hidden=false to skip them); .git internals and credential stores never are.
 - The text says when a result is partial (too many matches to keep), when files changed during or after the search, and when the search moved from "path" to the project root. redact=true masks credential-like values in what is shown (the search itself is unchanged).`;
 
+/** The shared snapshot store the environment asks for, or undefined (configuration_error if it is wrong). */
+async function sharedStore(env: ToolEnvironment) {
+  const { resolveRedisStoreSettings } = await import("../code/snapshots/redis-store/settings.js");
+  const settings = resolveRedisStoreSettings(env.env);
+  if (settings === undefined) return undefined;
+  const { RedisSnapshotStore } = await import("../code/snapshots/redis-store/store.js");
+  return new RedisSnapshotStore({ settings, logger: env.logger });
+}
+
+/**
+ * For servers at startup: refuses a wrong EVIDENT_SNAPSHOT_STORE or EVIDENT_CURSOR_KEY
+ * (`configuration_error`) and an unreachable store (`store_unavailable`), so a replica that
+ * could not share its cursors does not start serving.
+ */
+export async function checkSnapshotStore(env: ToolEnvironment): Promise<void> {
+  const store = await sharedStore(env);
+  if (store === undefined) return;
+  try {
+    await store.check();
+  } finally {
+    await store.close();
+  }
+}
+
 export function createCodeSearchTool(env: ToolEnvironment) {
   let service: Promise<CodeSearchService> | undefined;
   const load = () => {
     service ??= (async () => {
       const { CodeSearchService } = await import("../code/service.js");
-      // One-shot surfaces keep snapshots on disk so the next process can continue a cursor.
+      // A shared store (EVIDENT_SNAPSHOT_STORE) serves every surface; otherwise one-shot
+      // surfaces keep snapshots on disk so the next process can continue a cursor.
+      const shared = await sharedStore(env);
       const store =
-        env.snapshots === "persistent"
+        shared ??
+        (env.snapshots === "persistent"
           ? new (await import("../code/snapshots/file-store/store.js")).FileSnapshotStore({
               env: env.env,
               cwd: env.cwd,
               logger: env.logger,
             })
-          : undefined;
+          : undefined);
       return new CodeSearchService({
         cwd: env.cwd,
         env: env.env,
@@ -55,7 +82,11 @@ export function createCodeSearchTool(env: ToolEnvironment) {
     outputSchema: codeSearchOutputSchema,
     annotations: { readOnlyHint: true, openWorldHint: false, idempotentHint: false },
     handler: async (input, context) => {
-      const instance = await load();
+      const instance = await load().catch((error: unknown) => {
+        // Not remembered: the next call tries again (and says again what is wrong).
+        service = undefined;
+        throw error;
+      });
       let matches = 0;
       let ticks = 0;
       let interval: NodeJS.Timeout | undefined;

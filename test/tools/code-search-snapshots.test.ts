@@ -1,6 +1,7 @@
 /**
  * `snapshots` in the tool environment picks where code_search keeps results behind cursors:
- * "persistent" (the CLI's tool commands) survives the registry, the default memory does not.
+ * "persistent" (the CLI's tool commands) survives the registry, the default memory does not;
+ * EVIDENT_SNAPSHOT_STORE (a real redis-server here) overrides both, on every surface.
  */
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
@@ -13,6 +14,7 @@ import { createCodeSearchTool } from "../../src/tools/code-search.js";
 import { ToolRegistry } from "../../src/tools/registry.js";
 import type { ToolEnvironment } from "../../src/tools/tool.js";
 import { makeTree, removeTree } from "../code/helpers.js";
+import { startRedis } from "../servers/services.js";
 
 describe("code_search snapshots by surface", () => {
   let root: string;
@@ -69,5 +71,46 @@ describe("code_search snapshots by surface", () => {
     assert.equal(result.isError, false, result.text);
     assert.equal((result.data as { cursor?: string }).cursor, undefined);
     assert.equal(existsSync(cache), false);
+  });
+
+  it("G06: EVIDENT_SNAPSHOT_STORE continues a cursor in another registry, on any surface", async () => {
+    const redis = await startRedis();
+    try {
+      const env = {
+        PATH: process.env.PATH,
+        EVIDENT_SNAPSHOT_STORE: redis.url,
+        EVIDENT_CURSOR_KEY: "0123456789abcdef".repeat(4),
+      };
+      const cache = join(base, "not-used");
+      const first = await call({ env: { ...env, EVIDENT_CACHE_DIR: cache } }, { pattern: "needle" });
+      assert.equal(first.isError, false, first.text);
+      const cursor = (first.data as { cursor?: string }).cursor as string;
+      const next = await call({ snapshots: "persistent", env }, { cursor, paths: ["f4.ts"] });
+      assert.equal(next.isError, false, next.text);
+      assert.equal((next.data as { matches: unknown[] }).matches.length, 5);
+      assert.equal(existsSync(cache), false);
+
+      await redis.stop();
+      const down = await call({ env }, { cursor });
+      assert.equal(down.isError && down.error.code, "store_unavailable");
+      // Nothing is silently kept per process instead: a new search says so too.
+      const search = await call({ env }, { pattern: "needle" });
+      assert.equal(search.isError && search.error.code, "store_unavailable");
+    } finally {
+      await redis.stop();
+    }
+  });
+
+  it("a wrong shared-store setting is configuration_error on every call, naming the variable", async () => {
+    for (const env of [
+      { EVIDENT_SNAPSHOT_STORE: "127.0.0.1:6379", EVIDENT_CURSOR_KEY: "k".repeat(40) },
+      { EVIDENT_SNAPSHOT_STORE: "redis://127.0.0.1:1" },
+    ]) {
+      for (let i = 0; i < 2; i++) {
+        const result = await call({ env: { PATH: process.env.PATH, ...env } }, { pattern: "needle" });
+        assert.equal(result.isError && result.error.code, "configuration_error");
+        assert.match(result.text, /EVIDENT_SNAPSHOT_STORE|EVIDENT_CURSOR_KEY/);
+      }
+    }
   });
 });

@@ -142,6 +142,13 @@ async function runMcp(
   if (transport !== "stdio" && transport !== "http") {
     return fail(io, usageError(`--transport must be stdio or http, got "${transport}".`, "transport"));
   }
+  try {
+    // A server whose shared snapshot store is wrong or unreachable refuses to start.
+    const { checkSnapshotStore } = await import("../../tools/code-search.js");
+    await checkSnapshotStore({ cwd: io.cwd, env: io.env, logger });
+  } catch (error) {
+    return fail(io, error);
+  }
   if (transport === "http") {
     let settings: ReturnType<typeof resolveHttpSettings>;
     try {

@@ -1,7 +1,7 @@
 /**
- * The contract every SnapshotStore implementation passes (the memory store and the CLI's file
- * store now; a store shared by several replicas later runs the same cases). Implementation-specific behaviour, such as how
- * eviction picks a victim, is tested next to each implementation.
+ * The contract every SnapshotStore implementation passes: the memory store, the CLI's file store
+ * and the Redis store shared by replicas. Implementation-specific behaviour, such as how eviction
+ * picks a victim, is tested next to each implementation.
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
@@ -148,7 +148,7 @@ export function snapshotStoreContract(
       await store.close();
     });
 
-    it("close drops every snapshot", async () => {
+    it("after close, no snapshot is served", async () => {
       const store = fresh();
       const id = await store.put("a", snapshotData());
       await store.close();

@@ -1,0 +1,322 @@
+/**
+ * How a snapshot is laid out in the shared store: one header (the per-file index and everything
+ * but the matching lines) and the matches in blocks of SNAPSHOT_BLOCK_MATCHES, each compressed,
+ * so a page reads the header and only the blocks it shows. A raw table's block keeps ripgrep's
+ * own event lines (decoded by the same decoder as in memory when a page shows them); a parsed
+ * table's block keeps its matches as JSON lines. Paths are written once, in the header.
+ *
+ * Every stored value starts with an HMAC bound to its snapshot id and field, so a value that was
+ * altered, or moved from another snapshot or another deployment, is refused, never shown.
+ */
+import { createHmac, timingSafeEqual } from "node:crypto";
+import { promisify } from "node:util";
+import { deflateRaw, inflateRawSync } from "node:zlib";
+import { EvidentError } from "../../../core/errors.js";
+import { SNAPSHOT_BLOCK_MATCHES } from "../../../core/limits.js";
+import type { SearchQuery } from "../../request.js";
+import type { Revision } from "../../revisions/scan.js";
+import type { PartialReason } from "../../rg/content-search.js";
+import type { ParsedMatch } from "../../rg/events.js";
+import {
+  decodeEvent,
+  type MatchSource,
+  type MatchTable,
+  type PagedMatchTable,
+} from "../../rg/match-table.js";
+import { displayPath } from "../sequence.js";
+import type { SnapshotData, SnapshotFile } from "../store.js";
+
+const deflate = promisify(deflateRaw);
+const VERSION = 1;
+const MAC_BYTES = 16;
+
+export const HEADER_FIELD = "h";
+export const blockField = (block: number) => `b${block}`;
+export const selectionField = (signature: string) => `s${signature}`;
+
+/** Block contents: ripgrep event lines, or JSON-encoded ParsedMatch lines. */
+type BlockForm = "events" | "json";
+
+/** The header as stored (JSON): paths once, everything else by index into them. */
+interface StoredHeader {
+  readonly v: number;
+  readonly query: SearchQuery;
+  readonly requestedRoot: string;
+  readonly effectiveRoot: string;
+  readonly expanded: boolean;
+  readonly rgCwd: string;
+  readonly totalOccurrences: number;
+  readonly partialReason: PartialReason | null;
+  readonly searchErrors: number;
+  readonly bytes: number;
+  readonly reusable: boolean;
+  readonly length: number;
+  readonly form: BlockForm;
+  readonly blockMatches: number;
+  readonly paths: string[];
+  /** Ranked files: [path index, matches, occurrences]. */
+  readonly files: [number, number, number][];
+  /** File runs in position order: [path index, number of matches]. */
+  readonly runs: [number, number][];
+  /** Trusted revisions: [path index, size, mtimeNs, ctimeNs, ino, dev]. */
+  readonly trusted: [number, string, string, string, string, string][];
+}
+
+export interface EncodedSnapshot {
+  /** Field name -> stored value (MAC included). */
+  readonly fields: ReadonlyMap<string, Buffer>;
+  readonly bytes: number;
+  readonly matches: number;
+}
+
+export function mac(key: Buffer, id: string, field: string, payload: Buffer): Buffer {
+  return createHmac("sha256", key)
+    .update(`${id}\0${field}\0`)
+    .update(payload)
+    .digest()
+    .subarray(0, MAC_BYTES);
+}
+
+export function seal(key: Buffer, id: string, field: string, payload: Buffer): Buffer {
+  return Buffer.concat([mac(key, id, field, payload), payload]);
+}
+
+/** The payload of a sealed value, or undefined when its MAC does not hold. */
+export function unseal(key: Buffer, id: string, field: string, value: Buffer): Buffer | undefined {
+  if (value.length < MAC_BYTES) return undefined;
+  const payload = value.subarray(MAC_BYTES);
+  return timingSafeEqual(value.subarray(0, MAC_BYTES), mac(key, id, field, payload)) ? payload : undefined;
+}
+
+/** A caller as stored: a keyed digest, so Redis never holds the caller key (or a credential). */
+export function ownerOf(key: Buffer, caller: string): string {
+  return createHmac("sha256", key).update(`caller\0${caller}`).digest().subarray(0, 16).toString("hex");
+}
+
+export async function encodeSnapshot(key: Buffer, id: string, data: SnapshotData): Promise<EncodedSnapshot> {
+  const table = data.matches;
+  if (table.kind === "paged") throw new Error("a paged snapshot is stored already");
+  const paths: string[] = [];
+  const pathIndex = new Map<string, number>();
+  const indexOf = (path: string) => {
+    let index = pathIndex.get(path);
+    if (index === undefined) {
+      index = paths.length;
+      paths.push(path);
+      pathIndex.set(path, index);
+    }
+    return index;
+  };
+  const runs = runsOf(table).map(([path, count]): [number, number] => [indexOf(path), count]);
+  const header: StoredHeader = {
+    v: VERSION,
+    query: data.query,
+    requestedRoot: data.requestedRoot,
+    effectiveRoot: data.effectiveRoot,
+    expanded: data.expanded,
+    rgCwd: data.rgCwd,
+    totalOccurrences: data.totalOccurrences,
+    partialReason: data.partialReason ?? null,
+    searchErrors: data.searchErrors,
+    bytes: data.bytes,
+    reusable: data.reusable,
+    length: table.length,
+    form: table.kind === "raw" ? "events" : "json",
+    blockMatches: SNAPSHOT_BLOCK_MATCHES,
+    paths,
+    files: data.files.map((f) => [indexOf(f.key), f.matches, f.occurrences]),
+    runs,
+    trusted: Object.entries(data.trustedRevisions).map(([path, r]) => [
+      indexOf(path),
+      r.size,
+      r.mtimeNs,
+      r.ctimeNs,
+      r.ino,
+      r.dev,
+    ]),
+  };
+  const plain: Array<[string, Buffer]> = [[HEADER_FIELD, Buffer.from(JSON.stringify(header))]];
+  for (let block = 0; block * SNAPSHOT_BLOCK_MATCHES < table.length; block++) {
+    const from = block * SNAPSHOT_BLOCK_MATCHES;
+    const to = Math.min(table.length, from + SNAPSHOT_BLOCK_MATCHES);
+    plain.push([blockField(block), blockBytes(table, from, to)]);
+  }
+  // Compressed on the thread pool, all blocks at once: a large snapshot does not stall the loop.
+  const packed = await Promise.all(plain.map(([, bytes]) => deflate(bytes)));
+  const fields = new Map<string, Buffer>();
+  let bytes = 0;
+  plain.forEach(([field], i) => {
+    const value = seal(key, id, field, packed[i] as Buffer);
+    fields.set(field, value);
+    bytes += field.length + value.length;
+  });
+  return { fields, bytes, matches: table.length };
+}
+
+/** The header read back, as a snapshot whose matches come from `source` block by block. */
+export function decodeHeader(
+  key: Buffer,
+  id: string,
+  value: Buffer,
+  readBlocks: (fields: string[]) => Promise<Array<Buffer | null>>,
+): SnapshotData | undefined {
+  const payload = unseal(key, id, HEADER_FIELD, value);
+  if (payload === undefined) return undefined;
+  let header: StoredHeader;
+  try {
+    header = JSON.parse(inflateRawSync(payload).toString("utf8")) as StoredHeader;
+  } catch {
+    return undefined;
+  }
+  if (header.v !== VERSION) return undefined;
+  const { paths } = header;
+  const path = (index: number) => paths[index] as string;
+  const runStarts = new Uint32Array(header.runs.length);
+  let position = 0;
+  header.runs.forEach(([, count], i) => {
+    runStarts[i] = position;
+    position += count;
+  });
+  const trustedRevisions: Record<string, Revision> = {};
+  for (const [index, size, mtimeNs, ctimeNs, ino, dev] of header.trusted) {
+    trustedRevisions[path(index)] = { size, mtimeNs, ctimeNs, ino, dev };
+  }
+  const files: SnapshotFile[] = header.files.map(([index, matches, occurrences]) => ({
+    path: displayPath(path(index)),
+    key: path(index),
+    matches,
+    occurrences,
+  }));
+  const matches: PagedMatchTable = {
+    kind: "paged",
+    length: header.length,
+    runStarts,
+    runKeys: header.runs.map(([index]) => path(index)),
+    source: new StoredBlocks(key, id, header.form, header.blockMatches, readBlocks),
+  };
+  return {
+    query: header.query,
+    requestedRoot: header.requestedRoot,
+    effectiveRoot: header.effectiveRoot,
+    expanded: header.expanded,
+    rgCwd: header.rgCwd,
+    matches,
+    files,
+    totalOccurrences: header.totalOccurrences,
+    trustedRevisions,
+    partialReason: header.partialReason ?? undefined,
+    searchErrors: header.searchErrors,
+    bytes: header.bytes,
+    reusable: header.reusable,
+  };
+}
+
+/** A snapshot that went away between its header and a block (another replica evicted it). */
+export function goneWhileReading(): EvidentError {
+  return new EvidentError(
+    "cursor_expired",
+    "This cursor's result was evicted while the page was read; run the search again for current results.",
+    { details: { field: "cursor" } },
+  );
+}
+
+export function damaged(): EvidentError {
+  return new EvidentError(
+    "cursor_expired",
+    "The stored result for this cursor failed its integrity check; run the search again.",
+    { details: { field: "cursor" } },
+  );
+}
+
+interface Block {
+  readonly bytes: Buffer;
+  /** Line boundaries within `bytes`: line i is [starts[i], starts[i + 1] - 1). */
+  readonly starts: Uint32Array;
+}
+
+/** The matches of a stored snapshot, fetched a block at a time and kept for this page. */
+class StoredBlocks implements MatchSource {
+  readonly #blocks = new Map<number, Block>();
+
+  constructor(
+    private readonly key: Buffer,
+    private readonly id: string,
+    private readonly form: BlockForm,
+    private readonly blockMatches: number,
+    private readonly read: (fields: string[]) => Promise<Array<Buffer | null>>,
+  ) {}
+
+  async load(positions: Iterable<number>): Promise<void> {
+    const wanted = new Set<number>();
+    for (const position of positions) {
+      const block = Math.floor(position / this.blockMatches);
+      if (!this.#blocks.has(block)) wanted.add(block);
+    }
+    if (wanted.size === 0) return;
+    const numbers = [...wanted].sort((a, b) => a - b);
+    const values = await this.read(numbers.map(blockField));
+    numbers.forEach((block, i) => {
+      const value = values[i];
+      if (value === null || value === undefined) throw goneWhileReading();
+      const payload = unseal(this.key, this.id, blockField(block), value);
+      if (payload === undefined) throw damaged();
+      let bytes: Buffer;
+      try {
+        bytes = inflateRawSync(payload);
+      } catch {
+        throw damaged();
+      }
+      this.#blocks.set(block, { bytes, starts: lineStarts(bytes) });
+    });
+  }
+
+  at(position: number): ParsedMatch | undefined {
+    const block = this.#blocks.get(Math.floor(position / this.blockMatches));
+    if (block === undefined) return undefined;
+    const line = position % this.blockMatches;
+    if (line + 1 >= block.starts.length) return undefined;
+    const start = block.starts[line] as number;
+    const end = (block.starts[line + 1] as number) - 1;
+    if (this.form === "events") return decodeEvent(block.bytes, start, end);
+    return JSON.parse(block.bytes.toString("utf8", start, end)) as ParsedMatch;
+  }
+}
+
+/** Offsets where each LF-terminated line starts, plus the end of the last one. */
+function lineStarts(bytes: Buffer): Uint32Array {
+  const starts = [0];
+  for (let at = bytes.indexOf("\n"); at !== -1; at = bytes.indexOf("\n", at + 1)) starts.push(at + 1);
+  return Uint32Array.from(starts);
+}
+
+/** One block's lines: each match's protocol event (raw) or JSON (parsed), LF-terminated. */
+function blockBytes(table: Exclude<MatchTable, PagedMatchTable>, from: number, to: number): Buffer {
+  const parts: Uint8Array[] = [];
+  const newline = Buffer.from("\n");
+  for (let position = from; position < to; position++) {
+    if (table.kind === "raw") {
+      const chunk = table.chunks[table.chunkOf[position] as number] as Uint8Array;
+      parts.push(chunk.subarray(table.starts[position] as number, table.ends[position] as number), newline);
+    } else {
+      parts.push(Buffer.from(JSON.stringify(table.list[position])), newline);
+    }
+  }
+  return Buffer.concat(parts);
+}
+
+/** File runs in position order: [path, number of matches]. */
+function runsOf(table: Exclude<MatchTable, PagedMatchTable>): Array<[string, number]> {
+  if (table.kind === "raw") {
+    return table.runKeys.map((key, i) => {
+      const end = i + 1 < table.runStarts.length ? (table.runStarts[i + 1] as number) : table.length;
+      return [key, end - (table.runStarts[i] as number)];
+    });
+  }
+  const runs: Array<[string, number]> = [];
+  for (const match of table.list) {
+    const last = runs[runs.length - 1];
+    if (last !== undefined && last[0] === match.path) last[1]++;
+    else runs.push([match.path, 1]);
+  }
+  return runs;
+}

@@ -1,0 +1,146 @@
+/**
+ * The shared store's bookkeeping, as Lua scripts so that each step is atomic across replicas:
+ * admitting a snapshot (sweeping timed-out ones, evicting the least recently used beyond the
+ * count and byte bounds), touching one on use, releasing one, and remembering a selection.
+ *
+ * Keys, under the deployment's namespace N (see settings.ts):
+ *   N:index       ZSET  id -> use sequence (least recently used first)
+ *   N:meta        HASH  id -> "<last use ms> <stored bytes> <owner>"
+ *   N:seq         counter giving the use sequence
+ *   N:gone        HASH  id -> "<owner> <reason>" (tombstones: released, evicted, timed out)
+ *   N:gone-order  ZSET  id -> sequence, trimmed to the tombstone bound
+ *   N:s:<id>      HASH  the snapshot: header, blocks, selections (see format.ts)
+ * Times are the replicas' clocks (milliseconds), compared against a 30-minute time to live.
+ * Scripts touch the snapshot hashes by name, so the store needs one Redis (or a primary with
+ * replicas), not a Redis Cluster.
+ */
+
+/** KEYS[1..5] of every script; ARGV[1] is the snapshot key prefix, ARGV[2] the tombstone bound. */
+const COMMON = `
+local index, meta, seq, gone, goneOrder = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
+local prefix, maxTombstones = ARGV[1], tonumber(ARGV[2])
+
+local function parse(value)
+  local used, size, owner = string.match(value, '^(%d+) (%d+) (%x+)$')
+  return tonumber(used), tonumber(size), owner
+end
+
+local function drop(id, owner, reason)
+  redis.call('DEL', prefix .. id)
+  redis.call('HDEL', meta, id)
+  redis.call('ZREM', index, id)
+  redis.call('HSET', gone, id, owner .. ' ' .. reason)
+  redis.call('ZADD', goneOrder, redis.call('INCR', seq), id)
+  local extra = redis.call('ZCARD', goneOrder) - maxTombstones
+  if extra > 0 then
+    local oldest = redis.call('ZRANGE', goneOrder, 0, extra - 1)
+    redis.call('ZREMRANGEBYRANK', goneOrder, 0, extra - 1)
+    for _, old in ipairs(oldest) do redis.call('HDEL', gone, old) end
+  end
+end
+`;
+
+/**
+ * ARGV: prefix, maxTombstones, id, owner, now, ttl, expiry, maxCount, maxBytes, size, then
+ * field/value pairs. Writes the snapshot, then evicts; the new snapshot itself is never evicted.
+ */
+export const ADMIT = `${COMMON}
+local id, owner, now, ttl, expiry = ARGV[3], ARGV[4], tonumber(ARGV[5]), tonumber(ARGV[6]), ARGV[7]
+local maxCount, maxBytes, size = tonumber(ARGV[8]), tonumber(ARGV[9]), tonumber(ARGV[10])
+for i = 11, #ARGV, 2 do redis.call('HSET', prefix .. id, ARGV[i], ARGV[i + 1]) end
+redis.call('PEXPIRE', prefix .. id, expiry)
+
+local sizes, total = {}, size
+local entries = redis.call('HGETALL', meta)
+for i = 1, #entries, 2 do
+  local used, bytes, holder = parse(entries[i + 1])
+  if used == nil then
+    redis.call('HDEL', meta, entries[i])
+  elseif now - used > ttl then
+    drop(entries[i], holder, 'timed out')
+  else
+    sizes[entries[i]] = bytes
+    total = total + bytes
+  end
+end
+redis.call('HSET', meta, id, ARGV[5] .. ' ' .. ARGV[10] .. ' ' .. owner)
+redis.call('ZADD', index, redis.call('INCR', seq), id)
+
+local count = redis.call('ZCARD', index)
+if count > maxCount or total > maxBytes then
+  for _, old in ipairs(redis.call('ZRANGE', index, 0, -1)) do
+    if (count <= maxCount and total <= maxBytes) or old == id then break end
+    local value = redis.call('HGET', meta, old)
+    if value then
+      local _, bytes, holder = parse(value)
+      drop(old, holder, 'evicted')
+      total = total - bytes
+    else
+      redis.call('ZREM', index, old)
+    end
+    count = count - 1
+  end
+end
+return 'ok'
+`;
+
+/**
+ * ARGV: prefix, maxTombstones, id, owner, now, ttl, expiry. Returns {"ok", header}, {"expired",
+ * reason} or {"missing"}; another owner's snapshot is "missing", exactly like an unknown id.
+ */
+export const TOUCH = `${COMMON}
+local id, owner, now, ttl, expiry = ARGV[3], ARGV[4], tonumber(ARGV[5]), tonumber(ARGV[6]), ARGV[7]
+local value = redis.call('HGET', meta, id)
+if not value then
+  local tombstone = redis.call('HGET', gone, id)
+  if tombstone then
+    local holder, reason = string.match(tombstone, '^(%x+) (.+)$')
+    if holder == owner then return {'expired', reason} end
+  end
+  return {'missing'}
+end
+local used, size, holder = parse(value)
+if holder ~= owner then return {'missing'} end
+if now - used > ttl then
+  drop(id, holder, 'timed out')
+  return {'expired', 'timed out'}
+end
+local header = redis.call('HGET', prefix .. id, 'h')
+if not header then
+  -- Redis dropped the data itself (its own expiry or memory policy): the cursor has expired.
+  drop(id, holder, 'evicted')
+  return {'expired', 'evicted'}
+end
+redis.call('HSET', meta, id, ARGV[5] .. ' ' .. size .. ' ' .. holder)
+redis.call('ZADD', index, redis.call('INCR', seq), id)
+redis.call('PEXPIRE', prefix .. id, expiry)
+return {'ok', header}
+`;
+
+/** ARGV: prefix, maxTombstones, id, owner. Releases the owner's snapshot; others are untouched. */
+export const RELEASE = `${COMMON}
+local id, owner = ARGV[3], ARGV[4]
+local value = redis.call('HGET', meta, id)
+if value then
+  local _, _, holder = parse(value)
+  if holder == owner then drop(id, holder, 'released') end
+end
+return 'ok'
+`;
+
+/**
+ * ARGV: prefix, maxTombstones, id, owner, field, value (value empty: read). Stores a selection
+ * once, counting its bytes toward the bounds, or reads it; only for the snapshot's owner.
+ */
+export const SELECTION = `${COMMON}
+local id, owner, field, stored = ARGV[3], ARGV[4], ARGV[5], ARGV[6]
+local value = redis.call('HGET', meta, id)
+if not value then return false end
+local used, size, holder = parse(value)
+if holder ~= owner or redis.call('EXISTS', prefix .. id) == 0 then return false end
+if stored == '' then return redis.call('HGET', prefix .. id, field) or false end
+if redis.call('HSETNX', prefix .. id, field, stored) == 1 then
+  redis.call('HSET', meta, id, used .. ' ' .. (size + #field + #stored) .. ' ' .. holder)
+end
+return 'ok'
+`;

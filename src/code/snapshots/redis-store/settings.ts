@@ -1,0 +1,103 @@
+/**
+ * Which snapshot store the environment asks for. `EVIDENT_SNAPSHOT_STORE=redis://...` (or
+ * `rediss://` for TLS) selects the shared Redis store, so that every replica of a server can
+ * continue every cursor; it then needs `EVIDENT_CURSOR_KEY`, the secret every replica shares,
+ * from which the cursor MAC key, the stored data's MAC key and the key namespace are derived.
+ * A bad value refuses to start rather than falling back to a per-process store.
+ */
+import { hkdfSync } from "node:crypto";
+import { EvidentError } from "../../../core/errors.js";
+import { CURSOR_KEY_MIN_CHARS } from "../../../core/limits.js";
+import { CURSOR_KEY_BYTES } from "../cursor-codec.js";
+
+export const STORE_VARIABLE = "EVIDENT_SNAPSHOT_STORE";
+export const KEY_VARIABLE = "EVIDENT_CURSOR_KEY";
+
+export interface SharedStoreKeys {
+  /** Signs cursors. */
+  readonly cursor: Buffer;
+  /** Signs stored snapshot data and digests callers. */
+  readonly data: Buffer;
+  /** Names this deployment's keys in Redis (replicas sharing the secret share it). */
+  readonly namespace: string;
+}
+
+export interface RedisStoreSettings {
+  /** The URL as configured (it may hold a password: never log or show it). */
+  readonly url: string;
+  /** The URL without credentials, for messages. */
+  readonly shownUrl: string;
+  /** The password in the URL, if any, so messages can scrub it. */
+  readonly password: string | undefined;
+  readonly keys: SharedStoreKeys;
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/** The Redis store's settings, or undefined when the environment asks for none. */
+export function resolveRedisStoreSettings(env: Env): RedisStoreSettings | undefined {
+  const raw = env[STORE_VARIABLE]?.trim() ?? "";
+  if (raw === "" || raw === "memory") return undefined;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw misconfigured(
+      STORE_VARIABLE,
+      `${STORE_VARIABLE} is not a URL; use redis://host:6379 (or rediss:// for TLS).`,
+    );
+  }
+  if (url.protocol !== "redis:" && url.protocol !== "rediss:") {
+    throw misconfigured(
+      STORE_VARIABLE,
+      `${STORE_VARIABLE} must be a redis:// or rediss:// URL (or "memory"), got the scheme "${url.protocol}".`,
+    );
+  }
+  if (url.hostname === "") {
+    throw misconfigured(STORE_VARIABLE, `${STORE_VARIABLE} names no host; use redis://host:6379.`);
+  }
+  const password = url.password === "" ? undefined : decodeURIComponent(url.password);
+  const shown = new URL(url.href);
+  shown.username = "";
+  shown.password = "";
+  return { url: raw, shownUrl: shown.href, password, keys: deriveKeys(cursorSecret(env)) };
+}
+
+/** The shared secret, refused when it cannot be what the operator meant. */
+function cursorSecret(env: Env): string {
+  const secret = env[KEY_VARIABLE];
+  const advice =
+    `set ${KEY_VARIABLE} to the same random secret of at least ${CURSOR_KEY_MIN_CHARS} characters on every ` +
+    "replica (for example `openssl rand -hex 32`)";
+  if (secret === undefined || secret === "") {
+    throw misconfigured(
+      KEY_VARIABLE,
+      `A shared snapshot store (${STORE_VARIABLE}) needs a cursor key every replica shares: ${advice}.`,
+    );
+  }
+  if (secret.trim() !== secret) {
+    throw misconfigured(
+      KEY_VARIABLE,
+      `${KEY_VARIABLE} starts or ends with whitespace (a secret file's trailing newline?); ${advice}.`,
+    );
+  }
+  if (secret.length < CURSOR_KEY_MIN_CHARS) {
+    throw misconfigured(KEY_VARIABLE, `${KEY_VARIABLE} is ${secret.length} characters long; ${advice}.`);
+  }
+  return secret;
+}
+
+/** Independent keys for independent uses, all from the one shared secret. */
+export function deriveKeys(secret: string | Buffer): SharedStoreKeys {
+  const derive = (info: string, bytes: number) =>
+    Buffer.from(hkdfSync("sha256", secret, "evident shared snapshot store", info, bytes));
+  return {
+    cursor: derive("cursor mac", CURSOR_KEY_BYTES),
+    data: derive("data mac", CURSOR_KEY_BYTES),
+    namespace: derive("namespace", 8).toString("hex"),
+  };
+}
+
+function misconfigured(key: string, message: string): EvidentError {
+  return new EvidentError("configuration_error", message, { details: { key } });
+}
