@@ -7,6 +7,7 @@ import { createHttpHandler as createAdapterHandler, type HttpHandler } from "./a
 import { structuredFromEnv } from "./adapters/mcp/structured.js";
 import { createStderrLogger, type Logger, secretsFromEnv } from "./core/logger.js";
 import { createProductRegistry } from "./tools/product.js";
+import { resolveServerRoot } from "./tools/project-root.js";
 
 export type { HttpHandler } from "./adapters/mcp/http-handler.js";
 export {
@@ -50,7 +51,10 @@ export function createHttpHandler(options: HttpHandlerOptions = {}): HttpHandler
   const settings = resolveHttpSettings(env);
   const structured = structuredFromEnv(env);
   const logger = options.logger ?? createStderrLogger({ level: "warn", secrets: secretsFromEnv(env) });
-  const registry = createProductRegistry({ cwd: options.cwd ?? process.cwd(), env, logger });
+  const cwd = process.cwd();
+  // An explicit `cwd` is the operator's project directory; otherwise the same rule as `evident mcp`.
+  const root = resolveServerRoot({ flag: options.cwd, env, cwd });
+  const registry = createProductRegistry({ cwd: options.cwd ?? cwd, env, logger, root });
   const handler = createAdapterHandler({ registry, logger, settings, structured });
   return {
     ...handler,

@@ -113,6 +113,8 @@ export const codeSearchOutputSchema = z.object({
   status: z.enum(["complete", "partial"]),
   view: z.enum(["empty", "details", "summary"]),
   pattern: z.string(),
+  /** Absolute path of the project root searched (added by the tool, which resolves it). */
+  projectRoot: z.string().optional(),
   requestedRoot: z.string(),
   effectiveRoot: z.string(),
   expanded: z.boolean(),

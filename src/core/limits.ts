@@ -130,6 +130,8 @@ export const BUDGET_CRITICAL_TOKENS = 500;
 /** Remaining-context fractions that select the tiers: above 40% full, 12%..40% tight, below critical. */
 export const BUDGET_TIGHT_BELOW_REMAINING = 0.4;
 export const BUDGET_CRITICAL_BELOW_REMAINING = 0.12;
+/** How long an MCP client has to answer roots/list before the server's own root is used. */
+export const ROOTS_LIST_TIMEOUT_MS = 5_000;
 /** Progress notifications start once a search has run this long. */
 export const PROGRESS_AFTER_MS = 1_000;
 /** All snapshots of one store together; least recently used ones are evicted beyond it. */

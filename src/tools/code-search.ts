@@ -10,6 +10,7 @@ import { codeSearchInputSchema, codeSearchOutputSchema } from "../code/schema.js
 import type { CodeSearchService } from "../code/service.js";
 import { PROGRESS_AFTER_MS, PROGRESS_INTERVAL_MS } from "../core/limits.js";
 import { success } from "../core/result.js";
+import { type ProjectRoot, rootForCall } from "./project-root.js";
 import { defineTool, type ToolEnvironment } from "./tool.js";
 
 const DESCRIPTION = `Search the project's files with ripgrep and get bounded, exact evidence: every matching line keeps its path, line number, columns and a stable index [n], and nothing is silently dropped.
@@ -20,7 +21,17 @@ How to use it:
 - Narrow a search with "path" (a file or directory; default the project root), "glob" (e.g. "*.ts" or ["src/**"]) and "exclude" (e.g. "dist"). If "path" has no match the project root is searched too, unless scope="strict".
 - "mode": "matches" always returns matching lines (one page); "summary" always returns the ranked file list. "limit" sets matches per page and also returns lines directly. "context" adds up to 20 surrounding lines from the current file, only when it is unchanged since the search.
 - ignoreCase omitted means smart case (case-sensitive only if the pattern has capitals). wholeWord matches whole words. Hidden files are searched (hidden=false to skip them); .git internals and credential stores never are.
-- The text says when a result is partial (too many matches to keep), when files changed during or after the search, and when the search moved from "path" to the project root. redact=true masks credential-like values in what is shown (the search itself is unchanged).`;
+- The text says when a result is partial (too many matches to keep), when files changed during or after the search, and when the search moved from "path" to the project root. redact=true masks credential-like values in what is shown (the search itself is unchanged).
+- Every result starts with the project root it searched.`;
+
+/** The description, naming the root when the surface fixed one. */
+function describe(env: ToolEnvironment): string {
+  const root = env.root ?? { path: env.cwd, origin: "host" };
+  if ("error" in root) return `${DESCRIPTION}\nProject root: not set (${root.error.message})`;
+  const origin =
+    root.origin === "host" || root.origin === "working directory" ? "" : ` (from ${root.origin})`;
+  return `${DESCRIPTION}\nProject root: ${root.path}${origin}, unless the client names its roots (MCP roots), whose first one is searched.`;
+}
 
 /** The shared snapshot store the environment asks for, or undefined (configuration_error if it is wrong). */
 async function sharedStore(env: ToolEnvironment) {
@@ -47,9 +58,12 @@ export async function checkSnapshotStore(env: ToolEnvironment): Promise<void> {
 }
 
 export function createCodeSearchTool(env: ToolEnvironment) {
-  let service: Promise<CodeSearchService> | undefined;
-  const load = () => {
-    service ??= (async () => {
+  // One service per root searched: a surface has one, unless its client changes its roots.
+  const services = new Map<string, Promise<CodeSearchService>>();
+  const load = (root: ProjectRoot) => {
+    let service = services.get(root.path);
+    if (service !== undefined) return service;
+    service = (async () => {
       const { CodeSearchService } = await import("../code/service.js");
       // A shared store (EVIDENT_SNAPSHOT_STORE) serves every surface; otherwise one-shot
       // surfaces keep snapshots on disk so the next process can continue a cursor.
@@ -59,12 +73,12 @@ export function createCodeSearchTool(env: ToolEnvironment) {
         (env.snapshots === "persistent"
           ? new (await import("../code/snapshots/file-store/store.js")).FileSnapshotStore({
               env: env.env,
-              cwd: env.cwd,
+              cwd: root.path,
               logger: env.logger,
             })
           : undefined);
       return new CodeSearchService({
-        cwd: env.cwd,
+        cwd: root.path,
         env: env.env,
         logger: env.logger,
         store,
@@ -72,19 +86,21 @@ export function createCodeSearchTool(env: ToolEnvironment) {
         ...(env.snapshots === "persistent" ? {} : { prestart: {} }),
       });
     })();
+    services.set(root.path, service);
     return service;
   };
   return defineTool({
     name: "code_search",
     title: "Code search",
-    description: DESCRIPTION,
+    description: describe(env),
     inputSchema: codeSearchInputSchema,
     outputSchema: codeSearchOutputSchema,
     annotations: { readOnlyHint: true, openWorldHint: false, idempotentHint: false },
     handler: async (input, context) => {
-      const instance = await load().catch((error: unknown) => {
+      const root = rootForCall(env.root ?? { path: env.cwd, origin: "host" }, context.clientRoots);
+      const instance = await load(root).catch((error: unknown) => {
         // Not remembered: the next call tries again (and says again what is wrong).
-        service = undefined;
+        services.delete(root.path);
         throw error;
       });
       let matches = 0;
@@ -110,16 +126,19 @@ export function createCodeSearchTool(env: ToolEnvironment) {
             matches = count;
           },
         });
-        return success(result.text, result.data);
+        return success(`Project root: ${root.path}\n${result.text}`, {
+          ...result.data,
+          projectRoot: root.path,
+        });
       } finally {
         clearTimeout(start);
         clearInterval(interval);
       }
     },
     close: async () => {
-      if (service === undefined) return;
-      const instance = await service.catch(() => undefined);
-      await instance?.close();
+      const all = [...services.values()];
+      services.clear();
+      await Promise.all(all.map(async (service) => (await service.catch(() => undefined))?.close()));
     },
   });
 }

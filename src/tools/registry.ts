@@ -80,6 +80,7 @@ export class ToolRegistry {
       logger: context.logger ?? silentLogger,
       caller: context.caller ?? "anonymous",
       ...(context.contextUsage === undefined ? {} : { contextUsage: context.contextUsage }),
+      ...(context.clientRoots === undefined ? {} : { clientRoots: context.clientRoots }),
     };
     try {
       const input = parseArguments(tool.inputSchema, rawArguments);

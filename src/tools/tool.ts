@@ -6,6 +6,7 @@ import type { z } from "zod";
 import type { ContextUsage, ProgressUpdate } from "../core/context.js";
 import type { Logger } from "../core/logger.js";
 import type { ToolSuccess } from "../core/result.js";
+import type { RootSetting } from "./project-root.js";
 
 export type { ContextUsage, ProgressUpdate } from "../core/context.js";
 
@@ -21,6 +22,8 @@ export interface ToolContext {
    */
   readonly caller: string;
   readonly contextUsage?: ContextUsage;
+  /** The client's root directories (MCP roots), when it offers them; code_search searches the first. */
+  readonly clientRoots?: readonly string[];
 }
 
 export interface ToolAnnotations {
@@ -68,4 +71,9 @@ export interface ToolEnvironment {
    * live in a private cache directory (`EVIDENT_CACHE_DIR`).
    */
   readonly snapshots?: "memory" | "persistent";
+  /**
+   * The project root code_search searches, as the surface resolved it (tools/project-root.ts),
+   * or why there is none. Default: `cwd`, which the host states (Pi, the SDK, a shell).
+   */
+  readonly root?: RootSetting;
 }

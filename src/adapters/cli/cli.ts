@@ -7,6 +7,7 @@
 import { userInfo } from "node:os";
 import { type ErrorPayload, EvidentError } from "../../core/errors.js";
 import { createStderrLogger, type Logger, parseLogLevel, secretsFromEnv } from "../../core/logger.js";
+import { type RootSetting, resolveServerRoot } from "../../tools/project-root.js";
 import type { ToolRegistry } from "../../tools/registry.js";
 import { resolveHttpSettings } from "../mcp/http-config.js";
 import { structuredFromEnv } from "../mcp/structured.js";
@@ -31,6 +32,8 @@ export interface CliOptions {
   readonly createRegistry: (
     logger: Logger,
     surface: "command" | "server",
+    /** A server's project root (`--root`, EVIDENT_ROOT, its cwd); tool commands use the shell's cwd. */
+    root?: RootSetting,
   ) => ToolRegistry | Promise<ToolRegistry>;
   /** Cancellation from outside (SIGINT); also stops `evident mcp`. */
   readonly signal?: AbortSignal;
@@ -116,6 +119,7 @@ async function runMcp(
   logger: Logger,
 ): Promise<number> {
   let transport = io.env.EVIDENT_TRANSPORT ?? "stdio";
+  let rootFlag: string | undefined;
   let structured: boolean;
   try {
     structured = structuredFromEnv(io.env);
@@ -135,6 +139,14 @@ async function runMcp(
       i += 1;
     } else if (token.startsWith("--transport=")) {
       transport = token.slice("--transport=".length);
+    } else if (token === "--root") {
+      rootFlag = rest[i + 1];
+      i += 1;
+      if (rootFlag === undefined || rootFlag === "") {
+        return fail(io, usageError("--root needs a directory.", "root"));
+      }
+    } else if (token.startsWith("--root=")) {
+      rootFlag = token.slice("--root=".length);
     } else {
       return fail(io, usageError(`Unknown option "${token}" for evident mcp.`, token));
     }
@@ -149,6 +161,9 @@ async function runMcp(
   } catch (error) {
     return fail(io, error);
   }
+  // A bad or refused root does not stop the server: code_search calls explain it (tools stay listed).
+  const root = resolveServerRoot({ flag: rootFlag, env: io.env, cwd: io.cwd });
+  if ("error" in root) logger.warn(root.error.message);
   if (transport === "http") {
     let settings: ReturnType<typeof resolveHttpSettings>;
     try {
@@ -156,7 +171,7 @@ async function runMcp(
     } catch (error) {
       return fail(io, error);
     }
-    const registry = await options.createRegistry(logger, "server");
+    const registry = await options.createRegistry(logger, "server", root);
     const { startHttpServer } = await import("../mcp/http-server.js");
     const server = await startHttpServer({ registry, logger, settings, structured });
     const info = createStderrLogger({ level: "info", write: (line) => io.stderr.write(line) });
@@ -170,7 +185,7 @@ async function runMcp(
     await server.close();
     return EXIT_OK;
   }
-  const registry = await options.createRegistry(logger, "server");
+  const registry = await options.createRegistry(logger, "server", root);
   const { startStdioServer } = await import("../mcp/stdio.js");
   const handle = startStdioServer({ registry, logger, structured });
   await Promise.race([handle.closed, waitForAbort(options.signal)]);
@@ -238,9 +253,12 @@ function usage(): string {
 
 function mcpHelp(): string {
   return [
-    "Usage: evident mcp [--transport stdio|http] [--structured]",
+    "Usage: evident mcp [--transport stdio|http] [--root DIR] [--structured]",
     "",
     "stdio (default): MCP over standard input/output; logs go to stderr.",
+    "--root DIR (or EVIDENT_ROOT=DIR): the project directory code_search searches. Without it, the",
+    "  client's MCP roots (its first root) when it offers them, else the directory the server was",
+    "  started in; never / or the home directory itself (code_search then says how to set it).",
     "--structured (or EVIDENT_MCP_STRUCTURED=true): also send each result's structured data",
     "  (structuredContent, with outputSchema in the tool list), for programmatic clients. Off by",
     "  default: some clients show the model that JSON instead of the text, and the text is what",

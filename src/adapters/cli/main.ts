@@ -23,12 +23,13 @@ const code = await runCli(
   {
     signal: controller.signal,
     // A tool command is one process per call: its cursors must outlive it (MCP keeps memory).
-    createRegistry: (logger, surface) =>
+    createRegistry: (logger, surface, root) =>
       createProductRegistry({
         cwd: process.cwd(),
         env: process.env,
         logger,
         snapshots: surface === "command" ? "persistent" : "memory",
+        ...(root === undefined ? {} : { root }),
       }),
   },
 );

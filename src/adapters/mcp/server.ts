@@ -13,6 +13,7 @@ import type { ToolResult } from "../../core/result.js";
 import type { ToolRegistry } from "../../tools/registry.js";
 import type { ProgressUpdate } from "../../tools/tool.js";
 import { PACKAGE_VERSION } from "../version.js";
+import { ClientRoots } from "./client-roots.js";
 import type { TrackedCall } from "./http-calls.js";
 
 export interface McpServerOptions {
@@ -49,6 +50,7 @@ export function createMcpServer(options: McpServerOptions, callerInfo: CallerInf
     { name: SERVER_NAME, version: PACKAGE_VERSION },
     { capabilities: { tools: {} }, instructions: INSTRUCTIONS },
   );
+  const roots = new ClientRoots(server, logger);
 
   server.setRequestHandler("tools/list", async () => ({
     tools: registry.list().map((tool) => ({
@@ -92,10 +94,12 @@ export function createMcpServer(options: McpServerOptions, callerInfo: CallerInf
       tracked === undefined ? [ctx.mcpReq.signal] : [ctx.mcpReq.signal, tracked.signal],
     );
     try {
+      const clientRoots = await roots.current();
       const result = await registry.call(name, args, {
         signal: linked.signal,
         logger,
         caller: callerInfo.caller,
+        ...(clientRoots === undefined ? {} : { clientRoots }),
         ...(progress === undefined ? {} : { progress }),
       });
       await delivered;

@@ -58,48 +58,54 @@ export default function evidentExtension(pi: ExtensionAPI): void {
     ctx.ui.setStatus(STATUS_KEY, line);
   };
 
-  for (const tool of listing.list()) {
-    pi.registerTool({
-      name: tool.name,
-      label: tool.title,
-      description: tool.description,
-      // The registry's JSON Schema of the tool's zod input; Pi accepts plain JSON Schema.
-      parameters: tool.inputSchema as never,
-      async execute(_toolCallId, params, signal, onUpdate, ctx) {
-        const result = await registryFor(ctx.cwd).call(tool.name, params, {
-          caller,
-          logger: silentLogger,
-          ...(signal === undefined ? {} : { signal }),
-          progress: (update: ProgressUpdate) =>
-            onUpdate?.({ content: [{ type: "text", text: progressText(update) }], details: undefined }),
-          ...contextUsage(ctx),
-        });
-        // Pi marks a thrown call as an error result whose text is the message: the error payload.
-        if (result.isError) throw new Error(result.text);
-        facts = recordResult(facts, tool.name, params, result.data);
-        await showFacts(ctx);
-        return { content: [{ type: "text", text: result.text }], details: result.data };
-      },
-      renderCall: (args, theme) => renderCall(tool.name, args, theme),
-      renderResult: (result, options, theme, context) =>
-        renderResult(
-          tool.name,
-          result,
-          { expanded: options.expanded, isPartial: options.isPartial, isError: context.isError },
-          theme,
-          schemas,
-        ),
-    });
-  }
+  // Registered at load from the process's directory, and again for the session's own
+  // directory once it starts, so code_search's description names the root it searches.
+  const registerTools = (registry: ToolRegistry) => {
+    for (const tool of registry.list()) {
+      pi.registerTool({
+        name: tool.name,
+        label: tool.title,
+        description: tool.description,
+        // The registry's JSON Schema of the tool's zod input; Pi accepts plain JSON Schema.
+        parameters: tool.inputSchema as never,
+        async execute(_toolCallId, params, signal, onUpdate, ctx) {
+          const result = await registryFor(ctx.cwd).call(tool.name, params, {
+            caller,
+            logger: silentLogger,
+            ...(signal === undefined ? {} : { signal }),
+            progress: (update: ProgressUpdate) =>
+              onUpdate?.({ content: [{ type: "text", text: progressText(update) }], details: undefined }),
+            ...contextUsage(ctx),
+          });
+          // Pi marks a thrown call as an error result whose text is the message: the error payload.
+          if (result.isError) throw new Error(result.text);
+          facts = recordResult(facts, tool.name, params, result.data);
+          await showFacts(ctx);
+          return { content: [{ type: "text", text: result.text }], details: result.data };
+        },
+        renderCall: (args, theme) => renderCall(tool.name, args, theme),
+        renderResult: (result, options, theme, context) =>
+          renderResult(
+            tool.name,
+            result,
+            { expanded: options.expanded, isPartial: options.isPartial, isError: context.isError },
+            theme,
+            schemas,
+          ),
+      });
+    }
+  };
+  registerTools(listing);
 
   pi.registerShortcut(SETTINGS_SHORTCUT, {
     description: "evident: see configured providers, enter an API key",
     handler: (ctx) => openSettingsPanel(ctx, env),
   });
 
-  pi.on("session_start", () => {
+  pi.on("session_start", (_event, ctx) => {
     // The locale is read again for each session, so an edited config file takes effect.
     locale = undefined;
+    if (ctx.cwd !== process.cwd()) registerTools(registryFor(ctx.cwd));
   });
   pi.on("session_shutdown", async (_event, ctx) => {
     ctx.ui.setStatus(STATUS_KEY, undefined);

@@ -1,0 +1,164 @@
+/**
+ * Which directory code_search searches when an MCP client launches `evident mcp`: the client's
+ * roots when it offers them (and again after it says they changed), else `--root` /
+ * EVIDENT_ROOT, else the directory it was started in, but never `/` or the home directory
+ * itself without a setting. Real server processes, the official SDK client.
+ */
+import assert from "node:assert/strict";
+import { mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { after, describe, it } from "node:test";
+import { pathToFileURL } from "node:url";
+import { Client } from "@modelcontextprotocol/client";
+import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import { resolveServerRoot, rootsFromUris } from "../../src/tools/project-root.js";
+import { treesRemovedAfter } from "../code/helpers.js";
+
+const CLI = resolve(import.meta.dirname, "../../dist/adapters/cli/main.js");
+const tree = treesRemovedAfter(after);
+
+interface Session {
+  client: Client;
+  search(pattern: string): Promise<{ isError: boolean; text: string }>;
+  description(): Promise<string>;
+}
+
+async function withServer(
+  options: { cwd: string; args?: string[]; env?: Record<string, string>; roots?: string[][] },
+  body: (session: Session, setRoots: (next: string[]) => Promise<void>) => Promise<void>,
+) {
+  let roots = options.roots?.[0];
+  const client = new Client(
+    { name: "roots-test", version: "1.0.0" },
+    roots === undefined ? {} : { capabilities: { roots: { listChanged: true } } },
+  );
+  if (roots !== undefined) {
+    client.setRequestHandler("roots/list", async () => ({
+      roots: (roots ?? []).map((dir) => ({ uri: pathToFileURL(dir).href, name: dir })),
+    }));
+  }
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [CLI, "mcp", ...(options.args ?? [])],
+    cwd: options.cwd,
+    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/root", ...options.env },
+    stderr: "pipe",
+  });
+  await client.connect(transport);
+  const session: Session = {
+    client,
+    async search(pattern) {
+      const result = await client.callTool({ name: "code_search", arguments: { pattern } });
+      const text = (result.content as Array<{ text: string }>).map((part) => part.text).join("");
+      return { isError: result.isError === true, text };
+    },
+    async description() {
+      const { tools } = await client.listTools();
+      return tools.find((tool) => tool.name === "code_search")?.description ?? "";
+    },
+  };
+  try {
+    await body(session, async (next) => {
+      roots = next;
+      await client.sendRootsListChanged();
+    });
+  } finally {
+    await client.close();
+  }
+}
+
+describe("code_search's project root", () => {
+  it("--root and EVIDENT_ROOT name it; the description and every result say which", async () => {
+    const project = realpathSync(await tree({ "a.txt": "needle in project\n" }));
+    const elsewhere = await tree({ "b.txt": "needle elsewhere\n" });
+    for (const setting of [{ args: ["--root", project] }, { env: { EVIDENT_ROOT: project } }]) {
+      await withServer({ cwd: elsewhere, ...setting }, async (session) => {
+        assert.match(
+          await session.description(),
+          new RegExp(`Project root: ${project} \\(from (--root|EVIDENT_ROOT)\\)`),
+        );
+        const result = await session.search("needle");
+        assert.equal(result.isError, false);
+        assert.ok(result.text.startsWith(`Project root: ${project}\n`), result.text);
+        assert.match(result.text, /a\.txt/);
+        assert.doesNotMatch(result.text, /b\.txt/);
+      });
+    }
+  });
+
+  it("refuses / and the home directory itself without a setting, saying how to set it", async () => {
+    const home = realpathSync(await tree({ "c.txt": "needle at home\n" }));
+    for (const [cwd, env] of [
+      ["/", {}],
+      [home, { HOME: home }],
+    ] as const) {
+      await withServer({ cwd, env }, async (session) => {
+        const { tools } = await session.client.listTools();
+        assert.deepEqual(
+          tools.map((tool) => tool.name),
+          ["web_search", "web_read", "code_search"],
+          "tools stay listed",
+        );
+        const result = await session.search("needle");
+        assert.equal(result.isError, true);
+        const error = JSON.parse(result.text).error;
+        assert.equal(error.code, "configuration_error");
+        assert.match(error.message, /--root DIR.*EVIDENT_ROOT=DIR/);
+      });
+    }
+    // An explicit setting may name the home directory.
+    await withServer({ cwd: "/", env: { HOME: home }, args: ["--root", home] }, async (session) => {
+      assert.equal((await session.search("needle")).isError, false);
+    });
+    // A root that is not a directory is a configuration error too.
+    await withServer({ cwd: home, args: ["--root", join(home, "missing")] }, async (session) => {
+      const result = await session.search("needle");
+      assert.equal(JSON.parse(result.text).error.code, "configuration_error");
+      assert.match(JSON.parse(result.text).error.message, /not a directory/);
+    });
+  });
+
+  it("follows the client's roots, and their change, over the server's own root", async () => {
+    const first = realpathSync(await tree({ "first.txt": "needle one\n" }));
+    const second = realpathSync(await tree({ "second.txt": "needle two\n" }));
+    const started = await tree({ "started.txt": "needle started\n" });
+    await withServer({ cwd: started, roots: [[first, second]] }, async (session, setRoots) => {
+      const one = await session.search("needle");
+      assert.ok(one.text.startsWith(`Project root: ${first}\n`), one.text);
+      assert.match(one.text, /first\.txt/);
+      await setRoots([second]);
+      // The change notification is handled before the next request on the same connection.
+      const two = await session.search("needle");
+      assert.ok(two.text.startsWith(`Project root: ${second}\n`), two.text);
+      assert.match(two.text, /second\.txt/);
+    });
+    // Started in / but the client names its roots: no refusal.
+    await withServer({ cwd: "/", roots: [[first]] }, async (session) => {
+      const result = await session.search("needle");
+      assert.equal(result.isError, false);
+      assert.match(result.text, /first\.txt/);
+    });
+  });
+
+  it("keeps only local file roots, in the client's order", () => {
+    assert.deepEqual(rootsFromUris(["https://example.com/x", "file:///srv/a", "file:///srv/b%20c"]), [
+      "/srv/a",
+      "/srv/b c",
+    ]);
+    const dir = mkdtempSync(join(tmpdir(), "evident-root-"));
+    try {
+      assert.deepEqual(resolveServerRoot({ env: {}, cwd: dir, home: "/nonexistent-home" }), {
+        path: dir,
+        origin: "working directory",
+      });
+      assert.ok("error" in resolveServerRoot({ env: {}, cwd: dir, home: dir }));
+      assert.deepEqual(resolveServerRoot({ env: { EVIDENT_ROOT: "." }, cwd: dir, home: dir }), {
+        path: dir,
+        origin: "EVIDENT_ROOT",
+      });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
