@@ -7,7 +7,8 @@
  * `configuration_error` naming the bad key or variable, which every tool call then reports, so
  * a broken configuration never hides a tool.
  */
-import { statSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join } from "node:path";
@@ -119,6 +120,51 @@ export const READ_ADAPTERS: ReadonlySet<AdapterName> = new Set([
   "mcp",
 ]);
 
+/** Whether a provider can serve web_search: by adapter, a keyed Jina, an `mcp` binding with search. */
+export function canSearch(spec: Pick<ProviderSpec, "adapter" | "options">): boolean {
+  if (spec.adapter === "mcp") return spec.options.search !== undefined || spec.options.preset !== undefined;
+  if (spec.adapter === "jina") return spec.options.apiKey !== undefined;
+  return SEARCH_ADAPTERS.has(spec.adapter);
+}
+
+/** Whether a provider can serve web_read. */
+export function canRead(spec: Pick<ProviderSpec, "adapter" | "options">): boolean {
+  if (spec.adapter === "mcp") return spec.options.read !== undefined || spec.options.preset !== undefined;
+  return READ_ADAPTERS.has(spec.adapter);
+}
+
+/**
+ * The search-capable provider ids configured now, read cheaply for a tool description (no
+ * schema, no adapter module): the keyless default, the environment's providers and presets, and
+ * the file's entries. Advisory: calls still go through the full, validated configuration.
+ */
+export function searchProviderIdsHint(env: Env): string[] {
+  const ids = new Set<string>([KEYLESS_SEARCH_PROVIDER]);
+  try {
+    for (const spec of envProviders(env, [])) if (canSearch(spec)) ids.add(spec.id);
+  } catch {
+    // A bad variable is reported by every call; the hint just leaves those providers out.
+  }
+  for (const name of (env.EVIDENT_MCP_PRESETS ?? "").split(",")) {
+    if (name.trim() !== "") ids.add(`mcp-${name.trim()}`);
+  }
+  try {
+    const { path } = configPath(env);
+    if (!existsSync(path)) return [...ids];
+    const file = JSON.parse(readFileSync(path, "utf8")) as ConfigFile;
+    for (const [id, entry] of Object.entries(file.providers ?? {})) {
+      const { type, ...options } = entry as { type: AdapterName } & Record<string, unknown>;
+      const keyed = options.apiKey !== undefined || CREDENTIAL_ENV[type as HttpAdapter]?.some((n) => env[n]);
+      const spec = { adapter: type, options: keyed ? { ...options, apiKey: "set" } : options };
+      if (canSearch(spec)) ids.add(id);
+      else ids.delete(id);
+    }
+  } catch {
+    // An unreadable or broken file is explained by every call.
+  }
+  return [...ids];
+}
+
 /** `$XDG_CONFIG_HOME/evident/config.json` (or `~/.config/...`), overridden by `EVIDENT_CONFIG`. */
 export function configPath(env: Env): { path: string; explicit: boolean } {
   const explicit = nonEmpty(env.EVIDENT_CONFIG);
@@ -128,16 +174,16 @@ export function configPath(env: Env): { path: string; explicit: boolean } {
 }
 
 /**
- * A cheap fingerprint of the config file; a change means the configuration must be reloaded.
- * Checked before every web call, so it is a synchronous stat that does not throw for a missing
- * file: a few microseconds, where the promise API's ENOENT error (with its stack) cost more than
- * the rest of the router.
+ * A fingerprint of the config file's content; a change means the configuration must be
+ * reloaded. Checked before every web call. A content hash, not inode/size/mtime: an edit of the
+ * same size within one timestamp tick changes no metadata. The file is small, and synchronous
+ * reads that do not throw for a missing file keep this at a few microseconds.
  */
 export async function configRevision(env: Env): Promise<string> {
   const { path } = configPath(env);
   try {
-    const info = statSync(path, { throwIfNoEntry: false });
-    return info === undefined ? `${path}:absent` : `${path}:${info.ino}:${info.size}:${info.mtimeMs}`;
+    if (!existsSync(path)) return `${path}:absent`;
+    return `${path}:${createHash("sha256").update(readFileSync(path)).digest("base64url")}`;
   } catch {
     return `${path}:unreadable`;
   }
@@ -348,6 +394,7 @@ async function resolve(env: Env, options: LoadConfigOptions): Promise<WebConfig>
           WEB_ENVELOPE_MIN_BUDGET_CHARS,
         );
 
+  const callDeadlineEnv = nonEmpty(env.EVIDENT_CALL_DEADLINE_MS);
   return {
     providers,
     searchRoute,
@@ -358,7 +405,10 @@ async function resolve(env: Env, options: LoadConfigOptions): Promise<WebConfig>
     allowPrivateNetwork,
     allowPrivateNetworkSource,
     envelopeBudgetChars,
-    callDeadlineMs: file.callDeadlineMs ?? WEB_CALL_DEADLINE_MS,
+    callDeadlineMs:
+      callDeadlineEnv === undefined
+        ? (file.callDeadlineMs ?? WEB_CALL_DEADLINE_MS)
+        : positiveInt("EVIDENT_CALL_DEADLINE_MS", callDeadlineEnv, WEB_CALL_DEADLINE_MS * 10),
     configPath: loaded?.path,
     secrets,
     notices: loaded?.notices ?? [],
@@ -511,8 +561,7 @@ function checkRoute(
 function defaultSearchProvider(providers: ReadonlyMap<string, ProviderSpec>): string {
   // Providers of the config file, in file order, before the environment's fixed priority.
   for (const spec of providers.values()) {
-    const keylessJina = spec.adapter === "jina" && spec.options.apiKey === undefined;
-    const searches = spec.adapter !== "mcp" && spec.adapter !== "direct" && !keylessJina;
+    const searches = spec.adapter !== "mcp" && canSearch(spec);
     if (spec.source === "config-file" && searches && spec.unavailable === undefined) {
       return spec.id;
     }

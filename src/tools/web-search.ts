@@ -3,6 +3,7 @@
  * provenance. Route mode follows the configured chain; `providers` fans out to exactly those.
  */
 import { z } from "zod";
+import { searchProviderIdsHint } from "../config/load.js";
 import {
   PROVIDER_ID_MAX_CHARS,
   WEB_INTENT_MAX_CHARS,
@@ -27,6 +28,7 @@ export const webSearchInputSchema = z.strictObject({
     .string()
     .min(WEB_QUERY_MIN_CHARS)
     .max(WEB_QUERY_MAX_CHARS)
+    .regex(/\S/, "the query is blank")
     .describe("What to search for, as you would type it into a search engine."),
   intent: z
     .string()
@@ -79,12 +81,17 @@ export const webSearchOutputSchema = z.object({
 const DESCRIPTION = `Search the web through the providers the operator configured. Returns one JSON document: \`results\` holds each provider's rows (title, url, snippet, publishedAt/author when known) and its \`answer\` when it gives one, under the provider's id, unmerged and unranked across providers. \`provenance\` says which providers were attempted and used and which were anonymous (keyless); \`warnings\` says what to be careful about; \`truncated\` is true when rows were left out to fit the size budget.
 Without \`providers\`, the configured route is used (one provider after another, only if the previous failed). With \`providers: ["id", ...]\`, exactly those are asked in parallel; failures are listed in \`providerErrors\`. Results are what the providers said: open a page with web_read before relying on it.`;
 
+/** The description, with the search provider ids configured when the tools were created. */
+export function webSearchDescription(ids: readonly string[]): string {
+  return `${DESCRIPTION}\nSearch providers configured when this server started (ids for \`providers\`): ${ids.join(", ")}.`;
+}
+
 export function createWebSearchTool(env: ToolEnvironment, options: WebToolOptions = {}) {
   const service = webServiceFor(env, options);
   return defineTool({
     name: "web_search",
     title: "Web search",
-    description: DESCRIPTION,
+    description: webSearchDescription(searchProviderIdsHint(env.env)),
     inputSchema: webSearchInputSchema,
     outputSchema: webSearchOutputSchema,
     annotations: { readOnlyHint: true, openWorldHint: true, destructiveHint: false, idempotentHint: false },

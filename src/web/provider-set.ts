@@ -5,7 +5,7 @@
  * Adapter modules are imported lazily: a route that only ever uses `duckduckgo` never loads the
  * MCP client, and `tools/list` loads none of them.
  */
-import type { ProviderSpec } from "../config/load.js";
+import { canRead, canSearch, type ProviderSpec } from "../config/load.js";
 import type { AdapterName } from "../config/schema.js";
 import type { Logger } from "../core/logger.js";
 import { type Provider, ProviderError } from "./provider.js";
@@ -62,8 +62,10 @@ export class ProviderSet {
     return this.#specs.has(id);
   }
 
-  ids(): string[] {
-    return [...this.#specs.keys()];
+  /** Every provider id, or those that can do `capability` (so errors list only usable ids). */
+  ids(capability?: "search" | "read"): string[] {
+    const able = capability === "search" ? canSearch : capability === "read" ? canRead : () => true;
+    return [...this.#specs.values()].filter(able).map((spec) => spec.id);
   }
 
   spec(id: string): ProviderSpec | undefined {

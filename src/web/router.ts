@@ -52,7 +52,8 @@ export interface ReadInput {
 /** Where the router finds providers by id (the ProviderSet, or a plain map in tests). */
 export interface ProviderSource {
   has(id: string): boolean;
-  ids(): string[];
+  /** Every id, or only those that can do `capability`. */
+  ids(capability?: "search" | "read"): string[];
   get(id: string): Promise<Provider>;
 }
 
@@ -239,7 +240,7 @@ export class WebRouter {
         const name = field === "reader" ? "reader" : `${field}[${index}]`;
         throw new EvidentError(
           "invalid_arguments",
-          `Invalid arguments: ${name}: unknown provider "${id}". Known providers: ${this.#options.providers.ids().join(", ")}.`,
+          `Invalid arguments: ${name}: unknown provider "${id}". ${field === "reader" ? "Readers" : "Search providers"}: ${this.#options.providers.ids(field === "reader" ? "read" : "search").join(", ")}.`,
           { details: { field: name, issues: [{ field: name, message: `unknown provider "${id}"` }] } },
         );
       }

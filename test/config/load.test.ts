@@ -109,6 +109,14 @@ describe("configuration", () => {
     assert.equal(bad.error.details.key, "EVIDENT_TAVILY_BASE_URL");
   });
 
+  it("EVIDENT_CALL_DEADLINE_MS sets the overall deadline over the file; a bad value names it", async () => {
+    const config = await ok(withFile({ callDeadlineMs: 30_000 }, { EVIDENT_CALL_DEADLINE_MS: "45000" }));
+    assert.equal(config.callDeadlineMs, 45_000);
+    assert.equal((await ok(withFile({ callDeadlineMs: 30_000 }))).callDeadlineMs, 30_000);
+    const bad = await fails(env({ EVIDENT_CALL_DEADLINE_MS: "soon" }));
+    assert.equal(bad.error.details.key, "EVIDENT_CALL_DEADLINE_MS");
+  });
+
   it("EVIDENT_ALLOW_PRIVATE_NETWORK is true/false only", async () => {
     assert.equal((await ok(env({ EVIDENT_ALLOW_PRIVATE_NETWORK: "true" }))).allowPrivateNetwork, true);
     assert.equal((await ok(env({ EVIDENT_ALLOW_PRIVATE_NETWORK: "false" }))).allowPrivateNetwork, false);

@@ -86,7 +86,10 @@ export function source(providers: readonly Provider[]): ProviderSource {
   const map = new Map(providers.map((p) => [p.id, p]));
   return {
     has: (id) => map.has(id),
-    ids: () => [...map.keys()],
+    ids: (capability) =>
+      [...map.values()]
+        .filter((p) => capability === undefined || p.capabilities[capability])
+        .map((p) => p.id),
     get: async (id) => {
       const provider = map.get(id);
       if (provider === undefined) throw new Error(`no provider ${id}`);

@@ -3,7 +3,7 @@
  * environment object, real adapters against loopback servers, the real direct reader.
  */
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
@@ -119,6 +119,8 @@ describe("web tools", () => {
     try {
       const cases: Array<[string, unknown, string]> = [
         ["web_search", { query: "" }, "query"],
+        ["web_search", { query: "   " }, "query"],
+        ["web_search", { query: "\t\n" }, "query"],
         ["web_search", { query: "x".repeat(4_001) }, "query"],
         ["web_search", { query: "q", maxResults: 21 }, "maxResults"],
         ["web_search", { query: "q", timeRange: "decade" }, "timeRange"],
@@ -134,6 +136,37 @@ describe("web tools", () => {
         assert.equal(payload(result).error.code, "invalid_arguments", JSON.stringify(args));
         assert.equal(payload(result).error.field, field, JSON.stringify(args));
       }
+    } finally {
+      await tools.close();
+    }
+  });
+
+  it("web_search names only search-capable providers: in its description and when an id is unknown", async () => {
+    const path = join(dir, "ids.json");
+    writeFileSync(
+      path,
+      JSON.stringify({
+        providers: {
+          tav: { type: "tavily", apiKey: "k" },
+          reader: { type: "jina" },
+          mine: {
+            type: "mcp",
+            connection: { url: "http://127.0.0.1:9/mcp" },
+            read: { tool: "r", arguments: { url: "$url" } },
+          },
+        },
+      }),
+    );
+    const tools = registry({ EVIDENT_CONFIG: path, BRAVE_API_KEY: "b" });
+    try {
+      const description = tools.list().find((tool) => tool.name === "web_search")?.description ?? "";
+      const line = description.split("\n").at(-1) ?? "";
+      assert.match(line, /ids for `providers`\): duckduckgo, brave, tav\.$/);
+      for (const unable of ["direct", "reader", "mine"]) assert.ok(!line.includes(unable), unable);
+      const unknown = payload(await tools.call("web_search", { query: "q", providers: ["nope"] }));
+      assert.match(unknown.error.message, /Search providers: duckduckgo, brave, tav\./);
+      const reader = payload(await tools.call("web_read", { url: "https://example.com/", reader: "nope" }));
+      assert.match(reader.error.message, /Readers: direct, tav, reader, mine\./);
     } finally {
       await tools.close();
     }
@@ -254,6 +287,8 @@ describe("web tools", () => {
   it("S10: a changed config file builds a new router; the old one retires after its in-flight call", async () => {
     const path = join(dir, "live.json");
     writeFileSync(path, JSON.stringify({ providers: { one: { type: "tavily", apiKey: "k" } } }));
+    const TICK = 1_700_000_000;
+    utimesSync(path, TICK, TICK);
     const closed: string[] = [];
     const release = latch();
     const started = latch();
@@ -277,7 +312,12 @@ describe("web tools", () => {
     try {
       const first = tools.call("web_search", { query: "q" });
       await started.promise;
+      // An edit of the same size within one timestamp tick: inode, size and mtime all unchanged.
+      const before = statSync(path);
       writeFileSync(path, JSON.stringify({ providers: { two: { type: "tavily", apiKey: "k" } } }));
+      utimesSync(path, TICK, TICK);
+      const after = statSync(path);
+      assert.deepEqual([after.ino, after.size, after.mtimeMs], [before.ino, before.size, before.mtimeMs]);
       const second = payload(await tools.call("web_search", { query: "q" }));
       assert.deepEqual(second.provenance.used, ["two"]);
       assert.deepEqual(closed, [], "the old generation must wait for its in-flight call");

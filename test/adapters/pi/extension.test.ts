@@ -112,8 +112,9 @@ describe("Pi extension", () => {
       assert.deepEqual(names, ["read", "bash", "edit", "write", "web_search", "web_read", "code_search"]);
       // The one non-tool surface: the settings shortcut (not a command).
       assert.deepEqual([...runner.getShortcuts({}).keys()], ["ctrl+alt+e"]);
-      // Schemas and descriptions are the registry's own, not restated.
-      const registry = createProductRegistry({ cwd: root, env: {}, logger: silentLogger });
+      // Schemas and descriptions are the registry's own, not restated (built from the same
+      // environment: web_search's description names the configured search providers).
+      const registry = createProductRegistry({ cwd: root, env: process.env, logger: silentLogger });
       for (const listing of registry.list()) {
         const definition = pi.session.getToolDefinition(listing.name);
         assert.deepEqual(definition?.parameters, listing.inputSchema);
