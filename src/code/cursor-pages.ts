@@ -15,7 +15,7 @@ import {
 import type { PageRequest } from "./request.js";
 import { choosePaths, selectionSequence } from "./snapshots/build.js";
 import { wholeSequence } from "./snapshots/sequence.js";
-import { type SnapshotStore, selectionSignature } from "./snapshots/store.js";
+import { type SnapshotStore, searchSnapshot, selectionSignature } from "./snapshots/store.js";
 
 export async function pageFromCursor(
   store: SnapshotStore,
@@ -25,7 +25,7 @@ export async function pageFromCursor(
 ): Promise<CodeSearchResponse> {
   // The seed's order: malformed, missing, expired, wrong kind, option conflict, offset.
   const state = store.decodeCursor(request.cursor);
-  const snapshot = await store.get(caller, state.snapshotId);
+  const snapshot = await searchSnapshot(store, caller, state.snapshotId);
   if (state.kind === "matches" && request.mode === "summary") {
     throw new EvidentError(
       "cursor_wrong_kind",

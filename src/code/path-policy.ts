@@ -156,6 +156,11 @@ export interface RgTarget {
    * drops every path that `protectedDescendant` finds protected.
    */
   readonly protectedGlobs: readonly string[];
+  /**
+   * Ignore files are not read: the tree holds exactly the files meant to be searched (a change
+   * scope's materialized content, see code/changes/).
+   */
+  readonly noIgnore?: boolean;
 }
 
 export interface SearchTarget {

@@ -4,7 +4,7 @@
  * and hands the rest of the code a closed, explicit request. No other module reads raw input.
  */
 import { EvidentError } from "../core/errors.js";
-import { CODE_CONTEXT_DEFAULT_LINES } from "../core/limits.js";
+import { ANYOF_TERM_MAX_BYTES, CODE_CONTEXT_DEFAULT_LINES } from "../core/limits.js";
 import type { CodeSearchInput } from "./schema.js";
 
 /** `smart`: case-sensitive only when the pattern has an uppercase letter (ripgrep's -S). */
@@ -22,9 +22,25 @@ export interface SearchQuery {
   readonly excludes: readonly string[];
 }
 
+/**
+ * A Git comparison that scopes a search or an anyOf (code/changes/): the working tree or the
+ * index against HEAD, or two commits (`mergeBase`: from the merge base of the two, as `A...B`).
+ */
+export interface ChangeSpec {
+  readonly compare: "worktree" | "staged" | "commits";
+  readonly base: string | undefined;
+  readonly target: string | undefined;
+  readonly mergeBase: boolean;
+  /** As the caller wrote it. */
+  readonly text: string;
+  readonly scope: "lines" | "files";
+  readonly side: "new" | "old";
+}
+
 export interface NewSearchRequest {
   readonly kind: "search";
   readonly query: SearchQuery;
+  readonly changes: ChangeSpec | undefined;
   /** The path as the caller wrote it; undefined means the project root. */
   readonly path: string | undefined;
   readonly scope: "strict" | "expand";
@@ -53,7 +69,20 @@ export interface PageRequest {
   readonly conflicts: readonly string[];
 }
 
-export type CodeSearchRequest = NewSearchRequest | PageRequest;
+/** Several literal terms at once; every occurrence is attributed to its term (code/analysis/). */
+export interface AnyOfRequest {
+  readonly kind: "anyOf";
+  readonly terms: readonly string[];
+  /** The file scope and matching options shared by every term (`pattern` and `literal` unused). */
+  readonly query: SearchQuery;
+  readonly changes: ChangeSpec | undefined;
+  readonly path: string | undefined;
+  readonly scope: "strict" | "expand";
+  readonly limit: number | undefined;
+  readonly redact: boolean;
+}
+
+export type CodeSearchRequest = NewSearchRequest | AnyOfRequest | PageRequest;
 
 const SEARCH_ONLY_FIELDS = [
   "pattern",
@@ -65,6 +94,10 @@ const SEARCH_ONLY_FIELDS = [
   "wholeWord",
   "hidden",
   "scope",
+  "anyOf",
+  "changes",
+  "changeScope",
+  "changeSide",
 ] as const satisfies readonly (keyof CodeSearchInput)[];
 
 export function normalizeRequest(input: CodeSearchInput): CodeSearchRequest {
@@ -89,8 +122,13 @@ export function normalizeRequest(input: CodeSearchInput): CodeSearchRequest {
       "paths selects files of an earlier result and needs a cursor; use path to search.",
     );
   }
+  const changes = changeSpec(input);
+  if (input.anyOf !== undefined) return anyOfRequest(input, changes);
   if (input.pattern === undefined) {
-    throw invalid("pattern", "pattern is required (or pass a cursor to continue an earlier result).");
+    throw invalid(
+      "pattern",
+      "pattern is required (or anyOf for several exact texts, or a cursor to continue an earlier result).",
+    );
   }
   if (/[\r\n]/.test(input.pattern)) {
     throw invalid(
@@ -100,15 +138,8 @@ export function normalizeRequest(input: CodeSearchInput): CodeSearchRequest {
   }
   return {
     kind: "search",
-    query: {
-      pattern: input.pattern,
-      literal: input.literal ?? false,
-      caseMode: input.ignoreCase === undefined ? "smart" : input.ignoreCase ? "insensitive" : "sensitive",
-      wholeWord: input.wholeWord ?? false,
-      hidden: input.hidden ?? true,
-      globs: asList(input.glob),
-      excludes: asList(input.exclude),
-    },
+    query: queryOf(input, input.pattern),
+    changes,
     path: input.path,
     scope: input.scope ?? "expand",
     mode: input.mode ?? "auto",
@@ -117,6 +148,84 @@ export function normalizeRequest(input: CodeSearchInput): CodeSearchRequest {
     context,
     redact,
   };
+}
+
+function queryOf(input: CodeSearchInput, pattern: string): SearchQuery {
+  return {
+    pattern,
+    literal: input.literal ?? false,
+    caseMode: input.ignoreCase === undefined ? "smart" : input.ignoreCase ? "insensitive" : "sensitive",
+    wholeWord: input.wholeWord ?? false,
+    hidden: input.hidden ?? true,
+    globs: asList(input.glob),
+    excludes: asList(input.exclude),
+  };
+}
+
+function anyOfRequest(input: CodeSearchInput, changes: ChangeSpec | undefined): AnyOfRequest {
+  const terms = input.anyOf ?? [];
+  const conflicts: [keyof CodeSearchInput, string][] = [
+    ["pattern", "anyOf replaces pattern; give the pattern as one of its terms"],
+    ["literal", "anyOf terms are always exact text"],
+    ["mode", "anyOf answers are pages of occurrences; continue them with the cursor"],
+    ["context", "anyOf shows each occurrence's own line; search a term alone for context lines"],
+  ];
+  for (const [field, why] of conflicts) {
+    if (input[field] !== undefined) throw invalid(field, `${field} cannot go with anyOf: ${why}.`);
+  }
+  const seen = new Set<string>();
+  for (const [i, term] of terms.entries()) {
+    if (/[\r\n]/.test(term)) {
+      throw invalid(
+        `anyOf[${i}]`,
+        "a term is matched within single lines, so it cannot contain a line break.",
+      );
+    }
+    if (Buffer.byteLength(term, "utf8") > ANYOF_TERM_MAX_BYTES) {
+      throw invalid(`anyOf[${i}]`, `a term is at most ${ANYOF_TERM_MAX_BYTES} bytes in UTF-8.`);
+    }
+    if (seen.has(term)) throw invalid(`anyOf[${i}]`, `the term ${JSON.stringify(term)} is given twice.`);
+    seen.add(term);
+  }
+  return {
+    kind: "anyOf",
+    terms,
+    query: queryOf(input, ""),
+    changes,
+    path: input.path,
+    scope: input.scope ?? "expand",
+    limit: input.limit,
+    redact: input.redact ?? false,
+  };
+}
+
+/** A Git revision as the caller may name it: no option, no whitespace or control characters. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it refuses.
+const REVISION = /^[^-\s\0-\x1f\x7f][^\s\0-\x1f\x7f]*$/;
+
+function changeSpec(input: CodeSearchInput): ChangeSpec | undefined {
+  const text = input.changes;
+  if (text === undefined) {
+    for (const field of ["changeScope", "changeSide"] as const) {
+      if (input[field] !== undefined) throw invalid(field, `${field} needs changes (e.g. "worktree").`);
+    }
+    return undefined;
+  }
+  const common = { text, scope: input.changeScope ?? "lines", side: input.changeSide ?? "new" } as const;
+  if (text === "worktree" || text === "staged") {
+    return { compare: text, base: undefined, target: undefined, mergeBase: false, ...common };
+  }
+  const range = /^(.*?)(\.\.\.?)(.*)$/s.exec(text);
+  const base = range?.[1] ?? "";
+  const target = range?.[3] === "" ? "HEAD" : (range?.[3] ?? "");
+  if (range === null || !REVISION.test(base) || !REVISION.test(target) || target.includes("..")) {
+    throw invalid(
+      "changes",
+      'use "worktree" (working tree vs HEAD), "staged" (index vs HEAD), "BASE..TARGET" (two commits) ' +
+        'or "BASE...TARGET" (TARGET against its merge base with BASE); a revision cannot start with "-" or hold spaces.',
+    );
+  }
+  return { compare: "commits", base, target, mergeBase: range[2] === "...", ...common };
 }
 
 function asList(value: string | readonly string[] | undefined): readonly string[] {

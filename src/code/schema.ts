@@ -6,6 +6,9 @@
  */
 import { z } from "zod";
 import {
+  ANYOF_TERM_MAX_BYTES,
+  ANYOF_TERMS_MAX,
+  ANYOF_TERMS_MIN,
   CODE_CONTEXT_MAX_LINES,
   CODE_CONTEXT_MIN_LINES,
   CODE_CURSOR_MAX_CHARS,
@@ -16,6 +19,7 @@ import {
   CODE_PATHS_MAX,
   CODE_PATHS_MIN,
   CODE_PATTERN_MAX_CHARS,
+  GIT_REVISION_MAX_CHARS,
 } from "../core/limits.js";
 
 const glob = z.string().min(1).max(CODE_PATH_MAX_CHARS);
@@ -86,6 +90,30 @@ export const codeSearchInputSchema = z.strictObject({
       '"auto" (default): matches if they fit, else a file summary. "summary": files ranked by count. "matches": a detail page.',
     ),
   redact: z.boolean().optional().describe("Mask credential-like values in the shown text (display only)."),
+  anyOf: z
+    .array(z.string().min(1).max(ANYOF_TERM_MAX_BYTES))
+    .min(ANYOF_TERMS_MIN)
+    .max(ANYOF_TERMS_MAX)
+    .optional()
+    .describe(
+      `Instead of pattern: ${ANYOF_TERMS_MIN}-${ANYOF_TERMS_MAX} exact texts found at once, each occurrence attributed to its term.`,
+    ),
+  changes: z
+    .string()
+    .min(1)
+    .max(GIT_REVISION_MAX_CHARS)
+    .optional()
+    .describe(
+      'Only what Git shows changed: "worktree" (vs HEAD), "staged", "BASE..TARGET" or "BASE...TARGET".',
+    ),
+  changeScope: z
+    .enum(["lines", "files"])
+    .optional()
+    .describe('With changes: "lines" (default) keeps occurrences on changed lines, "files" whole files.'),
+  changeSide: z
+    .enum(["new", "old"])
+    .optional()
+    .describe('With changes: search the "new" (default) or the "old" content.'),
 });
 
 export type CodeSearchInput = z.output<typeof codeSearchInputSchema>;
@@ -109,9 +137,39 @@ const shownMatch = z.object({
 
 const fileRow = z.object({ path: z.string(), matches: z.number(), occurrences: z.number() });
 
+const analysisItem = z.object({
+  index: z.number(),
+  kind: z.enum(["occurrence", "test", "imports", "imported-by", "unresolved"]),
+  path: z.string(),
+  line: z.number().optional(),
+  startByte: z.number().optional(),
+  endByte: z.number().optional(),
+  /** 1-based UTF-16 columns, end exclusive. */
+  startColumn: z.number().optional(),
+  endColumn: z.number().optional(),
+  text: z.string().optional(),
+  term: z.string().optional(),
+  role: z.string().optional(),
+  note: z.string().optional(),
+});
+
+const coverageFact = z.object({
+  status: z.enum(["complete", "partial", "not-evaluated", "not-run"]),
+  detail: z.string().optional(),
+});
+
+const changesData = z.object({
+  comparison: z.string(),
+  side: z.enum(["new", "old"]),
+  scope: z.enum(["lines", "files"]),
+  source: z.enum(["worktree", "objects"]),
+  filesChanged: z.number(),
+  notCovered: z.array(z.object({ path: z.string(), reason: z.string() })),
+});
+
 export const codeSearchOutputSchema = z.object({
   status: z.enum(["complete", "partial"]),
-  view: z.enum(["empty", "details", "summary"]),
+  view: z.enum(["empty", "details", "summary", "analysis"]),
   pattern: z.string(),
   /** Absolute path of the project root searched (added by the tool, which resolves it). */
   projectRoot: z.string().optional(),
@@ -125,7 +183,7 @@ export const codeSearchOutputSchema = z.object({
   searchErrors: z.number(),
   sourceUnverifiedFileCount: z.number(),
   cursor: z.string().optional(),
-  cursorKind: z.enum(["summary", "matches"]).optional(),
+  cursorKind: z.enum(["summary", "matches", "analysis"]).optional(),
   shownFrom: z.number().optional(),
   shownTo: z.number().optional(),
   selection: z.array(z.string()).optional(),
@@ -139,6 +197,16 @@ export const codeSearchOutputSchema = z.object({
   occurrenceMatchesTruncated: z.number(),
   contextUnavailableFiles: z.array(z.string()).optional(),
   changedFiles: z.array(z.string()).optional(),
+  changes: changesData.optional(),
+  operation: z.enum(["anyOf", "impact", "imports", "tests"]).optional(),
+  totalItems: z.number().optional(),
+  itemsFrom: z.number().optional(),
+  itemsTo: z.number().optional(),
+  items: z.array(analysisItem).optional(),
+  terms: z
+    .array(z.object({ term: z.string(), occurrences: z.number(), files: z.number(), complete: z.boolean() }))
+    .optional(),
+  coverage: z.record(z.string(), coverageFact).optional(),
   budget: z.object({
     tier: z.enum(["default", "full", "tight", "critical"]),
     targetTokens: z.number(),

@@ -14,9 +14,14 @@
 import { cancelledError } from "../core/abort.js";
 import { EvidentError } from "../core/errors.js";
 import { DETAIL_PAGE_MAX_BYTES, PAGE_FRAME_RESERVE_CHARS } from "../core/limits.js";
+import { analysisPageFromCursor, firstAnalysisAnswer } from "./analysis/answers.js";
+import { scanAnyOf } from "./analysis/any-of.js";
+import { type AnalysisBounds, DEFAULT_ANALYSIS_BOUNDS, retain } from "./analysis/store.js";
+import { admittedLines, type ChangeScope, openChangeScope } from "./changes/scope.js";
 import { pageFromCursor } from "./cursor-pages.js";
-import { resolveSearchTarget } from "./path-policy.js";
-import { baseData, frameText, pageData, pageNotes, shownData } from "./render/answer.js";
+import { Git } from "./git/process.js";
+import { resolveSearchTarget, type SearchTarget } from "./path-policy.js";
+import { baseData, frameText, isPartial, pageData, pageNotes, shownData } from "./render/answer.js";
 import { type ContextBudget, type ContextUsage, DEFAULT_BUDGET, resolveBudget } from "./render/budget.js";
 import { renderDetailPage } from "./render/detail-page.js";
 import {
@@ -26,7 +31,14 @@ import {
   renderDetails,
   summaryResponse,
 } from "./render/responses.js";
-import { type CodeSearchRequest, type NewSearchRequest, normalizeRequest } from "./request.js";
+import {
+  type AnyOfRequest,
+  type ChangeSpec,
+  type CodeSearchRequest,
+  type NewSearchRequest,
+  normalizeRequest,
+  type PageRequest,
+} from "./request.js";
 import type { CodeSearchInput } from "./schema.js";
 import {
   type CallFollowUp,
@@ -34,7 +46,7 @@ import {
   SearchExecutor,
   type SearchExecutorOptions,
 } from "./search/executor.js";
-import { buildSnapshot } from "./snapshots/build.js";
+import { buildSnapshot, snapshotFromLines } from "./snapshots/build.js";
 import { wholeSequence } from "./snapshots/sequence.js";
 import { MemorySnapshotStore, type SnapshotData, type SnapshotStore } from "./snapshots/store.js";
 import { PageSources } from "./source/page-sources.js";
@@ -48,6 +60,8 @@ export type { CodeSearchResponse };
 export interface CodeSearchServiceOptions extends SearchExecutorOptions {
   readonly cwd: string;
   readonly store?: SnapshotStore;
+  /** What an analysis result may keep (tests make it small). */
+  readonly analysisBounds?: AnalysisBounds;
 }
 
 export interface CallContext {
@@ -68,6 +82,7 @@ export class CodeSearchService {
   readonly #store: SnapshotStore;
   readonly #executor: SearchExecutor;
   readonly #running = new Map<AbortController, Promise<unknown>>();
+  #git: Git | undefined;
   #closed = false;
 
   constructor(options: CodeSearchServiceOptions) {
@@ -91,8 +106,10 @@ export class CodeSearchService {
     const call: RunningCall = { ...context, signal: controller.signal, followUp: newFollowUp() };
     const running =
       request.kind === "page"
-        ? pageFromCursor(this.#store, this.#options.cwd, request, call.caller)
-        : this.#search(request, call);
+        ? this.#page(request, call.caller)
+        : request.kind === "anyOf"
+          ? this.#anyOf(request, call)
+          : this.#search(request, call);
     this.#running.set(controller, running);
     try {
       const answer = await running;
@@ -125,19 +142,116 @@ export class CodeSearchService {
     return this.#executor.idle();
   }
 
+  #page(request: PageRequest, caller: string): Promise<CodeSearchResponse> {
+    // Decoding first keeps a malformed cursor the first error reported, whatever its kind.
+    const state = this.#store.decodeCursor(request.cursor);
+    return state.kind === "analysis"
+      ? analysisPageFromCursor(this.#store, request, caller, state)
+      : pageFromCursor(this.#store, this.#options.cwd, request, caller);
+  }
+
+  async #anyOf(request: AnyOfRequest, context: RunningCall): Promise<CodeSearchResponse> {
+    const cwd = this.#options.cwd;
+    const requested = await resolveSearchTarget(cwd, request.path);
+    const at = (target: SearchTarget) => {
+      const changes = request.changes;
+      if (changes === undefined) {
+        return scanAnyOf(
+          request,
+          async (query, signal) => {
+            const { run, trusted } = await this.#executor.execute(query, target, { ...context, signal });
+            return {
+              table: run.table,
+              partialReason: run.partialReason,
+              searchErrors: run.searchErrors,
+              trusted,
+            };
+          },
+          undefined,
+          context.signal,
+        );
+      }
+      return this.#inChanges(target, changes, context.signal, async (scope) => ({
+        ...(await scanAnyOf(
+          request,
+          (query, signal) => scope.scan(query, signal),
+          scope.admit,
+          context.signal,
+        )),
+        changes: scope.summary,
+      }));
+    };
+    let target = requested;
+    let scanned = await at(target);
+    let expanded = false;
+    if (scanned.items.length === 0 && requested.isSubpath && request.scope === "expand") {
+      // An empty subpath is not evidence of absence: search the project root, same filters.
+      target = await resolveSearchTarget(cwd, undefined);
+      scanned = await at(target);
+      expanded = true;
+    }
+    const data = retain(
+      {
+        operation: "anyOf",
+        subject: `anyOf ${request.terms.length} terms (exact text, ${caseText(request)})`,
+        requestedRoot: requested.requested,
+        effectiveRoot: target.requested,
+        expanded,
+        rgCwd: target.rg.cwd,
+        terms: request.terms,
+        ...scanned,
+        notes: [],
+      },
+      this.#options.analysisBounds ?? DEFAULT_ANALYSIS_BOUNDS,
+    );
+    return firstAnalysisAnswer(this.#store, data, context.caller, request.limit, request.redact);
+  }
+
+  /** Runs `work` over the change scope of `target`, removing the scope's files after it. */
+  async #inChanges<T>(
+    target: SearchTarget,
+    spec: ChangeSpec,
+    signal: AbortSignal,
+    work: (scope: ChangeScope) => Promise<T>,
+  ): Promise<T> {
+    this.#git ??= new Git({ env: this.#options.env, onSpawn: this.#options.onProcessSpawn });
+    const scope = await openChangeScope(
+      {
+        git: this.#git,
+        rgPath: await this.#executor.rgPath(),
+        retention: this.#options.retention,
+        onSpawn: this.#options.onProcessSpawn,
+      },
+      target,
+      spec,
+      signal,
+    );
+    try {
+      return await work(scope);
+    } finally {
+      await scope.dispose();
+    }
+  }
+
   async #search(request: NewSearchRequest, context: RunningCall): Promise<CodeSearchResponse> {
     const cwd = this.#options.cwd;
     const requestedTarget = await resolveSearchTarget(cwd, request.path);
-    let target = requestedTarget;
-    let run = await this.#executor.execute(request.query, target, context);
-    let expanded = false;
-    if (run.run.table.length === 0 && requestedTarget.isSubpath && request.scope === "expand") {
+    const at = async (target: SearchTarget, expanded: boolean): Promise<SnapshotData> => {
+      if (request.changes === undefined) {
+        const run = await this.#executor.execute(request.query, target, context);
+        return buildSnapshot(request.query, requestedTarget, target, expanded, run, false);
+      }
+      const lines = await this.#inChanges(target, request.changes, context.signal, async (scope) => {
+        const scanned = await scope.scan(request.query, context.signal);
+        return { ...scanned, matches: admittedLines(scanned.table.list, scope), changes: scope.summary };
+      });
+      return snapshotFromLines(request.query, requestedTarget, target, expanded, lines);
+    };
+    let snapshot = await at(requestedTarget, false);
+    if (snapshot.matches.length === 0 && requestedTarget.isSubpath && request.scope === "expand") {
       // An empty subpath is not evidence of absence: search the project root, same filters.
-      target = await resolveSearchTarget(cwd, undefined);
-      run = await this.#executor.execute(request.query, target, context);
-      expanded = true;
+      snapshot = await at(await resolveSearchTarget(cwd, undefined), true);
     }
-    const snapshot = buildSnapshot(request.query, requestedTarget, target, expanded, run, false);
     const budget = request.modeImplicit ? resolveBudget(context.contextUsage) : DEFAULT_BUDGET;
 
     if (snapshot.matches.length === 0) return emptyResponse(snapshot, request, budget);
@@ -145,7 +259,7 @@ export class CodeSearchService {
     if (request.mode === "matches" || request.limit !== undefined) {
       return this.#firstDetails(snapshot, context, request, DEFAULT_BUDGET);
     }
-    if (snapshot.partialReason === undefined) {
+    if (!isPartial(snapshot)) {
       const sources = new PageSources(snapshot.rgCwd, snapshot.trustedRevisions, { justChecked: true });
       const frame = frameText(snapshot, budget);
       const whole = await renderDetailPage({
@@ -208,4 +322,15 @@ export class CodeSearchService {
     const id = await this.#store.put(context.caller, snapshot);
     return detailsResponse(this.#store, snapshot, id, page, 0, sequence, request.redact, budget);
   }
+}
+
+function caseText(request: AnyOfRequest): string {
+  const { caseMode, wholeWord } = request.query;
+  const mode =
+    caseMode === "smart"
+      ? "smart case per term"
+      : caseMode === "insensitive"
+        ? "ignoring case"
+        : "exact case";
+  return wholeWord ? `${mode}, whole words` : mode;
 }

@@ -168,6 +168,40 @@ export const PAGE_FRAME_RESERVE_CHARS = 400;
 export const SUMMARY_PREVIEW_LINE_CHARS = 200;
 
 // ---------------------------------------------------------------------------------------------
+// code_search analysis: anyOf, change scopes, impact, navigation.
+// ---------------------------------------------------------------------------------------------
+
+/** anyOf: distinct literal terms per request, and the length of each in UTF-8 bytes. */
+export const ANYOF_TERMS_MIN = 2;
+export const ANYOF_TERMS_MAX = 64;
+export const ANYOF_TERM_MAX_BYTES = 256;
+/** Terms per alternation candidate scan, and scans run at once. */
+export const ANYOF_GROUP_TERMS = 8;
+export const ANYOF_CONCURRENT_GROUPS = 4;
+/** Characters of a term shown where an answer's text names it (the data has it whole). */
+export const ANYOF_TERM_LABEL_CHARS = 40;
+/**
+ * Items an analysis result keeps and their estimated memory: the snapshot bounds, shared.
+ * Pages show at most ANALYSIS_ITEMS_PER_PAGE items within DETAIL_PAGE_MAX_BYTES.
+ */
+export const ANALYSIS_MAX_ITEMS = SNAPSHOT_MAX_MATCHES;
+export const ANALYSIS_MAX_BYTES = SNAPSHOT_MAX_BYTES;
+export const ANALYSIS_ITEMS_PER_PAGE = 30;
+/** What an analysis item costs besides its text, for the byte bound (an object and its fields). */
+export const ANALYSIS_ITEM_OVERHEAD_BYTES = 96;
+
+/** `changes`: a revision expression's length, the files a comparison covers, and each file's size. */
+export const GIT_REVISION_MAX_CHARS = 256;
+export const CHANGES_MAX_FILES = 10_000;
+export const CHANGES_FILE_MAX_BYTES = 5 * 1024 * 1024;
+/** Changed files an answer's text names as not covered (its data lists them all). */
+export const CHANGES_NOT_COVERED_LISTED = 5;
+/** A line of Git's diff header output longer than this is refused (content lines are skipped unread). */
+export const GIT_HEADER_LINE_MAX_BYTES = 64 * 1024;
+/** Git versions as [major, minor]: `--no-lazy-fetch` exists from 2.45. */
+export const GIT_NO_LAZY_FETCH_SINCE: readonly [number, number] = [2, 45];
+
+// ---------------------------------------------------------------------------------------------
 // Transports.
 // ---------------------------------------------------------------------------------------------
 

@@ -37,7 +37,22 @@ const CODE_ALLOWED: Record<string, readonly string[]> = {
   render: ["snapshots", "source", "rg", "request", "schema"],
   search: ["snapshots", "revisions", "rg", "process", "path-policy", "request"],
   "cursor-pages": ["render", "snapshots", "request"],
-  service: ["cursor-pages", "search", "render", "snapshots", "source", "path-policy", "request", "schema"],
+  git: ["process"],
+  changes: ["git", "rg", "revisions", "snapshots", "path-policy", "request"],
+  analysis: ["render", "snapshots", "revisions", "rg", "request", "schema"],
+  service: [
+    "analysis",
+    "changes",
+    "git",
+    "cursor-pages",
+    "search",
+    "render",
+    "snapshots",
+    "source",
+    "path-policy",
+    "request",
+    "schema",
+  ],
 };
 
 function files(dir: string): string[] {

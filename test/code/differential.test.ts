@@ -8,7 +8,7 @@ import fc from "fast-check";
 import type { ParsedMatch } from "../../src/code/rg/events.js";
 import { allMatches } from "../../src/code/rg/match-table.js";
 import { displayPath } from "../../src/code/snapshots/sequence.js";
-import { MemorySnapshotStore } from "../../src/code/snapshots/store.js";
+import { MemorySnapshotStore, searchSnapshot } from "../../src/code/snapshots/store.js";
 import { asSet, makeTree, rawMatches, removeTree, type TreeEntry } from "./helpers.js";
 import { ctx, makeService } from "./service-helpers.js";
 
@@ -28,7 +28,7 @@ async function retained(
   if (result.data.view === "empty") return { matches: [] };
   if (result.data.cursor === undefined) throw new Error(`no cursor: ${result.text}`);
   const state = store.decodeCursor(result.data.cursor);
-  return { matches: allMatches((await store.get("caller-1", state.snapshotId)).matches) };
+  return { matches: allMatches((await searchSnapshot(store, "caller-1", state.snapshotId)).matches) };
 }
 
 /** Every column must be the UTF-16 length of the line's byte prefix. */

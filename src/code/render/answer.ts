@@ -14,6 +14,7 @@ import type { PartialReason } from "../rg/content-search.js";
 import type { CodeSearchOutput } from "../schema.js";
 import type { SnapshotData, SnapshotFile } from "../snapshots/store.js";
 import type { ContextBudget } from "./budget.js";
+import { changesData, changesNote } from "./changes.js";
 import { type DetailPage, printablePath } from "./detail-page.js";
 
 /** How each retention stop reads in the text. */
@@ -54,7 +55,11 @@ const unverifiedCounts = new WeakMap<SnapshotData, number>();
 export function unverifiedCount(snapshot: SnapshotData): number {
   let count = unverifiedCounts.get(snapshot);
   if (count === undefined) {
-    count = snapshot.files.filter((f) => !Object.hasOwn(snapshot.trustedRevisions, f.key)).length;
+    // Lines read from Git objects are the objects' own bytes: there is no file to verify.
+    count =
+      snapshot.changes?.source === "objects"
+        ? 0
+        : snapshot.files.filter((f) => !Object.hasOwn(snapshot.trustedRevisions, f.key)).length;
     unverifiedCounts.set(snapshot, count);
   }
   return count;
@@ -73,6 +78,7 @@ export function notesText(snapshot: SnapshotData, budget: ContextBudget): string
         "Narrow the pattern, path or glob for complete evidence.",
     );
   }
+  if (snapshot.changes !== undefined) notes.push(changesNote(snapshot.changes));
   if (snapshot.searchErrors > 0) {
     notes.push(`ripgrep could not read ${snapshot.searchErrors} file(s); their contents are not covered.`);
   }
@@ -90,8 +96,13 @@ export function notesText(snapshot: SnapshotData, budget: ContextBudget): string
   return notes.length === 0 ? "" : `\n${notes.join("\n")}`;
 }
 
+/** Retention stopped early, or a change scope left changed files out. */
+export function isPartial(snapshot: SnapshotData): boolean {
+  return snapshot.partialReason !== undefined || (snapshot.changes?.notCovered.length ?? 0) > 0;
+}
+
 export function frameText(snapshot: SnapshotData, budget: ContextBudget): string {
-  const count = snapshot.partialReason === undefined ? "" : "at least ";
+  const count = isPartial(snapshot) ? "at least " : "";
   const head =
     `code_search ${describeQuery(snapshot.query)} in ${rootName(snapshot.effectiveRoot)}: ` +
     `${count}${snapshot.matches.length} matching lines (${snapshot.totalOccurrences} occurrences) in ${snapshot.files.length} files.`;
@@ -137,7 +148,7 @@ export function baseData(
   extra: Partial<CodeSearchOutput>,
 ): CodeSearchOutput {
   return {
-    status: snapshot.partialReason === undefined ? "complete" : "partial",
+    status: isPartial(snapshot) ? "partial" : "complete",
     view,
     pattern: snapshot.query.pattern,
     requestedRoot: snapshot.requestedRoot,
@@ -147,6 +158,7 @@ export function baseData(
     totalOccurrences: snapshot.totalOccurrences,
     totalFiles: snapshot.files.length,
     ...(snapshot.partialReason === undefined ? {} : { partialReason: snapshot.partialReason }),
+    ...(snapshot.changes === undefined ? {} : { changes: changesData(snapshot.changes) }),
     searchErrors: snapshot.searchErrors,
     sourceUnverifiedFileCount: unverifiedCount(snapshot),
     occurrenceRangesOmitted: 0,

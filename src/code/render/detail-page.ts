@@ -93,6 +93,8 @@ export async function renderDetailPage(options: DetailOptions): Promise<DetailPa
     }
     return line;
   };
+  // Lines read from Git objects have no current file: the frame says so once for all.
+  const historical = snapshot.changes?.source === "objects";
 
   for (; position < sequence.length && shown.length < options.maxMatches; position++) {
     const index = sequence.at(position);
@@ -103,7 +105,7 @@ export async function renderDetailPage(options: DetailOptions): Promise<DetailPa
     let noContext = options.context > 0 && lines === undefined;
     const block: string[] = [];
     const newFile = match.path !== currentKey;
-    if (newFile) block.push(fileHeader(match, status));
+    if (newFile) block.push(fileHeader(match, historical ? "current" : status));
     let printed = newFile ? 0 : lastPrinted;
     const rendered = renderMatch(match, index + 1, options.redact);
 
@@ -137,7 +139,7 @@ export async function renderDetailPage(options: DetailOptions): Promise<DetailPa
     let text = `${block.join("\n")}\n`;
     if (shown.length === 0 && Buffer.byteLength(text, "utf8") > options.maxBytes) {
       // Context must never push a page's first match past the hard bound: show it without.
-      text = `${[...(newFile ? [fileHeader(match, status)] : []), rendered.line].join("\n")}\n`;
+      text = `${[...(newFile ? [fileHeader(match, historical ? "current" : status)] : []), rendered.line].join("\n")}\n`;
       printed = match.line;
       noContext = true;
     }
@@ -150,9 +152,9 @@ export async function renderDetailPage(options: DetailOptions): Promise<DetailPa
     shown.push(rendered.shown);
     rangesOmitted += rendered.shown.rangesOmitted;
     if (rendered.shown.rangesOmitted > 0) matchesTruncated++;
-    if (noContext) contextUnavailable.add(displayPath(match.path));
+    if (noContext && !historical) contextUnavailable.add(displayPath(match.path));
     if (status === "changed") changed.add(displayPath(match.path));
-    if (status === "unverified") unverified.add(displayPath(match.path));
+    if (status === "unverified" && !historical) unverified.add(displayPath(match.path));
     currentKey = match.path;
     lastPrinted = printed;
   }

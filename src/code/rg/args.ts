@@ -16,6 +16,7 @@ const CASE_FLAG: Record<CaseMode, string> = {
 export function fileScopeArgs(query: SearchQuery, target: RgTarget): string[] {
   const args: string[] = [];
   if (query.hidden) args.push("--hidden");
+  if (target.noIgnore === true) args.push("--no-ignore");
   for (const glob of query.globs) args.push("--glob", glob);
   for (const exclude of query.excludes) args.push("--glob", `!${exclude.replace(/^!+/, "")}`);
   // Case-sensitive, for speed: what they let through (`.SSH`) is dropped from ripgrep's output

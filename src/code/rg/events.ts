@@ -29,6 +29,8 @@ export interface ParsedMatch {
   readonly text: string;
   /** The line was not valid UTF-8; `text` and the columns are a lossy view. */
   readonly textLossy: boolean;
+  /** The line's own bytes (terminator removed), kept only when `textLossy`. */
+  readonly rawText?: Buffer;
   readonly occurrences: readonly Occurrence[];
 }
 
@@ -321,6 +323,7 @@ function toMatch(data: RgMatchEvent): ParsedMatch {
     absoluteOffset: data.absolute_offset,
     text,
     textLossy: lines.lossy,
+    ...(lines.raw === undefined ? {} : { rawText: stripRawTerminator(lines.raw) }),
     occurrences,
   };
 }
@@ -329,6 +332,13 @@ function stripTerminator(text: string): string {
   if (text.endsWith("\r\n")) return text.slice(0, -2);
   if (text.endsWith("\n")) return text.slice(0, -1);
   return text;
+}
+
+function stripRawTerminator(raw: Buffer): Buffer {
+  let end = raw.length;
+  if (end > 0 && raw[end - 1] === 0x0a) end--;
+  if (end > 0 && raw[end - 1] === 0x0d && end < raw.length) end--;
+  return raw.subarray(0, end);
 }
 
 type Submatch = { readonly start: number; readonly end: number };

@@ -69,6 +69,8 @@ export class SearchExecutor {
     { readonly controller: AbortController; readonly done: Promise<void> }
   >();
   readonly #prestart: PrestartSlot | undefined;
+  /** First enumerations of file scopes, shared by searches of the same scope that run at once. */
+  readonly #enumerating = new Map<string, Promise<void>>();
   /** Scheduled or running starts of the next search's ripgrep. */
   readonly #prestarting = new Set<Promise<void>>();
   #closed = false;
@@ -86,7 +88,7 @@ export class SearchExecutor {
   }
 
   async execute(query: SearchQuery, target: SearchTarget, context: ExecuteContext): Promise<Execution> {
-    const rgPath = await this.#rg();
+    const rgPath = await this.rgPath();
     const common = {
       rgPath,
       query,
@@ -101,7 +103,7 @@ export class SearchExecutor {
       single = (await scanSingleFile(target.rg)).revisions;
     } else {
       const state = this.#revisions.state(scope);
-      if (state === "missing") this.#revisions.remember(scope, (await scanRevisions(common)).revisions);
+      if (state === "missing") await this.#enumerate(scope, common);
       // Older observations still serve as "before"; the new enumeration waits for the answer.
       else if (state === "stale") context.followUp.due.set(scope, common);
     }
@@ -155,7 +157,30 @@ export class SearchExecutor {
     }
   }
 
-  #rg(): Promise<string> {
+  /**
+   * Enumerates a scope no search has seen, once for every search of it that starts meanwhile
+   * (the candidate scans of an anyOf run together). A search whose own signal still runs
+   * enumerates again if the shared one failed (another caller's cancellation, for instance).
+   */
+  async #enumerate(scope: string, scan: ScanOptions): Promise<void> {
+    let running = this.#enumerating.get(scope);
+    if (running === undefined) {
+      running = scanRevisions(scan)
+        .then((result) => this.#revisions.remember(scope, result.revisions))
+        .finally(() => this.#enumerating.delete(scope));
+      this.#enumerating.set(scope, running);
+      return running;
+    }
+    try {
+      await running;
+    } catch (error) {
+      if (scan.signal?.aborted === true) throw error;
+      if (this.#revisions.state(scope) === "missing") await this.#enumerate(scope, scan);
+    }
+  }
+
+  /** The ripgrep executable (resolved once; a failure is tried again next time). */
+  rgPath(): Promise<string> {
     this.#rgPath ??= resolveRgPath(this.#options.env).then((r) => r.path);
     // A failed resolution is not cached: the operator may fix the installation meanwhile.
     this.#rgPath.catch(() => {

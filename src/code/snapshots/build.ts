@@ -4,11 +4,14 @@
  * cursor may carry, resolved against the snapshot's own files.
  */
 import { resolve } from "node:path";
+import { SNAPSHOT_FILE_OVERHEAD_BYTES, SNAPSHOT_MATCH_OVERHEAD_BYTES } from "../../core/limits.js";
 import type { SearchTarget } from "../path-policy.js";
 import { invalid, type SearchQuery } from "../request.js";
 import type { Revision } from "../revisions/scan.js";
-import type { IndexedRun, SearchRun } from "../rg/content-search.js";
-import { fileRange, matchAt, type RawMatchTable } from "../rg/match-table.js";
+import type { IndexedRun, PartialReason, SearchRun } from "../rg/content-search.js";
+import type { ParsedMatch } from "../rg/events.js";
+import { fileRange, matchAt, parsedTable, type RawMatchTable } from "../rg/match-table.js";
+import type { ChangesSummary } from "./analysis.js";
 import { arraySequence, compareKeys, displayPath, type MatchSequence } from "./sequence.js";
 import type { SnapshotData, SnapshotFile } from "./store.js";
 
@@ -53,6 +56,60 @@ export function buildSnapshot(
     searchErrors: run.searchErrors,
     bytes: run.bytes,
     reusable,
+  };
+}
+
+/** Decoded matching lines (already in path, then line order) and what was said about them. */
+export interface MatchedLines {
+  readonly matches: readonly ParsedMatch[];
+  readonly trusted: Record<string, Revision>;
+  readonly partialReason: PartialReason | undefined;
+  readonly searchErrors: number;
+  readonly changes: ChangesSummary | undefined;
+}
+
+/**
+ * A snapshot of decoded matching lines: those of a change scope, whose occurrences were
+ * admitted one by one (code/changes/).
+ */
+export function snapshotFromLines(
+  query: SearchQuery,
+  requested: SearchTarget,
+  effective: SearchTarget,
+  expanded: boolean,
+  lines: MatchedLines,
+): SnapshotData {
+  const counts = new Map<string, { matches: number; occurrences: number }>();
+  let occurrences = 0;
+  let bytes = 0;
+  for (const m of lines.matches) {
+    const c = counts.get(m.path) ?? { matches: 0, occurrences: 0 };
+    if (c.matches === 0) {
+      counts.set(m.path, c);
+      bytes += SNAPSHOT_FILE_OVERHEAD_BYTES + 2 * m.path.length;
+    }
+    c.matches++;
+    c.occurrences += m.occurrences.length;
+    occurrences += m.occurrences.length;
+    bytes += SNAPSHOT_MATCH_OVERHEAD_BYTES + 2 * m.text.length + 32 * m.occurrences.length;
+  }
+  const files: SnapshotFile[] = [...counts].map(([key, c]) => ({ path: displayPath(key), key, ...c }));
+  files.sort((a, b) => b.matches - a.matches || compareKeys(a.key, b.key));
+  return {
+    query,
+    requestedRoot: requested.requested,
+    effectiveRoot: effective.requested,
+    expanded,
+    rgCwd: effective.rg.cwd,
+    matches: parsedTable(lines.matches),
+    files,
+    totalOccurrences: occurrences,
+    trustedRevisions: lines.trusted,
+    partialReason: lines.partialReason,
+    searchErrors: lines.searchErrors,
+    bytes,
+    reusable: false,
+    changes: lines.changes,
   };
 }
 

@@ -9,7 +9,10 @@ import { createHmac, timingSafeEqual } from "node:crypto";
 import { EvidentError } from "../../core/errors.js";
 import { CURSOR_RANDOM_BITS } from "../../core/limits.js";
 
-export type CursorKind = "summary" | "matches";
+/** `analysis`: a forward page of an analysis result's items (snapshots/analysis.ts). */
+export type CursorKind = "summary" | "matches" | "analysis";
+
+const KIND_BYTES: readonly CursorKind[] = ["summary", "matches", "analysis"];
 
 export interface CursorState {
   readonly snapshotId: string;
@@ -47,7 +50,7 @@ export class CursorCodec {
     const hasSelection = state.selection !== undefined;
     const body = Buffer.alloc(HEADER_BYTES + (hasSelection ? SELECTION_SIGNATURE_BYTES : 0));
     body.writeUInt8(VERSION, 0);
-    body.writeUInt8(state.kind === "summary" ? 0 : 1, 1);
+    body.writeUInt8(KIND_BYTES.indexOf(state.kind), 1);
     body.writeUInt8(hasSelection ? 1 : 0, 2);
     Buffer.from(state.snapshotId, "hex").copy(body, 3);
     body.writeUInt32BE(state.offset, 3 + SNAPSHOT_ID_BYTES);
@@ -77,13 +80,17 @@ export class CursorCodec {
     if (!timingSafeEqual(mac, this.#mac(body))) throw malformed();
     const kind = body.readUInt8(1);
     const flags = body.readUInt8(2);
-    if (body.readUInt8(0) !== VERSION || kind > 1 || flags !== (body.length > HEADER_BYTES ? 1 : 0)) {
+    if (
+      body.readUInt8(0) !== VERSION ||
+      kind >= KIND_BYTES.length ||
+      flags !== (body.length > HEADER_BYTES ? 1 : 0)
+    ) {
       throw malformed();
     }
     return {
       snapshotId: body.subarray(3, 3 + SNAPSHOT_ID_BYTES).toString("hex"),
       offset: body.readUInt32BE(3 + SNAPSHOT_ID_BYTES),
-      kind: kind === 0 ? "summary" : "matches",
+      kind: KIND_BYTES[kind] as CursorKind,
       selection: flags === 1 ? body.subarray(HEADER_BYTES).toString("hex") : undefined,
     };
   }

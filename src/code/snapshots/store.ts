@@ -20,6 +20,7 @@ import type { Revision } from "../revisions/scan.js";
 import type { PartialReason } from "../rg/content-search.js";
 import type { ParsedMatch } from "../rg/events.js";
 import type { MatchTable } from "../rg/match-table.js";
+import type { AnalysisData, ChangesSummary } from "./analysis.js";
 import {
   CURSOR_KEY_BYTES,
   CursorCodec,
@@ -63,18 +64,59 @@ export interface SnapshotData {
    * Otherwise only forward match cursors exist and the final page releases it.
    */
   readonly reusable: boolean;
+  /** The Git comparison the search was scoped to, if any (see code/changes/). */
+  readonly changes?: ChangesSummary | undefined;
+}
+
+/** What a store keeps: a search snapshot or an analysis result (snapshots/analysis.ts). */
+export type StoredResult = SnapshotData | AnalysisData;
+
+export function isAnalysis(data: StoredResult): data is AnalysisData {
+  return (data as Partial<AnalysisData>).kind === "analysis";
+}
+
+/** The caller's search snapshot; an analysis result under a search cursor is the wrong kind. */
+export async function searchSnapshot(
+  store: SnapshotStore,
+  caller: string,
+  id: string,
+): Promise<SnapshotData> {
+  const data = await store.get(caller, id);
+  if (isAnalysis(data)) throw wrongResultKind();
+  return data;
+}
+
+/** The caller's analysis result; a search snapshot under an analysis cursor is the wrong kind. */
+export async function analysisResult(
+  store: SnapshotStore,
+  caller: string,
+  id: string,
+): Promise<AnalysisData> {
+  const data = await store.get(caller, id);
+  if (!isAnalysis(data)) throw wrongResultKind();
+  return data;
+}
+
+function wrongResultKind(): EvidentError {
+  return new EvidentError(
+    "cursor_wrong_kind",
+    "This cursor belongs to another kind of result; use it as it was given.",
+    {
+      details: { field: "cursor" },
+    },
+  );
 }
 
 export type { CursorKind, CursorState } from "./cursor-codec.js";
 
 export interface SnapshotStore {
   /** Stores a snapshot for `caller` and returns its id. */
-  put(caller: string, data: SnapshotData): Promise<string>;
+  put(caller: string, data: StoredResult): Promise<string>;
   /**
    * The caller's snapshot. Unknown ids and other callers' ids are `cursor_not_found`; released,
    * evicted or timed-out ones are `cursor_expired`.
    */
-  get(caller: string, id: string): Promise<SnapshotData>;
+  get(caller: string, id: string): Promise<StoredResult>;
   /** Lets go of a snapshot no cursor can reach any more (its cursors then read as expired). */
   release(caller: string, id: string): Promise<void>;
   /** Records the file keys behind a selection signature, so match cursors can carry only the signature. */
@@ -98,7 +140,7 @@ export interface MemorySnapshotStoreOptions {
 
 interface Entry {
   readonly caller: string;
-  readonly data: SnapshotData;
+  readonly data: StoredResult;
   readonly selections: Map<string, readonly string[]>;
   lastUsed: number;
 }
@@ -128,7 +170,7 @@ export class MemorySnapshotStore implements SnapshotStore {
     return this.#entries.size;
   }
 
-  async put(caller: string, data: SnapshotData): Promise<string> {
+  async put(caller: string, data: StoredResult): Promise<string> {
     this.#sweep();
     const id = randomBytes(SNAPSHOT_ID_BYTES).toString("hex");
     this.#entries.set(id, { caller, data, selections: new Map(), lastUsed: this.#now() });
@@ -142,7 +184,7 @@ export class MemorySnapshotStore implements SnapshotStore {
     return id;
   }
 
-  async get(caller: string, id: string): Promise<SnapshotData> {
+  async get(caller: string, id: string): Promise<StoredResult> {
     const entry = this.#entries.get(id);
     if (entry !== undefined && entry.caller === caller) {
       if (this.#now() - entry.lastUsed <= this.#ttlMs) {

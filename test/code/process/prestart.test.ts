@@ -14,7 +14,7 @@ import fc from "fast-check";
 import { allMatches } from "../../../src/code/rg/match-table.js";
 import type { CodeSearchInput } from "../../../src/code/schema.js";
 import type { CodeSearchServiceOptions } from "../../../src/code/service.js";
-import { MemorySnapshotStore } from "../../../src/code/snapshots/store.js";
+import { MemorySnapshotStore, searchSnapshot } from "../../../src/code/snapshots/store.js";
 import { asSet, isRunning, processesIn, rawMatches, treesRemovedAfter } from "../helpers.js";
 import { ctx, errorCode, makeService } from "../service-helpers.js";
 
@@ -56,7 +56,7 @@ function prestarting(root: string, extra: Partial<CodeSearchServiceOptions> = {}
     if (result.data.view === "empty") return { set: [] as string[], started, result };
     if (result.data.cursor === undefined) throw new Error(`no cursor: ${result.text}`);
     const state = store.decodeCursor(result.data.cursor);
-    const matches = allMatches((await store.get("caller-1", state.snapshotId)).matches);
+    const matches = allMatches((await searchSnapshot(store, "caller-1", state.snapshotId)).matches);
     return { set: asSet({ matches }), started, result };
   };
   return { service, pids, waiting, search };

@@ -5,7 +5,8 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { type FileHandle, open } from "node:fs/promises";
 import { isMatchTable } from "../../rg/match-table.js";
-import type { SnapshotData } from "../store.js";
+import { isAnalysisData } from "../analysis.js";
+import type { SnapshotData, StoredResult } from "../store.js";
 import { READ_FLAGS } from "./private-dir.js";
 
 export type Reason = "released" | "evicted" | "timed out";
@@ -83,7 +84,11 @@ export function selectionMac(
 }
 
 /** A light shape check: a payload that passed its MAC but came from another format version. */
-export function isSnapshotData(value: unknown): value is SnapshotData {
+export function isStoredResult(value: unknown): value is StoredResult {
+  return isAnalysisData(value) || isSnapshotData(value);
+}
+
+function isSnapshotData(value: unknown): value is SnapshotData {
   if (typeof value !== "object" || value === null) return false;
   const data = value as Partial<Record<keyof SnapshotData, unknown>>;
   return (

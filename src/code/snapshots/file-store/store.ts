@@ -7,7 +7,7 @@
  *
  * Layout of the private directory (0700, owned by the current user, never a symlink):
  *   cursor.key                  the cursor MAC key (0600), created once; the first writer wins
- *   <id>.snapshot               magic, HMAC, caller, `node:v8` serialization of SnapshotData;
+ *   <id>.snapshot               magic, HMAC, caller, `node:v8` serialization of the result;
  *                               its mtime is the snapshot's last use
  *   <id>.<signature>.selection  the file keys behind a match cursor's selection (JSON + HMAC)
  *   <id>.expired                tombstone: caller and why it went away
@@ -31,7 +31,7 @@ import {
 } from "../../../core/limits.js";
 import type { Logger } from "../../../core/logger.js";
 import { CursorCodec, type CursorState, SNAPSHOT_ID_BYTES } from "../cursor-codec.js";
-import type { SnapshotData, SnapshotStore } from "../store.js";
+import type { SnapshotStore, StoredResult } from "../store.js";
 
 import {
   CALLER_MAX_BYTES,
@@ -39,7 +39,7 @@ import {
   HEADER_BYTES,
   ID_PATTERN,
   isReason,
-  isSnapshotData,
+  isStoredResult,
   MAGIC,
   type Reason,
   readHeader,
@@ -106,7 +106,7 @@ export class FileSnapshotStore implements SnapshotStore {
     return this.#init().dir;
   }
 
-  async put(caller: string, data: SnapshotData): Promise<string> {
+  async put(caller: string, data: StoredResult): Promise<string> {
     const { dir, key } = this.#open();
     const callerBytes = Buffer.from(caller, "utf8");
     if (callerBytes.length > CALLER_MAX_BYTES)
@@ -137,7 +137,7 @@ export class FileSnapshotStore implements SnapshotStore {
     return id;
   }
 
-  async get(caller: string, id: string): Promise<SnapshotData> {
+  async get(caller: string, id: string): Promise<StoredResult> {
     const { dir, key } = this.#open();
     if (!ID_PATTERN.test(id)) throw notFound();
     const path = join(dir, `${id}.snapshot`);
@@ -174,7 +174,7 @@ export class FileSnapshotStore implements SnapshotStore {
         } catch {
           data = undefined;
         }
-        if (!isSnapshotData(data)) {
+        if (!isStoredResult(data)) {
           await this.#discard(dir, id);
           throw damaged("could not be decoded");
         }

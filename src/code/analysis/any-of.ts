@@ -1,0 +1,191 @@
+/**
+ * anyOf: several literal terms found at once, every occurrence attributed to its term.
+ *
+ * Terms are split, in input order, into groups of at most ANYOF_GROUP_TERMS. Each group runs one
+ * candidate scan: ripgrep with the alternation of its terms over the ordinary file scope (path
+ * policy, ignore files, globs), which returns every line holding some term of the group. Up to
+ * ANYOF_CONCURRENT_GROUPS groups scan at once. Each term is then found again, on its own, in the
+ * lines of its group (terms.ts), so overlapping occurrences of different terms are all kept.
+ * The items are ordered by term (input order), then path, then byte position: one order for
+ * every page (G16). Counts are derived later from the items the store admits (store.ts).
+ */
+import { anySignal } from "../../core/abort.js";
+import { ANYOF_CONCURRENT_GROUPS, ANYOF_GROUP_TERMS } from "../../core/limits.js";
+import type { AnyOfRequest, SearchQuery } from "../request.js";
+import type { Revision } from "../revisions/scan.js";
+import type { PartialReason } from "../rg/content-search.js";
+import type { Occurrence, ParsedMatch } from "../rg/events.js";
+import { type MatchTable, matchAt } from "../rg/match-table.js";
+import type { CoverageFact } from "../snapshots/analysis.js";
+import { compareKeys } from "../snapshots/sequence.js";
+import type { DraftItem } from "./store.js";
+import { alternation, termIgnoresCase, termMatcher } from "./terms.js";
+
+/** The lines a candidate scan found, and what it said about them. */
+export interface CandidateLines {
+  readonly table: MatchTable;
+  readonly partialReason: PartialReason | undefined;
+  readonly searchErrors: number;
+  /** Revisions observed unchanged around the scan, by path. */
+  readonly trusted: Readonly<Record<string, Revision>>;
+}
+
+/** Runs one candidate scan of the request's file scope (or of a change scope's content). */
+export type CandidateScan = (query: SearchQuery, signal: AbortSignal) => Promise<CandidateLines>;
+
+/** Whether an exact occurrence is admitted (a change scope admits changed lines only). */
+export type Admission = (match: ParsedMatch, occurrence: Occurrence) => boolean;
+
+export interface AnyOfScan {
+  readonly items: readonly DraftItem[];
+  readonly termsScanned: readonly boolean[];
+  readonly coverage: Readonly<Record<string, CoverageFact>>;
+  readonly searchErrors: number;
+  readonly unverifiedFiles: number;
+}
+
+export async function scanAnyOf(
+  request: AnyOfRequest,
+  scan: CandidateScan,
+  admit: Admission | undefined,
+  signal: AbortSignal,
+): Promise<AnyOfScan> {
+  const groups: number[][] = [];
+  for (let t = 0; t < request.terms.length; t += ANYOF_GROUP_TERMS) {
+    groups.push(
+      Array.from({ length: Math.min(ANYOF_GROUP_TERMS, request.terms.length - t) }, (_, i) => t + i),
+    );
+  }
+  const results = await boundedAll(groups, ANYOF_CONCURRENT_GROUPS, signal, (group, groupSignal) =>
+    scanGroup(request, group, (query) => scan(query, groupSignal), admit),
+  );
+  const items: DraftItem[] = [];
+  const termsScanned: boolean[] = [];
+  const unverified = new Set<string>();
+  let searchErrors = 0;
+  const stops: string[] = [];
+  for (const [g, result] of results.entries()) {
+    // Groups hold consecutive terms, so group order is term order.
+    items.push(...result.items);
+    for (const _ of groups[g] ?? []) termsScanned.push(result.complete);
+    for (const path of result.unverified) unverified.add(path);
+    searchErrors += result.searchErrors;
+    if (result.stop !== undefined) stops.push(`terms ${termRange(groups[g] ?? [])}: ${result.stop}`);
+  }
+  const occurrences: CoverageFact =
+    stops.length === 0
+      ? { status: "complete" }
+      : {
+          status: "partial",
+          detail: `a candidate scan stopped at its retention bound (${stops.join("; ")}), so those terms may occur in lines not seen`,
+        };
+  return { items, termsScanned, coverage: { occurrences }, searchErrors, unverifiedFiles: unverified.size };
+}
+
+function termRange(group: readonly number[]): string {
+  const first = (group[0] ?? 0) + 1;
+  const last = (group[group.length - 1] ?? 0) + 1;
+  return first === last ? `#${first}` : `#${first}-#${last}`;
+}
+
+interface GroupResult {
+  readonly items: DraftItem[];
+  readonly complete: boolean;
+  readonly stop: string | undefined;
+  readonly unverified: readonly string[];
+  readonly searchErrors: number;
+}
+
+async function scanGroup(
+  request: AnyOfRequest,
+  group: readonly number[],
+  scan: (query: SearchQuery) => Promise<CandidateLines>,
+  admit: Admission | undefined,
+): Promise<GroupResult> {
+  const terms = group.map((t) => request.terms[t] as string);
+  const { caseMode, wholeWord } = request.query;
+  const matchers = terms.map((term) => termMatcher(term, caseMode, wholeWord));
+  // One scan finds a superset of every term's lines: it ignores case if any term does.
+  const query: SearchQuery = {
+    ...request.query,
+    pattern: alternation(terms),
+    literal: false,
+    caseMode: terms.some((term) => termIgnoresCase(term, caseMode)) ? "insensitive" : "sensitive",
+  };
+  const run = await scan(query);
+  const { trusted } = run;
+  const items: DraftItem[] = [];
+  const unverified = new Set<string>();
+  for (let position = 0; position < run.table.length; position++) {
+    const match = matchAt(run.table, position);
+    let admitted = false;
+    for (const [i, matcher] of matchers.entries()) {
+      for (const o of matcher.find(match)) {
+        if (admit !== undefined && !admit(match, o)) continue;
+        admitted = true;
+        items.push({
+          kind: "occurrence",
+          path: match.path,
+          line: match.line,
+          startByte: o.startByte,
+          endByte: o.endByte,
+          startColumn: o.startColumn,
+          endColumn: o.endColumn,
+          lineText: match.text,
+          term: group[i] as number,
+        });
+      }
+    }
+    if (admitted && !Object.hasOwn(trusted, match.path)) unverified.add(match.path);
+  }
+  items.sort(
+    (a, b) =>
+      (a.term as number) - (b.term as number) ||
+      compareKeys(a.path, b.path) ||
+      a.line - b.line ||
+      a.startByte - b.startByte,
+  );
+  return {
+    items,
+    complete: run.partialReason === undefined,
+    stop: run.partialReason,
+    unverified: [...unverified],
+    searchErrors: run.searchErrors,
+  };
+}
+
+/**
+ * `work` over `inputs` with at most `limit` running at once; results in input order. The first
+ * failure stops the rest (their signal aborts) and is thrown once every started one has ended,
+ * so no scan outlives the call.
+ */
+async function boundedAll<T, R>(
+  inputs: readonly T[],
+  limit: number,
+  parent: AbortSignal,
+  work: (input: T, signal: AbortSignal) => Promise<R>,
+): Promise<R[]> {
+  const results: R[] = new Array(inputs.length);
+  const controller = new AbortController();
+  const linked = anySignal([parent, controller.signal]);
+  let failure: { readonly error: unknown } | undefined;
+  let next = 0;
+  const worker = async () => {
+    while (next < inputs.length && failure === undefined) {
+      const i = next++;
+      try {
+        results[i] = await work(inputs[i] as T, linked.signal);
+      } catch (error) {
+        failure ??= { error };
+        controller.abort(error);
+      }
+    }
+  };
+  try {
+    await Promise.all(Array.from({ length: Math.min(limit, inputs.length) }, worker));
+  } finally {
+    linked.dispose();
+  }
+  if (failure !== undefined) throw failure.error;
+  return results;
+}

@@ -1,0 +1,199 @@
+/**
+ * Git as an owned subprocess that runs nothing but Git. Repositories are untrusted input: a
+ * repository's own configuration can name programs (hooks, filter drivers, an fsmonitor, diff
+ * drivers, credential helpers, remote transports) that ordinary Git commands would run. Every
+ * command here gets overrides, on the command line where they outrank every config file:
+ *
+ * - no hooks (`core.hooksPath` to an empty place), no fsmonitor, no credential helper, no
+ *   askpass, no external diff or textconv (plumbing commands only, `--no-ext-diff`,
+ *   `--no-textconv`), no automatic gc or maintenance;
+ * - no network at all (`protocol.allow=never`), and no lazy fetch of missing objects
+ *   (`--no-lazy-fetch` where Git has it, 2.45 and newer; older Git refuses partial clones
+ *   before any object is read, see repository.ts);
+ * - no replacement objects (`--no-replace-objects`), so history reads as it was written;
+ * - the filter drivers a repository configures are emptied (repository.ts lists them), so
+ *   reading the working tree never runs a clean or process filter;
+ * - no optional index writes, no prompts, the C locale (stable messages), and the caller's
+ *   `GIT_*` environment dropped so it cannot point Git elsewhere.
+ */
+import type { Readable } from "node:stream";
+import { EvidentError } from "../../core/errors.js";
+import { GIT_NO_LAZY_FETCH_SINCE } from "../../core/limits.js";
+import { type ConsumeResult, type OwnedProcessOutcome, startOwnedProcess } from "../process/owned-process.js";
+
+/** The overrides every Git command gets (before the command name). */
+const SAFETY_CONFIG: readonly string[] = [
+  "core.hooksPath=/dev/null",
+  "core.fsmonitor=false",
+  "core.untrackedCache=false",
+  "credential.helper=",
+  "core.askPass=",
+  "core.sshCommand=false",
+  "protocol.allow=never",
+  "diff.external=",
+  "gc.auto=0",
+  "maintenance.auto=false",
+  "safe.bareRepository=explicit",
+];
+
+/** Environment variables kept from the caller's environment (everything else Git reads is set). */
+const KEPT_ENV = ["PATH", "HOME", "XDG_CONFIG_HOME", "SYSTEMROOT", "TMPDIR", "TEMP", "TMP"];
+
+export interface GitVersion {
+  readonly major: number;
+  readonly minor: number;
+  readonly patch: number;
+  readonly text: string;
+}
+
+export interface GitOptions {
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** Observes every Git child started (process-table checks in tests). */
+  readonly onSpawn?: ((pid: number) => void) | undefined;
+}
+
+export interface GitRun {
+  readonly cwd: string;
+  readonly args: readonly string[];
+  readonly signal?: AbortSignal | undefined;
+  /** Written to Git's stdin, which is then closed. */
+  readonly input?: string | undefined;
+  /** Extra `-c name=value` overrides (a repository's filter drivers, emptied). */
+  readonly config?: readonly string[] | undefined;
+}
+
+export interface GitOutput {
+  readonly exitCode: number | null;
+  readonly stdout: Buffer;
+  readonly stderr: string;
+}
+
+/** Runs Git commands safely; one per service, with the executable's version probed once. */
+export class Git {
+  readonly #options: GitOptions;
+  readonly #env: NodeJS.ProcessEnv;
+  #version: Promise<GitVersion> | undefined;
+
+  constructor(options: GitOptions) {
+    this.#options = options;
+    this.#env = safeEnvironment(options.env);
+  }
+
+  /** The installed Git's version; `configuration_error` when Git cannot be run. */
+  version(signal?: AbortSignal): Promise<GitVersion> {
+    this.#version ??= this.#probe(signal);
+    // A failure is not kept: the operator may install Git meanwhile.
+    this.#version.catch(() => {
+      this.#version = undefined;
+    });
+    return this.#version;
+  }
+
+  /** Whether this Git refuses lazy fetches by option (2.45 and newer). */
+  async hasNoLazyFetch(signal?: AbortSignal): Promise<boolean> {
+    const v = await this.version(signal);
+    const [major, minor] = GIT_NO_LAZY_FETCH_SINCE;
+    return v.major > major || (v.major === major && v.minor >= minor);
+  }
+
+  /** Runs a command and collects its whole output (for small outputs: listings, names). */
+  async run(run: GitRun): Promise<GitOutput> {
+    const chunks: Buffer[] = [];
+    const outcome = await this.stream(run, async (stdout) => {
+      for await (const chunk of stdout) chunks.push(chunk as Buffer);
+      return "done";
+    });
+    return { exitCode: outcome.exitCode, stdout: Buffer.concat(chunks), stderr: outcome.stderr };
+  }
+
+  /** Runs a command and hands its stdout to `consume` as it streams. */
+  async stream(
+    run: GitRun,
+    consume: (stdout: Readable) => Promise<ConsumeResult>,
+  ): Promise<OwnedProcessOutcome> {
+    const lazy = (await this.hasNoLazyFetch(run.signal)) ? ["--no-lazy-fetch"] : [];
+    return this.#spawn(run, [...lazy], consume);
+  }
+
+  async #probe(signal: AbortSignal | undefined): Promise<GitVersion> {
+    const chunks: Buffer[] = [];
+    const outcome = await this.#spawn(
+      { cwd: process.cwd(), args: ["--version"], signal },
+      [],
+      async (stdout) => {
+        for await (const chunk of stdout) chunks.push(chunk as Buffer);
+        return "done";
+      },
+    );
+    const text = Buffer.concat(chunks).toString("utf8").trim();
+    const parsed = /(\d+)\.(\d+)(?:\.(\d+))?/.exec(text);
+    if (outcome.exitCode !== 0 || parsed === null) {
+      throw new EvidentError(
+        "configuration_error",
+        `Git did not report its version (${text || outcome.stderr.trim()}).`,
+      );
+    }
+    return { major: Number(parsed[1]), minor: Number(parsed[2]), patch: Number(parsed[3] ?? 0), text };
+  }
+
+  async #spawn(
+    run: GitRun,
+    global: readonly string[],
+    consume: (stdout: Readable) => Promise<ConsumeResult>,
+  ): Promise<OwnedProcessOutcome> {
+    const config = [...SAFETY_CONFIG, ...(run.config ?? [])].flatMap((pair) => ["-c", pair]);
+    let started: Awaited<ReturnType<typeof startOwnedProcess>>;
+    try {
+      started = await startOwnedProcess({
+        command: "git",
+        args: ["--no-replace-objects", ...global, ...config, ...run.args],
+        cwd: run.cwd,
+        env: this.#env,
+        input: run.input !== undefined,
+        ...(run.signal === undefined ? {} : { signal: run.signal }),
+      });
+    } catch (error) {
+      if (error instanceof EvidentError && error.code === "configuration_error") {
+        throw new EvidentError(
+          "configuration_error",
+          "Git is needed to compare changes but could not be started; install Git and make sure it is on PATH.",
+          { cause: error },
+        );
+      }
+      throw error;
+    }
+    this.#options.onSpawn?.(started.pid);
+    return started.run(consume, {
+      ...(run.input === undefined ? {} : { input: run.input }),
+      ...(run.signal === undefined ? {} : { signal: run.signal }),
+    });
+  }
+}
+
+function safeEnvironment(env: Readonly<Record<string, string | undefined>>): NodeJS.ProcessEnv {
+  const safe: NodeJS.ProcessEnv = {};
+  for (const name of KEPT_ENV) {
+    const value = env[name];
+    if (value !== undefined) safe[name] = value;
+  }
+  return {
+    ...safe,
+    LC_ALL: "C",
+    LANGUAGE: "C",
+    GIT_TERMINAL_PROMPT: "0",
+    GIT_OPTIONAL_LOCKS: "0",
+    GIT_NO_REPLACE_OBJECTS: "1",
+    GIT_NO_LAZY_FETCH: "1",
+    GIT_PROTOCOL_FROM_USER: "0",
+    GIT_CONFIG_COUNT: "0",
+  };
+}
+
+/** Git's first stderr line, for messages (bounded). */
+export function gitMessage(stderr: string): string {
+  const line = stderr
+    .split("\n")
+    .map((l) => l.replace(/^(fatal|error): /, "").trim())
+    .find((l) => l !== "");
+  return (line ?? "no message").slice(0, 300);
+}
