@@ -21,6 +21,8 @@ How to use it:
 - Narrow a search with "path" (a file or directory; default the project root), "glob" (e.g. "*.ts" or ["src/**"]) and "exclude" (e.g. "dist"). If "path" has no match the project root is searched too, unless scope="strict".
 - "mode": "matches" always returns matching lines (one page); "summary" always returns the ranked file list. "limit" sets matches per page and also returns lines directly. "context" adds up to 20 surrounding lines from the current file, only when it is unchanged since the search.
 - ignoreCase omitted means smart case (case-sensitive only if the pattern has capitals). wholeWord matches whole words. Hidden files are searched (hidden=false to skip them); .git internals and credential stores never are.
+- "anyOf": ["a", "b", ...] (2-64 exact texts) finds them all in one call, each occurrence attributed to its term.
+- "changes": "worktree", "staged" or "BASE..TARGET" keeps only what Git shows changed (changed lines; changeScope="files" for whole files).
 - The text says when a result is partial (too many matches to keep), when files changed during or after the search, and when the search moved from "path" to the project root. redact=true masks credential-like values in what is shown (the search itself is unchanged).
 - Every result starts with the project root it searched.`;
 

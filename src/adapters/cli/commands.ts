@@ -36,7 +36,9 @@ export const TOOL_COMMANDS: Readonly<
     },
     summary: "Search the codebase with ripgrep; bounded, paginated evidence with cursors.",
     usage:
-      "evident grep PATTERN [PATH] [-i] [-w] [-F] [-C N] [-g GLOB ...] [--mode auto|summary|matches] [--cursor C]",
+      "evident grep PATTERN [PATH] [-i] [-w] [-F] [-C N] [-g GLOB ...] [--mode auto|summary|matches] [--cursor C]\n" +
+      "       evident grep --any-of TEXT --any-of TEXT ... [--path PATH]   (exact texts, each occurrence attributed)\n" +
+      "       evident grep PATTERN --changes worktree|staged|BASE..TARGET [--change-scope lines|files] [--change-side new|old]",
     note:
       `A cursor works in later runs too (\`evident grep --cursor C [--paths FILE ...]\`) for ${SNAPSHOT_TTL_MS / 60_000} minutes after its\n` +
       "last use: results are kept in a private cache directory ($EVIDENT_CACHE_DIR, else\n" +

@@ -1,0 +1,296 @@
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { chmod, mkdir, readFile, stat, utimes, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { after, describe, it } from "node:test";
+import type { CodeSearchResponse } from "../../../src/code/service.js";
+import { commit, GIT_ENV, git, gitVersion, makeRepo, write } from "../git/helpers.js";
+import { isRunning, makeTree, removeTree } from "../helpers.js";
+import { ctx, makeService } from "../service-helpers.js";
+
+const repos: string[] = [];
+after(async () => {
+  await Promise.all(repos.map(removeTree));
+});
+
+async function repo(files: Record<string, string>): Promise<string> {
+  const root = await makeRepo(files);
+  repos.push(root);
+  return root;
+}
+
+/** The service with the test's Git environment (no global or system configuration). */
+function service(root: string, extra: Parameters<typeof makeService>[1] = {}) {
+  return makeService(root, { env: GIT_ENV, ...extra });
+}
+
+const lines = (result: CodeSearchResponse) =>
+  (result.data.matches ?? []).map((m) => `${m.path}:${m.line}:${m.text}`);
+
+describe("changes", () => {
+  it("keeps only occurrences on changed lines of the working tree, untracked files counting as added", async () => {
+    const root = await repo({
+      "a.ts": "needle 1\nkeep\nneedle 3\nkeep\nneedle 5\n",
+      "gone.ts": "needle gone\n",
+    });
+    await write(root, {
+      "a.ts": "needle 1\nneedle 2 new\nneedle 3\nkeep\nneedle 5 edited\n",
+      "new.ts": "needle untracked\n",
+    });
+    git(root, "rm", "-q", "gone.ts");
+    const s = service(root);
+    const result = await s.run({ pattern: "needle", changes: "worktree" }, ctx());
+    assert.deepEqual(lines(result), [
+      "a.ts:2:needle 2 new",
+      "a.ts:5:needle 5 edited",
+      "new.ts:1:needle untracked",
+    ]);
+    assert.equal(result.data.status, "complete");
+    assert.equal(result.data.changes?.source, "worktree");
+    assert.equal(result.data.changes?.filesChanged, 2);
+    assert.match(result.text, /Scoped to Git changes: working tree vs HEAD \([0-9a-f]{12}\), new side/);
+    // The old side: what the changed lines were, and the deleted file, from Git objects.
+    const old = await s.run({ pattern: "needle", changes: "worktree", changeSide: "old" }, ctx());
+    assert.deepEqual(lines(old), ["a.ts:5:needle 5", "gone.ts:1:needle gone"]);
+    assert.equal(old.data.changes?.source, "objects");
+    assert.equal(old.data.sourceUnverifiedFileCount, 0);
+    // Files scope: every occurrence of a changed file.
+    const whole = await s.run({ pattern: "needle", changes: "worktree", changeScope: "files" }, ctx());
+    assert.equal(whole.data.totalMatches, 5);
+    await s.close();
+  });
+
+  it("admits the lines of a hunk and nothing next to it", async () => {
+    const body = Array.from({ length: 9 }, (_, i) => `x${i + 1} needle`);
+    const root = await repo({ "a.ts": `${body.join("\n")}\n` });
+    body[3] = "x4 needle changed";
+    body[4] = "x5 needle changed";
+    await write(root, { "a.ts": `${body.join("\n")}\n` });
+    const s = service(root);
+    const result = await s.run({ pattern: "x\\d needle", changes: "worktree" }, ctx());
+    assert.deepEqual(
+      result.data.matches?.map((m) => m.line),
+      [4, 5],
+    );
+    // The same edges for anyOf.
+    const any = await s.run({ anyOf: ["x3", "x4", "x5", "x6"], changes: "worktree" }, ctx());
+    assert.deepEqual(
+      any.data.items?.map((i) => [i.term, i.line]),
+      [
+        ["x4", 4],
+        ["x5", 5],
+      ],
+    );
+    assert.equal(any.data.changes?.scope, "lines");
+    await s.close();
+  });
+
+  it("reads staged and committed content from Git objects, not the working tree", async () => {
+    const root = await repo({ "a.ts": "base needle\n" });
+    await write(root, { "a.ts": "base needle\nstaged needle\n" });
+    git(root, "add", "a.ts");
+    await write(root, { "a.ts": "base needle\nworking tree needle\n" });
+    const s = service(root);
+    const staged = await s.run({ pattern: "needle", changes: "staged" }, ctx());
+    assert.deepEqual(lines(staged), ["a.ts:2:staged needle"]);
+    assert.equal(staged.data.changes?.source, "objects");
+    git(root, "commit", "-q", "-m", "staged");
+    const first = git(root, "rev-list", "--max-parents=0", "HEAD").trim();
+    const commits = await s.run({ pattern: "needle", changes: `${first}..HEAD` }, ctx());
+    assert.deepEqual(lines(commits), ["a.ts:2:staged needle"]);
+    assert.match(commits.text, new RegExp(`${first}.*\\.\\.HEAD`));
+    await s.close();
+  });
+
+  it("compares a branch with its merge base for A...B", async () => {
+    const root = await repo({ "a.ts": "start\n" });
+    git(root, "checkout", "-q", "-b", "feature");
+    await commit(root, { "f.ts": "needle on feature\n" });
+    git(root, "checkout", "-q", "main");
+    await commit(root, { "m.ts": "needle on main\n" });
+    const s = service(root);
+    const threeDot = await s.run({ pattern: "needle", changes: "main...feature" }, ctx());
+    assert.deepEqual(lines(threeDot), ["f.ts:1:needle on feature"]);
+    assert.match(threeDot.text, /merge base of main and feature/);
+    const twoDot = await s.run({ pattern: "needle", changes: "main..feature" }, ctx());
+    assert.deepEqual(lines(twoDot), ["f.ts:1:needle on feature"]);
+    // The old side of main..feature holds main's own addition.
+    const old = await s.run({ pattern: "needle", changes: "main..feature", changeSide: "old" }, ctx());
+    assert.deepEqual(lines(old), ["m.ts:1:needle on main"]);
+    await s.close();
+  });
+
+  it("a file that differs from what Git compared is left out and named, and the result is partial", async () => {
+    const root = await repo({ "a.ts": "needle\n" });
+    git(root, "config", "core.autocrlf", "true");
+    // Git compares this file with its line endings converted; the bytes on disk are not those.
+    await writeFile(join(root, "a.ts"), "needle\r\nneedle again\r\n");
+    await write(root, { "b.ts": "needle b\n" });
+    git(root, "add", "b.ts");
+    const s = service(root);
+    const result = await s.run({ pattern: "needle", changes: "worktree", mode: "matches" }, ctx());
+    assert.equal(result.data.status, "partial");
+    assert.deepEqual(result.data.changes?.notCovered, [
+      {
+        path: "a.ts",
+        reason:
+          "it differs from what Git compared (edited since, or converted by Git's line-ending settings)",
+      },
+    ]);
+    assert.deepEqual(lines(result), ["b.ts:1:needle b"]);
+    assert.match(result.text, /at least 1 matching lines/);
+    assert.match(result.text, /PARTIAL: not covered: a\.ts \(it differs from what Git compared/);
+    await s.close();
+  });
+
+  it("runs no hook, filter, fsmonitor, external diff or textconv a repository configures, and writes no index", async () => {
+    const root = await repo({ "a.txt": "needle\n", "b.txt": "needle\n" });
+    const marker = join(root, "..", `${root.split("/").pop()}-ran`);
+    const evil = join(root, "evil.sh");
+    await writeFile(evil, `#!/bin/sh\necho "$0 $*" >> '${marker}'\ncat\n`);
+    await chmod(evil, 0o755);
+    await mkdir(join(root, ".git/hooks"), { recursive: true });
+    for (const hook of [
+      "post-index-change",
+      "pre-commit",
+      "post-checkout",
+      "reference-transaction",
+      "fsmonitor-watchman",
+    ]) {
+      await writeFile(join(root, ".git/hooks", hook), `#!/bin/sh\necho ${hook} >> '${marker}'\n`);
+      await chmod(join(root, ".git/hooks", hook), 0o755);
+    }
+    for (const [key, value] of [
+      ["filter.evil.clean", evil],
+      ["filter.evil.smudge", evil],
+      ["filter.evil.process", evil],
+      ["filter.evil.required", "true"],
+      ["diff.evil.textconv", evil],
+      ["diff.evil.command", evil],
+      ["diff.external", evil],
+      ["core.fsmonitor", evil],
+      ["core.pager", evil],
+      ["core.askPass", evil],
+      ["credential.helper", `!${evil}`],
+    ]) {
+      git(root, "config", key as string, value as string);
+    }
+    await writeFile(join(root, ".gitattributes"), "*.txt filter=evil diff=evil\n");
+    // Changed content and a file whose metadata alone changed, so Git reads the working tree.
+    await writeFile(join(root, "a.txt"), "needle\nneedle changed\n");
+    const later = new Date(Date.now() + 10_000);
+    await utimes(join(root, "b.txt"), later, later);
+    await write(root, { "new.txt": "needle untracked\n" });
+    const indexBefore = await readFile(join(root, ".git/index"));
+    const indexTime = (await stat(join(root, ".git/index"))).mtimeMs;
+    const spawned: number[] = [];
+    const s = service(root, { onProcessSpawn: (pid) => spawned.push(pid) });
+    const worktree = await s.run({ pattern: "needle", changes: "worktree" }, ctx());
+    assert.deepEqual(lines(worktree), ["a.txt:2:needle changed", "new.txt:1:needle untracked"]);
+    await s.run({ pattern: "needle", changes: "worktree", changeSide: "old" }, ctx());
+    await s.run({ anyOf: ["needle", "changed"], changes: "staged" }, ctx());
+    await s.run({ pattern: "needle", changes: "HEAD..HEAD" }, ctx());
+    await s.close();
+    const ran = await readFile(marker, "utf8").catch(() => "");
+    assert.equal(ran, "", `something the repository configured ran: ${ran}`);
+    assert.deepEqual(await readFile(join(root, ".git/index")), indexBefore);
+    assert.equal((await stat(join(root, ".git/index"))).mtimeMs, indexTime);
+    assert.ok(
+      spawned.length > 0 && spawned.every((pid) => !isRunning(pid)),
+      "no Git or ripgrep left running",
+    );
+    // The same configuration does run with plain Git, so the test would see it.
+    spawnSync("git", ["diff"], { cwd: root, env: GIT_ENV });
+    assert.notEqual(await readFile(marker, "utf8").catch(() => ""), "");
+  });
+
+  it("reads history as written, ignoring replacement objects", async () => {
+    const root = await repo({ "a.ts": "original needle\n" });
+    await commit(root, { "a.ts": "second needle\n" });
+    const original = git(root, "rev-parse", "HEAD~1:a.ts").trim();
+    const replacement = spawnSync("git", ["hash-object", "-w", "--stdin"], {
+      cwd: root,
+      env: GIT_ENV,
+      input: "replaced needle\n",
+      encoding: "utf8",
+    }).stdout.trim();
+    git(root, "replace", original, replacement);
+    assert.equal(git(root, "show", "HEAD~1:a.ts"), "replaced needle\n", "plain Git follows the replacement");
+    const s = service(root);
+    const old = await s.run({ pattern: "needle", changes: "HEAD~1..HEAD", changeSide: "old" }, ctx());
+    assert.deepEqual(lines(old), ["a.ts:1:original needle"]);
+    await s.close();
+  });
+
+  it("refuses a partial clone on Git before 2.45, and never fetches a missing object", async () => {
+    const source = await repo({ "a.ts": "first needle\n" });
+    await commit(source, { "a.ts": "second needle\n" });
+    git(source, "config", "uploadpack.allowFilter", "true");
+    const parent = await makeTree({});
+    repos.push(parent);
+    git(parent, "clone", "-q", "--filter=blob:none", "--no-checkout", `file://${source}`, "clone");
+    const clone = join(parent, "clone");
+    const s = service(clone);
+    const [major, minor] = gitVersion();
+    if (major < 2 || (major === 2 && minor < 45)) {
+      const error = await s
+        .run({ pattern: "needle", changes: "HEAD~1..HEAD" }, ctx())
+        .catch((e: unknown) => e);
+      assert.equal((error as { code?: string }).code, "configuration_error");
+      assert.match((error as Error).message, /partial clone.*Git 2\.45 or newer/s);
+    } else {
+      // Git 2.45+: lazy fetching is off, so the blobs the clone lacks are reported, not fetched.
+      const result = await s.run({ pattern: "needle", changes: "HEAD~1..HEAD" }, ctx());
+      assert.equal(result.data.status, "partial");
+      assert.match(result.data.changes?.notCovered[0]?.reason ?? "", /not in the local object database/);
+    }
+    // Listed without fetching: the clone still lacks the second commit's blob.
+    const missing = git(clone, "rev-list", "--objects", "--missing=print", "HEAD");
+    assert.match(missing, new RegExp(`^\\?${git(source, "rev-parse", "HEAD:a.ts").trim()}$`, "m"));
+    await s.close();
+  });
+
+  it("says clearly what cannot be compared", async () => {
+    const plain = await makeTree({ "a.ts": "needle\n" });
+    repos.push(plain);
+    const root = await repo({ "a.ts": "needle\n" });
+    const s = service(root);
+    const outside = service(plain);
+    const cases: [string, () => Promise<unknown>][] = [
+      ["not a repository", () => outside.run({ pattern: "needle", changes: "worktree" }, ctx())],
+      ["an unknown revision", () => s.run({ pattern: "needle", changes: "nope..HEAD" }, ctx())],
+      ["a revision like an option", () => s.run({ pattern: "needle", changes: "--output=x..HEAD" }, ctx())],
+      ["a bare revision", () => s.run({ pattern: "needle", changes: "HEAD" }, ctx())],
+      ["a scope without changes", () => s.run({ pattern: "needle", changeScope: "files" }, ctx())],
+    ];
+    for (const [label, run] of cases) {
+      const error = await run().catch((e: unknown) => e);
+      assert.equal((error as { code?: string }).code, "invalid_arguments", label);
+      assert.match((error as Error).message, /changes|changeScope/, label);
+    }
+    await s.close();
+    await outside.close();
+  });
+
+  it("pages a change-scoped result through its cursor like any search", async () => {
+    const root = await repo({ "a.ts": "start\n" });
+    await write(root, {
+      "a.ts": `start\n${Array.from({ length: 120 }, (_, i) => `const needle${i} = "${"x".repeat(80)}";`).join("\n")}\n`,
+    });
+    const s = service(root);
+    const first = await s.run({ pattern: "needle", changes: "worktree" }, ctx());
+    assert.equal(first.data.view, "summary");
+    let page = await s.run({ cursor: first.data.cursor as string }, ctx());
+    const seen = [...(page.data.matches ?? [])];
+    while (page.data.cursorKind === "matches" && page.data.cursor !== undefined) {
+      page = await s.run({ cursor: page.data.cursor }, ctx());
+      seen.push(...(page.data.matches ?? []));
+    }
+    assert.deepEqual(
+      seen.map((m) => m.index),
+      Array.from({ length: 120 }, (_, i) => i + 1),
+    );
+    assert.match(page.text, /Scoped to Git changes/);
+    await s.close();
+  });
+});
