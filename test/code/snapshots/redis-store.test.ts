@@ -13,7 +13,11 @@ import {
   RedisSnapshotStore,
   type RedisSnapshotStoreOptions,
 } from "../../../src/code/snapshots/redis-store/store.js";
-import { MemorySnapshotStore, selectionSignature } from "../../../src/code/snapshots/store.js";
+import {
+  MemorySnapshotStore,
+  searchSnapshot,
+  selectionSignature,
+} from "../../../src/code/snapshots/store.js";
 import { EvidentError } from "../../../src/core/errors.js";
 import { CURSOR_KEY_MIN_CHARS, SNAPSHOT_BLOCK_MATCHES } from "../../../src/core/limits.js";
 import { type RedisServer, startRedis } from "../../servers/services.js";
@@ -123,7 +127,7 @@ describe("RedisSnapshotStore", () => {
 
     const state = two.decodeCursor(cursor);
     assert.deepEqual(state, { snapshotId: id, offset: 5, kind: "matches", selection: sig });
-    const read = await two.get("http:alice", id);
+    const read = await searchSnapshot(two, "http:alice", id);
     assert.equal(read.matches.length, 600);
     assert.deepEqual(read.files, data.files);
     assert.deepEqual(await two.selection("http:alice", id, sig), ["src/f0001.ts"]);
@@ -251,7 +255,7 @@ describe("RedisSnapshotStore", () => {
         const b1 = (await raw.hGet(name, "b1")) as Buffer;
         if (what === "block") b1[20] = (b1[20] ?? 0) ^ 1;
         await client.hSet(name, "b1", what === "block" ? b1 : b0);
-        const data = await store.get("a", id);
+        const data = await searchSnapshot(store, "a", id);
         const error = await errorOf(() => loadMatches(data.matches, [SNAPSHOT_BLOCK_MATCHES]));
         assert.equal(error.code, "cursor_expired", what);
       }

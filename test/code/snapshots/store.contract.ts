@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { SearchQuery } from "../../../src/code/request.js";
 import { EMPTY_TABLE } from "../../../src/code/rg/match-table.js";
+import type { AnalysisData } from "../../../src/code/snapshots/analysis.js";
 import {
   type SnapshotData,
   type SnapshotStore,
@@ -44,6 +45,48 @@ export function snapshotData(bytes = 100): SnapshotData {
   };
 }
 
+/** An analysis result: kept by the same stores under the same rules. */
+export function analysisData(bytes = 100): AnalysisData {
+  return {
+    kind: "analysis",
+    operation: "anyOf",
+    subject: "anyOf 2 terms (exact text, smart case per term)",
+    requestedRoot: ".",
+    effectiveRoot: ".",
+    expanded: false,
+    rgCwd: "/",
+    items: [
+      {
+        kind: "occurrence",
+        path: "./a.ts",
+        line: 3,
+        startByte: 0,
+        endByte: 1,
+        startColumn: 0,
+        endColumn: 1,
+        text: 0,
+        term: 1,
+      },
+    ],
+    texts: ["x = é"],
+    terms: ["y", "x"],
+    termsComplete: [true, false],
+    coverage: { occurrences: { status: "complete" }, retention: { status: "partial", detail: "cut" } },
+    notes: ["binding unproven"],
+    changes: {
+      comparison: "working tree vs HEAD (0123456789ab)",
+      side: "new",
+      scope: "lines",
+      source: "worktree",
+      filesChanged: 2,
+      notCovered: [{ path: "b.ts", reason: "it changed while it was read" }],
+    },
+    searchErrors: 0,
+    unverifiedFiles: 0,
+    bytes,
+  };
+}
+
 export function errorCodeOf(fn: () => unknown): Promise<string> {
   return Promise.resolve()
     .then(fn)
@@ -65,6 +108,20 @@ export function snapshotStoreContract(
   const fresh = () => make({ ttlMs: 60_000, now: Date.now });
 
   describe(`SnapshotStore contract: ${name}`, () => {
+    it("keeps analysis results and change scopes as they were put, under analysis cursors", async () => {
+      const store = fresh();
+      const analysis = analysisData();
+      const id = await store.put("a", analysis);
+      assert.deepEqual(await store.get("a", id), analysis);
+      const state = { snapshotId: id, offset: 30, kind: "analysis" as const, selection: undefined };
+      assert.deepEqual(store.decodeCursor(store.encodeCursor(state)), state);
+      assert.equal(await errorCodeOf(() => store.get("b", id)), "cursor_not_found");
+      const scoped = { ...snapshotData(), changes: analysis.changes };
+      const searchId = await store.put("a", scoped);
+      assert.deepEqual(((await store.get("a", searchId)) as SnapshotData).changes, analysis.changes);
+      await store.close();
+    });
+
     it("G12: cursors round-trip and carry only id, offset, kind and selection", async () => {
       const store = fresh();
       const id = await store.put("a", snapshotData());

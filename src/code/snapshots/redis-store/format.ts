@@ -23,8 +23,9 @@ import {
   type MatchTable,
   type PagedMatchTable,
 } from "../../rg/match-table.js";
+import { type AnalysisData, type ChangesSummary, isAnalysisData } from "../analysis.js";
 import { displayPath } from "../sequence.js";
-import type { SnapshotData, SnapshotFile } from "../store.js";
+import { isAnalysis, type SnapshotFile, type StoredResult } from "../store.js";
 
 const deflate = promisify(deflateRaw);
 const VERSION = 1;
@@ -60,6 +61,14 @@ interface StoredHeader {
   readonly runs: [number, number][];
   /** Trusted revisions: [path index, size, mtimeNs, ctimeNs, ino, dev]. */
   readonly trusted: [number, string, string, string, string, string][];
+  /** The Git comparison a search was scoped to (code/changes/). */
+  readonly changes?: ChangesSummary | null;
+}
+
+/** An analysis result (snapshots/analysis.ts) is stored whole, as its header. */
+interface StoredAnalysis {
+  readonly v: number;
+  readonly analysis: AnalysisData;
 }
 
 export interface EncodedSnapshot {
@@ -93,7 +102,17 @@ export function ownerOf(key: Buffer, caller: string): string {
   return createHmac("sha256", key).update(`caller\0${caller}`).digest().subarray(0, 16).toString("hex");
 }
 
-export async function encodeSnapshot(key: Buffer, id: string, data: SnapshotData): Promise<EncodedSnapshot> {
+export async function encodeSnapshot(key: Buffer, id: string, data: StoredResult): Promise<EncodedSnapshot> {
+  if (isAnalysis(data)) {
+    // Items are read a page at a time but are small; the whole result is one compressed value.
+    const stored: StoredAnalysis = { v: VERSION, analysis: data };
+    const value = seal(key, id, HEADER_FIELD, await deflate(Buffer.from(JSON.stringify(stored))));
+    return {
+      fields: new Map([[HEADER_FIELD, value]]),
+      bytes: HEADER_FIELD.length + value.length,
+      matches: 0,
+    };
+  }
   const table = data.matches;
   if (table.kind === "paged") throw new Error("a paged snapshot is stored already");
   const paths: string[] = [];
@@ -134,6 +153,7 @@ export async function encodeSnapshot(key: Buffer, id: string, data: SnapshotData
       r.ino,
       r.dev,
     ]),
+    changes: data.changes ?? null,
   };
   const plain: Array<[string, Buffer]> = [[HEADER_FIELD, Buffer.from(JSON.stringify(header))]];
   for (let block = 0; block * SNAPSHOT_BLOCK_MATCHES < table.length; block++) {
@@ -159,16 +179,17 @@ export function decodeHeader(
   id: string,
   value: Buffer,
   readBlocks: (fields: string[]) => Promise<Array<Buffer | null>>,
-): SnapshotData | undefined {
+): StoredResult | undefined {
   const payload = unseal(key, id, HEADER_FIELD, value);
   if (payload === undefined) return undefined;
-  let header: StoredHeader;
+  let header: StoredHeader | StoredAnalysis;
   try {
-    header = JSON.parse(inflateRawSync(payload).toString("utf8")) as StoredHeader;
+    header = JSON.parse(inflateRawSync(payload).toString("utf8")) as StoredHeader | StoredAnalysis;
   } catch {
     return undefined;
   }
   if (header.v !== VERSION) return undefined;
+  if ("analysis" in header) return isAnalysisData(header.analysis) ? header.analysis : undefined;
   const { paths } = header;
   const path = (index: number) => paths[index] as string;
   const runStarts = new Uint32Array(header.runs.length);
@@ -208,6 +229,7 @@ export function decodeHeader(
     searchErrors: header.searchErrors,
     bytes: header.bytes,
     reusable: header.reusable,
+    changes: header.changes ?? undefined,
   };
 }
 

@@ -25,7 +25,7 @@ import {
 } from "../../../core/limits.js";
 import type { Logger } from "../../../core/logger.js";
 import { CursorCodec, type CursorState, SNAPSHOT_ID_BYTES } from "../cursor-codec.js";
-import type { SnapshotData, SnapshotStore } from "../store.js";
+import type { SnapshotStore, StoredResult } from "../store.js";
 import { damaged, decodeHeader, encodeSnapshot, ownerOf, seal, selectionField, unseal } from "./format.js";
 import { ADMIT, RELEASE, SELECTION, TOUCH } from "./scripts.js";
 import { KEY_VARIABLE, type RedisStoreSettings, STORE_VARIABLE } from "./settings.js";
@@ -80,7 +80,7 @@ export class RedisSnapshotStore implements SnapshotStore {
     await this.#run((client) => client.ping());
   }
 
-  async put(caller: string, data: SnapshotData): Promise<string> {
+  async put(caller: string, data: StoredResult): Promise<string> {
     const id = randomBytes(SNAPSHOT_ID_BYTES).toString("hex");
     const encoded = await encodeSnapshot(this.#settings.keys.data, id, data);
     const fields: Array<string | Buffer> = [];
@@ -99,7 +99,7 @@ export class RedisSnapshotStore implements SnapshotStore {
     return id;
   }
 
-  async get(caller: string, id: string): Promise<SnapshotData> {
+  async get(caller: string, id: string): Promise<StoredResult> {
     if (!ID_PATTERN.test(id)) throw notFound();
     const reply = (await this.#script(TOUCH, [
       id,
