@@ -64,6 +64,15 @@ function run(
   });
 }
 
+/** The CLI's error payload: stderr is that one JSON document (anything else there fails, shown). */
+function errorPayload(stderr: string): { error: { code: string } } {
+  try {
+    return JSON.parse(stderr);
+  } catch {
+    assert.fail(`stderr is not the error payload alone:\n${stderr}`);
+  }
+}
+
 /** Splits one example line as a POSIX shell would (quotes only; the examples use nothing else). */
 function words(line: string): string[] {
   return [...line.matchAll(/'([^']*)'|"([^"]*)"|(\S+)/g)].map((m) => m[1] ?? m[2] ?? (m[3] as string));
@@ -150,11 +159,11 @@ describe("Agent Skill", () => {
     assert.equal(ok.code, 0);
     const usage = await run(["grep", "needle", "--mode", "everything"], project);
     assert.equal(usage.code, 2);
-    assert.equal(JSON.parse(usage.stderr).error.code, "invalid_arguments");
+    assert.equal(errorPayload(usage.stderr).error.code, "invalid_arguments");
     vendor.handle((_request, response) => sendJson(response, 500, { error: "down" }));
     const failed = await run(["search", "anything"], project);
     assert.equal(failed.code, 1);
-    assert.equal(JSON.parse(failed.stderr).error.code, "provider_failed");
+    assert.equal(errorPayload(failed.stderr).error.code, "provider_failed");
     assert.match(SKILL, /`0`: success/);
     assert.match(SKILL, /`1`: the tool failed/);
     assert.match(SKILL, /`2`: bad arguments/);
