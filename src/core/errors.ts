@@ -14,6 +14,7 @@ export const ERROR_CODES = [
   "focus_unsupported",
   "url_not_allowed",
   "host_unresolved",
+  "unsupported_content",
   "deadline_exceeded",
   "cancelled",
   "path_not_allowed",

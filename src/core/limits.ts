@@ -18,6 +18,8 @@ export const WEB_MAX_RESULTS_MAX = 20;
 export const WEB_MAX_RESULTS_DEFAULT = 5;
 /** web_read `url` length bound, in characters. */
 export const WEB_URL_MAX_CHARS = 8_192;
+/** web_read `cursor` length bound, in characters. */
+export const WEB_CURSOR_MAX_CHARS = 256;
 /** web_read `focus` and web_search `intent` length bounds, in characters. */
 export const WEB_FOCUS_MAX_CHARS = 1_000;
 export const WEB_INTENT_MAX_CHARS = 64;
@@ -47,6 +49,16 @@ export const WEB_ENVELOPE_MAX_BUDGET_CHARS = 1_000_000;
 export const WEB_SOURCES_MAX = 100;
 /** Share of the envelope budget the `sources` index may take before content is placed. */
 export const WEB_SOURCES_MAX_BUDGET_SHARE = 0.25;
+/**
+ * Long web_read documents kept for their cursors: time to live after last use, and how many
+ * (and how many bytes) one store keeps, least recently used evicted first.
+ */
+export const WEB_PAGES_TTL_MS = 30 * 60_000;
+export const WEB_PAGES_MAX_COUNT = 32;
+export const WEB_PAGES_MAX_BYTES = 64 * 1024 * 1024;
+/** PDF pages the `direct` reader extracts, and how long it may spend extracting them. */
+export const PDF_MAX_PAGES = 200;
+export const PDF_MAX_MS = 10_000;
 /** Bound on the best-effort DELETE of an upstream MCP session at shutdown. */
 export const UPSTREAM_SESSION_DELETE_MS = 2_000;
 

@@ -18,7 +18,7 @@ interface Shared {
 const shared = new WeakMap<ToolEnvironment, Shared>();
 
 /** Seams for tests and embedders; the product passes none. */
-export type WebToolOptions = Partial<Omit<WebServiceOptions, "env" | "logger">>;
+export type WebToolOptions = Partial<Omit<WebServiceOptions, "env" | "logger" | "cwd" | "pages">>;
 
 export interface WebServiceHandle {
   get(): Promise<WebService>;
@@ -45,7 +45,15 @@ export function webServiceFor(env: ToolEnvironment, options: WebToolOptions = {}
   return {
     get() {
       current.service ??= import("../web/service.js").then(
-        ({ WebService }) => new WebService({ env: env.env, logger: env.logger, ...options }),
+        ({ WebService }) =>
+          new WebService({
+            env: env.env,
+            logger: env.logger,
+            cwd: env.cwd,
+            // One-shot surfaces keep long reads on disk so the next process can continue a cursor.
+            pages: env.snapshots === "persistent" ? "persistent" : "memory",
+            ...options,
+          }),
       );
       return current.service;
     },

@@ -75,10 +75,18 @@ export interface ReadEnvelope {
   readonly metadata?: ReadMetadata;
   readonly content: readonly EnvelopeContentPart[];
   /** Characters of native content kept and available (JSON parts counted as their JSON text). */
-  readonly contentChars: { readonly kept: number; readonly total: number };
+  /**
+   * Characters of native content in this part and in the whole document (JSON parts counted as
+   * their JSON text); `from` is where this part starts when it continues a cursor.
+   */
+  readonly contentChars: { readonly kept: number; readonly total: number; readonly from?: number };
   readonly sources: readonly string[];
   readonly sourcesOmitted?: number;
   readonly truncated: boolean;
+  /** The next part of the same document, without fetching again (`web_read` with `cursor`). */
+  readonly cursor?: string;
+  /** Characters after this part. */
+  readonly remainingChars?: number;
 }
 
 export interface Fitted<T> {
@@ -219,6 +227,10 @@ export interface ReadEnvelopeInput {
   readonly providerReasons?: Readonly<Record<string, ProviderFailure>>;
   readonly outcome: ProviderReadOutcome;
   readonly budgetChars: number;
+  /** A continuation: the document's characters before this part, and its whole length. */
+  readonly part?: { readonly from: number; readonly total: number };
+  /** Gives the cursor of the part that starts at `offset` (in the whole document), when one can be kept. */
+  readonly cursor?: (offset: number) => string;
 }
 
 export function buildReadEnvelope(input: ReadEnvelopeInput): Fitted<ReadEnvelope> {
@@ -242,18 +254,31 @@ export function buildReadEnvelope(input: ReadEnvelopeInput): Fitted<ReadEnvelope
   while (sources.length > 0 && JSON.stringify(sources).length > sourcesBudget) sources = sources.slice(0, -1);
   const sourcesOmitted = links.length - sources.length;
 
-  const build = (prefix: string, truncated: boolean): ReadEnvelope => ({
-    provenance: input.provenance,
-    warnings: input.warnings,
-    ...failureFields(input),
-    ...(title === undefined ? {} : { title }),
-    ...(metadata === undefined ? {} : { metadata }),
-    content: splitPrefix(parts, segments, prefix.length),
-    contentChars: { kept: prefix.length, total: whole.length },
-    sources,
-    ...(sourcesOmitted > 0 ? { sourcesOmitted } : {}),
-    truncated,
-  });
+  const from = input.part?.from ?? 0;
+  const total = input.part?.total ?? whole.length;
+  const build = (prefix: string, truncated: boolean): ReadEnvelope => {
+    const end = from + prefix.length;
+    const next = truncated && input.cursor !== undefined ? input.cursor(end) : undefined;
+    return {
+      provenance: input.provenance,
+      warnings:
+        next === undefined
+          ? input.warnings
+          : [
+              ...input.warnings,
+              `the page continues: ${total - end} of ${total} characters remain; call web_read with {"cursor": "${next}"} for the next part`,
+            ],
+      ...failureFields(input),
+      ...(title === undefined ? {} : { title }),
+      ...(metadata === undefined ? {} : { metadata }),
+      content: splitPrefix(parts, segments, prefix.length),
+      contentChars: { kept: prefix.length, total, ...(input.part === undefined ? {} : { from }) },
+      sources,
+      ...(sourcesOmitted > 0 ? { sourcesOmitted } : {}),
+      truncated,
+      ...(next === undefined ? {} : { cursor: next, remainingChars: total - end }),
+    };
+  };
   const fit = fitJson(whole, input.budgetChars, build);
   // The same document the JSON was serialized from, rebuilt rather than parsed back.
   return { json: fit.json, data: build(whole.slice(0, fit.keptChars), fit.truncated) };
@@ -338,10 +363,13 @@ export function deepEqual(a: unknown, b: unknown): boolean {
   );
 }
 
+/** Longest stated page fact kept in the metadata (a byline or site name, not a paragraph). */
+const STATED_MAX_CHARS = 300;
+
 /** Only the allowlisted facts, each validated; anything else a provider reported is dropped. */
 function validMetadata(metadata: ReadMetadata | undefined): ReadMetadata | undefined {
   if (metadata === undefined) return undefined;
-  const out: { creditsUsed?: number; cacheState?: "hit" | "miss"; cachedAt?: string } = {};
+  const out: { -readonly [K in keyof ReadMetadata]: ReadMetadata[K] } = {};
   if (
     typeof metadata.creditsUsed === "number" &&
     Number.isFinite(metadata.creditsUsed) &&
@@ -350,14 +378,20 @@ function validMetadata(metadata: ReadMetadata | undefined): ReadMetadata | undef
     out.creditsUsed = metadata.creditsUsed;
   }
   if (metadata.cacheState === "hit" || metadata.cacheState === "miss") out.cacheState = metadata.cacheState;
-  if (
-    typeof metadata.cachedAt === "string" &&
-    metadata.cachedAt.length <= 64 &&
-    !Number.isNaN(Date.parse(metadata.cachedAt))
-  ) {
-    out.cachedAt = metadata.cachedAt;
+  if (isDateText(metadata.cachedAt)) out.cachedAt = metadata.cachedAt;
+  for (const key of ["byline", "language", "siteName"] as const) {
+    const value = metadata[key];
+    if (typeof value === "string" && value.trim() !== "" && value.length <= STATED_MAX_CHARS)
+      out[key] = value;
   }
+  if (isDateText(metadata.published)) out.published = metadata.published;
+  if (typeof metadata.canonicalUrl === "string" && isPublicUrl(metadata.canonicalUrl))
+    out.canonicalUrl = metadata.canonicalUrl;
   return Object.keys(out).length === 0 ? undefined : out;
+}
+
+function isDateText(value: unknown): value is string {
+  return typeof value === "string" && value.length <= 64 && !Number.isNaN(Date.parse(value));
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

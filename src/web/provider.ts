@@ -48,6 +48,12 @@ export interface ReadMetadata {
   readonly creditsUsed?: number;
   readonly cacheState?: "hit" | "miss";
   readonly cachedAt?: string;
+  /** What the page states about itself (meta tags, Open Graph, JSON-LD); never inferred. */
+  readonly byline?: string;
+  readonly published?: string;
+  readonly language?: string;
+  readonly canonicalUrl?: string;
+  readonly siteName?: string;
 }
 
 export interface ProviderReadOutcome {

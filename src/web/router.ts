@@ -34,6 +34,7 @@ import {
   type ProviderSearchOutcome,
   type TimeRange,
 } from "./provider.js";
+import type { KeptPage, ReadPages } from "./read-pages.js";
 
 export interface SearchInput {
   readonly query: string;
@@ -74,6 +75,8 @@ export interface RouterOptions {
   /** DNS lookup for checking agent URLs before a provider is asked to fetch them. */
   readonly lookup?: LookupFunction;
   readonly now?: () => Date;
+  /** Where long reads are kept for their cursors; without it a long read is only clipped. */
+  readonly pages?: ReadPages;
 }
 
 type Attempt<T> =
@@ -154,7 +157,11 @@ export class WebRouter {
     }
   }
 
-  async read(input: ReadInput, signal: AbortSignal): Promise<ToolSuccess<ReadEnvelope>> {
+  async read(
+    input: ReadInput,
+    signal: AbortSignal,
+    caller = "anonymous",
+  ): Promise<ToolSuccess<ReadEnvelope>> {
     const reader = input.reader === undefined ? undefined : this.#knownIds([input.reader], "reader");
     const call = callDeadline(signal, this.#options.callDeadlineMs, "web_read");
     try {
@@ -210,7 +217,7 @@ export class WebRouter {
       if (input.focus !== undefined) {
         warnings.push(`the focus was forwarded to ${id}, which may omit content that does not match it`);
       }
-      const fitted = buildReadEnvelope({
+      const envelope = {
         provenance: this.#provenance(
           { tool: "web_read", url: input.url, ...(input.focus === undefined ? {} : { focus: input.focus }) },
           reader === undefined ? "route" : "reader",
@@ -225,11 +232,61 @@ export class WebRouter {
         ...failureFields(failures),
         outcome,
         budgetChars: this.#options.envelopeBudgetChars,
-      });
+      };
+      let fitted = buildReadEnvelope(envelope);
+      const pages = this.#options.pages;
+      if (fitted.data.truncated && pages !== undefined) {
+        // Too long for one answer: keep the document so its next parts need no second fetch.
+        const text = outcome.content
+          .map((part) => (part.type === "text" ? part.text : JSON.stringify(part.value)))
+          .join("");
+        const kept: KeptPage = {
+          provenance: envelope.provenance,
+          ...(fitted.data.title === undefined ? {} : { title: fitted.data.title }),
+          ...(fitted.data.metadata === undefined ? {} : { metadata: fitted.data.metadata }),
+          warnings: envelope.warnings,
+          text,
+        };
+        fitted = buildReadEnvelope({ ...envelope, cursor: await pages.keep(caller, kept) });
+      }
       return success(fitted.json, fitted.data);
     } finally {
       call.dispose();
     }
+  }
+
+  /**
+   * The next part of a document an earlier read kept: no provider is called. Its provenance is
+   * the original read's (the same document, fetched then).
+   */
+  async readCursor(cursor: string, caller = "anonymous"): Promise<ToolSuccess<ReadEnvelope>> {
+    const pages = this.#options.pages;
+    if (pages === undefined) {
+      throw new EvidentError(
+        "cursor_not_found",
+        "This server keeps no pages for cursors; read the URL again.",
+        {
+          details: { field: "cursor" },
+        },
+      );
+    }
+    const { page, offset, cursor: next } = await pages.resume(caller, cursor);
+    const fitted = buildReadEnvelope({
+      provenance: page.provenance,
+      warnings: [
+        ...page.warnings,
+        `this part starts at character ${offset} of ${page.text.length} of the page read at ${page.provenance.retrievedAt}`,
+      ],
+      outcome: {
+        ...(page.title === undefined ? {} : { title: page.title }),
+        ...(page.metadata === undefined ? {} : { metadata: page.metadata }),
+        content: [{ type: "text", text: page.text.slice(offset) }],
+      },
+      budgetChars: this.#options.envelopeBudgetChars,
+      part: { from: offset, total: page.text.length },
+      cursor: next,
+    });
+    return success(fitted.json, fitted.data);
   }
 
   /** Every id must name a configured provider; duplicates collapse (each provider at most once). */
@@ -432,6 +489,8 @@ function allFailed(attempted: string[], failures: Failures, errors: unknown[], f
   const reasons = attempted.map((id) => failures.reasons[id] ?? `${id} failed`);
   // One provider that failed for a configuration reason is the operator's to fix: say so.
   const only = errors.length === 1 ? errors[0] : undefined;
+  // A content type the one reader cannot read is said as such: the agent may try another reader.
+  if (!fanout && only instanceof EvidentError && only.code === "unsupported_content") return only;
   const configuration = only instanceof ProviderError && only.kind === "configuration";
   const code =
     fanout || attempted.length !== 1

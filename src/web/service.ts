@@ -10,7 +10,11 @@
  */
 import { type ConfigResult, configRevision, loadConfig, type WebConfig } from "../config/load.js";
 import type { ProviderEntry } from "../config/schema.js";
+import { keptCacheDir } from "../core/cache-dir.js";
 import { EvidentError } from "../core/errors.js";
+import { FileKeptStore } from "../core/file-kept-store.js";
+import { MemoryKeptStore } from "../core/kept.js";
+import { WEB_PAGES_MAX_BYTES, WEB_PAGES_MAX_COUNT, WEB_PAGES_TTL_MS } from "../core/limits.js";
 import type { Logger } from "../core/logger.js";
 import type { ToolSuccess } from "../core/result.js";
 import { createHttpClient } from "../net/client.js";
@@ -19,6 +23,7 @@ import type { HttpClient } from "../net/http-client.js";
 import { configFileSchema } from "./config-schema.js";
 import type { ReadEnvelope, SearchEnvelope } from "./envelope.js";
 import { PROVIDER_FACTORIES, type ProviderFactory, ProviderSet } from "./provider-set.js";
+import { type KeptPage, ReadPages } from "./read-pages.js";
 import { type ReadInput, type SearchInput, WebRouter } from "./router.js";
 
 export interface WebServiceOptions {
@@ -32,6 +37,13 @@ export interface WebServiceOptions {
   readonly treatAsPublic?: readonly string[];
   /** Default per-attempt deadline; PROVIDER_ATTEMPT_DEADLINE_MS when unset. */
   readonly attemptDeadlineMs?: number;
+  /**
+   * Where long reads are kept for their cursors: in memory (long-lived surfaces), or in the
+   * private cache directory (`persistent`: the one-shot CLI, whose next process continues).
+   */
+  readonly pages?: "memory" | "persistent";
+  /** Base of a relative `EVIDENT_CACHE_DIR`. */
+  readonly cwd?: string;
 }
 
 interface Generation {
@@ -51,9 +63,26 @@ export class WebService {
   #loading: Promise<Generation> | undefined;
   #closing: Promise<void> | undefined;
   readonly #all = new Set<Generation>();
+  /** Outlives configuration generations: a cursor from before a config change still reads. */
+  readonly #pages: ReadPages;
 
   constructor(options: WebServiceOptions) {
     this.#options = options;
+    const bounds = {
+      ttlMs: WEB_PAGES_TTL_MS,
+      maxCount: WEB_PAGES_MAX_COUNT,
+      maxBytes: WEB_PAGES_MAX_BYTES,
+      redo: "read the URL again",
+    };
+    this.#pages = new ReadPages(
+      options.pages === "persistent"
+        ? new FileKeptStore<KeptPage>({
+            ...bounds,
+            dir: keptCacheDir(options.env, options.cwd ?? process.cwd(), "pages"),
+            setting: "EVIDENT_CACHE_DIR",
+          })
+        : new MemoryKeptStore<KeptPage>(bounds),
+    );
   }
 
   /** Loads the configuration now (startup logging); calls would otherwise load it on first use. */
@@ -65,8 +94,13 @@ export class WebService {
     return this.#with((router) => router.search(input, signal));
   }
 
-  async read(input: ReadInput, signal: AbortSignal): Promise<ToolSuccess<ReadEnvelope>> {
-    return this.#with((router) => router.read(input, signal));
+  async read(input: ReadInput, signal: AbortSignal, caller?: string): Promise<ToolSuccess<ReadEnvelope>> {
+    return this.#with((router) => router.read(input, signal, caller));
+  }
+
+  /** The next part of a long read, from the kept document (no provider is called). */
+  async readCursor(cursor: string, caller?: string): Promise<ToolSuccess<ReadEnvelope>> {
+    return this.#with((router) => router.readCursor(cursor, caller));
   }
 
   /** The configuration in use (for `doctor` and diagnostics). */
@@ -78,6 +112,7 @@ export class WebService {
     this.#closing ??= (async () => {
       await this.#loading?.catch(() => undefined);
       await Promise.allSettled([...this.#all].map((generation) => this.#closeGeneration(generation)));
+      await this.#pages.close();
     })();
     return this.#closing;
   }
@@ -161,6 +196,7 @@ export class WebService {
         ? {}
         : { attemptDeadlineMs: this.#options.attemptDeadlineMs }),
       envelopeBudgetChars: config.envelopeBudgetChars,
+      pages: this.#pages,
       allowPrivateNetwork: config.allowPrivateNetwork,
       ...(this.#options.treatAsPublic === undefined ? {} : { treatAsPublic: this.#options.treatAsPublic }),
       logger: this.#options.logger,

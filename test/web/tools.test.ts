@@ -68,9 +68,9 @@ describe("web tools", () => {
       } else if (req.url === "/plain") {
         res.setHeader("content-type", "text/plain");
         res.end("  plain *text* stays as is\n");
-      } else if (req.url === "/pdf") {
-        res.setHeader("content-type", "application/pdf");
-        res.end("%PDF-1.4");
+      } else if (req.url === "/image") {
+        res.setHeader("content-type", "image/png");
+        res.end(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]));
       } else if (req.url === "/redirect-private") {
         res.statusCode = 302;
         res.setHeader("location", "http://169.254.169.254/latest/meta-data/");
@@ -204,6 +204,7 @@ describe("web tools", () => {
     ]);
     const read = tools.list().find((l) => l.name === "web_read");
     assert.deepEqual(Object.keys(((read?.inputSchema ?? {}) as Json).properties).sort(), [
+      "cursor",
       "focus",
       "reader",
       "url",
@@ -239,13 +240,22 @@ describe("web tools", () => {
     try {
       const plain = payload(await tools.call("web_read", { url: `${site.url}/plain` }));
       assert.deepEqual(plain.content, [{ type: "text", text: "  plain *text* stays as is\n" }]);
-      const pdf = await tools.call("web_read", { url: `${site.url}/pdf` });
-      assert.equal(pdf.isError, true);
-      assert.match(payload(pdf).error.message, /cannot read application\/pdf/);
-      const huge = await tools.call("web_read", { url: `${site.url}/huge` });
+      const image = await tools.call("web_read", { url: `${site.url}/image` });
+      assert.equal(image.isError, true);
+      assert.equal(payload(image).error.code, "unsupported_content");
+      assert.equal(payload(image).error.content_type, "image/png");
+      assert.match(payload(image).error.message, /direct cannot read image\/png content/);
+      const huge = await tools.call("web_read", { url: `${site.url}/huge` }, { caller: "alice" });
       assert.ok(huge.text.length <= 5000);
       assert.equal(payload(huge).truncated, true);
       assert.equal(payload(huge).contentChars.total, "word ".repeat(200_000).length);
+      // The rest is kept for its caller alone.
+      const cursor = payload(huge).cursor as string;
+      const next = await tools.call("web_read", { cursor }, { caller: "alice" });
+      assert.equal(payload(next).contentChars.from, payload(huge).contentChars.kept);
+      assert.ok(next.text.length <= 5000);
+      const other = await tools.call("web_read", { cursor }, { caller: "bob" });
+      assert.equal(payload(other).error.code, "cursor_not_found");
     } finally {
       await tools.close();
     }

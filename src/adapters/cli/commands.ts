@@ -2,7 +2,7 @@
  * The CLI's commands and how their positionals and short flags map onto tool schemas.
  * Everything else about a flag comes from the tool's schema.
  */
-import { SNAPSHOT_TTL_MS } from "../../core/limits.js";
+import { SNAPSHOT_TTL_MS, WEB_PAGES_TTL_MS } from "../../core/limits.js";
 import type { CommandSpec } from "./flags.js";
 
 export const TOOL_COMMANDS: Readonly<
@@ -21,7 +21,11 @@ export const TOOL_COMMANDS: Readonly<
     positionals: ["url"],
     aliases: {},
     summary: "Read one web page as Markdown through the read route (keyless default: direct).",
-    usage: "evident read URL [--reader ID] [--focus TEXT]",
+    usage: "evident read URL [--reader ID] [--focus TEXT] | evident read --cursor C",
+    note:
+      `A long page ends with a cursor; \`evident read --cursor C\` prints its next part in later runs too, for ${WEB_PAGES_TTL_MS / 60_000}\n` +
+      "minutes after its last use, without fetching the page again (parts are kept in a private cache\n" +
+      "directory: $EVIDENT_CACHE_DIR/pages, else $XDG_CACHE_HOME/evident/pages, else ~/.cache/evident/pages).",
   },
   grep: {
     tool: "code_search",

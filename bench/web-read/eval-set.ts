@@ -1,0 +1,111 @@
+/**
+ * The development set of web-read-eval (../shared/web-read-eval, trafilatura's benchmark made to
+ * run with Node), read in-process: each page is decoded as the shared scorer's server serves it
+ * (`text/html; charset=` what the page declares) and given to the `direct` reader's body step,
+ * then scored with the shared scorer's own functions (Markdown reduction, snippet counting).
+ * No CLI process per page: a full pass takes about a minute instead of twenty.
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { performance } from "node:perf_hooks";
+import { pathToFileURL } from "node:url";
+import { gunzipSync } from "node:zlib";
+import type { ProviderReadOutcome } from "../../src/web/provider.js";
+import { readBody } from "../../src/web/providers/direct/provider.js";
+
+export interface EvalItem {
+  readonly file: string;
+  readonly url: string;
+  readonly with: readonly string[];
+  readonly without: readonly string[];
+}
+
+export interface Scorer {
+  markdownToText(markdown: string): string;
+  countItem(
+    item: EvalItem,
+    text: string | null,
+  ): { tp: number; fp: number; fn: number; tn: number; missed: string[]; unwanted: string[] };
+  scores(counts: { tp: number; fp: number; fn: number; tn: number }): {
+    precision: number;
+    recall: number;
+    accuracy: number;
+    f1: number;
+  };
+  declaredCharset(bytes: Buffer): string;
+}
+
+export interface PageResult {
+  readonly file: string;
+  readonly tp: number;
+  readonly fp: number;
+  readonly fn: number;
+  readonly tn: number;
+  readonly missed: string[];
+  readonly unwanted: string[];
+  readonly ms: number;
+  readonly failed?: string;
+  readonly markdown: string;
+}
+
+/**
+ * Where the set lives: EVIDENT_WEB_READ_EVAL, else `shared/web-read-eval` beside the project
+ * (a clone's parent, or a worktree's grandparent).
+ */
+export function evalDir(): string {
+  if (process.env.EVIDENT_WEB_READ_EVAL) return resolve(process.env.EVIDENT_WEB_READ_EVAL);
+  const near = join(process.cwd(), "..", "shared", "web-read-eval");
+  const far = join(process.cwd(), "..", "..", "shared", "web-read-eval");
+  return existsSync(near) || !existsSync(far) ? resolve(near) : resolve(far);
+}
+
+export async function loadEval(dir = evalDir()): Promise<{ items: EvalItem[]; scorer: Scorer }> {
+  if (!existsSync(join(dir, "evaldata.json"))) {
+    throw new Error(`no web-read-eval set at ${dir} (set EVIDENT_WEB_READ_EVAL)`);
+  }
+  const items = JSON.parse(readFileSync(join(dir, "evaldata.json"), "utf8")) as EvalItem[];
+  const scorer = (await import(pathToFileURL(join(dir, "score.mjs")).href)) as Scorer;
+  return { items, scorer };
+}
+
+export function pageBytes(dir: string, file: string): Buffer {
+  const plain = join(dir, "pages", file);
+  return existsSync(plain) ? readFileSync(plain) : gunzipSync(readFileSync(`${plain}.gz`));
+}
+
+/** Reads one page as the scorer's server would serve it, timing the read alone. */
+export async function readPage(
+  dir: string,
+  item: EvalItem,
+  scorer: Scorer,
+): Promise<{ outcome?: ProviderReadOutcome; ms: number; error?: unknown }> {
+  const bytes = pageBytes(dir, item.file);
+  const contentType = `text/html; charset=${scorer.declaredCharset(bytes)}`;
+  const url = `http://127.0.0.1/${encodeURIComponent(item.file)}`;
+  const started = performance.now();
+  try {
+    const outcome = await readBody("direct", bytes, contentType, url, new AbortController().signal);
+    return { outcome, ms: performance.now() - started };
+  } catch (error) {
+    return { ms: performance.now() - started, error };
+  }
+}
+
+export async function scorePage(dir: string, item: EvalItem, scorer: Scorer): Promise<PageResult> {
+  const { outcome, ms, error } = await readPage(dir, item, scorer);
+  const markdown =
+    outcome === undefined
+      ? ""
+      : outcome.content
+          .filter((part) => part.type === "text")
+          .map((part) => (part as { text: string }).text)
+          .join("\n\n");
+  const counts = scorer.countItem(item, outcome === undefined ? null : scorer.markdownToText(markdown));
+  return {
+    file: item.file,
+    ...counts,
+    ms,
+    markdown,
+    ...(error === undefined ? {} : { failed: String((error as Error)?.message ?? error) }),
+  };
+}

@@ -1,0 +1,324 @@
+/**
+ * A `KeptStore` on disk, for one-shot surfaces (the CLI): what one `evident` process kept, the
+ * next one continues. Same semantics as `MemoryKeptStore`: bound to the caller, a time to live
+ * after the last use (a file's mtime), count and byte bounds with the least recently used
+ * evicted first, and ids let go of reading as `cursor_expired` (a small `.gone` file says why).
+ *
+ * The directory is private (0700, owned by the user, never a symlink, not writable by others);
+ * files are 0600, written to a temp name and renamed, opened without following symlinks. Each
+ * value file starts with an HMAC under the directory's key, bound to its id, so an edited or
+ * swapped file is an expired cursor, never other content. The key file is created once; when
+ * two processes race, the first link wins and both use its key.
+ */
+import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  linkSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readSync,
+  type Stats,
+  unlinkSync,
+  writeSync,
+} from "node:fs";
+import { open, readdir, rename, stat, unlink, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { EvidentError } from "./errors.js";
+import {
+  KEPT_ID_BYTES,
+  KEPT_KEY_BYTES,
+  type KeptStore,
+  type KeptStoreBounds,
+  keptExpired,
+  keptNotFound,
+} from "./kept.js";
+
+const O_NOFOLLOW = constants.O_NOFOLLOW ?? 0;
+const READ_FLAGS = constants.O_RDONLY | O_NOFOLLOW | (constants.O_NONBLOCK ?? 0);
+const WRITE_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | O_NOFOLLOW;
+const KEY_FILE = "cursor.key";
+const ID = /^[0-9a-f]{32}$/;
+const VALUE_NAME = /^([0-9a-f]{32})\.kept$/;
+const GONE_NAME = /^[0-9a-f]{32}\.gone$/;
+const TEMP_PREFIX = ".tmp-";
+const MAC_HEX = 64;
+
+export interface FileKeptStoreOptions extends KeptStoreBounds {
+  readonly dir: string;
+  /** Which setting names the directory, for error messages ("EVIDENT_CACHE_DIR"). */
+  readonly setting: string;
+}
+
+export class FileKeptStore<T> implements KeptStore<T> {
+  readonly #options: FileKeptStoreOptions;
+  readonly #now: () => number;
+  #key: Buffer | undefined;
+
+  constructor(options: FileKeptStoreOptions) {
+    this.#options = options;
+    this.#now = options.now ?? Date.now;
+  }
+
+  async put(caller: string, value: T, _bytes: number): Promise<string> {
+    const { key } = this.#ready();
+    const id = randomBytes(KEPT_ID_BYTES).toString("hex");
+    const json = JSON.stringify({ caller, value });
+    try {
+      await this.#write(`${id}.kept`, `${mac(key, id, json)}\n${json}`);
+    } catch (thrown) {
+      throw this.#dirError(`cannot be written (${errnoOf(thrown)})`, thrown);
+    }
+    await this.#maintain(id).catch(() => undefined);
+    return id;
+  }
+
+  async get(caller: string, id: string): Promise<T> {
+    const { dir, key } = this.#ready();
+    const redo = this.#options.redo;
+    if (!ID.test(id)) throw keptNotFound(redo);
+    let text: string;
+    let used: number;
+    try {
+      const handle = await open(join(dir, `${id}.kept`), READ_FLAGS);
+      try {
+        const info = await handle.stat();
+        if (!info.isFile() || !ownedByMe(info)) throw new Error("not a private file");
+        text = await handle.readFile("utf8");
+        used = info.mtimeMs;
+      } finally {
+        await handle.close();
+      }
+    } catch (thrown) {
+      if (errnoOf(thrown) === "ENOENT") return this.#gone(caller, id);
+      await unlink(join(dir, `${id}.kept`)).catch(() => undefined);
+      throw keptExpired("unreadable, so it was discarded", redo);
+    }
+    const json = text.slice(MAC_HEX + 1);
+    const given = Buffer.from(text.slice(0, MAC_HEX), "hex");
+    const expected = Buffer.from(mac(key, id, json), "hex");
+    let record: { caller?: unknown; value?: T } | undefined;
+    if (given.length === expected.length && timingSafeEqual(given, expected)) {
+      try {
+        record = JSON.parse(json) as { caller?: unknown; value?: T };
+      } catch {
+        record = undefined;
+      }
+    }
+    if (record === undefined) {
+      await unlink(join(dir, `${id}.kept`)).catch(() => undefined);
+      throw keptExpired("damaged, so it was discarded", redo);
+    }
+    if (record.caller !== caller) throw keptNotFound(redo);
+    const now = this.#now();
+    if (now - used > this.#options.ttlMs) {
+      await this.#expire(id, caller, "timed out");
+      throw keptExpired("timed out", redo);
+    }
+    const handle = await open(join(dir, `${id}.kept`), constants.O_RDONLY | O_NOFOLLOW).catch(
+      () => undefined,
+    );
+    await handle?.utimes(now / 1000, now / 1000).catch(() => undefined);
+    await handle?.close();
+    return record.value as T;
+  }
+
+  /** The directory's key: cursors made by one process verify in the next. */
+  key(): Buffer {
+    return this.#ready().key;
+  }
+
+  async close(): Promise<void> {}
+
+  #ready(): { dir: string; key: Buffer } {
+    const dir = this.#options.dir;
+    if (this.#key === undefined) {
+      try {
+        prepareDir(dir);
+        this.#key = loadOrCreateKey(dir);
+      } catch (thrown) {
+        throw thrown instanceof EvidentError
+          ? thrown
+          : this.#dirError(`cannot be used (${errnoOf(thrown)})`, thrown);
+      }
+    }
+    return { dir, key: this.#key };
+  }
+
+  async #gone(caller: string, id: string): Promise<never> {
+    try {
+      const record = JSON.parse(await readSmall(join(this.#options.dir, `${id}.gone`))) as {
+        caller?: unknown;
+        reason?: unknown;
+      };
+      if (record.caller === caller && typeof record.reason === "string")
+        throw keptExpired(record.reason, this.#options.redo);
+    } catch (thrown) {
+      if (thrown instanceof EvidentError) throw thrown;
+    }
+    throw keptNotFound(this.#options.redo);
+  }
+
+  async #expire(id: string, caller: string, reason: string): Promise<void> {
+    await this.#write(`${id}.gone`, JSON.stringify({ caller, reason })).catch(() => undefined);
+    await unlink(join(this.#options.dir, `${id}.kept`)).catch(() => undefined);
+  }
+
+  /** After a put: expire timed-out values, evict beyond the bounds, drop old `.gone` files and temp files. */
+  async #maintain(newest: string): Promise<void> {
+    const dir = this.#options.dir;
+    const now = this.#now();
+    const live: Array<{ id: string; used: number; size: number }> = [];
+    const gone: Array<{ name: string; time: number }> = [];
+    for (const name of await readdir(dir)) {
+      const info = await stat(join(dir, name)).catch(() => undefined);
+      if (info === undefined) continue;
+      const value = VALUE_NAME.exec(name);
+      if (value !== null) {
+        const id = value[1] as string;
+        if (id !== newest && now - info.mtimeMs > this.#options.ttlMs)
+          await this.#expireUnread(id, "timed out");
+        else live.push({ id, used: info.mtimeMs, size: info.size });
+      } else if (GONE_NAME.test(name)) gone.push({ name, time: info.mtimeMs });
+      else if (name.startsWith(TEMP_PREFIX) && now - info.mtimeMs > this.#options.ttlMs)
+        await unlink(join(dir, name)).catch(() => undefined);
+    }
+    live.sort((a, b) => a.used - b.used);
+    let bytes = live.reduce((sum, entry) => sum + entry.size, 0);
+    let count = live.length;
+    for (const entry of live) {
+      if (count <= this.#options.maxCount && bytes <= this.#options.maxBytes) break;
+      if (entry.id === newest) continue;
+      await this.#expireUnread(entry.id, "evicted");
+      count--;
+      bytes -= entry.size;
+    }
+    gone.sort((a, b) => a.time - b.time);
+    for (const { name } of gone.slice(0, Math.max(0, gone.length - this.#options.maxCount * 4)))
+      await unlink(join(dir, name)).catch(() => undefined);
+  }
+
+  /** Expires a value this process has not read: its owner is read from the file (unverified, only to say why). */
+  async #expireUnread(id: string, reason: string): Promise<void> {
+    let caller: unknown;
+    try {
+      caller = (
+        JSON.parse((await readSmall(join(this.#options.dir, `${id}.kept`))).slice(MAC_HEX + 1)) as {
+          caller?: unknown;
+        }
+      ).caller;
+    } catch {
+      caller = undefined;
+    }
+    if (typeof caller === "string") await this.#expire(id, caller, reason);
+    else await unlink(join(this.#options.dir, `${id}.kept`)).catch(() => undefined);
+  }
+
+  async #write(name: string, text: string): Promise<void> {
+    const dir = this.#options.dir;
+    const temp = join(dir, `${TEMP_PREFIX}${randomBytes(8).toString("hex")}`);
+    const handle = await open(temp, WRITE_FLAGS, 0o600);
+    try {
+      await writeFile(handle, text);
+      const now = this.#now();
+      await handle.utimes(now / 1000, now / 1000);
+    } finally {
+      await handle.close();
+    }
+    try {
+      await rename(temp, join(dir, name));
+    } catch (thrown) {
+      await unlink(temp).catch(() => undefined);
+      throw thrown;
+    }
+  }
+
+  #dirError(problem: string, cause?: unknown): EvidentError {
+    return new EvidentError(
+      "configuration_error",
+      `The cursor cache ${this.#options.dir} ${problem}. Set ${this.#options.setting} to a directory owned by you and not writable by others (it is created with mode 0700).`,
+      {
+        details: { key: this.#options.setting, path: this.#options.dir },
+        ...(cause === undefined ? {} : { cause }),
+      },
+    );
+  }
+}
+
+function mac(key: Buffer, id: string, json: string): string {
+  return createHmac("sha256", key).update(`kept\0${id}\0`).update(json).digest("hex");
+}
+
+async function readSmall(path: string): Promise<string> {
+  const handle = await open(path, READ_FLAGS);
+  try {
+    return await handle.readFile("utf8");
+  } finally {
+    await handle.close();
+  }
+}
+
+function prepareDir(dir: string): void {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const info = lstatSync(dir);
+  if (info.isSymbolicLink() || !info.isDirectory()) throw new Error("ENOTDIR");
+  if (!ownedByMe(info) || (process.platform !== "win32" && (info.mode & 0o022) !== 0))
+    throw new Error("EPERM");
+}
+
+/** Reads the key file, or creates it (temp file linked into place: the first of racing writers wins). */
+function loadOrCreateKey(dir: string): Buffer {
+  const path = join(dir, KEY_FILE);
+  const existing = readKey(path);
+  if (existing !== undefined) return existing;
+  const temp = join(dir, `${TEMP_PREFIX}${randomBytes(8).toString("hex")}`);
+  const fd = openSync(temp, WRITE_FLAGS, 0o600);
+  try {
+    writeSync(fd, randomBytes(KEPT_KEY_BYTES));
+  } finally {
+    closeSync(fd);
+  }
+  try {
+    linkSync(temp, path);
+  } catch (thrown) {
+    if (errnoOf(thrown) !== "EEXIST") throw thrown;
+  } finally {
+    unlinkSync(temp);
+  }
+  const key = readKey(path);
+  if (key === undefined) throw new Error("ENOENT");
+  return key;
+}
+
+function readKey(path: string): Buffer | undefined {
+  let fd: number;
+  try {
+    fd = openSync(path, READ_FLAGS);
+  } catch (thrown) {
+    if (errnoOf(thrown) === "ENOENT") return undefined;
+    throw thrown;
+  }
+  try {
+    const info = fstatSync(fd);
+    if (!info.isFile() || !ownedByMe(info) || (process.platform !== "win32" && (info.mode & 0o077) !== 0))
+      throw new Error("EPERM");
+    const key = Buffer.alloc(KEPT_KEY_BYTES + 1);
+    if (readSync(fd, key, 0, key.length, 0) !== KEPT_KEY_BYTES) throw new Error("EBADKEY");
+    return key.subarray(0, KEPT_KEY_BYTES);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function ownedByMe(info: Stats): boolean {
+  const uid = process.getuid?.();
+  return uid === undefined || info.uid === uid;
+}
+
+function errnoOf(thrown: unknown): string {
+  const code = (thrown as { code?: unknown } | undefined)?.code;
+  if (typeof code === "string") return code;
+  return thrown instanceof Error ? thrown.message : "error";
+}

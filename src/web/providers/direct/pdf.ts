@@ -1,0 +1,99 @@
+/**
+ * PDF text through pdf.js (the `unpdf` build, which runs in Node without a worker or canvas):
+ * each page's text in the order the document draws it, lines kept, and a marker line before
+ * each page. Bounded: at most PDF_MAX_PAGES pages and PDF_MAX_MS of extraction, and the call's
+ * signal is checked between pages; what was left out is said. A PDF without a text layer (a
+ * scan) is a failure that says so, not an empty success.
+ */
+
+import { abortReason } from "../../../core/abort.js";
+import { PDF_MAX_MS, PDF_MAX_PAGES } from "../../../core/limits.js";
+import { ProviderError, type ProviderReadOutcome } from "../../provider.js";
+
+/** Fewer non-space characters per page than this and the PDF is taken for scanned images. */
+const MIN_TEXT_CHARS_PER_PAGE = 16;
+
+export function isPdf(body: Uint8Array): boolean {
+  // The header may follow a little junk; readers look in the first kilobyte.
+  const head = Buffer.from(body.buffer, body.byteOffset, Math.min(body.length, 1024)).toString("latin1");
+  return head.includes("%PDF-");
+}
+
+export async function readPdf(
+  body: Uint8Array,
+  id: string,
+  signal: AbortSignal,
+): Promise<ProviderReadOutcome> {
+  const { getDocumentProxy } = await import("unpdf");
+  let document: Awaited<ReturnType<typeof getDocumentProxy>>;
+  try {
+    // pdf.js takes ownership of the buffer it gets: give it a copy.
+    document = await getDocumentProxy(new Uint8Array(body), { isEvalSupported: false, stopAtErrors: false });
+  } catch (thrown) {
+    throw new ProviderError(id, "upstream", `${id}: the PDF could not be opened (${pdfReason(thrown)})`, {
+      cause: thrown,
+    });
+  }
+  try {
+    const total = document.numPages;
+    const started = Date.now();
+    const parts: string[] = [];
+    let read = 0;
+    let textChars = 0;
+    let stoppedBy: "pages" | "time" | undefined;
+    for (let number = 1; number <= total; number++) {
+      if (signal.aborted) throw abortReason(signal);
+      if (number > PDF_MAX_PAGES) {
+        stoppedBy = "pages";
+        break;
+      }
+      if (Date.now() - started > PDF_MAX_MS) {
+        stoppedBy = "time";
+        break;
+      }
+      const page = await document.getPage(number);
+      const content = await page.getTextContent();
+      let text = "";
+      for (const item of content.items) {
+        if (!("str" in item)) continue;
+        text += item.str;
+        if (item.hasEOL) text += "\n";
+      }
+      page.cleanup();
+      text = text
+        .replace(/[ \t]+\n/g, "\n")
+        .replace(/\n{3,}/g, "\n\n")
+        .trim();
+      textChars += text.replace(/\s/g, "").length;
+      parts.push(`--- page ${number} of ${total} ---${text === "" ? "" : `\n\n${text}`}`);
+      read = number;
+    }
+    if (textChars < MIN_TEXT_CHARS_PER_PAGE * Math.max(1, read)) {
+      throw new ProviderError(
+        id,
+        "upstream",
+        `${id}: the PDF (${total} page${total === 1 ? "" : "s"}) has no text layer to read, probably scanned images; ${id} does not run OCR, so try a reader that does`,
+      );
+    }
+    const warnings =
+      stoppedBy === undefined
+        ? []
+        : [
+            `${id} read ${read} of ${total} PDF pages (${stoppedBy === "pages" ? `at most ${PDF_MAX_PAGES} pages are read` : `extraction stops after ${PDF_MAX_MS} ms`}); the rest of the document is not in this text`,
+          ];
+    const info = await document.getMetadata().catch(() => undefined);
+    const title = (info?.info as { Title?: unknown } | undefined)?.Title;
+    return {
+      ...(typeof title === "string" && title.trim() !== "" ? { title: title.trim() } : {}),
+      content: [{ type: "text", text: parts.join("\n\n") }],
+      ...(warnings.length > 0 ? { warnings } : {}),
+    };
+  } finally {
+    await document.destroy().catch(() => undefined);
+  }
+}
+
+function pdfReason(thrown: unknown): string {
+  const name = (thrown as { name?: unknown } | undefined)?.name;
+  return name === "PasswordException" ? "it is password-protected" : "it is damaged or not a PDF";
+}
