@@ -56,12 +56,25 @@ export interface WebConfig {
   readonly allowPrivateNetworkSource: ConfigSource;
   readonly envelopeBudgetChars: number;
   readonly callDeadlineMs: number;
+  /** HTTP proxies from HTTPS_PROXY / HTTP_PROXY / NO_PROXY (lower-case forms first), if any. */
+  readonly proxy: ProxyConfig;
+  /** Whether agent URLs may go through the proxy (their host checked first); default true. */
+  readonly agentUrlsViaProxy: boolean;
+  readonly agentUrlsViaProxySource: ConfigSource;
   /** The config file that was read, if any. */
   readonly configPath: string | undefined;
   /** Secret values in use, so loggers can redact them. */
   readonly secrets: readonly string[];
   /** Things the operator should know that do not stop anything (logged as warnings). */
   readonly notices: readonly string[];
+}
+
+export interface ProxyConfig {
+  readonly httpProxy?: string;
+  readonly httpsProxy?: string;
+  readonly noProxy?: string;
+  /** The variables the values came from (`https_proxy`, `NO_PROXY`...), for `doctor`. */
+  readonly variables: readonly string[];
 }
 
 export type ConfigResult =
@@ -395,6 +408,10 @@ async function resolve(env: Env, options: LoadConfigOptions): Promise<WebConfig>
         );
 
   const callDeadlineEnv = nonEmpty(env.EVIDENT_CALL_DEADLINE_MS);
+  const viaProxyEnv = nonEmpty(env.EVIDENT_AGENT_URLS_VIA_PROXY);
+  const proxy = proxyFromEnv(env);
+  if (proxy.httpProxy !== undefined) secrets.push(...proxyCredentials(proxy.httpProxy));
+  if (proxy.httpsProxy !== undefined) secrets.push(...proxyCredentials(proxy.httpsProxy));
   return {
     providers,
     searchRoute,
@@ -409,10 +426,52 @@ async function resolve(env: Env, options: LoadConfigOptions): Promise<WebConfig>
       callDeadlineEnv === undefined
         ? (file.callDeadlineMs ?? WEB_CALL_DEADLINE_MS)
         : positiveInt("EVIDENT_CALL_DEADLINE_MS", callDeadlineEnv, WEB_CALL_DEADLINE_MS * 10),
+    proxy,
+    agentUrlsViaProxy:
+      viaProxyEnv === undefined
+        ? (file.agentUrlsViaProxy ?? true)
+        : parseBoolean("EVIDENT_AGENT_URLS_VIA_PROXY", viaProxyEnv),
+    agentUrlsViaProxySource:
+      viaProxyEnv !== undefined
+        ? "environment"
+        : file.agentUrlsViaProxy === undefined
+          ? "default"
+          : "config-file",
     configPath: loaded?.path,
     secrets,
     notices: loaded?.notices ?? [],
   };
+}
+
+/**
+ * Proxies as curl and npm read them: the lower-case variable first, then the upper-case one.
+ * A value that is not an http(s) URL is a configuration error naming the variable.
+ */
+function proxyFromEnv(env: Env): ProxyConfig {
+  const variables: string[] = [];
+  const pick = (lower: string, upper: string, url: boolean): string | undefined => {
+    const name = nonEmpty(env[lower]) !== undefined ? lower : upper;
+    const value = nonEmpty(env[name]);
+    if (value === undefined) return undefined;
+    if (url && !isHttpUrl(value)) throw configError(name, "must be an http(s) URL of the proxy");
+    variables.push(name);
+    return value;
+  };
+  const httpProxy = pick("http_proxy", "HTTP_PROXY", true);
+  const httpsProxy = pick("https_proxy", "HTTPS_PROXY", true);
+  const noProxy = pick("no_proxy", "NO_PROXY", false);
+  return {
+    ...(httpProxy === undefined ? {} : { httpProxy }),
+    ...(httpsProxy === undefined ? {} : { httpsProxy }),
+    ...(noProxy === undefined ? {} : { noProxy }),
+    variables,
+  };
+}
+
+/** The user name and password of a proxy URL, so loggers can redact them. */
+function proxyCredentials(proxy: string): string[] {
+  const url = new URL(proxy);
+  return [url.password, decodeURIComponent(url.password)].filter((part) => part.length > 0);
 }
 
 function envProviders(env: Env, secrets: string[]): ProviderSpec[] {

@@ -155,6 +155,12 @@ export function createConfigFileSchema(mcpEntry: z.ZodType) {
         .boolean()
         .optional()
         .describe("Lets agent-supplied URLs reach private and loopback addresses (intranet reading)."),
+      agentUrlsViaProxy: z
+        .boolean()
+        .optional()
+        .describe(
+          "Whether agent-supplied URLs may go through the HTTPS_PROXY / HTTP_PROXY proxy (default true: their host is resolved and checked first); false refuses them.",
+        ),
       envelopeBudgetChars: z
         .number()
         .int()
@@ -189,6 +195,7 @@ export interface ConfigFile {
   };
   readonly read?: { readonly route?: readonly string[] };
   readonly allowPrivateNetwork?: boolean;
+  readonly agentUrlsViaProxy?: boolean;
   readonly envelopeBudgetChars?: number;
   readonly callDeadlineMs?: number;
   readonly locale?: InterfaceLocale;

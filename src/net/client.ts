@@ -26,6 +26,8 @@ import {
   urlNotAllowed,
 } from "./guard.js";
 import { type HttpClient, HttpClientError, type HttpRequest, type HttpResponse } from "./http-client.js";
+import { type ProxySettings, proxyFor } from "./proxy.js";
+import { assertPublicUrl } from "./public-url.js";
 
 export interface HttpClientOptions {
   /**
@@ -43,6 +45,13 @@ export interface HttpClientOptions {
    * public site so that redirects and DNS rebinding are tested with the guard on.
    */
   readonly treatAsPublic?: readonly string[];
+  /** HTTP proxies for outbound requests (resolved from HTTPS_PROXY etc. by the config layer). */
+  readonly proxy?: ProxySettings;
+  /**
+   * Whether agent-supplied URLs may go through the proxy (default true: their host is resolved
+   * and checked first). False refuses them with `url_not_allowed` wherever a proxy applies.
+   */
+  readonly agentUrlsViaProxy?: boolean;
 }
 
 const DEFAULT_USER_AGENT = "evident/0.1 (+https://github.com/evident)";
@@ -64,6 +73,8 @@ class UndiciHttpClient implements HttpClient {
   readonly #allowPrivate: boolean;
   readonly #treatAsPublic: ReadonlySet<string>;
   #pools: Promise<{ operator: Dispatcher; agent: Dispatcher }> | undefined;
+  /** One dispatcher per proxy URL, created on first use. */
+  readonly #proxies = new Map<string, Dispatcher>();
   #closed = false;
 
   constructor(options: HttpClientOptions) {
@@ -113,17 +124,24 @@ class UndiciHttpClient implements HttpClient {
       // Operator trust covers the configured origin only; a redirect elsewhere is guarded.
       const guarded = request.trust === "agent" || new URL(url).origin !== originalOrigin;
       if (guarded && hop > 0) checkAgentUrl(url, this.#policy());
+      const proxy = proxyFor(new URL(url), this.#options.proxy);
+      if (guarded && proxy !== undefined) await this.#checkBeforeProxy(url, request.signal);
       let response: Dispatcher.ResponseData;
       try {
         response = await undici.request(url, {
-          dispatcher: guarded ? pools.agent : pools.operator,
+          dispatcher:
+            proxy !== undefined
+              ? this.#proxyDispatcher(undici, proxy)
+              : guarded
+                ? pools.agent
+                : pools.operator,
           method,
           headers,
           body,
           signal: request.signal,
         });
       } catch (thrown) {
-        throw this.#failure(thrown, request, url);
+        throw this.#failure(thrown, request, url, proxy !== undefined);
       }
 
       const location = response.headers.location;
@@ -167,7 +185,7 @@ class UndiciHttpClient implements HttpClient {
         bytes = await readCapped(response.body, cap, request.signal);
       } catch (thrown) {
         throw thrown instanceof HttpClientError && thrown.kind === "network"
-          ? this.#networkError(thrown.cause, url)
+          ? this.#networkError(thrown.cause, url, false)
           : thrown;
       }
       return makeResponse(response.statusCode, flattenHeaders(response.headers), url, bytes);
@@ -181,7 +199,43 @@ class UndiciHttpClient implements HttpClient {
     const pools = await this.#pools;
     // Destroy rather than close: a request still running at shutdown is aborted (its caller gets
     // a network error) instead of holding the shutdown until its deadline.
-    await Promise.allSettled([pools.operator.destroy(), pools.agent.destroy()]);
+    await Promise.allSettled(
+      [pools.operator, pools.agent, ...this.#proxies.values()].map((dispatcher) => dispatcher.destroy()),
+    );
+  }
+
+  /**
+   * The proxy connects to an agent URL's host, not us, so the connector's check cannot run on
+   * the address used. The host is resolved and checked here first (the proxy resolves it again:
+   * see docs/CONFIG.md), or refused outright when the operator keeps agent URLs off the proxy.
+   */
+  async #checkBeforeProxy(url: string, signal: AbortSignal): Promise<void> {
+    if (this.#options.agentUrlsViaProxy === false) {
+      throw urlNotAllowed(
+        url,
+        "the operator does not send agent-supplied URLs through the proxy (EVIDENT_AGENT_URLS_VIA_PROXY=false)",
+      );
+    }
+    if (this.#allowPrivate) return;
+    const check = assertPublicUrl(url, this.#policy(), this.#options.lookup);
+    check.catch(() => {});
+    await new Promise<void>((resolve, reject) => {
+      const onAbort = () => reject(abortReason(signal));
+      if (signal.aborted) return onAbort();
+      signal.addEventListener("abort", onAbort, { once: true });
+      check.then(() => resolve(), reject).finally(() => signal.removeEventListener("abort", onAbort));
+    });
+  }
+
+  #proxyDispatcher(undici: Undici, proxy: string): Dispatcher {
+    let dispatcher = this.#proxies.get(proxy);
+    if (dispatcher === undefined) {
+      // The proxy is the operator's: trusted, reached without the guard. Every request tunnels
+      // through it with CONNECT, http targets included.
+      dispatcher = new undici.ProxyAgent({ uri: proxy });
+      this.#proxies.set(proxy, dispatcher);
+    }
+    return dispatcher;
   }
 
   #policy() {
@@ -195,7 +249,7 @@ class UndiciHttpClient implements HttpClient {
     return headers;
   }
 
-  #failure(thrown: unknown, request: HttpRequest, url: string): Error {
+  #failure(thrown: unknown, request: HttpRequest, url: string, proxied: boolean): Error {
     const refusal = findGuardRefusal(thrown);
     if (refusal !== undefined) {
       (this.#options.logger ?? silentLogger).debug("guard refused a connection", { host: refusal.host });
@@ -203,12 +257,12 @@ class UndiciHttpClient implements HttpClient {
     }
     if (request.signal.aborted) return abortReason(request.signal);
     if (thrown instanceof EvidentError || thrown instanceof HttpClientError) return thrown;
-    return this.#networkError(thrown, url);
+    return this.#networkError(thrown, url, proxied);
   }
 
   /** A transport failure as its class, logged at debug with the underlying code (never the URL). */
-  #networkError(thrown: unknown, url: string): HttpClientError {
-    const failure = classifyNetworkError(thrown);
+  #networkError(thrown: unknown, url: string, proxied: boolean): HttpClientError {
+    const failure = classifyNetworkError(thrown, proxied);
     (this.#options.logger ?? silentLogger).debug(
       `request to ${new URL(url).host} failed: ${failure.detail}`,
       {

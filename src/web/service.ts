@@ -148,8 +148,11 @@ export class WebService {
     let generation: Generation;
     if (result.ok) {
       const config = result.config;
+      const { variables: _names, ...proxy } = config.proxy;
       const http = createHttpClient({
         allowPrivateNetwork: config.allowPrivateNetwork,
+        proxy,
+        agentUrlsViaProxy: config.agentUrlsViaProxy,
         logger,
         ...(this.#options.lookup === undefined ? {} : { lookup: this.#options.lookup }),
         ...(this.#options.treatAsPublic === undefined ? {} : { treatAsPublic: this.#options.treatAsPublic }),

@@ -32,6 +32,9 @@ import { ProviderError } from "../../provider.js";
 import { isStdioConnection, type McpConnection, type SecretValue } from "./binding.js";
 import type { ToolResultLike } from "./output.js";
 
+/** Proxy variables a stdio upstream inherits (the SDK's default environment leaves them out). */
+const PROXY_VARIABLES = ["HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "NO_PROXY", "no_proxy"];
+
 export interface UpstreamOptions {
   readonly providerId: string;
   readonly connection: McpConnection;
@@ -236,6 +239,11 @@ export class UpstreamConnection {
     const id = this.#options.providerId;
     if (isStdioConnection(connection)) {
       const env: Record<string, string> = { ...getDefaultEnvironment() };
+      // The operator's proxy applies to the child's outbound requests too, as to ours.
+      for (const name of PROXY_VARIABLES) {
+        const value = this.#options.env[name];
+        if (value !== undefined && value !== "") env[name] = value;
+      }
       for (const [key, value] of Object.entries(connection.env ?? {})) env[key] = this.#secret(value);
       return new StdioClientTransport({
         command: connection.command,
