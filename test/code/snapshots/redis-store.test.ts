@@ -199,6 +199,11 @@ describe("RedisSnapshotStore", () => {
     try {
       const tombstones = await client.hLen(`evident:${deriveKeys(key).namespace}:gone`);
       assert.equal(tombstones, 3);
+      // Nothing stays forever: Redis drops what no replica touches, the bookkeeping included.
+      const namespace = `evident:${deriveKeys(key).namespace}:`;
+      for (const name of await client.keys(`${namespace}*`)) {
+        assert.ok((await client.pTTL(name)) > 0, name);
+      }
     } finally {
       await client.close();
     }

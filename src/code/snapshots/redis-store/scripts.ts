@@ -15,10 +15,19 @@
  * replicas), not a Redis Cluster.
  */
 
-/** KEYS[1..5] of every script; ARGV[1] is the snapshot key prefix, ARGV[2] the tombstone bound. */
+/**
+ * KEYS[1..5] of every script; ARGV[1] is the snapshot key prefix, ARGV[2] the tombstone bound,
+ * ARGV[3] how long Redis keeps what no replica touches (the bookkeeping too, so a namespace
+ * nobody uses any more, after EVIDENT_CURSOR_KEY changed, goes away by itself).
+ */
 const COMMON = `
 local index, meta, seq, gone, goneOrder = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
-local prefix, maxTombstones = ARGV[1], tonumber(ARGV[2])
+local prefix, maxTombstones, expiry = ARGV[1], tonumber(ARGV[2]), ARGV[3]
+
+local function done(result)
+  for _, key in ipairs(KEYS) do redis.call('PEXPIRE', key, expiry) end
+  return result
+end
 
 local function parse(value)
   local used, size, owner = string.match(value, '^(%d+) (%d+) (%x+)$')
@@ -41,11 +50,11 @@ end
 `;
 
 /**
- * ARGV: prefix, maxTombstones, id, owner, now, ttl, expiry, maxCount, maxBytes, size, then
- * field/value pairs. Writes the snapshot, then evicts; the new snapshot itself is never evicted.
+ * ARGV after the common ones: id, owner, now, ttl, maxCount, maxBytes, size, then field/value
+ * pairs. Writes the snapshot, then evicts; the new snapshot itself is never evicted.
  */
 export const ADMIT = `${COMMON}
-local id, owner, now, ttl, expiry = ARGV[3], ARGV[4], tonumber(ARGV[5]), tonumber(ARGV[6]), ARGV[7]
+local id, owner, now, ttl = ARGV[4], ARGV[5], tonumber(ARGV[6]), tonumber(ARGV[7])
 local maxCount, maxBytes, size = tonumber(ARGV[8]), tonumber(ARGV[9]), tonumber(ARGV[10])
 for i = 11, #ARGV, 2 do redis.call('HSET', prefix .. id, ARGV[i], ARGV[i + 1]) end
 redis.call('PEXPIRE', prefix .. id, expiry)
@@ -63,7 +72,7 @@ for i = 1, #entries, 2 do
     total = total + bytes
   end
 end
-redis.call('HSET', meta, id, ARGV[5] .. ' ' .. ARGV[10] .. ' ' .. owner)
+redis.call('HSET', meta, id, ARGV[6] .. ' ' .. ARGV[10] .. ' ' .. owner)
 redis.call('ZADD', index, redis.call('INCR', seq), id)
 
 local count = redis.call('ZCARD', index)
@@ -81,66 +90,66 @@ if count > maxCount or total > maxBytes then
     count = count - 1
   end
 end
-return 'ok'
+return done('ok')
 `;
 
 /**
- * ARGV: prefix, maxTombstones, id, owner, now, ttl, expiry. Returns {"ok", header}, {"expired",
+ * ARGV after the common ones: id, owner, now, ttl. Returns {"ok", header}, {"expired",
  * reason} or {"missing"}; another owner's snapshot is "missing", exactly like an unknown id.
  */
 export const TOUCH = `${COMMON}
-local id, owner, now, ttl, expiry = ARGV[3], ARGV[4], tonumber(ARGV[5]), tonumber(ARGV[6]), ARGV[7]
+local id, owner, now, ttl = ARGV[4], ARGV[5], tonumber(ARGV[6]), tonumber(ARGV[7])
 local value = redis.call('HGET', meta, id)
 if not value then
   local tombstone = redis.call('HGET', gone, id)
   if tombstone then
     local holder, reason = string.match(tombstone, '^(%x+) (.+)$')
-    if holder == owner then return {'expired', reason} end
+    if holder == owner then return done({'expired', reason}) end
   end
-  return {'missing'}
+  return done({'missing'})
 end
 local used, size, holder = parse(value)
-if holder ~= owner then return {'missing'} end
+if holder ~= owner then return done({'missing'}) end
 if now - used > ttl then
   drop(id, holder, 'timed out')
-  return {'expired', 'timed out'}
+  return done({'expired', 'timed out'})
 end
 local header = redis.call('HGET', prefix .. id, 'h')
 if not header then
   -- Redis dropped the data itself (its own expiry or memory policy): the cursor has expired.
   drop(id, holder, 'evicted')
-  return {'expired', 'evicted'}
+  return done({'expired', 'evicted'})
 end
-redis.call('HSET', meta, id, ARGV[5] .. ' ' .. size .. ' ' .. holder)
+redis.call('HSET', meta, id, ARGV[6] .. ' ' .. size .. ' ' .. holder)
 redis.call('ZADD', index, redis.call('INCR', seq), id)
 redis.call('PEXPIRE', prefix .. id, expiry)
-return {'ok', header}
+return done({'ok', header})
 `;
 
-/** ARGV: prefix, maxTombstones, id, owner. Releases the owner's snapshot; others are untouched. */
+/** ARGV after the common ones: id, owner. Releases the owner's snapshot; others are untouched. */
 export const RELEASE = `${COMMON}
-local id, owner = ARGV[3], ARGV[4]
+local id, owner = ARGV[4], ARGV[5]
 local value = redis.call('HGET', meta, id)
 if value then
   local _, _, holder = parse(value)
   if holder == owner then drop(id, holder, 'released') end
 end
-return 'ok'
+return done('ok')
 `;
 
 /**
- * ARGV: prefix, maxTombstones, id, owner, field, value (value empty: read). Stores a selection
+ * ARGV after the common ones: id, owner, field, value (empty: read). Stores a selection
  * once, counting its bytes toward the bounds, or reads it; only for the snapshot's owner.
  */
 export const SELECTION = `${COMMON}
-local id, owner, field, stored = ARGV[3], ARGV[4], ARGV[5], ARGV[6]
+local id, owner, field, stored = ARGV[4], ARGV[5], ARGV[6], ARGV[7]
 local value = redis.call('HGET', meta, id)
-if not value then return false end
+if not value then return done(false) end
 local used, size, holder = parse(value)
-if holder ~= owner or redis.call('EXISTS', prefix .. id) == 0 then return false end
-if stored == '' then return redis.call('HGET', prefix .. id, field) or false end
+if holder ~= owner or redis.call('EXISTS', prefix .. id) == 0 then return done(false) end
+if stored == '' then return done(redis.call('HGET', prefix .. id, field) or false) end
 if redis.call('HSETNX', prefix .. id, field, stored) == 1 then
   redis.call('HSET', meta, id, used .. ' ' .. (size + #field + #stored) .. ' ' .. holder)
 end
-return 'ok'
+return done('ok')
 `;

@@ -90,7 +90,6 @@ export class RedisSnapshotStore implements SnapshotStore {
       this.#owner(caller),
       String(this.#now()),
       String(this.#ttlMs),
-      String(this.#expiryMs()),
       String(this.#maxCount),
       String(this.#maxBytes),
       String(encoded.bytes),
@@ -106,7 +105,6 @@ export class RedisSnapshotStore implements SnapshotStore {
       this.#owner(caller),
       String(this.#now()),
       String(this.#ttlMs),
-      String(this.#expiryMs()),
     ])) as Buffer[];
     const status = String(reply[0]);
     if (status === "missing") throw notFound();
@@ -200,7 +198,7 @@ export class RedisSnapshotStore implements SnapshotStore {
     const sha = sha1(script);
     const options = {
       keys: [...this.#keys],
-      arguments: [this.#prefix, String(this.#maxTombstones), ...args],
+      arguments: [this.#prefix, String(this.#maxTombstones), String(this.#expiryMs()), ...args],
     };
     return this.#run(async (client) => {
       try {
