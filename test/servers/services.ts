@@ -1,11 +1,12 @@
 /**
- * Real services for the shared-store tests: a `redis-server` from the system (Debian's package;
- * `.ci/run` installs it when missing), each on a free loopback port in its own temp directory,
- * started and stopped by the test. Readiness is the server's own "ready" log line, never a sleep.
+ * Real services for the shared-store tests: `redis-server` and `nginx` from the system (Debian's
+ * packages; `.ci/run` installs them when missing), each on a free loopback port in its own temp
+ * directory, started and stopped by the test. Readiness is each server's own log line, never a
+ * sleep.
  */
 import assert from "node:assert/strict";
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -142,4 +143,107 @@ export async function startRedis(port?: number, extra: readonly string[] = []): 
       },
     };
   }
+}
+
+/** What deploy/nginx.conf says about where it listens, logs and sends requests. */
+export interface NginxSite {
+  readonly upstreams: readonly string[];
+  readonly listen: string;
+  readonly accessLog: string;
+}
+
+const UPSTREAM_BLOCK = /upstream\s+evident\s*\{([^}]*)\}/;
+const UPSTREAM_SERVER = /^(\s*server\s+)(\S+)(\s[^;]*)?;/gm;
+const LISTEN = /^(\s*listen\s+)(\S+);/gm;
+const ACCESS_LOG = /^(\s*access_log\s+)(\S+)(\s+evident;)/gm;
+
+export function readNginxSite(text: string): NginxSite {
+  const block = UPSTREAM_BLOCK.exec(text)?.[1] ?? "";
+  return {
+    upstreams: [...block.matchAll(UPSTREAM_SERVER)].map((m) => m[2] as string),
+    listen: [...text.matchAll(LISTEN)].map((m) => m[2] as string).join(" "),
+    accessLog: [...text.matchAll(ACCESS_LOG)].map((m) => m[2] as string).join(" "),
+  };
+}
+
+/**
+ * The site with its upstream servers, listen address and access log replaced (and nothing else),
+ * so the test runs the deployed configuration against loopback replicas.
+ */
+export function adaptNginxSite(
+  text: string,
+  replace: { upstreams: readonly string[]; listen: string; accessLog: string },
+): string {
+  const site = readNginxSite(text);
+  assert.equal(site.upstreams.length, replace.upstreams.length, "one upstream server per replica");
+  assert.equal(site.listen.split(" ").length, 1, "one listen directive");
+  assert.equal(site.accessLog.split(" ").length, 1, "one access log");
+  let next = 0;
+  const block = (UPSTREAM_BLOCK.exec(text)?.[0] ?? "").replace(
+    UPSTREAM_SERVER,
+    (_all, head: string, _server: string, rest: string | undefined) =>
+      `${head}${replace.upstreams[next++]}${rest ?? ""};`,
+  );
+  return text
+    .replace(UPSTREAM_BLOCK, block)
+    .replace(LISTEN, (_all, head: string) => `${head}${replace.listen};`)
+    .replace(
+      ACCESS_LOG,
+      (_all, head: string, _path: string, tail: string) => `${head}${replace.accessLog}${tail}`,
+    );
+}
+
+export interface Nginx extends OwnedProcess {
+  readonly url: string;
+  readonly accessLog: string;
+  /** What nginx wrote to its error log (stderr) so far. */
+  readonly errors: string[];
+}
+
+/**
+ * nginx from the system serving `site` (an http-context configuration such as deploy/nginx.conf,
+ * already adapted) on `port`: one process (no master), everything in its own temp directory.
+ */
+export async function startNginx(site: (dir: string) => string): Promise<Nginx> {
+  const binary = systemCommand("nginx", "nginx");
+  const dir = mkdtempSync(join(tmpdir(), "evident-nginx-"));
+  const main = [
+    "daemon off;",
+    "master_process off;",
+    `pid ${dir}/nginx.pid;`,
+    "error_log stderr notice;",
+    "events { worker_connections 256; }",
+    "http {",
+    ...["client_body", "proxy", "fastcgi", "uwsgi", "scgi"].map(
+      (name) => `  ${name}_temp_path ${dir}/${name};`,
+    ),
+    site(dir),
+    "}",
+  ].join("\n");
+  writeFileSync(join(dir, "nginx.conf"), main);
+  const child = spawn(binary, ["-p", dir, "-c", join(dir, "nginx.conf"), "-e", "stderr"], {
+    cwd: dir,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const owned = own(child);
+  const errors: string[] = [];
+  child.stderr?.setEncoding("utf8").on("data", (chunk: string) => errors.push(chunk));
+  try {
+    // Logged once the configuration is loaded and the listening socket is open.
+    await waitForLine(child, (line) => line.includes("getrlimit(RLIMIT_NOFILE)"));
+  } catch (error) {
+    rmSync(dir, { recursive: true, force: true });
+    throw error;
+  }
+  const listen = readNginxSite(main).listen;
+  return {
+    ...owned,
+    url: `http://${listen}`,
+    accessLog: readNginxSite(main).accessLog,
+    errors,
+    async stop(signal: NodeJS.Signals = "SIGTERM") {
+      await owned.stop(signal);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }

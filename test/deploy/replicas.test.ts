@@ -1,0 +1,235 @@
+/**
+ * Two real replicas (`evident mcp --transport http`, the built CLI) sharing one real Redis, behind
+ * a real nginx running deploy/nginx.conf (round robin): code_search's paging holds whichever
+ * replica answers, and when a replica dies mid-walk. Every process is started and stopped here.
+ */
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { after, before, describe, it } from "node:test";
+import { JSON_HEADERS, legacyHeaders, messagesOf, raw, toolCall } from "../adapters/http-raw.js";
+import { isRunning, treesRemovedAfter } from "../code/helpers.js";
+import {
+  adaptNginxSite,
+  freePort,
+  type Nginx,
+  own,
+  type RedisServer,
+  startNginx,
+  startRedis,
+} from "../servers/services.js";
+import { CLI, type Replica, ROOT, replicaEnv, startReplica } from "./replica.js";
+
+const TOKEN = randomBytes(24).toString("hex");
+const CURSOR_KEY = randomBytes(24).toString("hex");
+const FILES = 80;
+const PER_FILE = 25;
+const TOTAL = FILES * PER_FILE;
+const PAGE = 100;
+
+const makeTree = treesRemovedAfter(after);
+let tree: string;
+let redis: RedisServer;
+let replicas: Replica[] = [];
+let nginx: Nginx;
+const pids: number[] = [];
+
+before(async () => {
+  const files: Record<string, string> = {};
+  for (let i = 0; i < FILES; i++) {
+    files[`src/m${String(i).padStart(3, "0")}.ts`] = Array.from(
+      { length: PER_FILE },
+      (_, j) => `export const needle_${j} = "${randomBytes(12).toString("hex")}";`,
+    ).join("\n");
+  }
+  tree = await makeTree(files);
+  redis = await startRedis();
+  pids.push(redis.pid);
+  const env = replicaEnv(redis.url, CURSOR_KEY, TOKEN);
+  replicas = await Promise.all([startReplica(tree, env), startReplica(tree, env)]);
+  pids.push(...replicas.map((r) => r.pid));
+  const port = await freePort();
+  const site = readFileSync(`${ROOT}/deploy/nginx.conf`, "utf8");
+  nginx = await startNginx((dir) =>
+    adaptNginxSite(site, {
+      upstreams: replicas.map((r) => r.address),
+      listen: `127.0.0.1:${port}`,
+      accessLog: `${dir}/access.log`,
+    }),
+  );
+  pids.push(nginx.pid);
+});
+
+after(async () => {
+  await nginx?.stop();
+  await Promise.all(replicas.map((replica) => replica.stop()));
+  await redis?.stop();
+  for (const pid of pids) assert.equal(isRunning(pid), false, `process ${pid} left running`);
+});
+
+let nextId = 1;
+
+/** One code_search call as an agent makes it over MCP HTTP; returns the model-facing text. */
+async function codeSearch(url: string, args: Record<string, unknown>): Promise<string> {
+  const response = await raw(url, {
+    method: "POST",
+    headers: legacyHeaders(TOKEN),
+    body: toolCall(nextId++, "code_search", args),
+  });
+  assert.equal(response.status, 200, response.body);
+  const [message] = messagesOf(response.body);
+  const result = message?.result as { content: Array<{ text: string }>; isError?: boolean };
+  assert.notEqual(result.isError, true, result.content[0]?.text);
+  return result.content[0]?.text ?? "";
+}
+
+function summaryCursor(text: string): string {
+  const cursor = /Matching lines: call code_search with \{"cursor":"([A-Za-z0-9_-]+)"\}/.exec(text)?.[1];
+  assert.ok(cursor, text);
+  return cursor;
+}
+
+function nextCursor(text: string): string | undefined {
+  return /Next page: call code_search with \{"cursor":"([A-Za-z0-9_-]+)"\}/.exec(text)?.[1];
+}
+
+function indicesOf(text: string): number[] {
+  return [...text.matchAll(/^\[(\d+)\] /gm)].map((m) => Number(m[1]));
+}
+
+const everyIndex = Array.from({ length: TOTAL }, (_, i) => i + 1);
+
+/** The access log's lines for POST /mcp: which replica(s) nginx sent each one to, in order. */
+function upstreamsOfCalls(): Array<{ upstream: string; status: string }> {
+  const log = readFileSync(nginx.accessLog, "utf8");
+  return [...log.matchAll(/"POST \/mcp HTTP\/1\.1" (\d+) .* upstream=(.+?) upstream_status=/g)].map((m) => ({
+    status: m[1] as string,
+    upstream: m[2] as string,
+  }));
+}
+
+describe("two replicas, one Redis, nginx in front", () => {
+  it("G06: a search on one replica, every page on the other: nothing lost or repeated", async () => {
+    const [one, two] = replicas as [Replica, Replica];
+    const summary = await codeSearch(one.url, { pattern: "needle_" });
+    assert.match(summary, new RegExp(`${TOTAL} matching lines`));
+    const seen: number[] = [];
+    let cursor: string | undefined = summaryCursor(summary);
+    while (cursor !== undefined) {
+      const page = await codeSearch(two.url, { cursor, limit: PAGE });
+      seen.push(...indicesOf(page));
+      cursor = nextCursor(page);
+    }
+    assert.deepEqual(seen, everyIndex);
+  });
+
+  it("G06: through nginx, consecutive calls alternate between the replicas and the walk sees every match once", async () => {
+    const before = upstreamsOfCalls().length;
+    const summary = await codeSearch(`${nginx.url}/mcp`, { pattern: "needle_" });
+    const seen: number[] = [];
+    let cursor: string | undefined = summaryCursor(summary);
+    let calls = 1;
+    while (cursor !== undefined) {
+      const page = await codeSearch(`${nginx.url}/mcp`, { cursor, limit: PAGE });
+      calls++;
+      seen.push(...indicesOf(page));
+      cursor = nextCursor(page);
+    }
+    assert.deepEqual(seen, everyIndex);
+    const served = upstreamsOfCalls().slice(before);
+    assert.equal(served.length, calls);
+    const addresses = replicas.map((r) => r.address);
+    for (let i = 0; i < served.length; i++) {
+      assert.ok(addresses.includes(served[i]?.upstream as string), served[i]?.upstream);
+      // Round robin: the search on one replica, the next page on the other, and so on.
+      if (i > 0) assert.notEqual(served[i]?.upstream, served[i - 1]?.upstream, `call ${i}`);
+    }
+  });
+
+  it("G06: a replica killed mid-walk: the walk finishes on the other", async () => {
+    const url = `${nginx.url}/mcp`;
+    const before = upstreamsOfCalls().length;
+    const summary = await codeSearch(url, { pattern: "needle_" });
+    const seen: number[] = [];
+    let cursor: string | undefined = summaryCursor(summary);
+    for (let i = 0; i < 4 && cursor !== undefined; i++) {
+      const page = await codeSearch(url, { cursor, limit: PAGE });
+      seen.push(...indicesOf(page));
+      cursor = nextCursor(page);
+    }
+    const [victim, survivor] = replicas as [Replica, Replica];
+    await victim.stop("SIGKILL");
+    while (cursor !== undefined) {
+      const page = await codeSearch(url, { cursor, limit: PAGE });
+      seen.push(...indicesOf(page));
+      cursor = nextCursor(page);
+    }
+    assert.deepEqual(seen, everyIndex);
+    const served = upstreamsOfCalls().slice(before);
+    const afterKill = served.slice(5);
+    assert.ok(afterKill.length > 5);
+    for (const call of afterKill) {
+      assert.equal(call.status, "200");
+      // Each call ends on the survivor; one that nginx first tried on the dead replica says so.
+      assert.ok(call.upstream.endsWith(survivor.address), call.upstream);
+    }
+    assert.ok(
+      afterKill.some((call) => call.upstream === `${victim.address}, ${survivor.address}`),
+      "nginx tried the killed replica once and moved on",
+    );
+  });
+});
+
+describe("a replica whose shared store is unusable refuses to start", () => {
+  async function refusal(env: Record<string, string>): Promise<{ code: number | null; stderr: string }> {
+    const child = spawn(process.execPath, [CLI, "mcp", "--transport", "http"], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    const owned = own(child);
+    let stderr = "";
+    child.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
+      stderr += chunk;
+    });
+    child.stdout?.resume();
+    await owned.exited;
+    return { code: child.exitCode, stderr };
+  }
+
+  it("Redis unreachable: exit 1 with store_unavailable naming EVIDENT_SNAPSHOT_STORE", async () => {
+    // A port nothing listens on: bound, then closed.
+    const closed = await new Promise<number>((resolve) => {
+      const server = createServer().listen(0, "127.0.0.1", () => {
+        const { port } = server.address() as { port: number };
+        server.close(() => resolve(port));
+      });
+    });
+    const password = randomBytes(8).toString("hex");
+    const { code, stderr } = await refusal(
+      replicaEnv(`redis://evident:${password}@127.0.0.1:${closed}`, CURSOR_KEY, TOKEN),
+    );
+    assert.equal(code, 1);
+    const error = JSON.parse(stderr.trim().split("\n").at(-1) as string).error;
+    assert.equal(error.code, "store_unavailable");
+    assert.equal(error.key, "EVIDENT_SNAPSHOT_STORE");
+    assert.equal(stderr.includes(password), false);
+  });
+
+  it("no EVIDENT_CURSOR_KEY: exit 1 with configuration_error naming it", async () => {
+    const env = replicaEnv(redis.url, "", TOKEN);
+    const { code, stderr } = await refusal(env);
+    assert.equal(code, 1);
+    const error = JSON.parse(stderr.trim().split("\n").at(-1) as string).error;
+    assert.equal(error.code, "configuration_error");
+    assert.equal(error.key, "EVIDENT_CURSOR_KEY");
+  });
+
+  it("the health check needs no token, through nginx too", async () => {
+    const health = await raw(`${nginx.url}/healthz`, { headers: JSON_HEADERS });
+    assert.equal(health.status, 200);
+    assert.equal(JSON.parse(health.body).status, "ok");
+  });
+});
