@@ -111,7 +111,7 @@ function upstreamsOfCalls(): Array<{ upstream: string; status: string }> {
 }
 
 describe("two replicas, one Redis, nginx in front", () => {
-  it("G06: a search on one replica, every page on the other: nothing lost or repeated", async () => {
+  it("G01, A02: a search on one replica, every page on the other: nothing lost or repeated", async () => {
     const [one, two] = replicas as [Replica, Replica];
     const summary = await codeSearch(one.url, { pattern: "needle_" });
     assert.match(summary, new RegExp(`${TOTAL} matching lines`));
@@ -125,7 +125,7 @@ describe("two replicas, one Redis, nginx in front", () => {
     assert.deepEqual(seen, everyIndex);
   });
 
-  it("G06: through nginx, consecutive calls alternate between the replicas and the walk sees every match once", async () => {
+  it("G01, A02: through nginx, consecutive calls alternate between the replicas and the walk sees every match once", async () => {
     const before = upstreamsOfCalls().length;
     const summary = await codeSearch(`${nginx.url}/mcp`, { pattern: "needle_" });
     const seen: number[] = [];
@@ -148,7 +148,7 @@ describe("two replicas, one Redis, nginx in front", () => {
     }
   });
 
-  it("G06: a replica killed mid-walk: the walk finishes on the other", async () => {
+  it("G01, A02: a replica killed mid-walk: the walk finishes on the other", async () => {
     const url = `${nginx.url}/mcp`;
     const before = upstreamsOfCalls().length;
     const summary = await codeSearch(url, { pattern: "needle_" });
@@ -227,7 +227,7 @@ describe("a replica whose shared store is unusable refuses to start", () => {
     assert.equal(error.key, "EVIDENT_CURSOR_KEY");
   });
 
-  it("the health check needs no token, through nginx too", async () => {
+  it("A03: the health check needs no token, through nginx too", async () => {
     const health = await raw(`${nginx.url}/healthz`, { headers: JSON_HEADERS });
     assert.equal(health.status, 200);
     assert.equal(JSON.parse(health.body).status, "ok");

@@ -101,7 +101,7 @@ describe("code_search snapshots by surface", () => {
     }
   });
 
-  it("a wrong shared-store setting is configuration_error on every call, naming the variable", async () => {
+  it("S11: a wrong shared-store setting is configuration_error on every call, naming the variable", async () => {
     for (const env of [
       { EVIDENT_SNAPSHOT_STORE: "127.0.0.1:6379", EVIDENT_CURSOR_KEY: "k".repeat(40) },
       { EVIDENT_SNAPSHOT_STORE: "redis://127.0.0.1:1" },
