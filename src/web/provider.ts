@@ -89,6 +89,12 @@ export interface Provider {
   readonly attemptDeadlineMs?: number;
   search?(request: ProviderSearchRequest, context: ProviderContext): Promise<ProviderSearchOutcome>;
   read?(request: ProviderReadRequest, context: ProviderContext): Promise<ProviderReadOutcome>;
+  /**
+   * The smallest real request the vendor documents that proves the key and the connection
+   * (`evident doctor`), when it has one cheaper than a one-result search (Tavily's usage,
+   * Firecrawl's credit usage). Fails with a ProviderError like a call.
+   */
+  probe?(context: ProviderContext): Promise<void>;
   close?(): Promise<void>;
 }
 

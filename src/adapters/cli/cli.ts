@@ -61,10 +61,12 @@ export async function runCli(argv: readonly string[], io: CliIo, options: CliOpt
     return EXIT_OK;
   }
   if (command === "mcp") return runMcp(rest, io, options, logger);
+  if (command === "config") return (await import("./operator.js")).runConfigCommand(rest, io);
+  if (command === "doctor") return (await import("./operator.js")).runDoctorCommand(rest, io);
   const commands = options.commands ?? TOOL_COMMANDS;
   const spec = commands[command];
   if (spec === undefined) {
-    const known = [...Object.keys(commands), "mcp"].join(", ");
+    const known = [...Object.keys(commands), "mcp", "setup", "doctor", "config"].join(", ");
     return fail(io, usageError(`Unknown command "${command}". Commands: ${known}.`, "command"));
   }
   const registry = await options.createRegistry(logger, "command");
@@ -243,6 +245,9 @@ function usage(): string {
     "Commands:",
     ...lines,
     "  mcp     Serve the tools over MCP (stdio by default; --transport http for Streamable HTTP).",
+    "  setup   Choose providers, keys and routes interactively (or with flags); writes the config file.",
+    "  doctor  Show what is configured and probe each provider in use (--json for machines).",
+    "  config  `config path` prints the config file's path; `config show` the effective configuration.",
     "",
     "Every command takes --help. Tool commands print one JSON document on stdout (exit 0),",
     'or {"error":{...}} on stderr (exit 1; exit 2 for bad arguments). --text prints the',

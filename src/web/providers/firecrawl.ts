@@ -87,6 +87,16 @@ export function createFirecrawlProvider(options: FirecrawlProviderOptions = {}):
       });
     },
 
+    async probe(context: ProviderContext): Promise<void> {
+      // GET /v2/team/credit-usage: the team's remaining credits; it costs none.
+      const body = await requestJson(id, context, {
+        method: "GET",
+        url: joinUrl(baseUrl, "/v2/team/credit-usage"),
+        headers,
+      });
+      if (!isRecord(body) || !isRecord(body.data)) throw unexpectedShape(id);
+    },
+
     async search(request: ProviderSearchRequest, context: ProviderContext): Promise<ProviderSearchOutcome> {
       const tbs = googleTbs(request.timeRange);
       const data = unwrap(

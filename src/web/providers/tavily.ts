@@ -74,6 +74,16 @@ export function createTavilyProvider(options: TavilyProviderOptions): Provider {
       return searchOutcome({ rows, maxResults: request.maxResults, answer: body.answer });
     },
 
+    async probe(context: ProviderContext): Promise<void> {
+      // GET /usage: the key's and the account's credit usage; it costs no credit.
+      const body = await requestJson(id, context, {
+        method: "GET",
+        url: joinUrl(baseUrl, "/usage"),
+        headers,
+      });
+      if (!isRecord(body) || !isRecord(body.key)) throw unexpectedShape(id);
+    },
+
     async read(request: ProviderReadRequest, context: ProviderContext): Promise<ProviderReadOutcome> {
       const body = await requestJson(id, context, {
         method: "POST",

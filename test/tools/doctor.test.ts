@@ -1,0 +1,225 @@
+/**
+ * `evident doctor` and `evident config` against loopback fakes of each failure class: a key
+ * refused (401), a rate limit (429), a vendor error (5xx), a malformed answer, a refused
+ * connection, a name that does not resolve, a TLS failure and a timeout, beside a provider that
+ * works; keys are shown masked, never whole.
+ */
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createServer as createNetServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { after, before, describe, it } from "node:test";
+import type { LookupFunction } from "../../src/net/guard.js";
+import { type ProbeResult, runDoctor } from "../../src/tools/doctor.js";
+import { type FakeVendor, sendJson, sendText, startFakeVendor } from "../web/providers/fake-vendor.js";
+
+const ROOT = resolve(import.meta.dirname, "../..");
+const TAVILY_KEY = "tvly-secret-key-0123456789";
+const dir = mkdtempSync(join(tmpdir(), "evident-doctor-"));
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+/** vendor.invalid never resolves; every other name is looked up for real (loopback only here). */
+const lookup: LookupFunction = (hostname, options, callback) => {
+  if (hostname === "vendor.invalid") {
+    callback(Object.assign(new Error("getaddrinfo ENOTFOUND vendor.invalid"), { code: "ENOTFOUND" }), "");
+  } else if (options.all) callback(null, [{ address: "127.0.0.1", family: 4 }]);
+  else callback(null, "127.0.0.1", 4);
+};
+
+async function closedPort(): Promise<number> {
+  const server = createNetServer();
+  await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((done) => server.close(() => done()));
+  return port;
+}
+
+describe("evident doctor", () => {
+  let fake: FakeVendor;
+  let refusedPort: number;
+  before(async () => {
+    fake = await startFakeVendor();
+    fake.handle((request, response) => {
+      const [, vendor] = request.path.split("/");
+      if (vendor === "tavily") sendJson(response, 200, { key: { usage: 3, limit: 1000 }, account: {} });
+      else if (vendor === "brave") sendJson(response, 429, { error: "slow down" });
+      else if (vendor === "serper") sendJson(response, 401, { message: "bad key" });
+      else if (vendor === "exa") sendJson(response, 503, { error: "down" });
+      else if (vendor === "searx") sendText(response, 200, "text/html", "<html><body>login</body></html>");
+      else if (vendor === "responses")
+        response.writeHead(200).write("{"); // never finishes
+      else sendJson(response, 404, {});
+    });
+    refusedPort = await closedPort();
+  });
+  after(() => fake.close());
+
+  it("probes each provider in use in parallel and names each failure's class; keys stay masked", async () => {
+    const configFile = join(dir, "doctor.json");
+    writeFileSync(
+      configFile,
+      JSON.stringify({
+        providers: {
+          "tls-brave": {
+            type: "brave",
+            apiKey: "brave-key-1",
+            baseUrl: fake.baseUrl.replace("http:", "https:"),
+          },
+          "gone-firecrawl": {
+            type: "firecrawl",
+            apiKey: "fc-key-2",
+            baseUrl: `http://127.0.0.1:${refusedPort}`,
+          },
+          "nxdomain-serper": {
+            type: "serper",
+            apiKey: "serper-key-3",
+            baseUrl: "http://vendor.invalid:8080",
+          },
+        },
+      }),
+    );
+    chmodSync(configFile, 0o600);
+    const env = {
+      EVIDENT_CONFIG: configFile,
+      PATH: process.env.PATH,
+      TAVILY_API_KEY: TAVILY_KEY,
+      EVIDENT_TAVILY_BASE_URL: `${fake.baseUrl}/tavily`,
+      BRAVE_API_KEY: "brave-env-key-4",
+      EVIDENT_BRAVE_BASE_URL: `${fake.baseUrl}/brave`,
+      SERPER_API_KEY: "serper-env-key-5",
+      EVIDENT_SERPER_BASE_URL: `${fake.baseUrl}/serper`,
+      EXA_API_KEY: "exa-env-key-6",
+      EVIDENT_EXA_BASE_URL: `${fake.baseUrl}/exa`,
+      SEARXNG_URL: `${fake.baseUrl}/searx`,
+      EVIDENT_RESPONSES_BASE_URL: `${fake.baseUrl}/responses`,
+      EVIDENT_RESPONSES_MODEL: "m",
+      EVIDENT_RESPONSES_DEADLINE_MS: "300",
+    };
+    const report = await runDoctor(env, { lookup });
+    const byId = Object.fromEntries(report.probes.map((probe) => [probe.id, probe])) as Record<
+      string,
+      ProbeResult
+    >;
+    const failed = (id: string) => {
+      const probe = byId[id];
+      assert.ok(probe !== undefined && probe.status === "failed", `${id}: ${JSON.stringify(probe)}`);
+      return probe;
+    };
+    assert.equal(byId.tavily?.status, "ok");
+    assert.equal(byId.tavily?.status === "ok" && byId.tavily.probe, "account usage");
+    assert.equal(failed("brave").reason, "rate_limited");
+    assert.equal(failed("serper").reason, "auth");
+    assert.equal(failed("exa").reason, "server_error");
+    assert.equal(failed("searxng").reason, "malformed");
+    assert.equal(failed("responses").reason, "timeout");
+    assert.equal(failed("responses").message, "responses: timed out after 300 ms");
+    assert.equal(failed("tls-brave").reason, "tls");
+    assert.equal(failed("gone-firecrawl").reason, "connection_refused");
+    assert.equal(failed("nxdomain-serper").reason, "dns");
+    assert.equal(failed("nxdomain-serper").message, "nxdomain-serper: DNS lookup failed");
+    // A keyless default on no route is not in use: not probed. direct, on the read route, only
+    // reads pages agents name: skipped, which does not fail the report by itself.
+    assert.equal(byId.duckduckgo, undefined);
+    assert.equal(byId.direct?.status, "skipped");
+    assert.equal(report.ok, false);
+    // The tavily probe asked for its usage, not a search, with the key in the header only.
+    assert.ok(
+      fake.requests.some(
+        (r) => r.path === "/tavily/usage" && r.headers.authorization === `Bearer ${TAVILY_KEY}`,
+      ),
+    );
+
+    assert.equal(report.config.configFile.mode, "0600");
+    const tavily = report.config.providers?.find((provider) => provider.id === "tavily");
+    assert.deepEqual([tavily?.source, tavily?.key], ["environment", "****6789"]);
+    assert.equal(report.config.providers?.find((p) => p.id === "gone-firecrawl")?.source, "config-file");
+    assert.ok(
+      report.ripgrep.ok && /ripgrep \d+\.\d+/.test(report.ripgrep.version ?? ""),
+      JSON.stringify(report.ripgrep),
+    );
+    const text = JSON.stringify(report);
+    for (const secret of [TAVILY_KEY, "brave-env-key-4", "serper-key-3", "fc-key-2"])
+      assert.ok(!text.includes(secret), secret);
+  });
+
+  it("everything configured works: ok; a read-only provider on the read route is skipped, not failed", async () => {
+    const report = await runDoctor(
+      {
+        XDG_CONFIG_HOME: join(dir, "none"),
+        PATH: process.env.PATH,
+        TAVILY_API_KEY: TAVILY_KEY,
+        EVIDENT_TAVILY_BASE_URL: `${fake.baseUrl}/tavily`,
+      },
+      { lookup },
+    );
+    assert.deepEqual(
+      report.probes.map((probe) => [probe.id, probe.status]),
+      [
+        ["direct", "skipped"],
+        ["tavily", "ok"],
+      ],
+    );
+    assert.equal(report.config.configFile.exists, false);
+    assert.equal(report.ok, true);
+  });
+
+  it("an invalid config file is reported with the key at fault, and doctor fails", async () => {
+    const broken = join(dir, "broken.json");
+    writeFileSync(broken, JSON.stringify({ search: { rout: ["duckduckgo"] } }));
+    const report = await runDoctor({ EVIDENT_CONFIG: broken, PATH: process.env.PATH });
+    assert.equal(report.ok, false);
+    assert.equal(report.config.ok, false);
+    assert.match(report.config.error?.message ?? "", /search\.rout/);
+    assert.deepEqual(report.probes, []);
+  });
+});
+
+describe("the CLI's operator commands", () => {
+  const cli = (args: string[], env: Record<string, string>) =>
+    spawnSync(process.execPath, [join(ROOT, "dist/adapters/cli/main.js"), ...args], {
+      encoding: "utf8",
+      env: { PATH: process.env.PATH ?? "", HOME: dir, ...env },
+      timeout: 60_000,
+    });
+
+  it("config path and config show: the file, and the effective configuration with masked keys", () => {
+    const home = join(dir, "xdg");
+    mkdirSync(join(home, "evident"), { recursive: true });
+    writeFileSync(
+      join(home, "evident", "config.json"),
+      JSON.stringify({ providers: { tav: { type: "tavily", apiKey: "tvly-file-secret-abcd" } } }),
+      { mode: 0o600 },
+    );
+    const path = cli(["config", "path"], { XDG_CONFIG_HOME: home });
+    assert.equal(path.status, 0, path.stderr);
+    assert.equal(path.stdout, `${join(home, "evident", "config.json")}\n`);
+    const show = cli(["config", "show"], { XDG_CONFIG_HOME: home, BRAVE_API_KEY: "brave-secret-wxyz" });
+    assert.equal(show.status, 0, show.stderr);
+    assert.ok(!show.stdout.includes("tvly-file-secret") && !show.stdout.includes("brave-secret"));
+    const view = JSON.parse(show.stdout);
+    const providers = Object.fromEntries(view.providers.map((p: { id: string }) => [p.id, p]));
+    assert.deepEqual([providers.tav.key, providers.tav.source], ["****abcd", "config-file"]);
+    assert.deepEqual([providers.brave.key, providers.brave.source], ["****wxyz", "environment"]);
+    assert.deepEqual(view.routes.search, { ids: ["tav"], source: "default" });
+    assert.equal(cli(["config", "nonsense"], {}).status, 2);
+  });
+
+  it("doctor exits 1 when a configured provider fails and prints its class; --json is the report", () => {
+    const env = {
+      XDG_CONFIG_HOME: join(dir, "none"),
+      TAVILY_API_KEY: "tvly-cli-key-9876",
+      EVIDENT_TAVILY_BASE_URL: "http://127.0.0.1:9",
+    };
+    const text = cli(["doctor"], env);
+    assert.equal(text.status, 1, text.stderr);
+    assert.match(text.stdout, /tavily: FAILED \(connection_refused\): tavily: connection refused/);
+    assert.match(text.stdout, /key \*\*\*\*9876/);
+    const json = cli(["doctor", "--json"], env);
+    assert.equal(json.status, 1);
+    const report = JSON.parse(json.stdout);
+    assert.equal(report.probes.find((p: { id: string }) => p.id === "tavily").reason, "connection_refused");
+    assert.ok(!json.stdout.includes("tvly-cli-key-9876"));
+  });
+});
