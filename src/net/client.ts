@@ -56,6 +56,8 @@ export interface HttpClientOptions {
 
 const DEFAULT_USER_AGENT = "evident/0.1 (+https://github.com/evident)";
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+/** Statuses whose response has no body (a web `Response` refuses one). */
+const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
 
 type Undici = typeof import("undici");
 let undiciModule: Promise<Undici> | undefined;
@@ -107,12 +109,77 @@ class UndiciHttpClient implements HttpClient {
   }
 
   async request(request: HttpRequest): Promise<HttpResponse> {
+    const cap = request.maxBodyBytes ?? MAX_RESPONSE_BODY_BYTES;
+    const { response, url } = await this.#exchange(request, cap);
+    let bytes: Uint8Array;
+    try {
+      bytes = await readCapped(response.body, cap, request.signal);
+    } catch (thrown) {
+      throw thrown instanceof HttpClientError && thrown.kind === "network"
+        ? this.#networkError(thrown.cause, url, false)
+        : thrown;
+    }
+    return makeResponse(response.statusCode, flattenHeaders(response.headers), url, bytes);
+  }
+
+  async stream(request: HttpRequest): Promise<Response> {
+    const cap = request.maxBodyBytes ?? MAX_RESPONSE_BODY_BYTES;
+    const { response, url } = await this.#exchange(request, cap);
+    const headers = new Headers();
+    for (const [name, value] of Object.entries(response.headers)) {
+      if (value === undefined) continue;
+      for (const item of Array.isArray(value) ? value : [value]) headers.append(name, item);
+    }
+    if (NULL_BODY_STATUSES.has(response.statusCode)) {
+      await discard(response.body);
+      return new Response(null, { status: response.statusCode, headers });
+    }
+    // Read on demand (no Readable.toWeb: on Node 20 it writes to a cancelled stream and throws).
+    const source = response.body;
+    const chunks = source[Symbol.asyncIterator]();
+    let seen = 0;
+    const body = new ReadableStream<Uint8Array>({
+      pull: async (controller) => {
+        try {
+          const next = await chunks.next();
+          if (next.done) {
+            controller.close();
+            return;
+          }
+          const chunk = next.value as Buffer;
+          seen += chunk.length;
+          if (seen > cap) {
+            source.destroy();
+            controller.error(tooLarge(cap));
+            return;
+          }
+          controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+        } catch (thrown) {
+          controller.error(
+            request.signal.aborted ? abortReason(request.signal) : this.#networkError(thrown, url, false),
+          );
+        }
+      },
+      cancel: () => {
+        source.destroy();
+      },
+    });
+    return new Response(body, { status: response.statusCode, headers });
+  }
+
+  /**
+   * Sends the request and follows redirects as it asks; resolves with the final response, its
+   * body unread, once its declared length is known to fit `cap`.
+   */
+  async #exchange(
+    request: HttpRequest,
+    cap: number,
+  ): Promise<{ response: Dispatcher.ResponseData; url: string }> {
     if (this.#closed) throw new HttpClientError("network", "the HTTP client is closed");
     if (request.signal.aborted) throw abortReason(request.signal);
     const undici = await loadUndici();
     const pools = await this.#getPools();
     const follow = request.followRedirects ?? request.trust === "agent";
-    const cap = request.maxBodyBytes ?? MAX_RESPONSE_BODY_BYTES;
 
     let url = request.trust === "agent" ? checkAgentUrl(request.url, this.#policy()).href : request.url;
     const originalOrigin = new URL(url).origin;
@@ -180,15 +247,7 @@ class UndiciHttpClient implements HttpClient {
         response.body.destroy();
         throw tooLarge(cap);
       }
-      let bytes: Uint8Array;
-      try {
-        bytes = await readCapped(response.body, cap, request.signal);
-      } catch (thrown) {
-        throw thrown instanceof HttpClientError && thrown.kind === "network"
-          ? this.#networkError(thrown.cause, url, false)
-          : thrown;
-      }
-      return makeResponse(response.statusCode, flattenHeaders(response.headers), url, bytes);
+      return { response, url };
     }
   }
 

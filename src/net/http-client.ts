@@ -38,6 +38,13 @@ export interface HttpResponse {
 
 export interface HttpClient {
   request(request: HttpRequest): Promise<HttpResponse>;
+  /**
+   * The same exchange as `request` (trust, redirects, guard, cancellation), answered as a
+   * web-standard Response whose body streams as it arrives: for protocol clients that read an
+   * answer while it is sent (an upstream MCP server's event stream). The body cap still holds:
+   * a longer body errors the stream with `body_too_large`, it is never cut silently.
+   */
+  stream(request: HttpRequest): Promise<Response>;
   close(): Promise<void>;
 }
 

@@ -75,7 +75,6 @@ runProviderContract({
   id: "mcp-search",
   operation: "search",
   secret: TOKEN,
-  usesHttpClient: false,
   create: (baseUrl) =>
     createMcpProvider(
       "mcp-search",
@@ -120,7 +119,6 @@ runProviderContract({
   id: "mcp-read",
   operation: "read",
   secret: TOKEN,
-  usesHttpClient: false,
   create: (baseUrl) =>
     createMcpProvider(
       "mcp-read",

@@ -19,6 +19,7 @@ const EVERYTHING = require.resolve("@modelcontextprotocol/server-everything/dist
 
 const unusedHttp: HttpClient = {
   request: () => Promise.reject(new Error("the mcp adapter must not use the HTTP client")),
+  stream: () => Promise.reject(new Error("a stdio upstream must not use the HTTP client")),
   close: () => Promise.resolve(),
 };
 const context = (): ProviderContext => ({

@@ -11,6 +11,7 @@ import { after, afterEach, before, describe, it } from "node:test";
 import { cancelledError } from "../../../src/core/abort.js";
 import { UPSTREAM_SESSION_DELETE_MS } from "../../../src/core/limits.js";
 import { silentLogger } from "../../../src/core/logger.js";
+import { createHttpClient } from "../../../src/net/client.js";
 import type { HttpClient } from "../../../src/net/http-client.js";
 import { type ProviderContext, ProviderError } from "../../../src/web/provider.js";
 import { createMcpProvider, type McpProvider } from "../../../src/web/providers/mcp/provider.js";
@@ -26,6 +27,7 @@ import {
 /** The MCP adapter never uses the HTTP client; a stub that fails loudly if it ever did. */
 const unusedHttp: HttpClient = {
   request: () => Promise.reject(new Error("the mcp adapter must not use the HTTP client")),
+  stream: () => Promise.reject(new Error("a stdio upstream must not use the HTTP client")),
   close: () => Promise.resolve(),
 };
 
@@ -227,12 +229,15 @@ describe("mcp upstream lifecycle over stdio", () => {
 
 describe("mcp upstream lifecycle over Streamable HTTP", () => {
   let upstream: HttpUpstream;
+  // An HTTP upstream is reached through the provider context's client, as every provider's is.
+  const http = createHttpClient();
   const providers: McpProvider[] = [];
   before(async () => {
     upstream = await startHttpUpstream();
   });
   after(async () => {
     await Promise.all(providers.map((provider) => provider.close()));
+    await http.close();
     await upstream.close();
   });
 
@@ -246,9 +251,9 @@ describe("mcp upstream lifecycle over Streamable HTTP", () => {
     providers.push(created);
     return created;
   }
-  const search = (target: McpProvider, query: string, signal?: AbortSignal) => {
+  const search = (target: McpProvider, query: string, signal = new AbortController().signal) => {
     assert.ok(target.search);
-    return target.search({ query, maxResults: 1 }, context(signal));
+    return target.search({ query, maxResults: 1 }, { signal, http, logger: silentLogger });
   };
   const initializations = () => upstream.events.filter((event) => event.event === "initialize").length;
 

@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { isEvidentError } from "../../../src/core/errors.js";
 import { silentLogger } from "../../../src/core/logger.js";
+import { createHttpClient } from "../../../src/net/client.js";
 import type { HttpClient } from "../../../src/net/http-client.js";
 import { type ProviderContext, ProviderError } from "../../../src/web/provider.js";
 import { type McpPresetId, mcpProviderConfigSchema } from "../../../src/web/providers/mcp/binding.js";
@@ -24,6 +25,7 @@ import { FAKE_SECRET } from "./fixtures/upstream.js";
 
 const unusedHttp: HttpClient = {
   request: () => Promise.reject(new Error("the mcp adapter must not use the HTTP client")),
+  stream: () => Promise.reject(new Error("a stdio upstream must not use the HTTP client")),
   close: () => Promise.resolve(),
 };
 const context = (): ProviderContext => ({
@@ -260,10 +262,18 @@ describe("mcp presets against the fixture upstream (stdio)", () => {
 
 describe("mcp presets: credentials and connection over HTTP", () => {
   let upstream: HttpUpstream;
+  // An HTTP upstream is reached through the provider context's client, as every provider's is.
+  const http = createHttpClient();
+  const httpContext = (): ProviderContext => ({
+    signal: new AbortController().signal,
+    http,
+    logger: silentLogger,
+  });
   before(async () => {
     upstream = await startHttpUpstream();
   });
   after(async () => {
+    await http.close();
     await upstream.close();
   });
 
@@ -282,7 +292,7 @@ describe("mcp presets: credentials and connection over HTTP", () => {
     );
     try {
       assert.ok(provider.read);
-      await provider.read({ url: "https://a.example/k" }, context());
+      await provider.read({ url: "https://a.example/k" }, httpContext());
       const init = upstream.events.filter((event) => event.event === "initialize").at(-1);
       assert.equal(init?.authorization, "Bearer jina-key-123");
       assert.equal(init?.apiKey, "literal");
@@ -304,7 +314,7 @@ describe("mcp presets: credentials and connection over HTTP", () => {
     try {
       assert.ok(provider.search);
       const before = upstream.events.length;
-      const error = await rejection(provider.search({ query: "q", maxResults: 1 }, context()));
+      const error = await rejection(provider.search({ query: "q", maxResults: 1 }, httpContext()));
       assert.ok(error instanceof ProviderError);
       assert.equal(error.kind, "configuration");
       assert.equal(

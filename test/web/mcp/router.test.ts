@@ -15,6 +15,7 @@ import { type StdioUpstream, stdioUpstream } from "./fixtures/stdio-upstream.js"
 
 const unusedHttp: HttpClient = {
   request: () => Promise.reject(new Error("the mcp adapter must not use the HTTP client")),
+  stream: () => Promise.reject(new Error("a stdio upstream must not use the HTTP client")),
   close: () => Promise.resolve(),
 };
 

@@ -55,11 +55,6 @@ interface CommonSpec {
   readonly contentType?: string;
   /** Statuses the adapter reads in its own way (tested beside the contract), e.g. SearXNG's 403. */
   readonly ownStatuses?: readonly number[];
-  /**
-   * False when the adapter does not connect through the shared HTTP client (upstream MCP over
-   * HTTP uses the SDK's fetch), so a test lookup cannot reach it.
-   */
-  readonly usesHttpClient?: false;
 }
 
 export interface SearchContractSpec extends CommonSpec {
@@ -270,28 +265,24 @@ export function runProviderContract(spec: ContractSpec): void {
       assert.equal(error.reason, `${spec.id}: connection refused`);
     });
 
-    if (spec.usesHttpClient !== false)
-      it("reports a host that does not resolve as dns", async () => {
-        const lookups: string[] = [];
-        const noSuchHost = createHttpClient({
-          lookup: (hostname, _options, callback) => {
-            lookups.push(hostname);
-            callback(
-              Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: "ENOTFOUND" }),
-              "",
-            );
-          },
-        });
-        try {
-          const error = await failureAt("http://vendor.invalid:8080", noSuchHost);
-          assert.equal(error.kind, "dns");
-          assert.equal(error.reason, `${spec.id}: DNS lookup failed`);
-          assert.ok(!error.reason.includes("vendor.invalid"));
-          assert.deepEqual(lookups, ["vendor.invalid"]);
-        } finally {
-          await noSuchHost.close();
-        }
+    it("reports a host that does not resolve as dns", async () => {
+      const lookups: string[] = [];
+      const noSuchHost = createHttpClient({
+        lookup: (hostname, _options, callback) => {
+          lookups.push(hostname);
+          callback(Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: "ENOTFOUND" }), "");
+        },
       });
+      try {
+        const error = await failureAt("http://vendor.invalid:8080", noSuchHost);
+        assert.equal(error.kind, "dns");
+        assert.equal(error.reason, `${spec.id}: DNS lookup failed`);
+        assert.ok(!error.reason.includes("vendor.invalid"));
+        assert.deepEqual(lookups, ["vendor.invalid"]);
+      } finally {
+        await noSuchHost.close();
+      }
+    });
 
     it("reports a connection the vendor drops as connection_reset", async () => {
       fake.handle((_request, _response, raw) => raw.socket.destroy());

@@ -11,6 +11,9 @@
  *   session drops the cached session so the next call reconnects. The failed call is never replayed:
  *   it may have had effects upstream, and the router owns fallback.
  * - Cancellation: our signal goes to the SDK request, which cancels the upstream request.
+ * - HTTP: requests go through the provider context's HttpClient (net/), as every provider's
+ *   do: the configured origin is trusted, a redirect elsewhere is guarded like an agent URL,
+ *   bodies are capped while they stream, and cancellation reaches the socket.
  * - Shutdown: `close()` aborts pending connects and in-flight calls, sends a best-effort session
  *   DELETE bounded by UPSTREAM_SESSION_DELETE_MS, closes the transport (reaping a child) and is
  *   idempotent: concurrent calls share one teardown.
@@ -25,10 +28,14 @@ import {
 } from "@modelcontextprotocol/client";
 import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { abortReason } from "../../../core/abort.js";
+import { isEvidentError } from "../../../core/errors.js";
 import { MAX_RESPONSE_BODY_BYTES, UPSTREAM_SESSION_DELETE_MS } from "../../../core/limits.js";
 import type { Logger } from "../../../core/logger.js";
 import { classifyNetworkError } from "../../../net/failure.js";
+import { type FetchLike, fetchVia } from "../../../net/fetch.js";
+import { type HttpClient, HttpClientError } from "../../../net/http-client.js";
 import { ProviderError } from "../../provider.js";
+import { clientFailure } from "../shared/http.js";
 import { isStdioConnection, type McpConnection, type SecretValue } from "./binding.js";
 import type { ToolResultLike } from "./output.js";
 
@@ -90,9 +97,19 @@ export class UpstreamConnection {
     return this.#session !== undefined && !this.#session.lost;
   }
 
-  async callTool(name: string, args: Record<string, unknown>, signal: AbortSignal): Promise<ToolResultLike> {
+  /**
+   * Calls one upstream tool. `http` is the provider context's client: an HTTP upstream connects
+   * through it (see `#transport`), so it gets the same redirect guard, limits and cancellation as
+   * every provider.
+   */
+  async callTool(
+    name: string,
+    args: Record<string, unknown>,
+    signal: AbortSignal,
+    http: HttpClient,
+  ): Promise<ToolResultLike> {
     const id = this.#options.providerId;
-    const session = await this.#acquire(signal);
+    const session = await this.#acquire(signal, http);
     const controller = new AbortController();
     const onAbort = () => controller.abort(signal.reason);
     if (signal.aborted) onAbort();
@@ -139,14 +156,14 @@ export class UpstreamConnection {
     if (session !== undefined) await closeSession(session, true);
   }
 
-  async #acquire(signal: AbortSignal): Promise<Session> {
+  async #acquire(signal: AbortSignal, http: HttpClient): Promise<Session> {
     if (signal.aborted) throw abortReason(signal);
     if (this.#closing !== undefined) throw closedError(this.#options.providerId);
     const current = this.#session;
     if (current !== undefined && !current.lost) return current;
     // A connect whose waiters all left is being torn down; a new caller starts afresh.
     const joinable = this.#pending !== undefined && !this.#pending.controller.signal.aborted;
-    const pending = joinable && this.#pending !== undefined ? this.#pending : this.#startConnect();
+    const pending = joinable && this.#pending !== undefined ? this.#pending : this.#startConnect(http);
     pending.waiters += 1;
     let onAbort: (() => void) | undefined;
     try {
@@ -165,14 +182,14 @@ export class UpstreamConnection {
     }
   }
 
-  #startConnect(): PendingConnect {
+  #startConnect(http: HttpClient): PendingConnect {
     const controller = new AbortController();
     this.#connects += 1;
     const pending: PendingConnect = {
       controller,
       waiters: 0,
       settled: false,
-      promise: this.#open(controller.signal).then(
+      promise: this.#open(controller.signal, http).then(
         (session) => {
           pending.settled = true;
           if (this.#pending === pending) this.#pending = undefined;
@@ -192,9 +209,9 @@ export class UpstreamConnection {
     return pending;
   }
 
-  async #open(signal: AbortSignal): Promise<Session> {
+  async #open(signal: AbortSignal, http: HttpClient): Promise<Session> {
     const { providerId, connection, logger } = this.#options;
-    const transport = this.#transport(connection);
+    const transport = this.#transport(connection, http);
     const client = new Client(
       { name: this.#options.clientInfo.name, version: this.#options.clientInfo.version },
       { capabilities: {} },
@@ -235,7 +252,10 @@ export class UpstreamConnection {
     return session;
   }
 
-  #transport(connection: McpConnection): StdioClientTransport | StreamableHTTPClientTransport {
+  #transport(
+    connection: McpConnection,
+    http: HttpClient,
+  ): StdioClientTransport | StreamableHTTPClientTransport {
     const id = this.#options.providerId;
     if (isStdioConnection(connection)) {
       const env: Record<string, string> = { ...getDefaultEnvironment() };
@@ -265,7 +285,7 @@ export class UpstreamConnection {
     }
     return new StreamableHTTPClientTransport(url, {
       requestInit: { headers },
-      fetch: cappedFetch,
+      fetch: followingCall(fetchVia(http, "operator")),
       // A lost stream is a lost call; we never reconnect behind the router's back.
       reconnectionOptions: {
         maxRetries: 0,
@@ -330,6 +350,7 @@ async function closeSession(session: Session, terminate: boolean): Promise<void>
   await transport.close().catch(() => undefined);
 }
 
+/** A stdio upstream's message over the cap (an HTTP upstream's is the client's `body_too_large`). */
 class BodyTooLargeError extends Error {
   constructor() {
     super(`upstream response exceeded ${MAX_RESPONSE_BODY_BYTES} bytes`);
@@ -346,35 +367,15 @@ class BodyTooLargeError extends Error {
  */
 const callScope = new AsyncLocalStorage<AbortSignal>();
 
-/**
- * fetch with every response body capped at MAX_RESPONSE_BODY_BYTES (a longer body errors the
- * stream, and so the request, instead of filling memory) and tied to the current call's signal.
- */
-const cappedFetch = async (url: string | URL, init?: RequestInit): Promise<Response> => {
-  const call = callScope.getStore();
-  const signal =
-    call === undefined ? init?.signal : init?.signal ? AbortSignal.any([init.signal, call]) : call;
-  const response = await fetch(url, signal === undefined || signal === null ? init : { ...init, signal });
-  if (response.body === null) return response;
-  let seen = 0;
-  const capped = response.body.pipeThrough(
-    new TransformStream<Uint8Array, Uint8Array>({
-      transform(chunk, controller) {
-        seen += chunk.byteLength;
-        if (seen > MAX_RESPONSE_BODY_BYTES) {
-          controller.error(new BodyTooLargeError());
-          return;
-        }
-        controller.enqueue(chunk);
-      },
-    }),
-  );
-  return new Response(capped, {
-    status: response.status,
-    statusText: response.statusText,
-    headers: response.headers,
-  });
-};
+/** A fetch whose requests also follow the signal of the call they are made for (see callScope). */
+function followingCall(fetch: FetchLike): FetchLike {
+  return (url, init) => {
+    const call = callScope.getStore();
+    if (call === undefined) return fetch(url, init);
+    const signal = init?.signal ? AbortSignal.any([init.signal, call]) : call;
+    return fetch(url, { ...init, signal });
+  };
+}
 
 function isLostConnection(thrown: unknown, session: Session): boolean {
   if (thrown instanceof SdkHttpError) return thrown.status === 404;
@@ -385,8 +386,11 @@ function isLostConnection(thrown: unknown, session: Session): boolean {
       thrown.code === SdkErrorCode.SendFailed
     );
   }
-  // Over HTTP, a fetch that failed outright (reset, refused) means the server went away.
-  return session.transport instanceof StreamableHTTPClientTransport && thrown instanceof TypeError;
+  // Over HTTP, a request that failed outright (reset, refused) means the server went away.
+  return (
+    session.transport instanceof StreamableHTTPClientTransport &&
+    causeChain(thrown).some((error) => error instanceof HttpClientError && error.kind !== "body_too_large")
+  );
 }
 
 function closedError(providerId: string, cause?: unknown): ProviderError {
@@ -421,7 +425,20 @@ function callError(providerId: string, thrown: unknown): ProviderError {
 function upstreamError(providerId: string, thrown: unknown, otherwise: string): ProviderError {
   if (thrown instanceof ProviderError) return thrown;
   const options = { cause: thrown };
-  if (causeChain(thrown).some((error) => error instanceof BodyTooLargeError)) {
+  const chain = causeChain(thrown);
+  // What the HTTP client refused or failed with (an HTTP upstream): named as for every provider.
+  const refused = chain.find((error) => isEvidentError(error) && error.code === "url_not_allowed");
+  if (refused !== undefined) {
+    return new ProviderError(
+      providerId,
+      "configuration",
+      `${providerId} upstream redirected to a URL that is not allowed`,
+      options,
+    );
+  }
+  const client = chain.find((error) => error instanceof HttpClientError);
+  if (client !== undefined) return clientFailure(providerId, client);
+  if (chain.some((error) => error instanceof BodyTooLargeError)) {
     return new ProviderError(
       providerId,
       "too_large",

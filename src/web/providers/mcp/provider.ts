@@ -102,7 +102,7 @@ export function createMcpProvider(
   async function call(tool: string, args: Record<string, unknown>, context: ProviderContext) {
     const deadline = withDeadline(context.signal, deadlineMs, `${id} attempt`);
     try {
-      const result = await upstream.callTool(tool, args, deadline.signal);
+      const result = await upstream.callTool(tool, args, deadline.signal, context.http);
       if (result.isError === true) {
         throw new ProviderError(id, "upstream", upstreamErrorReason(id, tool, result));
       }
