@@ -206,6 +206,8 @@ export const ANALYSIS_ITEM_OVERHEAD_BYTES = 96;
 export const GIT_REVISION_MAX_CHARS = 256;
 export const CHANGES_MAX_FILES = 10_000;
 export const CHANGES_FILE_MAX_BYTES = 5 * 1024 * 1024;
+/** Changed files read or written at once while a change scope is materialized. */
+export const CHANGES_CONCURRENT_FILES = 16;
 /** Changed files an answer's text names as not covered (its data lists them all). */
 export const CHANGES_NOT_COVERED_LISTED = 5;
 /** A line of Git's diff header output longer than this is refused (content lines are skipped unread). */

@@ -9,17 +9,17 @@
  * The items are ordered by term (input order), then path, then byte position: one order for
  * every page (G16). Counts are derived later from the items the store admits (store.ts).
  */
-import { anySignal } from "../../core/abort.js";
+import { mapBounded } from "../../core/concurrency.js";
 import { ANYOF_CONCURRENT_GROUPS, ANYOF_GROUP_TERMS } from "../../core/limits.js";
 import type { AnyOfRequest, SearchQuery } from "../request.js";
 import type { Revision } from "../revisions/scan.js";
 import type { PartialReason } from "../rg/content-search.js";
 import type { Occurrence, ParsedMatch } from "../rg/events.js";
 import { type MatchTable, matchAt } from "../rg/match-table.js";
-import type { CoverageFact } from "../snapshots/analysis.js";
+import type { AnalysisItem, CoverageFact } from "../snapshots/analysis.js";
 import { compareKeys } from "../snapshots/sequence.js";
-import type { DraftItem } from "./store.js";
-import { alternation, termIgnoresCase, termMatcher } from "./terms.js";
+import { TextTable } from "./store.js";
+import { alternation, type TermMatcher, type TermOccurrence, termIgnoresCase, termMatcher } from "./terms.js";
 
 /** The lines a candidate scan found, and what it said about them. */
 export interface CandidateLines {
@@ -37,7 +37,8 @@ export type CandidateScan = (query: SearchQuery, signal: AbortSignal) => Promise
 export type Admission = (match: ParsedMatch, occurrence: Occurrence) => boolean;
 
 export interface AnyOfScan {
-  readonly items: readonly DraftItem[];
+  readonly items: readonly AnalysisItem[];
+  readonly texts: readonly string[];
   readonly termsScanned: readonly boolean[];
   readonly coverage: Readonly<Record<string, CoverageFact>>;
   readonly searchErrors: number;
@@ -56,10 +57,14 @@ export async function scanAnyOf(
       Array.from({ length: Math.min(ANYOF_GROUP_TERMS, request.terms.length - t) }, (_, i) => t + i),
     );
   }
-  const results = await boundedAll(groups, ANYOF_CONCURRENT_GROUPS, signal, (group, groupSignal) =>
-    scanGroup(request, group, (query) => scan(query, groupSignal), admit),
+  const table = new TextTable();
+  const results = await mapBounded(
+    groups,
+    ANYOF_CONCURRENT_GROUPS,
+    (group, groupSignal) => scanGroup(request, group, (query) => scan(query, groupSignal), admit, table),
+    signal,
   );
-  const items: DraftItem[] = [];
+  const items: AnalysisItem[] = [];
   const termsScanned: boolean[] = [];
   const unverified = new Set<string>();
   let searchErrors = 0;
@@ -79,7 +84,14 @@ export async function scanAnyOf(
           status: "partial",
           detail: `a candidate scan stopped at its retention bound (${stops.join("; ")}), so those terms may occur in lines not seen`,
         };
-  return { items, termsScanned, coverage: { occurrences }, searchErrors, unverifiedFiles: unverified.size };
+  return {
+    items,
+    texts: table.texts,
+    termsScanned,
+    coverage: { occurrences },
+    searchErrors,
+    unverifiedFiles: unverified.size,
+  };
 }
 
 function termRange(group: readonly number[]): string {
@@ -89,7 +101,7 @@ function termRange(group: readonly number[]): string {
 }
 
 interface GroupResult {
-  readonly items: DraftItem[];
+  readonly items: AnalysisItem[];
   readonly complete: boolean;
   readonly stop: string | undefined;
   readonly unverified: readonly string[];
@@ -101,6 +113,7 @@ async function scanGroup(
   group: readonly number[],
   scan: (query: SearchQuery) => Promise<CandidateLines>,
   admit: Admission | undefined,
+  table: TextTable,
 ): Promise<GroupResult> {
   const terms = group.map((t) => request.terms[t] as string);
   const { caseMode, wholeWord } = request.query;
@@ -114,16 +127,26 @@ async function scanGroup(
   };
   const run = await scan(query);
   const { trusted } = run;
-  const items: DraftItem[] = [];
+  // Per term, each file's items in arrival order: ripgrep reports a file's lines together and
+  // in order, and a line's occurrences come in order, so ordering files is all that is left.
+  const byTerm = terms.map(() => new Map<string, AnalysisItem[]>());
   const unverified = new Set<string>();
   for (let position = 0; position < run.table.length; position++) {
     const match = matchAt(run.table, position);
-    let admitted = false;
-    for (const [i, matcher] of matchers.entries()) {
-      for (const o of matcher.find(match)) {
+    let text = -1;
+    for (let i = 0; i < matchers.length; i++) {
+      const found = (matchers[i] as TermMatcher).find(match);
+      for (let k = 0; k < found.length; k++) {
+        const o = found[k] as TermOccurrence;
         if (admit !== undefined && !admit(match, o)) continue;
-        admitted = true;
-        items.push({
+        if (text < 0) text = table.add(match.path, match.line, match.text);
+        const files = byTerm[i] as Map<string, AnalysisItem[]>;
+        let list = files.get(match.path);
+        if (list === undefined) {
+          list = [];
+          files.set(match.path, list);
+        }
+        list.push({
           kind: "occurrence",
           path: match.path,
           line: match.line,
@@ -131,20 +154,24 @@ async function scanGroup(
           endByte: o.endByte,
           startColumn: o.startColumn,
           endColumn: o.endColumn,
-          lineText: match.text,
+          text,
           term: group[i] as number,
         });
       }
     }
-    if (admitted && !Object.hasOwn(trusted, match.path)) unverified.add(match.path);
+    if (text >= 0 && !Object.hasOwn(trusted, match.path)) unverified.add(match.path);
   }
-  items.sort(
-    (a, b) =>
-      (a.term as number) - (b.term as number) ||
-      compareKeys(a.path, b.path) ||
-      a.line - b.line ||
-      a.startByte - b.startByte,
-  );
+  const items: AnalysisItem[] = [];
+  for (const files of byTerm) {
+    for (const path of [...files.keys()].sort(compareKeys)) {
+      const list = files.get(path) as AnalysisItem[];
+      // A file reported in two runs (never seen from ripgrep, but not ruled out) is put in order.
+      if (list.some((item, i) => i > 0 && (list[i - 1] as AnalysisItem).line > item.line)) {
+        list.sort((a, b) => a.line - b.line || a.startByte - b.startByte);
+      }
+      for (const item of list) items.push(item);
+    }
+  }
   return {
     items,
     complete: run.partialReason === undefined,
@@ -152,40 +179,4 @@ async function scanGroup(
     unverified: [...unverified],
     searchErrors: run.searchErrors,
   };
-}
-
-/**
- * `work` over `inputs` with at most `limit` running at once; results in input order. The first
- * failure stops the rest (their signal aborts) and is thrown once every started one has ended,
- * so no scan outlives the call.
- */
-async function boundedAll<T, R>(
-  inputs: readonly T[],
-  limit: number,
-  parent: AbortSignal,
-  work: (input: T, signal: AbortSignal) => Promise<R>,
-): Promise<R[]> {
-  const results: R[] = new Array(inputs.length);
-  const controller = new AbortController();
-  const linked = anySignal([parent, controller.signal]);
-  let failure: { readonly error: unknown } | undefined;
-  let next = 0;
-  const worker = async () => {
-    while (next < inputs.length && failure === undefined) {
-      const i = next++;
-      try {
-        results[i] = await work(inputs[i] as T, linked.signal);
-      } catch (error) {
-        failure ??= { error };
-        controller.abort(error);
-      }
-    }
-  };
-  try {
-    await Promise.all(Array.from({ length: Math.min(limit, inputs.length) }, worker));
-  } finally {
-    linked.dispose();
-  }
-  if (failure !== undefined) throw failure.error;
-  return results;
 }

@@ -27,8 +27,27 @@ export const DEFAULT_ANALYSIS_BOUNDS: AnalysisBounds = {
   maxBytes: ANALYSIS_MAX_BYTES,
 };
 
-/** An item before admission: its line text inline. */
-export type DraftItem = Omit<AnalysisItem, "text"> & { readonly lineText?: string | undefined };
+/** Line texts kept once per (file, line), however many items point at them. */
+export class TextTable {
+  readonly texts: string[] = [];
+  readonly #index = new Map<string, Map<number, number>>();
+
+  /** The index of the line's text, adding it the first time. */
+  add(path: string, line: number, text: string): number {
+    let lines = this.#index.get(path);
+    if (lines === undefined) {
+      lines = new Map();
+      this.#index.set(path, lines);
+    }
+    let index = lines.get(line);
+    if (index === undefined) {
+      index = this.texts.length;
+      this.texts.push(text);
+      lines.set(line, index);
+    }
+    return index;
+  }
+}
 
 export interface AnalysisDraft {
   readonly operation: AnalysisOperation;
@@ -40,8 +59,9 @@ export interface AnalysisDraft {
   readonly terms: readonly string[];
   /** Per term: its occurrences were all found (the scan of its group was not cut short). */
   readonly termsScanned: readonly boolean[];
-  /** Items in their final order. */
-  readonly items: readonly DraftItem[];
+  /** Items in their final order; `text` indexes `texts`. */
+  readonly items: readonly AnalysisItem[];
+  readonly texts: readonly string[];
   /** Coverage the operation observed; retention is added by `retain`. */
   readonly coverage: Readonly<Record<string, CoverageFact>>;
   readonly notes: readonly string[];
@@ -52,41 +72,43 @@ export interface AnalysisDraft {
 
 /** Admits the draft's items in order under the bounds, and records what retention cut. */
 export function retain(draft: AnalysisDraft, bounds: AnalysisBounds = DEFAULT_ANALYSIS_BOUNDS): AnalysisData {
-  const items: AnalysisItem[] = [];
-  const texts: string[] = [];
-  const textIndex = new Map<string, number>();
+  const counted = new Uint8Array(draft.texts.length);
   let bytes = 0;
-  let cut = false;
-  for (const draftItem of draft.items) {
-    const { lineText, ...rest } = draftItem;
-    const key = `${rest.path}\0${rest.line}`;
-    let text = -1;
-    let cost = ANALYSIS_ITEM_OVERHEAD_BYTES + 2 * (rest.path.length + (rest.note?.length ?? 0));
-    if (lineText !== undefined) {
-      const known = textIndex.get(key);
-      if (known === undefined) cost += 2 * lineText.length;
-      text = known ?? texts.length;
-    }
-    if (items.length + 1 > bounds.maxItems || bytes + cost > bounds.maxBytes) {
-      cut = true;
-      break;
-    }
-    if (lineText !== undefined && text === texts.length) {
-      textIndex.set(key, text);
-      texts.push(lineText);
-    }
+  let kept = 0;
+  for (const item of draft.items) {
+    let cost = ANALYSIS_ITEM_OVERHEAD_BYTES + 2 * (item.path.length + (item.note?.length ?? 0));
+    const textCost =
+      item.text >= 0 && counted[item.text] === 0 ? 2 * (draft.texts[item.text]?.length ?? 0) : 0;
+    cost += textCost;
+    if (kept + 1 > bounds.maxItems || bytes + cost > bounds.maxBytes) break;
+    if (textCost > 0) counted[item.text] = 1;
     bytes += cost;
-    items.push({ ...rest, text });
+    kept++;
+  }
+  const cut = kept < draft.items.length;
+  let items = draft.items;
+  let texts = draft.texts;
+  if (cut) {
+    // Only the texts admitted items point at are kept.
+    const table = new TextTable();
+    items = draft.items
+      .slice(0, kept)
+      .map((item) =>
+        item.text < 0
+          ? item
+          : { ...item, text: table.add(item.path, item.line, draft.texts[item.text] ?? "") },
+      );
+    texts = table.texts;
   }
   // A term is complete only when its scan was and retention kept every item of it.
-  const firstCutTerm = cut ? (draft.items[items.length]?.term ?? -1) : Number.POSITIVE_INFINITY;
+  const firstCutTerm = cut ? (draft.items[kept]?.term ?? -1) : Number.POSITIVE_INFINITY;
   const termsComplete = draft.terms.map(
     (_, t) => (draft.termsScanned[t] ?? false) && (firstCutTerm === -1 ? !cut : t < firstCutTerm),
   );
   const retention: CoverageFact = cut
     ? {
         status: "partial",
-        detail: `retention stopped at ${items.length} items (bounds: ${bounds.maxItems} items, ${bounds.maxBytes / (1024 * 1024)} MiB)`,
+        detail: `retention stopped at ${kept} items (bounds: ${bounds.maxItems} items, ${bounds.maxBytes / (1024 * 1024)} MiB)`,
       }
     : { status: "complete" };
   return {
@@ -138,39 +160,53 @@ const summaries = new WeakMap<AnalysisData, AnalysisSummary>();
 export function summarize(data: AnalysisData): AnalysisSummary {
   const cached = summaries.get(data);
   if (cached !== undefined) return cached;
+  // Paths are shared strings and lines small numbers: per-file sets, no composite keys.
   const files = new Set<string>();
-  const lines = new Set<string>();
-  const occurrenceFiles = new Set<string>();
+  const lines = new Map<string, Set<number>>();
   const byKind: Partial<Record<AnalysisItem["kind"], number>> = {};
   const byRole: Record<string, number> = {};
   const termOccurrences = data.terms.map(() => 0);
-  const termFiles = data.terms.map(() => new Set<string>());
+  const termFiles = data.terms.map(() => 0);
   let occurrences = 0;
+  let lineCount = 0;
+  // Items of one term are consecutive and ordered by path: a term's files are its path changes.
+  let lastTerm = -1;
+  let lastPath: string | undefined;
   for (const item of data.items) {
     files.add(item.path);
     byKind[item.kind] = (byKind[item.kind] ?? 0) + 1;
     if (item.role !== undefined) byRole[item.role] = (byRole[item.role] ?? 0) + 1;
     if (item.kind !== "occurrence") continue;
     occurrences++;
-    occurrenceFiles.add(item.path);
-    lines.add(`${item.path}\0${item.line}`);
-    if (item.term !== undefined) {
-      termOccurrences[item.term] = (termOccurrences[item.term] ?? 0) + 1;
-      termFiles[item.term]?.add(item.path);
+    let fileLines = lines.get(item.path);
+    if (fileLines === undefined) {
+      fileLines = new Set();
+      lines.set(item.path, fileLines);
+    }
+    if (!fileLines.has(item.line)) {
+      fileLines.add(item.line);
+      lineCount++;
+    }
+    const term = item.term;
+    if (term !== undefined) {
+      termOccurrences[term] = (termOccurrences[term] ?? 0) + 1;
+      if (term !== lastTerm || item.path !== lastPath) termFiles[term] = (termFiles[term] ?? 0) + 1;
+      lastTerm = term;
+      lastPath = item.path;
     }
   }
   const summary: AnalysisSummary = {
     items: data.items.length,
     occurrences,
-    lines: lines.size,
+    lines: lineCount,
     files: files.size,
-    occurrenceFiles: occurrenceFiles.size,
+    occurrenceFiles: lines.size,
     byKind,
     byRole,
     terms: data.terms.map((term, t) => ({
       term,
       occurrences: termOccurrences[t] ?? 0,
-      files: termFiles[t]?.size ?? 0,
+      files: termFiles[t] ?? 0,
       complete: data.termsComplete[t] ?? false,
     })),
     complete: Object.values(data.coverage).every((fact) => fact.status !== "partial"),

@@ -17,18 +17,13 @@ import { createHash } from "node:crypto";
 import { mkdir, mkdtemp, open, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, isAbsolute, join, normalize, relative, resolve, sep } from "node:path";
+import { mapBounded } from "../../core/concurrency.js";
 import { EvidentError } from "../../core/errors.js";
-import { CHANGES_FILE_MAX_BYTES, CHANGES_MAX_FILES } from "../../core/limits.js";
+import { CHANGES_CONCURRENT_FILES, CHANGES_FILE_MAX_BYTES, CHANGES_MAX_FILES } from "../../core/limits.js";
 import { type ChangedFile, changedFiles, type DiffSides } from "../git/diff.js";
 import { readBlobs } from "../git/objects.js";
 import type { Git } from "../git/process.js";
-import {
-  headOrEmptyTree,
-  mergeBase,
-  openRepository,
-  type Repository,
-  resolveCommits,
-} from "../git/repository.js";
+import { emptyTree, mergeBase, openRepository, type Repository } from "../git/repository.js";
 import { protectedReason, type SearchTarget } from "../path-policy.js";
 import type { ChangeSpec, SearchQuery } from "../request.js";
 import { type Revision, readRevisionSync, sameRevision } from "../revisions/scan.js";
@@ -77,7 +72,14 @@ export async function openChangeScope(
 ): Promise<ChangeScope> {
   const { git } = deps;
   const dir = target.isDirectory ? target.canonical : dirname(target.canonical);
-  const repository = await openRepository(git, dir, signal);
+  const revisions = spec.compare === "commits" ? [spec.base ?? "", spec.target ?? "HEAD"] : ["HEAD"];
+  const { repository, commits } = await openRepository(
+    git,
+    dir,
+    revisions,
+    spec.compare === "worktree",
+    signal,
+  );
   const pathspec = relative(repository.root, target.canonical);
   if (pathspec.startsWith("..")) {
     throw new EvidentError(
@@ -86,7 +88,7 @@ export async function openChangeScope(
       { details: { field: "changes" } },
     );
   }
-  const { sides, comparison } = await comparisonOf(git, repository, spec, signal);
+  const { sides, comparison } = await comparisonOf(git, repository, spec, commits, signal);
   const files = await changedFiles(git, repository, sides, pathspec === "" ? "." : pathspec, signal);
   const untracked =
     spec.compare === "worktree" && spec.side === "new"
@@ -138,38 +140,46 @@ export async function openChangeScope(
           signal,
         )
       : undefined;
-    for (const { changed, path, key } of wanted) {
-      let content: Buffer;
-      if (blobs !== undefined) {
+    // Each file's content on the searched side, or why it cannot be covered.
+    const contents = await mapBounded(
+      wanted,
+      CHANGES_CONCURRENT_FILES,
+      async ({ changed, path }): Promise<{ bytes: Buffer; revision?: Revision } | string> => {
+        if (blobs === undefined) return readCurrent(join(repository.root, path), changed, repository);
         const id = idOf(changed);
         const blob = id === undefined ? undefined : blobs.get(id);
-        if (blob === undefined || blob.kind === "missing") {
-          notCovered.push({ path: key, reason: "its content is not in the local object database" });
-          continue;
-        }
-        if (blob.kind === "too-large") {
-          notCovered.push({ path: key, reason: `larger than ${CHANGES_FILE_MAX_BYTES / (1024 * 1024)} MiB` });
-          continue;
-        }
-        content = blob.bytes;
-      } else {
-        const read = await readCurrent(join(repository.root, path), changed, repository);
-        if (typeof read === "string") {
-          notCovered.push({ path: key, reason: read });
-          continue;
-        }
-        content = read.bytes;
-        trusted.set(key, read.revision);
+        if (blob === undefined || blob.kind === "missing")
+          return "its content is not in the local object database";
+        if (blob.kind === "too-large") return `larger than ${CHANGES_FILE_MAX_BYTES / (1024 * 1024)} MiB`;
+        return { bytes: blob.bytes };
+      },
+      signal,
+    );
+    const writes: { destination: string; bytes: Buffer }[] = [];
+    wanted.forEach(({ changed, key }, i) => {
+      const content = contents[i] as { bytes: Buffer; revision?: Revision } | string;
+      if (typeof content === "string") {
+        notCovered.push({ path: key, reason: content });
+        return;
       }
+      if (content.revision !== undefined) trusted.set(key, content.revision);
       const ranges: ByteRanges | "all" =
         spec.scope === "files" || changed === undefined
           ? "all"
-          : changedByteRanges(content, changed.hunks, spec.side);
-      const destination = join(mirror, key);
-      await mkdir(dirname(destination), { recursive: true, mode: 0o700 });
-      await writeFile(destination, content, { mode: 0o600 });
+          : changedByteRanges(content.bytes, changed.hunks, spec.side);
       scoped.set(key, { ranges });
+      writes.push({ destination: join(mirror, key), bytes: content.bytes });
+    });
+    // Directories once each (parents first), then the files, several at a time.
+    for (const directory of [...new Set(writes.map((w) => dirname(w.destination)))].sort()) {
+      await mkdir(directory, { recursive: true, mode: 0o700 });
     }
+    await mapBounded(
+      writes,
+      CHANGES_CONCURRENT_FILES,
+      ({ destination, bytes }) => writeFile(destination, bytes, { mode: 0o600 }),
+      signal,
+    );
     const summary: ChangesSummary = {
       comparison,
       side: spec.side,
@@ -294,20 +304,18 @@ async function comparisonOf(
   git: Git,
   repository: Repository,
   spec: ChangeSpec,
+  commits: readonly (string | undefined)[],
   signal: AbortSignal,
 ): Promise<{ sides: DiffSides; comparison: string }> {
   const short = (id: string) => id.slice(0, 12);
   if (spec.compare !== "commits") {
-    const base = await headOrEmptyTree(git, repository, signal);
+    const head = commits[0];
+    const base = head ?? (await emptyTree(git, repository, signal));
     const what = spec.compare === "worktree" ? "working tree" : "index (staged)";
-    return { sides: { kind: spec.compare, base }, comparison: `${what} vs HEAD (${short(base)})` };
+    const against = head === undefined ? "no commit yet (everything is new)" : `HEAD (${short(base)})`;
+    return { sides: { kind: spec.compare, base }, comparison: `${what} vs ${against}` };
   }
-  const [base = "", target = ""] = await resolveCommits(
-    git,
-    repository,
-    [spec.base ?? "", spec.target ?? "HEAD"],
-    signal,
-  );
+  const [base = "", target = ""] = commits as string[];
   if (!spec.mergeBase) {
     return {
       sides: { kind: "commits", base, target },

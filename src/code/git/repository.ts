@@ -17,36 +17,112 @@ export interface Repository {
   readonly config: readonly string[];
 }
 
-/** The repository containing `dir`; `invalid_arguments` when there is none. */
-export async function openRepository(git: Git, dir: string, signal?: AbortSignal): Promise<Repository> {
+export interface OpenedRepository {
+  readonly repository: Repository;
+  /** The commit id of each revision asked for, in order; undefined for an unborn HEAD. */
+  readonly commits: readonly (string | undefined)[];
+}
+
+/**
+ * The repository containing `dir`, and the commits `revisions` name there (one Git command when
+ * all goes well). `readsWorktree`: later commands read the working tree, so configured filter
+ * drivers must be known; otherwise only a partial clone matters, and only to Git before 2.45.
+ * Not a repository, or a revision that names no commit, is `invalid_arguments`.
+ */
+export async function openRepository(
+  git: Git,
+  dir: string,
+  revisions: readonly string[],
+  readsWorktree: boolean,
+  signal?: AbortSignal,
+): Promise<OpenedRepository> {
+  // Callers' revisions never start with "-" (request.ts); `^{commit}` keeps them revisions, and
+  // the final "--" keeps them from being read as paths.
   const located = await git.run({
     cwd: dir,
-    args: ["rev-parse", "--show-toplevel", "--show-object-format"],
+    args: [
+      "rev-parse",
+      "--show-toplevel",
+      "--show-object-format",
+      ...revisions.map((r) => `${r}^{commit}`),
+      "--",
+    ],
     signal,
   });
+  const lines = located.stdout.toString("utf8").split("\n");
+  let commits: (string | undefined)[] = lines.slice(2, 2 + revisions.length);
   if (located.exitCode !== 0) {
-    const message = gitMessage(located.stderr);
-    if (/dubious ownership/i.test(located.stderr)) {
-      throw new EvidentError(
-        "configuration_error",
-        `Git refuses the repository at ${dir}: it is owned by another user (${message}). Mark it safe in your own Git configuration if you trust it.`,
-      );
-    }
-    throw new EvidentError(
-      "invalid_arguments",
-      `Invalid arguments: changes: ${dir} is not inside a Git working tree (${message}).`,
-      {
-        details: { field: "changes" },
-      },
-    );
+    await locate(git, dir, signal);
+    commits = await resolveEach(git, dir, revisions, signal);
   }
-  const [top = "", format = ""] = located.stdout.toString("utf8").split("\n");
+  const [top = "", format = ""] = lines;
   if (top === "" || (format !== "sha1" && format !== "sha256")) {
     throw new EvidentError(
       "internal_error",
       "git rev-parse did not name the repository's top level and object format.",
     );
   }
+  const needsConfig = readsWorktree || !(await git.hasNoLazyFetch(signal));
+  const config = needsConfig ? await safetyConfig(git, dir, top, signal) : [];
+  return { repository: { root: canonical(top), objectFormat: format, config }, commits };
+}
+
+/** Fails with why `dir` has no repository Git will use. */
+async function locate(git: Git, dir: string, signal: AbortSignal | undefined): Promise<void> {
+  const located = await git.run({ cwd: dir, args: ["rev-parse", "--show-toplevel"], signal });
+  if (located.exitCode === 0) return;
+  const message = gitMessage(located.stderr);
+  if (/dubious ownership/i.test(located.stderr)) {
+    throw new EvidentError(
+      "configuration_error",
+      `Git refuses the repository at ${dir}: it is owned by another user (${message}). Mark it safe in your own Git configuration if you trust it.`,
+    );
+  }
+  throw new EvidentError(
+    "invalid_arguments",
+    `Invalid arguments: changes: ${dir} is not inside a Git working tree (${message}).`,
+    { details: { field: "changes" } },
+  );
+}
+
+/** Each revision on its own, to name the one that does not resolve (HEAD may be unborn). */
+async function resolveEach(
+  git: Git,
+  dir: string,
+  revisions: readonly string[],
+  signal: AbortSignal | undefined,
+): Promise<(string | undefined)[]> {
+  const commits: (string | undefined)[] = [];
+  for (const revision of revisions) {
+    const out = await git.run({
+      cwd: dir,
+      args: ["rev-parse", "--verify", "--quiet", `${revision}^{commit}`],
+      signal,
+    });
+    const id = out.stdout.toString("utf8").trim();
+    if (out.exitCode === 0 && /^[0-9a-f]{40,64}$/.test(id)) commits.push(id);
+    else if (revision === "HEAD" && revisions.length === 1) commits.push(undefined);
+    else {
+      throw new EvidentError(
+        "invalid_arguments",
+        `Invalid arguments: changes: "${revision}" does not name a commit of this repository.`,
+        { details: { field: "changes" } },
+      );
+    }
+  }
+  return commits;
+}
+
+/**
+ * The overrides that empty every filter driver the configuration names; and, where Git would
+ * fetch missing objects on demand, the refusal of a partial clone.
+ */
+async function safetyConfig(
+  git: Git,
+  dir: string,
+  top: string,
+  signal: AbortSignal | undefined,
+): Promise<string[]> {
   const settings = await git.run({
     cwd: dir,
     args: [
@@ -81,16 +157,12 @@ export async function openRepository(git: Git, dir: string, signal?: AbortSignal
       { details: { reason: "partial_clone_needs_git_2_45" } },
     );
   }
-  return {
-    root: canonical(top),
-    objectFormat: format,
-    config: [...drivers].flatMap((name) => [
-      `filter.${name}.clean=`,
-      `filter.${name}.smudge=`,
-      `filter.${name}.process=`,
-      `filter.${name}.required=false`,
-    ]),
-  };
+  return [...drivers].flatMap((name) => [
+    `filter.${name}.clean=`,
+    `filter.${name}.smudge=`,
+    `filter.${name}.process=`,
+    `filter.${name}.required=false`,
+  ]);
 }
 
 function canonical(path: string): string {
@@ -99,38 +171,6 @@ function canonical(path: string): string {
   } catch {
     return path;
   }
-}
-
-/**
- * Resolves revisions to commit ids, in order. An unknown revision is `invalid_arguments` naming
- * it; `...` comparisons take the merge base of the two.
- */
-export async function resolveCommits(
-  git: Git,
-  repository: Repository,
-  revisions: readonly string[],
-  signal?: AbortSignal,
-): Promise<string[]> {
-  const ids: string[] = [];
-  for (const revision of revisions) {
-    // Callers' revisions never start with "-" (request.ts), and `^{commit}` keeps them revisions.
-    const out = await git.run({
-      cwd: repository.root,
-      args: ["rev-parse", "--verify", "--quiet", `${revision}^{commit}`],
-      config: repository.config,
-      signal,
-    });
-    const id = out.stdout.toString("utf8").trim();
-    if (out.exitCode !== 0 || !/^[0-9a-f]{40,64}$/.test(id)) {
-      throw new EvidentError(
-        "invalid_arguments",
-        `Invalid arguments: changes: "${revision}" does not name a commit of the repository at ${repository.root}.`,
-        { details: { field: "changes" } },
-      );
-    }
-    ids.push(id);
-  }
-  return ids;
 }
 
 export async function mergeBase(
@@ -159,22 +199,8 @@ export async function mergeBase(
   return id;
 }
 
-/**
- * HEAD's commit, or the empty tree when the repository has no commit yet (everything is new).
- */
-export async function headOrEmptyTree(
-  git: Git,
-  repository: Repository,
-  signal?: AbortSignal,
-): Promise<string> {
-  const head = await git.run({
-    cwd: repository.root,
-    args: ["rev-parse", "--verify", "--quiet", "HEAD^{commit}"],
-    config: repository.config,
-    signal,
-  });
-  const id = head.stdout.toString("utf8").trim();
-  if (head.exitCode === 0 && id !== "") return id;
+/** The empty tree's id (what an unborn HEAD compares as: everything is new). */
+export async function emptyTree(git: Git, repository: Repository, signal?: AbortSignal): Promise<string> {
   const empty = await git.run({
     cwd: repository.root,
     args: ["hash-object", "-t", "tree", "--stdin"],
