@@ -1,0 +1,111 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { after, describe, it } from "node:test";
+import { resolveSpecifier } from "../../../src/code/analysis/resolve.js";
+import { isTestPath, namedTests, testSubject } from "../../../src/code/analysis/test-files.js";
+import { treesRemovedAfter } from "../helpers.js";
+
+const tree = treesRemovedAfter(after);
+
+describe("static import resolution", () => {
+  it("resolves relative specifiers as TypeScript and Node would find the file", async () => {
+    const root = await tree({
+      "src/a.ts": "",
+      "src/b.tsx": "",
+      "src/c.js": "",
+      "src/d/index.ts": "",
+      "src/e/package.json": JSON.stringify({ main: "lib/main.js" }),
+      "src/e/lib/main.ts": "",
+      "src/f.mts": "",
+      "src/data.json": "{}",
+    });
+    const from = join(root, "src/x.ts");
+    const file = (specifier: string) => {
+      const r = resolveSpecifier(specifier, from, root);
+      return r.kind === "file" ? r.path.slice(root.length + 1) : `unresolved: ${r.why}`;
+    };
+    assert.equal(file("./a"), "src/a.ts");
+    assert.equal(file("./a.js"), "src/a.ts", "a .js specifier names its TypeScript source");
+    assert.equal(file("./b.js"), "src/b.tsx");
+    assert.equal(file("./c.js"), "src/c.js");
+    assert.equal(file("./d"), "src/d/index.ts");
+    assert.equal(file("./e"), "src/e/lib/main.ts");
+    assert.equal(file("./f.mjs"), "src/f.mts");
+    assert.equal(file("./data.json"), "src/data.json");
+    assert.equal(file("../src/a"), "src/a.ts");
+    assert.equal(file("./missing"), "unresolved: no such file");
+    assert.equal(file("../../outside"), "unresolved: no such file");
+  });
+
+  it("resolves package-local specifiers and leaves dependencies unresolved", async () => {
+    const root = await tree({
+      "package.json": JSON.stringify({
+        name: "@me/app",
+        imports: {
+          "#util/*": "./src/util/*.ts",
+          "#config": { import: "./src/config.ts", default: "./x.js" },
+        },
+        exports: { ".": "./src/index.ts", "./feature": { types: "./x.d.ts", import: "./src/feature.ts" } },
+      }),
+      "src/index.ts": "",
+      "src/feature.ts": "",
+      "src/config.ts": "",
+      "src/util/strings.ts": "",
+      "packages/lib/package.json": JSON.stringify({ name: "lib", exports: "./main.ts" }),
+      "packages/lib/main.ts": "",
+      "node_modules/lib": { symlink: "../packages/lib" },
+      "node_modules/left-pad/index.js": "",
+    });
+    const from = join(root, "src/feature.ts");
+    const file = (specifier: string) => {
+      const r = resolveSpecifier(specifier, from, root);
+      return r.kind === "file" ? `${r.path.slice(root.length + 1)} (${r.via})` : `unresolved: ${r.why}`;
+    };
+    assert.equal(file("#util/strings"), "src/util/strings.ts (package-local)");
+    assert.equal(file("#config"), "src/config.ts (package-local)");
+    assert.equal(file("@me/app"), "src/index.ts (package-local)");
+    assert.equal(file("@me/app/feature"), "src/feature.ts (package-local)");
+    assert.equal(file("lib"), "packages/lib/main.ts (package-local)");
+    assert.equal(file("left-pad"), "unresolved: a dependency or built-in, outside the tree");
+    assert.equal(file("node:fs"), "unresolved: not a package name");
+    assert.equal(file("#nope"), "unresolved: not in the package's imports");
+  });
+});
+
+describe("test file candidates", () => {
+  it("knows test files by name and directory, and what they are about", () => {
+    for (const path of [
+      "a.test.ts",
+      "src/a.spec.tsx",
+      "__tests__/a.ts",
+      "test/a.ts",
+      "test_a.py",
+      "a_test.go",
+    ]) {
+      assert.equal(isTestPath(path), true, path);
+      assert.equal(testSubject(path), "a", path);
+    }
+    for (const path of ["src/latest.ts", "src/contest.ts", "src/a.ts"])
+      assert.equal(isTestPath(path), false, path);
+  });
+
+  it("lists tests named after a source file, nearest first", () => {
+    const files = [
+      "src/parse/index.ts",
+      "src/parse/index.test.ts",
+      "src/parse/parse.test.ts",
+      "test/parse/parse.test.ts",
+      "test/other.test.ts",
+      "test/parse.spec.ts",
+    ];
+    assert.deepEqual(
+      namedTests("src/parse/index.ts", files).map((c) => c.path),
+      [
+        "src/parse/index.test.ts",
+        "src/parse/parse.test.ts",
+        "test/parse.spec.ts",
+        "test/parse/parse.test.ts",
+      ],
+    );
+  });
+});
