@@ -19,6 +19,8 @@ export const ERROR_CODES = [
   "cancelled",
   "path_not_allowed",
   "source_changed",
+  "source_too_large",
+  "syntax_unavailable",
   "cursor_malformed",
   "cursor_not_found",
   "cursor_expired",

@@ -216,6 +216,40 @@ export const GIT_HEADER_LINE_MAX_BYTES = 64 * 1024;
 export const GIT_NO_LAZY_FETCH_SINCE: readonly [number, number] = [2, 45];
 
 // ---------------------------------------------------------------------------------------------
+// code_search: source reads, inspection, syntax and structure search.
+// ---------------------------------------------------------------------------------------------
+
+/** Largest file read as one source document (inspection, parsing, continuations). */
+export const SOURCE_DOCUMENT_MAX_BYTES = 5 * 1024 * 1024;
+/** Targets of one inspection (`targets` or `matchIndices`). */
+export const INSPECT_TARGETS_MIN = 1;
+export const INSPECT_TARGETS_MAX = 5;
+/** One byte budget for the whole text of an inspection answer, however many targets. */
+export const INSPECT_RESPONSE_MAX_BYTES = 16 * 1024;
+/** Lines shown on each side of a target line when no symbol range encloses it. */
+export const INSPECT_EXCERPT_RADIUS_LINES = 20;
+/** Length of a `symbol` name in an inspection target. */
+export const INSPECT_SYMBOL_MAX_CHARS = 256;
+/** A source continuation token: up to five documents, each naming its path. */
+export const SOURCE_CURSOR_MAX_CHARS = 32_768;
+/** How long a source continuation stays valid after it was issued. */
+export const SOURCE_CURSOR_TTL_MS = 30 * 60_000;
+/** Files parsed by one structure search (`maxParseFiles`). */
+export const PARSE_FILES_MIN = 1;
+export const PARSE_FILES_MAX = 2_000;
+export const PARSE_FILES_DEFAULT = 200;
+/** Parses in flight at once (each on a thread of libuv's pool). */
+export const PARSE_CONCURRENCY = 2;
+/** Syntax trees kept between calls, keyed by language and content hash (least recently used out). */
+export const SYNTAX_CACHE_MAX_ENTRIES = 256;
+export const SYNTAX_CACHE_MAX_NODES = 1_000_000;
+/**
+ * Source bytes per syntax node, to estimate a tree's node count without walking it (on the
+ * order of what bench/code-inspect measures, rounded down so the estimate errs high).
+ */
+export const SYNTAX_BYTES_PER_NODE_ESTIMATE = 4;
+
+// ---------------------------------------------------------------------------------------------
 // Transports.
 // ---------------------------------------------------------------------------------------------
 

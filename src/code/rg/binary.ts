@@ -3,10 +3,9 @@
  * the operator's mistake, not a reason to silently use another binary); otherwise the binary
  * shipped by `@vscode/ripgrep`'s platform package; otherwise `rg` on PATH.
  */
-import { constants } from "node:fs";
-import { access, stat } from "node:fs/promises";
-import { delimiter, isAbsolute, join } from "node:path";
+import { isAbsolute } from "node:path";
 import { EvidentError } from "../../core/errors.js";
+import { findOnPath, isExecutable } from "../process/executables.js";
 
 export interface RgResolution {
   readonly path: string;
@@ -39,11 +38,8 @@ export async function resolveRgPath(
     // The platform package may be missing (another OS, or optional dependencies skipped).
     bundledFailure = cause;
   }
-  for (const dir of (env.PATH ?? "").split(delimiter)) {
-    if (dir === "" || !isAbsolute(dir)) continue;
-    const candidate = join(dir, process.platform === "win32" ? "rg.exe" : "rg");
-    if (await isExecutable(candidate)) return { path: candidate, source: "PATH" };
-  }
+  const onPath = await findOnPath(env, "rg");
+  if (onPath !== undefined) return { path: onPath, source: "PATH" };
   throw new EvidentError("configuration_error", `ripgrep was not found. ${FIX}`, {
     cause: bundledFailure,
   });
@@ -52,13 +48,4 @@ export async function resolveRgPath(
 async function loadVscodeRipgrep(): Promise<string> {
   const module = (await import("@vscode/ripgrep")) as { rgPath: string };
   return module.rgPath;
-}
-
-async function isExecutable(path: string): Promise<boolean> {
-  try {
-    await access(path, constants.X_OK);
-    return (await stat(path)).isFile();
-  } catch {
-    return false;
-  }
 }

@@ -1,0 +1,153 @@
+/**
+ * The Universal Ctags provider: symbol ranges for languages ast-grep does not parse here. ctags
+ * is optional: it is looked up on the service's PATH once, must be Universal Ctags with JSON
+ * output (`--list-features` says so; Exuberant Ctags has neither), and its absence is a status
+ * callers report, never an error. It reads the file itself, so callers check that the file still
+ * has the revision they read (see syntax/layer.ts).
+ */
+import type { Readable } from "node:stream";
+import { findOnPath } from "../process/executables.js";
+import { runOwnedProcess } from "../process/owned-process.js";
+import { LineSplitter } from "../rg/events.js";
+import { qualify, type SymbolRange } from "./symbols.js";
+
+/** ctags kinds that are whole symbols (not fields, variables, parameters or enumerators). */
+const SYMBOL_KINDS: ReadonlySet<string> = new Set([
+  "function",
+  "method",
+  "singletonMethod",
+  "subroutine",
+  "procedure",
+  "class",
+  "struct",
+  "interface",
+  "enum",
+  "union",
+  "record",
+  "object",
+  "module",
+  "namespace",
+  "package",
+  "trait",
+  "implementation",
+  "impl",
+  "type",
+  "typedef",
+  "constructor",
+]);
+
+export type CtagsProbe = { readonly path: string } | { readonly missing: string };
+
+/** Finds a Universal Ctags with JSON output on `env.PATH`. */
+export async function probeCtags(
+  env: Readonly<Record<string, string | undefined>>,
+  signal?: AbortSignal,
+): Promise<CtagsProbe> {
+  const path = await findOnPath(env, "ctags");
+  if (path === undefined) return { missing: "Universal Ctags is not installed (no ctags on PATH)" };
+  let features = "";
+  try {
+    const outcome = await runOwnedProcess(
+      { command: path, args: ["--list-features"], cwd: "/", ...(signal === undefined ? {} : { signal }) },
+      async (stdout) => {
+        features = await readAll(stdout);
+        return "done";
+      },
+    );
+    if (outcome.exitCode !== 0) return { missing: `${path} is not Universal Ctags` };
+  } catch (error) {
+    if (signal?.aborted) throw error;
+    return { missing: `${path} could not be run` };
+  }
+  if (!/^json\b/m.test(features)) return { missing: `${path} was built without JSON output` };
+  return { path };
+}
+
+export type CtagsOutcome =
+  | { readonly status: "ok"; readonly symbols: readonly SymbolRange[] }
+  | { readonly status: "no_provider"; readonly reason: string }
+  | { readonly status: "parse_error"; readonly reason: string };
+
+/** The symbols ctags finds in one file (an absolute path, so it never reads as an option). */
+export async function ctagsSymbols(
+  ctags: string,
+  absolutePath: string,
+  signal?: AbortSignal,
+): Promise<CtagsOutcome> {
+  const tags: Omit<SymbolRange, "qualifiedName">[] = [];
+  let languages = 0;
+  const outcome = await runOwnedProcess(
+    {
+      command: ctags,
+      args: ["--output-format=json", "--fields=+neKZl", "--extras=-F", "--sort=no", "-f", "-", absolutePath],
+      cwd: "/",
+      ...(signal === undefined ? {} : { signal }),
+    },
+    async (stdout) => {
+      const splitter = new LineSplitter();
+      const onLine = (line: Buffer) => {
+        let tag: {
+          _type?: string;
+          name?: string;
+          line?: number;
+          end?: number;
+          kind?: string;
+          language?: string;
+        };
+        try {
+          tag = JSON.parse(line.toString("utf8"));
+        } catch {
+          return;
+        }
+        if (tag._type !== "tag") return;
+        languages++;
+        if (
+          typeof tag.name !== "string" ||
+          typeof tag.line !== "number" ||
+          typeof tag.end !== "number" ||
+          tag.end < tag.line ||
+          !SYMBOL_KINDS.has(tag.kind ?? "")
+        )
+          return;
+        tags.push({
+          name: tag.name,
+          kind: tag.kind as string,
+          startLine: tag.line,
+          endLine: tag.end,
+          hasSyntaxError: false,
+        });
+      };
+      for await (const chunk of stdout) splitter.push(chunk as Buffer, onLine);
+      splitter.end(onLine);
+      return "done";
+    },
+  );
+  if (outcome.exitCode !== 0)
+    return { status: "parse_error", reason: `ctags failed: ${outcome.stderr.trim().split("\n")[0] ?? ""}` };
+  if (languages === 0 && !(await knowsLanguage(ctags, absolutePath, signal)))
+    return { status: "no_provider", reason: "Universal Ctags has no parser for this file's language" };
+  return { status: "ok", symbols: qualify(tags) };
+}
+
+async function knowsLanguage(ctags: string, absolutePath: string, signal?: AbortSignal): Promise<boolean> {
+  let output = "";
+  await runOwnedProcess(
+    {
+      command: ctags,
+      args: ["--print-language", absolutePath],
+      cwd: "/",
+      ...(signal === undefined ? {} : { signal }),
+    },
+    async (stdout) => {
+      output = await readAll(stdout);
+      return "done";
+    },
+  );
+  return !/:\s*NONE\s*$/.test(output.trim());
+}
+
+async function readAll(stream: Readable): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString("utf8");
+}
