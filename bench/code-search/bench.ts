@@ -414,7 +414,7 @@ async function main(): Promise<void> {
   for (const c of CASES.filter((_, i) => only.length === 0 || only.includes(i))) {
     const rgArgs = ["--json", ...c.rgFlags, "--", c.pattern, "."];
     const request = normalizeRequest(c.input);
-    if (request.kind === "page") throw new Error("a benchmark case must be a new search");
+    if (request.kind !== "search") throw new Error("a benchmark case must be a new search");
     const target = (await resolveSearchTarget(corpus, request.path)).rg;
     const sameArgs = buildSearchArgs(request.query, target);
     const rgTimes: number[] = [];

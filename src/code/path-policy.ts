@@ -276,3 +276,38 @@ export function descendantExclusions(rgCwd: string, canonicalRoot: string, exter
 function containsSystemRoot(canonicalRoot: string): boolean {
   return SYSTEM_ROOTS.some((root) => canonicalRoot === "/" || root.startsWith(`${canonicalRoot}/`));
 }
+
+/** A file an agent named for reading (an inspection target), after the path policy. */
+export interface SourceFile {
+  /** Canonical absolute path: what is read. */
+  readonly absolute: string;
+  /** The path as shown: relative to cwd when inside it, else absolute. */
+  readonly display: string;
+}
+
+/**
+ * Resolves a file to read. Throws `path_not_allowed` for protected paths (lexical and
+ * canonical, as for a search root) and `invalid_arguments` for a path that does not exist or is
+ * not a file.
+ */
+export function resolveSourceFile(cwd: string, path: string): SourceFile {
+  const absolute = resolve(cwd, path);
+  const lexical = protectedReason(absolute);
+  if (lexical !== undefined) throw refuse(path, lexical);
+  let canonical: string;
+  try {
+    canonical = realpathSync.native(absolute);
+  } catch (cause) {
+    const code = (cause as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ENOTDIR") {
+      throw invalid("path", `"${path}" does not exist (relative paths start at ${cwd}).`);
+    }
+    if (code === "ELOOP") throw refuse(path, "it is a symbolic link loop");
+    throw invalid("path", `"${path}" cannot be read (${code ?? "error"}).`);
+  }
+  const resolvedReason = protectedReason(canonical);
+  if (resolvedReason !== undefined) throw refuse(path, `it resolves to ${canonical}, and ${resolvedReason}`);
+  const fromCwd = relative(cwd, absolute);
+  const inside = fromCwd !== "" && !fromCwd.startsWith("..") && !isAbsolute(fromCwd);
+  return { absolute: canonical, display: inside ? fromCwd : absolute };
+}

@@ -4,7 +4,7 @@
  * and hands the rest of the code a closed, explicit request. No other module reads raw input.
  */
 import { EvidentError } from "../core/errors.js";
-import { ANYOF_TERM_MAX_BYTES, CODE_CONTEXT_DEFAULT_LINES } from "../core/limits.js";
+import { ANYOF_TERM_MAX_BYTES, CODE_CONTEXT_DEFAULT_LINES, PARSE_FILES_DEFAULT } from "../core/limits.js";
 import type { CodeSearchInput } from "./schema.js";
 
 /** `smart`: case-sensitive only when the pattern has an uppercase letter (ripgrep's -S). */
@@ -82,10 +82,46 @@ export interface AnyOfRequest {
   readonly redact: boolean;
 }
 
-export type CodeSearchRequest = NewSearchRequest | AnyOfRequest | PageRequest;
+/** A structure search: an ast-grep pattern over the same file scope as a pattern search. */
+export interface StructureRequest extends Omit<NewSearchRequest, "kind"> {
+  readonly kind: "structure";
+  readonly structure: string;
+  readonly maxParseFiles: number;
+}
+
+/** What an inspection points at: a match of a cursor's result, or a place in a file. */
+export type InspectTarget =
+  | { readonly kind: "match"; readonly index: number }
+  | { readonly kind: "line"; readonly path: string; readonly line: number }
+  | { readonly kind: "symbol"; readonly path: string; readonly symbol: string };
+
+export interface InspectRequest {
+  readonly kind: "inspect";
+  /** Set for match targets: the result whose matches they name. */
+  readonly cursor: string | undefined;
+  /** 1 to INSPECT_TARGETS_MAX, all of one form. */
+  readonly targets: readonly InspectTarget[];
+  readonly redact: boolean;
+}
+
+/** The rest of an earlier inspection, exactly as it was sealed. */
+export interface SourcePageRequest {
+  readonly kind: "source-page";
+  readonly sourceCursor: string;
+  readonly redact: boolean;
+}
+
+export type CodeSearchRequest =
+  | NewSearchRequest
+  | StructureRequest
+  | AnyOfRequest
+  | PageRequest
+  | InspectRequest
+  | SourcePageRequest;
 
 const SEARCH_ONLY_FIELDS = [
   "pattern",
+  "structure",
   "path",
   "glob",
   "exclude",
@@ -100,10 +136,52 @@ const SEARCH_ONLY_FIELDS = [
   "changeSide",
 ] as const satisfies readonly (keyof CodeSearchInput)[];
 
+/** Fields that only a pattern or structure search (or its pages) takes, never an inspection. */
+const NOT_FOR_INSPECTION = [
+  "pattern",
+  "structure",
+  "paths",
+  "glob",
+  "exclude",
+  "literal",
+  "ignoreCase",
+  "wholeWord",
+  "hidden",
+  "context",
+  "limit",
+  "scope",
+  "mode",
+  "maxParseFiles",
+  "anyOf",
+  "changes",
+  "changeScope",
+  "changeSide",
+] as const satisfies readonly (keyof CodeSearchInput)[];
+
+/** The inspection forms; a request uses at most one. */
+const INSPECTION_FORMS = ["inspect", "matchIndices", "line", "targets"] as const;
+
 export function normalizeRequest(input: CodeSearchInput): CodeSearchRequest {
   rejectNul(input);
   const context = input.context ?? CODE_CONTEXT_DEFAULT_LINES;
   const redact = input.redact ?? false;
+  if (input.sourceCursor !== undefined) {
+    const others = (Object.keys(input) as (keyof CodeSearchInput)[]).filter(
+      (field) => field !== "sourceCursor" && field !== "redact" && input[field] !== undefined,
+    );
+    if (others.length > 0) {
+      throw invalid(
+        others[0] as string,
+        "a sourceCursor continues an inspection exactly as it was; pass it alone (redact may be repeated).",
+      );
+    }
+    return { kind: "source-page", sourceCursor: input.sourceCursor, redact };
+  }
+  const inspection = normalizeInspection(input, redact);
+  if (inspection !== undefined) return inspection;
+  if (input.maxParseFiles !== undefined && input.structure === undefined) {
+    throw invalid("maxParseFiles", "maxParseFiles bounds a structure search; it needs structure.");
+  }
   if (input.cursor !== undefined) {
     return {
       kind: "page",
@@ -122,12 +200,13 @@ export function normalizeRequest(input: CodeSearchInput): CodeSearchRequest {
       "paths selects files of an earlier result and needs a cursor; use path to search.",
     );
   }
+  if (input.structure !== undefined) return normalizeStructure(input, context, redact);
   const changes = changeSpec(input);
   if (input.anyOf !== undefined) return anyOfRequest(input, changes);
   if (input.pattern === undefined) {
     throw invalid(
       "pattern",
-      "pattern is required (or anyOf for several exact texts, or a cursor to continue an earlier result).",
+      "pattern is required (or anyOf for several exact texts, structure for a code pattern, a cursor to continue an earlier result, or path with line or symbol to inspect).",
     );
   }
   if (/[\r\n]/.test(input.pattern)) {
@@ -197,6 +276,110 @@ function anyOfRequest(input: CodeSearchInput, changes: ChangeSpec | undefined): 
     limit: input.limit,
     redact: input.redact ?? false,
   };
+}
+
+function normalizeStructure(input: CodeSearchInput, context: number, redact: boolean): StructureRequest {
+  const structure = input.structure as string;
+  for (const field of ["pattern", "literal", "ignoreCase", "wholeWord"] as const) {
+    if (input[field] !== undefined) {
+      throw invalid(
+        field,
+        `${field} belongs to a text pattern; a structure pattern matches code as ast-grep parses it.`,
+      );
+    }
+  }
+  return {
+    kind: "structure",
+    structure,
+    maxParseFiles: input.maxParseFiles ?? PARSE_FILES_DEFAULT,
+    query: {
+      pattern: structure,
+      literal: false,
+      caseMode: "sensitive",
+      wholeWord: false,
+      hidden: input.hidden ?? true,
+      globs: asList(input.glob),
+      excludes: asList(input.exclude),
+    },
+    changes: undefined,
+    path: input.path,
+    scope: input.scope ?? "expand",
+    mode: input.mode ?? "auto",
+    modeImplicit: input.mode === undefined,
+    limit: input.limit,
+    context,
+    redact,
+  };
+}
+
+/**
+ * The inspection forms, checked before anything is read: one match index or 1-5 of them with a
+ * cursor; path with line or symbol; or 1-5 `targets`. Undefined when the request is not one.
+ */
+function normalizeInspection(input: CodeSearchInput, redact: boolean): InspectRequest | undefined {
+  const forms = INSPECTION_FORMS.filter((form) => input[form] !== undefined);
+  if (input.symbol !== undefined && !forms.includes("line")) forms.push("line");
+  if (forms.length === 0) return undefined;
+  if (forms.length > 1) {
+    const named = [...new Set(forms.map((f) => (f === "line" ? "line/symbol" : f)))];
+    throw invalid(
+      forms[1] as string,
+      `${named.join(" and ")} are different ways to inspect; use one per call.`,
+    );
+  }
+  const form = forms[0] as (typeof INSPECTION_FORMS)[number];
+  const stray = NOT_FOR_INSPECTION.find((field) => input[field] !== undefined);
+  if (stray !== undefined) {
+    throw invalid(stray, `${stray} does not apply to an inspection, which shows whole symbols; omit it.`);
+  }
+  if (form === "inspect" || form === "matchIndices") {
+    if (input.cursor === undefined) {
+      throw invalid(form, "match numbers [n] belong to a result: pass its cursor too.");
+    }
+    if (input.path !== undefined) throw invalid("path", "a match already names its file; omit path.");
+    const indices = form === "inspect" ? [input.inspect as number] : (input.matchIndices as number[]);
+    return {
+      kind: "inspect",
+      cursor: input.cursor,
+      targets: indices.map((index) => ({ kind: "match", index })),
+      redact,
+    };
+  }
+  if (input.cursor !== undefined) {
+    throw invalid(
+      "cursor",
+      "a cursor goes with inspect or matchIndices (match numbers); path targets need none.",
+    );
+  }
+  if (form === "targets") {
+    if (input.path !== undefined) throw invalid("path", "each target names its own path; omit path.");
+    const targets = (input.targets ?? []).map((t, i) =>
+      directTarget(t.path, t.line, t.symbol, `targets[${i}]`),
+    );
+    return { kind: "inspect", cursor: undefined, targets, redact };
+  }
+  if (input.path === undefined)
+    throw invalid(input.line !== undefined ? "line" : "symbol", "name the file with path.");
+  return {
+    kind: "inspect",
+    cursor: undefined,
+    targets: [directTarget(input.path, input.line, input.symbol, "line")],
+    redact,
+  };
+}
+
+function directTarget(
+  path: string,
+  line: number | undefined,
+  symbol: string | undefined,
+  field: string,
+): InspectTarget {
+  if ((line === undefined) === (symbol === undefined)) {
+    throw invalid(field, "give a line or a symbol (one of them) to inspect in the file.");
+  }
+  return line !== undefined
+    ? { kind: "line", path, line }
+    : { kind: "symbol", path, symbol: symbol as string };
 }
 
 /** A Git revision as the caller may name it: no option, no whitespace or control characters. */

@@ -20,10 +20,19 @@ import {
   CODE_PATHS_MIN,
   CODE_PATTERN_MAX_CHARS,
   GIT_REVISION_MAX_CHARS,
+  INSPECT_SYMBOL_MAX_CHARS,
+  INSPECT_TARGETS_MAX,
+  INSPECT_TARGETS_MIN,
+  PARSE_FILES_MAX,
+  PARSE_FILES_MIN,
+  SOURCE_CURSOR_MAX_CHARS,
 } from "../core/limits.js";
 
 const glob = z.string().min(1).max(CODE_PATH_MAX_CHARS);
 const globs = z.union([glob, z.array(glob).min(1).max(CODE_GLOBS_MAX)]);
+const filePath = z.string().min(1).max(CODE_PATH_MAX_CHARS);
+const lineNumber = z.number().int().min(1);
+const symbolName = z.string().min(1).max(INSPECT_SYMBOL_MAX_CHARS);
 
 export const codeSearchInputSchema = z.strictObject({
   pattern: z
@@ -114,9 +123,91 @@ export const codeSearchInputSchema = z.strictObject({
     .enum(["new", "old"])
     .optional()
     .describe('With changes: search the "new" (default) or the "old" content.'),
+  inspect: lineNumber
+    .optional()
+    .describe("With a cursor: show the whole function, method, class or type around match [n]."),
+  matchIndices: z
+    .array(lineNumber)
+    .min(INSPECT_TARGETS_MIN)
+    .max(INSPECT_TARGETS_MAX)
+    .optional()
+    .describe("With a cursor: inspect up to 5 matches [n] in one answer."),
+  line: lineNumber.optional().describe("With path (a file): inspect the symbol enclosing this line."),
+  symbol: symbolName
+    .optional()
+    .describe('With path (a file): inspect the symbol of this name, e.g. "parse" or "Parser.parse".'),
+  targets: z
+    .array(z.strictObject({ path: filePath, line: lineNumber.optional(), symbol: symbolName.optional() }))
+    .min(INSPECT_TARGETS_MIN)
+    .max(INSPECT_TARGETS_MAX)
+    .optional()
+    .describe("Inspect up to 5 {path, line} or {path, symbol} in one answer."),
+  sourceCursor: z
+    .string()
+    .min(1)
+    .max(SOURCE_CURSOR_MAX_CHARS)
+    .optional()
+    .describe("Continue an inspection that did not fit, alone (its exact missing bytes)."),
+  structure: z
+    .string()
+    .min(1)
+    .max(CODE_PATTERN_MAX_CHARS)
+    .optional()
+    .describe(
+      'Instead of pattern: an ast-grep code pattern, e.g. "console.log($A)" ($A: any node, $$$: any nodes).',
+    ),
+  maxParseFiles: z
+    .number()
+    .int()
+    .min(PARSE_FILES_MIN)
+    .max(PARSE_FILES_MAX)
+    .optional()
+    .describe("With structure: parse at most this many candidate files (default 200)."),
 });
 
 export type CodeSearchInput = z.output<typeof codeSearchInputSchema>;
+
+const structureNode = z.object({
+  startLine: z.number(),
+  startColumn: z.number(),
+  endLine: z.number(),
+  endColumn: z.number(),
+  /** The smallest symbol enclosing the node, if a symbol does. */
+  symbol: z.string().optional(),
+});
+
+const lineSpan = z.object({
+  startLine: z.number(),
+  endLine: z.number(),
+  startByte: z.number(),
+  endByte: z.number(),
+});
+
+const inspection = z.object({
+  /** 1-based position of the target in the request. */
+  input: z.number(),
+  target: z.object({
+    match: z.number().optional(),
+    path: z.string().optional(),
+    line: z.number().optional(),
+    symbol: z.string().optional(),
+  }),
+  status: z.enum(["complete", "partial", "error"]),
+  path: z.string().optional(),
+  range: lineSpan.optional(),
+  symbol: z.object({ name: z.string(), qualifiedName: z.string(), kind: z.string() }).optional(),
+  /** How the range was found: `symbol` (by provider), else why not (the range is then an excerpt). */
+  syntax: z
+    .object({
+      status: z.enum(["symbol", "no_symbol", "no_provider", "parse_error", "changed"]),
+      provider: z.enum(["ast-grep", "ctags"]).optional(),
+      reason: z.string().optional(),
+    })
+    .optional(),
+  /** Position (0-based) in `fragments` of the fragment holding this range. */
+  fragment: z.number().optional(),
+  error: z.object({ code: z.string(), message: z.string() }).optional(),
+});
 
 const range = z.object({
   startByte: z.number(),
@@ -133,6 +224,8 @@ const shownMatch = z.object({
   ranges: z.array(range),
   rangesOmitted: z.number(),
   excerpt: z.boolean(),
+  /** Structure search: the whole matched node, and the symbol it sits in. */
+  node: structureNode.optional(),
 });
 
 const fileRow = z.object({ path: z.string(), matches: z.number(), occurrences: z.number() });
@@ -153,9 +246,14 @@ const analysisItem = z.object({
   note: z.string().optional(),
 });
 
+/**
+ * One fact of coverage (occurrences, syntax, retention, tests...), each observable on its own
+ * (G05), with counts by outcome where there are some (files parsed or skipped by reason, bytes).
+ */
 const coverageFact = z.object({
-  status: z.enum(["complete", "partial", "not-evaluated", "not-run"]),
+  status: z.enum(["complete", "partial", "none", "not-evaluated", "not-run"]),
   detail: z.string().optional(),
+  counts: z.record(z.string(), z.number()).optional(),
 });
 
 const changesData = z.object({
@@ -169,19 +267,21 @@ const changesData = z.object({
 
 export const codeSearchOutputSchema = z.object({
   status: z.enum(["complete", "partial"]),
-  view: z.enum(["empty", "details", "summary", "analysis"]),
-  pattern: z.string(),
+  view: z.enum(["empty", "details", "summary", "analysis", "inspection"]),
+  /** Search views (pattern or structure search, and their cursor pages). */
+  pattern: z.string().optional(),
+  structure: z.string().optional(),
   /** Absolute path of the project root searched (added by the tool, which resolves it). */
   projectRoot: z.string().optional(),
-  requestedRoot: z.string(),
-  effectiveRoot: z.string(),
-  expanded: z.boolean(),
-  totalMatches: z.number(),
-  totalOccurrences: z.number(),
-  totalFiles: z.number(),
+  requestedRoot: z.string().optional(),
+  effectiveRoot: z.string().optional(),
+  expanded: z.boolean().optional(),
+  totalMatches: z.number().optional(),
+  totalOccurrences: z.number().optional(),
+  totalFiles: z.number().optional(),
   partialReason: z.string().optional(),
-  searchErrors: z.number(),
-  sourceUnverifiedFileCount: z.number(),
+  searchErrors: z.number().optional(),
+  sourceUnverifiedFileCount: z.number().optional(),
   cursor: z.string().optional(),
   cursorKind: z.enum(["summary", "matches", "analysis"]).optional(),
   shownFrom: z.number().optional(),
@@ -193,8 +293,8 @@ export const codeSearchOutputSchema = z.object({
   filesTo: z.number().optional(),
   summaryPreviewsShown: z.number().optional(),
   summaryPreviewsOmitted: z.number().optional(),
-  occurrenceRangesOmitted: z.number(),
-  occurrenceMatchesTruncated: z.number(),
+  occurrenceRangesOmitted: z.number().optional(),
+  occurrenceMatchesTruncated: z.number().optional(),
   contextUnavailableFiles: z.array(z.string()).optional(),
   changedFiles: z.array(z.string()).optional(),
   changes: changesData.optional(),
@@ -207,12 +307,32 @@ export const codeSearchOutputSchema = z.object({
     .array(z.object({ term: z.string(), occurrences: z.number(), files: z.number(), complete: z.boolean() }))
     .optional(),
   coverage: z.record(z.string(), coverageFact).optional(),
-  budget: z.object({
-    tier: z.enum(["default", "full", "tight", "critical"]),
-    targetTokens: z.number(),
-    adjusted: z.boolean(),
-  }),
+  budget: z
+    .object({
+      tier: z.enum(["default", "full", "tight", "critical"]),
+      targetTokens: z.number(),
+      adjusted: z.boolean(),
+    })
+    .optional(),
   redacted: z.boolean(),
+  /** Inspection view. */
+  inspections: z.array(inspection).optional(),
+  fragments: z
+    .array(lineSpan.extend({ path: z.string(), text: z.string(), lossy: z.boolean() }))
+    .optional(),
+  sourceCursor: z.string().optional(),
+  /** Exactly the bytes `sourceCursor` continues with. */
+  remaining: z.array(z.object({ path: z.string(), startByte: z.number(), endByte: z.number() })).optional(),
 });
+
+export type CoverageFact = z.output<typeof coverageFact>;
+/** The coverage facts of a structure search or an inspection (a subset of the `coverage` record). */
+export interface CodeSearchCoverage {
+  readonly occurrences?: CoverageFact;
+  readonly syntax?: CoverageFact;
+  readonly retention: CoverageFact;
+}
+export type InspectionOutcome = z.output<typeof inspection>;
+export type StructureNode = z.output<typeof structureNode>;
 
 export type CodeSearchOutput = z.output<typeof codeSearchOutputSchema>;

@@ -20,6 +20,8 @@ import { type AnalysisBounds, DEFAULT_ANALYSIS_BOUNDS, retain } from "./analysis
 import { admittedLines, type ChangeScope, openChangeScope } from "./changes/scope.js";
 import { pageFromCursor } from "./cursor-pages.js";
 import { Git } from "./git/process.js";
+import { continueSource } from "./inspect/answer.js";
+import { inspect } from "./inspect/inspection.js";
 import { resolveSearchTarget, type SearchTarget } from "./path-policy.js";
 import { baseData, frameText, isPartial, pageData, pageNotes, shownData } from "./render/answer.js";
 import { type ContextBudget, type ContextUsage, DEFAULT_BUDGET, resolveBudget } from "./render/budget.js";
@@ -38,6 +40,7 @@ import {
   type NewSearchRequest,
   normalizeRequest,
   type PageRequest,
+  type StructureRequest,
 } from "./request.js";
 import type { CodeSearchInput } from "./schema.js";
 import {
@@ -50,6 +53,10 @@ import { buildSnapshot, snapshotFromLines } from "./snapshots/build.js";
 import { wholeSequence } from "./snapshots/sequence.js";
 import { MemorySnapshotStore, type SnapshotData, type SnapshotStore } from "./snapshots/store.js";
 import { PageSources } from "./source/page-sources.js";
+import { structureSearch } from "./structure/search.js";
+import { structureSnapshot } from "./structure/snapshot.js";
+import type { SyntaxCacheOptions } from "./syntax/cache.js";
+import { SyntaxLayer } from "./syntax/layer.js";
 
 export type { CodeSearchResponse };
 
@@ -62,6 +69,9 @@ export interface CodeSearchServiceOptions extends SearchExecutorOptions {
   readonly store?: SnapshotStore;
   /** What an analysis result may keep (tests make it small). */
   readonly analysisBounds?: AnalysisBounds;
+  readonly syntaxCache?: SyntaxCacheOptions;
+  /** Observes every parse the syntax layer runs (tests). */
+  readonly onParse?: (path: string) => void;
 }
 
 export interface CallContext {
@@ -81,6 +91,7 @@ export class CodeSearchService {
   readonly #options: CodeSearchServiceOptions;
   readonly #store: SnapshotStore;
   readonly #executor: SearchExecutor;
+  readonly #syntax: SyntaxLayer;
   readonly #running = new Map<AbortController, Promise<unknown>>();
   #git: Git | undefined;
   #closed = false;
@@ -89,6 +100,11 @@ export class CodeSearchService {
     this.#options = options;
     this.#store = options.store ?? new MemorySnapshotStore();
     this.#executor = new SearchExecutor(options);
+    this.#syntax = new SyntaxLayer({
+      env: options.env,
+      ...(options.syntaxCache === undefined ? {} : { cache: options.syntaxCache }),
+      ...(options.onParse === undefined ? {} : { onParse: options.onParse }),
+    });
   }
 
   get store(): SnapshotStore {
@@ -104,12 +120,7 @@ export class CodeSearchService {
     if (context.signal.aborted) forward();
     else context.signal.addEventListener("abort", forward, { once: true });
     const call: RunningCall = { ...context, signal: controller.signal, followUp: newFollowUp() };
-    const running =
-      request.kind === "page"
-        ? this.#page(request, call.caller)
-        : request.kind === "anyOf"
-          ? this.#anyOf(request, call)
-          : this.#search(request, call);
+    const running = this.#dispatch(request, call);
     this.#running.set(controller, running);
     try {
       const answer = await running;
@@ -131,6 +142,7 @@ export class CodeSearchService {
     for (const [controller] of running) controller.abort(cancelledError());
     await Promise.allSettled(running.map(([, call]) => call));
     await this.#executor.close();
+    this.#syntax.close();
     await this.#store.close();
   }
 
@@ -140,6 +152,25 @@ export class CodeSearchService {
    */
   idle(): Promise<void> {
     return this.#executor.idle();
+  }
+
+  #dispatch(request: CodeSearchRequest, call: RunningCall): Promise<CodeSearchResponse> {
+    switch (request.kind) {
+      case "page":
+        return this.#page(request, call.caller);
+      case "anyOf":
+        return this.#anyOf(request, call);
+      case "inspect":
+        return inspect(
+          { cwd: this.#options.cwd, store: this.#store, syntax: this.#syntax, caller: call.caller, signal: call.signal },
+          request,
+        );
+      case "source-page":
+        return continueSource({ store: this.#store, caller: call.caller }, request.sourceCursor, request.redact);
+      case "structure":
+      case "search":
+        return this.#search(request, call);
+    }
   }
 
   #page(request: PageRequest, caller: string): Promise<CodeSearchResponse> {
@@ -233,10 +264,23 @@ export class CodeSearchService {
     }
   }
 
-  async #search(request: NewSearchRequest, context: RunningCall): Promise<CodeSearchResponse> {
+  async #search(request: NewSearchRequest | StructureRequest, context: RunningCall): Promise<CodeSearchResponse> {
     const cwd = this.#options.cwd;
     const requestedTarget = await resolveSearchTarget(cwd, request.path);
     const at = async (target: SearchTarget, expanded: boolean): Promise<SnapshotData> => {
+      if (request.kind === "structure") {
+        const run = await structureSearch(
+          {
+            rgPath: await this.#executor.rgPath(),
+            syntax: this.#syntax,
+            signal: context.signal,
+            onSpawn: this.#options.onProcessSpawn,
+          },
+          request,
+          target,
+        );
+        return structureSnapshot(request, requestedTarget, target, expanded, run);
+      }
       if (request.changes === undefined) {
         const run = await this.#executor.execute(request.query, target, context);
         return buildSnapshot(request.query, requestedTarget, target, expanded, run, false);
@@ -304,7 +348,7 @@ export class CodeSearchService {
   async #firstDetails(
     snapshot: SnapshotData,
     context: CallContext,
-    request: NewSearchRequest,
+    request: NewSearchRequest | StructureRequest,
     budget: ContextBudget,
   ): Promise<CodeSearchResponse> {
     const sequence = wholeSequence(snapshot);

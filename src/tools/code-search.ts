@@ -13,18 +13,15 @@ import { success } from "../core/result.js";
 import { type ProjectRoot, rootForCall } from "./project-root.js";
 import { defineTool, type ToolEnvironment } from "./tool.js";
 
-const DESCRIPTION = `Search the project's files with ripgrep and get bounded, exact evidence: every matching line keeps its path, line number, columns and a stable index [n], and nothing is silently dropped.
+const DESCRIPTION = `Search the project's files with ripgrep and get bounded, exact evidence: each matching line keeps its path, line, columns and a stable index [n]; nothing is dropped silently.
 
-How to use it:
-- Start with just "pattern" (a Rust regex; set literal=true for exact text such as code with brackets). Small results come back whole. Large ones come back as a summary: files ranked by number of matching lines, a few sample lines, and a "cursor".
-- Continue with {"cursor": "..."} to read matching lines page by page without searching again. Add "paths": ["a.ts", "b.ts"] (up to 20, as listed in the summary) to read only those files; {"cursor": "...", "mode": "summary"} lists further files. A cursor fixes the search; "limit", "context" and "redact" apply per call, so repeat them on each page.
-- Narrow a search with "path" (a file or directory; default the project root), "glob" (e.g. "*.ts" or ["src/**"]) and "exclude" (e.g. "dist"). If "path" has no match the project root is searched too, unless scope="strict".
-- "mode": "matches" always returns matching lines (one page); "summary" always returns the ranked file list. "limit" sets matches per page and also returns lines directly. "context" adds up to 20 surrounding lines from the current file, only when it is unchanged since the search.
-- ignoreCase omitted means smart case (case-sensitive only if the pattern has capitals). wholeWord matches whole words. Hidden files are searched (hidden=false to skip them); .git internals and credential stores never are.
-- "anyOf": ["a", "b", ...] (2-64 exact texts) finds them all in one call, each occurrence attributed to its term.
-- "changes": "worktree", "staged" or "BASE..TARGET" keeps only what Git shows changed (changed lines; changeScope="files" for whole files).
-- The text says when a result is partial (too many matches to keep), when files changed during or after the search, and when the search moved from "path" to the project root. redact=true masks credential-like values in what is shown (the search itself is unchanged).
-- Every result starts with the project root it searched.`;
+1. Search: "pattern" (Rust regex; literal=true for exact text), narrowed by "path", "glob", "exclude". Small results come whole; large ones as a summary of files ranked by matches, with a "cursor".
+2. Page: {"cursor"} reads matching lines without searching again; add "paths" for chosen files, "mode":"summary" for more files. "limit", "context", "redact" apply per call.
+3. Inspect instead of reading whole files: {"path", "line"} of a shown match (or {"path", "symbol"}) returns the whole function, method, class or type there, with line numbers; with a cursor, {"cursor", "inspect": n}. Batch up to 5 with "targets" or "matchIndices". One 16 KiB budget per answer; the rest continues with {"sourceCursor"}.
+4. "structure" instead of "pattern" matches code by its syntax tree (ast-grep, e.g. "console.log($A)") in JS/TS, Python, Go, Rust and Java files, with each match's enclosing symbol.
+5. "anyOf": 2-64 exact texts in one call, each occurrence attributed to its term. "changes": "worktree", "staged" or "BASE..TARGET" keeps only what Git shows changed.
+
+Answers say what is partial, changed since the search, unverified or not parsed; coverage of matches, syntax and retention is reported apart. .git internals and credential stores are never searched. Every result starts with the project root it searched.`;
 
 /** The description, naming the root when the surface fixed one. */
 function describe(env: ToolEnvironment): string {

@@ -72,7 +72,7 @@ describe("code_search policy", () => {
     let result = await service.run({ pattern: "needle", mode: "summary" }, ctx());
     const seen = [...(result.data.files ?? [])];
     assert.equal(seen.length, SUMMARY_FILES_PER_PAGE);
-    while (result.data.filesTo !== undefined && result.data.filesTo < result.data.totalFiles) {
+    while (result.data.filesTo !== undefined && result.data.filesTo < (result.data.totalFiles ?? 0)) {
       result = await service.run({ cursor: result.data.cursor as string, mode: "summary" }, ctx());
       seen.push(...(result.data.files ?? []));
     }
@@ -91,7 +91,7 @@ describe("code_search policy", () => {
     const indices = await walk(service, first);
     assert.deepEqual(
       indices,
-      Array.from({ length: first.data.totalMatches }, (_, i) => i + 1),
+      Array.from({ length: first.data.totalMatches ?? 0 }, (_, i) => i + 1),
     );
   });
 
@@ -363,13 +363,13 @@ describe("code_search policy", () => {
     for (const input of [{ limit: 50 }, { mode: "matches" as const }, { mode: "auto" as const }]) {
       const r = await service.run({ pattern: "needle", ...input }, ctx("c", { contextUsage: critical }));
       assert.equal(r.data.view, "details", JSON.stringify(input));
-      assert.equal(r.data.budget.adjusted, false);
+      assert.equal(r.data.budget?.adjusted, false);
     }
     const page = await service.run(
       { cursor: shrunk.data.cursor as string },
       ctx("c", { contextUsage: critical }),
     );
-    assert.equal(page.data.budget.tier, "default");
+    assert.equal(page.data.budget?.tier, "default");
     assert.equal(page.data.shownTo, 50);
   });
 

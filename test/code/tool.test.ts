@@ -41,6 +41,31 @@ describe("code_search tool", () => {
     assert.match(listing?.description ?? "", /cursor/);
   });
 
+  it("teaches search, then inspect, in a description under 1,500 characters and a flat schema", () => {
+    const [listing] = registry.list();
+    const description = listing?.description ?? "";
+    assert.ok(description.length <= 1_500, `${description.length} characters`);
+    for (const word of [
+      "pattern",
+      "cursor",
+      "inspect",
+      "matchIndices",
+      "sourceCursor",
+      "structure",
+      "targets",
+    ]) {
+      assert.ok(description.includes(`"${word}"`), word);
+    }
+    // One flat object that the major model APIs accept: no references, no top-level alternatives.
+    const schema = listing?.inputSchema ?? {};
+    assert.equal(schema.type, "object");
+    assert.deepEqual(
+      Object.keys(schema).filter((k) => ["oneOf", "anyOf", "allOf", "$ref", "$defs"].includes(k)),
+      [],
+    );
+    assert.doesNotMatch(JSON.stringify(schema), /\$ref/);
+  });
+
   it("answers through the registry with text and structured data", async () => {
     const result = await registry.call("code_search", { pattern: "needle" }, { caller: "t" });
     assert.equal(result.isError, false);

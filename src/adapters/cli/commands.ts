@@ -42,10 +42,35 @@ export const TOOL_COMMANDS: Readonly<
     usage:
       "evident grep PATTERN [PATH] [-i] [-w] [-F] [-C N] [-g GLOB ...] [--mode auto|summary|matches] [--cursor C]\n" +
       "       evident grep --any-of TEXT --any-of TEXT ... [--path PATH]   (exact texts, each occurrence attributed)\n" +
-      "       evident grep PATTERN --changes worktree|staged|BASE..TARGET [--change-scope lines|files] [--change-side new|old]",
+      "       evident grep PATTERN --changes worktree|staged|BASE..TARGET [--change-scope lines|files] [--change-side new|old]\n" +
+      "       evident grep --structure 'console.log($A)' [PATH] [-g GLOB ...]\n" +
+      "       evident grep --cursor C --inspect N   (or --match-indices N ...)",
     note:
       `A cursor works in later runs too (\`evident grep --cursor C [--paths FILE ...]\`) for ${SNAPSHOT_TTL_MS / 60_000} minutes after its\n` +
       "last use: results are kept in a private cache directory ($EVIDENT_CACHE_DIR, else\n" +
       "$XDG_CACHE_HOME/evident/snapshots, else ~/.cache/evident/snapshots).",
   },
+  inspect: {
+    tool: "code_search",
+    positionals: [],
+    aliases: {},
+    rest: inspectTargets,
+    summary: "Show whole symbols (function, method, class...) around file lines, or by name.",
+    usage:
+      "evident inspect PATH:LINE [PATH:LINE ...]   (up to 5)\n" +
+      "       evident inspect PATH --symbol NAME\n" +
+      "       evident inspect --source-cursor C        (the rest of an answer that did not fit)",
+    note: "After a search, `evident grep --cursor C --inspect N` inspects match [N] of that result.",
+  },
 };
+
+/** `a.ts:12` is a path and a line; anything else is a path (with --line or --symbol). */
+function inspectTargets(args: Record<string, unknown>, tokens: readonly string[]): Record<string, unknown> {
+  const targets = tokens.map((token) => {
+    const match = /^(.+):(\d+)$/.exec(token);
+    return match === null ? { path: token } : { path: match[1], line: Number(match[2]) };
+  });
+  const [only] = targets;
+  if (targets.length === 1 && only !== undefined) return { ...args, ...only };
+  return { ...args, targets };
+}

@@ -11,6 +11,11 @@ export interface CommandSpec {
   readonly positionals: readonly string[];
   /** Extra flag spellings: `-i` -> `ignoreCase`, `--provider` -> `providers`. */
   readonly aliases?: Readonly<Record<string, string>>;
+  /**
+   * Shapes positionals beyond `positionals` into arguments (`evident inspect a.ts:12` ->
+   * `{ path, line }`); without it they are reported as unexpected.
+   */
+  readonly rest?: (args: Record<string, unknown>, tokens: readonly string[]) => Record<string, unknown>;
 }
 
 export interface ParsedCommand {
@@ -139,5 +144,7 @@ export function parseCommand(
     if (key === undefined) extra.push(value);
     else put(key, value);
   });
+  if (spec.rest !== undefined && extra.length > 0)
+    return { args: spec.rest(args, extra), text, help, extra: [] };
   return { args, text, help, extra };
 }

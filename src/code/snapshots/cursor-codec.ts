@@ -95,7 +95,39 @@ export class CursorCodec {
     };
   }
 
+  /**
+   * Seals another kind of token under the same key (a source continuation, say): the payload
+   * travels in the clear but cannot be altered, and is bound to `purpose` and `caller`, so a
+   * token of another kind or another caller reads as forged.
+   */
+  seal(purpose: string, caller: string, payload: Buffer): string {
+    return Buffer.concat([payload, this.#sealMac(purpose, caller, payload)]).toString("base64url");
+  }
+
+  /** The payload of a token `seal` made for this purpose and caller, or undefined. */
+  open(purpose: string, caller: string, token: string): Buffer | undefined {
+    if (!/^[A-Za-z0-9_-]+$/.test(token)) return undefined;
+    const raw = Buffer.from(token, "base64url");
+    if (raw.length <= MAC_BYTES) return undefined;
+    const payload = raw.subarray(0, raw.length - MAC_BYTES);
+    const mac = raw.subarray(raw.length - MAC_BYTES);
+    return timingSafeEqual(mac, this.#sealMac(purpose, caller, payload)) ? payload : undefined;
+  }
+
   #mac(body: Buffer): Buffer {
     return createHmac("sha256", this.#key).update(body).digest().subarray(0, MAC_BYTES);
+  }
+
+  #sealMac(purpose: string, caller: string, payload: Buffer): Buffer {
+    // Length-prefixed, so no purpose/caller/payload split can be read as another.
+    const header = Buffer.from(JSON.stringify(["sealed", purpose, caller]));
+    const length = Buffer.alloc(4);
+    length.writeUInt32BE(header.length);
+    return createHmac("sha256", this.#key)
+      .update(length)
+      .update(header)
+      .update(payload)
+      .digest()
+      .subarray(0, MAC_BYTES);
   }
 }

@@ -125,6 +125,12 @@ export interface SnapshotStore {
   encodeCursor(state: CursorState): string;
   /** Throws `cursor_malformed` for anything this store did not issue. */
   decodeCursor(token: string): CursorState;
+  /**
+   * Other tokens under the cursor key (source continuations): tamper-evident, bound to a purpose
+   * and a caller. `open` returns undefined for anything else.
+   */
+  seal(purpose: string, caller: string, payload: Buffer): string;
+  open(purpose: string, caller: string, token: string): Buffer | undefined;
   close(): Promise<void>;
 }
 
@@ -235,6 +241,14 @@ export class MemorySnapshotStore implements SnapshotStore {
 
   decodeCursor(token: string): CursorState {
     return this.#codec.decode(token);
+  }
+
+  seal(purpose: string, caller: string, payload: Buffer): string {
+    return this.#codec.seal(purpose, caller, payload);
+  }
+
+  open(purpose: string, caller: string, token: string): Buffer | undefined {
+    return this.#codec.open(purpose, caller, token);
   }
 
   async close(): Promise<void> {

@@ -249,6 +249,14 @@ export class FileSnapshotStore implements SnapshotStore {
     return this.#init().codec.decode(token);
   }
 
+  seal(purpose: string, caller: string, payload: Buffer): string {
+    return this.#init().codec.seal(purpose, caller, payload);
+  }
+
+  open(purpose: string, caller: string, token: string): Buffer | undefined {
+    return this.#init().codec.open(purpose, caller, token);
+  }
+
   /** Ends this instance's use of the directory; the files stay for the next process. */
   async close(): Promise<void> {
     this.#closed = true;

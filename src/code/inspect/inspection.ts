@@ -1,0 +1,375 @@
+/**
+ * Inspection: whole symbols instead of whole files. Each target (a match of a cursor's result,
+ * or a line or symbol of a file) is resolved to a range of lines: the smallest symbol enclosing
+ * it as a syntax provider sees it, else an explicit excerpt around the line saying why no symbol
+ * range exists. Every document is read once, bound to one revision; for a match that revision
+ * must be the one the search retained (G08), and a document whose revision is missing or changed
+ * is `source_changed`. Ranges of one document are merged before the one byte budget is spent, so
+ * a line is shown once however many targets hold it (G24), and each input gets its own outcome.
+ * What does not fit is owed through a sealed, version-bound `sourceCursor`.
+ */
+import { EvidentError, toEvidentError } from "../../core/errors.js";
+import { INSPECT_EXCERPT_RADIUS_LINES, SOURCE_DOCUMENT_MAX_BYTES } from "../../core/limits.js";
+import { resolveSourceFile } from "../path-policy.js";
+import { type InspectRequest, type InspectTarget, invalid } from "../request.js";
+import { pathUnder, type Revision } from "../revisions/scan.js";
+import { matchAt } from "../rg/match-table.js";
+import type { CodeSearchCoverage, InspectionOutcome } from "../schema.js";
+import { displayPath } from "../snapshots/sequence.js";
+import type { SnapshotData, SnapshotStore } from "../snapshots/store.js";
+import { lineCount, type ReadFailure, readSourceDocument, type SourceDocument } from "../source/document.js";
+import { bytesOfLines, containsLines, type LineRange, mergeLineRanges } from "../source/ranges.js";
+import type { SymbolsOutcome, SyntaxLayer } from "../syntax/layer.js";
+import { enclosingSymbol, pickSymbol, type SymbolRange, symbolsNamed } from "../syntax/symbols.js";
+import { type InspectionAnswer, renderInspection } from "./answer.js";
+import type { SourceSpan } from "./place.js";
+
+export interface InspectDeps {
+  readonly cwd: string;
+  readonly store: SnapshotStore;
+  readonly syntax: SyntaxLayer;
+  readonly caller: string;
+  readonly signal: AbortSignal;
+}
+
+/** One input on its way to an outcome. */
+interface Item {
+  readonly input: number;
+  readonly target: InspectTarget;
+  /** How the target reads in the text ("match [3] src/a.ts:12", "src/a.ts symbol parse"). */
+  described: string;
+  document?: DocumentWork;
+  line?: number;
+  range?: LineRange;
+  symbol?: SymbolRange;
+  syntax?: InspectionOutcome["syntax"];
+  error?: EvidentError;
+}
+
+interface DocumentWork {
+  readonly absolute: string;
+  readonly display: string;
+  /** For match targets: the revision the search retained; `missing` when it had none. */
+  readonly expected: Revision | "missing" | undefined;
+  document?: SourceDocument;
+  failure?: EvidentError;
+  symbols?: SymbolsOutcome;
+}
+
+export async function inspect(deps: InspectDeps, request: InspectRequest): Promise<InspectionAnswer> {
+  // Everything about the request is checked before any source is read.
+  const snapshot = request.cursor === undefined ? undefined : await snapshotOf(deps, request.cursor);
+  if (snapshot !== undefined) {
+    const field = request.targets.length === 1 ? "inspect" : "matchIndices";
+    for (const target of request.targets) {
+      if (target.kind === "match" && target.index > snapshot.matches.length) {
+        throw invalid(
+          field,
+          `there is no match [${target.index}]; this result has ${snapshot.matches.length}.`,
+        );
+      }
+    }
+  }
+  const items = request.targets.map(
+    (target, i): Item => ({ input: i + 1, target, described: describe(target) }),
+  );
+  const documents = new Map<string, DocumentWork>();
+  for (const item of items) {
+    try {
+      item.document = resolveDocument(deps, snapshot, item, documents);
+    } catch (error) {
+      item.error = toEvidentError(error);
+    }
+  }
+  for (const work of documents.values()) await readDocument(work);
+  for (const item of items) {
+    if (item.error !== undefined || item.document === undefined) continue;
+    try {
+      await rangeOf(deps, item, item.document);
+    } catch (error) {
+      if (deps.signal.aborted) throw error;
+      item.error = toEvidentError(error);
+    }
+  }
+  const failed = items.filter((item) => item.error !== undefined);
+  if (failed.length === items.length) {
+    // Nothing to show: the call fails, with every input's reason.
+    const first = failed[0]?.error as EvidentError;
+    if (items.length === 1) throw first;
+    throw new EvidentError(
+      first.code,
+      `No target could be inspected. ${failed.map((i) => `[${i.input}] ${i.error?.message}`).join(" ")}`,
+      {
+        details: { ...first.details, outcomes: failed.map((i) => ({ input: i.input, code: i.error?.code })) },
+      },
+    );
+  }
+  return renderInspection(deps, {
+    items: items.map((item) => ({
+      outcome: outcomeOf(item),
+      described: item.described,
+      document: item.document?.document,
+    })),
+    spans: spansOf(items),
+    coverage: coverageOf(items, snapshot),
+    redact: request.redact,
+  });
+}
+
+async function snapshotOf(deps: InspectDeps, cursor: string): Promise<SnapshotData> {
+  const state = deps.store.decodeCursor(cursor);
+  return deps.store.get(deps.caller, state.snapshotId);
+}
+
+function describe(target: InspectTarget): string {
+  if (target.kind === "match") return `match [${target.index}]`;
+  if (target.kind === "line") return `${target.path}:${target.line}`;
+  return `${target.path} symbol ${target.symbol}`;
+}
+
+function resolveDocument(
+  deps: InspectDeps,
+  snapshot: SnapshotData | undefined,
+  item: Item,
+  documents: Map<string, DocumentWork>,
+): DocumentWork {
+  const { target } = item;
+  let absolute: string;
+  let display: string;
+  let expected: DocumentWork["expected"];
+  if (target.kind === "match") {
+    if (snapshot === undefined) throw new EvidentError("internal_error", "a match target without its result");
+    const match = matchAt(snapshot.matches, target.index - 1);
+    absolute = pathUnder(snapshot.rgCwd, match.path);
+    display = displayPath(match.path);
+    expected = Object.hasOwn(snapshot.trustedRevisions, match.path)
+      ? snapshot.trustedRevisions[match.path]
+      : "missing";
+    item.line = match.line;
+    item.described = `match [${target.index}] ${display}:${match.line}`;
+  } else {
+    const file = resolveSourceFile(deps.cwd, target.path);
+    absolute = file.absolute;
+    display = file.display;
+    expected = undefined;
+    if (target.kind === "line") item.line = target.line;
+  }
+  let work = documents.get(absolute);
+  if (work === undefined) {
+    work = { absolute, display, expected };
+    documents.set(absolute, work);
+  }
+  return work;
+}
+
+async function readDocument(work: DocumentWork): Promise<void> {
+  if (work.expected === "missing") return;
+  const read = await readSourceDocument(work.absolute, { expected: work.expected });
+  if (read.ok) work.document = read.document;
+  else work.failure = failureError(work, read);
+}
+
+function failureError(work: DocumentWork, failure: ReadFailure): EvidentError {
+  const scoped = work.expected !== undefined;
+  switch (failure.reason) {
+    case "changed":
+      return sourceChanged(
+        scoped
+          ? `${work.display} changed since the search; its current lines are not the matched ones. Run the search again.`
+          : `${work.display} changed while it was read; inspect it again.`,
+      );
+    case "missing":
+      return scoped
+        ? sourceChanged(`${work.display} no longer exists; run the search again.`)
+        : invalid("path", `"${work.display}" does not exist.`);
+    case "not_a_file":
+      return invalid("path", `"${work.display}" is not a file; inspect a file.`);
+    case "unreadable":
+      return invalid("path", `"${work.display}" cannot be read (${failure.detail}).`);
+    case "too_large":
+      return new EvidentError(
+        "source_too_large",
+        `${work.display} has ${failure.size} bytes, more than the ${SOURCE_DOCUMENT_MAX_BYTES / (1024 * 1024)} MiB a document may have; search it with a pattern instead.`,
+        { details: { field: "path" } },
+      );
+  }
+}
+
+function sourceChanged(message: string): EvidentError {
+  return new EvidentError("source_changed", message, { details: { field: "cursor" } });
+}
+
+async function rangeOf(deps: InspectDeps, item: Item, work: DocumentWork): Promise<void> {
+  if (work.expected === "missing") {
+    throw sourceChanged(
+      `${work.display} was not verified unchanged during the search, so its current lines cannot be tied to ${item.described}. Run the search again, or inspect it by path and line.`,
+    );
+  }
+  if (work.failure !== undefined) throw work.failure;
+  const document = work.document as SourceDocument;
+  work.symbols ??= await deps.syntax.symbols(document, deps.signal);
+  const symbols = work.symbols;
+  const total = lineCount(document);
+  const { target } = item;
+  if (target.kind === "symbol") {
+    if (symbols.status !== "ok") {
+      throw new EvidentError(
+        "syntax_unavailable",
+        `Symbols of ${work.display} are not available (${symbols.reason}); inspect it by line instead.`,
+        { details: { field: "symbol", status: symbols.status } },
+      );
+    }
+    const picked = pickSymbol(symbolsNamed(symbols.symbols, target.symbol));
+    if (picked === undefined) {
+      const known = symbols.symbols.slice(0, 20).map((s) => s.qualifiedName);
+      throw invalid(
+        "symbol",
+        `no symbol named "${target.symbol}" in ${work.display}${known.length > 0 ? ` (it has ${known.join(", ")}${symbols.symbols.length > known.length ? ", ..." : ""})` : ""}.`,
+      );
+    }
+    if ("ambiguous" in picked) {
+      const listed = picked.ambiguous
+        .slice(0, 10)
+        .map((s) => `${s.qualifiedName} (${s.kind}, lines ${s.startLine}-${s.endLine})`);
+      throw invalid(
+        "symbol",
+        `"${target.symbol}" names ${picked.ambiguous.length} symbols in ${work.display}: ${listed.join("; ")}. Name one by its qualified name, or by line.`,
+      );
+    }
+    setSymbol(item, picked.symbol, symbols);
+    if (picked.symbol.hasSyntaxError) {
+      item.syntax = {
+        status: "parse_error",
+        provider: providerOf(symbols),
+        reason: "the parser recovered from a syntax error in this range, so its bounds may be wrong",
+      };
+    }
+    return;
+  }
+  const line = item.line as number;
+  if (line > total) {
+    throw invalid(
+      target.kind === "match" ? "inspect" : "line",
+      `line ${line} is past the end of ${work.display} (${total} lines).`,
+    );
+  }
+  if (symbols.status === "ok") {
+    const symbol = enclosingSymbol(symbols.symbols, line);
+    if (symbol !== undefined && !symbol.hasSyntaxError) {
+      setSymbol(item, symbol, symbols);
+      return;
+    }
+    item.syntax =
+      symbol === undefined
+        ? {
+            status: "no_symbol",
+            provider: providerOf(symbols),
+            reason: "no function, class or other symbol encloses this line",
+          }
+        : {
+            status: "parse_error",
+            provider: providerOf(symbols),
+            reason: "the parser recovered from a syntax error around this line",
+          };
+  } else {
+    item.syntax = { status: symbols.status, reason: symbols.reason };
+  }
+  item.range = {
+    startLine: Math.max(1, line - INSPECT_EXCERPT_RADIUS_LINES),
+    endLine: Math.min(total, line + INSPECT_EXCERPT_RADIUS_LINES),
+  };
+}
+
+function providerOf(symbols: SymbolsOutcome): "ast-grep" | "ctags" | undefined {
+  return symbols.status === "ok" ? symbols.provider : undefined;
+}
+
+function setSymbol(item: Item, symbol: SymbolRange, symbols: SymbolsOutcome): void {
+  item.symbol = symbol;
+  item.range = { startLine: symbol.startLine, endLine: symbol.endLine };
+  item.syntax = { status: "symbol", provider: providerOf(symbols) };
+}
+
+/** Merged ranges per document, ordered by the first input that asks for each. */
+function spansOf(items: readonly Item[]): SourceSpan[] {
+  const byDocument = new Map<DocumentWork, LineRange[]>();
+  for (const item of items) {
+    if (item.error !== undefined || item.range === undefined || item.document === undefined) continue;
+    const list = byDocument.get(item.document) ?? [];
+    list.push(item.range);
+    byDocument.set(item.document, list);
+  }
+  const spans: { span: SourceSpan; lines: LineRange; first: number }[] = [];
+  for (const [work, ranges] of byDocument) {
+    const document = work.document as SourceDocument;
+    for (const lines of mergeLineRanges(ranges)) {
+      const first = items.findIndex(
+        (i) => i.document === work && i.range !== undefined && containsLines(lines, i.range),
+      );
+      spans.push({
+        span: { document, display: work.display, range: bytesOfLines(document, lines) },
+        lines,
+        first,
+      });
+    }
+  }
+  spans.sort((a, b) => a.first - b.first || a.lines.startLine - b.lines.startLine);
+  return spans.map((s) => s.span);
+}
+
+function outcomeOf(item: Item): InspectionOutcome {
+  const { target } = item;
+  const base: InspectionOutcome = {
+    input: item.input,
+    target:
+      target.kind === "match"
+        ? { match: target.index }
+        : target.kind === "line"
+          ? { path: target.path, line: target.line }
+          : { path: target.path, symbol: target.symbol },
+    status: item.error === undefined ? "complete" : "error",
+    ...(item.document === undefined ? {} : { path: item.document.display }),
+  };
+  if (item.error !== undefined)
+    return { ...base, error: { code: item.error.code, message: item.error.message } };
+  const document = item.document?.document as SourceDocument;
+  const range = item.range as LineRange;
+  const bytes = bytesOfLines(document, range);
+  return {
+    ...base,
+    range: { ...range, ...bytes },
+    ...(item.symbol === undefined
+      ? {}
+      : {
+          symbol: {
+            name: item.symbol.name,
+            qualifiedName: item.symbol.qualifiedName,
+            kind: item.symbol.kind,
+          },
+        }),
+    ...(item.syntax === undefined ? {} : { syntax: item.syntax }),
+  };
+}
+
+/** Syntax and source coverage of the inputs, and the result's own when they are its matches (G05). */
+function coverageOf(items: readonly Item[], snapshot: SnapshotData | undefined): CodeSearchCoverage {
+  const counts: Record<string, number> = {};
+  for (const item of items) {
+    const key = item.error !== undefined ? "error" : (item.syntax?.status ?? "symbol");
+    counts[key] = (counts[key] ?? 0) + 1;
+  }
+  const bySymbol = counts.symbol ?? 0;
+  const ranged = items.length - (counts.error ?? 0);
+  return {
+    occurrences:
+      snapshot === undefined
+        ? { status: "not_applicable", counts: {} }
+        : {
+            status: snapshot.partialReason === undefined ? "complete" : "partial",
+            counts: { matches: snapshot.matches.length, files: snapshot.files.length },
+          },
+    syntax: { status: bySymbol === ranged ? "complete" : bySymbol === 0 ? "none" : "partial", counts },
+    // Filled in once the budget has been spent.
+    retention: { status: "complete", counts: {} },
+  };
+}

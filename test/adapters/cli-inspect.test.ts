@@ -1,0 +1,75 @@
+/**
+ * Inspection from a shell: `evident grep --cursor C --inspect N` after a search, `evident
+ * inspect PATH:LINE ...`, and `evident inspect --source-cursor C`, each its own process of the
+ * built CLI (npm test builds first), sharing only EVIDENT_CACHE_DIR.
+ */
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { after, before, describe, it } from "node:test";
+
+const ROOT = resolve(import.meta.dirname, "../..");
+const CLI = resolve(ROOT, "dist/adapters/cli/main.js");
+
+let base: string;
+
+function cli(args: string[]) {
+  const run = spawnSync(process.execPath, [CLI, ...args], {
+    cwd: base,
+    encoding: "utf8",
+    env: { PATH: process.env.PATH ?? "", HOME: base, EVIDENT_CACHE_DIR: join(base, ".cache") },
+    timeout: 60_000,
+  });
+  return { code: run.status, stdout: run.stdout, stderr: run.stderr };
+}
+
+function json(args: string[]) {
+  const run = cli(args);
+  assert.equal(run.code, 0, run.stderr);
+  return JSON.parse(run.stdout);
+}
+
+describe("evident inspect", () => {
+  before(async () => {
+    base = await mkdtemp(join(tmpdir(), "evident-cli-inspect-"));
+    const filler = Array.from({ length: 1500 }, (_, i) => `  x += ${i}; // filler`).join("\n");
+    await writeFile(
+      join(base, "a.ts"),
+      `export function small() {\n  return 1; // needle\n}\n\nexport function big() {\n  let x = 0;\n${filler}\n  return x;\n}\n`,
+    );
+  });
+  after(async () => {
+    await rm(base, { recursive: true, force: true });
+  });
+
+  it("inspects match [n] of an earlier grep, in a later process", () => {
+    const found = json(["grep", "needle", "--mode", "summary"]);
+    const answer = json(["grep", "--cursor", found.cursor, "--inspect", "1"]);
+    assert.equal(answer.view, "inspection");
+    assert.equal(answer.inspections[0].symbol.name, "small");
+    assert.equal(answer.fragments[0].text, "export function small() {\n  return 1; // needle\n}\n");
+  });
+
+  it("inspects PATH:LINE targets and continues with --source-cursor", () => {
+    const answer = json(["inspect", "a.ts:2", "a.ts:7"]);
+    assert.deepEqual(
+      answer.inspections.map((o: { symbol: { name: string } }) => o.symbol.name),
+      ["small", "big"],
+    );
+    assert.ok(answer.sourceCursor);
+    const rest = json(["inspect", "--source-cursor", answer.sourceCursor]);
+    assert.equal(rest.fragments[0].startByte, answer.remaining[0].startByte);
+    const text = cli(["inspect", "a.ts", "--symbol", "small", "--text"]);
+    assert.match(text.stdout, /^1\texport function small\(\) \{$/m);
+  });
+
+  it("reports a bad target as a tool error, and a bad form as a usage error", () => {
+    const missing = cli(["inspect", "nope.ts:3"]);
+    assert.equal(missing.code, 2);
+    assert.equal(JSON.parse(missing.stderr).error.code, "invalid_arguments");
+    const both = cli(["inspect", "a.ts:2", "--symbol", "small"]);
+    assert.equal(both.code, 2);
+  });
+});
