@@ -12,7 +12,7 @@ import {
 import type { SearchQuery } from "../request.js";
 import type { PartialReason } from "../rg/content-search.js";
 import type { CodeSearchOutput } from "../schema.js";
-import type { SnapshotData, SnapshotFile } from "../snapshots/store.js";
+import type { SnapshotData, SnapshotFile, StructureSnapshot } from "../snapshots/store.js";
 import type { ContextBudget } from "./budget.js";
 import { changesData, changesNote } from "./changes.js";
 import { type DetailPage, printablePath } from "./detail-page.js";
@@ -33,20 +33,32 @@ export function rootName(root: string): string {
   return root === "." ? "the project root" : `"${root}"`;
 }
 
-export function describeQuery(query: SearchQuery): string {
-  const flags = [query.literal ? "literal" : "regex"];
-  flags.push(
-    query.caseMode === "smart"
-      ? "smart case"
-      : query.caseMode === "insensitive"
-        ? "ignoring case"
-        : "exact case",
-  );
+/** What was searched, as the text names it: the pattern (or structure pattern) and its options. */
+export function describeSearch(snapshot: SnapshotData): string {
+  return snapshot.structure === undefined
+    ? describeQuery(snapshot.query)
+    : `structure ${describeQuery(snapshot.query, true)}`;
+}
+
+export function describeQuery(query: SearchQuery, structure = false): string {
+  const flags: string[] = [];
+  if (!structure) {
+    flags.push(query.literal ? "literal" : "regex");
+    flags.push(
+      query.caseMode === "smart"
+        ? "smart case"
+        : query.caseMode === "insensitive"
+          ? "ignoring case"
+          : "exact case",
+    );
+  }
   if (query.wholeWord) flags.push("whole words");
   if (!query.hidden) flags.push("no hidden files");
   if (query.globs.length > 0) flags.push(`glob ${query.globs.join(" ")}`);
   if (query.excludes.length > 0) flags.push(`excluding ${query.excludes.join(" ")}`);
-  return `${JSON.stringify(query.pattern)} (${flags.join(", ")})`;
+  return flags.length === 0
+    ? JSON.stringify(query.pattern)
+    : `${JSON.stringify(query.pattern)} (${flags.join(", ")})`;
 }
 
 /** Counted once per snapshot: a broad result has tens of thousands of files to look up. */
@@ -90,22 +102,64 @@ export function notesText(snapshot: SnapshotData, budget: ContextBudget): string
         "recorded). Their lines are what ripgrep read and still count, but no current-file context is shown for them.",
     );
   }
+  if (snapshot.structure !== undefined) notes.push(structureCoverageText(snapshot.structure));
   if (budget.adjusted) {
     notes.push(`Context is ${budget.tier}: this answer was sized for about ${budget.targetTokens} tokens.`);
   }
   return notes.length === 0 ? "" : `\n${notes.join("\n")}`;
 }
 
-/** Retention stopped early, or a change scope left changed files out. */
+/** Retention stopped early, a change scope left changed files out, or a structure search did not parse every candidate. */
 export function isPartial(snapshot: SnapshotData): boolean {
-  return snapshot.partialReason !== undefined || (snapshot.changes?.notCovered.length ?? 0) > 0;
+  return (
+    snapshot.partialReason !== undefined ||
+    (snapshot.changes?.notCovered.length ?? 0) > 0 ||
+    (snapshot.structure?.coverage.syntax?.status ?? "complete") !== "complete"
+  );
 }
+
+/**
+ * A structure search's three coverages, each on its own (G05): the candidate listing (exact
+ * occurrences of the prefilter word), what was parsed, and what was retained.
+ */
+export function structureCoverageText(structure: StructureSnapshot): string {
+  const { occurrences, syntax, retention } = structure.coverage;
+  const listed =
+    structure.prefilter === undefined
+      ? `${occurrences.counts.candidateFiles} files in scope (the pattern has no literal word to prefilter with)`
+      : `${occurrences.counts.candidateFiles} files in scope contain "${structure.prefilter}"`;
+  const notParsed = Object.entries(syntax.counts)
+    .filter(([key]) => key !== "parsed" && key !== "parsed_with_syntax_errors")
+    .map(([key, n]) => `${n} ${SKIP_TEXT[key] ?? key}`);
+  const withErrors = syntax.counts.parsed_with_syntax_errors;
+  const parsed =
+    `${syntax.counts.parsed ?? 0} parsed` +
+    (withErrors === undefined ? "" : ` (${withErrors} with syntax errors, where matches may be missed)`) +
+    (notParsed.length === 0 ? "" : `; not searched: ${notParsed.join(", ")}`);
+  return (
+    `Coverage: occurrences ${occurrences.status}: ${listed}; syntax ${syntax.status}: ${parsed}; ` +
+    `retention ${retention.status}: ${retention.counts.matches} matches kept.`
+  );
+}
+
+/** Why a structure candidate was not searched, as the text says it. */
+const SKIP_TEXT: Record<string, string> = {
+  no_provider: "with no parser here",
+  parse_error: "that failed to parse",
+  oversized: "over the 5 MiB document bound",
+  unreadable: "unreadable",
+  changed: "changed while read",
+  over_budget: "over maxParseFiles (raise it, or narrow path or glob)",
+  pattern_not_valid_here: "in a language the pattern is not valid code in",
+  not_searched_retention: "left after the retention bound was reached",
+};
 
 export function frameText(snapshot: SnapshotData, budget: ContextBudget): string {
   const count = isPartial(snapshot) ? "at least " : "";
+  const unit = snapshot.structure === undefined ? "matching lines" : "matches";
   const head =
-    `code_search ${describeQuery(snapshot.query)} in ${rootName(snapshot.effectiveRoot)}: ` +
-    `${count}${snapshot.matches.length} matching lines (${snapshot.totalOccurrences} occurrences) in ${snapshot.files.length} files.`;
+    `code_search ${describeSearch(snapshot)} in ${rootName(snapshot.effectiveRoot)}: ` +
+    `${count}${snapshot.matches.length} ${unit} (${snapshot.totalOccurrences} occurrences) in ${snapshot.files.length} files.`;
   return `${head}${notesText(snapshot, budget)}\n`;
 }
 
@@ -150,7 +204,9 @@ export function baseData(
   return {
     status: isPartial(snapshot) ? "partial" : "complete",
     view,
-    pattern: snapshot.query.pattern,
+    ...(snapshot.structure === undefined
+      ? { pattern: snapshot.query.pattern }
+      : { structure: snapshot.structure.pattern, coverage: snapshot.structure.coverage }),
     requestedRoot: snapshot.requestedRoot,
     effectiveRoot: snapshot.effectiveRoot,
     expanded: snapshot.expanded,

@@ -13,6 +13,7 @@ import {
 } from "../../core/limits.js";
 import type { Occurrence } from "../rg/events.js";
 import { keyAt, loadMatches, type MatchTable, matchAt } from "../rg/match-table.js";
+import type { StructureNode } from "../schema.js";
 import { displayPath, type MatchSequence } from "../snapshots/sequence.js";
 import type { SnapshotData, SnapshotMatch } from "../snapshots/store.js";
 import type { FileStatus, PageSources } from "../source/page-sources.js";
@@ -34,6 +35,7 @@ export interface ShownMatch {
   readonly ranges: readonly ShownRange[];
   readonly rangesOmitted: number;
   readonly excerpt: boolean;
+  readonly node?: StructureNode;
 }
 
 export interface DetailOptions {
@@ -107,7 +109,7 @@ export async function renderDetailPage(options: DetailOptions): Promise<DetailPa
     const newFile = match.path !== currentKey;
     if (newFile) block.push(fileHeader(match, historical ? "current" : status));
     let printed = newFile ? 0 : lastPrinted;
-    const rendered = renderMatch(match, index + 1, options.redact);
+    const rendered = renderMatch(match, index + 1, options.redact, snapshot.structure?.nodes[index]);
 
     const nearby =
       lines === undefined ? undefined : nearbyMatchLines(snapshot.matches, index, options.context, lineAt);
@@ -218,7 +220,12 @@ export interface RenderedMatch {
 }
 
 /** One matching line: `[index] line:col,col  text`, excerpted around occurrences when long. */
-export function renderMatch(match: SnapshotMatch, index: number, redact: boolean): RenderedMatch {
+export function renderMatch(
+  match: SnapshotMatch,
+  index: number,
+  redact: boolean,
+  node?: StructureNode,
+): RenderedMatch {
   const displayed = match.occurrences.slice(0, MAX_DISPLAYED_OCCURRENCES);
   const omitted = match.occurrences.length - displayed.length;
   const excerpt = match.text.length > LONG_LINE_CHARS;
@@ -229,6 +236,13 @@ export function renderMatch(match: SnapshotMatch, index: number, redact: boolean
   if (omitted > 0) notes.push(`+${omitted} more ranges on this line`);
   if (excerpt) notes.push(`excerpt of a ${match.text.length}-character line`);
   if (match.textLossy || match.pathLossy) notes.push("not valid UTF-8");
+  if (node !== undefined) {
+    const to =
+      node.endLine === node.startLine
+        ? `to column ${node.endColumn}`
+        : `to ${node.endLine}:${node.endColumn}`;
+    notes.push(`node ${to}${node.symbol === undefined ? "" : `, in ${node.symbol}`}`);
+  }
   const suffix = notes.length > 0 ? `  (${notes.join("; ")})` : "";
   return {
     line: `[${index}] ${match.line}:${columns}  ${body}${suffix}`,
@@ -245,6 +259,7 @@ export function renderMatch(match: SnapshotMatch, index: number, redact: boolean
       })),
       rangesOmitted: omitted,
       excerpt,
+      ...(node === undefined ? {} : { node }),
     },
   };
 }

@@ -15,7 +15,7 @@ import type { CursorState, SnapshotData, SnapshotStore } from "../snapshots/stor
 import { PageSources } from "../source/page-sources.js";
 import {
   baseData,
-  describeQuery,
+  describeSearch,
   fileRow,
   frameText,
   notesText,
@@ -35,10 +35,10 @@ export interface CodeSearchResponse {
 
 export function emptyResponse(
   snapshot: SnapshotData,
-  request: NewSearchRequest,
+  request: Pick<NewSearchRequest, "path" | "scope" | "redact">,
   budget: ContextBudget,
 ): CodeSearchResponse {
-  const q = describeQuery(snapshot.query);
+  const q = describeSearch(snapshot);
   let text: string;
   if (snapshot.expanded) {
     text = `No matches for ${q} in "${snapshot.requestedRoot}", nor anywhere under the project root (searched too, same filters).`;

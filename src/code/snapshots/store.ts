@@ -21,6 +21,7 @@ import type { PartialReason } from "../rg/content-search.js";
 import type { ParsedMatch } from "../rg/events.js";
 import type { MatchTable } from "../rg/match-table.js";
 import type { AnalysisData, ChangesSummary } from "./analysis.js";
+import type { CodeSearchCoverage, StructureNode } from "../schema.js";
 import {
   CURSOR_KEY_BYTES,
   CursorCodec,
@@ -64,6 +65,8 @@ export interface SnapshotData {
    * Otherwise only forward match cursors exist and the final page releases it.
    */
   readonly reusable: boolean;
+  /** A structure search's result: its pattern, the node behind each match (by position), coverage. */
+  readonly structure?: StructureSnapshot;
   /** The Git comparison the search was scoped to, if any (see code/changes/). */
   readonly changes?: ChangesSummary | undefined;
 }
@@ -105,6 +108,13 @@ function wrongResultKind(): EvidentError {
       details: { field: "cursor" },
     },
   );
+}
+
+export interface StructureSnapshot {
+  readonly pattern: string;
+  readonly prefilter: string | undefined;
+  readonly nodes: readonly StructureNode[];
+  readonly coverage: CodeSearchCoverage;
 }
 
 export type { CursorKind, CursorState } from "./cursor-codec.js";

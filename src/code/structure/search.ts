@@ -1,0 +1,292 @@
+/**
+ * Structure search: an ast-grep pattern (`console.log($A)`) over the same file scope and path
+ * policy as a pattern search. ripgrep lists the candidates first: files in scope containing the
+ * pattern's longest literal word (every match must contain it), or every file in scope when the
+ * pattern has none; only files of a language ast-grep parses here are candidates. At most
+ * `maxParseFiles` of them are parsed, in path order; each is read as a verified document, so its
+ * matches are tied to the revision that was parsed. Every candidate that was not searched is
+ * counted by why (no provider, oversized, unreadable, changed, over the parse budget), apart
+ * from the matches and from what the snapshot retained (G05).
+ */
+import type { SgNode } from "@ast-grep/napi";
+import { throwIfAborted } from "../../core/abort.js";
+import { EvidentError } from "../../core/errors.js";
+import { SNAPSHOT_MATCH_OVERHEAD_BYTES, SNAPSHOT_MAX_MATCHES } from "../../core/limits.js";
+import { protectedDescendant, type SearchTarget } from "../path-policy.js";
+import { runOwnedProcess } from "../process/owned-process.js";
+import type { StructureRequest } from "../request.js";
+import { pathUnder, type Revision } from "../revisions/scan.js";
+import { buildFilesArgs, fileScopeArgs } from "../rg/args.js";
+import { LineSplitter, type ParsedMatch } from "../rg/events.js";
+import type { CodeSearchCoverage, StructureNode } from "../schema.js";
+import { compareKeys } from "../snapshots/sequence.js";
+import { lineEnd, lineStart, readSourceDocument, type SourceDocument } from "../source/document.js";
+import { loadAstGrep } from "../syntax/ast-grep.js";
+import { astGrepLanguageOf } from "../syntax/languages.js";
+import type { SyntaxLayer } from "../syntax/layer.js";
+import { enclosingSymbol } from "../syntax/symbols.js";
+
+export interface StructureRun {
+  /** The literal word ripgrep prefiltered candidates with, if the pattern has one. */
+  readonly prefilter: string | undefined;
+  /** Matches in path, then position order, and the node behind each. */
+  readonly matches: readonly ParsedMatch[];
+  readonly nodes: readonly StructureNode[];
+  readonly trusted: Record<string, Revision>;
+  readonly coverage: CodeSearchCoverage;
+  readonly partial: boolean;
+  readonly bytes: number;
+}
+
+export interface StructureOptions {
+  readonly rgPath: string;
+  readonly syntax: SyntaxLayer;
+  readonly signal: AbortSignal;
+  readonly onSpawn?: ((pid: number) => void) | undefined;
+}
+
+/** Words of the pattern that every match contains verbatim; metavariables ($A, $$$B) are not. */
+export function literalWords(pattern: string): string[] {
+  return [...pattern.replace(/\$\$?\$?[A-Z_][A-Z0-9_]*/g, " ").matchAll(/[A-Za-z_][A-Za-z0-9_]*/g)].map(
+    (m) => m[0],
+  );
+}
+
+export async function structureSearch(
+  options: StructureOptions,
+  request: StructureRequest,
+  target: SearchTarget,
+): Promise<StructureRun> {
+  const runtime = await loadAstGrep();
+  if ("error" in runtime) {
+    throw new EvidentError(
+      "syntax_unavailable",
+      `Structure search needs ast-grep, which is not available: ${runtime.error}.`,
+    );
+  }
+  const words = literalWords(request.structure);
+  const longest = words.reduce<string | undefined>(
+    (a, w) => (a === undefined || w.length > a.length ? w : a),
+    undefined,
+  );
+  const listed = await listCandidates(options, request, target, longest);
+  const counts: Record<string, number> = {};
+  const count = (key: string, n = 1) => {
+    counts[key] = (counts[key] ?? 0) + n;
+  };
+  const candidates: string[] = [];
+  for (const name of listed) {
+    const language = astGrepLanguageOf(name);
+    if (language === undefined) continue;
+    if (!runtime.available.has(language)) count("no_provider");
+    else candidates.push(name);
+  }
+  candidates.sort(compareKeys);
+  const chosen = candidates.slice(0, request.maxParseFiles);
+  if (candidates.length > chosen.length) count("over_budget", candidates.length - chosen.length);
+
+  const found: { match: ParsedMatch; node: StructureNode; column: number }[] = [];
+  const trusted: Record<string, Revision> = {};
+  const invalidIn = new Set<string>();
+  let retentionStopped = false;
+  for (const name of chosen) {
+    throwIfAborted(options.signal);
+    if (retentionStopped) {
+      count("not_searched_retention");
+      continue;
+    }
+    const read = await readSourceDocument(pathUnder(target.rg.cwd, name));
+    if (!read.ok) {
+      count(read.reason === "too_large" ? "oversized" : read.reason === "changed" ? "changed" : "unreadable");
+      continue;
+    }
+    const document = read.document;
+    const tree = await options.syntax.tree(document, options.signal);
+    if (tree.status !== "ok") {
+      count(tree.status);
+      continue;
+    }
+    if (!patternParses(runtime.napi, tree.language, request.structure)) {
+      invalidIn.add(tree.language);
+      count("pattern_not_valid_here");
+      continue;
+    }
+    count("parsed");
+    if (tree.facts.syntaxErrors > 0) count("parsed_with_syntax_errors");
+    trusted[name] = document.revision;
+    for (const node of tree.root.root().findAll(request.structure)) {
+      if (found.length >= SNAPSHOT_MAX_MATCHES) {
+        retentionStopped = true;
+        break;
+      }
+      found.push(toMatch(name, document, node, tree.facts.symbols));
+    }
+  }
+  if (counts.parsed === undefined && invalidIn.size > 0) {
+    throw new EvidentError(
+      "invalid_arguments",
+      `Invalid arguments: structure: the pattern does not parse as code in ${[...invalidIn].join(", ")}; write it as a complete expression or statement, e.g. "console.log($A)".`,
+      { details: { field: "structure" } },
+    );
+  }
+  found.sort(
+    (a, b) => compareKeys(a.match.path, b.match.path) || a.match.line - b.match.line || a.column - b.column,
+  );
+  const notSearched = Object.entries(counts)
+    .filter(([key]) => key !== "parsed" && key !== "parsed_with_syntax_errors")
+    .reduce((n, [, v]) => n + v, 0);
+  const parsed = counts.parsed ?? 0;
+  return {
+    prefilter: longest,
+    matches: found.map((f) => f.match),
+    nodes: found.map((f) => f.node),
+    trusted,
+    partial: retentionStopped,
+    bytes: found.reduce(
+      (n, f) => n + f.match.text.length * 2 + f.match.path.length + SNAPSHOT_MATCH_OVERHEAD_BYTES + 64,
+      0,
+    ),
+    coverage: {
+      occurrences: {
+        status: "complete",
+        counts: { candidateFiles: listed.length },
+      },
+      syntax: { status: notSearched === 0 ? "complete" : parsed === 0 ? "none" : "partial", counts },
+      retention: { status: retentionStopped ? "partial" : "complete", counts: { matches: found.length } },
+    },
+  };
+}
+
+/** Names of files in scope, as ripgrep prints them (NUL-framed), protected areas dropped. */
+async function listCandidates(
+  options: StructureOptions,
+  request: StructureRequest,
+  target: SearchTarget,
+  word: string | undefined,
+): Promise<string[]> {
+  const args =
+    word === undefined
+      ? buildFilesArgs(request.query, target.rg)
+      : [
+          "--files-with-matches",
+          "--null",
+          "--no-config",
+          "--fixed-strings",
+          "--case-sensitive",
+          ...fileScopeArgs(request.query, target.rg),
+          "--",
+          word,
+          target.rg.root,
+        ];
+  const names: string[] = [];
+  const isProtected = protectedDescendant(target.rg.cwd);
+  const outcome = await runOwnedProcess(
+    {
+      command: options.rgPath,
+      args,
+      cwd: target.rg.cwd,
+      signal: options.signal,
+      ...(options.onSpawn === undefined ? {} : { onSpawn: options.onSpawn }),
+    },
+    async (stdout) => {
+      const splitter = new LineSplitter(0);
+      const onName = (raw: Buffer) => {
+        const name = raw.toString("utf8");
+        if (!name.includes("\uFFFD") && !isProtected(name)) names.push(name);
+      };
+      for await (const chunk of stdout) splitter.push(chunk as Buffer, onName);
+      splitter.end(onName);
+      return "done";
+    },
+  );
+  if (outcome.exitCode !== 0 && outcome.exitCode !== 1 && !(outcome.exitCode === 2 && names.length > 0)) {
+    const detail = outcome.stderr.replace(/^rg: /gm, "").trim().split("\n")[0] ?? "";
+    if (/glob/i.test(detail)) {
+      throw new EvidentError(
+        "invalid_arguments",
+        `Invalid arguments: glob: ripgrep rejected a glob: ${detail}`,
+        {
+          details: { field: "glob" },
+        },
+      );
+    }
+    throw new EvidentError(
+      "internal_error",
+      `ripgrep failed listing candidates (exit ${outcome.exitCode}): ${detail}`,
+    );
+  }
+  return names;
+}
+
+const validPatterns = new Map<string, boolean>();
+
+/** Whether the pattern is code in this language (ast-grep matches nothing, silently, otherwise). */
+function patternParses(napi: typeof import("@ast-grep/napi"), language: string, pattern: string): boolean {
+  const key = `${language}\0${pattern}`;
+  let valid = validPatterns.get(key);
+  if (valid === undefined) {
+    // Metavariables are not identifiers in every grammar; a plain name stands in for each.
+    const code = pattern.replace(
+      /\$\$?\$?([A-Z_][A-Z0-9_]*)?/g,
+      (_m, name: string | undefined) => `mv_${name ?? "x"}`,
+    );
+    const lang =
+      ({ javascript: "JavaScript", typescript: "TypeScript", tsx: "Tsx" } as Record<string, string>)[
+        language
+      ] ?? language;
+    try {
+      valid =
+        napi
+          .parse(lang as never, code)
+          .root()
+          .find({ rule: { kind: "ERROR" } }) === null;
+    } catch {
+      valid = false;
+    }
+    if (validPatterns.size > 256) validPatterns.clear();
+    validPatterns.set(key, valid);
+  }
+  return valid;
+}
+
+function toMatch(
+  name: string,
+  document: SourceDocument,
+  node: SgNode,
+  symbols: Parameters<typeof enclosingSymbol>[0],
+): { match: ParsedMatch; node: StructureNode; column: number } {
+  const range = node.range();
+  const line = range.start.line + 1;
+  const endLine = range.end.line + 1;
+  const lineBytes = document.bytes.subarray(lineStart(document, line), lineEnd(document, line));
+  let text = lineBytes.toString("utf8").replace(/\n$/, "");
+  if (text.endsWith("\r")) text = text.slice(0, -1);
+  const endColumn = endLine === line ? range.end.column : text.length;
+  const symbol = enclosingSymbol(symbols, line, endLine);
+  return {
+    column: range.start.column,
+    match: {
+      path: name,
+      pathLossy: false,
+      line,
+      absoluteOffset: lineStart(document, line),
+      text,
+      textLossy: !document.utf8,
+      occurrences: [
+        {
+          startByte: Buffer.byteLength(text.slice(0, range.start.column)),
+          endByte: Buffer.byteLength(text.slice(0, endColumn)),
+          startColumn: range.start.column,
+          endColumn,
+        },
+      ],
+    },
+    node: {
+      startLine: line,
+      startColumn: range.start.column + 1,
+      endLine,
+      endColumn: range.end.column + 1,
+      ...(symbol === undefined ? {} : { symbol: symbol.qualifiedName }),
+    },
+  };
+}

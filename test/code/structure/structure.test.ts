@@ -1,0 +1,200 @@
+/**
+ * Structure search through the real service: ast-grep patterns over the pattern search's file
+ * scope, the node and enclosing symbol of each match, cursors and inspection on its snapshot,
+ * every candidate status counted apart from matches and retention (G05, G13), and cancellation
+ * of parsing.
+ */
+import assert from "node:assert/strict";
+import { after, describe, it } from "node:test";
+import { allMatches } from "../../../src/code/rg/match-table.js";
+import { literalWords } from "../../../src/code/structure/search.js";
+import { PARSE_CONCURRENCY, SOURCE_DOCUMENT_MAX_BYTES } from "../../../src/core/limits.js";
+import { rawMatches, treesRemovedAfter } from "../helpers.js";
+import { ctx, errorCode, makeService } from "../service-helpers.js";
+
+const makeTree = treesRemovedAfter(after);
+
+const APP = `export function main(args: string[]) {
+  console.log("start");
+  for (const a of args) {
+    console.log(a, args.length);
+  }
+}
+
+class Logger {
+  write(line: string) {
+    console.log(line);
+  }
+}
+`;
+
+describe("structure search", () => {
+  it("finds nodes by pattern, with the node's range and the enclosing symbol", async () => {
+    const root = await makeTree({
+      "src/app.ts": APP,
+      "src/other.js": "// console.log(commented)\nconst x = 'console.log(quoted)';\n",
+      "README.md": "console.log(docs)\n",
+    });
+    const service = makeService(root);
+    try {
+      const answer = await service.run({ structure: "console.log($A)", mode: "matches" }, ctx());
+      const shown = answer.data.matches ?? [];
+      // Only real calls with one argument: not the two-argument call, comments, strings or prose.
+      assert.deepEqual(
+        shown.map((m) => [m.path, m.line, m.node?.symbol]),
+        [
+          ["src/app.ts", 2, "main"],
+          ["src/app.ts", 10, "Logger.write"],
+        ],
+      );
+      assert.deepEqual(shown[0]?.node, {
+        startLine: 2,
+        startColumn: 3,
+        endLine: 2,
+        endColumn: 23,
+        symbol: "main",
+      });
+      assert.deepEqual(shown[0]?.ranges, [{ startByte: 2, endByte: 22, startColumn: 3, endColumn: 23 }]);
+      assert.match(
+        answer.text,
+        /\[2\] 10:5 {2}\s+console\.log\(line\);\s+\(node to column 22, in Logger\.write\)/,
+      );
+      const all = await service.run({ structure: "console.log($$$A)", mode: "matches" }, ctx());
+      assert.equal(all.data.totalMatches, 3);
+      assert.equal(all.data.structure, "console.log($$$A)");
+      assert.equal(all.data.pattern, undefined);
+    } finally {
+      await service.close();
+    }
+  });
+
+  it("keeps multi-line nodes whole, pages with cursors, and inspects a match by index", async () => {
+    const calls = Array.from({ length: 60 }, (_, i) => `  track(\n    "event-${i}",\n  );`).join("\n");
+    const root = await makeTree({ "a.ts": `export function events() {\n${calls}\n}\n` });
+    const service = makeService(root);
+    try {
+      const summary = await service.run({ structure: "track($E)", mode: "summary" }, ctx());
+      assert.equal(summary.data.totalMatches, 60);
+      const page = await service.run({ cursor: summary.data.cursor as string, limit: 2 }, ctx());
+      assert.deepEqual(page.data.matches?.[1]?.node, {
+        startLine: 5,
+        startColumn: 3,
+        endLine: 7,
+        endColumn: 4,
+        symbol: "events",
+      });
+      const inspected = await service.run({ cursor: summary.data.cursor as string, inspect: 60 }, ctx());
+      assert.equal(inspected.data.inspections?.[0]?.symbol?.qualifiedName, "events");
+    } finally {
+      await service.close();
+    }
+  });
+
+  it("G05: occurrence, syntax and retention coverage are separate fields, in text and data", async () => {
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 5; i++) files[`m${i}.ts`] = `function f${i}() {\n  audit(${i});\n}\n`;
+    files["broken.ts"] = "function broken( {\n  audit(1);\n";
+    files["notes.txt"] = "audit(9)\n";
+    files["x.py"] = "def g():\n    audit(2)\n";
+    const root = await makeTree(files);
+    const service = makeService(root);
+    try {
+      const answer = await service.run({ structure: "audit($X)", maxParseFiles: 4 }, ctx());
+      const coverage = answer.data.coverage;
+      assert.deepEqual(coverage?.occurrences, { status: "complete", counts: { candidateFiles: 8 } });
+      assert.equal(coverage?.syntax.status, "partial");
+      assert.deepEqual(coverage?.syntax.counts, { parsed: 4, over_budget: 3, parsed_with_syntax_errors: 1 });
+      assert.deepEqual(coverage?.retention, {
+        status: "complete",
+        counts: { matches: answer.data.totalMatches },
+      });
+      // Counts are of matches found; the parse budget is said apart, never folded into them.
+      assert.equal(answer.data.status, "partial");
+      assert.match(answer.text, /Coverage: occurrences complete: 8 files in scope contain "audit"/);
+      assert.match(
+        answer.text,
+        /syntax partial: 4 parsed \(1 with syntax errors, where matches may be missed\); not searched: 3 over maxParseFiles/,
+      );
+      assert.match(answer.text, /retention complete: \d+ matches kept/);
+    } finally {
+      await service.close();
+    }
+  });
+
+  it("G13: every candidate status is explicit, and ordinary search of the same files is unchanged", async () => {
+    const padding = `  // ${"x".repeat(96)}\n`.repeat(Math.ceil(SOURCE_DOCUMENT_MAX_BYTES / 100) + 10);
+    const big = `function big() {\n  call(1);\n${padding}}\n`;
+    const root = await makeTree({
+      "ok.ts": "function ok() {\n  call(1);\n}\n",
+      "broken.ts": "function broken( {\n  call(2);\n",
+      "big.ts": big,
+      "script.py": "def function():\n    call(3)\n",
+    });
+    const service = makeService(root);
+    try {
+      // A pattern that is JavaScript but not Python: Python files are said to be skipped for it.
+      const answer = await service.run({ structure: "function $F() { call($X); }", mode: "matches" }, ctx());
+      assert.deepEqual(answer.data.coverage?.syntax.counts, {
+        parsed: 2,
+        parsed_with_syntax_errors: 1,
+        oversized: 1,
+        pattern_not_valid_here: 1,
+      });
+      assert.match(answer.text, /1 over the 5 MiB document bound/);
+      assert.match(answer.text, /1 in a language the pattern is not valid code in/);
+      assert.deepEqual(
+        answer.data.matches?.map((m) => m.path),
+        ["ok.ts"],
+      );
+      // The same tree, searched as text: ripgrep's exact match set, parse statuses or not.
+      const plain = await service.run({ pattern: "call\\(", mode: "summary" }, ctx());
+      const id = service.store.decodeCursor(plain.data.cursor as string).snapshotId;
+      const snapshot = await service.store.get("caller-1", id);
+      assert.deepEqual(
+        allMatches(snapshot.matches)
+          .map(
+            (m) =>
+              `${m.path}\u0000${m.line}\u0000${m.occurrences.map((o) => `${o.startByte}-${o.endByte}`).join(",")}`,
+          )
+          .sort(),
+        rawMatches(root, "call\\("),
+      );
+      assert.equal(plain.data.coverage, undefined);
+      // Only Python candidates, and the pattern is not Python: that is the agent's to fix.
+      assert.equal(
+        await errorCode(service.run({ structure: "function $F() { call($X); }", glob: "*.py" }, ctx())),
+        "invalid_arguments",
+      );
+    } finally {
+      await service.close();
+    }
+  });
+
+  it("prefilters candidates with the pattern's longest literal word", () => {
+    assert.deepEqual(literalWords("console.log($A, $$$REST)"), ["console", "log"]);
+    assert.deepEqual(literalWords("$A($$$)"), []);
+  });
+
+  it("cancelling a structure search stops parsing and rejects", async () => {
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 40; i++) files[`f${i}.ts`] = `function f${i}() {\n  target(${i});\n}\n`.repeat(200);
+    const root = await makeTree(files);
+    const controller = new AbortController();
+    let parses = 0;
+    const service = makeService(root, {
+      onParse: () => {
+        parses++;
+        if (parses === 1) controller.abort();
+      },
+    });
+    try {
+      const code = await errorCode(
+        service.run({ structure: "target($X)" }, ctx("caller-1", { signal: controller.signal })),
+      );
+      assert.equal(code, "cancelled");
+      assert.ok(parses <= PARSE_CONCURRENCY, `${parses} parses after cancellation`);
+    } finally {
+      await service.close();
+    }
+  });
+});
