@@ -226,6 +226,8 @@ export const INSPECT_TARGETS_MIN = 1;
 export const INSPECT_TARGETS_MAX = 5;
 /** One byte budget for the whole text of an inspection answer, however many targets. */
 export const INSPECT_RESPONSE_MAX_BYTES = 16 * 1024;
+/** A range's first line is cut inside (on a UTF-8 boundary) only if this much budget is left. */
+export const INSPECT_MIN_CUT_BYTES = 256;
 /** Lines shown on each side of a target line when no symbol range encloses it. */
 export const INSPECT_EXCERPT_RADIUS_LINES = 20;
 /** Length of a `symbol` name in an inspection target. */
@@ -238,6 +240,8 @@ export const SOURCE_CURSOR_TTL_MS = 30 * 60_000;
 export const PARSE_FILES_MIN = 1;
 export const PARSE_FILES_MAX = 2_000;
 export const PARSE_FILES_DEFAULT = 200;
+/** Structure patterns remembered as valid or not per language (the checks are cleared beyond it). */
+export const STRUCTURE_PATTERN_CHECKS_MAX = 256;
 /** Parses in flight at once (each on a thread of libuv's pool). */
 export const PARSE_CONCURRENCY = 2;
 /** Syntax trees kept between calls, keyed by language and content hash (least recently used out). */

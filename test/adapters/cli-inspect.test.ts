@@ -65,6 +65,17 @@ describe("evident inspect", () => {
     assert.match(text.stdout, /^1\texport function small\(\) \{$/m);
   });
 
+  it("takes --structure with the path as its one positional", async () => {
+    await writeFile(join(base, "b.ts"), "function log() {\n  console.log(1);\n}\n");
+    const found = json(["grep", "--structure", "console.log($A)", "b.ts"]);
+    assert.equal(found.structure, "console.log($A)");
+    assert.equal(found.requestedRoot, "b.ts");
+    assert.deepEqual(
+      found.matches.map((m: { line: number; node: { symbol: string } }) => [m.line, m.node.symbol]),
+      [[2, "log"]],
+    );
+  });
+
   it("reports a bad target as a tool error, and a bad form as a usage error", () => {
     const missing = cli(["inspect", "nope.ts:3"]);
     assert.equal(missing.code, 2);

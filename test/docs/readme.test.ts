@@ -79,5 +79,7 @@ describe("README", () => {
     const run = spawnSync(process.execPath, [file], { cwd: ROOT, encoding: "utf8", timeout: 60_000 });
     assert.equal(run.status, 0, run.stderr);
     assert.match(run.stdout, /createEvident/);
+    // The inspection prints the function with its line numbers.
+    assert.match(run.stdout, /^\d+\texport function createEvident\(/m);
   });
 });

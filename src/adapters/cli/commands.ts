@@ -30,6 +30,7 @@ export const TOOL_COMMANDS: Readonly<
   grep: {
     tool: "code_search",
     positionals: ["pattern", "path"],
+    shape: grepPositionals,
     aliases: {
       "-i": "ignoreCase",
       "-w": "wholeWord",
@@ -54,7 +55,7 @@ export const TOOL_COMMANDS: Readonly<
     tool: "code_search",
     positionals: [],
     aliases: {},
-    rest: inspectTargets,
+    shape: inspectTargets,
     summary: "Show whole symbols (function, method, class...) around file lines, or by name.",
     usage:
       "evident inspect PATH:LINE [PATH:LINE ...]   (up to 5)\n" +
@@ -65,12 +66,25 @@ export const TOOL_COMMANDS: Readonly<
 };
 
 /** `a.ts:12` is a path and a line; anything else is a path (with --line or --symbol). */
-function inspectTargets(args: Record<string, unknown>, tokens: readonly string[]): Record<string, unknown> {
+function inspectTargets(args: Record<string, unknown>, tokens: readonly string[]) {
+  if (tokens.length === 0) return { args, extra: tokens };
   const targets = tokens.map((token) => {
     const match = /^(.+):(\d+)$/.exec(token);
     return match === null ? { path: token } : { path: match[1], line: Number(match[2]) };
   });
   const [only] = targets;
-  if (targets.length === 1 && only !== undefined) return { ...args, ...only };
-  return { ...args, targets };
+  return { args: targets.length === 1 ? { ...args, ...only } : { ...args, targets }, extra: [] };
+}
+
+/** With --structure (the pattern) or --cursor (no pattern), a lone positional is the path. */
+function grepPositionals(args: Record<string, unknown>, extra: readonly string[]) {
+  if (
+    (args.structure !== undefined || args.cursor !== undefined) &&
+    args.path === undefined &&
+    typeof args.pattern === "string"
+  ) {
+    const { pattern, ...rest } = args;
+    return { args: { ...rest, path: pattern }, extra };
+  }
+  return { args, extra };
 }

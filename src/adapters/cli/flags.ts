@@ -12,10 +12,13 @@ export interface CommandSpec {
   /** Extra flag spellings: `-i` -> `ignoreCase`, `--provider` -> `providers`. */
   readonly aliases?: Readonly<Record<string, string>>;
   /**
-   * Shapes positionals beyond `positionals` into arguments (`evident inspect a.ts:12` ->
-   * `{ path, line }`); without it they are reported as unexpected.
+   * Reshapes what positionals meant once every flag is known (`evident inspect a.ts:12` ->
+   * `{ path, line }`); positionals it leaves in `extra` are reported as unexpected.
    */
-  readonly rest?: (args: Record<string, unknown>, tokens: readonly string[]) => Record<string, unknown>;
+  readonly shape?: (
+    args: Record<string, unknown>,
+    extra: readonly string[],
+  ) => { readonly args: Record<string, unknown>; readonly extra: readonly string[] };
 }
 
 export interface ParsedCommand {
@@ -144,7 +147,6 @@ export function parseCommand(
     if (key === undefined) extra.push(value);
     else put(key, value);
   });
-  if (spec.rest !== undefined && extra.length > 0)
-    return { args: spec.rest(args, extra), text, help, extra: [] };
-  return { args, text, help, extra };
+  const shaped = spec.shape?.(args, extra) ?? { args, extra };
+  return { args: shaped.args, text, help, extra: shaped.extra };
 }

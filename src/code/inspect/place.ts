@@ -7,6 +7,7 @@
  * preview and what does not fit is only reported, since its bytes cannot be shown as they are.
  */
 
+import { INSPECT_MIN_CUT_BYTES } from "../../core/limits.js";
 import { redactText } from "../render/redact.js";
 import { lineAt, lineEnd, type SourceDocument } from "../source/document.js";
 import { type ByteRange, utf8Boundary } from "../source/ranges.js";
@@ -42,9 +43,6 @@ export interface Placement {
   readonly lossyOmitted: readonly SourceSpan[];
 }
 
-/** A span's first line is cut inside only if at least this much budget is left for it. */
-const MIN_CUT_BYTES = 256;
-
 export function placeSpans(spans: readonly SourceSpan[], budget: number, redact: boolean): Placement {
   const parts: string[] = [];
   const fragments: PlacedFragment[] = [];
@@ -77,7 +75,7 @@ export function placeSpans(spans: readonly SourceSpan[], budget: number, redact:
         continue;
       }
       const room = budget - used - spanBytes - Buffer.byteLength(`${line}\t\n`);
-      if (lines.length === 0 && room >= Math.min(MIN_CUT_BYTES, piece.length) && room > 0) {
+      if (lines.length === 0 && room >= Math.min(INSPECT_MIN_CUT_BYTES, piece.length) && room > 0) {
         // Not even the first line fits: show its beginning, cut on a character boundary.
         const cut = document.utf8 ? utf8Boundary(document.bytes, position + room, position) : position + room;
         if (cut > position) {

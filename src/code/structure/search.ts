@@ -11,7 +11,11 @@
 import type { SgNode } from "@ast-grep/napi";
 import { throwIfAborted } from "../../core/abort.js";
 import { EvidentError } from "../../core/errors.js";
-import { SNAPSHOT_MATCH_OVERHEAD_BYTES, SNAPSHOT_MAX_MATCHES } from "../../core/limits.js";
+import {
+  SNAPSHOT_MATCH_OVERHEAD_BYTES,
+  SNAPSHOT_MAX_MATCHES,
+  STRUCTURE_PATTERN_CHECKS_MAX,
+} from "../../core/limits.js";
 import { protectedDescendant, type SearchTarget } from "../path-policy.js";
 import { runOwnedProcess } from "../process/owned-process.js";
 import type { StructureRequest } from "../request.js";
@@ -243,7 +247,7 @@ function patternParses(napi: typeof import("@ast-grep/napi"), language: string, 
     } catch {
       valid = false;
     }
-    if (validPatterns.size > 256) validPatterns.clear();
+    if (validPatterns.size >= STRUCTURE_PATTERN_CHECKS_MAX) validPatterns.clear();
     validPatterns.set(key, valid);
   }
   return valid;

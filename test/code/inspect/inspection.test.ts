@@ -51,7 +51,7 @@ describe("inspection", () => {
       const [outcome] = answer.data.inspections ?? [];
       assert.equal(outcome?.status, "complete");
       assert.deepEqual(outcome?.symbol, { name: "area", qualifiedName: "Shapes.area", kind: "method" });
-      assert.equal(answer.data.fragments?.[0]?.text, SOURCE.split("\n").slice(3, 7).join("\n") + "\n");
+      assert.equal(answer.data.fragments?.[0]?.text, `${SOURCE.split("\n").slice(3, 7).join("\n")}\n`);
     } finally {
       await service.close();
     }
