@@ -89,6 +89,24 @@ describe("code_search snapshots by surface", () => {
       assert.equal(next.isError, false, next.text);
       assert.equal((next.data as { matches: unknown[] }).matches.length, 5);
       assert.equal(existsSync(cache), false);
+      // Inspection reads a match of the shared snapshot (its block fetched first), in another registry.
+      const inspected = await call({ env }, { cursor, matchIndices: [1, 3] });
+      assert.equal(inspected.isError, false, inspected.text);
+      const inspections = (inspected.data as { inspections: { status: string; path: string }[] }).inspections;
+      assert.deepEqual(
+        inspections.map((o) => o.status),
+        ["complete", "complete"],
+      );
+      // A structure search's nodes and coverage survive the shared store too.
+      const structure = await call({ env }, { structure: "needle", mode: "summary" });
+      assert.equal(structure.isError, false, structure.text);
+      const structured = await call(
+        { env },
+        { cursor: (structure.data as { cursor: string }).cursor, limit: 1 },
+      );
+      const shown = structured.data as { matches: { node?: { startLine: number } }[]; coverage?: unknown };
+      assert.equal(shown.matches[0]?.node?.startLine, 1);
+      assert.ok(shown.coverage !== undefined);
 
       await redis.stop();
       const down = await call({ env }, { cursor });

@@ -13,7 +13,7 @@ import { INSPECT_EXCERPT_RADIUS_LINES, SOURCE_DOCUMENT_MAX_BYTES } from "../../c
 import { resolveSourceFile } from "../path-policy.js";
 import { type InspectRequest, type InspectTarget, invalid } from "../request.js";
 import { pathUnder, type Revision } from "../revisions/scan.js";
-import { matchAt } from "../rg/match-table.js";
+import { loadMatches, matchAt } from "../rg/match-table.js";
 import type { CodeSearchCoverage, InspectionOutcome } from "../schema.js";
 import { displayPath } from "../snapshots/sequence.js";
 import type { SnapshotData, SnapshotStore } from "../snapshots/store.js";
@@ -69,6 +69,13 @@ export async function inspect(deps: InspectDeps, request: InspectRequest): Promi
         );
       }
     }
+  }
+  if (snapshot !== undefined) {
+    // A shared store's snapshot holds its matches in blocks: fetch the ones named.
+    await loadMatches(
+      snapshot.matches,
+      request.targets.flatMap((t) => (t.kind === "match" ? [t.index - 1] : [])),
+    );
   }
   const items = request.targets.map(
     (target, i): Item => ({ input: i + 1, target, described: describe(target) }),

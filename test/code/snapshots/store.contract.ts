@@ -137,6 +137,20 @@ export function snapshotStoreContract(
       await store.close();
     });
 
+    it("seals other tokens for one purpose and one caller, and refuses any other", async () => {
+      const store = fresh();
+      const payload = Buffer.from("exact bytes");
+      const token = store.seal("source-continuation", "a", payload);
+      assert.deepEqual(store.open("source-continuation", "a", token), payload);
+      assert.equal(store.open("source-continuation", "b", token), undefined);
+      assert.equal(store.open("another-purpose", "a", token), undefined);
+      const raw = Buffer.from(token, "base64url");
+      raw[0] = (raw[0] ?? 0) ^ 1;
+      assert.equal(store.open("source-continuation", "a", raw.toString("base64url")), undefined);
+      assert.equal(store.open("source-continuation", "a", "not a token!"), undefined);
+      await store.close();
+    });
+
     it("G12: ids are random and distinct", async () => {
       const store = fresh();
       const ids = new Set<string>();

@@ -5,8 +5,10 @@
  * of parsing.
  */
 import assert from "node:assert/strict";
+import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { allMatches } from "../../../src/code/rg/match-table.js";
+import { FileSnapshotStore } from "../../../src/code/snapshots/file-store/store.js";
 import { literalWords } from "../../../src/code/structure/search.js";
 import { PARSE_CONCURRENCY, SOURCE_DOCUMENT_MAX_BYTES } from "../../../src/core/limits.js";
 import { rawMatches, treesRemovedAfter } from "../helpers.js";
@@ -85,6 +87,27 @@ describe("structure search", () => {
       });
       const inspected = await service.run({ cursor: summary.data.cursor as string, inspect: 60 }, ctx());
       assert.equal(inspected.data.inspections?.[0]?.symbol?.qualifiedName, "events");
+    } finally {
+      await service.close();
+    }
+  });
+
+  it("keeps nodes and coverage in a snapshot stored on disk (the CLI's store)", async () => {
+    const calls = Array.from({ length: 60 }, (_, i) => `  track(${i});`).join("\n");
+    const root = await makeTree({ "a.ts": `function events() {\n${calls}\n}\n` });
+    const store = new FileSnapshotStore({ dir: join(root, ".cache-evident") });
+    const service = makeService(root, { store });
+    try {
+      const summary = await service.run({ structure: "track($E)", mode: "summary", path: "a.ts" }, ctx());
+      const page = await service.run({ cursor: summary.data.cursor as string, limit: 1 }, ctx());
+      assert.deepEqual(page.data.matches?.[0]?.node, {
+        startLine: 2,
+        startColumn: 3,
+        endLine: 2,
+        endColumn: 11,
+        symbol: "events",
+      });
+      assert.equal(page.data.coverage?.syntax.counts.parsed, 1);
     } finally {
       await service.close();
     }

@@ -25,7 +25,7 @@ import {
 } from "../../rg/match-table.js";
 import { type AnalysisData, type ChangesSummary, isAnalysisData } from "../analysis.js";
 import { displayPath } from "../sequence.js";
-import { isAnalysis, type SnapshotFile, type StoredResult } from "../store.js";
+import { isAnalysis, type SnapshotFile, type StoredResult, type StructureSnapshot } from "../store.js";
 
 const deflate = promisify(deflateRaw);
 const VERSION = 1;
@@ -63,6 +63,8 @@ interface StoredHeader {
   readonly trusted: [number, string, string, string, string, string][];
   /** The Git comparison a search was scoped to (code/changes/). */
   readonly changes?: ChangesSummary | null;
+  /** A structure search's pattern, nodes (by position) and coverage. */
+  readonly structure?: StructureSnapshot;
 }
 
 /** An analysis result (snapshots/analysis.ts) is stored whole, as its header. */
@@ -154,6 +156,7 @@ export async function encodeSnapshot(key: Buffer, id: string, data: StoredResult
       r.dev,
     ]),
     changes: data.changes ?? null,
+    ...(data.structure === undefined ? {} : { structure: data.structure }),
   };
   const plain: Array<[string, Buffer]> = [[HEADER_FIELD, Buffer.from(JSON.stringify(header))]];
   for (let block = 0; block * SNAPSHOT_BLOCK_MATCHES < table.length; block++) {
@@ -230,6 +233,7 @@ export function decodeHeader(
     bytes: header.bytes,
     reusable: header.reusable,
     changes: header.changes ?? undefined,
+    ...(header.structure === undefined ? {} : { structure: header.structure }),
   };
 }
 

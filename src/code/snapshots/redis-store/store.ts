@@ -159,6 +159,14 @@ export class RedisSnapshotStore implements SnapshotStore {
     return this.#codec.decode(token);
   }
 
+  seal(purpose: string, caller: string, payload: Buffer): string {
+    return this.#codec.seal(purpose, caller, payload);
+  }
+
+  open(purpose: string, caller: string, token: string): Buffer | undefined {
+    return this.#codec.open(purpose, caller, token);
+  }
+
   /** Ends this instance's connection; the snapshots stay for the other replicas. */
   async close(): Promise<void> {
     this.#closed = true;
