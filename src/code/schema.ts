@@ -317,21 +317,24 @@ export const codeSearchOutputSchema = z.object({
   redacted: z.boolean(),
   /** Inspection view. */
   inspections: z.array(inspection).optional(),
-  fragments: z
-    .array(lineSpan.extend({ path: z.string(), text: z.string(), lossy: z.boolean() }))
-    .optional(),
+  fragments: z.array(lineSpan.extend({ path: z.string(), text: z.string(), lossy: z.boolean() })).optional(),
   sourceCursor: z.string().optional(),
   /** Exactly the bytes `sourceCursor` continues with. */
   remaining: z.array(z.object({ path: z.string(), startByte: z.number(), endByte: z.number() })).optional(),
 });
 
 export type CoverageFact = z.output<typeof coverageFact>;
-/** The coverage facts of a structure search or an inspection (a subset of the `coverage` record). */
-export interface CodeSearchCoverage {
-  readonly occurrences?: CoverageFact;
-  readonly syntax?: CoverageFact;
-  readonly retention: CoverageFact;
-}
+/** A coverage fact with its counts. */
+export type CountedFact = CoverageFact & { readonly counts: Record<string, number> };
+/**
+ * The coverage facts of a structure search or an inspection (entries of the `coverage` record;
+ * one that does not apply is left out).
+ */
+export type CodeSearchCoverage = {
+  readonly occurrences?: CountedFact;
+  readonly syntax?: CountedFact;
+  readonly retention: CountedFact;
+};
 export type InspectionOutcome = z.output<typeof inspection>;
 export type StructureNode = z.output<typeof structureNode>;
 

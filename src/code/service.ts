@@ -162,11 +162,21 @@ export class CodeSearchService {
         return this.#anyOf(request, call);
       case "inspect":
         return inspect(
-          { cwd: this.#options.cwd, store: this.#store, syntax: this.#syntax, caller: call.caller, signal: call.signal },
+          {
+            cwd: this.#options.cwd,
+            store: this.#store,
+            syntax: this.#syntax,
+            caller: call.caller,
+            signal: call.signal,
+          },
           request,
         );
       case "source-page":
-        return continueSource({ store: this.#store, caller: call.caller }, request.sourceCursor, request.redact);
+        return continueSource(
+          { store: this.#store, caller: call.caller },
+          request.sourceCursor,
+          request.redact,
+        );
       case "structure":
       case "search":
         return this.#search(request, call);
@@ -264,7 +274,10 @@ export class CodeSearchService {
     }
   }
 
-  async #search(request: NewSearchRequest | StructureRequest, context: RunningCall): Promise<CodeSearchResponse> {
+  async #search(
+    request: NewSearchRequest | StructureRequest,
+    context: RunningCall,
+  ): Promise<CodeSearchResponse> {
     const cwd = this.#options.cwd;
     const requestedTarget = await resolveSearchTarget(cwd, request.path);
     const at = async (target: SearchTarget, expanded: boolean): Promise<SnapshotData> => {

@@ -15,13 +15,13 @@ import { defineTool, type ToolEnvironment } from "./tool.js";
 
 const DESCRIPTION = `Search the project's files with ripgrep and get bounded, exact evidence: each matching line keeps its path, line, columns and a stable index [n]; nothing is dropped silently.
 
-1. Search: "pattern" (Rust regex; literal=true for exact text), narrowed by "path", "glob", "exclude". Small results come whole; large ones as a summary of files ranked by matches, with a "cursor".
-2. Page: {"cursor"} reads matching lines without searching again; add "paths" for chosen files, "mode":"summary" for more files. "limit", "context", "redact" apply per call.
-3. Inspect instead of reading whole files: {"path", "line"} of a shown match (or {"path", "symbol"}) returns the whole function, method, class or type there, with line numbers; with a cursor, {"cursor", "inspect": n}. Batch up to 5 with "targets" or "matchIndices". One 16 KiB budget per answer; the rest continues with {"sourceCursor"}.
-4. "structure" instead of "pattern" matches code by its syntax tree (ast-grep, e.g. "console.log($A)") in JS/TS, Python, Go, Rust and Java files, with each match's enclosing symbol.
-5. "anyOf": 2-64 exact texts in one call, each occurrence attributed to its term. "changes": "worktree", "staged" or "BASE..TARGET" keeps only what Git shows changed.
+1. Search: "pattern" (Rust regex; literal=true for exact text), narrowed by "path", "glob", "exclude". Small results come whole; large ones as files ranked by matches, with a "cursor".
+2. Page: {"cursor"} reads matching lines without searching again ("paths" for chosen files, "mode":"summary" for more files).
+3. Inspect instead of reading files: {"path", "line"} of a shown match (or {"path", "symbol"}) returns the whole function, class or type there, with line numbers; with a cursor, {"cursor", "inspect": n}. Up to 5 via "targets" or "matchIndices". One 16 KiB budget; the rest via {"sourceCursor"}.
+4. "structure" instead of "pattern" matches syntax (ast-grep, e.g. "console.log($A)") in JS/TS, Python, Go, Rust, Java, with each match's enclosing symbol.
+5. "anyOf": 2-64 exact texts at once, each occurrence attributed. "changes": "worktree", "staged" or "BASE..TARGET" keeps only what Git shows changed.
 
-Answers say what is partial, changed since the search, unverified or not parsed; coverage of matches, syntax and retention is reported apart. .git internals and credential stores are never searched. Every result starts with the project root it searched.`;
+Answers say what is partial, changed, unverified or not parsed; coverage of matches, syntax and retention is reported apart. .git internals and credential stores are never searched. Every result starts with the project root it searched.`;
 
 /** The description, naming the root when the surface fixed one. */
 function describe(env: ToolEnvironment): string {

@@ -159,13 +159,13 @@ function compose(
 function coverageLine(coverage: CodeSearchCoverage): string {
   const parts: string[] = [];
   const { occurrences, syntax, retention } = coverage;
-  if (occurrences.status !== "not_applicable") {
+  if (occurrences !== undefined) {
     parts.push(`the result's matches ${occurrences.status} (${occurrences.counts.matches} retained)`);
   }
-  const syntaxCounts = Object.entries(syntax.counts)
+  const syntaxCounts = Object.entries(syntax?.counts ?? {})
     .map(([status, n]) => `${n} ${status.replace("_", " ")}`)
     .join(", ");
-  if (syntaxCounts !== "") parts.push(`syntax ${syntax.status} (${syntaxCounts})`);
+  if (syntax !== undefined && syntaxCounts !== "") parts.push(`syntax ${syntax.status} (${syntaxCounts})`);
   parts.push(
     `source ${retention.status} (${retention.counts.bytesShown} bytes shown${retention.counts.bytesOwed ? `, ${retention.counts.bytesOwed} owed` : ""}${retention.counts.bytesNotShownLossy ? `, ${retention.counts.bytesNotShownLossy} not shown` : ""})`,
   );
@@ -226,11 +226,7 @@ export async function continueSource(
   return renderInspection(context, {
     items: [],
     spans,
-    coverage: {
-      occurrences: { status: "not_applicable", counts: {} },
-      syntax: { status: "not_applicable", counts: {} },
-      retention: { status: "complete", counts: {} },
-    },
+    coverage: { retention: { status: "complete", counts: {} } },
     redact,
     issuedAt: state.issuedAt,
   });

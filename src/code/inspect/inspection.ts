@@ -16,7 +16,7 @@ import { pathUnder, type Revision } from "../revisions/scan.js";
 import { loadMatches, matchAt } from "../rg/match-table.js";
 import type { CodeSearchCoverage, InspectionOutcome } from "../schema.js";
 import { displayPath } from "../snapshots/sequence.js";
-import type { SnapshotData, SnapshotStore } from "../snapshots/store.js";
+import { type SnapshotData, type SnapshotStore, searchSnapshot } from "../snapshots/store.js";
 import { lineCount, type ReadFailure, readSourceDocument, type SourceDocument } from "../source/document.js";
 import { bytesOfLines, containsLines, type LineRange, mergeLineRanges } from "../source/ranges.js";
 import type { SymbolsOutcome, SyntaxLayer } from "../syntax/layer.js";
@@ -125,7 +125,7 @@ export async function inspect(deps: InspectDeps, request: InspectRequest): Promi
 
 async function snapshotOf(deps: InspectDeps, cursor: string): Promise<SnapshotData> {
   const state = deps.store.decodeCursor(cursor);
-  return deps.store.get(deps.caller, state.snapshotId);
+  return searchSnapshot(deps.store, deps.caller, state.snapshotId);
 }
 
 function describe(target: InspectTarget): string {
@@ -368,13 +368,14 @@ function coverageOf(items: readonly Item[], snapshot: SnapshotData | undefined):
   const bySymbol = counts.symbol ?? 0;
   const ranged = items.length - (counts.error ?? 0);
   return {
-    occurrences:
-      snapshot === undefined
-        ? { status: "not_applicable", counts: {} }
-        : {
+    ...(snapshot === undefined
+      ? {}
+      : {
+          occurrences: {
             status: snapshot.partialReason === undefined ? "complete" : "partial",
             counts: { matches: snapshot.matches.length, files: snapshot.files.length },
           },
+        }),
     syntax: { status: bySymbol === ranged ? "complete" : bySymbol === 0 ? "none" : "partial", counts },
     // Filled in once the budget has been spent.
     retention: { status: "complete", counts: {} },

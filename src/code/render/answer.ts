@@ -123,7 +123,9 @@ export function isPartial(snapshot: SnapshotData): boolean {
  * occurrences of the prefilter word), what was parsed, and what was retained.
  */
 export function structureCoverageText(structure: StructureSnapshot): string {
-  const { occurrences, syntax, retention } = structure.coverage;
+  const { retention } = structure.coverage;
+  const occurrences = structure.coverage.occurrences ?? { status: "complete", counts: {} };
+  const syntax = structure.coverage.syntax ?? { status: "complete", counts: {} };
   const listed =
     structure.prefilter === undefined
       ? `${occurrences.counts.candidateFiles} files in scope (the pattern has no literal word to prefilter with)`

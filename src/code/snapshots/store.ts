@@ -20,8 +20,8 @@ import type { Revision } from "../revisions/scan.js";
 import type { PartialReason } from "../rg/content-search.js";
 import type { ParsedMatch } from "../rg/events.js";
 import type { MatchTable } from "../rg/match-table.js";
-import type { AnalysisData, ChangesSummary } from "./analysis.js";
 import type { CodeSearchCoverage, StructureNode } from "../schema.js";
+import type { AnalysisData, ChangesSummary } from "./analysis.js";
 import {
   CURSOR_KEY_BYTES,
   CursorCodec,

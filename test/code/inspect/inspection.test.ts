@@ -117,7 +117,7 @@ describe("inspection", () => {
         ["partial", "partial"],
       );
       assert.ok(answer.data.sourceCursor !== undefined);
-      assert.equal(answer.data.coverage?.retention.status, "partial");
+      assert.equal(answer.data.coverage?.retention?.status, "partial");
     } finally {
       await service.close();
     }
@@ -328,7 +328,7 @@ describe("inspection", () => {
         shownLines(notes.text),
         Array.from({ length: 41 }, (_, i) => i + 10),
       );
-      assert.equal(notes.data.coverage?.syntax.status, "none");
+      assert.equal(notes.data.coverage?.syntax?.status, "none");
       assert.equal(await errorCode(service.run({ path: "a.rb", symbol: "x" }, ctx())), "syntax_unavailable");
     } finally {
       await service.close();

@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { allMatches } from "../../../src/code/rg/match-table.js";
 import { FileSnapshotStore } from "../../../src/code/snapshots/file-store/store.js";
+import { searchSnapshot } from "../../../src/code/snapshots/store.js";
 import { literalWords } from "../../../src/code/structure/search.js";
 import { PARSE_CONCURRENCY, SOURCE_DOCUMENT_MAX_BYTES } from "../../../src/core/limits.js";
 import { rawMatches, treesRemovedAfter } from "../helpers.js";
@@ -107,7 +108,7 @@ describe("structure search", () => {
         endColumn: 11,
         symbol: "events",
       });
-      assert.equal(page.data.coverage?.syntax.counts.parsed, 1);
+      assert.equal(page.data.coverage?.syntax?.counts?.parsed, 1);
     } finally {
       await service.close();
     }
@@ -125,7 +126,7 @@ describe("structure search", () => {
       const answer = await service.run({ structure: "audit($X)", maxParseFiles: 4 }, ctx());
       const coverage = answer.data.coverage;
       assert.deepEqual(coverage?.occurrences, { status: "complete", counts: { candidateFiles: 8 } });
-      assert.equal(coverage?.syntax.status, "partial");
+      assert.equal(coverage?.syntax?.status, "partial");
       assert.deepEqual(coverage?.syntax.counts, { parsed: 4, over_budget: 3, parsed_with_syntax_errors: 1 });
       assert.deepEqual(coverage?.retention, {
         status: "complete",
@@ -157,7 +158,7 @@ describe("structure search", () => {
     try {
       // A pattern that is JavaScript but not Python: Python files are said to be skipped for it.
       const answer = await service.run({ structure: "function $F() { call($X); }", mode: "matches" }, ctx());
-      assert.deepEqual(answer.data.coverage?.syntax.counts, {
+      assert.deepEqual(answer.data.coverage?.syntax?.counts, {
         parsed: 2,
         parsed_with_syntax_errors: 1,
         oversized: 1,
@@ -172,7 +173,7 @@ describe("structure search", () => {
       // The same tree, searched as text: ripgrep's exact match set, parse statuses or not.
       const plain = await service.run({ pattern: "call\\(", mode: "summary" }, ctx());
       const id = service.store.decodeCursor(plain.data.cursor as string).snapshotId;
-      const snapshot = await service.store.get("caller-1", id);
+      const snapshot = await searchSnapshot(service.store, "caller-1", id);
       assert.deepEqual(
         allMatches(snapshot.matches)
           .map(
