@@ -99,7 +99,7 @@ async function main(): Promise<void> {
       if (id === undefined) throw new Error("the snapshot was not stored");
       const stored = Number((await client.hGet(`${namespace}meta`, id))?.split(" ")[1]);
       const usage = Number(await client.memoryUsage(`${namespace}s:${id}`));
-      const matches = summary.data.totalMatches;
+      const matches = summary.data.totalMatches ?? 0;
       // Protocol bytes and offsets, as the memory store counts them (SnapshotData.bytes).
       const memorySummary = await call(memory, input);
       const memoryState = memory.store.decodeCursor(memorySummary.data.cursor as string);
@@ -108,7 +108,7 @@ async function main(): Promise<void> {
       await call(shared, { cursor, limit: 50 });
       const pageBytes = (await netOut()) - before;
       let summaryBytes: number | string = "-";
-      if (summary.data.totalFiles > SUMMARY_FILES_PER_PAGE) {
+      if ((summary.data.totalFiles ?? 0) > SUMMARY_FILES_PER_PAGE) {
         before = await netOut();
         await call(shared, { cursor, mode: "summary" });
         summaryBytes = (await netOut()) - before;
