@@ -292,15 +292,8 @@ function normalizeStructure(input: CodeSearchInput, context: number, redact: boo
     kind: "structure",
     structure,
     maxParseFiles: input.maxParseFiles ?? PARSE_FILES_DEFAULT,
-    query: {
-      pattern: structure,
-      literal: false,
-      caseMode: "sensitive",
-      wholeWord: false,
-      hidden: input.hidden ?? true,
-      globs: asList(input.glob),
-      excludes: asList(input.exclude),
-    },
+    // The text-matching options were refused above; the query keeps the file scope.
+    query: { ...queryOf(input, structure), caseMode: "sensitive" },
     changes: undefined,
     path: input.path,
     scope: input.scope ?? "expand",

@@ -69,8 +69,6 @@ export async function inspect(deps: InspectDeps, request: InspectRequest): Promi
         );
       }
     }
-  }
-  if (snapshot !== undefined) {
     // A shared store's snapshot holds its matches in blocks: fetch the ones named.
     await loadMatches(
       snapshot.matches,

@@ -75,7 +75,7 @@ export async function ctagsSymbols(
   signal?: AbortSignal,
 ): Promise<CtagsOutcome> {
   const tags: Omit<SymbolRange, "qualifiedName">[] = [];
-  let languages = 0;
+  let tagsSeen = 0;
   const outcome = await runOwnedProcess(
     {
       command: ctags,
@@ -100,7 +100,7 @@ export async function ctagsSymbols(
           return;
         }
         if (tag._type !== "tag") return;
-        languages++;
+        tagsSeen++;
         if (
           typeof tag.name !== "string" ||
           typeof tag.line !== "number" ||
@@ -124,7 +124,7 @@ export async function ctagsSymbols(
   );
   if (outcome.exitCode !== 0)
     return { status: "parse_error", reason: `ctags failed: ${outcome.stderr.trim().split("\n")[0] ?? ""}` };
-  if (languages === 0 && !(await knowsLanguage(ctags, absolutePath, signal)))
+  if (tagsSeen === 0 && !(await knowsLanguage(ctags, absolutePath, signal)))
     return { status: "no_provider", reason: "Universal Ctags has no parser for this file's language" };
   return { status: "ok", symbols: qualify(tags) };
 }
