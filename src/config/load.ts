@@ -274,7 +274,8 @@ async function readConfigFile(
   };
 }
 
-function issueKey(issue: z.core.$ZodIssue): string {
+/** The key a schema issue is about, as a config file author writes it. */
+export function issueKey(issue: z.core.$ZodIssue): string {
   if (issue.code === "unrecognized_keys")
     return issue.keys.map((k) => fieldName([...issue.path, k])).join(", ");
   // A union of provider types reports the entry itself; name the type when that is what failed.

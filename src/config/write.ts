@@ -7,8 +7,9 @@
 import { randomBytes } from "node:crypto";
 import { chmod, mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
+import type { z } from "zod";
 import { EvidentError } from "../core/errors.js";
-import { configPath, type Env } from "./load.js";
+import { configPath, type Env, issueKey } from "./load.js";
 import { type HttpAdapter, PROVIDER_ID_PATTERN } from "./schema.js";
 
 /** Adapters whose entry is a key away from working; the ones a key entry offers. */
@@ -55,8 +56,22 @@ export async function readConfigObject(env: Env): Promise<{ path: string; file: 
   return { path, file: file as FileObject };
 }
 
-/** Writes the whole file privately and atomically (a temporary file renamed over it). */
-export async function writeConfigObject(path: string, file: FileObject): Promise<void> {
+/**
+ * Writes the whole file privately and atomically (a temporary file renamed over it), after
+ * checking it against `schema`, the one the loader enforces: a file setup would write but the
+ * server would refuse is never written.
+ */
+export async function writeConfigObject(path: string, file: FileObject, schema?: z.ZodType): Promise<void> {
+  const checked = schema?.safeParse(file);
+  if (checked !== undefined && !checked.success) {
+    const issue = checked.error.issues[0];
+    const key = issue === undefined ? "(file)" : issueKey(issue);
+    throw new EvidentError(
+      "configuration_error",
+      `The configuration would be invalid at ${key}: ${issue?.message ?? "invalid"}; nothing was written to ${path}.`,
+      { details: { key, file: path } },
+    );
+  }
   await mkdir(dirname(path), { recursive: true, mode: 0o700 });
   const temporary = join(dirname(path), `.config.${randomBytes(6).toString("hex")}.tmp`);
   try {
@@ -81,6 +96,7 @@ export async function saveProviderKey(
   id: string,
   type: KeyedAdapter,
   apiKey: string,
+  schema?: z.ZodType,
 ): Promise<{ path: string }> {
   if (!PROVIDER_ID_PATTERN.test(id)) {
     throw new EvidentError("invalid_arguments", `"${id}" is not a valid provider id.`);
@@ -105,6 +121,6 @@ export async function saveProviderKey(
     );
   }
   const next = { ...file, providers: { ...providers, [id]: { ...(existing ?? { type }), apiKey: key } } };
-  await writeConfigObject(path, next);
+  await writeConfigObject(path, next, schema);
   return { path };
 }

@@ -4,11 +4,23 @@
  * through the config layer's one write path. Adapters reach the config layer only through here.
  */
 import type { Env } from "../config/load.js";
+import { type KeyedAdapter, saveProviderKey as saveKey } from "../config/write.js";
+import { configFileSchema } from "../web/config-schema.js";
 import { loadWebConfig } from "../web/service.js";
 
 export { readInterfaceLocale } from "../config/locale.js";
 export type { InterfaceLocale } from "../config/schema.js";
-export { KEYED_ADAPTERS, type KeyedAdapter, saveProviderKey } from "../config/write.js";
+export { KEYED_ADAPTERS, type KeyedAdapter } from "../config/write.js";
+
+/** Saves one provider's key through the config write path, checked against the loader's schema. */
+export function saveProviderKey(
+  env: Env,
+  id: string,
+  type: KeyedAdapter,
+  apiKey: string,
+): Promise<{ path: string }> {
+  return saveKey(env, id, type, apiKey, configFileSchema);
+}
 
 export interface ProviderLine {
   readonly id: string;

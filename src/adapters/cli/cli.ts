@@ -21,6 +21,8 @@ export interface CliIo {
   readonly stderr: { write(chunk: string): boolean; isTTY?: boolean };
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly cwd: string;
+  /** Standard input, for `evident setup` (its prompts, or a key given on stdin). */
+  readonly stdin?: NodeJS.ReadableStream & { isTTY?: boolean };
 }
 
 export interface CliOptions {
@@ -61,6 +63,10 @@ export async function runCli(argv: readonly string[], io: CliIo, options: CliOpt
     return EXIT_OK;
   }
   if (command === "mcp") return runMcp(rest, io, options, logger);
+  if (command === "setup") {
+    const stdin = io.stdin ?? process.stdin;
+    return (await import("./setup.js")).runSetupCommand(rest, { ...io, stdin });
+  }
   if (command === "config") return (await import("./operator.js")).runConfigCommand(rest, io);
   if (command === "doctor") return (await import("./operator.js")).runDoctorCommand(rest, io);
   const commands = options.commands ?? TOOL_COMMANDS;

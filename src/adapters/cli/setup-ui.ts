@@ -1,0 +1,254 @@
+/**
+ * The interactive `evident setup`, on @clack/prompts (imported by this module only, which the
+ * CLI loads only for an interactive setup, so no other command or server pays for it). It asks;
+ * the setup plan decides what the file becomes, and the write path writes it.
+ */
+import * as prompts from "@clack/prompts";
+import {
+  applySetup,
+  defaultKeyVariable,
+  type ExistingProvider,
+  INTERFACE_LOCALES,
+  type InterfaceLocale,
+  type KeyChoice,
+  maskKey,
+  type ProviderChoice,
+  readSetupState,
+  SETUP_ADAPTERS,
+  SETUP_PRESETS,
+} from "../../tools/setup.js";
+import type { SetupIo } from "./setup.js";
+
+class Cancelled extends Error {}
+
+/** The answer, or a Cancelled error when the person pressed Ctrl-C / Escape. */
+function answer<T>(value: T): Exclude<T, symbol> {
+  if (prompts.isCancel(value)) throw new Cancelled();
+  return value as Exclude<T, symbol>;
+}
+
+const KEYLESS_SEARCH = "duckduckgo";
+const KEYLESS_READ = "direct";
+const READERS = new Set(["tavily", "exa", "jina", "firecrawl"]);
+
+export async function runSetupPrompts(io: SetupIo): Promise<number> {
+  const common = { input: io.stdin as never, output: io.stdout as never };
+  try {
+    const state = await readSetupState(io.env);
+    prompts.intro("evident setup");
+    prompts.note(
+      `${state.path}\nEverything you do not change here is kept: saved keys, custom bindings, routes.`,
+      "Config file",
+    );
+    const existing = new Map(state.providers.map((provider) => [provider.id, provider]));
+    const offered = [
+      ...SETUP_ADAPTERS.map((adapter) => ({ value: adapter, label: adapter })),
+      ...SETUP_PRESETS.map((preset) => ({ value: `mcp-${preset}`, label: `mcp-${preset} (MCP preset)` })),
+    ];
+    const picked = answer(
+      await prompts.multiselect<string>({
+        ...common,
+        message: "Which providers should evident use? (space selects, enter confirms)",
+        options: offered,
+        initialValues: offered.map((option) => option.value).filter((id) => existing.has(id)),
+        required: false,
+      }),
+    );
+
+    const choices: ProviderChoice[] = [];
+    for (const id of picked) {
+      if (id.startsWith("mcp-")) {
+        choices.push({ id, type: "mcp", preset: id.slice("mcp-".length) });
+        continue;
+      }
+      const type = id as (typeof SETUP_ADAPTERS)[number];
+      const before = existing.get(id);
+      const baseUrl =
+        type === "searxng" || type === "responses"
+          ? answer(
+              await prompts.text({
+                ...common,
+                message: `${id}: base URL${type === "searxng" ? " of the SearXNG instance" : " of the Responses endpoint"}`,
+                placeholder: "https://",
+                validate: (value) => (/^https?:\/\/\S+$/.test(value ?? "") ? undefined : "an http(s) URL"),
+              }),
+            )
+          : undefined;
+      const model =
+        type === "responses"
+          ? answer(
+              await prompts.text({
+                ...common,
+                message: `${id}: model`,
+                validate: (v) => (v ? undefined : "required"),
+              }),
+            )
+          : undefined;
+      const key = await askKey(id, type, before, common);
+      choices.push({
+        id,
+        type,
+        ...(key === undefined ? {} : { key }),
+        ...(baseUrl === undefined ? {} : { baseUrl }),
+        ...(model === undefined ? {} : { model }),
+      });
+    }
+
+    // Ids a route may name: what the file has, what was just chosen, and the keyless defaults.
+    const known = new Map<string, { search: boolean; read: boolean }>();
+    known.set(KEYLESS_SEARCH, { search: true, read: false });
+    known.set(KEYLESS_READ, { search: false, read: true });
+    for (const provider of state.providers) known.set(provider.id, provider);
+    for (const choice of choices) {
+      const mcp = choice.type === "mcp";
+      known.set(choice.id, {
+        search: mcp || choice.type !== "jina" || choice.key !== undefined,
+        read: mcp || READERS.has(choice.type),
+      });
+    }
+    const searchIds = [...known].filter(([, can]) => can.search).map(([id]) => id);
+    const readIds = [...known].filter(([, can]) => can.read).map(([id]) => id);
+
+    const searchRoute = await askRoute("search", searchIds, state.searchRoute, common);
+    const intents: Record<string, string[]> = {};
+    while (
+      answer(
+        await prompts.confirm({
+          ...common,
+          message: `Set a search route for an intent (e.g. news)?${Object.keys(state.intents).length > 0 ? ` Kept: ${Object.keys(state.intents).join(", ")}` : ""}`,
+          initialValue: false,
+        }),
+      )
+    ) {
+      const intent = answer(
+        await prompts.text({
+          ...common,
+          message: "Intent name",
+          validate: (v) => (v ? undefined : "required"),
+        }),
+      );
+      intents[intent] = await askRoute(`"${intent}" search`, searchIds, state.intents[intent], common);
+    }
+    const readRoute = await askRoute("read", readIds, state.readRoute, common);
+    const locale = answer(
+      await prompts.select<InterfaceLocale>({
+        ...common,
+        message: "Interface locale (what hosts such as Pi show you; never what the model reads)",
+        options: INTERFACE_LOCALES.map((value) => ({ value, label: value })),
+        initialValue: (state.locale as InterfaceLocale | undefined) ?? "en",
+      }),
+    );
+    const { path } = await applySetup(io.env, {
+      providers: choices,
+      searchRoute,
+      ...(Object.keys(intents).length === 0 ? {} : { intents }),
+      readRoute,
+      locale,
+    });
+    prompts.outro(`Saved ${path} (mode 0600). Check it with: evident doctor`);
+    return 0;
+  } catch (thrown) {
+    if (thrown instanceof Cancelled) {
+      prompts.cancel("Setup cancelled; nothing was written.");
+      return 1;
+    }
+    prompts.cancel((thrown as Error).message);
+    return 1;
+  }
+}
+
+type Common = { input: never; output: never };
+
+/** How a keyed provider gets its key; undefined when it needs none asked (kept as it is). */
+async function askKey(
+  id: string,
+  type: string,
+  before: ExistingProvider | undefined,
+  common: Common,
+): Promise<KeyChoice | undefined> {
+  const variable =
+    before?.keyEnv ?? defaultKeyVariable(type as never) ?? `${id.toUpperCase().replace(/-/g, "_")}_API_KEY`;
+  const options = [
+    ...(before?.savedKey === undefined
+      ? []
+      : [{ value: "keep", label: `keep the saved key (${maskKey(before.savedKey)})` }]),
+    ...(before?.keyEnv === undefined
+      ? []
+      : [{ value: "keep", label: `keep reading it from $${before.keyEnv}` }]),
+    { value: "env", label: "read it from an environment variable (nothing secret in the file)" },
+    { value: "save", label: "save it in the config file (mode 0600)" },
+    ...(type === "searxng" || type === "jina" || type === "firecrawl"
+      ? [{ value: "none", label: "no key" }]
+      : []),
+  ];
+  const how = answer(
+    await prompts.select<string>({ ...common, message: `${id}: how should evident get its key?`, options }),
+  );
+  if (how === "keep" || how === "none") return how === "keep" ? { keep: true } : undefined;
+  if (how === "env") {
+    const name = answer(
+      await prompts.text({
+        ...common,
+        message: `${id}: environment variable holding the key`,
+        initialValue: variable,
+        validate: (v) => (/^[A-Za-z_][A-Za-z0-9_]*$/.test(v ?? "") ? undefined : "a variable name"),
+      }),
+    );
+    return { env: name };
+  }
+  const secret = answer(
+    await prompts.password({
+      ...common,
+      message: `${id}: API key (not shown)`,
+      validate: (v) => (v && !/\s/.test(v.trim()) ? undefined : "one word, no spaces"),
+    }),
+  );
+  return { save: secret };
+}
+
+/**
+ * A complete route, one provider at a time: the first, then "a fallback after it?" until the
+ * person says no. The default is no fallback: none is ever added without being chosen.
+ */
+async function askRoute(
+  what: string,
+  ids: readonly string[],
+  current: readonly string[] | undefined,
+  common: Common,
+): Promise<string[]> {
+  const usable = current?.every((id) => ids.includes(id)) ? current : undefined;
+  if (usable !== undefined) {
+    const keep = answer(
+      await prompts.confirm({
+        ...common,
+        message: `Keep the ${what} route ${usable.join(" -> ")}?`,
+        initialValue: true,
+      }),
+    );
+    if (keep) return [...usable];
+  }
+  const route: string[] = [
+    answer(
+      await prompts.select<string>({
+        ...common,
+        message: `${what} route: first provider`,
+        options: ids.map((value) => ({ value, label: value })),
+      }),
+    ),
+  ];
+  for (;;) {
+    const rest = ids.filter((id) => !route.includes(id));
+    if (rest.length === 0) break;
+    const next = answer(
+      await prompts.select<string>({
+        ...common,
+        message: `${what} route so far: ${route.join(" -> ")}. Fallback if it fails?`,
+        options: [{ value: "", label: "no fallback" }, ...rest.map((value) => ({ value, label: value }))],
+        initialValue: "",
+      }),
+    );
+    if (next === "") break;
+    route.push(next);
+  }
+  return route;
+}

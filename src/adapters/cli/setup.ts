@@ -1,0 +1,180 @@
+/**
+ * `evident setup`: interactive at a terminal (the Clack prompts, loaded only here), or by flags
+ * for scripts and CI. Without flags and without a terminal it refuses (exit 2) rather than
+ * wait for answers nobody can give. Both forms end in the same setup plan and write path.
+ */
+import { EvidentError } from "../../core/errors.js";
+import {
+  applySetup,
+  INTERFACE_LOCALES,
+  type InterfaceLocale,
+  type ProviderChoice,
+  SETUP_ADAPTERS,
+  SETUP_PRESETS,
+  type SetupChoices,
+} from "../../tools/setup.js";
+import type { CliIo } from "./cli.js";
+
+export interface SetupIo extends CliIo {
+  readonly stdin: NodeJS.ReadableStream & { isTTY?: boolean };
+}
+
+export const SETUP_HELP = [
+  "Usage: evident setup                      (interactive, at a terminal)",
+  "       evident setup --provider ID [options] [--route IDS] [--read-route IDS] ...",
+  "",
+  "Interactive: choose providers, enter keys (masked) or name the variable that holds each,",
+  "build the search route (and one per intent), the read route, bind MCP presets, set the",
+  "locale. Everything you do not change in the config file is kept.",
+  "",
+  "Flags (for scripts and CI; without a terminal, flags are required):",
+  `  --provider ID        add or update a provider: ${SETUP_ADAPTERS.join(", ")},`,
+  `                       or mcp-<preset> (${SETUP_PRESETS.join(", ")}); --type sets another id's adapter`,
+  "  --type ADAPTER       the adapter of --provider when the id is not its name",
+  "  --key-env NAME       a credential reference: the key is read from $NAME when evident runs",
+  "  --key-stdin          read the key from standard input and save it in the file (mode 0600)",
+  "  --base-url URL       the provider's base URL (SearXNG instance, Responses endpoint, proxy)",
+  "  --model NAME         the Responses provider's model",
+  "  --route A,B          the complete search route, in order (one id: no fallback)",
+  "  --intent NAME=A,B    the complete route of one web_search intent (repeatable)",
+  "  --read-route A,B     the complete read route",
+  `  --locale L           interface locale: ${INTERFACE_LOCALES.join(", ")}`,
+  "",
+].join("\n");
+
+export async function runSetupCommand(args: readonly string[], io: SetupIo): Promise<number> {
+  if (args.includes("--help") || args.includes("-h")) {
+    io.stdout.write(SETUP_HELP);
+    return 0;
+  }
+  if (args.length === 0) {
+    if (io.stdin.isTTY !== true) {
+      io.stderr.write(
+        `evident setup asks its questions at a terminal, and standard input is not one. Give flags instead, e.g.\n  evident setup --provider tavily --key-env TAVILY_API_KEY --route tavily,duckduckgo\n\n${SETUP_HELP}`,
+      );
+      return 2;
+    }
+    const { runSetupPrompts } = await import("./setup-ui.js");
+    return runSetupPrompts(io);
+  }
+  let choices: SetupChoices;
+  try {
+    choices = await parseSetupFlags(args, io);
+  } catch (thrown) {
+    io.stderr.write(`${(thrown as Error).message}\n\n${SETUP_HELP}`);
+    return 2;
+  }
+  try {
+    const { path } = await applySetup(io.env, choices);
+    io.stdout.write(`Saved ${path} (mode 0600). Check it with: evident doctor\n`);
+    return 0;
+  } catch (thrown) {
+    const error = thrown instanceof EvidentError ? thrown : undefined;
+    io.stderr.write(`${error?.message ?? "The configuration could not be saved."}\n`);
+    return 1;
+  }
+}
+
+async function parseSetupFlags(args: readonly string[], io: SetupIo): Promise<SetupChoices> {
+  const values = new Map<string, string[]>();
+  const flags = new Set(["--key-stdin"]);
+  for (let i = 0; i < args.length; i += 1) {
+    const token = args[i] as string;
+    const eq = token.indexOf("=");
+    const name = token.startsWith("--") && eq > 0 ? token.slice(0, eq) : token;
+    if (flags.has(name)) {
+      values.set(name, ["true"]);
+      continue;
+    }
+    if (!VALUE_FLAGS.has(name)) throw new Error(`Unknown option "${token}" for evident setup.`);
+    const value = eq > 0 && token.startsWith("--") ? token.slice(eq + 1) : args[++i];
+    if (value === undefined || value === "") throw new Error(`${name} needs a value.`);
+    values.set(name, [...(values.get(name) ?? []), value]);
+  }
+  const one = (name: string) => {
+    const list = values.get(name);
+    if (list !== undefined && list.length > 1) throw new Error(`${name} may be given once.`);
+    return list?.[0];
+  };
+  const ids = (name: string) =>
+    one(name)
+      ?.split(",")
+      .map((id) => id.trim())
+      .filter((id) => id !== "");
+  const id = one("--provider");
+  const providers: ProviderChoice[] = [];
+  if (id !== undefined) {
+    const preset = /^mcp-(.+)$/.exec(id)?.[1];
+    const type = one("--type") ?? (preset !== undefined ? "mcp" : id);
+    if (type === "mcp") {
+      if (preset === undefined || !(SETUP_PRESETS as readonly string[]).includes(preset)) {
+        throw new Error(`--provider ${id}: MCP presets are mcp-${SETUP_PRESETS.join(", mcp-")}.`);
+      }
+      providers.push({ id, type: "mcp", preset });
+    } else {
+      if (!(SETUP_ADAPTERS as readonly string[]).includes(type)) {
+        throw new Error(`--type ${type}: setup adds ${SETUP_ADAPTERS.join(", ")} or an MCP preset.`);
+      }
+      const keyEnv = one("--key-env");
+      if (keyEnv !== undefined && values.has("--key-stdin"))
+        throw new Error("Give --key-env or --key-stdin, not both.");
+      const saved = values.has("--key-stdin") ? await readAll(io.stdin) : undefined;
+      if (saved === "") throw new Error("--key-stdin read no key.");
+      const key = keyEnv !== undefined ? { env: keyEnv } : saved !== undefined ? { save: saved } : undefined;
+      const baseUrl = one("--base-url");
+      const model = one("--model");
+      providers.push({
+        id,
+        type: type as ProviderChoice["type"],
+        ...(key === undefined ? {} : { key }),
+        ...(baseUrl === undefined ? {} : { baseUrl }),
+        ...(model === undefined ? {} : { model }),
+      });
+    }
+  } else if (
+    ["--type", "--key-env", "--key-stdin", "--base-url", "--model"].some((flag) => values.has(flag))
+  ) {
+    throw new Error("--type, --key-env, --key-stdin, --base-url and --model describe a --provider.");
+  }
+  const intents: Record<string, string[]> = {};
+  for (const spec of values.get("--intent") ?? []) {
+    const [intent, route] = spec.split("=", 2);
+    if (intent === undefined || route === undefined || intent === "")
+      throw new Error(`--intent ${spec}: use NAME=A,B.`);
+    intents[intent] = route
+      .split(",")
+      .map((part) => part.trim())
+      .filter((part) => part !== "");
+  }
+  const locale = one("--locale");
+  if (locale !== undefined && !(INTERFACE_LOCALES as readonly string[]).includes(locale)) {
+    throw new Error(`--locale ${locale}: use ${INTERFACE_LOCALES.join(" or ")}.`);
+  }
+  const searchRoute = ids("--route");
+  const readRoute = ids("--read-route");
+  return {
+    providers,
+    ...(searchRoute === undefined ? {} : { searchRoute }),
+    ...(Object.keys(intents).length === 0 ? {} : { intents }),
+    ...(readRoute === undefined ? {} : { readRoute }),
+    ...(locale === undefined ? {} : { locale: locale as InterfaceLocale }),
+  };
+}
+
+const VALUE_FLAGS = new Set([
+  "--provider",
+  "--type",
+  "--key-env",
+  "--base-url",
+  "--model",
+  "--route",
+  "--intent",
+  "--read-route",
+  "--locale",
+]);
+
+async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(Buffer.from(chunk as Buffer));
+  return Buffer.concat(chunks).toString("utf8").trim();
+}

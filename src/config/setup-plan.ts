@@ -1,0 +1,86 @@
+/**
+ * The rules `evident setup` (interactive or by flags) applies to the config file, as one pure
+ * function from the file and the person's choices to the next file (S07): everything not chosen
+ * is kept as it was (saved keys, custom MCP bindings, other providers, intents, usable routes);
+ * a route is saved whole, exactly as chosen, and no fallback is ever added by itself.
+ */
+import { CREDENTIAL_ENV } from "./load.js";
+import type { HttpAdapter, InterfaceLocale } from "./schema.js";
+
+type FileObject = Record<string, unknown>;
+
+/** How a provider gets its key: keep the saved one, a new saved key, or an environment reference. */
+export type KeyChoice = { readonly keep: true } | { readonly save: string } | { readonly env: string };
+
+export interface ProviderChoice {
+  /** Provider id (`tavily`, `mcp-exa-hosted`, `my-searx`). */
+  readonly id: string;
+  /** A built-in adapter, or `mcp` with a preset. */
+  readonly type: HttpAdapter | "mcp";
+  readonly preset?: string;
+  readonly key?: KeyChoice;
+  readonly baseUrl?: string;
+  readonly model?: string;
+}
+
+export interface SetupChoices {
+  readonly providers?: readonly ProviderChoice[];
+  /** The complete search route, in order; one id means no fallback. */
+  readonly searchRoute?: readonly string[];
+  /** Complete routes by intent; intents not named here are kept. */
+  readonly intents?: Readonly<Record<string, readonly string[]>>;
+  readonly readRoute?: readonly string[];
+  readonly locale?: InterfaceLocale;
+}
+
+/** The variable a credential reference points at by default for an adapter (`TAVILY_API_KEY`). */
+export function defaultKeyVariable(type: HttpAdapter | "mcp"): string | undefined {
+  return type === "mcp" ? undefined : CREDENTIAL_ENV[type]?.[0];
+}
+
+export function planSetup(file: Readonly<FileObject>, choices: SetupChoices): FileObject {
+  const next: FileObject = { ...file };
+  const providers = { ...((file.providers ?? {}) as Record<string, FileObject>) };
+  for (const choice of choices.providers ?? []) {
+    const existing = providers[choice.id];
+    if (existing !== undefined && existing.type !== choice.type) {
+      throw new Error(
+        `providers.${choice.id} is of type ${String(existing.type)}, not ${choice.type}; choose another id (nothing was changed)`,
+      );
+    }
+    if (choice.type === "mcp") {
+      // A binding already there may be custom: it is kept as it is.
+      providers[choice.id] = existing ?? { type: "mcp", preset: choice.preset };
+      continue;
+    }
+    const entry: FileObject = { ...(existing ?? { type: choice.type }) };
+    if (choice.key !== undefined && !("keep" in choice.key)) {
+      entry.apiKey = "save" in choice.key ? choice.key.save.trim() : { env: choice.key.env };
+    }
+    if (choice.baseUrl !== undefined) entry.baseUrl = choice.baseUrl;
+    if (choice.model !== undefined) entry.model = choice.model;
+    providers[choice.id] = entry;
+  }
+  if (Object.keys(providers).length > 0) next.providers = providers;
+
+  const search = { ...((file.search ?? {}) as FileObject) };
+  if (choices.searchRoute !== undefined) search.route = unique(choices.searchRoute);
+  if (choices.intents !== undefined) {
+    search.intents = {
+      ...((search.intents ?? {}) as Record<string, string[]>),
+      ...Object.fromEntries(
+        Object.entries(choices.intents).map(([intent, route]) => [intent, unique(route)]),
+      ),
+    };
+  }
+  if (Object.keys(search).length > 0) next.search = search;
+  if (choices.readRoute !== undefined)
+    next.read = { ...((file.read ?? {}) as FileObject), route: unique(choices.readRoute) };
+  if (choices.locale !== undefined) next.locale = choices.locale;
+  return next;
+}
+
+/** Each id once, first position kept (S03). */
+function unique(route: readonly string[]): string[] {
+  return [...new Set(route)];
+}

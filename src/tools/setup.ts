@@ -1,0 +1,98 @@
+/**
+ * What `evident setup` needs from the layers below: the file as it is (to offer what exists and
+ * keep it), the providers it can add, and the one write path: the setup plan applied, checked
+ * against the loader's schema, written privately and atomically (config/write.ts).
+ */
+import { canRead, canSearch, type Env } from "../config/load.js";
+import type { HttpAdapter } from "../config/schema.js";
+import { planSetup, type SetupChoices } from "../config/setup-plan.js";
+import { readConfigObject, writeConfigObject } from "../config/write.js";
+import { EvidentError } from "../core/errors.js";
+import { configFileSchema } from "../web/config-schema.js";
+
+export { INTERFACE_LOCALES, type InterfaceLocale } from "../config/schema.js";
+export {
+  defaultKeyVariable,
+  type KeyChoice,
+  type ProviderChoice,
+  type SetupChoices,
+} from "../config/setup-plan.js";
+export { maskKey } from "./doctor.js";
+
+/** Providers setup offers: built-in adapters that need something (a key, a URL), then MCP presets. */
+export const SETUP_ADAPTERS = [
+  "tavily",
+  "brave",
+  "exa",
+  "serper",
+  "jina",
+  "firecrawl",
+  "searxng",
+  "responses",
+] as const satisfies readonly HttpAdapter[];
+export const SETUP_PRESETS = ["exa-hosted", "exa", "tavily", "firecrawl", "jina"] as const;
+
+export interface ExistingProvider {
+  readonly id: string;
+  readonly type: string;
+  /** The saved key, when the entry holds one (shown masked, kept unless replaced). */
+  readonly savedKey?: string;
+  /** The variable a credential reference names. */
+  readonly keyEnv?: string;
+  readonly search: boolean;
+  readonly read: boolean;
+}
+
+export interface SetupState {
+  readonly path: string;
+  readonly providers: readonly ExistingProvider[];
+  readonly searchRoute?: readonly string[];
+  readonly intents: Readonly<Record<string, readonly string[]>>;
+  readonly readRoute?: readonly string[];
+  readonly locale?: string;
+}
+
+/** The file as it is now; a file that is not a JSON object is refused (nothing is overwritten). */
+export async function readSetupState(env: Env): Promise<SetupState> {
+  const { path, file } = await readConfigObject(env);
+  const entries = (file.providers ?? {}) as Record<string, Record<string, unknown>>;
+  const search = (file.search ?? {}) as { route?: string[]; intents?: Record<string, string[]> };
+  const read = (file.read ?? {}) as { route?: string[] };
+  return {
+    path,
+    providers: Object.entries(entries).map(([id, entry]) => {
+      const { type, apiKey, ...rest } = entry;
+      const spec = {
+        adapter: type as never,
+        options: { ...rest, ...(apiKey === undefined ? {} : { apiKey }) },
+      };
+      return {
+        id,
+        type: String(type),
+        ...(typeof apiKey === "string" ? { savedKey: apiKey } : {}),
+        ...(typeof (apiKey as { env?: unknown })?.env === "string"
+          ? { keyEnv: (apiKey as { env: string }).env }
+          : {}),
+        search: canSearch(spec),
+        read: canRead(spec),
+      };
+    }),
+    ...(search.route === undefined ? {} : { searchRoute: search.route }),
+    intents: search.intents ?? {},
+    ...(read.route === undefined ? {} : { readRoute: read.route }),
+    ...(typeof file.locale === "string" ? { locale: file.locale } : {}),
+  };
+}
+
+/** Applies the choices to the file and writes it (checked, 0600, atomic). Returns the path. */
+export async function applySetup(env: Env, choices: SetupChoices): Promise<{ path: string }> {
+  const { path, file } = await readConfigObject(env);
+  let next: Record<string, unknown>;
+  try {
+    next = planSetup(file, choices);
+  } catch (thrown) {
+    throw new EvidentError("configuration_error", `${(thrown as Error).message}.`, { cause: thrown });
+  }
+  await writeConfigObject(path, next, configFileSchema);
+  return { path };
+}

@@ -1,0 +1,262 @@
+/**
+ * `evident setup` as a person and a script use it: the real Clack prompts driven in a
+ * pseudo-terminal (tmux, on a private server socket), and the flag form. The file written is
+ * checked as the loader reads it: mode 0600, everything not chosen kept (S07).
+ */
+import assert from "node:assert/strict";
+import { execFileSync, spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { after, describe, it } from "node:test";
+
+const ROOT = resolve(import.meta.dirname, "../..");
+const CLI = join(ROOT, "dist/adapters/cli/main.js");
+const dir = mkdtempSync(join(tmpdir(), "evident-setup-"));
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+let homes = 0;
+/** A config home holding `content` (or nothing), and the path of its config file. */
+function home(content?: unknown): { xdg: string; file: string } {
+  const xdg = join(dir, `home-${homes++}`);
+  const file = join(xdg, "evident", "config.json");
+  mkdirSync(join(xdg, "evident"), { recursive: true });
+  if (content !== undefined) writeFileSync(file, JSON.stringify(content, null, 2), { mode: 0o600 });
+  return { xdg, file };
+}
+
+const readJson = (file: string) => JSON.parse(readFileSync(file, "utf8"));
+const mode = (file: string) => (statSync(file).mode & 0o777).toString(8);
+
+function setup(args: string[], xdg: string, input?: string) {
+  return spawnSync(process.execPath, [CLI, "setup", ...args], {
+    encoding: "utf8",
+    env: { PATH: process.env.PATH ?? "", HOME: dir, XDG_CONFIG_HOME: xdg },
+    input: input ?? "",
+    timeout: 60_000,
+  });
+}
+
+const CUSTOM_BINDING = {
+  type: "mcp",
+  connection: { url: "https://mcp.example.internal/mcp" },
+  search: { tool: "search", arguments: { q: "$query" }, format: "json" },
+};
+const SAVED = {
+  providers: {
+    tavily: { type: "tavily", apiKey: "tvly-saved-key-1234" },
+    brave: { type: "brave", apiKey: { env: "BRAVE_SEARCH_API_KEY" } },
+    "my-search": CUSTOM_BINDING,
+  },
+  search: { route: ["tavily", "brave"], intents: { news: ["brave"] } },
+  read: { route: ["tavily", "direct"] },
+  locale: "en",
+};
+
+describe("evident setup by flags", () => {
+  it("writes a provider with a credential reference and a complete route, mode 0600", () => {
+    const { xdg, file } = home();
+    const run = setup(
+      ["--provider", "tavily", "--key-env", "TAVILY_API_KEY", "--route", "tavily,duckduckgo"],
+      xdg,
+    );
+    assert.equal(run.status, 0, run.stderr);
+    assert.match(run.stdout, /evident doctor/);
+    assert.deepEqual(readJson(file), {
+      providers: { tavily: { type: "tavily", apiKey: { env: "TAVILY_API_KEY" } } },
+      search: { route: ["tavily", "duckduckgo"] },
+    });
+    assert.equal(mode(file), "600");
+  });
+
+  it("S07: adding a provider keeps saved keys, custom bindings, routes and intents, and adds no fallback", () => {
+    const { xdg, file } = home(SAVED);
+    const run = setup(
+      ["--provider", "exa", "--key-stdin", "--read-route", "exa,direct"],
+      xdg,
+      "exa-key-from-stdin\n",
+    );
+    assert.equal(run.status, 0, run.stderr);
+    const saved = readJson(file);
+    assert.deepEqual(saved.providers.tavily, SAVED.providers.tavily);
+    assert.deepEqual(saved.providers.brave, SAVED.providers.brave);
+    assert.deepEqual(saved.providers["my-search"], CUSTOM_BINDING);
+    assert.deepEqual(saved.providers.exa, { type: "exa", apiKey: "exa-key-from-stdin" });
+    assert.deepEqual(saved.search, SAVED.search);
+    assert.deepEqual(saved.read, { route: ["exa", "direct"] });
+    assert.equal(saved.locale, "en");
+    assert.ok(!run.stdout.includes("exa-key-from-stdin"));
+  });
+
+  it("binds an MCP preset and sets the locale and an intent route", () => {
+    const { xdg, file } = home(SAVED);
+    const run = setup(
+      ["--provider", "mcp-exa-hosted", "--intent", "code=mcp-exa-hosted", "--locale", "zh-CN"],
+      xdg,
+    );
+    assert.equal(run.status, 0, run.stderr);
+    const saved = readJson(file);
+    assert.deepEqual(saved.providers["mcp-exa-hosted"], { type: "mcp", preset: "exa-hosted" });
+    assert.deepEqual(saved.search.intents, { news: ["brave"], code: ["mcp-exa-hosted"] });
+    assert.equal(saved.locale, "zh-CN");
+  });
+
+  it("refuses what the loader would refuse, writing nothing; bad flags are exit 2", () => {
+    const { xdg, file } = home(SAVED);
+    const before = readFileSync(file, "utf8");
+    const invalid = setup(["--provider", "searxng", "--base-url", "ftp://searx.example"], xdg);
+    assert.equal(invalid.status, 1);
+    assert.match(invalid.stderr, /providers\.searxng\.baseUrl/);
+    const retyped = setup(["--provider", "brave", "--type", "tavily"], xdg);
+    assert.equal(retyped.status, 1);
+    assert.match(retyped.stderr, /of type brave/);
+    assert.equal(readFileSync(file, "utf8"), before);
+    assert.equal(setup(["--bogus"], xdg).status, 2);
+    assert.equal(setup(["--key-env", "X"], xdg).status, 2, "a key without --provider");
+    assert.equal(setup(["--provider", "tavily", "--locale", "fr"], xdg).status, 2);
+  });
+
+  it("without flags and without a terminal it refuses with exit 2 instead of waiting", () => {
+    const { xdg, file } = home();
+    const run = setup([], xdg);
+    assert.equal(run.status, 2);
+    assert.match(run.stderr, /not one\. Give flags instead/);
+    assert.throws(() => statSync(file), /ENOENT/);
+  });
+});
+
+/** A pseudo-terminal: tmux on a server socket of this test's own, polled for what is shown. */
+class Terminal {
+  readonly #socket = `evident-setup-${process.pid}-${Math.random().toString(36).slice(2)}`;
+  #started = false;
+
+  #tmux(...args: string[]): string {
+    return execFileSync("tmux", ["-L", this.#socket, ...args], { encoding: "utf8" });
+  }
+
+  start(command: string): void {
+    this.#tmux("new-session", "-d", "-x", "160", "-y", "60", command);
+    this.#started = true;
+  }
+
+  screen(): string {
+    return this.#tmux("capture-pane", "-p", "-S", "-200");
+  }
+
+  /** Resolves once `text` is on screen (the prompt has been drawn); fails after 30 s. */
+  async waitFor(text: string): Promise<void> {
+    const until = Date.now() + 30_000;
+    while (!this.screen().includes(text)) {
+      if (Date.now() > until) assert.fail(`"${text}" never appeared:\n${this.screen()}`);
+      await new Promise((done) => setTimeout(done, 50));
+    }
+  }
+
+  keys(...keys: string[]): void {
+    this.#tmux("send-keys", ...keys);
+  }
+
+  type(text: string): void {
+    this.#tmux("send-keys", "-l", text);
+  }
+
+  close(): void {
+    if (this.#started) this.#tmux("kill-server");
+  }
+}
+
+describe("evident setup at a terminal", () => {
+  it("S07: the prompts keep what was saved, take a masked key and a locale, and write 0600", async () => {
+    const { xdg, file } = home(SAVED);
+    const terminal = new Terminal();
+    try {
+      terminal.start(
+        `env -i PATH='${process.env.PATH}' HOME='${dir}' XDG_CONFIG_HOME='${xdg}' TERM=xterm-256color ${process.execPath} ${CLI} setup; echo "SETUP-EXIT:$?"; sleep 600`,
+      );
+      await terminal.waitFor("Which providers should evident use?");
+      // tavily and brave are selected already (they are in the file); add exa (third).
+      terminal.keys("Down", "Down", "Space", "Enter");
+      await terminal.waitFor("tavily: how should evident get its key?");
+      assert.match(terminal.screen(), /keep the saved key \(\*\*\*\*1234\)/);
+      terminal.keys("Enter");
+      await terminal.waitFor("brave: how should evident get its key?");
+      terminal.keys("Enter"); // keep reading it from $BRAVE_SEARCH_API_KEY
+      await terminal.waitFor("exa: how should evident get its key?");
+      terminal.keys("Down", "Enter"); // save it in the config file
+      await terminal.waitFor("exa: API key (not shown)");
+      terminal.type("exa-typed-key-5678");
+      terminal.keys("Enter");
+      await terminal.waitFor("Keep the search route tavily -> brave?");
+      terminal.keys("Enter");
+      await terminal.waitFor("Set a search route for an intent");
+      terminal.keys("Enter"); // no
+      await terminal.waitFor("Keep the read route tavily -> direct?");
+      terminal.keys("Enter");
+      await terminal.waitFor("Interface locale");
+      terminal.keys("Down", "Enter");
+      await terminal.waitFor("SETUP-EXIT:0");
+      assert.ok(!terminal.screen().includes("exa-typed-key-5678"), "the key was echoed");
+    } finally {
+      terminal.close();
+    }
+    const saved = readJson(file);
+    assert.deepEqual(saved.providers.tavily, SAVED.providers.tavily);
+    assert.deepEqual(saved.providers.brave, SAVED.providers.brave);
+    assert.deepEqual(saved.providers["my-search"], CUSTOM_BINDING);
+    assert.deepEqual(saved.providers.exa, { type: "exa", apiKey: "exa-typed-key-5678" });
+    assert.deepEqual(saved.search, SAVED.search);
+    assert.deepEqual(saved.read, SAVED.read);
+    assert.equal(saved.locale, "zh-CN");
+    assert.equal(mode(file), "600");
+  });
+
+  it("builds a route one provider at a time, with no fallback unless one is chosen; Ctrl-C writes nothing", async () => {
+    const { xdg, file } = home();
+    const terminal = new Terminal();
+    try {
+      terminal.start(
+        `env -i PATH='${process.env.PATH}' HOME='${dir}' XDG_CONFIG_HOME='${xdg}' TERM=xterm-256color ${process.execPath} ${CLI} setup; echo "SETUP-EXIT:$?"; sleep 600`,
+      );
+      await terminal.waitFor("Which providers should evident use?");
+      terminal.keys("Space", "Enter"); // tavily
+      await terminal.waitFor("tavily: how should evident get its key?");
+      terminal.keys("Enter"); // from an environment variable
+      await terminal.waitFor("environment variable holding the key");
+      terminal.keys("Enter"); // TAVILY_API_KEY, offered
+      await terminal.waitFor("search route: first provider");
+      terminal.keys("Down", "Enter"); // duckduckgo, tavily: the second
+      await terminal.waitFor("Fallback if it fails?");
+      terminal.keys("Down", "Enter"); // duckduckgo as the fallback; nothing is left to add
+      await terminal.waitFor("Set a search route for an intent");
+      terminal.keys("Enter");
+      await terminal.waitFor("read route: first provider");
+      terminal.keys("Enter"); // direct
+      await terminal.waitFor("Fallback if it fails?");
+      terminal.keys("Enter"); // no fallback (the default)
+      await terminal.waitFor("Interface locale");
+      terminal.keys("Enter");
+      await terminal.waitFor("SETUP-EXIT:0");
+    } finally {
+      terminal.close();
+    }
+    const saved = readJson(file);
+    assert.deepEqual(saved.providers, { tavily: { type: "tavily", apiKey: { env: "TAVILY_API_KEY" } } });
+    assert.deepEqual(saved.search.route, ["tavily", "duckduckgo"]);
+    assert.deepEqual(saved.read.route, ["direct"]);
+
+    const again = new Terminal();
+    const before = readFileSync(file, "utf8");
+    try {
+      again.start(
+        `env -i PATH='${process.env.PATH}' HOME='${dir}' XDG_CONFIG_HOME='${xdg}' TERM=xterm-256color ${process.execPath} ${CLI} setup; echo "SETUP-EXIT:$?"; sleep 600`,
+      );
+      await again.waitFor("Which providers should evident use?");
+      again.keys("C-c");
+      await again.waitFor("SETUP-EXIT:1");
+      assert.match(again.screen(), /nothing was written/);
+    } finally {
+      again.close();
+    }
+    assert.equal(readFileSync(file, "utf8"), before);
+  });
+});
