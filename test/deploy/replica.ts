@@ -15,11 +15,17 @@ export const CLI = resolve(ROOT, "dist/adapters/cli/main.js");
  * where a container differs from a loopback test: the host (0.0.0.0 there), the port (8787
  * there, a free one here) and Redis's address (the `redis` service there).
  */
-export function replicaEnv(redisUrl: string, cursorKey: string, token: string): Record<string, string> {
+export function replicaEnv(
+  redisUrl: string,
+  cursorKey: string,
+  token: string,
+  clientTokens: readonly string[] = [],
+): Record<string, string> {
   return {
     EVIDENT_HTTP_HOST: "127.0.0.1",
     EVIDENT_HTTP_PORT: "0",
     EVIDENT_AUTH_TOKEN: token,
+    EVIDENT_AUTH_TOKENS: clientTokens.join(","),
     EVIDENT_SNAPSHOT_STORE: redisUrl,
     EVIDENT_CURSOR_KEY: cursorKey,
   };

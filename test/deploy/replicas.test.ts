@@ -9,6 +9,8 @@ import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { after, before, describe, it } from "node:test";
+import { createClient, RESP_TYPES } from "@redis/client";
+import { callerOf } from "../../src/adapters/mcp/http-handler.js";
 import { JSON_HEADERS, legacyHeaders, messagesOf, raw, toolCall } from "../adapters/http-raw.js";
 import { isRunning, treesRemovedAfter } from "../code/helpers.js";
 import {
@@ -23,6 +25,9 @@ import {
 import { CLI, type Replica, ROOT, replicaEnv, startReplica } from "./replica.js";
 
 const TOKEN = randomBytes(24).toString("hex");
+/** Two clients with tokens of their own (EVIDENT_AUTH_TOKENS): each its own caller. */
+const ALICE = randomBytes(24).toString("hex");
+const BOB = randomBytes(24).toString("hex");
 const CURSOR_KEY = randomBytes(24).toString("hex");
 const FILES = 80;
 const PER_FILE = 25;
@@ -47,7 +52,7 @@ before(async () => {
   tree = await makeTree(files);
   redis = await startRedis();
   pids.push(redis.pid);
-  const env = replicaEnv(redis.url, CURSOR_KEY, TOKEN);
+  const env = replicaEnv(redis.url, CURSOR_KEY, TOKEN, [ALICE, BOB]);
   replicas = await Promise.all([startReplica(tree, env), startReplica(tree, env)]);
   pids.push(...replicas.map((r) => r.pid));
   const port = await freePort();
@@ -71,18 +76,27 @@ after(async () => {
 
 let nextId = 1;
 
-/** One code_search call as an agent makes it over MCP HTTP; returns the model-facing text. */
-async function codeSearch(url: string, args: Record<string, unknown>): Promise<string> {
+/** One code_search call as an agent makes it over MCP HTTP: the model-facing text, or the error. */
+async function call(
+  url: string,
+  args: Record<string, unknown>,
+  token = TOKEN,
+): Promise<{ text: string; isError: boolean }> {
   const response = await raw(url, {
     method: "POST",
-    headers: legacyHeaders(TOKEN),
+    headers: legacyHeaders(token),
     body: toolCall(nextId++, "code_search", args),
   });
   assert.equal(response.status, 200, response.body);
   const [message] = messagesOf(response.body);
   const result = message?.result as { content: Array<{ text: string }>; isError?: boolean };
-  assert.notEqual(result.isError, true, result.content[0]?.text);
-  return result.content[0]?.text ?? "";
+  return { text: result.content[0]?.text ?? "", isError: result.isError === true };
+}
+
+async function codeSearch(url: string, args: Record<string, unknown>, token = TOKEN): Promise<string> {
+  const { text, isError } = await call(url, args, token);
+  assert.equal(isError, false, text);
+  return text;
 }
 
 function summaryCursor(text: string): string {
@@ -109,6 +123,20 @@ function upstreamsOfCalls(): Array<{ upstream: string; status: string }> {
     upstream: m[2] as string,
   }));
 }
+
+describe("callers across replicas", () => {
+  it("G12: a cursor follows its caller's token to any replica; another client's token gets cursor_not_found", async () => {
+    const [one, two] = replicas as [Replica, Replica];
+    const summary = await codeSearch(one.url, { pattern: "needle_" }, ALICE);
+    const cursor = summaryCursor(summary);
+    const stolen = await call(two.url, { cursor, limit: 5 }, BOB);
+    assert.equal(stolen.isError, true);
+    assert.equal(JSON.parse(stolen.text).error.code, "cursor_not_found");
+    const shared = await call(two.url, { cursor, limit: 5 }, TOKEN);
+    assert.equal(JSON.parse(shared.text).error.code, "cursor_not_found");
+    assert.deepEqual(indicesOf(await codeSearch(two.url, { cursor, limit: 5 }, ALICE)), [1, 2, 3, 4, 5]);
+  });
+});
 
 describe("two replicas, one Redis, nginx in front", () => {
   it("G01, A02: a search on one replica, every page on the other: nothing lost or repeated", async () => {
@@ -226,10 +254,41 @@ describe("a replica whose shared store is unusable refuses to start", () => {
     assert.equal(error.code, "configuration_error");
     assert.equal(error.key, "EVIDENT_CURSOR_KEY");
   });
+});
 
+describe("after the walks", () => {
   it("A03: the health check needs no token, through nginx too", async () => {
     const health = await raw(`${nginx.url}/healthz`, { headers: JSON_HEADERS });
     assert.equal(health.status, 200);
     assert.equal(JSON.parse(health.body).status, "ok");
+  });
+
+  it("Redis holds no token, nor the caller keys derived from them", async () => {
+    const client = createClient({ url: redis.url });
+    await client.connect();
+    try {
+      const names = await client.keys("evident:*");
+      assert.ok(names.length > 0);
+      const everything: Buffer[] = [];
+      const binary = client.withTypeMapping({ [RESP_TYPES.BLOB_STRING]: Buffer });
+      for (const name of names) {
+        everything.push(Buffer.from(name));
+        const type = await client.type(name);
+        if (type === "hash")
+          for (const [f, v] of Object.entries(await binary.hGetAll(name))) everything.push(Buffer.from(f), v);
+        if (type === "zset") everything.push(...(await binary.zRange(name, 0, -1)));
+        if (type === "string") everything.push((await binary.get(name)) ?? Buffer.alloc(0));
+      }
+      const all = Buffer.concat(everything);
+      for (const token of [TOKEN, ALICE, BOB]) {
+        assert.equal(all.includes(token), false);
+        // The HTTP caller key is a digest of the token; it is not stored either.
+        const caller = callerOf(token);
+        assert.equal(all.includes(caller), false);
+        assert.equal(all.includes(caller.slice(5)), false);
+      }
+    } finally {
+      await client.close();
+    }
   });
 });
