@@ -379,6 +379,34 @@ describe("RedisSnapshotStore when Redis is unreachable", () => {
     }
   });
 
+  it("a Redis that stops answering fails calls with store_unavailable within the bound; the next call once it answers succeeds", async () => {
+    const own = await startRedis();
+    try {
+      const store = storeOn(own.url, secret(), { timeoutMs: 2000 });
+      const id = await store.put("a", snapshotData());
+      process.kill(own.pid, "SIGSTOP");
+      try {
+        for (const call of [() => store.get("a", id), () => store.put("a", snapshotData())]) {
+          const error = await errorOf(call);
+          assert.equal(error.code, "store_unavailable");
+          assert.match(error.message, /no answer within 2000 ms/);
+        }
+      } finally {
+        process.kill(own.pid, "SIGCONT");
+      }
+      assert.equal(await errorCodeOf(() => store.get("a", id)), "no error");
+      // Closing never waits for Redis.
+      process.kill(own.pid, "SIGSTOP");
+      try {
+        await store.close();
+      } finally {
+        process.kill(own.pid, "SIGCONT");
+      }
+    } finally {
+      await own.stop();
+    }
+  });
+
   it("a wrong password is configuration_error naming EVIDENT_SNAPSHOT_STORE, without the password", async () => {
     const password = `right-${randomBytes(8).toString("hex")}`;
     const guarded = await startRedis(undefined, ["--requirepass", password]);

@@ -38,6 +38,8 @@ export interface RedisSnapshotStoreOptions {
   readonly maxTombstones?: number;
   /** Injected clock, so expiry is testable without waiting. */
   readonly now?: () => number;
+  /** How long one exchange with Redis may take (SHARED_STORE_COMMAND_TIMEOUT_MS). */
+  readonly timeoutMs?: number;
   readonly logger?: Logger;
 }
 
@@ -53,6 +55,7 @@ export class RedisSnapshotStore implements SnapshotStore {
   readonly #maxBytes: number;
   readonly #maxTombstones: number;
   readonly #now: () => number;
+  readonly #timeoutMs: number;
   readonly #logger: Logger | undefined;
   readonly #codec: CursorCodec;
   readonly #keys: readonly string[];
@@ -68,6 +71,7 @@ export class RedisSnapshotStore implements SnapshotStore {
     this.#maxBytes = options.maxBytes ?? SNAPSHOT_STORE_MAX_BYTES;
     this.#maxTombstones = options.maxTombstones ?? SNAPSHOT_TOMBSTONES_MAX;
     this.#now = options.now ?? Date.now;
+    this.#timeoutMs = options.timeoutMs ?? SHARED_STORE_COMMAND_TIMEOUT_MS;
     this.#logger = options.logger;
     this.#codec = new CursorCodec(options.settings.keys.cursor, `a server with another ${KEY_VARIABLE}`);
     const namespace = `evident:${options.settings.keys.namespace}:`;
@@ -170,15 +174,8 @@ export class RedisSnapshotStore implements SnapshotStore {
   /** Ends this instance's connection; the snapshots stay for the other replicas. */
   async close(): Promise<void> {
     this.#closed = true;
-    const pending = this.#client;
-    this.#client = undefined;
-    const client = await pending?.catch(() => undefined);
-    if (client === undefined) return;
-    try {
-      await client.close();
-    } catch {
-      client.destroy();
-    }
+    // Destroyed, not quit: a QUIT would wait for a Redis that may not answer.
+    this.#disconnect();
   }
 
   // ------------------------------------------------------------------------------------------
@@ -219,15 +216,39 @@ export class RedisSnapshotStore implements SnapshotStore {
   }
 
   /** Runs one exchange with Redis, turning any failure to reach it into `store_unavailable`. */
+  /**
+   * Runs one exchange with Redis, turning any failure to reach it into `store_unavailable`. A
+   * Redis that does not answer within the bound (stopped, overloaded, a network black hole)
+   * fails the call too, and its connection is dropped so the next call connects anew: the
+   * client's own command timeouts do not cover a command already sent.
+   */
   async #run<T>(exchange: (client: Client) => Promise<T>): Promise<T> {
     if (this.#closed) throw new EvidentError("cancelled", "code_search is shutting down.");
+    const work = this.#connection().then(exchange);
+    work.catch(() => {});
+    let timer: NodeJS.Timeout | undefined;
+    const silence = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new NoAnswer(this.#timeoutMs)), this.#timeoutMs);
+    });
     try {
-      const client = await this.#connection();
-      return await exchange(client);
+      return await Promise.race([work, silence]);
     } catch (thrown) {
       if (thrown instanceof EvidentError) throw thrown;
+      if (thrown instanceof NoAnswer) this.#disconnect();
+      this.#report(thrown);
       throw this.#unavailable(thrown);
+    } finally {
+      clearTimeout(timer);
     }
+  }
+
+  #disconnect(): void {
+    const pending = this.#client;
+    this.#client = undefined;
+    pending?.then(
+      (client) => client.destroy(),
+      () => {},
+    );
   }
 
   /**
@@ -241,7 +262,6 @@ export class RedisSnapshotStore implements SnapshotStore {
     const client = createClient({
       url: this.#settings.url,
       disableOfflineQueue: true,
-      commandOptions: { timeout: SHARED_STORE_COMMAND_TIMEOUT_MS },
       socket: { connectTimeout: SHARED_STORE_CONNECT_TIMEOUT_MS, reconnectStrategy: false },
     }).withTypeMapping({ [RESP_TYPES.BLOB_STRING]: Buffer });
     // Without a listener an error event would end the process; the failing call reports it.
@@ -253,7 +273,6 @@ export class RedisSnapshotStore implements SnapshotStore {
     } catch (error) {
       if (this.#client === connecting) this.#client = undefined;
       client.destroy();
-      this.#report(error);
       throw error;
     }
     if (this.#outage)
@@ -294,6 +313,13 @@ export class RedisSnapshotStore implements SnapshotStore {
         "cannot keep or continue results; retry shortly. Operators: check that Redis is running and reachable.",
       { cause: thrown, details: { key: STORE_VARIABLE } },
     );
+  }
+}
+
+class NoAnswer extends Error {
+  constructor(ms: number) {
+    super(`no answer within ${ms} ms`);
+    this.name = "NoAnswer";
   }
 }
 
