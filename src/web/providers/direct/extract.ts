@@ -1,5 +1,11 @@
 /**
- * The main content of a page: Readability's choice, else the page body.
+ * The main content of a page: Readability's choice, cleaned of the boilerplate it keeps, else
+ * the page body.
+ *
+ * Readability finds the block that holds the article well, but keeps what sits inside that
+ * block around the text: share bars, newsletter and promo boxes, "related" link lists, author
+ * boxes, comment sections. `clean` removes those afterwards, by what they are (class, id, role)
+ * and by what they look like (mostly links), never a block that holds much of the text.
  */
 import { Readability } from "@mozilla/readability";
 
@@ -17,20 +23,214 @@ export interface MainContent {
 
 export function extractMain(document: Dom): MainContent {
   const body = document.body ?? document.documentElement;
+  preClean(body);
   let article: { title?: string | null; content?: Dom; byline?: string | null } | null = null;
   try {
     // keepClasses: code blocks name their language in a class; serializer: keep the element.
-    article = new Readability(document, {
-      keepClasses: false,
-      serializer: (element: Dom) => element,
-    }).parse();
+    article = new Readability(document, { keepClasses: true, serializer: (element: Dom) => element }).parse();
   } catch {
     article = null;
   }
   const title = article?.title?.trim() || undefined;
   const byline = article?.byline?.replace(/\s+/g, " ").trim() || undefined;
   if (article?.content) {
+    clean(article.content);
+    dropBoilerplateText(article.content);
     return { root: article.content, found: true, ...(title ? { title } : {}), ...(byline ? { byline } : {}) };
   }
   return { root: body, found: false, ...(title ? { title } : {}) };
+}
+
+/**
+ * Words that name page furniture in a class or id (`post-share`, `related_posts`, `newsletter`).
+ * A BEM modifier (`--ads` in `Section--Ads`) says how a block looks, not what it is: ignored.
+ */
+const FURNITURE = new Set([
+  "share",
+  "sharing",
+  "shares",
+  "sharebar",
+  "social",
+  "socials",
+  "newsletter",
+  "subscribe",
+  "subscription",
+  "signup",
+  "related",
+  "recommended",
+  "recommendations",
+  "readmore",
+  "comments",
+  "commentlist",
+  "disqus",
+  "respond",
+  "byline",
+  "authorbox",
+  "breadcrumb",
+  "breadcrumbs",
+  "tags",
+  "taglist",
+  "cookie",
+  "cookies",
+  "consent",
+  "gdpr",
+  "promo",
+  "promotion",
+  "advert",
+  "advertisement",
+  "adsense",
+  "sponsored",
+  "widget",
+  "toolbar",
+  "pagination",
+  "pager",
+  "nav",
+  "navigation",
+  "menu",
+  "footer",
+  "copyright",
+  "meta",
+  "postmeta",
+  "dateline",
+  "author",
+  "teasers",
+]);
+
+function furnitureName(names: string): boolean {
+  for (const name of names.toLowerCase().split(/\s+/)) {
+    for (const word of name.split("--")[0]?.split(/[-_]+/) ?? []) if (FURNITURE.has(word)) return true;
+  }
+  return false;
+}
+
+const ROLES = new Set(["navigation", "contentinfo", "complementary", "banner", "search", "menu", "menubar"]);
+
+/** Removes page furniture inside the content, keeping any block that holds much of its text. */
+function clean(root: Dom): void {
+  const total = textLength(root);
+  if (total === 0) return;
+  const doomed: Dom[] = [];
+  const visit = (element: Dom) => {
+    for (const child of Array.from(element.children ?? []) as Dom[]) {
+      if (isFurniture(child) && textLength(child) < total * 0.3) doomed.push(child);
+      else if (isLinkList(child)) doomed.push(child);
+      else visit(child);
+    }
+  };
+  visit(root);
+  for (const element of doomed) element.remove();
+}
+
+function preClean(body: Dom): void {
+  const total = textLength(body);
+  for (const element of Array.from(body.querySelectorAll("nav, footer, aside, [role]")) as Dom[]) {
+    const tag = element.localName;
+    const role = (element.getAttribute("role") ?? "").toLowerCase();
+    if (tag === "nav" || tag === "footer" || tag === "aside" || ROLES.has(role)) {
+      if (textLength(element) < total * 0.3) element.remove();
+    }
+  }
+}
+
+function isFurniture(element: Dom): boolean {
+  const tag = element.localName;
+  if (tag === "nav" || tag === "footer" || tag === "aside" || (tag === "form" && hasInput(element)))
+    return true;
+  if (ROLES.has((element.getAttribute("role") ?? "").toLowerCase())) return true;
+  return furnitureName(`${element.getAttribute("class") ?? ""} ${element.getAttribute("id") ?? ""}`);
+}
+
+function hasInput(element: Dom): boolean {
+  return element.querySelector("input, textarea, select") !== null;
+}
+
+/** A block that is nearly all links (a teaser or related list), not a paragraph with links. */
+function isLinkList(element: Dom): boolean {
+  const tag = element.localName;
+  if (tag !== "ul" && tag !== "ol" && tag !== "div" && tag !== "section") return false;
+  const text = textLength(element);
+  if (text === 0 || text > 2000) return false;
+  let linked = 0;
+  for (const link of Array.from(element.querySelectorAll("a")) as Dom[]) linked += textLength(link);
+  return linked / text > 0.8 && element.querySelectorAll("a").length >= 3;
+}
+
+function textLength(element: Dom): number {
+  return (element.textContent ?? "").replace(/\s+/g, " ").trim().length;
+}
+
+/** Blocks that are furniture by what they say, in the languages of the web's news and blogs. */
+const PATTERNS: Record<string, RegExp> = {
+  credit:
+    /^(foto|fotos|bild|bilder|photo|photos|image|imagen|credit|credits|quelle|source|źródło|fuente|fonte|grafik|illustration)\s*:/iu,
+  copy: /(©|\(c\) \d{4}|copyright|all rights reserved|alle rechte vorbehalten|todos los derechos reservados)/iu,
+  share:
+    /^(teilen|share|share this|artikel teilen|diesen artikel teilen|jetzt teilen|compartir|partager|udostępnij|drucken|print|e-mail|whatsapp|facebook|twitter|tweet|pinterest|linkedin)\b/iu,
+  subscribe:
+    /(newsletter|abonnieren|abonniere|subscribe|suscríbete|suscribete|zapraszamy do subskrypcji|jetzt registrieren|melden sie sich an)/iu,
+  related:
+    /^(ähnliche (beiträge|artikel)|auch interessant|das könnte (sie|dich) auch interessieren|lesen sie auch|lies auch|mehr zum thema|mehr zu[m]?|weitere (artikel|beiträge|themen|news|nachrichten)|empfohlene (beiträge|artikel)|related( posts| articles| stories| content)?|read more|read also|you may also like|more from|more stories|recommended|le puede interesar|te puede interesar|lee también|leia também|czytaj (też|także|również)|zobacz (też|także|również)|à lire aussi|lire aussi|neueste (artikel|beiträge)|beliebte (artikel|beiträge)|meistgelesen|top artikel|über den autor|über die autorin|zur person|kommentare|keine kommentare|kommentieren|comments|leave a (reply|comment)|schreibe einen kommentar|hinterlasse einen kommentar|antworten)\b/iu,
+  date: /^((\d{1,2}\.\s?\d{1,2}\.\s?\d{2,4}|\d{4}-\d{2}-\d{2}|\d{1,2}\.?\s+\p{L}+\.?\s+\d{4})(,?\s*(um\s*)?\d{1,2}:\d{2}(\s*uhr)?)?|\d{1,2}:\d{2}(\s*uhr)?)$/iu,
+  byline:
+    /^(von|by|por|par|autor|author|autorin|text|written by)\s*:?\s+\p{Lu}[\p{L}.'-]+(\s+\p{Lu}[\p{L}.'-]+){0,3}$|^(von|by|autor|autorin)\s*:$/u,
+};
+
+const LEAF_BLOCKS = new Set([
+  "p",
+  "div",
+  "li",
+  "h1",
+  "h2",
+  "h3",
+  "h4",
+  "h5",
+  "h6",
+  "span",
+  "figcaption",
+  "section",
+  "dt",
+  "dd",
+  "time",
+  "small",
+  "strong",
+  "b",
+  "em",
+  "a",
+]);
+
+function dropBoilerplateText(root: Dom): void {
+  const active = Object.entries(PATTERNS);
+  const doomed: Dom[] = [];
+  for (const element of Array.from(root.querySelectorAll("*")) as Dom[]) {
+    if (!LEAF_BLOCKS.has(element.localName)) continue;
+    const text = (element.textContent ?? "").replace(/\s+/g, " ").trim();
+    if (text === "" || text.length > 160) continue;
+    // Only the outermost block that holds just this text (a figure keeps its image).
+    const parent = element.parentNode;
+    if (
+      parent &&
+      parent !== root &&
+      LEAF_BLOCKS.has(parent.localName) &&
+      (parent.textContent ?? "").replace(/\s+/g, " ").trim() === text
+    )
+      continue;
+    for (const [name, pattern] of active) {
+      if (!pattern.test(text)) continue;
+      doomed.push(element);
+      if (name === "related" && /^h[1-6]$/.test(element.localName)) {
+        // The list that follows a "related" heading goes with it.
+        let next = element.nextElementSibling;
+        while (
+          next !== null &&
+          !/^h[1-6]$/.test(next.localName) &&
+          (isLinkList(next) || textLength(next) < 200)
+        ) {
+          doomed.push(next);
+          next = next.nextElementSibling;
+        }
+      }
+      break;
+    }
+  }
+  for (const element of doomed) element.remove();
 }

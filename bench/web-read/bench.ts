@@ -1,0 +1,98 @@
+/**
+ * The `direct` reader measured: quality on the web-read-eval development set, extraction time
+ * per page in-process, and memory for a 5 MB page. One command:
+ *
+ *   npx tsx bench/web-read/bench.ts [--limit N]
+ *
+ * Quality: every page read in-process and scored with the shared scorer's own functions (see
+ * eval-set.ts; `node ../shared/web-read-eval/score.mjs` gives the same counts through the CLI).
+ * Time: each page's read (decode, parse, extract, Markdown) after a warm-up pass, median and
+ * p90, next to the same pages parsed by linkedom alone (the floor every DOM-based reader pays),
+ * measured in the same run. Memory: peak resident memory of a fresh process that reads a 5 MB
+ * page, less that of one that loads the same modules and reads a small page.
+ */
+import { execFileSync } from "node:child_process";
+import { performance } from "node:perf_hooks";
+import { fileURLToPath } from "node:url";
+import { parseHTML } from "linkedom";
+import { evalDir, loadEval, pageBytes, readPage } from "./eval-set.js";
+
+const args = process.argv.slice(2);
+const limitArg = args.indexOf("--limit");
+const dir = evalDir();
+const { items: all, scorer } = await loadEval(dir);
+const items = limitArg === -1 ? all : all.slice(0, Number(args[limitArg + 1]));
+
+// Warm-up: the modules load and the JIT settles before anything is timed.
+for (const item of items.slice(0, 30)) await readPage(dir, item, scorer);
+
+const totals = { tp: 0, fp: 0, fn: 0, tn: 0 };
+const readMs: number[] = [];
+const parseMs: number[] = [];
+let failures = 0;
+let empty = 0;
+for (const item of items) {
+  const { outcome, ms } = await readPage(dir, item, scorer);
+  readMs.push(ms);
+  const markdown =
+    outcome?.content
+      .map((part) => (part.type === "text" ? part.text : JSON.stringify(part.value)))
+      .join("\n\n") ?? null;
+  if (outcome === undefined) failures++;
+  else if (markdown?.trim() === "") empty++;
+  const counts = scorer.countItem(item, markdown === null ? null : scorer.markdownToText(markdown));
+  totals.tp += counts.tp;
+  totals.fp += counts.fp;
+  totals.fn += counts.fn;
+  totals.tn += counts.tn;
+  const html = new TextDecoder(scorer.declaredCharset(pageBytes(dir, item.file))).decode(
+    pageBytes(dir, item.file),
+  );
+  const started = performance.now();
+  parseHTML(html);
+  parseMs.push(performance.now() - started);
+}
+const s = scorer.scores(totals);
+const quantile = (values: number[], q: number) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
+};
+console.log(
+  `web-read bench: ${items.length} pages of ${dir}${items.length === all.length ? "" : " (SUBSET)"}`,
+);
+console.log(
+  `quality   precision ${s.precision.toFixed(3)}  recall ${s.recall.toFixed(3)}  accuracy ${s.accuracy.toFixed(3)}  F1 ${s.f1.toFixed(3)}`,
+);
+console.log(
+  `          TP ${totals.tp}  FP ${totals.fp}  TN ${totals.tn}  FN ${totals.fn}  failures ${failures}  empty ${empty}`,
+);
+const [readMedian, readP90, parseMedian, parseP90] = [
+  quantile(readMs, 0.5),
+  quantile(readMs, 0.9),
+  quantile(parseMs, 0.5),
+  quantile(parseMs, 0.9),
+];
+console.log(
+  `time      read  median ${readMedian.toFixed(1)} ms  p90 ${readP90.toFixed(1)} ms  (decode, parse, extract, Markdown)`,
+);
+console.log(
+  `          parse median ${parseMedian.toFixed(1)} ms  p90 ${parseP90.toFixed(1)} ms  (linkedom alone, same pages)`,
+);
+console.log(
+  `          read/parse  median ${(readMedian / parseMedian).toFixed(2)}x  p90 ${(readP90 / parseP90).toFixed(2)}x`,
+);
+
+// Memory: two fresh processes, the same modules, a 5 MB page against a small one.
+const child = fileURLToPath(new URL("./memory-child.ts", import.meta.url));
+const peak = (bytes: number) =>
+  Number(
+    execFileSync(process.execPath, ["--import", "tsx", child, String(bytes)], {
+      encoding: "utf8",
+      env: { ...process.env, EVIDENT_WEB_READ_EVAL: dir },
+    }).trim(),
+  );
+const small = peak(0);
+const large = peak(5 * 1024 * 1024);
+console.log(
+  `memory    5 MB page: peak RSS ${(large / 1024 / 1024).toFixed(0)} MB, ${((large - small) / 1024 / 1024).toFixed(0)} MB above a small page's ${(small / 1024 / 1024).toFixed(0)} MB`,
+);
