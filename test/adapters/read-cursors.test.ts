@@ -100,7 +100,7 @@ describe("web_read cursors on every surface", () => {
     await rm(base, { recursive: true, force: true });
   });
 
-  it("MCP stdio: the parts add up to the page, fetched once; another connection cannot continue", async () => {
+  it("G06: MCP stdio: the parts add up to the page, fetched once (a cursor never fetches again); another connection cannot continue", async () => {
     const connect = async () => {
       const client = new Client({ name: "read-cursors", version: "1.0.0" });
       await client.connect(

@@ -40,7 +40,7 @@ for (const [kind, make] of kinds) {
       await assert.rejects(store.get("alice", "0".repeat(32)), { code: "cursor_not_found" });
     });
 
-    it("expires a value unused for its time to live, and says so", async () => {
+    it("G12: expires a value unused for its time to live as cursor_expired, and says so", async () => {
       let now = Date.now();
       const store = make(() => now);
       const id = await store.put("alice", "old", 3);
@@ -103,7 +103,7 @@ describe("cursor MAC", () => {
   const key = Buffer.alloc(32, 7);
   const mac = new CursorMac(key, 1, "elsewhere");
 
-  it("round-trips an id and offset, and refuses edited, truncated, foreign-key or other-kind tokens", () => {
+  it("G12: round-trips an id and offset, and refuses edited, truncated, foreign-key or other-kind tokens as cursor_malformed", () => {
     const token = mac.encode({ id: "ab".repeat(16), offset: 12_345 });
     assert.deepEqual(mac.decode(token), { id: "ab".repeat(16), offset: 12_345 });
     const flipped = `${token.slice(0, 5)}${token[5] === "A" ? "B" : "A"}${token.slice(6)}`;
