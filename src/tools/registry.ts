@@ -89,7 +89,12 @@ export class ToolRegistry {
     } catch (thrown) {
       const result = failure(thrown);
       if (result.error.code === "internal_error") {
-        full.logger.error(`tool ${name} failed`, { cause: describeCause(result.error.cause) });
+        // The agent reads a fixed or short message; the operator's log gets what caused it.
+        full.logger.error(`tool ${name} failed`, {
+          code: result.error.code,
+          message: result.error.message,
+          cause: describeCause(result.error.cause),
+        });
       }
       return result;
     }

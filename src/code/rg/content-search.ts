@@ -16,7 +16,7 @@ import {
   type StartedProcess,
   startOwnedProcess,
 } from "../process/owned-process.js";
-import type { SearchQuery } from "../request.js";
+import { invalid, type SearchQuery } from "../request.js";
 import { buildSearchArgs, patternFitsInput, patternInput } from "./args.js";
 import { type IndexedRun, type PartialReason, type RetentionBounds, RgOutputIndexer } from "./event-index.js";
 import type { RawMatchTable } from "./match-table.js";
@@ -213,34 +213,41 @@ function readStream(
   });
 }
 
+/**
+ * ripgrep refusing its arguments exits 2 before searching (no summary): a pattern it cannot
+ * compile or a glob it cannot parse. These are the caller's to fix, with ripgrep's reason.
+ */
+const PATTERN_REFUSAL =
+  /regex parse error|error parsing regex|regex could not be compiled|PCRE2|literal .* not allowed|exceeds size limit|impossible to match/i;
+
 function describeFailure(stderr: string, code: number | null, signal: NodeJS.Signals | null): EvidentError {
-  const explanation = stderr.replace(/^rg: /gm, "").slice(0, 2_000);
-  if (
-    /regex parse error|error parsing regex|regex could not be compiled|PCRE2|literal .* not allowed/i.test(
-      stderr,
-    )
-  ) {
-    const hint = /not allowed in a regex/.test(stderr)
-      ? "matches are found within single lines, so a pattern cannot match a line break"
-      : "use literal=true to search the exact text";
-    return new EvidentError(
-      "invalid_arguments",
-      `Invalid arguments: pattern: ripgrep rejected the regular expression (${hint}):\n${explanation}`,
-      { details: { field: "pattern", issues: [{ field: "pattern", message: explanation }] } },
-    );
+  const reason = ripgrepReason(stderr);
+  if (code === 2 && PATTERN_REFUSAL.test(stderr)) {
+    return invalid("pattern", `ripgrep rejected the regular expression (${patternHint(stderr)}):\n${reason}`);
   }
-  if (/glob/i.test(stderr)) {
-    return new EvidentError(
-      "invalid_arguments",
-      `Invalid arguments: glob: ripgrep rejected a glob:\n${explanation}`,
-      {
-        details: { field: "glob", issues: [{ field: "glob", message: explanation }] },
-      },
-    );
-  }
-  const first = explanation.split("\n")[0]?.slice(0, 300) ?? "";
-  return new EvidentError(
-    "internal_error",
-    `ripgrep failed (${code === null ? `signal ${signal}` : `exit ${code}`})${first === "" ? "" : `: ${first}`}`,
-  );
+  if (code === 2 && /glob/i.test(stderr)) return invalid("glob", `ripgrep rejected a glob:\n${reason}`);
+  const first = reason.split("\n")[0]?.slice(0, 300) ?? "";
+  const status = code === null ? `signal ${signal}` : `exit ${code}`;
+  // The status and ripgrep's first line also travel as the cause, for the operator's log.
+  return new EvidentError("internal_error", `ripgrep failed (${status})${first === "" ? "" : `: ${first}`}`, {
+    cause: new Error(`ripgrep ${status}${first === "" ? " with no message" : `: ${first}`}`),
+  });
+}
+
+function patternHint(stderr: string): string {
+  if (/not allowed in a regex/.test(stderr))
+    return "matches are found within single lines, so a pattern cannot match a line break";
+  if (/impossible to match/.test(stderr)) return "binary files are skipped, so a NUL byte never matches";
+  if (/exceeds size limit/.test(stderr))
+    return "it compiles to more than ripgrep allows; use fewer or smaller repetitions, or literal=true";
+  return "use literal=true to search the exact text";
+}
+
+/**
+ * ripgrep's own explanation: its first paragraph without the `rg: ` prefix. Later paragraphs
+ * suggest ripgrep flags (--text, --multiline) that a caller of this tool cannot pass.
+ */
+function ripgrepReason(stderr: string): string {
+  const paragraph = stderr.trim().split(/\n\s*\n/)[0] ?? "";
+  return paragraph.replace(/^rg: /gm, "").slice(0, 2_000);
 }
