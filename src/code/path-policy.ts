@@ -222,8 +222,14 @@ export async function resolveSearchTarget(cwd: string, path: string | undefined)
     // realpathSync.native is the same libc realpath the promise API calls, so ELOOP and the
     // canonical spelling are unchanged.
     canonical = realpathSync.native(absolute);
-    isDirectory = statSync(canonical).isDirectory();
+    const info = statSync(canonical);
+    isDirectory = info.isDirectory();
+    // A FIFO, socket or device would hold ripgrep in its read (a FIFO with no writer: forever).
+    if (!isDirectory && !info.isFile()) {
+      throw invalid("path", `"${requested}" is not a regular file or directory, so it cannot be searched.`);
+    }
   } catch (cause) {
+    if (cause instanceof EvidentError) throw cause;
     const code = (cause as NodeJS.ErrnoException).code;
     if (code === "ENOENT" || code === "ENOTDIR") {
       throw invalid("path", `"${requested}" does not exist (relative paths start at ${cwd}).`);

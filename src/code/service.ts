@@ -11,7 +11,7 @@
  * page files or start details (optionally for chosen files); match cursors continue their bound
  * selection. Partial retention is said in the text and in the data.
  */
-import { cancelledError } from "../core/abort.js";
+import { anySignal, cancelledError, throwIfAborted, withDeadline } from "../core/abort.js";
 import { EvidentError } from "../core/errors.js";
 import { DETAIL_PAGE_MAX_BYTES, PAGE_FRAME_RESERVE_CHARS } from "../core/limits.js";
 import { analysisPageFromCursor, firstAnalysisAnswer } from "./analysis/answers.js";
@@ -49,6 +49,7 @@ import {
   SearchExecutor,
   type SearchExecutorOptions,
 } from "./search/executor.js";
+import { type CodeSearchSettings, codeSearchSettings } from "./settings.js";
 import { buildSnapshot, snapshotFromLines } from "./snapshots/build.js";
 import { wholeSequence } from "./snapshots/sequence.js";
 import { MemorySnapshotStore, type SnapshotData, type SnapshotStore } from "./snapshots/store.js";
@@ -72,6 +73,8 @@ export interface CodeSearchServiceOptions extends SearchExecutorOptions {
   readonly syntaxCache?: SyntaxCacheOptions;
   /** Observes every parse the syntax layer runs (tests). */
   readonly onParse?: (path: string) => void;
+  /** Overrides of what the environment sets (see settings.ts). */
+  readonly settings?: Partial<CodeSearchSettings>;
 }
 
 export interface CallContext {
@@ -92,12 +95,15 @@ export class CodeSearchService {
   readonly #store: SnapshotStore;
   readonly #executor: SearchExecutor;
   readonly #syntax: SyntaxLayer;
-  readonly #running = new Map<AbortController, Promise<unknown>>();
+  readonly #settings: CodeSearchSettings;
+  /** Aborts every running call when the service closes. */
+  readonly #closing = new AbortController();
+  readonly #running = new Set<Promise<unknown>>();
   #git: Git | undefined;
-  #closed = false;
 
   constructor(options: CodeSearchServiceOptions) {
     this.#options = options;
+    this.#settings = { ...codeSearchSettings(options.env), ...options.settings };
     this.#store = options.store ?? new MemorySnapshotStore();
     this.#executor = new SearchExecutor(options);
     this.#syntax = new SyntaxLayer({
@@ -112,23 +118,32 @@ export class CodeSearchService {
   }
 
   async run(input: CodeSearchInput, context: CallContext): Promise<CodeSearchResponse> {
-    if (this.#closed) throw new EvidentError("cancelled", "code_search is shutting down.");
+    if (this.#closing.signal.aborted) throw new EvidentError("cancelled", "code_search is shutting down.");
     const request: CodeSearchRequest = normalizeRequest(input);
-    // Each call gets its own signal so that close() can stop it without touching the caller's.
-    const controller = new AbortController();
-    const forward = () => controller.abort(context.signal.reason);
-    if (context.signal.aborted) forward();
-    else context.signal.addEventListener("abort", forward, { once: true });
-    const call: RunningCall = { ...context, signal: controller.signal, followUp: newFollowUp() };
+    // The call's own signal: the caller's, the service closing, or the deadline, whichever first.
+    const stopped = anySignal([context.signal, this.#closing.signal]);
+    const { deadlineMs } = this.#settings;
+    const deadline = withDeadline(stopped.signal, deadlineMs, "code_search");
+    const call: RunningCall = { ...context, signal: deadline.signal, followUp: newFollowUp() };
     const running = this.#dispatch(request, call);
-    this.#running.set(controller, running);
+    this.#running.add(running);
     try {
       const answer = await running;
       this.#executor.followUp(call.followUp);
       return answer;
+    } catch (error) {
+      if (deadline.signal.aborted && !stopped.signal.aborted) {
+        throw new EvidentError(
+          "deadline_exceeded",
+          `code_search did not finish within ${deadlineMs} ms; narrow it with path, glob or exclude, or simplify the pattern.`,
+          { details: { deadline_ms: deadlineMs }, cause: error },
+        );
+      }
+      throw error;
     } finally {
-      this.#running.delete(controller);
-      context.signal.removeEventListener("abort", forward);
+      this.#running.delete(running);
+      deadline.dispose();
+      stopped.dispose();
     }
   }
 
@@ -137,10 +152,8 @@ export class CodeSearchService {
    * every snapshot.
    */
   async close(): Promise<void> {
-    this.#closed = true;
-    const running = [...this.#running];
-    for (const [controller] of running) controller.abort(cancelledError());
-    await Promise.allSettled(running.map(([, call]) => call));
+    this.#closing.abort(cancelledError());
+    await Promise.allSettled([...this.#running]);
     await this.#executor.close();
     this.#syntax.close();
     await this.#store.close();
@@ -309,6 +322,8 @@ export class CodeSearchService {
       // An empty subpath is not evidence of absence: search the project root, same filters.
       snapshot = await at(await resolveSearchTarget(cwd, undefined), true);
     }
+    // Stopped while its last files were re-checked: no answer is built after the stop.
+    throwIfAborted(context.signal);
     const budget = request.modeImplicit ? resolveBudget(context.contextUsage) : DEFAULT_BUDGET;
 
     if (snapshot.matches.length === 0) return emptyResponse(snapshot, request, budget);

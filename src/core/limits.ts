@@ -79,6 +79,12 @@ export const CODE_LIMIT_MIN = 1;
 export const CODE_LIMIT_MAX = 100;
 export const CODE_CURSOR_MAX_CHARS = 512;
 
+/**
+ * Overall deadline of one code_search call, waiting for a ripgrep slot included
+ * (EVIDENT_CODE_SEARCH_DEADLINE_MS). A search still running then is stopped: deadline_exceeded.
+ */
+export const CODE_SEARCH_DEADLINE_MS = 30_000;
+
 /** ripgrep JSON protocol: the longest single line accepted. */
 export const RG_MAX_PROTOCOL_LINE_BYTES = 16 * 1024 * 1024;
 /** Captured stderr of an owned subprocess. */

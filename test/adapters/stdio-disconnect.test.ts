@@ -11,6 +11,7 @@ import { join, resolve } from "node:path";
 import { createInterface, type Interface } from "node:readline";
 import type { Readable, Writable } from "node:stream";
 import { describe, it } from "node:test";
+import { gatedRipgrep } from "../code/helpers.js";
 
 const CLI = resolve(import.meta.dirname, "../../dist/adapters/cli/main.js");
 
@@ -127,10 +128,15 @@ describe("the ripgrep `evident mcp` starts ahead for the next search", () => {
 describe("stdio client disconnect", () => {
   it("G11: closing stdin mid-search reaps ripgrep and ends the server", async () => {
     const root = mkdtempSync(join(tmpdir(), "evident-disconnect-"));
+    const bin = mkdtempSync(join(tmpdir(), "evident-gate-"));
     try {
       writeFileSync(join(root, "plain.txt"), "needle\n");
-      execFileSync("mkfifo", [join(root, "pipe")]);
-      const server = spawn(process.execPath, [CLI, "mcp"], { cwd: root, stdio: ["pipe", "pipe", "ignore"] });
+      const rg = await gatedRipgrep(bin);
+      const server = spawn(process.execPath, [CLI, "mcp"], {
+        cwd: root,
+        stdio: ["pipe", "pipe", "ignore"],
+        env: { ...process.env, EVIDENT_RG_PATH: rg.path },
+      });
       const exited = new Promise<number | null>((done) => server.once("exit", (code) => done(code)));
       const { lines, send } = initialize(server);
       const progressed = new Promise<void>((done) => {
@@ -144,11 +150,12 @@ describe("stdio client disconnect", () => {
         method: "tools/call",
         params: {
           name: "code_search",
-          arguments: { pattern: "needle", path: "pipe", mode: "matches" },
+          arguments: { pattern: "needle", path: "plain.txt", mode: "matches" },
           _meta: { progressToken: 1 },
         },
       });
-      // Progress starts once the search has run for a second: ripgrep is blocked in the pipe.
+      // ripgrep waits at the gate; progress starts once the search has run for a second.
+      const gate = await rg.waiting();
       await progressed;
       const processes = childrenOf(server.pid);
       assert.ok(
@@ -158,37 +165,40 @@ describe("stdio client disconnect", () => {
       server.stdin.end();
       assert.equal(await exited, 0);
       for (const pid of processes) assert.equal(alive(pid), false, `process ${pid} was left running`);
+      await gate.close();
     } finally {
       rmSync(root, { recursive: true, force: true });
+      rmSync(bin, { recursive: true, force: true });
     }
   });
 
   it("G11: Ctrl-C on `evident grep` mid-search reaps ripgrep and reports cancelled", async () => {
     const root = mkdtempSync(join(tmpdir(), "evident-sigint-"));
+    const bin = mkdtempSync(join(tmpdir(), "evident-gate-"));
     try {
-      execFileSync("mkfifo", [join(root, "pipe")]);
-      const cli = spawn(process.execPath, [CLI, "grep", "needle", "pipe", "--mode", "matches"], {
+      writeFileSync(join(root, "plain.txt"), "needle\n");
+      const rg = await gatedRipgrep(bin);
+      const cli = spawn(process.execPath, [CLI, "grep", "needle", "plain.txt", "--mode", "matches"], {
         cwd: root,
         stdio: ["ignore", "pipe", "pipe"],
-        env: { ...process.env, EVIDENT_CACHE_DIR: join(root, ".cache") },
+        env: { ...process.env, EVIDENT_CACHE_DIR: join(root, ".cache"), EVIDENT_RG_PATH: rg.path },
       });
       let stderr = "";
       cli.stderr.on("data", (chunk: Buffer) => {
         stderr += chunk.toString();
       });
       const exited = new Promise<number | null>((done) => cli.once("exit", (code) => done(code)));
-      // Opening the pipe for writing returns once ripgrep has opened it for reading.
-      const { open } = await import("node:fs/promises");
-      const writer = await open(join(root, "pipe"), "w");
+      const gate = await rg.waiting();
       const children = childrenOf(cli.pid);
       assert.ok(children.length > 0, "ripgrep runs under the CLI");
       cli.kill("SIGINT");
       assert.equal(await exited, 1);
       assert.equal(JSON.parse(stderr).error.code, "cancelled");
       for (const pid of children) assert.equal(alive(pid), false, `child ${pid} was left running`);
-      await writer.close();
+      await gate.close();
     } finally {
       rmSync(root, { recursive: true, force: true });
+      rmSync(bin, { recursive: true, force: true });
     }
   });
 });

@@ -27,6 +27,7 @@ const ALLOWED: Record<string, readonly string[]> = {
  */
 const CODE_ALLOWED: Record<string, readonly string[]> = {
   schema: [],
+  settings: [],
   request: ["schema"],
   "path-policy": ["request"],
   process: [],
@@ -68,6 +69,7 @@ const CODE_ALLOWED: Record<string, readonly string[]> = {
     "path-policy",
     "request",
     "schema",
+    "settings",
   ],
 };
 

@@ -6,7 +6,18 @@
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { mkdir, mkdtemp, readdir, readlink, realpath, rm, symlink, writeFile } from "node:fs/promises";
+import {
+  chmod,
+  mkdir,
+  mkdtemp,
+  open,
+  readdir,
+  readlink,
+  realpath,
+  rm,
+  symlink,
+  writeFile,
+} from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { rgPath } from "@vscode/ripgrep";
@@ -114,4 +125,44 @@ export function asSet(snapshot: { matches: readonly ParsedMatch[] }): string[] {
         `${m.path}\u0000${m.line}\u0000${m.occurrences.map((o) => `${o.startByte}-${o.endByte}`).join(",")}`,
     )
     .sort();
+}
+
+export interface GatedRipgrep {
+  /** An executable for EVIDENT_RG_PATH: it waits at the gate, then becomes the real ripgrep. */
+  readonly path: string;
+  /**
+   * Resolves once a process waits at the gate; it stays there until `pass` lets it through, or
+   * until it ends. `close` lets go of the gate without passing it.
+   */
+  waiting(): Promise<{ pass(): Promise<void>; close(): Promise<void> }>;
+}
+
+/**
+ * A ripgrep held at a gate before it starts: a script that opens a named pipe for reading (which
+ * blocks until the test opens it for writing), reads one line, then execs the real ripgrep with
+ * its arguments. A search through it takes as long as the test wants, with no sleeping, and
+ * terminating it while it waits ends it as it would end ripgrep. `dir` holds the script and the
+ * pipe, outside any searched tree.
+ */
+export async function gatedRipgrep(dir: string): Promise<GatedRipgrep> {
+  const gate = join(dir, "gate");
+  const path = join(dir, "rg");
+  spawnSync("mkfifo", [gate]);
+  // bash's read -u leaves the script's stdin alone: a ripgrep started ahead reads its pattern there.
+  await writeFile(path, `#!/bin/bash\nread -r -u 3 _ 3< '${gate}'\nexec '${RG}' "$@"\n`);
+  await chmod(path, 0o755);
+  return {
+    path,
+    async waiting() {
+      // Opening for writing returns once a waiting process has opened the gate for reading.
+      const writer = await open(gate, "w");
+      return {
+        async pass() {
+          await writer.write("go\n");
+          await writer.close();
+        },
+        close: () => writer.close(),
+      };
+    },
+  };
 }

@@ -1,31 +1,33 @@
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
-import { writeFile } from "node:fs/promises";
-import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { codeSearchOutputSchema } from "../../src/code/schema.js";
 import { silentLogger } from "../../src/core/logger.js";
 import { createCodeSearchTool } from "../../src/tools/code-search.js";
 import type { ProgressUpdate } from "../../src/tools/tool.js";
-import { isAlive, makeTree, removeTree } from "./helpers.js";
+import { type GatedRipgrep, gatedRipgrep, isAlive, makeTree, removeTree } from "./helpers.js";
 import { ctx, errorCode, makeService } from "./service-helpers.js";
 
 /**
- * A named pipe holds ripgrep in its read until the test writes: a search that takes as long as
- * the test wants, with no sleeping on either side.
+ * A ripgrep held at a gate (see gatedRipgrep) runs as long as the test wants, with no sleeping
+ * on either side.
  */
 describe("long searches", () => {
   let root: string;
+  let bin: string;
+  let rg: GatedRipgrep;
   before(async () => {
     root = await makeTree({ "plain.txt": "needle\n" });
-    execFileSync("mkfifo", [join(root, "pipe")]);
+    bin = await makeTree({});
+    rg = await gatedRipgrep(bin);
   });
   after(async () => {
     await removeTree(root);
+    await removeTree(bin);
   });
+  const env = () => ({ ...process.env, EVIDENT_RG_PATH: rg.path });
 
   it("report progress once they run longer than a second, and stop reporting when done", async () => {
-    const tool = createCodeSearchTool({ cwd: root, env: process.env, logger: silentLogger });
+    const tool = createCodeSearchTool({ cwd: root, env: env(), logger: silentLogger });
     const updates: ProgressUpdate[] = [];
     let firstUpdate: () => void = () => {};
     const reported = new Promise<void>((resolve) => {
@@ -33,7 +35,7 @@ describe("long searches", () => {
     });
     const started = Date.now();
     const call = tool.handler(
-      { pattern: "needle", path: "pipe", mode: "matches" },
+      { pattern: "needle", path: "plain.txt", mode: "matches" },
       {
         signal: new AbortController().signal,
         logger: silentLogger,
@@ -44,9 +46,10 @@ describe("long searches", () => {
         },
       },
     );
+    const gate = await rg.waiting();
     await reported;
     assert.ok(Date.now() - started >= 1000);
-    await writeFile(join(root, "pipe"), "needle in a pipe\n");
+    await gate.pass();
     const result = await call;
     assert.equal(result.data.totalMatches, 1);
     assert.match(updates[0]?.message ?? "", /searching/);
@@ -57,10 +60,10 @@ describe("long searches", () => {
   });
 
   it("G11: cancellation reaches a ripgrep blocked in a read", async () => {
-    const tool = createCodeSearchTool({ cwd: root, env: process.env, logger: silentLogger });
+    const tool = createCodeSearchTool({ cwd: root, env: env(), logger: silentLogger });
     const controller = new AbortController();
     const call = tool.handler(
-      { pattern: "needle", path: "pipe" },
+      { pattern: "needle", path: "plain.txt" },
       {
         signal: controller.signal,
         logger: silentLogger,
@@ -68,7 +71,9 @@ describe("long searches", () => {
         progress: () => controller.abort(),
       },
     );
+    const gate = await rg.waiting();
     await assert.rejects(call, (error: unknown) => (error as { code?: string }).code === "cancelled");
+    await gate.close();
     await tool.close?.();
   });
 });
@@ -109,28 +114,26 @@ describe("structured data", () => {
 describe("closing", () => {
   it("G11: close stops a running search, awaits its ripgrep, and refuses later calls", async () => {
     const root = await makeTree({ "a.txt": "needle\n" });
-    execFileSync("mkfifo", [join(root, "pipe")]);
+    const bin = await makeTree({});
+    const rg = await gatedRipgrep(bin);
     const pids: number[] = [];
-    let spawned: () => void = () => {};
-    const contentSearch = new Promise<void>((resolve) => {
-      spawned = resolve;
-    });
     const service = makeService(root, {
-      onProcessSpawn: (pid) => {
-        pids.push(pid);
-        // A single-file root needs no enumeration: the first child is the content search.
-        if (pids.length === 1) spawned();
-      },
+      env: { EVIDENT_RG_PATH: rg.path },
+      onProcessSpawn: (pid) => pids.push(pid),
     });
     try {
-      const outcome = errorCode(service.run({ pattern: "needle", path: "pipe" }, ctx()));
-      await contentSearch;
+      const outcome = errorCode(service.run({ pattern: "needle", path: "a.txt" }, ctx()));
+      // A single-file root needs no enumeration: the one waiting is the content search.
+      const gate = await rg.waiting();
       await service.close();
       assert.equal(await outcome, "cancelled");
+      assert.equal(pids.length, 1);
       for (const pid of pids) assert.equal(isAlive(pid), false);
       assert.equal(await errorCode(service.run({ pattern: "needle" }, ctx())), "cancelled");
+      await gate.close();
     } finally {
       await removeTree(root);
+      await removeTree(bin);
     }
   });
 });

@@ -1,16 +1,18 @@
 import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
 import { renameSync, writeFileSync } from "node:fs";
-import { appendFile, writeFile } from "node:fs/promises";
+import { appendFile, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { resolveBudget } from "../../src/code/render/budget.js";
 import { MemorySnapshotStore } from "../../src/code/snapshots/store.js";
+import { EvidentError } from "../../src/core/errors.js";
 import {
   MAX_DISPLAYED_OCCURRENCES,
   RG_MAX_PROTOCOL_LINE_BYTES,
   SUMMARY_FILES_PER_PAGE,
 } from "../../src/core/limits.js";
-import { isAlive, processesIn, treesRemovedAfter } from "./helpers.js";
+import { isAlive, isRunning, processesIn, treesRemovedAfter } from "./helpers.js";
 import { ctx, errorCode, makeService, walk } from "./service-helpers.js";
 
 const tree = treesRemovedAfter(after);
@@ -350,6 +352,38 @@ describe("code_search policy", () => {
     assert.equal((error as { code?: string }).code, "invalid_arguments");
     assert.match((error as Error).message, /unclosed group/);
     assert.equal(await errorCode(service.run({ pattern: "(unclosed", literal: true }, ctx())), "no error");
+  });
+
+  it("G11: a search past its deadline is deadline_exceeded, and its ripgrep is reaped", async () => {
+    const root = await tree({ "a.txt": "hello\n" });
+    const pids: number[] = [];
+    const deadlineMs = 100;
+    const service = makeService(root, {
+      settings: { deadlineMs },
+      onProcessSpawn: (pid) => pids.push(pid),
+    });
+    // ripgrep spends seconds compiling this 13-byte pattern before it reads a file.
+    const error = await service.run({ pattern: "a{1000}{1000}" }, ctx()).catch((e: unknown) => e);
+    assert.ok(error instanceof EvidentError, String(error));
+    assert.equal(error.code, "deadline_exceeded");
+    assert.equal(error.details.deadline_ms, deadlineMs);
+    assert.ok(pids.length > 0);
+    for (const pid of pids) assert.equal(isRunning(pid), false, `rg ${pid} still running`);
+    assert.deepEqual(await processesIn(root), []);
+  });
+
+  it("a FIFO, socket or device as path is invalid_arguments, never a search that waits forever", async () => {
+    const root = await tree({ "a.txt": "hello\n" });
+    execFileSync("mkfifo", [join(root, "pipe")]);
+    await symlink(join(root, "pipe"), join(root, "to-pipe"));
+    const service = makeService(root);
+    for (const path of ["pipe", "to-pipe"]) {
+      const error = await service.run({ pattern: "x", path }, ctx()).catch((e: unknown) => e);
+      assert.equal((error as EvidentError).code, "invalid_arguments", path);
+      assert.match((error as Error).message, /not a regular file or directory/);
+    }
+    // Inside a directory, ripgrep passes it by: the search answers.
+    assert.equal((await service.run({ pattern: "hello" }, ctx())).data.totalMatches, 1);
   });
 
   it("G25: the context budget shrinks only implicit auto answers", async () => {

@@ -44,6 +44,22 @@ describe("code_search failures", () => {
     });
   }
 
+  it("an unusable EVIDENT_CODE_SEARCH_DEADLINE_MS is configuration_error naming it, on every call", async () => {
+    const root = await tree({ "a.txt": "hello\n" });
+    for (const value of ["soon", "0", "-5", "1.5"]) {
+      const registry = registryFor(root, { PATH: process.env.PATH, EVIDENT_CODE_SEARCH_DEADLINE_MS: value });
+      try {
+        for (let i = 0; i < 2; i++) {
+          const result = await registry.call("code_search", { pattern: "hello" }, { caller: "t" });
+          assert.equal(result.isError && result.data.error.code, "configuration_error", value);
+          assert.equal(result.isError && result.data.error.key, "EVIDENT_CODE_SEARCH_DEADLINE_MS");
+        }
+      } finally {
+        await registry.close();
+      }
+    }
+  });
+
   it("any other ripgrep failure is internal_error, logged with its exit status and first line, scrubbed", async () => {
     const secret = "s3cr3t-operator-token-value-0123456789";
     const root = await tree({ "a.txt": "hello\n" });

@@ -4,7 +4,8 @@
  * such a file, and its revision is checked again after reading, so lines of another version
  * never sit next to the retained matching text.
  */
-import { readFile } from "node:fs/promises";
+import { constants } from "node:fs";
+import { open } from "node:fs/promises";
 import { resolve } from "node:path";
 import { CONTEXT_FILE_MAX_BYTES } from "../../core/limits.js";
 import { type Revision, readRevisionSync, sameRevision } from "../revisions/scan.js";
@@ -60,12 +61,8 @@ export class PageSources {
     const revision = this.trusted[key];
     if (revision === undefined || BigInt(revision.size) > BigInt(CONTEXT_FILE_MAX_BYTES)) return undefined;
     const path = resolve(this.rgCwd, key);
-    let bytes: Buffer;
-    try {
-      bytes = await readFile(path);
-    } catch {
-      return undefined;
-    }
+    const bytes = await readRegularFile(path);
+    if (bytes === undefined) return undefined;
     // The file may have changed while it was read; then its lines are not the searched version.
     if (!sameRevision(revision, readRevisionSync(path)) || String(bytes.length) !== revision.size) {
       this.#status.set(key, Promise.resolve("changed"));
@@ -75,5 +72,23 @@ export class PageSources {
     // A final terminator ends the last line; it does not start another.
     if (lines[lines.length - 1] === "") lines.pop();
     return lines.map((line) => (line.endsWith("\r") ? line.slice(0, -1) : line));
+  }
+}
+
+/**
+ * A regular file's bytes, or undefined. Opened without blocking and checked before reading: a
+ * FIFO put in the file's place would otherwise hold a thread-pool thread in open() until a
+ * writer came, which may be never.
+ */
+async function readRegularFile(path: string): Promise<Buffer | undefined> {
+  let handle: Awaited<ReturnType<typeof open>> | undefined;
+  try {
+    handle = await open(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
+    if (!(await handle.stat()).isFile()) return undefined;
+    return await handle.readFile();
+  } catch {
+    return undefined;
+  } finally {
+    await handle?.close();
   }
 }

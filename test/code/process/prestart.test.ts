@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { execFileSync, spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync, readlinkSync } from "node:fs";
 import { mkdir, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
@@ -15,7 +15,7 @@ import { allMatches } from "../../../src/code/rg/match-table.js";
 import type { CodeSearchInput } from "../../../src/code/schema.js";
 import type { CodeSearchServiceOptions } from "../../../src/code/service.js";
 import { MemorySnapshotStore, searchSnapshot } from "../../../src/code/snapshots/store.js";
-import { asSet, isRunning, processesIn, rawMatches, treesRemovedAfter } from "../helpers.js";
+import { asSet, gatedRipgrep, isRunning, processesIn, rawMatches, treesRemovedAfter } from "../helpers.js";
 import { ctx, errorCode, makeService } from "../service-helpers.js";
 
 const tree = treesRemovedAfter(after);
@@ -27,6 +27,18 @@ function isWaiting(pid: number): boolean {
   } catch {
     return false;
   }
+}
+
+/** Whether this process still holds the write end of `pid`'s stdin (a pattern not yet sent). */
+function holdsStdinOf(pid: number): boolean {
+  const pipe = readlinkSync(`/proc/${pid}/fd/0`);
+  return readdirSync("/proc/self/fd").some((fd) => {
+    try {
+      return readlinkSync(`/proc/self/fd/${fd}`) === pipe;
+    } catch {
+      return false;
+    }
+  });
 }
 
 /** Polls (a process's end is reported by the kernel, not to us) until `condition` holds. */
@@ -196,34 +208,31 @@ describe("a ripgrep started ahead", () => {
   });
 
   it("G11: cancelling a search it answers leaves no ripgrep", async () => {
-    const root = await tree({ "plain.txt": "needle\n", pipe: "needle\n" });
-    const { service, pids, search } = prestarting(root);
+    const root = await tree({ "plain.txt": "needle\n" });
+    const rg = await gatedRipgrep(await tree({}));
+    const { service, pids, search } = prestarting(root, { env: { EVIDENT_RG_PATH: rg.path } });
     try {
-      // A waiting ripgrep for the file "pipe"; then "pipe" becomes a named pipe, in whose read the
-      // next search blocks until it is cancelled (nothing is written to it).
-      await search({ pattern: "needle", path: "pipe" });
-      await rm(join(root, "pipe"));
-      execFileSync("mkfifo", [join(root, "pipe")]);
+      // The first search passes the gate; the ripgrep started after it for the next search
+      // waits there, and so does the next search, which writes its pattern to it, until it is
+      // cancelled.
+      const first = search({ pattern: "needle", path: "plain.txt" });
+      await (await rg.waiting()).pass();
+      await first;
+      const gate = await rg.waiting();
       const controller = new AbortController();
       const before = pids.length;
       const running = service.run(
-        { pattern: "needle", path: "pipe" },
+        { pattern: "needle", path: "plain.txt" },
         ctx("caller-1", { signal: controller.signal }),
       );
       // Settled below; should an assertion fail first, close() cancels it and nothing is unhandled.
       running.catch(() => {});
-      // The pipe is opened for writing once ripgrep has opened it for reading.
-      const writer = spawn("sh", ["-c", 'exec 3>"$1"; exec sleep 30', "sh", join(root, "pipe")], {
-        stdio: "ignore",
-      });
-      await eventually(
-        () => readFileSync(`/proc/${writer.pid}/cmdline`, "utf8").startsWith("sleep"),
-        "opened",
-      );
-      assert.equal(pids.length, before, "the search is the waiting ripgrep's");
+      const parked = pids[pids.length - 1] as number;
+      await eventually(() => !holdsStdinOf(parked), "the search wrote its pattern to the waiting ripgrep");
       controller.abort();
       assert.equal(await errorCode(running), "cancelled");
-      writer.kill("SIGKILL");
+      assert.equal(pids.length, before, "the search was the waiting ripgrep's");
+      await gate.close();
       await service.close();
       for (const pid of pids) assert.equal(isRunning(pid), false, `ripgrep ${pid} outlived the search`);
       assert.deepEqual(await processesIn(root), []);

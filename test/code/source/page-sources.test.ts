@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
 import { appendFile, mkdir, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
@@ -47,6 +48,15 @@ describe("page sources", () => {
     assert.equal(await sources.status("b.txt"), "changed");
     // A later page (a cursor) stats again.
     assert.equal(await new PageSources(root, trusted).status("b.txt"), "changed");
+  });
+
+  it("a FIFO put in a trusted file's place after the re-check gives no context and does not wait for a writer", async () => {
+    const root = await tree({ "a.txt": "a\n" });
+    const trusted = { "a.txt": readRevisionSync(join(root, "a.txt")) as Revision };
+    await rm(join(root, "a.txt"));
+    execFileSync("mkfifo", [join(root, "a.txt")]);
+    const sources = new PageSources(root, trusted, { justChecked: true });
+    assert.equal(await sources.lines("a.txt"), undefined);
   });
 
   it("a directory where a trusted file was reads as changed", async () => {
