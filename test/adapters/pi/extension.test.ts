@@ -6,7 +6,6 @@
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { open } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
@@ -14,7 +13,7 @@ import { Theme } from "@mariozechner/pi-coding-agent";
 import { visibleWidth } from "@mariozechner/pi-tui";
 import { silentLogger } from "../../../src/core/logger.js";
 import { createProductRegistry } from "../../../src/tools/product.js";
-import { processesIn, treesRemovedAfter } from "../../code/helpers.js";
+import { gatedRipgrep, processesIn, treesRemovedAfter } from "../../code/helpers.js";
 import { type FakeVendor, sendJson, startFakeVendor } from "../../web/providers/fake-vendor.js";
 import { PACKAGE_ROOT, type PiSession, startPi, testTheme } from "./harness.js";
 
@@ -347,13 +346,15 @@ describe("Pi extension", () => {
 
   it("Pi's abort reaches ripgrep: a long search is cancelled and leaves no process", async () => {
     const root = await tree({ "a.txt": "needle\n" });
-    execFileSync("mkfifo", [join(root, "pipe")]);
+    // ripgrep waits at a gate nobody passes; the extension reads the process environment.
+    const rg = await gatedRipgrep(await tree({}));
+    process.env.EVIDENT_RG_PATH = rg.path;
     await withPi(root, async (pi) => {
       pi.respond([]);
       const { fauxAssistantMessage, fauxToolCall } = await import("@mariozechner/pi-ai");
       pi.respond([
         fauxAssistantMessage(
-          fauxToolCall("code_search", { pattern: "needle", path: "pipe" }, { id: "long" }),
+          fauxToolCall("code_search", { pattern: "needle", path: "a.txt" }, { id: "long" }),
         ),
       ]);
       let ended: { isError: boolean; text: string } | undefined;
@@ -363,17 +364,18 @@ describe("Pi extension", () => {
           ended = { isError: event.isError, text: result.content.map((p) => p.text ?? "").join("") };
         }
       });
-      const prompt = pi.session.prompt("search the pipe");
-      // Opening the write end completes once ripgrep has opened the pipe to read it.
-      const writer = await open(join(root, "pipe"), "w");
+      const prompt = pi.session.prompt("search the file");
+      const gate = await rg.waiting();
       assert.ok((await processesIn(root)).length > 0, "ripgrep is running");
       await pi.session.abort();
       await prompt;
-      await writer.close().catch(() => {});
+      await gate.close();
       assert.ok(ended, "the tool call ended");
       assert.equal(ended.isError, true);
       assert.equal(JSON.parse(ended.text).error.code, "cancelled");
       assert.deepEqual(await processesIn(root), []);
+    }).finally(() => {
+      delete process.env.EVIDENT_RG_PATH;
     });
   });
 
