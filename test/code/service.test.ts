@@ -48,7 +48,10 @@ describe("code_search policy", () => {
       { startByte: 5, endByte: 10, startColumn: 6, endColumn: 11 },
     ]);
     assert.match(result.text, /\[2\] 2:6 {2}beta alpha/);
+    assert.match(result.text, /: 2 matching lines \(2 occurrences\) in 1 file\./);
     assert.equal(store.size, 0);
+    const one = await service.run({ pattern: "gamma" }, ctx());
+    assert.match(one.text, /: 1 matching line \(1 occurrence\) in 1 file\./);
   });
 
   it("G23: a large result starts with a ranked summary whose samples and cursor are in the text", async () => {

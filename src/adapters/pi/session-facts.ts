@@ -7,6 +7,7 @@
  * call stays a tool error. The line states counts only: nothing about speed, savings, tokens
  * or whether the task went well, which nothing here could know.
  */
+import { counted } from "../../core/plural.js";
 import type { InterfaceLocale } from "../../tools/host-settings.js";
 
 export interface Facts {
@@ -65,10 +66,9 @@ export function statusLine(facts: Facts, locale: InterfaceLocale): string {
       `网页搜索 ${facts.webSearches} 次，读取网页 ${facts.pageReads} 次`
     );
   }
-  const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
   return (
-    `evident this session: ${plural(facts.codeQueries, "code search", "code searches")} ` +
+    `evident this session: ${counted(facts.codeQueries, "code search", "code searches")} ` +
     `(${facts.codeComplete} complete, ${facts.codeByFile} summarized by file), ` +
-    `${plural(facts.webSearches, "web search", "web searches")}, ${plural(facts.pageReads, "page read", "pages read")}`
+    `${counted(facts.webSearches, "web search", "web searches")}, ${counted(facts.pageReads, "page read", "pages read")}`
   );
 }

@@ -9,6 +9,7 @@ import {
   SNAPSHOT_MAX_MATCHES,
   SNAPSHOT_MAX_OCCURRENCES,
 } from "../../core/limits.js";
+import { counted } from "../../core/plural.js";
 import type { SearchQuery } from "../request.js";
 import type { PartialReason } from "../rg/content-search.js";
 import type { CodeSearchOutput } from "../schema.js";
@@ -158,10 +159,10 @@ const SKIP_TEXT: Record<string, string> = {
 
 export function frameText(snapshot: SnapshotData, budget: ContextBudget): string {
   const count = isPartial(snapshot) ? "at least " : "";
-  const unit = snapshot.structure === undefined ? "matching lines" : "matches";
+  const unit = snapshot.structure === undefined ? ["matching line", "matching lines"] : ["match", "matches"];
   const head =
     `code_search ${describeSearch(snapshot)} in ${rootName(snapshot.effectiveRoot)}: ` +
-    `${count}${snapshot.matches.length} ${unit} (${snapshot.totalOccurrences} occurrences) in ${snapshot.files.length} files.`;
+    `${count}${counted(snapshot.matches.length, unit[0] as string, unit[1])} (${counted(snapshot.totalOccurrences, "occurrence")}) in ${counted(snapshot.files.length, "file")}.`;
   return `${head}${notesText(snapshot, budget)}\n`;
 }
 

@@ -129,7 +129,7 @@ describe("Pi extension", () => {
     await withPi(root, async (pi) => {
       const code = await pi.call("code_search", { pattern: "needle" });
       assert.equal(code.isError, false);
-      assert.match(code.text, /1 matching lines .* in 1 files/);
+      assert.match(code.text, /1 matching line .* in 1 file\./);
       assert.equal((code.details as { totalMatches: number }).totalMatches, 1);
 
       const search = await pi.call("web_search", { query: "pi extensions" });

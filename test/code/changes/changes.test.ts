@@ -138,7 +138,7 @@ describe("changes", () => {
       },
     ]);
     assert.deepEqual(lines(result), ["b.ts:1:needle b"]);
-    assert.match(result.text, /at least 1 matching lines/);
+    assert.match(result.text, /at least 1 matching line \(/);
     assert.match(result.text, /PARTIAL: not covered: a\.ts \(it differs from what Git compared/);
     await s.close();
   });
