@@ -17,12 +17,13 @@ import {
 import { withDeadline } from "../core/abort.js";
 import { PROVIDER_ATTEMPT_DEADLINE_MS } from "../core/limits.js";
 import { silentLogger } from "../core/logger.js";
-import { createHttpClient } from "../net/client.js";
 import { describeUrl, type LookupFunction } from "../net/guard.js";
+import type { HttpClient } from "../net/http-client.js";
 import { describeProxy } from "../net/proxy.js";
 import { type Provider, ProviderError, type ProviderFailure } from "../web/provider.js";
 import { ProviderSet } from "../web/provider-set.js";
-import { loadWebConfig } from "../web/service.js";
+import { timedOutReason } from "../web/router.js";
+import { httpClientFor, loadWebConfig } from "../web/service.js";
 
 export interface ProviderView {
   readonly id: string;
@@ -190,13 +191,7 @@ async function probeProviders(env: Env, config: WebConfig, options: DoctorOption
   const specs = [...config.providers.values()].filter(
     (spec) => spec.source !== "default" || onRoute.has(spec.id),
   );
-  const { variables: _names, ...proxy } = config.proxy;
-  const http = createHttpClient({
-    allowPrivateNetwork: config.allowPrivateNetwork,
-    proxy,
-    agentUrlsViaProxy: config.agentUrlsViaProxy,
-    ...(options.lookup === undefined ? {} : { lookup: options.lookup }),
-  });
+  const http = httpClientFor(config, options.lookup === undefined ? {} : { lookup: options.lookup });
   const set = new ProviderSet(config.providers, { env, logger: silentLogger });
   try {
     return await Promise.all(specs.map((spec) => probeOne(spec, set, http)));
@@ -206,11 +201,7 @@ async function probeProviders(env: Env, config: WebConfig, options: DoctorOption
   }
 }
 
-async function probeOne(
-  spec: ProviderSpec,
-  set: ProviderSet,
-  http: ReturnType<typeof createHttpClient>,
-): Promise<ProbeResult> {
+async function probeOne(spec: ProviderSpec, set: ProviderSet, http: HttpClient): Promise<ProbeResult> {
   if (spec.unavailable !== undefined) {
     return {
       id: spec.id,
@@ -244,12 +235,11 @@ async function probeOne(
     return { id: spec.id, status: "ok", latencyMs: latency(), probe: how.name };
   } catch (thrown) {
     if (deadline.signal.aborted) {
-      const seconds = ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
       return {
         id: spec.id,
         status: "failed",
         reason: "timeout",
-        message: `${spec.id}: timed out after ${seconds}`,
+        message: timedOutReason(spec.id, ms),
         latencyMs: latency(),
       };
     }

@@ -430,8 +430,7 @@ export class WebRouter {
     }
     if (attemptSignal.aborted) {
       const why = abortReason(attemptSignal);
-      if (why.code === "deadline_exceeded")
-        return { reason: `${id}: timed out after ${duration(ms)}`, failure: "timeout" };
+      if (why.code === "deadline_exceeded") return { reason: timedOutReason(id, ms), failure: "timeout" };
       if (why.code === "cancelled") return { reason: `${id} request was cancelled`, failure: "cancelled" };
     }
     if (thrown instanceof ProviderError) return { reason: thrown.reason, failure: thrown.failure };
@@ -528,9 +527,9 @@ function failureFields(failures: Failures): {
     : { providerErrors: failures.reasons, providerReasons: failures.classes };
 }
 
-/** "20 s" for whole seconds, else "1500 ms". */
-function duration(ms: number): string {
-  return ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
+/** The reason of an attempt that ran out of time: "jina: timed out after 20 s" (or "1500 ms"). */
+export function timedOutReason(id: string, ms: number): string {
+  return `${id}: timed out after ${ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`}`;
 }
 
 function codeField(thrown: unknown): { code?: string } {

@@ -17,7 +17,7 @@ import { MemoryKeptStore } from "../core/kept.js";
 import { WEB_PAGES_MAX_BYTES, WEB_PAGES_MAX_COUNT, WEB_PAGES_TTL_MS } from "../core/limits.js";
 import type { Logger } from "../core/logger.js";
 import type { ToolSuccess } from "../core/result.js";
-import { createHttpClient } from "../net/client.js";
+import { createHttpClient, type HttpClientOptions } from "../net/client.js";
 import type { LookupFunction } from "../net/guard.js";
 import type { HttpClient } from "../net/http-client.js";
 import { configFileSchema } from "./config-schema.js";
@@ -148,11 +148,7 @@ export class WebService {
     let generation: Generation;
     if (result.ok) {
       const config = result.config;
-      const { variables: _names, ...proxy } = config.proxy;
-      const http = createHttpClient({
-        allowPrivateNetwork: config.allowPrivateNetwork,
-        proxy,
-        agentUrlsViaProxy: config.agentUrlsViaProxy,
+      const http = httpClientFor(config, {
         logger,
         ...(this.#options.lookup === undefined ? {} : { lookup: this.#options.lookup }),
         ...(this.#options.treatAsPublic === undefined ? {} : { treatAsPublic: this.#options.treatAsPublic }),
@@ -215,6 +211,20 @@ export class WebService {
     })();
     return generation.closed;
   }
+}
+
+/** The HTTP client a configuration calls for: its guard switch and proxies. */
+export function httpClientFor(
+  config: WebConfig,
+  extra: Pick<HttpClientOptions, "logger" | "lookup" | "treatAsPublic"> = {},
+): HttpClient {
+  const { variables: _names, ...proxy } = config.proxy;
+  return createHttpClient({
+    allowPrivateNetwork: config.allowPrivateNetwork,
+    proxy,
+    agentUrlsViaProxy: config.agentUrlsViaProxy,
+    ...extra,
+  });
 }
 
 /** The web configuration as every call sees it: environment, presets, config file, defaults. */
