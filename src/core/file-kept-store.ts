@@ -11,19 +11,7 @@
  * two processes race, the first link wins and both use its key.
  */
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
-import {
-  closeSync,
-  constants,
-  fstatSync,
-  linkSync,
-  lstatSync,
-  mkdirSync,
-  openSync,
-  readSync,
-  type Stats,
-  unlinkSync,
-  writeSync,
-} from "node:fs";
+import { constants } from "node:fs";
 import { open, readdir, rename, stat, unlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { EvidentError } from "./errors.js";
@@ -35,21 +23,27 @@ import {
   keptExpired,
   keptNotFound,
 } from "./kept.js";
+import {
+  CREATE_FLAGS,
+  cacheDirError,
+  errnoOf,
+  FILE_MODE,
+  loadOrCreateKey,
+  O_NOFOLLOW,
+  ownedByMe,
+  preparePrivateDir,
+  READ_FLAGS,
+  readSmallPrivateFile,
+  TEMP_PREFIX,
+} from "./private-dir.js";
 
-const O_NOFOLLOW = constants.O_NOFOLLOW ?? 0;
-const READ_FLAGS = constants.O_RDONLY | O_NOFOLLOW | (constants.O_NONBLOCK ?? 0);
-const WRITE_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | O_NOFOLLOW;
-const KEY_FILE = "cursor.key";
 const ID = /^[0-9a-f]{32}$/;
 const VALUE_NAME = /^([0-9a-f]{32})\.kept$/;
 const GONE_NAME = /^[0-9a-f]{32}\.gone$/;
-const TEMP_PREFIX = ".tmp-";
 const MAC_HEX = 64;
 
 export interface FileKeptStoreOptions extends KeptStoreBounds {
   readonly dir: string;
-  /** Which setting names the directory, for error messages ("EVIDENT_CACHE_DIR"). */
-  readonly setting: string;
 }
 
 export class FileKeptStore<T> implements KeptStore<T> {
@@ -69,7 +63,7 @@ export class FileKeptStore<T> implements KeptStore<T> {
     try {
       await this.#write(`${id}.kept`, `${mac(key, id, json)}\n${json}`);
     } catch (thrown) {
-      throw this.#dirError(`cannot be written (${errnoOf(thrown)})`, thrown);
+      throw cacheDirError(this.#options.dir, `cannot be written (${errnoOf(thrown)})`, thrown);
     }
     await this.#maintain(id).catch(() => undefined);
     return id;
@@ -135,21 +129,17 @@ export class FileKeptStore<T> implements KeptStore<T> {
   #ready(): { dir: string; key: Buffer } {
     const dir = this.#options.dir;
     if (this.#key === undefined) {
-      try {
-        prepareDir(dir);
-        this.#key = loadOrCreateKey(dir);
-      } catch (thrown) {
-        throw thrown instanceof EvidentError
-          ? thrown
-          : this.#dirError(`cannot be used (${errnoOf(thrown)})`, thrown);
-      }
+      preparePrivateDir(dir);
+      this.#key = loadOrCreateKey(dir, KEPT_KEY_BYTES);
     }
     return { dir, key: this.#key };
   }
 
   async #gone(caller: string, id: string): Promise<never> {
     try {
-      const record = JSON.parse(await readSmall(join(this.#options.dir, `${id}.gone`))) as {
+      const record = JSON.parse(
+        (await readSmallPrivateFile(join(this.#options.dir, `${id}.gone`))) ?? "",
+      ) as {
         caller?: unknown;
         reason?: unknown;
       };
@@ -205,7 +195,9 @@ export class FileKeptStore<T> implements KeptStore<T> {
     let caller: unknown;
     try {
       caller = (
-        JSON.parse((await readSmall(join(this.#options.dir, `${id}.kept`))).slice(MAC_HEX + 1)) as {
+        JSON.parse(
+          ((await readSmallPrivateFile(join(this.#options.dir, `${id}.kept`))) ?? "").slice(MAC_HEX + 1),
+        ) as {
           caller?: unknown;
         }
       ).caller;
@@ -219,7 +211,7 @@ export class FileKeptStore<T> implements KeptStore<T> {
   async #write(name: string, text: string): Promise<void> {
     const dir = this.#options.dir;
     const temp = join(dir, `${TEMP_PREFIX}${randomBytes(8).toString("hex")}`);
-    const handle = await open(temp, WRITE_FLAGS, 0o600);
+    const handle = await open(temp, CREATE_FLAGS, FILE_MODE);
     try {
       await writeFile(handle, text);
       const now = this.#now();
@@ -234,91 +226,8 @@ export class FileKeptStore<T> implements KeptStore<T> {
       throw thrown;
     }
   }
-
-  #dirError(problem: string, cause?: unknown): EvidentError {
-    return new EvidentError(
-      "configuration_error",
-      `The cursor cache ${this.#options.dir} ${problem}. Set ${this.#options.setting} to a directory owned by you and not writable by others (it is created with mode 0700).`,
-      {
-        details: { key: this.#options.setting, path: this.#options.dir },
-        ...(cause === undefined ? {} : { cause }),
-      },
-    );
-  }
 }
 
 function mac(key: Buffer, id: string, json: string): string {
   return createHmac("sha256", key).update(`kept\0${id}\0`).update(json).digest("hex");
-}
-
-async function readSmall(path: string): Promise<string> {
-  const handle = await open(path, READ_FLAGS);
-  try {
-    return await handle.readFile("utf8");
-  } finally {
-    await handle.close();
-  }
-}
-
-function prepareDir(dir: string): void {
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const info = lstatSync(dir);
-  if (info.isSymbolicLink() || !info.isDirectory()) throw new Error("ENOTDIR");
-  if (!ownedByMe(info) || (process.platform !== "win32" && (info.mode & 0o022) !== 0))
-    throw new Error("EPERM");
-}
-
-/** Reads the key file, or creates it (temp file linked into place: the first of racing writers wins). */
-function loadOrCreateKey(dir: string): Buffer {
-  const path = join(dir, KEY_FILE);
-  const existing = readKey(path);
-  if (existing !== undefined) return existing;
-  const temp = join(dir, `${TEMP_PREFIX}${randomBytes(8).toString("hex")}`);
-  const fd = openSync(temp, WRITE_FLAGS, 0o600);
-  try {
-    writeSync(fd, randomBytes(KEPT_KEY_BYTES));
-  } finally {
-    closeSync(fd);
-  }
-  try {
-    linkSync(temp, path);
-  } catch (thrown) {
-    if (errnoOf(thrown) !== "EEXIST") throw thrown;
-  } finally {
-    unlinkSync(temp);
-  }
-  const key = readKey(path);
-  if (key === undefined) throw new Error("ENOENT");
-  return key;
-}
-
-function readKey(path: string): Buffer | undefined {
-  let fd: number;
-  try {
-    fd = openSync(path, READ_FLAGS);
-  } catch (thrown) {
-    if (errnoOf(thrown) === "ENOENT") return undefined;
-    throw thrown;
-  }
-  try {
-    const info = fstatSync(fd);
-    if (!info.isFile() || !ownedByMe(info) || (process.platform !== "win32" && (info.mode & 0o077) !== 0))
-      throw new Error("EPERM");
-    const key = Buffer.alloc(KEPT_KEY_BYTES + 1);
-    if (readSync(fd, key, 0, key.length, 0) !== KEPT_KEY_BYTES) throw new Error("EBADKEY");
-    return key.subarray(0, KEPT_KEY_BYTES);
-  } finally {
-    closeSync(fd);
-  }
-}
-
-function ownedByMe(info: Stats): boolean {
-  const uid = process.getuid?.();
-  return uid === undefined || info.uid === uid;
-}
-
-function errnoOf(thrown: unknown): string {
-  const code = (thrown as { code?: unknown } | undefined)?.code;
-  if (typeof code === "string") return code;
-  return thrown instanceof Error ? thrown.message : "error";
 }

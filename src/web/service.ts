@@ -10,12 +10,12 @@
  */
 import { type ConfigResult, configRevision, loadConfig, type WebConfig } from "../config/load.js";
 import type { ProviderEntry } from "../config/schema.js";
-import { keptCacheDir } from "../core/cache-dir.js";
 import { EvidentError } from "../core/errors.js";
 import { FileKeptStore } from "../core/file-kept-store.js";
 import { MemoryKeptStore } from "../core/kept.js";
 import { WEB_PAGES_MAX_BYTES, WEB_PAGES_MAX_COUNT, WEB_PAGES_TTL_MS } from "../core/limits.js";
 import type { Logger } from "../core/logger.js";
+import { cacheDir } from "../core/private-dir.js";
 import type { ToolSuccess } from "../core/result.js";
 import { createHttpClient, type HttpClientOptions } from "../net/client.js";
 import type { LookupFunction } from "../net/guard.js";
@@ -78,8 +78,7 @@ export class WebService {
       options.pages === "persistent"
         ? new FileKeptStore<KeptPage>({
             ...bounds,
-            dir: keptCacheDir(options.env, options.cwd ?? process.cwd(), "pages"),
-            setting: "EVIDENT_CACHE_DIR",
+            dir: cacheDir(options.env, options.cwd ?? process.cwd(), "pages"),
           })
         : new MemoryKeptStore<KeptPage>(bounds),
     );

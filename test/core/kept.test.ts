@@ -25,7 +25,6 @@ const kinds: Array<[string, (now: () => number) => KeptStore<string>]> = [
         ...BOUNDS,
         now,
         dir: join(base, `store-${dirs++}`),
-        setting: "EVIDENT_CACHE_DIR",
       }),
   ],
 ];
@@ -73,12 +72,12 @@ for (const [kind, make] of kinds) {
 describe("file kept store on disk", () => {
   it("keeps its directory private and refuses one writable by others", async () => {
     const dir = join(base, "private");
-    const store = new FileKeptStore<string>({ ...BOUNDS, dir, setting: "EVIDENT_CACHE_DIR" });
+    const store = new FileKeptStore<string>({ ...BOUNDS, dir });
     const id = await store.put("alice", "x", 1);
     const names = await readdir(dir);
     assert.ok(names.includes("cursor.key") && names.includes(`${id}.kept`));
     await chmod(dir, 0o777);
-    const again = new FileKeptStore<string>({ ...BOUNDS, dir, setting: "EVIDENT_CACHE_DIR" });
+    const again = new FileKeptStore<string>({ ...BOUNDS, dir });
     await assert.rejects(again.put("alice", "y", 1), (error: Error) => {
       assert.equal((error as { code?: string }).code, "configuration_error");
       assert.match(error.message, /EVIDENT_CACHE_DIR/);
@@ -88,9 +87,9 @@ describe("file kept store on disk", () => {
 
   it("an edited value file is an expired cursor, never other content; the next process shares the key", async () => {
     const dir = join(base, "edited");
-    const store = new FileKeptStore<string>({ ...BOUNDS, dir, setting: "EVIDENT_CACHE_DIR" });
+    const store = new FileKeptStore<string>({ ...BOUNDS, dir });
     const id = await store.put("alice", "the real text", 13);
-    const next = new FileKeptStore<string>({ ...BOUNDS, dir, setting: "EVIDENT_CACHE_DIR" });
+    const next = new FileKeptStore<string>({ ...BOUNDS, dir });
     assert.deepEqual(next.key(), store.key());
     assert.equal(await next.get("alice", id), "the real text");
     const path = join(dir, `${id}.kept`);

@@ -48,7 +48,7 @@ export const TOOL_COMMANDS: Readonly<
       "       evident grep --cursor C --inspect N   (or --match-indices N ...)",
     note:
       `A cursor works in later runs too (\`evident grep --cursor C [--paths FILE ...]\`) for ${SNAPSHOT_TTL_MS / 60_000} minutes after its\n` +
-      "last use: results are kept in a private cache directory ($EVIDENT_CACHE_DIR, else\n" +
+      "last use: results are kept in a private cache directory ($EVIDENT_CACHE_DIR/snapshots, else\n" +
       "$XDG_CACHE_HOME/evident/snapshots, else ~/.cache/evident/snapshots).",
   },
   inspect: {

@@ -11,10 +11,10 @@ import { join, resolve } from "node:path";
 import { createInterface } from "node:readline";
 import { after, describe, it } from "node:test";
 import { parsedTable } from "../../../src/code/rg/match-table.js";
-import { snapshotCacheDir } from "../../../src/code/snapshots/file-store/private-dir.js";
 import { FileSnapshotStore } from "../../../src/code/snapshots/file-store/store.js";
 import { MemorySnapshotStore, selectionSignature } from "../../../src/code/snapshots/store.js";
 import { EvidentError } from "../../../src/core/errors.js";
+import { cacheDir } from "../../../src/core/private-dir.js";
 import { makeTree, removeTree } from "../helpers.js";
 import { ctx, errorCode, makeService, walk } from "../service-helpers.js";
 import { errorCodeOf, snapshotData, snapshotStoreContract } from "./store.contract.js";
@@ -152,8 +152,12 @@ describe("FileSnapshotStore", () => {
   });
 
   it("resolves EVIDENT_CACHE_DIR, else XDG_CACHE_HOME, else ~/.cache", () => {
-    assert.equal(snapshotCacheDir({ EVIDENT_CACHE_DIR: "/c/e", XDG_CACHE_HOME: "/x" }, "/w"), "/c/e");
-    assert.equal(snapshotCacheDir({ EVIDENT_CACHE_DIR: "rel" }, "/w"), "/w/rel");
+    const snapshotCacheDir = (env: Record<string, string>, cwd: string) => cacheDir(env, cwd, "snapshots");
+    assert.equal(
+      snapshotCacheDir({ EVIDENT_CACHE_DIR: "/c/e", XDG_CACHE_HOME: "/x" }, "/w"),
+      "/c/e/snapshots",
+    );
+    assert.equal(snapshotCacheDir({ EVIDENT_CACHE_DIR: "rel" }, "/w"), "/w/rel/snapshots");
     assert.equal(snapshotCacheDir({ XDG_CACHE_HOME: "/x", HOME: "/h" }, "/w"), "/x/evident/snapshots");
     assert.equal(
       snapshotCacheDir({ XDG_CACHE_HOME: "relative", HOME: "/h" }, "/w"),

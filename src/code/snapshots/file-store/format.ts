@@ -4,10 +4,10 @@
  */
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { type FileHandle, open } from "node:fs/promises";
+import { READ_FLAGS } from "../../../core/private-dir.js";
 import { isMatchTable } from "../../rg/match-table.js";
 import { isAnalysisData } from "../analysis.js";
 import type { SnapshotData, StoredResult } from "../store.js";
-import { READ_FLAGS } from "./private-dir.js";
 
 export type Reason = "released" | "evicted" | "timed out";
 

@@ -18,7 +18,6 @@
  * opened with O_NOFOLLOW where the platform has it; symlinks in the directory are never used.
  */
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
-import { constants } from "node:fs";
 import { type FileHandle, lstat, open, readdir, rename, unlink } from "node:fs/promises";
 import { join } from "node:path";
 import { deserialize, serialize } from "node:v8";
@@ -30,9 +29,21 @@ import {
   SNAPSHOT_TTL_MS,
 } from "../../../core/limits.js";
 import type { Logger } from "../../../core/logger.js";
-import { CursorCodec, type CursorState, SNAPSHOT_ID_BYTES } from "../cursor-codec.js";
+import {
+  CREATE_FLAGS,
+  cacheDir,
+  cacheDirError,
+  errnoOf,
+  FILE_MODE,
+  loadOrCreateKey,
+  ownedByMe,
+  preparePrivateDir,
+  READ_FLAGS,
+  readSmallPrivateFile,
+  TEMP_PREFIX,
+} from "../../../core/private-dir.js";
+import { CURSOR_KEY_BYTES, CursorCodec, type CursorState, SNAPSHOT_ID_BYTES } from "../cursor-codec.js";
 import type { SnapshotStore, StoredResult } from "../store.js";
-
 import {
   CALLER_MAX_BYTES,
   FILE_MAC_BYTES,
@@ -50,22 +61,9 @@ import {
   TOMBSTONE_NAME,
   verifySnapshot,
 } from "./format.js";
-import {
-  cacheDirError,
-  errnoOf,
-  FILE_MODE,
-  loadOrCreateKey,
-  O_NOFOLLOW,
-  ownedByMe,
-  prepareDir,
-  READ_FLAGS,
-  readSmall,
-  snapshotCacheDir,
-  TEMP_PREFIX,
-} from "./private-dir.js";
 
 export interface FileSnapshotStoreOptions {
-  /** The directory itself; by default resolved from `env` (see `snapshotCacheDir`). */
+  /** The directory itself; by default resolved from `env` (`cacheDir(env, cwd, "snapshots")`). */
   readonly dir?: string;
   readonly env?: Readonly<Record<string, string | undefined>>;
   /** Base of a relative `EVIDENT_CACHE_DIR`. */
@@ -218,7 +216,7 @@ export class FileSnapshotStore implements SnapshotStore {
     if (this.#closed || !ID_PATTERN.test(id) || !SIGNATURE_PATTERN.test(signature)) return undefined;
     const { dir, key } = this.#init();
     if ((await this.#ownerOf(dir, id)) !== caller) return undefined;
-    const text = await readSmall(join(dir, `${id}.${signature}.selection`));
+    const text = await readSmallPrivateFile(join(dir, `${id}.${signature}.selection`));
     if (text === undefined) return undefined;
     try {
       const record = JSON.parse(text) as { caller?: unknown; keys?: unknown; mac?: unknown };
@@ -274,10 +272,10 @@ export class FileSnapshotStore implements SnapshotStore {
   #init(): { readonly dir: string; readonly key: Buffer; readonly codec: CursorCodec } {
     if (this.#ready !== undefined) return this.#ready;
     if (this.#failure !== undefined) throw this.#failure;
-    const dir = this.#options.dir ?? snapshotCacheDir(this.#options.env ?? {}, this.#options.cwd ?? ".");
+    const dir = this.#options.dir ?? cacheDir(this.#options.env ?? {}, this.#options.cwd ?? ".", "snapshots");
     try {
-      prepareDir(dir);
-      const key = loadOrCreateKey(dir);
+      preparePrivateDir(dir);
+      const key = loadOrCreateKey(dir, CURSOR_KEY_BYTES);
       const codec = new CursorCodec(key, "a different or since-cleared cursor cache directory");
       this.#ready = { dir, key, codec };
       return this.#ready;
@@ -292,7 +290,7 @@ export class FileSnapshotStore implements SnapshotStore {
 
   /** The snapshot file is gone: a tombstone of this caller says why, otherwise it never was. */
   async #gone(dir: string, caller: string, id: string): Promise<never> {
-    const text = await readSmall(join(dir, `${id}.expired`));
+    const text = await readSmallPrivateFile(join(dir, `${id}.expired`));
     if (text !== undefined) {
       try {
         const tombstone = JSON.parse(text) as { caller?: unknown; reason?: unknown };
@@ -420,11 +418,7 @@ export class FileSnapshotStore implements SnapshotStore {
   /** Writes a private file under a temp name, stamps its last use, then renames it into place. */
   async #writeAtomic(dir: string, name: string, chunks: readonly Buffer[]): Promise<void> {
     const temp = join(dir, `${TEMP_PREFIX}${randomBytes(8).toString("hex")}`);
-    const handle = await open(
-      temp,
-      constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | O_NOFOLLOW,
-      FILE_MODE,
-    );
+    const handle = await open(temp, CREATE_FLAGS, FILE_MODE);
     try {
       try {
         await handle.writev(chunks as Buffer[]);
