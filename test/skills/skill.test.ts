@@ -144,7 +144,7 @@ describe("Agent Skill", () => {
   it("A10: the flags, exit codes and cursor lifetime it states are the CLI's", async () => {
     const project = await tree({ "a.txt": "needle\n" });
     const help: Record<string, string> = {};
-    for (const command of ["grep", "search", "read"])
+    for (const command of ["grep", "search", "read", "inspect"])
       help[command] = (await run([command, "--help"], project)).stdout;
     for (const line of examples()) {
       const [, command, ...rest] = words(line);
