@@ -25,7 +25,10 @@ export type KeyedAdapter = (typeof KEYED_ADAPTERS)[number];
 
 type FileObject = Record<string, unknown>;
 
-/** Reads the file as a JSON object ({} when absent); anything else is refused, never overwritten. */
+/**
+ * Reads the file as a JSON object ({} when absent); anything else is refused, never overwritten.
+ * Also the one reader of settings that only hosts use (the interface locale).
+ */
 export async function readConfigObject(env: Env): Promise<{ path: string; file: FileObject }> {
   const { path } = configPath(env);
   let raw: string;
@@ -43,14 +46,14 @@ export async function readConfigObject(env: Env): Promise<{ path: string; file: 
   } catch (thrown) {
     throw new EvidentError(
       "configuration_error",
-      `The config file ${path} is not valid JSON; fix or remove it before saving a setting (nothing was changed).`,
+      `The config file ${path} is not valid JSON; fix or remove it (nothing was changed).`,
       { cause: thrown },
     );
   }
   if (typeof file !== "object" || file === null || Array.isArray(file)) {
     throw new EvidentError(
       "configuration_error",
-      `The config file ${path} is not a JSON object; fix or remove it before saving a setting (nothing was changed).`,
+      `The config file ${path} is not a JSON object; fix or remove it (nothing was changed).`,
     );
   }
   return { path, file: file as FileObject };
