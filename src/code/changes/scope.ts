@@ -14,6 +14,7 @@
  * Untracked files that are not ignored count as added, wholly changed.
  */
 import { createHash } from "node:crypto";
+import { constants, lstatSync } from "node:fs";
 import { mkdir, mkdtemp, open, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, isAbsolute, join, normalize, relative, resolve, sep } from "node:path";
@@ -108,10 +109,13 @@ export async function openChangeScope(
       ...files.map((changed) => ({ changed: changed as ChangedFile | undefined, path: changed.path })),
       ...untracked.map((path) => ({ changed: undefined, path })),
     ];
+    const beyond: string[] = [];
     for (const { changed, path } of candidates) {
       const absolute = join(repository.root, path);
       if (protectedReason(absolute) !== undefined) continue;
       const key = layout.keyOf(absolute);
+      // An untracked symbolic link is left out, as any search leaves links unfollowed.
+      if (changed === undefined && !isRegularFile(absolute)) continue;
       if (changed !== undefined) {
         const mode = spec.side === "new" ? changed.newMode : changed.oldMode;
         // Absent on this side (added or deleted), a symbolic link, or a submodule.
@@ -124,7 +128,7 @@ export async function openChangeScope(
         }
       }
       if (wanted.length >= CHANGES_MAX_FILES) {
-        notCovered.push({ path: key, reason: `beyond the ${CHANGES_MAX_FILES} files a comparison covers` });
+        beyond.push(key);
         continue;
       }
       wanted.push({ changed, path, key });
@@ -180,12 +184,19 @@ export async function openChangeScope(
       ({ destination, bytes }) => writeFile(destination, bytes, { mode: 0o600 }),
       signal,
     );
+    if (beyond.length > 0) {
+      // Named once, with how many more: a listing of thousands would crowd out everything else.
+      notCovered.push({
+        path: beyond[0] as string,
+        reason: `beyond the ${CHANGES_MAX_FILES} files a comparison covers, with ${beyond.length - 1} more after it`,
+      });
+    }
     const summary: ChangesSummary = {
       comparison,
       side: spec.side,
       scope: spec.scope,
       source: fromObjects ? "objects" : "worktree",
-      filesChanged: scoped.size + notCovered.length,
+      filesChanged: scoped.size + notCovered.length + Math.max(0, beyond.length - 1),
       notCovered: notCovered.map((f) => ({ path: layout.shown(f.path), reason: f.reason })),
     };
     return scopeOver(deps, target, layout, mirror, scoped, trusted, summary);
@@ -357,13 +368,16 @@ async function readCurrent(
   file: ChangedFile | undefined,
   repository: Repository,
 ): Promise<{ bytes: Buffer; revision: Revision } | string> {
+  // A symbolic link is not followed (ripgrep does not follow them either): it could lead
+  // anywhere, a credential store included.
+  if (!isRegularFile(absolute)) return "it is not a regular file any more";
   const before = readRevisionSync(absolute);
   if (before === undefined) return "it cannot be read";
   if (BigInt(before.size) > BigInt(CHANGES_FILE_MAX_BYTES))
     return `larger than ${CHANGES_FILE_MAX_BYTES / (1024 * 1024)} MiB`;
   let bytes: Buffer;
   try {
-    const handle = await open(absolute, "r");
+    const handle = await open(absolute, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
     try {
       bytes = await handle.readFile();
     } finally {
@@ -381,6 +395,14 @@ async function readCurrent(
     return "it differs from what Git compared (edited since, or converted by Git's line-ending settings)";
   }
   return { bytes, revision: after };
+}
+
+function isRegularFile(path: string): boolean {
+  try {
+    return lstatSync(path).isFile();
+  } catch {
+    return false;
+  }
 }
 
 function blobId(bytes: Buffer, format: "sha1" | "sha256"): string {

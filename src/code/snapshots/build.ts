@@ -101,7 +101,8 @@ export function snapshotFromLines(
     effectiveRoot: effective.requested,
     expanded,
     rgCwd: effective.rg.cwd,
-    matches: parsedTable(lines.matches),
+    // A non-UTF-8 line's own bytes matter to term matching only, not to pages.
+    matches: parsedTable(lines.matches.map((m) => (m.rawText === undefined ? m : withoutRaw(m)))),
     files,
     totalOccurrences: occurrences,
     trustedRevisions: lines.trusted,
@@ -111,6 +112,11 @@ export function snapshotFromLines(
     reusable: false,
     changes: lines.changes,
   };
+}
+
+function withoutRaw(match: ParsedMatch): ParsedMatch {
+  const { rawText: _, ...rest } = match;
+  return rest;
 }
 
 /**

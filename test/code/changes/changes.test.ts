@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { chmod, mkdir, readFile, stat, utimes, writeFile } from "node:fs/promises";
+import { chmod, mkdir, readdir, readFile, stat, symlink, utimes, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import type { CodeSearchResponse } from "../../../src/code/service.js";
@@ -270,6 +271,76 @@ describe("changes", () => {
     }
     await s.close();
     await outside.close();
+  });
+
+  it("never follows a symbolic link into what it points at", async () => {
+    const secret = await makeTree({ id_rsa: "needle PRIVATE KEY\n" });
+    repos.push(secret);
+    const root = await repo({ "a.ts": "start\n" });
+    await symlink(join(secret, "id_rsa"), join(root, "leak.ts"));
+    await write(root, { "b.ts": "needle b\n" });
+    const s = service(root);
+    const result = await s.run({ pattern: "needle", changes: "worktree" }, ctx());
+    assert.deepEqual(lines(result), ["b.ts:1:needle b"]);
+    assert.doesNotMatch(result.text, /PRIVATE/);
+    assert.equal(result.data.status, "complete");
+    await s.close();
+  });
+
+  it("scopes to a subdirectory, a single file, or a repository outside the project root", async () => {
+    const root = await repo({ "src/a.ts": "x\n", "src/b.ts": "x\n", "lib/c.ts": "x\n" });
+    await write(root, { "src/a.ts": "needle a\n", "src/b.ts": "needle b\n", "lib/c.ts": "needle c\n" });
+    const s = service(root);
+    const sub = await s.run({ pattern: "needle", changes: "worktree", path: "src", scope: "strict" }, ctx());
+    assert.deepEqual(lines(sub), ["src/a.ts:1:needle a", "src/b.ts:1:needle b"]);
+    const one = await s.run(
+      { pattern: "needle", changes: "worktree", path: "src/b.ts", scope: "strict" },
+      ctx(),
+    );
+    assert.deepEqual(lines(one), ["src/b.ts:1:needle b"]);
+    await s.close();
+    const elsewhere = await makeTree({ "x.txt": "" });
+    repos.push(elsewhere);
+    const outside = service(elsewhere);
+    const external = await outside.run(
+      { pattern: "needle", changes: "worktree", path: join(root, "lib") },
+      ctx(),
+    );
+    assert.deepEqual(lines(external), [`${join(root, "lib/c.ts")}:1:needle c`]);
+    await outside.close();
+  });
+
+  it("a cancelled comparison leaves no process and no temporary tree behind", async () => {
+    const root = await repo({ "a.ts": "start\n" });
+    await write(root, { "a.ts": "needle\n".repeat(1000) });
+    const mirrors = async () => (await readdir(tmpdir())).filter((n) => n.startsWith("evident-changes-"));
+    const before = new Set(await mirrors());
+    for (const after of [1, 3, 5]) {
+      const spawned: number[] = [];
+      const controller = new AbortController();
+      const s = service(root, {
+        onProcessSpawn: (pid) => {
+          spawned.push(pid);
+          if (spawned.length === after) controller.abort();
+        },
+      });
+      const error = await s
+        .run({ pattern: "needle", changes: "worktree" }, { caller: "c", signal: controller.signal })
+        .catch((e: unknown) => e);
+      assert.ok(spawned.length >= Math.min(after, 3), `processes started before the abort (${after})`);
+      if (!(error instanceof Error))
+        assert.ok(spawned.length < after, "finished before the abort could land");
+      else assert.equal((error as { code?: string }).code, "cancelled");
+      assert.ok(
+        spawned.every((pid) => !isRunning(pid)),
+        "every process reaped",
+      );
+      await s.close();
+    }
+    assert.deepEqual(
+      (await mirrors()).filter((n) => !before.has(n)),
+      [],
+    );
   });
 
   it("pages a change-scoped result through its cursor like any search", async () => {
