@@ -104,6 +104,32 @@ export interface InspectRequest {
   readonly redact: boolean;
 }
 
+/**
+ * Impact of one JS/TS/TSX symbol (code/analysis/impact.ts): its target as an inspection names
+ * one, and the file scope its same-spelling occurrences are searched in (`pattern` unused).
+ */
+export interface ImpactRequest {
+  readonly kind: "impact";
+  readonly target: InspectTarget;
+  /** Set for a match target: the result whose match it names. */
+  readonly cursor: string | undefined;
+  readonly query: SearchQuery;
+  readonly maxParseFiles: number;
+  readonly limit: number | undefined;
+  readonly redact: boolean;
+}
+
+/** Import or test navigation from one file (code/analysis/navigation.ts). */
+export interface NavigateRequest {
+  readonly kind: "navigate";
+  readonly direction: "imports" | "tests";
+  readonly path: string;
+  readonly query: SearchQuery;
+  readonly maxParseFiles: number;
+  readonly limit: number | undefined;
+  readonly redact: boolean;
+}
+
 /** The rest of an earlier inspection, exactly as it was sealed. */
 export interface SourcePageRequest {
   readonly kind: "source-page";
@@ -117,6 +143,8 @@ export type CodeSearchRequest =
   | AnyOfRequest
   | PageRequest
   | InspectRequest
+  | ImpactRequest
+  | NavigateRequest
   | SourcePageRequest;
 
 const SEARCH_ONLY_FIELDS = [
@@ -134,6 +162,8 @@ const SEARCH_ONLY_FIELDS = [
   "changes",
   "changeScope",
   "changeSide",
+  "impact",
+  "navigate",
 ] as const satisfies readonly (keyof CodeSearchInput)[];
 
 /** Fields that only a pattern or structure search (or its pages) takes, never an inspection. */
@@ -156,6 +186,8 @@ const NOT_FOR_INSPECTION = [
   "changes",
   "changeScope",
   "changeSide",
+  "impact",
+  "navigate",
 ] as const satisfies readonly (keyof CodeSearchInput)[];
 
 /** The inspection forms; a request uses at most one. */
@@ -177,6 +209,8 @@ export function normalizeRequest(input: CodeSearchInput): CodeSearchRequest {
     }
     return { kind: "source-page", sourceCursor: input.sourceCursor, redact };
   }
+  if (input.impact !== undefined) return normalizeImpact(input, redact);
+  if (input.navigate !== undefined) return normalizeNavigate(input, input.navigate, redact);
   const inspection = normalizeInspection(input, redact);
   if (inspection !== undefined) return inspection;
   if (input.maxParseFiles !== undefined && input.structure === undefined) {
@@ -357,6 +391,86 @@ function normalizeInspection(input: CodeSearchInput, redact: boolean): InspectRe
     kind: "inspect",
     cursor: undefined,
     targets: [directTarget(input.path, input.line, input.symbol, "line")],
+    redact,
+  };
+}
+
+/** Fields an impact or navigation request may carry besides its own. */
+const ANALYSIS_SCOPE_FIELDS = ["glob", "exclude", "hidden", "maxParseFiles", "limit", "redact"] as const;
+
+function refuseOthers(input: CodeSearchInput, own: readonly (keyof CodeSearchInput)[], what: string): void {
+  const allowed = new Set<string>([...own, ...ANALYSIS_SCOPE_FIELDS]);
+  const stray = (Object.keys(input) as (keyof CodeSearchInput)[]).find(
+    (field) => input[field] !== undefined && !allowed.has(field),
+  );
+  if (stray !== undefined) throw invalid(stray, `${stray} does not apply to ${what}; omit it.`);
+}
+
+function scopeQuery(input: CodeSearchInput): SearchQuery {
+  return {
+    pattern: "",
+    literal: true,
+    caseMode: "sensitive",
+    wholeWord: true,
+    hidden: input.hidden ?? true,
+    globs: asList(input.glob),
+    excludes: asList(input.exclude),
+  };
+}
+
+/** impact=true with one target: path with line or symbol, or a cursor with inspect=[n]. */
+function normalizeImpact(input: CodeSearchInput, redact: boolean): ImpactRequest {
+  if (input.impact !== true) throw invalid("impact", "set impact to true, or omit it.");
+  refuseOthers(
+    input,
+    ["impact", "path", "line", "symbol", "cursor", "inspect"],
+    "impact, which takes one symbol",
+  );
+  let target: InspectTarget;
+  if (input.inspect !== undefined) {
+    if (input.cursor === undefined)
+      throw invalid("inspect", "match numbers [n] belong to a result: pass its cursor too.");
+    if (input.path !== undefined || input.line !== undefined || input.symbol !== undefined) {
+      throw invalid("path", "a match already names its file and line; omit path, line and symbol.");
+    }
+    target = { kind: "match", index: input.inspect };
+  } else {
+    if (input.cursor !== undefined)
+      throw invalid("cursor", "a cursor goes with inspect=[n]; a path target needs none.");
+    if (input.path === undefined) {
+      throw invalid(
+        "path",
+        "impact needs its symbol: path with line or symbol, or a cursor with inspect=[n].",
+      );
+    }
+    target = directTarget(input.path, input.line, input.symbol, input.line !== undefined ? "line" : "symbol");
+  }
+  return {
+    kind: "impact",
+    target,
+    cursor: input.cursor,
+    query: scopeQuery(input),
+    maxParseFiles: input.maxParseFiles ?? PARSE_FILES_DEFAULT,
+    limit: input.limit,
+    redact,
+  };
+}
+
+function normalizeNavigate(
+  input: CodeSearchInput,
+  direction: "imports" | "tests",
+  redact: boolean,
+): NavigateRequest {
+  refuseOthers(input, ["navigate", "path"], `navigate="${direction}", which starts from one file`);
+  if (input.path === undefined)
+    throw invalid("path", `navigate="${direction}" starts from a file: give its path.`);
+  return {
+    kind: "navigate",
+    direction,
+    path: input.path,
+    query: scopeQuery(input),
+    maxParseFiles: input.maxParseFiles ?? PARSE_FILES_DEFAULT,
+    limit: input.limit,
     redact,
   };
 }

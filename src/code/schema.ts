@@ -162,7 +162,19 @@ export const codeSearchInputSchema = z.strictObject({
     .min(PARSE_FILES_MIN)
     .max(PARSE_FILES_MAX)
     .optional()
-    .describe("With structure: parse at most this many candidate files (default 200)."),
+    .describe("With structure, impact or navigate: parse at most this many files (default 200)."),
+  impact: z
+    .boolean()
+    .optional()
+    .describe(
+      "true: every exact same-spelling occurrence of the JS/TS symbol at path+line, path+symbol or cursor+inspect, by syntax role, then related tests.",
+    ),
+  navigate: z
+    .enum(["imports", "tests"])
+    .optional()
+    .describe(
+      'With path (a file): "imports" lists what it imports and what imports it; "tests" its likely tests.',
+    ),
 });
 
 export type CodeSearchInput = z.output<typeof codeSearchInputSchema>;

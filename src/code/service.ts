@@ -16,7 +16,15 @@ import { EvidentError } from "../core/errors.js";
 import { DETAIL_PAGE_MAX_BYTES, PAGE_FRAME_RESERVE_CHARS } from "../core/limits.js";
 import { analysisPageFromCursor, firstAnalysisAnswer } from "./analysis/answers.js";
 import { scanAnyOf } from "./analysis/any-of.js";
-import { type AnalysisBounds, DEFAULT_ANALYSIS_BOUNDS, retain } from "./analysis/store.js";
+import { impactOf } from "./analysis/impact.js";
+import { navigate } from "./analysis/navigation.js";
+import type { AnalysisScans } from "./analysis/sources.js";
+import {
+  type AnalysisBounds,
+  type AnalysisDraft,
+  DEFAULT_ANALYSIS_BOUNDS,
+  retain,
+} from "./analysis/store.js";
 import { admittedLines, type ChangeScope, openChangeScope } from "./changes/scope.js";
 import { pageFromCursor } from "./cursor-pages.js";
 import { Git } from "./git/process.js";
@@ -184,6 +192,35 @@ export class CodeSearchService {
           },
           request,
         );
+      case "impact":
+        return this.#analysis(request.limit, request.redact, call, () =>
+          impactOf(
+            {
+              cwd: this.#options.cwd,
+              store: this.#store,
+              syntax: this.#syntax,
+              git: this.#gitRunner(),
+              scans: this.#scans(call),
+              bounds: this.#analysisBounds(),
+              caller: call.caller,
+              signal: call.signal,
+            },
+            request,
+          ),
+        );
+      case "navigate":
+        return this.#analysis(request.limit, request.redact, call, () =>
+          navigate(
+            {
+              cwd: this.#options.cwd,
+              syntax: this.#syntax,
+              git: this.#gitRunner(),
+              scans: this.#scans(call),
+              signal: call.signal,
+            },
+            request,
+          ),
+        );
       case "source-page":
         return continueSource(
           { store: this.#store, caller: call.caller },
@@ -261,6 +298,42 @@ export class CodeSearchService {
     return firstAnalysisAnswer(this.#store, data, context.caller, request.limit, request.redact);
   }
 
+  /** An analysis draft admitted by the store's policy and answered with its first page. */
+  async #analysis(
+    limit: number | undefined,
+    redact: boolean,
+    call: RunningCall,
+    draft: () => Promise<AnalysisDraft>,
+  ): Promise<CodeSearchResponse> {
+    const data = retain(await draft(), this.#analysisBounds());
+    return firstAnalysisAnswer(this.#store, data, call.caller, limit, redact);
+  }
+
+  #analysisBounds(): AnalysisBounds {
+    return this.#options.analysisBounds ?? DEFAULT_ANALYSIS_BOUNDS;
+  }
+
+  #gitRunner(): Git {
+    this.#git ??= new Git({ env: this.#options.env, onSpawn: this.#options.onProcessSpawn });
+    return this.#git;
+  }
+
+  /** The ordinary scans, as analyses use them. */
+  #scans(call: RunningCall): AnalysisScans {
+    return {
+      scan: async (query, target, signal) => {
+        const { run, trusted } = await this.#executor.execute(query, target, { ...call, signal });
+        return {
+          table: run.table,
+          partialReason: run.partialReason,
+          searchErrors: run.searchErrors,
+          trusted,
+        };
+      },
+      files: (query, target, signal) => this.#executor.listFiles(query, target, signal),
+    };
+  }
+
   /** Runs `work` over the change scope of `target`, removing the scope's files after it. */
   async #inChanges<T>(
     target: SearchTarget,
@@ -268,10 +341,9 @@ export class CodeSearchService {
     signal: AbortSignal,
     work: (scope: ChangeScope) => Promise<T>,
   ): Promise<T> {
-    this.#git ??= new Git({ env: this.#options.env, onSpawn: this.#options.onProcessSpawn });
     const scope = await openChangeScope(
       {
-        git: this.#git,
+        git: this.#gitRunner(),
         rgPath: await this.#executor.rgPath(),
         retention: this.#options.retention,
         onSpawn: this.#options.onProcessSpawn,

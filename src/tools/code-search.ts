@@ -19,9 +19,9 @@ const DESCRIPTION = `Search the project's files with ripgrep and get bounded, ex
 2. Page: {"cursor"} reads matching lines without searching again ("paths" for chosen files, "mode":"summary" for more files).
 3. Inspect instead of reading files: {"path", "line"} of a shown match (or {"path", "symbol"}) returns the whole function, class or type there, with line numbers; with a cursor, {"cursor", "inspect": n}. Up to 5 via "targets" or "matchIndices". One 16 KiB budget; the rest via {"sourceCursor"}.
 4. "structure" instead of "pattern" matches syntax (ast-grep, e.g. "console.log($A)") in JS/TS, Python, Go, Rust, Java, with each match's enclosing symbol.
-5. "anyOf": 2-64 exact texts at once, each occurrence attributed. "changes": "worktree", "staged" or "BASE..TARGET" keeps only what Git shows changed.
+5. "anyOf": 2-64 exact texts at once. "changes": "worktree"|"staged"|"A..B" keeps what Git changed. "impact":true + a symbol as in 3: its uses by syntax role, then tests. "navigate":"imports"|"tests"+"path".
 
-Answers say what is partial, changed, unverified or not parsed; coverage of matches, syntax and retention is reported apart. .git internals and credential stores are never searched. Every result starts with the project root it searched.`;
+Answers say what is partial, changed, unverified or not parsed; coverage of matches, syntax and retention is told apart. .git internals and credential stores are never searched. Every result starts with the project root it searched.`;
 
 /** The description, naming the root when the surface fixed one. */
 function describe(env: ToolEnvironment): string {

@@ -37,6 +37,7 @@ describe("CLI analysis cursors", () => {
     base = await mkdtemp(join(tmpdir(), "evident-cli-analysis-"));
     await mkdir(join(base, "tree"), { recursive: true });
     await writeFile(join(base, "tree", "a.ts"), "alpha beta\n".repeat(40));
+    await writeFile(join(base, "tree", "lib.ts"), "export function gamma() {}\ngamma();\n");
   });
   after(async () => {
     await rm(base, { recursive: true, force: true });
@@ -61,5 +62,18 @@ describe("CLI analysis cursors", () => {
       items.map((i) => i.term),
       [...Array(40).fill("alpha"), ...Array(40).fill("beta")],
     );
+  });
+
+  it("takes PATH:LINE for impact and a lone path for navigation", () => {
+    const impact = grep(["--impact", "lib.ts:1"]) as unknown as {
+      operation: string;
+      pattern: string;
+      totalItems: number;
+    };
+    assert.equal(impact.operation, "impact");
+    assert.match(impact.pattern, /impact of function gamma \(lib\.ts:1-1\)/);
+    assert.equal(impact.totalItems, 2);
+    const tests = grep(["--navigate", "tests", "lib.ts"]) as unknown as { operation: string };
+    assert.equal(tests.operation, "tests");
   });
 });

@@ -45,7 +45,9 @@ export const TOOL_COMMANDS: Readonly<
       "       evident grep --any-of TEXT --any-of TEXT ... [--path PATH]   (exact texts, each occurrence attributed)\n" +
       "       evident grep PATTERN --changes worktree|staged|BASE..TARGET [--change-scope lines|files] [--change-side new|old]\n" +
       "       evident grep --structure 'console.log($A)' [PATH] [-g GLOB ...]\n" +
-      "       evident grep --cursor C --inspect N   (or --match-indices N ...)",
+      "       evident grep --cursor C --inspect N   (or --match-indices N ...)\n" +
+      "       evident grep --impact PATH:LINE   (or --impact PATH --symbol NAME: every same-spelling use, then tests)\n" +
+      "       evident grep --navigate imports|tests PATH",
     note:
       `A cursor works in later runs too (\`evident grep --cursor C [--paths FILE ...]\`) for ${SNAPSHOT_TTL_MS / 60_000} minutes after its\n` +
       "last use: results are kept in a private cache directory ($EVIDENT_CACHE_DIR/snapshots, else\n" +
@@ -76,15 +78,17 @@ function inspectTargets(args: Record<string, unknown>, tokens: readonly string[]
   return { args: targets.length === 1 ? { ...args, ...only } : { ...args, targets }, extra: [] };
 }
 
-/** With --structure (the pattern) or --cursor (no pattern), a lone positional is the path. */
+/**
+ * Where no pattern is wanted (--structure is the pattern; --cursor, --any-of, --impact and
+ * --navigate take none), a lone positional is the path; for --impact, `PATH:LINE` is both.
+ */
 function grepPositionals(args: Record<string, unknown>, extra: readonly string[]) {
-  if (
-    (args.structure !== undefined || args.cursor !== undefined) &&
-    args.path === undefined &&
-    typeof args.pattern === "string"
-  ) {
-    const { pattern, ...rest } = args;
-    return { args: { ...rest, path: pattern }, extra };
+  const pathOnly = ["structure", "cursor", "anyOf", "impact", "navigate"].some((k) => args[k] !== undefined);
+  if (!pathOnly || args.path !== undefined || typeof args.pattern !== "string") return { args, extra };
+  const { pattern, ...rest } = args;
+  const place = /^(.+):(\d+)$/.exec(pattern);
+  if (args.impact !== undefined && place !== null && args.line === undefined && args.symbol === undefined) {
+    return { args: { ...rest, path: place[1], line: Number(place[2]) }, extra };
   }
-  return { args, extra };
+  return { args: { ...rest, path: pattern }, extra };
 }

@@ -46,7 +46,7 @@ function countWord(n: number, one: string, many = `${one}s`): string {
 
 /** The header line: what was asked, where, and the counts of what was kept. */
 function headline(data: AnalysisData, summary: AnalysisSummary): string {
-  const atLeast = summary.complete ? "" : "at least ";
+  const atLeast = summary.countsComplete ? "" : "at least ";
   const where = `in ${rootName(data.effectiveRoot)}`;
   let counts: string;
   if (data.operation === "anyOf" || data.operation === "impact") {
@@ -79,6 +79,7 @@ export function analysisFrame(data: AnalysisData, budget: ContextBudget = DEFAUL
   }
   for (const [dimension, fact] of Object.entries(data.coverage)) {
     if (fact.status === "partial") lines.push(`PARTIAL ${dimension}: ${fact.detail ?? "incomplete"}.`);
+    if (fact.status === "none") lines.push(`NOT COVERED ${dimension}: ${fact.detail ?? "nothing"}.`);
   }
   if (data.changes !== undefined) lines.push(changesNote(data.changes));
   if (data.searchErrors > 0) {

@@ -36,10 +36,14 @@ export type Resolution =
 export function resolveSpecifier(specifier: string, from: string, root: string): Resolution {
   const inside = (path: string) =>
     path === root || path.startsWith(root.endsWith(sep) ? root : `${root}${sep}`);
-  const found = (path: string | undefined, via: "relative" | "package-local"): Resolution =>
-    path !== undefined && inside(path)
-      ? { kind: "file", path, via }
-      : { kind: "unresolved", why: path === undefined ? "no such file" : "outside the navigation root" };
+  const found = (path: string | undefined, via: "relative" | "package-local"): Resolution => {
+    if (path === undefined) return { kind: "unresolved", why: "no such file" };
+    // Canonical, so a file reached through a link compares equal to itself.
+    const real = canonical(path);
+    return inside(real)
+      ? { kind: "file", path: real, via }
+      : { kind: "unresolved", why: "outside the navigation root" };
+  };
   if (specifier.startsWith("./") || specifier.startsWith("../") || specifier === "." || specifier === "..") {
     return found(asFile(resolve(dirname(from), specifier)), "relative");
   }
@@ -194,6 +198,14 @@ function splitPackage(specifier: string): { name: string | undefined; subpath: s
     return { name: undefined, subpath: "" };
   }
   return { name: nameParts.join("/"), subpath: parts.slice(nameParts.length).join("/") };
+}
+
+function canonical(path: string): string {
+  try {
+    return realpathSync.native(path);
+  } catch {
+    return path;
+  }
 }
 
 function isFile(path: string): boolean {

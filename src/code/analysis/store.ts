@@ -152,6 +152,8 @@ export interface AnalysisSummary {
   readonly terms: readonly TermSummary[];
   /** Every coverage dimension is complete (or an operation's fixed "not evaluated" facts). */
   readonly complete: boolean;
+  /** The items are every one there was: nothing cut the scan or retention (counts are totals). */
+  readonly countsComplete: boolean;
 }
 
 const summaries = new WeakMap<AnalysisData, AnalysisSummary>();
@@ -209,7 +211,12 @@ export function summarize(data: AnalysisData): AnalysisSummary {
       files: termFiles[t] ?? 0,
       complete: data.termsComplete[t] ?? false,
     })),
-    complete: Object.values(data.coverage).every((fact) => fact.status !== "partial"),
+    complete: Object.values(data.coverage).every(
+      (fact) => fact.status !== "partial" && fact.status !== "none",
+    ),
+    countsComplete: ["occurrences", "retention"].every(
+      (dimension) => data.coverage[dimension]?.status !== "partial",
+    ),
   };
   summaries.set(data, summary);
   return summary;

@@ -210,3 +210,24 @@ export async function emptyTree(git: Git, repository: Repository, signal?: Abort
   });
   return empty.stdout.toString("utf8").trim();
 }
+
+/**
+ * The top level of the working tree containing `dir`, canonical; undefined when there is none
+ * (not a repository, or Git refuses it): callers then use the directory itself.
+ */
+export async function repositoryRoot(
+  git: Git,
+  dir: string,
+  signal?: AbortSignal,
+): Promise<string | undefined> {
+  let out: Awaited<ReturnType<Git["run"]>>;
+  try {
+    out = await git.run({ cwd: dir, args: ["rev-parse", "--show-toplevel"], signal });
+  } catch (error) {
+    // Without Git there is no repository to find: the directory itself is the root.
+    if (error instanceof EvidentError && error.code === "configuration_error") return undefined;
+    throw error;
+  }
+  const top = out.stdout.toString("utf8").trim();
+  return out.exitCode === 0 && top !== "" ? canonical(top) : undefined;
+}

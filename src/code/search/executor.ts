@@ -5,8 +5,10 @@
  * retained files after it, and the ripgrep started ahead for the next search of the same shape.
  */
 import { cancelledError } from "../../core/abort.js";
+import { EvidentError } from "../../core/errors.js";
 import type { Logger } from "../../core/logger.js";
-import type { SearchTarget } from "../path-policy.js";
+import { protectedDescendant, type SearchTarget } from "../path-policy.js";
+import { runOwnedProcess } from "../process/owned-process.js";
 import { type PrestartOptions, PrestartSlot } from "../process/prestart.js";
 import type { SearchQuery } from "../request.js";
 import { RevisionCache, type RevisionCacheOptions } from "../revisions/cache.js";
@@ -27,6 +29,7 @@ import {
   runContentSearch,
   startContentSearch,
 } from "../rg/content-search.js";
+import { LineSplitter } from "../rg/events.js";
 import type { Execution } from "../snapshots/build.js";
 
 export interface SearchExecutorOptions {
@@ -129,6 +132,40 @@ export class SearchExecutor {
           )
         : await recheckRevisions(target.rg.cwd, keys, (name) => single.get(name));
     return { run, trusted: Object.fromEntries(trusted) };
+  }
+
+  /**
+   * Every file of a target's scope, as ripgrep prints them (NUL-framed, so names with line
+   * breaks survive), protected areas dropped: the names-only listing, without its metadata.
+   */
+  async listFiles(query: SearchQuery, target: SearchTarget, signal: AbortSignal): Promise<string[]> {
+    const names: string[] = [];
+    const isProtected = protectedDescendant(target.rg.cwd);
+    const outcome = await runOwnedProcess(
+      {
+        command: await this.rgPath(),
+        args: buildFilesArgs(query, target.rg),
+        cwd: target.rg.cwd,
+        signal,
+        ...(this.#options.onProcessSpawn === undefined ? {} : { onSpawn: this.#options.onProcessSpawn }),
+      },
+      async (stdout) => {
+        const splitter = new LineSplitter(0);
+        const onName = (raw: Buffer) => {
+          const name = raw.toString("utf8");
+          if (!name.includes("\uFFFD") && !isProtected(name)) names.push(name);
+        };
+        for await (const chunk of stdout) splitter.push(chunk as Buffer, onName);
+        splitter.end(onName);
+        return "done";
+      },
+    );
+    // Exit 2 with names: some entries could not be read; the rest is the listing.
+    if (outcome.exitCode !== 0 && outcome.exitCode !== 1 && !(outcome.exitCode === 2 && names.length > 0)) {
+      const detail = outcome.stderr.replace(/^rg: /gm, "").trim().split("\n")[0] ?? "";
+      throw new EvidentError("internal_error", `ripgrep could not list the files (${detail.slice(0, 300)}).`);
+    }
+    return names;
   }
 
   /** What a call left for after its answer; only then, so it never competes with the search. */

@@ -37,7 +37,8 @@ export interface AnalysisItem {
 
 /** A coverage dimension: complete, partial (with why), or not evaluated at all. */
 export interface CoverageFact {
-  readonly status: "complete" | "partial" | "not-evaluated" | "not-run";
+  /** `none`: nothing of this dimension was covered (no file could be classified, say). */
+  readonly status: "complete" | "partial" | "none" | "not-evaluated" | "not-run";
   readonly detail?: string;
 }
 

@@ -59,6 +59,17 @@ describe("code_search analysis input", () => {
     ["changeScope unknown", { pattern: "a", changes: "worktree", changeScope: "hunks" }, "changeScope"],
     ["changeSide unknown", { pattern: "a", changes: "worktree", changeSide: "both" }, "changeSide"],
     ["changeSide without changes", { pattern: "a", changeSide: "old" }, "changeSide"],
+    ["impact false", { impact: false, path: "a.ts", line: 1 }, "impact"],
+    ["impact not boolean", { impact: "yes", path: "a.ts", line: 1 }, "impact"],
+    ["impact without a target", { impact: true }, "path"],
+    ["impact with both line and symbol", { impact: true, path: "a.ts", line: 1, symbol: "x" }, "line"],
+    ["impact with a pattern", { impact: true, path: "a.ts", line: 1, pattern: "x" }, "pattern"],
+    ["impact with several targets", { impact: true, matchIndices: [1, 2], cursor: "c" }, "matchIndices"],
+    ["impact by match without cursor", { impact: true, inspect: 1 }, "inspect"],
+    ["impact by match with a path", { impact: true, inspect: 1, cursor: "c", path: "a.ts" }, "path"],
+    ["navigate unknown", { navigate: "callers", path: "a.ts" }, "navigate"],
+    ["navigate without path", { navigate: "imports" }, "path"],
+    ["navigate with anyOf", { navigate: "tests", path: "a.ts", anyOf: ["a", "b"] }, "anyOf"],
   ];
   for (const [label, args, field] of cases) {
     it(`A07: ${label} is invalid_arguments naming ${field}`, async () => {

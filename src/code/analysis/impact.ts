@@ -1,0 +1,341 @@
+/**
+ * Impact of a JavaScript/TypeScript/TSX symbol: every exact same-spelling occurrence of its name
+ * in the tree it lives in, each with how it is written, then the test files related to it.
+ *
+ * One reliable target first, before any scan: a line chooses the smallest named symbol
+ * enclosing it; a name chooses its symbol, an overload set its sole implementation; anything
+ * else (no symbol, several, overloads without one body, a symbol the parser had to recover in)
+ * is `invalid_arguments` saying why. Anonymous and default-export functions have no name to
+ * search and are never targets.
+ *
+ * Then ripgrep finds every whole-word, case-sensitive occurrence of the name (G17: none is
+ * filtered). Each file that parses cleanly, up to the parse budget, classifies its occurrences
+ * by syntax role (roles.ts) from its current bytes, read against the revision the scan observed;
+ * any other file's occurrences stay, unclassified, with the reason. Related test files follow:
+ * tests that mention the name, and tests named after the symbol's file. Binding is never
+ * evaluated, tests are never run and coverage is never measured, and the answer says so.
+ */
+import { EvidentError } from "../../core/errors.js";
+import type { Git } from "../git/process.js";
+import { resolveSourceFile, type SearchTarget } from "../path-policy.js";
+import { type ImpactRequest, invalid } from "../request.js";
+import { pathUnder, type Revision } from "../revisions/scan.js";
+import { loadMatches, matchAt } from "../rg/match-table.js";
+import type { AnalysisItem, CoverageFact } from "../snapshots/analysis.js";
+import { compareKeys, displayPath } from "../snapshots/sequence.js";
+import { type SnapshotStore, searchSnapshot } from "../snapshots/store.js";
+import { readSourceDocument, type SourceDocument } from "../source/document.js";
+import type { SyntaxLayer } from "../syntax/layer.js";
+import { enclosingSymbol, pickSymbol, type SymbolRange, symbolsNamed } from "../syntax/symbols.js";
+import { nodeAt, roleOf } from "./roles.js";
+import { type AnalysisScans, isScript, navigationRoot, startingDocument } from "./sources.js";
+import { type AnalysisBounds, type AnalysisDraft, TextTable } from "./store.js";
+import { isTestPath, namedTests } from "./test-files.js";
+
+export interface ImpactDeps {
+  readonly cwd: string;
+  readonly store: SnapshotStore;
+  readonly syntax: SyntaxLayer;
+  readonly git: Git;
+  readonly scans: AnalysisScans;
+  readonly bounds: AnalysisBounds;
+  readonly caller: string;
+  readonly signal: AbortSignal;
+}
+
+/** What the answer says every time: what an occurrence list is not. */
+export const IMPACT_NOTES = [
+  "Binding is not evaluated: every exact same-spelling occurrence is listed, and a role says how it is written, not that it refers to this symbol.",
+  "Related tests are candidates: none was run, and coverage was not evaluated.",
+];
+
+interface Target {
+  readonly document: SourceDocument;
+  readonly display: string;
+  readonly symbol: SymbolRange;
+}
+
+export async function impactOf(deps: ImpactDeps, request: ImpactRequest): Promise<AnalysisDraft> {
+  const target = await selectTarget(deps, request);
+  const name = target.symbol.name;
+  const root = await navigationRoot(deps.git, deps.cwd, target.document.path, deps.signal);
+  const query = {
+    ...request.query,
+    pattern: name,
+    literal: true,
+    caseMode: "sensitive" as const,
+    wholeWord: true,
+  };
+  const lines = await deps.scans.scan(query, root, deps.signal);
+
+  // Files in path order, each file's lines in order (ripgrep reports a file's lines together).
+  const byFile = new Map<string, number[]>();
+  for (let position = 0; position < lines.table.length; position++) {
+    const match = matchAt(lines.table, position);
+    let positions = byFile.get(match.path);
+    if (positions === undefined) {
+      positions = [];
+      byFile.set(match.path, positions);
+    }
+    positions.push(position);
+  }
+  const table = new TextTable();
+  const items: AnalysisItem[] = [];
+  const classified: Record<string, number> = {};
+  let parsed = 0;
+  for (const path of [...byFile.keys()].sort(compareKeys)) {
+    const positions = byFile.get(path) as number[];
+    const trusted: Revision | undefined = Object.hasOwn(lines.trusted, path)
+      ? lines.trusted[path]
+      : undefined;
+    let why: string | undefined;
+    let tree: Awaited<ReturnType<SyntaxLayer["tree"]>> | undefined;
+    if (!isScript(path)) why = "not JavaScript or TypeScript";
+    else if (parsed >= request.maxParseFiles)
+      why = `beyond the parse budget of ${request.maxParseFiles} files`;
+    else if (trusted === undefined) why = "its revision was not observed unchanged during the scan";
+    else {
+      parsed++;
+      const read = await readSourceDocument(pathUnder(root.rg.cwd, path), { expected: trusted });
+      if (!read.ok)
+        why = read.reason === "changed" ? "changed since the scan" : `not readable (${read.reason})`;
+      else {
+        tree = await deps.syntax.tree(read.document, deps.signal);
+        if (tree.status !== "ok") why = tree.reason;
+        else if (tree.facts.syntaxErrors > 0) why = "it does not parse cleanly (syntax errors)";
+      }
+    }
+    const key = why === undefined ? "classified" : `unclassified: ${why}`;
+    classified[key] = (classified[key] ?? 0) + 1;
+    for (const position of positions) {
+      const match = matchAt(lines.table, position);
+      const text = table.add(path, match.line, match.text);
+      for (const o of match.occurrences) {
+        const role =
+          tree !== undefined && tree.status === "ok" && why === undefined
+            ? roleOf(nodeAt(tree.root.root(), match.line - 1, o.startColumn, o.endColumn))
+            : "unclassified";
+        items.push({
+          kind: "occurrence",
+          path,
+          line: match.line,
+          startByte: o.startByte,
+          endByte: o.endByte,
+          startColumn: o.startColumn,
+          endColumn: o.endColumn,
+          text,
+          role,
+          ...(why === undefined ? {} : { note: why }),
+        });
+      }
+    }
+  }
+
+  // Related tests, after the occurrences and only with what room the budget leaves.
+  const room = deps.bounds.maxItems - items.length;
+  const tests = room > 0 ? await relatedTests(deps, request, root, target, byFile, name) : [];
+  for (const test of tests.slice(0, Math.max(0, room))) {
+    items.push({
+      kind: "test",
+      path: test.path,
+      line: 0,
+      startByte: -1,
+      endByte: -1,
+      startColumn: -1,
+      endColumn: -1,
+      text: -1,
+      note: test.why,
+    });
+  }
+  const relatedTestsFact: CoverageFact =
+    room <= 0
+      ? {
+          status: "partial",
+          detail: `not looked for: the exact occurrences used the whole budget of ${deps.bounds.maxItems} items`,
+        }
+      : tests.length > room
+        ? { status: "partial", detail: `${tests.length - room} candidates beyond the budget` }
+        : { status: "complete" };
+  const unclassified = Object.entries(classified).filter(([k]) => k !== "classified");
+  const syntax: CoverageFact =
+    unclassified.length === 0
+      ? { status: "complete" }
+      : {
+          status: (classified.classified ?? 0) === 0 ? "none" : "partial",
+          detail: unclassified.map(([k, n]) => `${n} file(s) ${k}`).join("; "),
+        };
+  const { symbol } = target;
+  return {
+    operation: "impact",
+    subject: `impact of ${symbol.kind} ${symbol.qualifiedName} (${target.display}:${symbol.startLine}-${symbol.endLine})`,
+    requestedRoot: root.requested,
+    effectiveRoot: root.requested,
+    expanded: false,
+    rgCwd: root.rg.cwd,
+    terms: [],
+    termsScanned: [],
+    items,
+    texts: table.texts,
+    coverage: {
+      occurrences:
+        lines.partialReason === undefined
+          ? { status: "complete" }
+          : { status: "partial", detail: `the scan stopped at its retention bound (${lines.partialReason})` },
+      syntax,
+      relatedTests: relatedTestsFact,
+      binding: { status: "not-evaluated", detail: "same spelling is not proof of the same symbol" },
+      testsRun: { status: "not-run" },
+      testCoverage: { status: "not-evaluated" },
+    },
+    notes: IMPACT_NOTES,
+    searchErrors: lines.searchErrors,
+    unverifiedFiles: [...byFile.keys()].filter((p) => !Object.hasOwn(lines.trusted, p)).length,
+  };
+}
+
+/** The one symbol the request names, or why none can be chosen reliably. */
+async function selectTarget(deps: ImpactDeps, request: ImpactRequest): Promise<Target> {
+  const { target } = request;
+  let file: string;
+  let display: string;
+  let expected: Revision | undefined;
+  let line: number | undefined;
+  if (target.kind === "match") {
+    const state = deps.store.decodeCursor(request.cursor as string);
+    const snapshot = await searchSnapshot(deps.store, deps.caller, state.snapshotId);
+    if (target.index > snapshot.matches.length) {
+      throw invalid(
+        "inspect",
+        `there is no match [${target.index}]; this result has ${snapshot.matches.length}.`,
+      );
+    }
+    await loadMatches(snapshot.matches, [target.index - 1]);
+    const match = matchAt(snapshot.matches, target.index - 1);
+    if (!Object.hasOwn(snapshot.trustedRevisions, match.path)) {
+      throw new EvidentError(
+        "source_changed",
+        `${displayPath(match.path)} was not verified unchanged during the search, so match [${target.index}] cannot be tied to its current lines. Run the search again, or name the symbol by path and line.`,
+        { details: { field: "cursor" } },
+      );
+    }
+    file = pathUnder(snapshot.rgCwd, match.path);
+    display = displayPath(match.path);
+    expected = snapshot.trustedRevisions[match.path];
+    line = match.line;
+  } else {
+    const resolved = resolveSourceFile(deps.cwd, target.path);
+    file = resolved.absolute;
+    display = resolved.display;
+    if (target.kind === "line") line = target.line;
+  }
+  const field = target.kind === "match" ? "inspect" : target.kind;
+  if (!isScript(file)) {
+    throw invalid(
+      "path",
+      `impact reads JavaScript and TypeScript (.js, .jsx, .mjs, .cjs, .ts, .tsx, .mts, .cts); ${display} is not.`,
+    );
+  }
+  const document = await startingDocument(file, display, expected, field);
+  const tree = await deps.syntax.tree(document, deps.signal);
+  if (tree.status !== "ok") {
+    throw new EvidentError(
+      "syntax_unavailable",
+      `The symbols of ${display} are not available (${tree.reason}), so no target can be chosen.`,
+      { details: { field, status: tree.status } },
+    );
+  }
+  const symbols = tree.facts.symbols;
+  let symbol: SymbolRange;
+  if (line !== undefined) {
+    const enclosing = enclosingSymbol(symbols, line);
+    if (enclosing === undefined) {
+      throw invalid(
+        field,
+        `no named function, class, method, type or variable encloses line ${line} of ${display}; anonymous and default-export functions have no name to search. Give the line of a named symbol, or its name.`,
+      );
+    }
+    symbol = enclosing;
+  } else {
+    const name = (target as { symbol: string }).symbol;
+    const picked = pickSymbol(symbolsNamed(symbols, name));
+    if (picked === undefined) {
+      const known = symbols.slice(0, 20).map((s) => s.qualifiedName);
+      throw invalid(
+        "symbol",
+        `no symbol named "${name}" in ${display}${known.length > 0 ? ` (it has ${known.join(", ")}${symbols.length > known.length ? ", ..." : ""})` : ""}.`,
+      );
+    }
+    if ("ambiguous" in picked) throw ambiguity(name, picked.ambiguous, display, "symbol");
+    symbol = picked.symbol;
+  }
+  // An overload signature stands for its set: the set's one implementation, or none reliably.
+  if (symbol.kind.endsWith("signature")) {
+    const set = symbols.filter((s) => s.qualifiedName === symbol.qualifiedName);
+    const picked = pickSymbol(set);
+    if (picked === undefined || "ambiguous" in picked) {
+      throw ambiguity(symbol.qualifiedName, set, display, field);
+    }
+    symbol = picked.symbol;
+  }
+  if (symbol.hasSyntaxError) {
+    throw invalid(
+      field,
+      `the parser recovered from a syntax error in ${symbol.qualifiedName} (${display}:${symbol.startLine}-${symbol.endLine}), so it is not a reliable target; fix the file or name another symbol.`,
+    );
+  }
+  return { document, display, symbol };
+}
+
+function ambiguity(
+  name: string,
+  candidates: readonly SymbolRange[],
+  display: string,
+  field: string,
+): EvidentError {
+  const listed = candidates
+    .slice(0, 10)
+    .map((s) => `${s.qualifiedName} (${s.kind}, lines ${s.startLine}-${s.endLine})`)
+    .join("; ");
+  const bodies = candidates.filter((s) => !s.kind.endsWith("signature")).length;
+  const why =
+    bodies === 0
+      ? "an overload set with no implementation to choose"
+      : bodies > 1
+        ? `${bodies} implementations`
+        : `${candidates.length} symbols`;
+  return invalid(
+    field,
+    `"${name}" is ambiguous in ${display}: ${why} (${listed}). Name one by its qualified name or by the line of its body.`,
+  );
+}
+
+/** Tests that mention the name, then tests named after the symbol's file; each once. */
+async function relatedTests(
+  deps: ImpactDeps,
+  request: ImpactRequest,
+  root: SearchTarget,
+  target: Target,
+  occurrenceFiles: ReadonlyMap<string, unknown>,
+  name: string,
+): Promise<{ path: string; why: string }[]> {
+  const seen = new Set<string>();
+  const tests: { path: string; why: string }[] = [];
+  for (const path of [...occurrenceFiles.keys()].sort(compareKeys)) {
+    if (isTestPath(displayPath(path)) && !seen.has(path)) {
+      seen.add(path);
+      tests.push({ path, why: `mentions ${name}` });
+    }
+  }
+  const files = await deps.scans.files(request.query, root, deps.signal);
+  const own = files.find((f) => pathUnder(root.rg.cwd, f) === target.document.path);
+  if (own !== undefined) {
+    const byDisplay = new Map(files.map((f) => [displayPath(f), f]));
+    for (const candidate of namedTests(displayPath(own), [...byDisplay.keys()])) {
+      const key = byDisplay.get(candidate.path) as string;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      tests.push({ path: key, why: `${candidate.why} (${displayPath(own)})` });
+    }
+  }
+  return tests;
+}

@@ -1,0 +1,211 @@
+/**
+ * Navigation from one file, statically and within bounds:
+ *   - imports: the files it imports (its static specifiers, resolved: relative and package-local
+ *     ones to files of the tree, the rest listed unresolved), then the files that import it
+ *     (candidates found by ripgrep, each parsed, within the parse budget, and kept only when one
+ *     of its specifiers resolves to the file);
+ *   - tests: its likely test files, by naming convention and because they import it.
+ * The tree is the Git repository containing the file, else its directory. Nothing is run and no
+ * link is claimed beyond what the source states.
+ */
+import { EvidentError } from "../../core/errors.js";
+import type { Git } from "../git/process.js";
+import { resolveSourceFile, type SearchTarget } from "../path-policy.js";
+import type { NavigateRequest } from "../request.js";
+import { pathUnder } from "../revisions/scan.js";
+import { matchAt } from "../rg/match-table.js";
+import type { AnalysisItem, CoverageFact } from "../snapshots/analysis.js";
+import { compareKeys, displayPath } from "../snapshots/sequence.js";
+import { readSourceDocument, type SourceDocument } from "../source/document.js";
+import type { SyntaxLayer } from "../syntax/layer.js";
+import { resolveSpecifier } from "./resolve.js";
+import { type AnalysisScans, isScript, navigationRoot, startingDocument } from "./sources.js";
+import { specifiersOf } from "./specifiers.js";
+import type { AnalysisDraft } from "./store.js";
+import { TextTable } from "./store.js";
+import { isTestPath, namedTests, sourceSubject } from "./test-files.js";
+
+export interface NavigateDeps {
+  readonly cwd: string;
+  readonly syntax: SyntaxLayer;
+  readonly git: Git;
+  readonly scans: AnalysisScans;
+  readonly signal: AbortSignal;
+}
+
+interface Importers {
+  readonly files: string[];
+  /** Candidates left unparsed, by why. */
+  readonly skipped: Record<string, number>;
+}
+
+export async function navigate(deps: NavigateDeps, request: NavigateRequest): Promise<AnalysisDraft> {
+  const file = resolveSourceFile(deps.cwd, request.path);
+  const document = await startingDocument(file.absolute, file.display, undefined, "path");
+  const root = await navigationRoot(deps.git, deps.cwd, file.absolute, deps.signal);
+  const keyOf = keysUnder(root);
+  const table = new TextTable();
+  const items: AnalysisItem[] = [];
+  const coverage: Record<string, CoverageFact> = {};
+  const script = isScript(file.absolute);
+  if (request.direction === "imports" && !script) {
+    throw new EvidentError(
+      "invalid_arguments",
+      `Invalid arguments: path: imports are read from JavaScript and TypeScript files; ${file.display} is not one.`,
+      { details: { field: "path" } },
+    );
+  }
+  const importers = script ? await importersOf(deps, request, root, document) : { files: [], skipped: {} };
+  const skippedText = Object.entries(importers.skipped)
+    .map(([why, n]) => `${n} candidate file(s) ${why}`)
+    .join("; ");
+  const importersFact: CoverageFact =
+    skippedText === "" ? { status: "complete" } : { status: "partial", detail: skippedText };
+
+  if (request.direction === "imports") {
+    const tree = await deps.syntax.tree(document, deps.signal);
+    if (tree.status !== "ok") {
+      throw new EvidentError(
+        "syntax_unavailable",
+        `The imports of ${file.display} cannot be read (${tree.reason}).`,
+        {
+          details: { field: "path", status: tree.status },
+        },
+      );
+    }
+    const lines = document.text.split("\n");
+    const unresolved: AnalysisItem[] = [];
+    for (const { specifier, line } of specifiersOf(tree.root.root(), tree.language)) {
+      const resolved = resolveSpecifier(specifier, file.absolute, root.canonical);
+      if (resolved.kind === "file") {
+        items.push(
+          fileItem("imports", keyOf(resolved.path), `"${specifier}" on line ${line}, ${resolved.via}`),
+        );
+      } else {
+        unresolved.push({
+          ...fileItem("unresolved", keyOf(file.absolute), `"${specifier}": ${resolved.why}`),
+          line,
+          text: table.add(keyOf(file.absolute), line, (lines[line - 1] ?? "").replace(/\r$/, "")),
+        });
+      }
+    }
+    items.push(...unresolved);
+    for (const importer of importers.files) {
+      items.push(fileItem("imported-by", importer, "imports it"));
+    }
+    coverage.outgoing =
+      tree.facts.syntaxErrors > 0
+        ? { status: "partial", detail: "the file has syntax errors; imports inside them may be missed" }
+        : { status: "complete" };
+    coverage.importers = importersFact;
+  } else {
+    const files = await deps.scans.files(request.query, root, deps.signal);
+    const own = keyOf(file.absolute);
+    const seen = new Set<string>();
+    const byDisplay = new Map(files.map((f) => [displayPath(f), f]));
+    for (const candidate of namedTests(displayPath(own), [...byDisplay.keys()])) {
+      const key = byDisplay.get(candidate.path) as string;
+      seen.add(key);
+      items.push(fileItem("test", key, `${candidate.why} (${sourceSubject(file.absolute)})`));
+    }
+    for (const importer of importers.files) {
+      if (seen.has(importer) || !isTestPath(displayPath(importer))) continue;
+      seen.add(importer);
+      items.push(fileItem("test", importer, "imports it"));
+    }
+    coverage.importers = script
+      ? importersFact
+      : { status: "not-evaluated", detail: "imports are read from JavaScript and TypeScript only" };
+    coverage.testsRun = { status: "not-run" };
+    coverage.testCoverage = { status: "not-evaluated" };
+  }
+  return {
+    operation: request.direction,
+    subject: `${request.direction} of ${file.display}`,
+    requestedRoot: root.requested,
+    effectiveRoot: root.requested,
+    expanded: false,
+    rgCwd: root.rg.cwd,
+    terms: [],
+    termsScanned: [],
+    items,
+    texts: table.texts,
+    coverage,
+    notes:
+      request.direction === "tests"
+        ? ["Test files are candidates by name and by import: none was run, and coverage was not evaluated."]
+        : [
+            "Links are static: specifiers computed at run time, and aliases only a bundler knows, are not followed.",
+          ],
+    searchErrors: 0,
+    unverifiedFiles: 0,
+  };
+}
+
+function fileItem(kind: AnalysisItem["kind"], path: string, note: string): AnalysisItem {
+  return { kind, path, line: 0, startByte: -1, endByte: -1, startColumn: -1, endColumn: -1, text: -1, note };
+}
+
+/** Paths as the root's scans print them: relative to ripgrep's directory, or absolute. */
+function keysUnder(root: SearchTarget): (absolute: string) => string {
+  const cwd = root.rg.cwd.endsWith("/") ? root.rg.cwd : `${root.rg.cwd}/`;
+  return (absolute) =>
+    root.rg.root.startsWith("/") || !absolute.startsWith(cwd) ? absolute : absolute.slice(cwd.length);
+}
+
+/**
+ * Files whose static imports resolve to `document`: candidates are the script files where a
+ * quoted string holds the file's name, each parsed (within the budget) and its specifiers
+ * resolved.
+ */
+async function importersOf(
+  deps: NavigateDeps,
+  request: NavigateRequest,
+  root: SearchTarget,
+  document: SourceDocument,
+): Promise<Importers> {
+  const name = sourceSubject(document.path);
+  const pattern = `["'\`][^"'\`]*${name.replace(/[\\.+*?()|[\]{}^$#&\-~]/g, "\\$&")}[^"'\`]*["'\`]`;
+  const lines = await deps.scans.scan(
+    { ...request.query, pattern, literal: false, wholeWord: false },
+    root,
+    deps.signal,
+  );
+  const candidates = new Set<string>();
+  for (let position = 0; position < lines.table.length; position++) {
+    candidates.add(matchAt(lines.table, position).path);
+  }
+  const files: string[] = [];
+  const skipped: Record<string, number> = {};
+  const skip = (why: string) => {
+    skipped[why] = (skipped[why] ?? 0) + 1;
+  };
+  if (lines.partialReason !== undefined)
+    skip(`beyond the candidate scan's retention bound (${lines.partialReason})`);
+  let parsed = 0;
+  for (const key of [...candidates].sort(compareKeys)) {
+    const absolute = pathUnder(root.rg.cwd, key);
+    if (absolute === document.path || !isScript(absolute)) continue;
+    if (parsed >= request.maxParseFiles) {
+      skip(`beyond the parse budget of ${request.maxParseFiles} files`);
+      continue;
+    }
+    parsed++;
+    const read = await readSourceDocument(absolute);
+    if (!read.ok) {
+      skip(`unreadable (${read.reason})`);
+      continue;
+    }
+    const tree = await deps.syntax.tree(read.document, deps.signal);
+    if (tree.status !== "ok") {
+      skip(`not parsed (${tree.status})`);
+      continue;
+    }
+    const imports = specifiersOf(tree.root.root(), tree.language).some((s) => {
+      const resolved = resolveSpecifier(s.specifier, absolute, root.canonical);
+      return resolved.kind === "file" && resolved.path === document.path;
+    });
+    if (imports) files.push(key);
+  }
+  return { files, skipped };
+}
