@@ -25,7 +25,9 @@ import {
   DEFAULT_ANALYSIS_BOUNDS,
   retain,
 } from "./analysis/store.js";
-import { admittedLines, type ChangeScope, openChangeScope } from "./changes/scope.js";
+import { MirrorCache } from "./changes/mirrors.js";
+import { admittedLines, type ChangeScope, openChangeScope, type ScopeBuild } from "./changes/scope.js";
+import { ContentIds } from "./changes/worktree.js";
 import { pageFromCursor } from "./cursor-pages.js";
 import { Git } from "./git/process.js";
 import { continueSource } from "./inspect/answer.js";
@@ -108,6 +110,8 @@ export class CodeSearchService {
   readonly #closing = new AbortController();
   readonly #running = new Set<Promise<unknown>>();
   #git: Git | undefined;
+  readonly #mirrors = new MirrorCache<ScopeBuild>();
+  readonly #contentIds = new ContentIds();
 
   constructor(options: CodeSearchServiceOptions) {
     this.#options = options;
@@ -163,6 +167,7 @@ export class CodeSearchService {
     this.#closing.abort(cancelledError());
     await Promise.allSettled([...this.#running]);
     await this.#executor.close();
+    await this.#mirrors.close();
     this.#syntax.close();
     await this.#store.close();
   }
@@ -266,10 +271,10 @@ export class CodeSearchService {
         ...(await scanAnyOf(
           request,
           (query, signal) => scope.scan(query, signal),
-          scope.admit,
+          (paths) => scope.admission(paths, context.signal),
           context.signal,
         )),
-        changes: scope.summary,
+        changes: scope.summary(),
       }));
     };
     let target = requested;
@@ -344,6 +349,8 @@ export class CodeSearchService {
     const scope = await openChangeScope(
       {
         git: this.#gitRunner(),
+        mirrors: this.#mirrors,
+        contentIds: this.#contentIds,
         rgPath: await this.#executor.rgPath(),
         retention: this.#options.retention,
         onSpawn: this.#options.onProcessSpawn,
@@ -385,7 +392,11 @@ export class CodeSearchService {
       }
       const lines = await this.#inChanges(target, request.changes, context.signal, async (scope) => {
         const scanned = await scope.scan(request.query, context.signal);
-        return { ...scanned, matches: admittedLines(scanned.table.list, scope), changes: scope.summary };
+        const admit = await scope.admission(
+          scanned.table.list.map((m) => m.path),
+          context.signal,
+        );
+        return { ...scanned, matches: admittedLines(scanned.table.list, admit), changes: scope.summary() };
       });
       return snapshotFromLines(request.query, requestedTarget, target, expanded, lines);
     };

@@ -212,6 +212,14 @@ export const ANALYSIS_ITEM_OVERHEAD_BYTES = 96;
 export const GIT_REVISION_MAX_CHARS = 256;
 export const CHANGES_MAX_FILES = 10_000;
 export const CHANGES_FILE_MAX_BYTES = 5 * 1024 * 1024;
+/** Content of one change scope, all files together; files beyond it are named, not searched. */
+export const CHANGES_MAX_BYTES = 64 * 1024 * 1024;
+/** Materialized change scopes kept between calls (code/changes/mirrors.ts). */
+export const CHANGES_MIRRORS_KEPT = 4;
+/** Working-tree files whose content id is kept by revision between calls. */
+export const CHANGES_CONTENT_IDS_MAX = 50_000;
+/** Paths named on one Git command line (a patch limited to the files a scan matched). */
+export const GIT_PATHSPECS_PER_COMMAND = 1_000;
 /** Changed files read or written at once while a change scope is materialized. */
 export const CHANGES_CONCURRENT_FILES = 16;
 /** Changed files an answer's text names as not covered (its data lists them all). */

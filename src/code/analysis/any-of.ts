@@ -36,6 +36,9 @@ export type CandidateScan = (query: SearchQuery, signal: AbortSignal) => Promise
 /** Whether an exact occurrence is admitted (a change scope admits changed lines only). */
 export type Admission = (match: ParsedMatch, occurrence: Occurrence) => boolean;
 
+/** The admission of occurrences in these files (a change scope fetches their changed lines). */
+export type AdmissionFor = (paths: Iterable<string>) => Promise<Admission>;
+
 export interface AnyOfScan {
   readonly items: readonly AnalysisItem[];
   readonly texts: readonly string[];
@@ -48,7 +51,7 @@ export interface AnyOfScan {
 export async function scanAnyOf(
   request: AnyOfRequest,
   scan: CandidateScan,
-  admit: Admission | undefined,
+  admit: AdmissionFor | undefined,
   signal: AbortSignal,
 ): Promise<AnyOfScan> {
   const groups: number[][] = [];
@@ -112,7 +115,7 @@ async function scanGroup(
   request: AnyOfRequest,
   group: readonly number[],
   scan: (query: SearchQuery) => Promise<CandidateLines>,
-  admit: Admission | undefined,
+  admitFor: AdmissionFor | undefined,
   table: TextTable,
 ): Promise<GroupResult> {
   const terms = group.map((t) => request.terms[t] as string);
@@ -131,6 +134,13 @@ async function scanGroup(
   // in order, and a line's occurrences come in order, so ordering files is all that is left.
   const byTerm = terms.map(() => new Map<string, AnalysisItem[]>());
   const unverified = new Set<string>();
+  let admit: Admission | undefined;
+  if (admitFor !== undefined) {
+    const paths = new Set<string>();
+    for (let position = 0; position < run.table.length; position++)
+      paths.add(matchAt(run.table, position).path);
+    admit = await admitFor(paths);
+  }
   for (let position = 0; position < run.table.length; position++) {
     const match = matchAt(run.table, position);
     let text = -1;

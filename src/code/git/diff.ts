@@ -1,6 +1,7 @@
 /**
  * What changed between two sides, from Git's plumbing (`diff-index`, `diff-tree`: no index
- * refresh, so no index write and no hook), as one streamed `--patch-with-raw -z -U0` output:
+ * refresh, so no index write and no hook), as one streamed `--patch-with-raw -z -U0` output
+ * (or the raw part alone, when only changed files are wanted):
  * the raw part lists each changed file with its modes, object ids and status (NUL-framed, names
  * exact); the patch part gives each file's hunks. Only header lines of the patch are read:
  * content lines are skipped unbuffered however long they are. A raw entry without a patch
@@ -47,10 +48,7 @@ export type DiffSides =
   | { readonly kind: "commits"; readonly base: string; readonly target: string };
 
 const COMMON = [
-  "--patch-with-raw",
   "-z",
-  "--unified=0",
-  "--full-index",
   "--no-abbrev",
   "--no-renames",
   "--no-ext-diff",
@@ -61,28 +59,38 @@ const COMMON = [
   "--dst-prefix=b/",
 ];
 
-export function diffArgs(sides: DiffSides, pathspec: string): string[] {
-  const tail = ["--", pathspec];
+/** With the patch (for changed lines), or the raw listing alone (for changed files: cheaper). */
+const PATCH = ["--patch-with-raw", "--unified=0", "--full-index"];
+
+export function diffArgs(sides: DiffSides, pathspecs: readonly string[], withPatch = true): string[] {
+  const common = [...(withPatch ? PATCH : ["--raw"]), ...COMMON];
+  const tail = ["--", ...pathspecs];
   switch (sides.kind) {
     case "worktree":
-      return ["diff-index", ...COMMON, sides.base, ...tail];
+      return ["diff-index", ...common, sides.base, ...tail];
     case "staged":
-      return ["diff-index", "--cached", ...COMMON, sides.base, ...tail];
+      return ["diff-index", "--cached", ...common, sides.base, ...tail];
     case "commits":
-      return ["diff-tree", "-r", ...COMMON, sides.base, sides.target, ...tail];
+      return ["diff-tree", "-r", ...common, sides.base, sides.target, ...tail];
   }
 }
 
+/**
+ * The changed files, with their hunks when `withPatch`. Without the patch, working-tree entries
+ * whose metadata alone differs are listed too (Git has not compared their content): the caller
+ * compares content ids itself.
+ */
 export async function changedFiles(
   git: Git,
   repository: Repository,
   sides: DiffSides,
-  pathspec: string,
+  pathspecs: readonly string[],
+  withPatch: boolean,
   signal?: AbortSignal,
 ): Promise<ChangedFile[]> {
-  const parser = new DiffParser();
+  const parser = new DiffParser(withPatch);
   const outcome = await git.stream(
-    { cwd: repository.root, args: diffArgs(sides, pathspec), config: repository.config, signal },
+    { cwd: repository.root, args: diffArgs(sides, pathspecs, withPatch), config: repository.config, signal },
     (stdout) =>
       new Promise((resolve, reject) => {
         stdout.on("data", (chunk: Buffer) => {
@@ -128,6 +136,9 @@ const INDEX = /^index ([0-9a-f]+)\.\.([0-9a-f]+)/;
 
 /** Parses the combined output incrementally; see the module comment for its shape. */
 export class DiffParser {
+  /** `withPatch` false: the output is the raw listing alone, every entry of it a change. */
+  constructor(private readonly withPatch = true) {}
+
   readonly #raw: RawEntry[] = [];
   readonly #sections = new Map<string, Section>();
   #phase: "raw" | "patch" = "raw";
@@ -198,7 +209,9 @@ export class DiffParser {
     }
     const files: ChangedFile[] = [];
     for (const entry of this.#raw) {
-      const section = this.#sections.get(entry.path);
+      const section = this.withPatch
+        ? this.#sections.get(entry.path)
+        : { path: entry.path, patchNewId: undefined, binary: false, hunks: [] };
       // No patch section: the content and mode are the same (only metadata differed).
       if (section === undefined) continue;
       files.push({

@@ -186,6 +186,8 @@ function safeEnvironment(env: Readonly<Record<string, string | undefined>>): Nod
     GIT_NO_LAZY_FETCH: "1",
     GIT_PROTOCOL_FROM_USER: "0",
     GIT_CONFIG_COUNT: "0",
+    // Paths are paths: a file named `*.ts` or `:(top)x` means itself.
+    GIT_LITERAL_PATHSPECS: "1",
   };
 }
 

@@ -36,6 +36,10 @@ export async function openRepository(
   readsWorktree: boolean,
   signal?: AbortSignal,
 ): Promise<OpenedRepository> {
+  // The configuration is read alongside (it names what later commands must not run).
+  const needsConfig = readsWorktree || !(await git.hasNoLazyFetch(signal));
+  const config = needsConfig ? safetyConfig(git, dir, signal) : Promise.resolve([]);
+  config.catch(() => {});
   // Callers' revisions never start with "-" (request.ts); `^{commit}` keeps them revisions, and
   // the final "--" keeps them from being read as paths.
   const located = await git.run({
@@ -62,9 +66,7 @@ export async function openRepository(
       "git rev-parse did not name the repository's top level and object format.",
     );
   }
-  const needsConfig = readsWorktree || !(await git.hasNoLazyFetch(signal));
-  const config = needsConfig ? await safetyConfig(git, dir, top, signal) : [];
-  return { repository: { root: canonical(top), objectFormat: format, config }, commits };
+  return { repository: { root: canonical(top), objectFormat: format, config: await config }, commits };
 }
 
 /** Fails with why `dir` has no repository Git will use. */
@@ -117,12 +119,7 @@ async function resolveEach(
  * The overrides that empty every filter driver the configuration names; and, where Git would
  * fetch missing objects on demand, the refusal of a partial clone.
  */
-async function safetyConfig(
-  git: Git,
-  dir: string,
-  top: string,
-  signal: AbortSignal | undefined,
-): Promise<string[]> {
+async function safetyConfig(git: Git, dir: string, signal: AbortSignal | undefined): Promise<string[]> {
   const settings = await git.run({
     cwd: dir,
     args: [
@@ -152,7 +149,7 @@ async function safetyConfig(
     const version = await git.version(signal);
     throw new EvidentError(
       "configuration_error",
-      `The repository at ${top} is a partial clone (${promisor}): Git fetches its missing objects on demand, and ` +
+      `The repository at ${dir} is a partial clone (${promisor}): Git fetches its missing objects on demand, and ` +
         `${version.text} cannot be told not to (that needs Git 2.45 or newer). Compare changes in a full clone, or upgrade Git.`,
       { details: { reason: "partial_clone_needs_git_2_45" } },
     );

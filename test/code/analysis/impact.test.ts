@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { readFileSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
@@ -64,7 +64,8 @@ const SOURCES = {
     "export class Parser {",
     "  parse(x: string) { return parse(x); }",
     "}",
-    "const label = `parse ${parse(label)}`;",
+    // A template whose substitution calls the name: text around code.
+    "const label = `parse $" + "{parse(label)}`;",
     "",
   ].join("\n"),
   "src/helper.ts": "export function helper(s: string) { return s; }\n",
@@ -256,12 +257,14 @@ describe("impact", () => {
 
   it("a file edited during the scan is not classified from its new bytes", async () => {
     const root = await repo(SOURCES);
+    let spawned = 0;
     let edited = false;
     const service = makeService(root, {
-      onProcessSpawn: (pid) => {
-        // When the content scan starts, after the tree was listed: the file's revision then
-        // differs from the one observed before the scan.
-        if (edited || !readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("--json")) return;
+      onProcessSpawn: () => {
+        // A fresh service starts Git twice (its version, the repository's root), ripgrep to list
+        // the tree, then ripgrep to scan it: edited as the scan starts, the file's revision then
+        // differs from the one the listing observed.
+        if (++spawned !== 4) return;
         edited = true;
         writeFileSync(join(root, "src/use.tsx"), `${SOURCES["src/use.tsx"]}parse();\n`);
       },

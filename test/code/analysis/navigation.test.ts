@@ -21,7 +21,7 @@ const FILES = {
     'import React from "react";',
     'import { readFile } from "node:fs";',
     'export * from "./types";',
-    "const dynamic = await import(`./${name}`);",
+    "const dynamic = await import(`./$" + "{name}`);",
     "export function parse() {}",
     "",
   ].join("\n"),

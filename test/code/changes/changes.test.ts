@@ -33,7 +33,11 @@ describe("changes", () => {
     const root = await repo({
       "a.ts": "needle 1\nkeep\nneedle 3\nkeep\nneedle 5\n",
       "gone.ts": "needle gone\n",
+      "same.ts": "needle unchanged\n",
     });
+    // Newer metadata, same bytes: Git lists it until it compares the content; it is no change.
+    const later = new Date(Date.now() + 10_000);
+    await utimes(join(root, "same.ts"), later, later);
     await write(root, {
       "a.ts": "needle 1\nneedle 2 new\nneedle 3\nkeep\nneedle 5 edited\n",
       "new.ts": "needle untracked\n",
@@ -58,6 +62,12 @@ describe("changes", () => {
     // Files scope: every occurrence of a changed file.
     const whole = await s.run({ pattern: "needle", changes: "worktree", changeScope: "files" }, ctx());
     assert.equal(whole.data.totalMatches, 5);
+    assert.equal(whole.data.changes?.filesChanged, 2);
+    const staged = await s.run(
+      { pattern: "needle", changes: "staged", changeScope: "files", changeSide: "old" },
+      ctx(),
+    );
+    assert.deepEqual(lines(staged), ["gone.ts:1:needle gone"]);
     await s.close();
   });
 
@@ -340,6 +350,29 @@ describe("changes", () => {
     assert.deepEqual(
       (await mirrors()).filter((n) => !before.has(n)),
       [],
+    );
+  });
+
+  it("keeps a scope's tree for the next call with the same changes, and never a stale one", async () => {
+    const root = await repo({ "a.ts": "start\n" });
+    await write(root, { "a.ts": "start\nneedle one\n" });
+    const mirrors = async () => (await readdir(tmpdir())).filter((n) => n.startsWith("evident-changes-"));
+    const before = new Set(await mirrors());
+    const s = service(root);
+    const first = await s.run({ pattern: "needle", changes: "worktree" }, ctx());
+    const again = await s.run({ pattern: "needle \\w+", changes: "worktree" }, ctx());
+    assert.deepEqual(lines(first), ["a.ts:2:needle one"]);
+    assert.deepEqual(lines(again), ["a.ts:2:needle one"]);
+    const kept = (await mirrors()).filter((n) => !before.has(n));
+    assert.equal(kept.length, 1, "one tree served both calls");
+    await write(root, { "a.ts": "start\nneedle two\n" });
+    const edited = await s.run({ pattern: "needle", changes: "worktree" }, ctx());
+    assert.deepEqual(lines(edited), ["a.ts:2:needle two"]);
+    await s.close();
+    assert.deepEqual(
+      (await mirrors()).filter((n) => !before.has(n)),
+      [],
+      "close removes every tree",
     );
   });
 

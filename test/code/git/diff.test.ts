@@ -35,7 +35,7 @@ describe("git diff parsing", () => {
       "bin.dat": Buffer.from([0, 1, 2]),
     });
     const target = git(root, "rev-parse", "HEAD").trim();
-    const { files } = parse(root, diffArgs({ kind: "commits", base, target }, "."));
+    const { files } = parse(root, diffArgs({ kind: "commits", base, target }, ["."]));
     assert.deepEqual(
       files.map((f) => [f.path, f.status, f.binary, f.hunks.length]),
       [
@@ -59,7 +59,7 @@ describe("git diff parsing", () => {
     const base = git(root, "rev-parse", "HEAD").trim();
     await commit(root, { "a.txt": "two\n".repeat(60), "b c.txt": `${"x".repeat(70_000)}\n`, "d.txt": "d\n" });
     const target = git(root, "rev-parse", "HEAD").trim();
-    const args = diffArgs({ kind: "commits", base, target }, ".");
+    const args = diffArgs({ kind: "commits", base, target }, ["."]);
     const whole = parse(root, args).files;
     assert.equal(whole.length, 3);
     for (const size of [1, 2, 3, 7, 64, 4096])
@@ -79,7 +79,7 @@ describe("git diff parsing", () => {
     await utimes(join(root, "touched.txt"), later, later);
     await chmod(join(root, "a.txt"), 0o755);
     const head = git(root, "rev-parse", "HEAD").trim();
-    const { files, bytes } = parse(root, diffArgs({ kind: "worktree", base: head }, "."));
+    const { files, bytes } = parse(root, diffArgs({ kind: "worktree", base: head }, ["."]));
     assert.match(bytes.toString("utf8"), /M\0touched\.txt\0/, "Git lists the touched file in its raw part");
     assert.deepEqual(
       files.map((f) => [f.path, f.status, f.oldMode, f.newMode, f.hunks.length]),

@@ -1,0 +1,121 @@
+/**
+ * Working-tree reads for change scopes: untracked files Git would show, and one file's bytes,
+ * read once without following a symbolic link, with its revision observed around the read and
+ * its content id computed as Git computes a blob's.
+ */
+import { createHash } from "node:crypto";
+import { constants, lstatSync } from "node:fs";
+import { open } from "node:fs/promises";
+import { EvidentError } from "../../core/errors.js";
+import { CHANGES_CONTENT_IDS_MAX, CHANGES_FILE_MAX_BYTES } from "../../core/limits.js";
+import type { Git } from "../git/process.js";
+import type { Repository } from "../git/repository.js";
+import { type Revision, readRevisionSync, sameRevision } from "../revisions/scan.js";
+
+/** Untracked files that are not ignored, repository-relative. */
+export async function untrackedFiles(
+  git: Git,
+  repository: Repository,
+  pathspec: string,
+  signal: AbortSignal,
+): Promise<string[]> {
+  const out = await git.run({
+    cwd: repository.root,
+    args: ["ls-files", "--others", "--exclude-standard", "-z", "--", pathspec === "" ? "." : pathspec],
+    config: repository.config,
+    signal,
+  });
+  if (out.exitCode !== 0)
+    throw new EvidentError("internal_error", "git ls-files could not list untracked files.");
+  const names: string[] = [];
+  for (const name of out.stdout.toString("utf8").split("\0")) if (name !== "") names.push(name);
+  return names;
+}
+
+export interface CurrentContent {
+  readonly revision: Revision;
+  /** The blob id Git would give the file's bytes. */
+  readonly id: string;
+  /** The bytes, when they were read for this (an id known for this revision needs no read). */
+  readonly bytes: Buffer | undefined;
+}
+
+/**
+ * Content ids of working-tree files by revision, kept between calls: a file whose revision is
+ * the one observed when its id was computed has that content still (the trust model of every
+ * revision check here), so asking again about the same changes reads nothing.
+ */
+export class ContentIds {
+  readonly #ids = new Map<string, { readonly revision: Revision; readonly id: string }>();
+
+  constructor(private readonly max: number = CHANGES_CONTENT_IDS_MAX) {}
+
+  get(path: string, revision: Revision): string | undefined {
+    const known = this.#ids.get(path);
+    return known !== undefined && sameRevision(known.revision, revision) ? known.id : undefined;
+  }
+
+  set(path: string, revision: Revision, id: string): void {
+    this.#ids.delete(path);
+    this.#ids.set(path, { revision, id });
+    for (const [oldest] of this.#ids) {
+      if (this.#ids.size <= this.max) break;
+      this.#ids.delete(oldest);
+    }
+  }
+}
+
+/** A working-tree file's revision and content id (its bytes when they had to be read), or why not. */
+export async function readCurrent(
+  absolute: string,
+  repository: Repository,
+  ids: ContentIds,
+): Promise<CurrentContent | string> {
+  // A symbolic link is not followed (ripgrep does not follow them either): it could lead
+  // anywhere, a credential store included.
+  if (!isRegularFile(absolute)) return "it is not a regular file any more";
+  const before = readRevisionSync(absolute);
+  if (before === undefined) return "it cannot be read";
+  if (BigInt(before.size) > BigInt(CHANGES_FILE_MAX_BYTES)) {
+    return `larger than ${CHANGES_FILE_MAX_BYTES / (1024 * 1024)} MiB`;
+  }
+  const known = ids.get(absolute, before);
+  if (known !== undefined) return { revision: before, id: known, bytes: undefined };
+  const read = await readBytes(absolute, before);
+  if (typeof read === "string") return read;
+  const id = blobId(read, repository.objectFormat);
+  ids.set(absolute, before, id);
+  return { revision: before, id, bytes: read };
+}
+
+/** The file's bytes if its revision is `expected` before and after reading them. */
+export async function readBytes(absolute: string, expected: Revision): Promise<Buffer | string> {
+  let bytes: Buffer;
+  try {
+    const handle = await open(absolute, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
+    try {
+      bytes = await handle.readFile();
+    } finally {
+      await handle.close();
+    }
+  } catch {
+    return "it cannot be read";
+  }
+  const after = readRevisionSync(absolute);
+  if (!sameRevision(expected, after) || String(bytes.length) !== expected.size) {
+    return "it changed while it was read";
+  }
+  return bytes;
+}
+
+export function isRegularFile(path: string): boolean {
+  try {
+    return lstatSync(path).isFile();
+  } catch {
+    return false;
+  }
+}
+
+function blobId(bytes: Buffer, format: "sha1" | "sha256"): string {
+  return createHash(format).update(`blob ${bytes.length}\0`).update(bytes).digest("hex");
+}
