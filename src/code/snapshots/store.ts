@@ -213,16 +213,8 @@ export class MemorySnapshotStore implements SnapshotStore {
     }
     const tombstone = this.#tombstones.get(id);
     // Another caller learns nothing, not even that the id existed.
-    if (tombstone !== undefined && tombstone.caller === caller) {
-      throw new EvidentError(
-        "cursor_expired",
-        `This cursor's result was ${tombstone.reason}; run the search again for current results.`,
-        { details: { field: "cursor" } },
-      );
-    }
-    throw new EvidentError("cursor_not_found", "No result belongs to this cursor; run the search again.", {
-      details: { field: "cursor" },
-    });
+    if (tombstone !== undefined && tombstone.caller === caller) throw cursorExpired(tombstone.reason);
+    throw cursorNotFound();
   }
 
   async release(caller: string, id: string): Promise<void> {
@@ -295,4 +287,29 @@ export function selectionSignature(keys: Iterable<string>): string {
     .digest()
     .subarray(0, SELECTION_SIGNATURE_BYTES)
     .toString("hex");
+}
+
+/** The error every store gives for an unknown id, or another caller's. */
+export function cursorNotFound(): EvidentError {
+  return new EvidentError("cursor_not_found", "No result belongs to this cursor; run the search again.", {
+    details: { field: "cursor" },
+  });
+}
+
+/** The error every store gives for a snapshot that went away (`why`: released, evicted, ...). */
+export function cursorExpired(why: string): EvidentError {
+  return new EvidentError(
+    "cursor_expired",
+    `This cursor's result was ${why}; run the search again for current results.`,
+    { details: { field: "cursor" } },
+  );
+}
+
+/** A stored snapshot that failed its check (`what` it did) was discarded: its cursor has expired. */
+export function storedResultDamaged(what: string): EvidentError {
+  return new EvidentError(
+    "cursor_expired",
+    `The stored result for this cursor ${what}, so it was discarded; run the search again.`,
+    { details: { field: "cursor" } },
+  );
 }

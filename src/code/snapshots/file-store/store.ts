@@ -43,7 +43,13 @@ import {
   TEMP_PREFIX,
 } from "../../../core/private-dir.js";
 import { CURSOR_KEY_BYTES, CursorCodec, type CursorState, SNAPSHOT_ID_BYTES } from "../cursor-codec.js";
-import type { SnapshotStore, StoredResult } from "../store.js";
+import {
+  cursorExpired,
+  cursorNotFound,
+  type SnapshotStore,
+  type StoredResult,
+  storedResultDamaged,
+} from "../store.js";
 import {
   CALLER_MAX_BYTES,
   FILE_MAC_BYTES,
@@ -137,7 +143,7 @@ export class FileSnapshotStore implements SnapshotStore {
 
   async get(caller: string, id: string): Promise<StoredResult> {
     const { dir, key } = this.#open();
-    if (!ID_PATTERN.test(id)) throw notFound();
+    if (!ID_PATTERN.test(id)) throw cursorNotFound();
     const path = join(dir, `${id}.snapshot`);
     let handle: FileHandle;
     try {
@@ -145,25 +151,25 @@ export class FileSnapshotStore implements SnapshotStore {
     } catch (thrown) {
       if (errnoOf(thrown) === "ENOENT") return this.#gone(dir, caller, id);
       await this.#discard(dir, id);
-      throw damaged(`cannot be opened (${errnoOf(thrown)})`);
+      throw storedResultDamaged(`cannot be opened (${errnoOf(thrown)})`);
     }
     try {
       const stat = await handle.stat();
       if (!stat.isFile() || !ownedByMe(stat)) {
         await this.#discard(dir, id);
-        throw damaged("is not a private regular file");
+        throw storedResultDamaged("is not a private regular file");
       }
       const bytes = await handle.readFile();
       const record = verifySnapshot(key, id, bytes);
       if (record === undefined || record === "other runtime") {
         await this.#discard(dir, id);
-        throw damaged(
+        throw storedResultDamaged(
           record === undefined
             ? "failed its integrity check"
             : "was written by evident under another JavaScript runtime (Node.js or Bun)",
         );
       }
-      if (record.caller !== caller) throw notFound();
+      if (record.caller !== caller) throw cursorNotFound();
       const now = this.#now();
       if (now - stat.mtimeMs <= this.#ttlMs) {
         let data: unknown;
@@ -174,7 +180,7 @@ export class FileSnapshotStore implements SnapshotStore {
         }
         if (!isStoredResult(data)) {
           await this.#discard(dir, id);
-          throw damaged("could not be decoded");
+          throw storedResultDamaged("could not be decoded");
         }
         // Use keeps it alive; where times cannot be set it lives from its last write instead.
         await handle.utimes(now / 1000, now / 1000).catch(() => undefined);
@@ -186,7 +192,7 @@ export class FileSnapshotStore implements SnapshotStore {
     }
     // Past its time to live: leave a tombstone, then report it like the memory store does.
     await this.#expire(dir, id, caller, "timed out");
-    throw expiredError("timed out");
+    throw cursorExpired("timed out");
   }
 
   async release(caller: string, id: string): Promise<void> {
@@ -294,12 +300,12 @@ export class FileSnapshotStore implements SnapshotStore {
     if (text !== undefined) {
       try {
         const tombstone = JSON.parse(text) as { caller?: unknown; reason?: unknown };
-        if (tombstone.caller === caller && isReason(tombstone.reason)) throw expiredError(tombstone.reason);
+        if (tombstone.caller === caller && isReason(tombstone.reason)) throw cursorExpired(tombstone.reason);
       } catch (thrown) {
         if (thrown instanceof EvidentError) throw thrown;
       }
     }
-    throw notFound();
+    throw cursorNotFound();
   }
 
   async #ownerOf(dir: string, id: string): Promise<string | undefined> {
@@ -433,26 +439,4 @@ export class FileSnapshotStore implements SnapshotStore {
       throw thrown;
     }
   }
-}
-
-function notFound(): EvidentError {
-  return new EvidentError("cursor_not_found", "No result belongs to this cursor; run the search again.", {
-    details: { field: "cursor" },
-  });
-}
-
-function expiredError(reason: Reason): EvidentError {
-  return new EvidentError(
-    "cursor_expired",
-    `This cursor's result was ${reason}; run the search again for current results.`,
-    { details: { field: "cursor" } },
-  );
-}
-
-function damaged(what: string): EvidentError {
-  return new EvidentError(
-    "cursor_expired",
-    `The stored result for this cursor ${what}, so it was discarded; run the search again.`,
-    { details: { field: "cursor" } },
-  );
 }

@@ -11,7 +11,6 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { promisify } from "node:util";
 import { deflateRaw, inflateRawSync } from "node:zlib";
-import { EvidentError } from "../../../core/errors.js";
 import { SNAPSHOT_BLOCK_MATCHES } from "../../../core/limits.js";
 import type { SearchQuery } from "../../request.js";
 import type { Revision } from "../../revisions/scan.js";
@@ -25,7 +24,14 @@ import {
 } from "../../rg/match-table.js";
 import { type AnalysisData, type ChangesSummary, isAnalysisData } from "../analysis.js";
 import { displayPath } from "../sequence.js";
-import { isAnalysis, type SnapshotFile, type StoredResult, type StructureSnapshot } from "../store.js";
+import {
+  cursorExpired,
+  isAnalysis,
+  type SnapshotFile,
+  type StoredResult,
+  type StructureSnapshot,
+  storedResultDamaged,
+} from "../store.js";
 
 const deflate = promisify(deflateRaw);
 const VERSION = 1;
@@ -237,23 +243,6 @@ export function decodeHeader(
   };
 }
 
-/** A snapshot that went away between its header and a block (another replica evicted it). */
-export function goneWhileReading(): EvidentError {
-  return new EvidentError(
-    "cursor_expired",
-    "This cursor's result was evicted while the page was read; run the search again for current results.",
-    { details: { field: "cursor" } },
-  );
-}
-
-export function damaged(): EvidentError {
-  return new EvidentError(
-    "cursor_expired",
-    "The stored result for this cursor failed its integrity check; run the search again.",
-    { details: { field: "cursor" } },
-  );
-}
-
 interface Block {
   readonly bytes: Buffer;
   /** Line boundaries within `bytes`: line i is [starts[i], starts[i + 1] - 1). */
@@ -283,14 +272,14 @@ class StoredBlocks implements MatchSource {
     const values = await this.read(numbers.map(blockField));
     numbers.forEach((block, i) => {
       const value = values[i];
-      if (value === null || value === undefined) throw goneWhileReading();
+      if (value === null || value === undefined) throw cursorExpired("evicted while the page was read");
       const payload = unseal(this.key, this.id, blockField(block), value);
-      if (payload === undefined) throw damaged();
+      if (payload === undefined) throw storedResultDamaged("failed its integrity check");
       let bytes: Buffer;
       try {
         bytes = inflateRawSync(payload);
       } catch {
-        throw damaged();
+        throw storedResultDamaged("failed its integrity check");
       }
       this.#blocks.set(block, { bytes, starts: lineStarts(bytes) });
     });

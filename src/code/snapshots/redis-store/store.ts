@@ -25,8 +25,14 @@ import {
 } from "../../../core/limits.js";
 import type { Logger } from "../../../core/logger.js";
 import { CursorCodec, type CursorState, SNAPSHOT_ID_BYTES } from "../cursor-codec.js";
-import type { SnapshotStore, StoredResult } from "../store.js";
-import { damaged, decodeHeader, encodeSnapshot, ownerOf, seal, selectionField, unseal } from "./format.js";
+import {
+  cursorExpired,
+  cursorNotFound,
+  type SnapshotStore,
+  type StoredResult,
+  storedResultDamaged,
+} from "../store.js";
+import { decodeHeader, encodeSnapshot, ownerOf, seal, selectionField, unseal } from "./format.js";
 import { ADMIT, RELEASE, SELECTION, TOUCH } from "./scripts.js";
 import { KEY_VARIABLE, type RedisStoreSettings, STORE_VARIABLE } from "./settings.js";
 
@@ -44,7 +50,6 @@ export interface RedisSnapshotStoreOptions {
 }
 
 type Client = ReturnType<ReturnType<typeof createClient>["withTypeMapping"]>;
-type Reason = "released" | "evicted" | "timed out";
 
 const ID_PATTERN = /^[0-9a-f]{32}$/;
 
@@ -103,7 +108,7 @@ export class RedisSnapshotStore implements SnapshotStore {
   }
 
   async get(caller: string, id: string): Promise<StoredResult> {
-    if (!ID_PATTERN.test(id)) throw notFound();
+    if (!ID_PATTERN.test(id)) throw cursorNotFound();
     const reply = (await this.#script(TOUCH, [
       id,
       this.#owner(caller),
@@ -111,14 +116,14 @@ export class RedisSnapshotStore implements SnapshotStore {
       String(this.#ttlMs),
     ])) as Buffer[];
     const status = String(reply[0]);
-    if (status === "missing") throw notFound();
-    if (status === "expired") throw expired(String(reply[1]) as Reason);
+    if (status === "missing") throw cursorNotFound();
+    if (status === "expired") throw cursorExpired(String(reply[1]));
     const data = decodeHeader(this.#settings.keys.data, id, reply[1] as Buffer, (fields) =>
       this.#readBlocks(id, fields),
     );
     if (data === undefined) {
       await this.#dropDamaged(caller, id);
-      throw damaged();
+      throw storedResultDamaged("failed its integrity check");
     }
     return data;
   }
@@ -325,18 +330,4 @@ class NoAnswer extends Error {
 
 function sha1(text: string): string {
   return createHash("sha1").update(text).digest("hex");
-}
-
-function notFound(): EvidentError {
-  return new EvidentError("cursor_not_found", "No result belongs to this cursor; run the search again.", {
-    details: { field: "cursor" },
-  });
-}
-
-function expired(reason: Reason): EvidentError {
-  return new EvidentError(
-    "cursor_expired",
-    `This cursor's result was ${reason}; run the search again for current results.`,
-    { details: { field: "cursor" } },
-  );
 }
