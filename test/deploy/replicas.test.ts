@@ -6,7 +6,8 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { readFileSync } from "node:fs";
+import { once } from "node:events";
+import { readFileSync, watch } from "node:fs";
 import { createServer } from "node:net";
 import { after, before, describe, it } from "node:test";
 import { createClient, RESP_TYPES } from "@redis/client";
@@ -75,6 +76,8 @@ after(async () => {
 });
 
 let nextId = 1;
+/** Calls sent through nginx so far (its access log catches up with this count). */
+let throughNginx = 0;
 
 /** One code_search call as an agent makes it over MCP HTTP: the model-facing text, or the error. */
 async function call(
@@ -82,6 +85,7 @@ async function call(
   args: Record<string, unknown>,
   token = TOKEN,
 ): Promise<{ text: string; isError: boolean }> {
+  if (url.startsWith(nginx.url)) throughNginx++;
   const response = await raw(url, {
     method: "POST",
     headers: legacyHeaders(token),
@@ -124,6 +128,25 @@ function upstreamsOfCalls(): Array<{ upstream: string; status: string }> {
   }));
 }
 
+/**
+ * The access log once it holds `count` calls: nginx writes a request's line after its response
+ * went out, so the client can be a moment ahead of it. Watched before each read, so no write is
+ * missed.
+ */
+async function loggedCalls(count: number): Promise<Array<{ upstream: string; status: string }>> {
+  for (;;) {
+    const watcher = watch(nginx.accessLog);
+    const changed = once(watcher, "change");
+    const served = upstreamsOfCalls();
+    if (served.length >= count) {
+      watcher.close();
+      return served;
+    }
+    await changed;
+    watcher.close();
+  }
+}
+
 describe("callers across replicas", () => {
   it("G12: a cursor follows its caller's token to any replica; another client's token gets cursor_not_found", async () => {
     const [one, two] = replicas as [Replica, Replica];
@@ -154,7 +177,7 @@ describe("two replicas, one Redis, nginx in front", () => {
   });
 
   it("G01, A02: through nginx, consecutive calls alternate between the replicas and the walk sees every match once", async () => {
-    const before = upstreamsOfCalls().length;
+    const before = throughNginx;
     const summary = await codeSearch(`${nginx.url}/mcp`, { pattern: "needle_" });
     const seen: number[] = [];
     let cursor: string | undefined = summaryCursor(summary);
@@ -166,7 +189,7 @@ describe("two replicas, one Redis, nginx in front", () => {
       cursor = nextCursor(page);
     }
     assert.deepEqual(seen, everyIndex);
-    const served = upstreamsOfCalls().slice(before);
+    const served = (await loggedCalls(throughNginx)).slice(before);
     assert.equal(served.length, calls);
     const addresses = replicas.map((r) => r.address);
     for (let i = 0; i < served.length; i++) {
@@ -178,12 +201,14 @@ describe("two replicas, one Redis, nginx in front", () => {
 
   it("G01, A02: a replica killed mid-walk: the walk finishes on the other", async () => {
     const url = `${nginx.url}/mcp`;
-    const before = upstreamsOfCalls().length;
+    const before = throughNginx;
     const summary = await codeSearch(url, { pattern: "needle_" });
     const seen: number[] = [];
     let cursor: string | undefined = summaryCursor(summary);
+    let calls = 1;
     for (let i = 0; i < 4 && cursor !== undefined; i++) {
       const page = await codeSearch(url, { cursor, limit: PAGE });
+      calls++;
       seen.push(...indicesOf(page));
       cursor = nextCursor(page);
     }
@@ -191,11 +216,13 @@ describe("two replicas, one Redis, nginx in front", () => {
     await victim.stop("SIGKILL");
     while (cursor !== undefined) {
       const page = await codeSearch(url, { cursor, limit: PAGE });
+      calls++;
       seen.push(...indicesOf(page));
       cursor = nextCursor(page);
     }
     assert.deepEqual(seen, everyIndex);
-    const served = upstreamsOfCalls().slice(before);
+    const served = (await loggedCalls(throughNginx)).slice(before);
+    assert.equal(served.length, calls);
     const afterKill = served.slice(5);
     assert.ok(afterKill.length > 5);
     for (const call of afterKill) {

@@ -82,11 +82,11 @@ interface StoredAnalysis {
 export interface EncodedSnapshot {
   /** Field name -> stored value (MAC included). */
   readonly fields: ReadonlyMap<string, Buffer>;
+  /** What the byte bound counts: field names and values. */
   readonly bytes: number;
-  readonly matches: number;
 }
 
-export function mac(key: Buffer, id: string, field: string, payload: Buffer): Buffer {
+function mac(key: Buffer, id: string, field: string, payload: Buffer): Buffer {
   return createHmac("sha256", key)
     .update(`${id}\0${field}\0`)
     .update(payload)
@@ -118,7 +118,6 @@ export async function encodeSnapshot(key: Buffer, id: string, data: StoredResult
     return {
       fields: new Map([[HEADER_FIELD, value]]),
       bytes: HEADER_FIELD.length + value.length,
-      matches: 0,
     };
   }
   const table = data.matches;
@@ -179,7 +178,7 @@ export async function encodeSnapshot(key: Buffer, id: string, data: StoredResult
     fields.set(field, value);
     bytes += field.length + value.length;
   });
-  return { fields, bytes, matches: table.length };
+  return { fields, bytes };
 }
 
 /** The header read back, as a snapshot whose matches come from `source` block by block. */
