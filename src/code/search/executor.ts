@@ -5,10 +5,8 @@
  * retained files after it, and the ripgrep started ahead for the next search of the same shape.
  */
 import { cancelledError } from "../../core/abort.js";
-import { EvidentError } from "../../core/errors.js";
 import type { Logger } from "../../core/logger.js";
-import { protectedDescendant, type SearchTarget } from "../path-policy.js";
-import { runOwnedProcess } from "../process/owned-process.js";
+import type { SearchTarget } from "../path-policy.js";
 import { type PrestartOptions, PrestartSlot } from "../process/prestart.js";
 import type { SearchQuery } from "../request.js";
 import { RevisionCache, type RevisionCacheOptions } from "../revisions/cache.js";
@@ -29,7 +27,7 @@ import {
   runContentSearch,
   startContentSearch,
 } from "../rg/content-search.js";
-import { LineSplitter } from "../rg/events.js";
+import { listNames } from "../rg/names.js";
 import type { Execution } from "../snapshots/build.js";
 
 export interface SearchExecutorOptions {
@@ -139,33 +137,13 @@ export class SearchExecutor {
    * breaks survive), protected areas dropped: the names-only listing, without its metadata.
    */
   async listFiles(query: SearchQuery, target: SearchTarget, signal: AbortSignal): Promise<string[]> {
-    const names: string[] = [];
-    const isProtected = protectedDescendant(target.rg.cwd);
-    const outcome = await runOwnedProcess(
-      {
-        command: await this.rgPath(),
-        args: buildFilesArgs(query, target.rg),
-        cwd: target.rg.cwd,
-        signal,
-        ...(this.#options.onProcessSpawn === undefined ? {} : { onSpawn: this.#options.onProcessSpawn }),
-      },
-      async (stdout) => {
-        const splitter = new LineSplitter(0);
-        const onName = (raw: Buffer) => {
-          const name = raw.toString("utf8");
-          if (!name.includes("\uFFFD") && !isProtected(name)) names.push(name);
-        };
-        for await (const chunk of stdout) splitter.push(chunk as Buffer, onName);
-        splitter.end(onName);
-        return "done";
-      },
-    );
-    // Exit 2 with names: some entries could not be read; the rest is the listing.
-    if (outcome.exitCode !== 0 && outcome.exitCode !== 1 && !(outcome.exitCode === 2 && names.length > 0)) {
-      const detail = outcome.stderr.replace(/^rg: /gm, "").trim().split("\n")[0] ?? "";
-      throw new EvidentError("internal_error", `ripgrep could not list the files (${detail.slice(0, 300)}).`);
-    }
-    return names;
+    return listNames({
+      rgPath: await this.rgPath(),
+      args: buildFilesArgs(query, target.rg),
+      target: target.rg,
+      signal,
+      onSpawn: this.#options.onProcessSpawn,
+    });
   }
 
   /** What a call left for after its answer; only then, so it never competes with the search. */

@@ -16,12 +16,12 @@ import {
   SNAPSHOT_MAX_MATCHES,
   STRUCTURE_PATTERN_CHECKS_MAX,
 } from "../../core/limits.js";
-import { protectedDescendant, type SearchTarget } from "../path-policy.js";
-import { runOwnedProcess } from "../process/owned-process.js";
+import type { SearchTarget } from "../path-policy.js";
 import type { StructureRequest } from "../request.js";
 import { pathUnder, type Revision } from "../revisions/scan.js";
 import { buildFilesArgs, fileScopeArgs } from "../rg/args.js";
-import { LineSplitter, type ParsedMatch } from "../rg/events.js";
+import type { ParsedMatch } from "../rg/events.js";
+import { listNames } from "../rg/names.js";
 import type { CodeSearchCoverage, StructureNode } from "../schema.js";
 import { compareKeys } from "../snapshots/sequence.js";
 import { lineEnd, lineStart, readSourceDocument, type SourceDocument } from "../source/document.js";
@@ -182,44 +182,13 @@ async function listCandidates(
           word,
           target.rg.root,
         ];
-  const names: string[] = [];
-  const isProtected = protectedDescendant(target.rg.cwd);
-  const outcome = await runOwnedProcess(
-    {
-      command: options.rgPath,
-      args,
-      cwd: target.rg.cwd,
-      signal: options.signal,
-      ...(options.onSpawn === undefined ? {} : { onSpawn: options.onSpawn }),
-    },
-    async (stdout) => {
-      const splitter = new LineSplitter(0);
-      const onName = (raw: Buffer) => {
-        const name = raw.toString("utf8");
-        if (!name.includes("\uFFFD") && !isProtected(name)) names.push(name);
-      };
-      for await (const chunk of stdout) splitter.push(chunk as Buffer, onName);
-      splitter.end(onName);
-      return "done";
-    },
-  );
-  if (outcome.exitCode !== 0 && outcome.exitCode !== 1 && !(outcome.exitCode === 2 && names.length > 0)) {
-    const detail = outcome.stderr.replace(/^rg: /gm, "").trim().split("\n")[0] ?? "";
-    if (/glob/i.test(detail)) {
-      throw new EvidentError(
-        "invalid_arguments",
-        `Invalid arguments: glob: ripgrep rejected a glob: ${detail}`,
-        {
-          details: { field: "glob" },
-        },
-      );
-    }
-    throw new EvidentError(
-      "internal_error",
-      `ripgrep failed listing candidates (exit ${outcome.exitCode}): ${detail}`,
-    );
-  }
-  return names;
+  return listNames({
+    rgPath: options.rgPath,
+    args,
+    target: target.rg,
+    signal: options.signal,
+    onSpawn: options.onSpawn,
+  });
 }
 
 const validPatterns = new Map<string, boolean>();

@@ -5,20 +5,10 @@ import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import type { CodeSearchResponse } from "../../../src/code/service.js";
 import { ANALYSIS_ITEMS_PER_PAGE, DETAIL_PAGE_MAX_BYTES } from "../../../src/core/limits.js";
-import { makeRepo } from "../git/helpers.js";
-import { removeTree } from "../helpers.js";
+import { reposRemovedAfter } from "../git/helpers.js";
 import { ctx, makeService } from "../service-helpers.js";
 
-const repos: string[] = [];
-after(async () => {
-  await Promise.all(repos.map(removeTree));
-});
-
-async function repo(files: Record<string, string>): Promise<string> {
-  const root = await makeRepo(files);
-  repos.push(root);
-  return root;
-}
+const repo = reposRemovedAfter(after);
 
 type Item = NonNullable<CodeSearchResponse["data"]["items"]>[number];
 
@@ -111,6 +101,42 @@ describe("impact", () => {
     assert.equal(first.data.totalOccurrences, occurrences.length);
     assert.match(first.text, new RegExp(`: ${occurrences.length} occurrences on`));
     await service.close();
+  });
+
+  it("G05: exact-occurrence, syntax, related-test and retention coverage stay apart; counts are the stored items", async () => {
+    const root = await repo(SOURCES);
+    const count = (await occurrencesOf(root, Object.keys(SOURCES), "parse")).length;
+    const roomy = makeService(root);
+    const whole = await roomy.run({ impact: true, path: "src/parse.ts", symbol: "parse" }, ctx());
+    const facts = (r: CodeSearchResponse) =>
+      Object.fromEntries(Object.entries(r.data.coverage ?? {}).map(([k, v]) => [k, v.status]));
+    assert.deepEqual(facts(whole), {
+      occurrences: "complete",
+      syntax: "partial",
+      relatedTests: "complete",
+      binding: "not-evaluated",
+      testsRun: "not-run",
+      testCoverage: "not-evaluated",
+      retention: "complete",
+    });
+    assert.equal(whole.data.totalItems, count + 1, "every occurrence, then the one related test");
+    assert.equal(whole.data.totalOccurrences, count);
+    // A budget the occurrences fill: retention still complete, related tests not looked for.
+    const full = makeService(root, { analysisBounds: { maxItems: count, maxBytes: 1 << 20 } });
+    const filled = await full.run({ impact: true, path: "src/parse.ts", symbol: "parse" }, ctx());
+    assert.equal(facts(filled).retention, "complete");
+    assert.equal(facts(filled).occurrences, "complete");
+    assert.equal(facts(filled).relatedTests, "partial");
+    assert.equal(filled.data.totalItems, count);
+    // A smaller one: retention partial, the counts those of the items kept, read as "at least".
+    const cut = makeService(root, { analysisBounds: { maxItems: 5, maxBytes: 1 << 20 } });
+    const partial = await cut.run({ impact: true, path: "src/parse.ts", symbol: "parse" }, ctx());
+    assert.equal(facts(partial).retention, "partial");
+    assert.equal(facts(partial).occurrences, "complete");
+    assert.equal(partial.data.totalItems, 5);
+    assert.equal(partial.data.totalOccurrences, 5);
+    assert.match(partial.text, /: at least 5 occurrences/);
+    for (const s of [roomy, full, cut]) await s.close();
   });
 
   it("names how each occurrence is written", async () => {

@@ -2,14 +2,11 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import type { CodeSearchResponse } from "../../../src/code/service.js";
-import { makeRepo } from "../git/helpers.js";
-import { removeTree, treesRemovedAfter } from "../helpers.js";
+import { reposRemovedAfter } from "../git/helpers.js";
+import { treesRemovedAfter } from "../helpers.js";
 import { ctx, makeService } from "../service-helpers.js";
 
-const repos: string[] = [];
-after(async () => {
-  await Promise.all(repos.map(removeTree));
-});
+const repo = reposRemovedAfter(after);
 const tree = treesRemovedAfter(after);
 
 const FILES = {
@@ -42,8 +39,7 @@ const listed = (result: CodeSearchResponse) =>
 
 describe("navigation", () => {
   it("lists what a file imports, resolved or not, and what imports it", async () => {
-    const root = await makeRepo(FILES);
-    repos.push(root);
+    const root = await repo(FILES);
     const service = makeService(root);
     const result = await service.run({ navigate: "imports", path: "src/parse.ts" }, ctx());
     assert.deepEqual(listed(result), [
@@ -65,8 +61,7 @@ describe("navigation", () => {
   });
 
   it("lists likely tests by name and by import, as candidates", async () => {
-    const root = await makeRepo(FILES);
-    repos.push(root);
+    const root = await repo(FILES);
     const service = makeService(root);
     const result = await service.run({ navigate: "tests", path: "src/parse.ts" }, ctx());
     assert.deepEqual(listed(result), [
@@ -80,8 +75,7 @@ describe("navigation", () => {
   });
 
   it("roots at the containing repository, else at the file's directory", async () => {
-    const root = await makeRepo({ ...FILES, "sub/inner.ts": 'import "../src/parse";\n' });
-    repos.push(root);
+    const root = await repo({ ...FILES, "sub/inner.ts": 'import "../src/parse";\n' });
     // Started in a subdirectory: the repository (outside it, so named absolutely) holds the importers.
     const inSub = makeService(join(root, "sub"));
     const fromSub = await inSub.run({ navigate: "imports", path: "../src/parse.ts" }, ctx());
@@ -102,8 +96,7 @@ describe("navigation", () => {
   });
 
   it("says when the parse budget left candidate importers unread", async () => {
-    const root = await makeRepo(FILES);
-    repos.push(root);
+    const root = await repo(FILES);
     const service = makeService(root);
     const result = await service.run({ navigate: "imports", path: "src/parse.ts", maxParseFiles: 2 }, ctx());
     assert.equal(result.data.status, "partial");

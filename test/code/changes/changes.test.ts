@@ -5,20 +5,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import type { CodeSearchResponse } from "../../../src/code/service.js";
-import { commit, GIT_ENV, git, gitVersion, makeRepo, write } from "../git/helpers.js";
-import { isRunning, makeTree, removeTree } from "../helpers.js";
+import { commit, GIT_ENV, git, gitVersion, reposRemovedAfter, write } from "../git/helpers.js";
+import { isRunning, treesRemovedAfter } from "../helpers.js";
 import { ctx, makeService } from "../service-helpers.js";
 
-const repos: string[] = [];
-after(async () => {
-  await Promise.all(repos.map(removeTree));
-});
-
-async function repo(files: Record<string, string>): Promise<string> {
-  const root = await makeRepo(files);
-  repos.push(root);
-  return root;
-}
+const repo = reposRemovedAfter(after);
+const tree = treesRemovedAfter(after);
 
 /** The service with the test's Git environment (no global or system configuration). */
 function service(root: string, extra: Parameters<typeof makeService>[1] = {}) {
@@ -237,8 +229,7 @@ describe("changes", () => {
     const source = await repo({ "a.ts": "first needle\n" });
     await commit(source, { "a.ts": "second needle\n" });
     git(source, "config", "uploadpack.allowFilter", "true");
-    const parent = await makeTree({});
-    repos.push(parent);
+    const parent = await tree({});
     git(parent, "clone", "-q", "--filter=blob:none", "--no-checkout", `file://${source}`, "clone");
     const clone = join(parent, "clone");
     const s = service(clone);
@@ -262,8 +253,7 @@ describe("changes", () => {
   });
 
   it("says clearly what cannot be compared", async () => {
-    const plain = await makeTree({ "a.ts": "needle\n" });
-    repos.push(plain);
+    const plain = await tree({ "a.ts": "needle\n" });
     const root = await repo({ "a.ts": "needle\n" });
     const s = service(root);
     const outside = service(plain);
@@ -284,8 +274,7 @@ describe("changes", () => {
   });
 
   it("never follows a symbolic link into what it points at", async () => {
-    const secret = await makeTree({ id_rsa: "needle PRIVATE KEY\n" });
-    repos.push(secret);
+    const secret = await tree({ id_rsa: "needle PRIVATE KEY\n" });
     const root = await repo({ "a.ts": "start\n" });
     await symlink(join(secret, "id_rsa"), join(root, "leak.ts"));
     await write(root, { "b.ts": "needle b\n" });
@@ -309,8 +298,7 @@ describe("changes", () => {
     );
     assert.deepEqual(lines(one), ["src/b.ts:1:needle b"]);
     await s.close();
-    const elsewhere = await makeTree({ "x.txt": "" });
-    repos.push(elsewhere);
+    const elsewhere = await tree({ "x.txt": "" });
     const outside = service(elsewhere);
     const external = await outside.run(
       { pattern: "needle", changes: "worktree", path: join(root, "lib") },

@@ -5,7 +5,7 @@
 import { spawnSync } from "node:child_process";
 import { mkdir, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import { makeTree, type TreeEntry } from "../helpers.js";
+import { makeTree, removeTree, type TreeEntry } from "../helpers.js";
 
 export const GIT_ENV = {
   ...process.env,
@@ -58,4 +58,20 @@ export async function commit(
   await write(root, files);
   git(root, "add", "-A");
   git(root, "commit", "-q", "-m", message);
+}
+
+/**
+ * A `makeRepo` whose repositories are removed when the calling test file ends (`after`,
+ * registered once per call of this function at the top of a file).
+ */
+export function reposRemovedAfter(after: (fn: () => Promise<void>) => void) {
+  const roots: string[] = [];
+  after(async () => {
+    await Promise.all(roots.map(removeTree));
+  });
+  return async (files: Record<string, TreeEntry>): Promise<string> => {
+    const root = await makeRepo(files);
+    roots.push(root);
+    return root;
+  };
 }
