@@ -34,7 +34,7 @@ function textOf(result: { content?: unknown }): string {
   return first?.text ?? "";
 }
 
-/** The test registry plus `hold_more`, a second hold behind a gate of its own. */
+/** The test registry plus `hold_more`: reports progress, then waits behind a gate of its own. */
 function registryWithTwoGates(gate: Gate, more: Gate) {
   return createTestRegistry(gate).register(
     defineTool({
@@ -45,6 +45,7 @@ function registryWithTwoGates(gate: Gate, more: Gate) {
       outputSchema: z.object({}),
       annotations: { readOnlyHint: true, openWorldHint: false },
       handler: async (_input, context) => {
+        context.progress({ progress: 0, message: "waiting" });
         await more.wait(context.signal);
         return success("released more", {});
       },
@@ -84,7 +85,7 @@ describe("HTTP graceful shutdown", () => {
     await client.close().catch(() => {});
   });
 
-  it("defect 3: a request on a kept-alive connection after shutdown began gets 503 and Connection: close", async () => {
+  it("defect 3: a request on a connection kept alive from before shutdown gets 503 and Connection: close", async () => {
     const gate = new Gate();
     const more = new Gate();
     const server = await startHttpServer({
@@ -94,29 +95,96 @@ describe("HTTP graceful shutdown", () => {
     });
     const socket = new RawSocket(server.port);
     try {
-      // A call in flight on a kept-alive connection, and another one keeping the server draining.
-      socket.write(request("POST", "/mcp", toolCall(1, "hold")));
+      socket.write(request("GET", "/healthz"));
+      assert.equal(headOf(await socket.until((text) => text.includes("}"))).status, 200);
+      socket.clear();
+      // Another call keeps the server draining while the kept-alive connection sends again.
       const other = raw(server.url, {
         method: "POST",
         headers: legacyHeaders(TOKEN),
         body: toolCall(2, "hold_more"),
       });
-      await gate.untilWaiting(1);
       await more.untilWaiting(1);
       const closing = server.close();
-      gate.open();
-      const first = await socket.until((text) => text.includes('"id":1'));
-      assert.equal(headOf(first).status, 200);
-      socket.clear();
       socket.write(request("GET", "/healthz"));
-      const second = await socket.until((text) => text.includes("\r\n\r\n") && text.includes("}"));
-      const { status, headers } = headOf(second);
-      assert.equal(status, 503, second);
+      const answer = await socket.until((text) => text.includes("\r\n\r\n") && text.includes("}"));
+      const { status, headers } = headOf(answer);
+      assert.equal(status, 503, answer);
       assert.equal(headers.connection, "close");
       assert.equal(headers["retry-after"], "1");
       await socket.untilClosed();
       more.open();
       assert.match((await other).body, /released more/);
+      await closing;
+    } finally {
+      socket.destroy();
+      gate.open();
+      more.open();
+    }
+  });
+
+  it("defect 3: a call in flight when shutdown begins is answered, and its connection told to close", async () => {
+    const gate = new Gate();
+    const server = await startHttpServer({
+      registry: createTestRegistry(gate),
+      logger: silentLogger,
+      settings: resolveHttpSettings({ EVIDENT_AUTH_TOKEN: TOKEN, EVIDENT_HTTP_PORT: "0" }),
+    });
+    const socket = new RawSocket(server.port);
+    try {
+      socket.write(request("POST", "/mcp", toolCall(1, "hold")));
+      await gate.untilWaiting(1);
+      const closing = server.close();
+      gate.open();
+      const answer = await socket.untilClosed();
+      assert.equal(headOf(answer).status, 200);
+      assert.equal(headOf(answer).headers.connection, "close");
+      assert.match(answer, /"id":1/);
+      assert.match(answer, /released/);
+      await closing;
+    } finally {
+      socket.destroy();
+      gate.open();
+    }
+  });
+
+  it("defect 3: after an answer that was already streaming, the next request on its connection gets 503", async () => {
+    const gate = new Gate();
+    const more = new Gate();
+    const server = await startHttpServer({
+      registry: registryWithTwoGates(gate, more),
+      logger: silentLogger,
+      settings: resolveHttpSettings({ EVIDENT_AUTH_TOKEN: TOKEN, EVIDENT_HTTP_PORT: "0" }),
+    });
+    const socket = new RawSocket(server.port);
+    try {
+      // hold_more reports progress first: its answer (kept alive) starts before shutdown.
+      const call = JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/call",
+        params: { name: "hold_more", arguments: {}, _meta: { progressToken: "p" } },
+      });
+      socket.write(request("POST", "/mcp", call));
+      await socket.until((text) => text.includes("notifications/progress"));
+      // Another call keeps the server draining while the kept-alive connection sends again.
+      const other = raw(server.url, {
+        method: "POST",
+        headers: legacyHeaders(TOKEN),
+        body: toolCall(2, "hold"),
+      });
+      await gate.untilWaiting(1);
+      const closing = server.close();
+      more.open();
+      const first = await socket.until((text) => text.includes('"id":1'));
+      assert.notEqual(headOf(first).headers.connection, "close");
+      socket.clear();
+      socket.write(request("GET", "/healthz"));
+      const second = await socket.until((text) => text.includes("\r\n\r\n") && text.includes("}"));
+      assert.equal(headOf(second).status, 503, second);
+      assert.equal(headOf(second).headers.connection, "close");
+      gate.open();
+      assert.match((await other).body, /released/);
       await closing;
     } finally {
       socket.destroy();

@@ -5,13 +5,12 @@
  *
  * Shutdown (SIGTERM/SIGINT): the server stops accepting connections, and every request that
  * still arrives, on a kept-alive connection or after its body was read, is answered 503 with
- * `Connection: close`. In-flight calls get the grace period; those still running at its end
+ * `Connection: close`, as is every answer that starts after shutdown began. In-flight calls get the grace period; those still running at its end
  * are cancelled and answer `cancelled`, and only after that answer (or a short bound) are the
  * remaining connections closed.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
-import { Readable } from "node:stream";
+import { type AddressInfo, Server as NetServer } from "node:net";
 import { EvidentError } from "../../core/errors.js";
 import { HTTP_RETRY_AFTER_SECONDS, HTTP_SHUTDOWN_CANCEL_MS } from "../../core/limits.js";
 import type { Logger } from "../../core/logger.js";
@@ -128,8 +127,12 @@ async function shutdown(
   open: OpenResponses,
   options: HttpServerOptions,
 ): Promise<void> {
-  const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
-  server.closeIdleConnections();
+  // Stop listening, but not through http.Server#close: since Node 19 that also closes idle
+  // kept-alive connections, where a client's next request may already be, sent but not yet read
+  // (the busier the server, the longer). Those requests get 503 + Connection: close instead.
+  const stopped = new Promise<void>((resolve) => {
+    Reflect.apply(NetServer.prototype.close, server, [() => resolve()]);
+  });
   if ((await idleWithin(open, options.settings.shutdownGraceMs)) === "timeout") {
     const cancelled = handler.cancelCalls(
       new EvidentError(
@@ -148,6 +151,7 @@ async function shutdown(
     }
   }
   server.closeAllConnections();
+  server.close(); // what http adds to closing: its connection timeout checks stop
   await stopped;
   await handler.close();
   await options.registry.close();
@@ -227,21 +231,50 @@ async function write(
   response.headers.forEach((value, key) => {
     if (!HOP_BY_HOP.has(key)) headers[key] = value;
   });
-  // A request body we did not read whole, or a server going away: this connection ends here.
-  if (state.draining || !req.complete) res.shouldKeepAlive = false;
-  res.writeHead(response.status, headers);
+  const head = () => {
+    // A request body we did not read whole, or a server going away: this connection ends here.
+    if (state.draining || !req.complete) res.shouldKeepAlive = false;
+    res.writeHead(response.status, headers);
+  };
   if (response.body === null || req.method === "HEAD") {
+    head();
     res.end();
     return;
   }
-  // An event stream is open from its first byte on: the client sees the call accepted.
-  if (response.headers.get("content-type")?.startsWith("text/event-stream")) res.flushHeaders();
-  const body = Readable.fromWeb(response.body as import("node:stream/web").ReadableStream<Uint8Array>);
-  body.on("error", (error) => {
-    logger.debug("response stream error", { error: error.message });
+  // The head goes out with the body's first bytes, not before: a call's answer can take long to
+  // start, and if shutdown began meanwhile its connection must be told to close.
+  const reader = response.body.getReader();
+  try {
+    for (let first = true; ; first = false) {
+      const { done, value } = await reader.read();
+      if (first) head();
+      if (done) {
+        res.end();
+        return;
+      }
+      if (res.destroyed) {
+        await reader.cancel();
+        return;
+      }
+      if (!res.write(value)) await drained(res);
+    }
+  } catch (error) {
+    logger.debug("response stream error", { error: error instanceof Error ? error.message : String(error) });
     res.destroy();
+  }
+}
+
+/** Resolves when the response can take more, or is gone. */
+function drained(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off("drain", done);
+      res.off("close", done);
+      resolve();
+    };
+    res.once("drain", done);
+    res.once("close", done);
   });
-  body.pipe(res);
 }
 
 function toHeaders(req: IncomingMessage): Headers {
