@@ -285,10 +285,10 @@ export const HTTP_RETRY_AFTER_SECONDS = 1;
 /** How long in-flight requests may run after SIGTERM/SIGINT before the server closes anyway. */
 export const HTTP_SHUTDOWN_GRACE_MS = 10_000;
 /**
- * At the end of the grace period running calls are cancelled, and get this long to send their
- * `cancelled` answer before the remaining connections are closed.
+ * At the end of shutdown, how long answers still being written (calls cancelled at the end of
+ * the grace period, 503s to requests that were still arriving) get before connections close.
  */
-export const HTTP_SHUTDOWN_CANCEL_MS = 2_000;
+export const HTTP_SHUTDOWN_FLUSH_MS = 2_000;
 /** Time a client has to send a request's headers, then its body (408 beyond either). */
 export const HTTP_HEADERS_TIMEOUT_MS = 10_000;
 export const HTTP_BODY_READ_TIMEOUT_MS = 10_000;

@@ -123,6 +123,29 @@ describe("HTTP graceful shutdown", () => {
     }
   });
 
+  it("defect 3: a request arriving on an idle kept-alive connection after the last call ended is answered 503, not reset", async () => {
+    const server = await startHttpServer({
+      registry: createTestRegistry(),
+      logger: silentLogger,
+      settings: resolveHttpSettings({ EVIDENT_AUTH_TOKEN: TOKEN, EVIDENT_HTTP_PORT: "0" }),
+    });
+    const socket = new RawSocket(server.port);
+    try {
+      socket.write(request("GET", "/healthz"));
+      assert.equal(headOf(await socket.until((text) => text.includes("}"))).status, 200);
+      socket.clear();
+      // Nothing is in flight: shutdown has nothing to wait for but this connection.
+      const closing = server.close();
+      socket.write(request("GET", "/healthz"));
+      const answer = await socket.untilClosed();
+      assert.equal(headOf(answer).status, 503, answer);
+      assert.equal(headOf(answer).headers.connection, "close");
+      await closing;
+    } finally {
+      socket.destroy();
+    }
+  });
+
   it("defect 3: a call in flight when shutdown begins is answered, and its connection told to close", async () => {
     const gate = new Gate();
     const server = await startHttpServer({

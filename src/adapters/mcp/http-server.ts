@@ -5,14 +5,14 @@
  *
  * Shutdown (SIGTERM/SIGINT): the server stops accepting connections, and every request that
  * still arrives, on a kept-alive connection or after its body was read, is answered 503 with
- * `Connection: close`, as is every answer that starts after shutdown began. In-flight calls get the grace period; those still running at its end
- * are cancelled and answer `cancelled`, and only after that answer (or a short bound) are the
- * remaining connections closed.
+ * `Connection: close`, as is every answer that starts after shutdown began. In-flight calls get
+ * the grace period; those still running at its end are cancelled and answer `cancelled`. What
+ * has arrived unread by then is still answered 503 before the connections are closed.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { type AddressInfo, Server as NetServer } from "node:net";
 import { EvidentError } from "../../core/errors.js";
-import { HTTP_RETRY_AFTER_SECONDS, HTTP_SHUTDOWN_CANCEL_MS } from "../../core/limits.js";
+import { HTTP_RETRY_AFTER_SECONDS, HTTP_SHUTDOWN_FLUSH_MS } from "../../core/limits.js";
 import type { Logger } from "../../core/logger.js";
 import type { ToolRegistry } from "../../tools/registry.js";
 import type { HttpSettings } from "./http-config.js";
@@ -144,12 +144,19 @@ async function shutdown(
       inFlight: open.count,
       cancelled,
     });
-    if ((await idleWithin(open, HTTP_SHUTDOWN_CANCEL_MS)) === "timeout") {
+    if ((await idleWithin(open, HTTP_SHUTDOWN_FLUSH_MS)) === "timeout") {
       options.logger.warn("closing connections whose calls did not answer their cancellation", {
         inFlight: open.count,
       });
     }
   }
+  // A request may have arrived unread on a connection that looks idle (the busier the server, the
+  // longer data waits). Two turns of the event loop (the first may only finish the poll phase
+  // this runs in) include a poll that reads it; it is answered 503, and only the connections
+  // that are really idle are closed.
+  for (let turn = 0; turn < 2; turn++) await new Promise((resolve) => setImmediate(resolve));
+  server.closeIdleConnections();
+  await idleWithin(open, HTTP_SHUTDOWN_FLUSH_MS);
   server.closeAllConnections();
   server.close(); // what http adds to closing: its connection timeout checks stop
   await stopped;
