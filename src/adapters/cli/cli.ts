@@ -288,17 +288,27 @@ function mcpHelp(): string {
 
 function commandHelp(
   command: string,
-  spec: { readonly summary: string; readonly usage: string; readonly note?: string },
+  spec: {
+    readonly summary: string;
+    readonly usage: string;
+    readonly note?: string;
+    readonly aliases?: Readonly<Record<string, string>>;
+  },
   description: string,
   properties: Record<string, unknown>,
 ): string {
+  const aliasesOf = (name: string) =>
+    Object.entries(spec.aliases ?? {})
+      .filter(([, target]) => target === name)
+      .map(([alias]) => `${alias}, `)
+      .join("");
   const options = Object.entries(properties).map(([name, schema]) => {
     const s = schema as { description?: string; default?: unknown };
     const kind = propertyKind(schema);
     const value =
       kind === "boolean" ? "" : kind === "array" || kind === "string-or-array" ? " VALUE..." : " VALUE";
     const extra = s.default === undefined ? "" : ` (default ${JSON.stringify(s.default)})`;
-    return `  --${kebabCase(name)}${value}${s.description ? `  ${s.description}` : ""}${extra}`;
+    return `  ${aliasesOf(name)}--${kebabCase(name)}${value}${s.description ? `  ${s.description}` : ""}${extra}`;
   });
   return [
     `evident ${command}: ${spec.summary}`,
