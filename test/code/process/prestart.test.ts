@@ -20,13 +20,18 @@ import { ctx, errorCode, makeService } from "../service-helpers.js";
 
 const tree = treesRemovedAfter(after);
 
+/** A process's arguments as /proc shows them ("" once it has gone). */
+function commandLine(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, "utf8");
+  } catch {
+    return "";
+  }
+}
+
 /** Whether this pid is a ripgrep waiting for its pattern on stdin. */
 function isWaiting(pid: number): boolean {
-  try {
-    return isRunning(pid) && readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("\0--file\0-\0");
-  } catch {
-    return false;
-  }
+  return isRunning(pid) && commandLine(pid).includes("\0--file\0-\0");
 }
 
 /** Whether this process still holds the write end of `pid`'s stdin (a pattern not yet sent). */
@@ -57,8 +62,20 @@ function prestarting(root: string, extra: Partial<CodeSearchServiceOptions> = {}
     onProcessSpawn: (pid) => pids.push(pid),
     ...extra,
   });
-  /** The ripgrep now waiting for the next search (after `idle`), if any. */
-  const waiting = () => pids.filter(isWaiting);
+  /**
+   * The ripgrep now waiting for the next search (after `idle`), if any. The kernel reports an
+   * exec done (spawn resolves) a moment before the new program's arguments show in /proc, so a
+   * running child with none yet is waited for.
+   */
+  const waiting = async () => {
+    for (const pid of pids) {
+      await eventually(
+        () => !isRunning(pid) || commandLine(pid) !== "",
+        `ripgrep ${pid} shows its arguments`,
+      );
+    }
+    return pids.filter(isWaiting);
+  };
   /** A search's retained match set, and how many ripgreps were started to answer it. */
   const search = async (input: CodeSearchInput) => {
     const before = pids.length;
@@ -108,7 +125,7 @@ describe("a ripgrep started ahead", () => {
           try {
             const options = { literal, wholeWord, ...(ignoreCase === undefined ? {} : { ignoreCase }) };
             await search({ pattern: "warm", ...options });
-            const [parked] = waiting();
+            const [parked] = await waiting();
             assert.ok(parked !== undefined, "a ripgrep waits after the first search");
             const pattern = literal ? text : regex;
             const second = await search({ pattern, ...options });
@@ -155,17 +172,17 @@ describe("a ripgrep started ahead", () => {
     const { service, waiting, search } = prestarting(root);
     try {
       await search({ pattern: "needle" });
-      const [first] = waiting();
+      const [first] = await waiting();
       assert.ok(first !== undefined);
       const other = await search({ pattern: "needle", ignoreCase: true });
       assert.equal(other.started, 1, "a search with other options starts its own ripgrep");
       assert.equal(isRunning(first), false);
-      const [second] = waiting();
+      const [second] = await waiting();
       assert.ok(second !== undefined && second !== first);
       const scoped = await search({ pattern: "neeedle", ignoreCase: true, path: "sub" });
       assert.ok(scoped.started > 0, "another path is another scope");
       assert.equal(scoped.set.length, 1);
-      assert.equal(waiting().length, 1, "one ripgrep waits at a time");
+      assert.equal((await waiting()).length, 1, "one ripgrep waits at a time");
     } finally {
       await service.close();
     }
@@ -245,7 +262,7 @@ describe("a ripgrep started ahead", () => {
     const root = await tree(FILES);
     const closing = prestarting(root);
     await closing.search({ pattern: "needle" });
-    const [parked] = closing.waiting();
+    const [parked] = await closing.waiting();
     assert.ok(parked !== undefined);
     await closing.service.close();
     assert.equal(isRunning(parked), false, "close() awaited the waiting ripgrep");
@@ -253,7 +270,7 @@ describe("a ripgrep started ahead", () => {
     const idle = prestarting(root, { prestart: { idleMs: 1_000 } });
     try {
       await idle.search({ pattern: "needle" });
-      const [unused] = idle.waiting();
+      const [unused] = await idle.waiting();
       assert.ok(unused !== undefined);
       await eventually(() => !isRunning(unused), "an unused ripgrep is ended after its idle time");
       const after = await idle.search({ pattern: "needle" });
