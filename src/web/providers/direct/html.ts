@@ -6,6 +6,7 @@
  * than the whole MCP server, and many sessions never read a page.
  */
 import type { ProviderReadOutcome, ReadMetadata } from "../../provider.js";
+import { wellFormed } from "./document.js";
 import type { extractMain } from "./extract.js";
 import { toMarkdown } from "./markdown.js";
 import { pageMetadata } from "./metadata.js";
@@ -26,7 +27,7 @@ function loadTools(): Promise<HtmlTools> {
 
 export async function readHtml(html: string, pageUrl: string): Promise<ProviderReadOutcome> {
   const { parseHTML, extractMain } = await loadTools();
-  return htmlOutcome(parseHTML(html).document, pageUrl, extractMain);
+  return htmlOutcome(parseHTML(wellFormed(html)).document, pageUrl, extractMain);
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: linkedom's Document type is the DOM lib's, which this project does not load.
