@@ -43,4 +43,72 @@ describe("direct reader main content", () => {
     const text = ((await readHtml(html, "https://blog.example/p")).content[0] as { text: string }).text;
     assert.equal(text.match(/Substantial article text that must stay\./g)?.length, 20);
   });
+
+  it("takes the block the page names as its article body when Readability picks a comment form", async () => {
+    const outcome = await readHtml(
+      fixture("wordpress-comment-form.html"),
+      "https://wissen-im-ohr.example/folge-41",
+    );
+    const text = (outcome.content[0] as { text: string }).text;
+    assert.ok(text.startsWith("Auch auf dem [Wissenstag 2023]"), text);
+    assert.ok(text.includes("Download: [mp3](https://media.wissen-im-ohr.example/folge-41.mp3)"), text);
+    for (const dropped of [
+      "Du kommentierst mit deinem Gast-Konto",
+      "Abmelden, ändern",
+      "Teilen mit",
+      "Twitter",
+    ]) {
+      assert.ok(!text.includes(dropped), `kept: ${dropped}\n${text}`);
+    }
+  });
+
+  it("leaves out image captions and keeps the image with its alt text, unless captions are the text", async () => {
+    const paragraphs =
+      "<p>Die Gemeinde hat den alten Bahnhof nach zwei Jahren Umbau als Bürgerhaus eröffnet, mit Café, Bibliothek und Räumen für Vereine.</p>".repeat(
+        4,
+      );
+    const figure = `<figure><img src="/bahnhof.jpg" alt="Der umgebaute Bahnhof"><figcaption>Der umgebaute Bahnhof am Eröffnungstag. Foto: Stadtarchiv</figcaption></figure>`;
+    const article = await readHtml(
+      `<html><body><article>${paragraphs}${figure}${paragraphs}</article></body></html>`,
+      "https://blatt.example/a",
+    );
+    const text = (article.content[0] as { text: string }).text;
+    assert.ok(text.includes("![Der umgebaute Bahnhof](https://blatt.example/bahnhof.jpg)"), text);
+    assert.ok(!text.includes("am Eröffnungstag"), text);
+
+    const photos = [
+      "Der Marktplatz im Nebel kurz nach Sonnenaufgang, noch ohne Stände",
+      "Die Brücke über die Saale, von der Altstadt aus gesehen",
+      "Das Rathaus mit seinem neuen Dach aus Schiefer, frisch gedeckt",
+    ];
+    const gallery = photos
+      .map(
+        (caption, index) =>
+          `<figure><img src="/${index}.jpg" alt=""><figcaption>${caption}</figcaption></figure>`,
+      )
+      .join("");
+    const galleryText = (
+      (
+        await readHtml(
+          `<html><body><article><h1>Bilder der Woche</h1><p>Unsere Leser haben fotografiert.</p>${gallery}</article></body></html>`,
+          "https://blatt.example/g",
+        )
+      ).content[0] as { text: string }
+    ).text;
+    for (const caption of photos)
+      assert.ok(galleryText.includes(caption), `missing: ${caption}\n${galleryText}`);
+  });
+
+  it("leaves out a labelled link to another article inside the text, not a sentence with a link", async () => {
+    const body =
+      "<p>Der Landkreis will bis 2026 alle Schulen an das Glasfasernetz anschließen, sagte der Landrat am Montag vor dem Kreistag.</p>".repeat(
+        3,
+      );
+    const html = `<html><body><article>${body}<p>Auch spannend: <a href="/breitband-dörfer">Warum Dörfer beim Breitband warten</a></p><p>Kosten: <a href="/haushalt">rund 40 Millionen Euro aus dem Kreishaushalt</a>, dazu kommen Fördermittel des Landes, deren Höhe noch offen ist und im Frühjahr feststehen soll.</p>${body}</article></body></html>`;
+    const text = (
+      (await readHtml(html, "https://kreisblatt.example/glasfaser")).content[0] as { text: string }
+    ).text;
+    assert.ok(!text.includes("Warum Dörfer beim Breitband warten"), text);
+    assert.ok(text.includes("Fördermittel des Landes"), text);
+  });
 });

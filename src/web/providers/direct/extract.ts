@@ -6,8 +6,14 @@
  * block around the text: share bars, newsletter and promo boxes, "related" link lists, author
  * boxes, comment sections. `clean` removes those afterwards, by what they are (class, id, role)
  * and by what they look like (mostly links), never a block that holds much of the text.
+ *
+ * Readability sometimes picks the wrong block (a comment form beside a short post, the list of
+ * signatories under a letter) or a part of the article: the block the page itself names as its
+ * article body (container.ts) is then taken instead.
  */
 import { Readability } from "@mozilla/readability";
+import { findContainer } from "./container.js";
+import { markdownBlocks } from "./markdown.js";
 
 // biome-ignore lint/suspicious/noExplicitAny: linkedom's DOM types are the DOM lib's, not loaded here.
 type Dom = any;
@@ -24,6 +30,8 @@ export interface MainContent {
 export function extractMain(document: Dom): MainContent {
   const body = document.body ?? document.documentElement;
   preClean(body);
+  // Readability moves and removes nodes: the second opinion is taken before it runs.
+  const container = findContainer(body)?.cloneNode(true);
   let article: { title?: string | null; content?: Dom; byline?: string | null } | null = null;
   try {
     // keepClasses: code blocks name their language in a class; serializer: keep the element.
@@ -33,12 +41,59 @@ export function extractMain(document: Dom): MainContent {
   }
   const title = article?.title?.trim() || undefined;
   const byline = article?.byline?.replace(/\s+/g, " ").trim() || undefined;
+  const meta = { ...(title ? { title } : {}), ...(byline ? { byline } : {}) };
   if (article?.content) {
     clean(article.content);
     dropBoilerplateText(article.content);
-    return { root: article.content, found: true, ...(title ? { title } : {}), ...(byline ? { byline } : {}) };
   }
+  if (container !== undefined) {
+    clean(container);
+    dropBoilerplateText(container);
+    if (article?.content === undefined || preferContainer(article.content, container)) {
+      return { root: container, found: true, ...meta };
+    }
+  }
+  if (article?.content) return { root: article.content, found: true, ...meta };
   return { root: body, found: false, ...(title ? { title } : {}) };
+}
+
+/**
+ * Whether the page's conventional container reads better than Readability's choice: when
+ * that choice is tiny, lies elsewhere on the page, or is a small part of the container.
+ */
+function preferContainer(chosen: Dom, container: Dom): boolean {
+  const ours = markdownBlocks(container)
+    .map(normalize)
+    .filter((block) => block !== "");
+  const theirs = markdownBlocks(chosen)
+    .map(normalize)
+    .filter((block) => block !== "");
+  const oursLength = sum(ours);
+  const theirsLength = sum(theirs);
+  if (oursLength === 0) return false;
+  const theirText = theirs.join(" ");
+  const shared = sum(ours.filter((block) => theirText.includes(block)));
+  const tiny = theirsLength < 200 && oursLength > theirsLength;
+  const elsewhere = shared < 0.2 * oursLength && prose(ours) > 0.5 * prose(theirs);
+  const part = shared > 0.8 * theirsLength && oursLength > 2 * theirsLength;
+  return tiny || elsewhere || part;
+}
+
+/** Text in blocks that read as prose: long enough to hold a sentence. */
+function prose(blocks: readonly string[]): number {
+  let total = 0;
+  for (const block of blocks) if (block.length >= 100 && !/^[-*+|#]/.test(block)) total += block.length;
+  return total;
+}
+
+function normalize(block: string): string {
+  return block.replace(/\s+/g, " ").trim();
+}
+
+function sum(blocks: readonly string[]): number {
+  let total = 0;
+  for (const block of blocks) total += block.length;
+  return total;
 }
 
 /**
@@ -114,12 +169,31 @@ function clean(root: Dom): void {
     for (const child of Array.from(element.children ?? []) as Dom[]) {
       if (isFurniture(child) && textLength(child) < total * 0.3) doomed.push(child);
       else if (isLinkList(child)) doomed.push(child);
+      else if (isCaption(child)) doomed.push(child);
       else visit(child);
     }
   };
   visit(root);
-  for (const element of doomed) element.remove();
+  // Captions that hold much of the text are the content (a gallery, a listicle of photos).
+  const captions = doomed.filter(isCaption);
+  let captionText = 0;
+  for (const caption of captions) captionText += textLength(caption);
+  const kept = new Set(captionText > total * 0.25 ? captions : []);
+  for (const element of doomed) if (!kept.has(element)) element.remove();
 }
+
+/**
+ * An image's caption or credit (`figcaption`, `wp-caption-text`, `photo-credit`): it repeats or
+ * credits the picture, whose alt text stays. A block holding an image is more than its caption.
+ */
+function isCaption(element: Dom): boolean {
+  if (element.localName === "figcaption") return true;
+  return (
+    CAPTION_CLASS.test(element.getAttribute("class") ?? "") && element.querySelector("img, picture") === null
+  );
+}
+
+const CAPTION_CLASS = /(^|[\s_-])(caption|credit|credits|bildunterschrift|legend)([\s_-]|$)/i;
 
 function preClean(body: Dom): void {
   const total = textLength(body);
@@ -198,13 +272,30 @@ const LEAF_BLOCKS = new Set([
   "a",
 ]);
 
+/**
+ * A label and a link to another article inside the text: "Lea también: <a>…</a>", "READ MORE:
+ * <a>…</a>". The link reads as a headline (three words or more): "Download: mp3" stays.
+ */
+function isInlineTeaser(element: Dom, text: string): boolean {
+  const label = /^([^.!?:]{2,30}):\s*(.+)$/u.exec(text);
+  if (label === null) return false;
+  const links = Array.from(element.querySelectorAll("a")) as Dom[];
+  if (links.length !== 1) return false;
+  const linked = (links[0].textContent ?? "").replace(/\s+/g, " ").trim();
+  return (
+    linked.length >= 0.8 * (label[2] ?? "").length &&
+    linked.split(" ").length >= 3 &&
+    !/^(https?:\/\/|www\.)/i.test(linked)
+  );
+}
+
 function dropBoilerplateText(root: Dom): void {
   const active = Object.entries(PATTERNS);
   const doomed: Dom[] = [];
   for (const element of Array.from(root.querySelectorAll("*")) as Dom[]) {
     if (!LEAF_BLOCKS.has(element.localName)) continue;
     const text = (element.textContent ?? "").replace(/\s+/g, " ").trim();
-    if (text === "" || text.length > 160) continue;
+    if (text === "" || text.length > 300) continue;
     // Only the outermost block that holds just this text (a figure keeps its image).
     const parent = element.parentNode;
     if (
@@ -214,6 +305,11 @@ function dropBoilerplateText(root: Dom): void {
       (parent.textContent ?? "").replace(/\s+/g, " ").trim() === text
     )
       continue;
+    if (isInlineTeaser(element, text)) {
+      doomed.push(element);
+      continue;
+    }
+    if (text.length > 160) continue;
     for (const [name, pattern] of active) {
       if (!pattern.test(text)) continue;
       doomed.push(element);

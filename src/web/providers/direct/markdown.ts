@@ -104,7 +104,12 @@ const BLOCK = new Set([
 
 /** Converts the children of `root` to Markdown. */
 export function toMarkdown(root: MdNode): string {
-  return new Converter().blocks(root).join("\n\n");
+  return markdownBlocks(root).join("\n\n");
+}
+
+/** The Markdown blocks (paragraphs, headings, lists...) of the children of `root`, in order. */
+export function markdownBlocks(root: MdNode): string[] {
+  return new Converter().blocks(root);
 }
 
 /** A run of inline Markdown without its outer whitespace, and whether whitespace flanked it. */
