@@ -140,9 +140,12 @@ export class WebRouter {
           });
         });
       }
+      const intents = this.#options.intentRoutes;
+      // Own routes only: an intent such as "constructor" must not find Object's properties.
       const route =
-        (input.intent === undefined ? undefined : this.#options.intentRoutes?.[input.intent]) ??
-        this.#options.searchRoute;
+        (input.intent !== undefined && intents !== undefined && Object.hasOwn(intents, input.intent)
+          ? intents[input.intent]
+          : undefined) ?? this.#options.searchRoute;
       const { id, outcome, anonymous, attempted, failures } = await this.#route(route, call.signal, run);
       const fitted = buildSearchEnvelope({
         provenance: this.#provenance(base, "route", attempted, [id], anonymous ? [id] : []),

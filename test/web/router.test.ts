@@ -169,6 +169,14 @@ describe("web router: route mode", () => {
     assert.deepEqual((await r.search({ query: "q", intent: "other" }, live())).data.provenance.used, ["a"]);
   });
 
+  it("an intent named like an object property (found by fuzzing) takes the default route", async () => {
+    const a = fake("a", { search: async () => rows("a") });
+    const r = router([a], { searchRoute: ["a"], intentRoutes: { news: ["a"] } });
+    for (const intent of ["constructor", "__proto__", "toString", "hasOwnProperty"]) {
+      assert.deepEqual((await r.search({ query: "q", intent }, live())).data.provenance.used, ["a"], intent);
+    }
+  });
+
   it("passes maxResults (default 5) and timeRange to the provider", async () => {
     const a = fake("a", { search: async () => rows("a") });
     const r = router([a]);
