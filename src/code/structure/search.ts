@@ -8,7 +8,7 @@
  * counted by why (no provider, oversized, unreadable, changed, over the parse budget), apart
  * from the matches and from what the snapshot retained (G05).
  */
-import type { SgNode } from "@ast-grep/napi";
+import type { SgNode, SgRoot } from "@ast-grep/napi";
 import { throwIfAborted } from "../../core/abort.js";
 import { EvidentError } from "../../core/errors.js";
 import {
@@ -118,7 +118,7 @@ export async function structureSearch(
     count("parsed");
     if (tree.facts.syntaxErrors > 0) count("parsed_with_syntax_errors");
     trusted[name] = document.revision;
-    for (const node of tree.root.root().findAll(request.structure)) {
+    for (const node of findAll(tree.root, request.structure)) {
       if (found.length >= SNAPSHOT_MAX_MATCHES) {
         retentionStopped = true;
         break;
@@ -194,6 +194,23 @@ async function listCandidates(
 const validPatterns = new Map<string, boolean>();
 
 /** Whether the pattern is code in this language (ast-grep matches nothing, silently, otherwise). */
+/**
+ * ast-grep refuses some patterns that parse only when it matches them (no node at all, as with
+ * blank text; several statements; a lone `$$$`): that is the agent's to fix, whatever the file.
+ */
+function findAll(root: SgRoot, pattern: string): SgNode[] {
+  try {
+    return root.root().findAll(pattern);
+  } catch (error) {
+    const reason = (error instanceof Error ? error.message : String(error)).split(/[.\n]/)[0]?.slice(0, 120);
+    throw new EvidentError(
+      "invalid_arguments",
+      `Invalid arguments: structure: ast-grep cannot use this pattern (${reason}); write it as one complete expression or statement, e.g. "console.log($A)".`,
+      { details: { field: "structure" } },
+    );
+  }
+}
+
 function patternParses(napi: typeof import("@ast-grep/napi"), language: string, pattern: string): boolean {
   const key = `${language}\0${pattern}`;
   let valid = validPatterns.get(key);

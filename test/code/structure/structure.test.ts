@@ -194,6 +194,23 @@ describe("structure search", () => {
     }
   });
 
+  it("a pattern ast-grep refuses only when matching (blank, several statements, a lone $$$; found by fuzzing) is invalid_arguments", async () => {
+    const root = await makeTree({ "src/app.ts": APP });
+    const service = makeService(root);
+    try {
+      for (const structure of ["\r\n\r\n", " ", "a; b", "$$$"]) {
+        const failure = await service.run({ structure, mode: "matches" }, ctx()).then(
+          () => undefined,
+          (error: unknown) => error as { code?: string; message?: string },
+        );
+        assert.equal(failure?.code, "invalid_arguments", JSON.stringify(structure));
+        assert.match(failure?.message ?? "", /structure: ast-grep cannot use this pattern/);
+      }
+    } finally {
+      await service.close();
+    }
+  });
+
   it("prefilters candidates with the pattern's longest literal word", () => {
     assert.deepEqual(literalWords("console.log($A, $$$REST)"), ["console", "log"]);
     assert.deepEqual(literalWords("$A($$$)"), []);
