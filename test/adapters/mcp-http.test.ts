@@ -335,14 +335,15 @@ describe("HTTP settings", () => {
   });
 
   it("defect 5: refuses a token no client could send (blank, a trailing newline, inner spaces), naming the variable", () => {
-    for (const [label, token] of [
-      ["spaces only", " ".repeat(HTTP_MIN_TOKEN_CHARS)],
-      ["a trailing newline", `${TOKEN}\n`],
-      ["a trailing CRLF", `${TOKEN}\r\n`],
-      ["inner spaces", `${"a".repeat(20)} ${"b".repeat(20)}`],
-      ["a leading space", ` ${TOKEN}`],
-      ["a tab", `${TOKEN}\t`],
-      ["a non-ASCII letter", `${TOKEN}é`],
+    // Each message says what is wrong, so the operator can fix the secret without guessing.
+    for (const [label, token, why] of [
+      ["spaces only", " ".repeat(HTTP_MIN_TOKEN_CHARS), /ends with whitespace/],
+      ["a trailing newline", `${TOKEN}\n`, /ends with whitespace \(a newline/],
+      ["a trailing CRLF", `${TOKEN}\r\n`, /ends with whitespace/],
+      ["inner spaces", `${"a".repeat(20)} ${"b".repeat(20)}`, /contains whitespace/],
+      ["a leading space", ` ${TOKEN}`, /contains whitespace/],
+      ["a tab", `${TOKEN}\t`, /ends with whitespace/],
+      ["a non-ASCII letter", `${TOKEN}é`, /a character a bearer token cannot carry/],
     ] as const) {
       assert.throws(
         () => resolveHttpSettings({ EVIDENT_AUTH_TOKEN: token }),
@@ -351,6 +352,7 @@ describe("HTTP settings", () => {
           error.code === "configuration_error" &&
           error.details.key === "EVIDENT_AUTH_TOKEN" &&
           /EVIDENT_AUTH_TOKEN/.test(error.message) &&
+          why.test(error.message) &&
           (token.trim() === "" || !error.message.includes(token.trim())),
         label,
       );
