@@ -81,6 +81,19 @@ function rssBytes(pid: number): number {
   return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? Number.NaN) * 1024;
 }
 
+/** CPU seconds of a process itself and of its children it has waited for (ripgreps), from /proc. */
+function cpuOf(pid: number): { self: number; children: number } {
+  // Fields after the command name (which may hold spaces): utime is the 12th, then stime,
+  // cutime, cstime, all in clock ticks (100 per second on Linux).
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  const fields = stat
+    .slice(stat.lastIndexOf(")") + 2)
+    .split(" ")
+    .map(Number);
+  const tick = (i: number) => (fields[i] ?? Number.NaN) / 100;
+  return { self: tick(11) + tick(12), children: tick(13) + tick(14) };
+}
+
 function descendants(pid: number): number[] {
   let children: number[] = [];
   try {
@@ -250,6 +263,8 @@ interface Measured {
   readonly rssEnd: number;
   readonly rssPeak: number;
   readonly ripgrepsPeak: number;
+  /** CPU seconds spent in the measured period by the server and by its ripgreps. */
+  readonly cpu: { readonly self: number; readonly children: number };
 }
 
 /** Warm-up, then the measured period; the load is left running for what comes next. */
@@ -259,6 +274,7 @@ async function measure(server: Server, load: Load, seconds: number): Promise<Mea
   const tally = newTally();
   load.tally = tally;
   const rssStart = rssBytes(pid);
+  const cpuStart = cpuOf(pid);
   let rssPeak = rssStart;
   let ripgrepsPeak = 0;
   const sampler = setInterval(() => {
@@ -271,9 +287,11 @@ async function measure(server: Server, load: Load, seconds: number): Promise<Mea
   const rssMid = rssBytes(pid);
   await sleep((seconds * 1000) / 2);
   const elapsed = (performance.now() - started) / 1000;
+  const cpuEnd = cpuOf(pid);
   clearInterval(sampler);
   load.tally = undefined;
-  return { tally, seconds: elapsed, rssStart, rssMid, rssEnd: rssBytes(pid), rssPeak, ripgrepsPeak };
+  const cpu = { self: cpuEnd.self - cpuStart.self, children: cpuEnd.children - cpuStart.children };
+  return { tally, seconds: elapsed, rssStart, rssMid, rssEnd: rssBytes(pid), rssPeak, ripgrepsPeak, cpu };
 }
 
 /** Two measured periods of one server as one: counts and latencies added, memory from first to last. */
@@ -295,6 +313,10 @@ function mergeHalves([first, second]: [Measured, Measured]): Measured {
     rssEnd: second.rssEnd,
     rssPeak: Math.max(first.rssPeak, second.rssPeak),
     ripgrepsPeak: Math.max(first.ripgrepsPeak, second.ripgrepsPeak),
+    cpu: {
+      self: first.cpu.self + second.cpu.self,
+      children: first.cpu.children + second.cpu.children,
+    },
   };
 }
 
@@ -317,6 +339,10 @@ function report(server: Server, m: Measured): number {
   const growth = (m.rssEnd - m.rssStart) / m.rssStart;
   console.log(
     `  RSS start ${mb(m.rssStart)}, halfway ${mb(m.rssMid)}, end ${mb(m.rssEnd)} (${(growth * 100).toFixed(1)}%), peak ${mb(m.rssPeak)}; most ripgreps at once ${m.ripgrepsPeak}`,
+  );
+  // Where the time goes: CPU per answered request, in the server's own process and in ripgrep.
+  console.log(
+    `  CPU per answered request: server ${((m.cpu.self * 1000) / ok).toFixed(1)} ms, its ripgreps ${((m.cpu.children * 1000) / ok).toFixed(1)} ms (${m.cpu.self.toFixed(1)} s + ${m.cpu.children.toFixed(1)} s in ${m.seconds.toFixed(0)} s)`,
   );
   if (m.tally.errors.size > 0)
     console.log(`  failures: ${JSON.stringify(Object.fromEntries(m.tally.errors))}`);
