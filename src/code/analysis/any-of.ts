@@ -73,8 +73,9 @@ export async function scanAnyOf(
   let searchErrors = 0;
   const stops: string[] = [];
   for (const [g, result] of results.entries()) {
-    // Groups hold consecutive terms, so group order is term order.
-    items.push(...result.items);
+    // Groups hold consecutive terms, so group order is term order. (A loop: a spread of a
+    // group's items, which may be hundreds of thousands, can exceed the argument limit.)
+    for (const item of result.items) items.push(item);
     for (const _ of groups[g] ?? []) termsScanned.push(result.complete);
     for (const path of result.unverified) unverified.add(path);
     searchErrors += result.searchErrors;

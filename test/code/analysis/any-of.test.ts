@@ -185,6 +185,25 @@ describe("anyOf", () => {
     await cut.close();
   });
 
+  it("a group finding more occurrences than a call can take as arguments is merged, then cut by retention", async () => {
+    // 120,000 of "a" and 60,000 of "aa" in one line: 180,000 items from one candidate scan
+    // (within its 200,000-occurrence bound), more than a spread into push() accepts.
+    const root = await tree({ "a.ts": `${"a".repeat(120_000)}\n` });
+    const service = makeService(root);
+    const result = await service.run({ anyOf: ["a", "aa"] }, ctx());
+    assert.equal(result.data.coverage?.occurrences?.status, "complete");
+    assert.equal(result.data.coverage?.retention?.status, "partial");
+    assert.equal(result.data.totalItems, 50_000);
+    assert.deepEqual(
+      result.data.terms?.map((t) => [t.term, t.occurrences, t.complete]),
+      [
+        ["a", 50_000, false],
+        ["aa", 0, false],
+      ],
+    );
+    await service.close();
+  });
+
   it("pages hold at most thirty items, and the last page lets the stored result go", async () => {
     const root = await tree({ "a.ts": "x y\n".repeat(40) });
     const store = new MemorySnapshotStore();
