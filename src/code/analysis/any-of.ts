@@ -19,7 +19,14 @@ import { type MatchTable, matchAt } from "../rg/match-table.js";
 import type { AnalysisItem, CoverageFact } from "../snapshots/analysis.js";
 import { compareKeys } from "../snapshots/sequence.js";
 import { TextTable } from "./store.js";
-import { alternation, type TermMatcher, type TermOccurrence, termIgnoresCase, termMatcher } from "./terms.js";
+import {
+  alternation,
+  isAscii,
+  type TermMatcher,
+  type TermOccurrence,
+  termIgnoresCase,
+  termMatcher,
+} from "./terms.js";
 
 /** The lines a candidate scan found, and what it said about them. */
 export interface CandidateLines {
@@ -144,9 +151,10 @@ async function scanGroup(
   }
   for (let position = 0; position < run.table.length; position++) {
     const match = matchAt(run.table, position);
+    const ascii = isAscii(match.text);
     let text = -1;
     for (let i = 0; i < matchers.length; i++) {
-      const found = (matchers[i] as TermMatcher).find(match);
+      const found = (matchers[i] as TermMatcher).find(match, ascii);
       for (let k = 0; k < found.length; k++) {
         const o = found[k] as TermOccurrence;
         if (admit !== undefined && !admit(match, o)) continue;

@@ -35,9 +35,20 @@ export function termIgnoresCase(term: string, mode: CaseMode): boolean {
 export interface TermMatcher {
   readonly term: string;
   readonly ignoreCase: boolean;
-  /** Every occurrence of the term in the line, in order. */
-  find(match: ParsedMatch): TermOccurrence[];
+  /**
+   * Every occurrence of the term in the line, in order. `ascii` says whether the line's text is
+   * ASCII, when the caller knows it (a group's terms search each line: one check serves them all).
+   */
+  find(match: ParsedMatch, ascii?: boolean): readonly TermOccurrence[];
 }
+
+/** Whether a line's text is ASCII (string indices are then byte offsets). */
+export function isAscii(text: string): boolean {
+  return Buffer.byteLength(text, "utf8") === text.length;
+}
+
+/** What a line without the term finds: shared, since most lines of a group lack most terms. */
+const NONE: readonly TermOccurrence[] = [];
 
 export function termMatcher(term: string, mode: CaseMode, wholeWord: boolean): TermMatcher {
   const ignoreCase = termIgnoresCase(term, mode);
@@ -58,13 +69,11 @@ export function termMatcher(term: string, mode: CaseMode, wholeWord: boolean): T
   return {
     term,
     ignoreCase,
-    find(match) {
+    find(match, ascii) {
       if (match.textLossy && match.rawText !== undefined) {
         return lossyFind(match.rawText, latin, ignoreCase);
       }
-      if (plainBytes && Buffer.byteLength(match.text, "utf8") === match.text.length) {
-        return asciiFind(match.text, term);
-      }
+      if (plainBytes && (ascii ?? isAscii(match.text))) return asciiFind(match.text, term);
       return unicodeFind(match.text, unicode);
     },
   };
@@ -76,9 +85,11 @@ function fold(text: string, ignoreCase: boolean): string {
 }
 
 /** Case-sensitive search of an ASCII line: string indices are byte offsets and columns. */
-function asciiFind(text: string, term: string): TermOccurrence[] {
+function asciiFind(text: string, term: string): readonly TermOccurrence[] {
+  const first = text.indexOf(term);
+  if (first === -1) return NONE;
   const found: TermOccurrence[] = [];
-  for (let at = text.indexOf(term); at !== -1; at = text.indexOf(term, at + term.length)) {
+  for (let at = first; at !== -1; at = text.indexOf(term, at + term.length)) {
     found.push({ startByte: at, endByte: at + term.length, startColumn: at, endColumn: at + term.length });
   }
   return found;

@@ -125,6 +125,23 @@ describe("anyOf", () => {
     await service.close();
   });
 
+  it("gives exact-case terms byte offsets and UTF-16 columns on non-ASCII lines, next to ASCII ones", async () => {
+    const root = await tree({ "a.ts": "x bé\n😀 bé x\n" });
+    const service = makeService(root);
+    const result = await service.run({ anyOf: ["bé", "x"], ignoreCase: false }, ctx());
+    assert.deepEqual(
+      result.data.items?.map((i) => [i.term, i.line, i.startByte, i.endByte, i.startColumn, i.endColumn]),
+      // Columns count UTF-16 units from 1; "😀" is 4 bytes and 2 units.
+      [
+        ["bé", 1, 2, 5, 3, 5],
+        ["bé", 2, 5, 8, 4, 6],
+        ["x", 1, 0, 1, 1, 2],
+        ["x", 2, 9, 10, 7, 8],
+      ],
+    );
+    await service.close();
+  });
+
   it("G15: counts come from stored items; a cut term reads at least, never as a total", async () => {
     const root = await tree({ "a.ts": "alpha alpha alpha\nbeta beta\nbeta gamma\n" });
     const service = makeService(root, { analysisBounds: { maxItems: 4, maxBytes: 1 << 20 } });

@@ -16,7 +16,8 @@ function line(text: string, raw?: Buffer): ParsedMatch {
   };
 }
 
-const spans = (found: { startByte: number; endByte: number }[]) => found.map((o) => [o.startByte, o.endByte]);
+const spans = (found: readonly { startByte: number; endByte: number }[]) =>
+  found.map((o) => [o.startByte, o.endByte]);
 
 describe("anyOf term matching", () => {
   it("finds every non-overlapping occurrence of one term, byte-exact", () => {
