@@ -10,6 +10,7 @@
 import { spawn } from "node:child_process";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
+import { cpuMs } from "./cpu.mjs";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
 const [mode] = process.argv.slice(2);
@@ -27,16 +28,30 @@ function run(command, args, cwd) {
 
 async function timed(fn) {
   const start = process.hrtime.bigint();
+  const cpuStart = cpuMs();
   const value = await fn();
-  return { ms: Number(process.hrtime.bigint() - start) / 1e6, value };
+  return { ms: Number(process.hrtime.bigint() - start) / 1e6, cpuMs: cpuMs() - cpuStart, value };
 }
 
 let handle;
 if (mode === "base") {
-  handle = async ({ steps }) => {
-    // Each step a command; `{ "files": true }` after `git diff --name-only` passes its output
-    // (the files still present) as the next command's last arguments.
-    const { ms, value } = await timed(async () => {
+  handle = async ({ steps, concurrency }) => {
+    // Each step a command, one after the other; `filesFromPrevious` passes the previous output
+    // (the files `git diff --name-only` names that still exist) as the command's last arguments.
+    // With `concurrency`, the steps are independent commands run at most that many at once.
+    const measured = await timed(async () => {
+      if (concurrency !== undefined) {
+        let next = 0;
+        let bytes = 0;
+        const worker = async () => {
+          while (next < steps.length) {
+            const step = steps[next++];
+            bytes += (await run(step.command, step.args, step.cwd)).length;
+          }
+        };
+        await Promise.all(Array.from({ length: Math.min(concurrency, steps.length) }, worker));
+        return { bytes };
+      }
       let previous;
       let bytes = 0;
       for (const step of steps) {
@@ -48,7 +63,7 @@ if (mode === "base") {
       }
       return { bytes, output: steps.at(-1)?.keep ? previous.toString("utf8") : undefined };
     });
-    return { ms, ...value };
+    return { ms: measured.ms, cpuMs: measured.cpuMs, ...measured.value };
   };
 } else if (mode === "sdk") {
   const { CodeSearchService } = await import(`${root}dist/code/service.js`);
@@ -70,6 +85,7 @@ if (mode === "base") {
     const data = first.value.data;
     const result = {
       ms: first.ms,
+      cpuMs: first.cpuMs,
       bytes: Buffer.byteLength(first.value.text),
       totalItems: data.totalItems,
       totalMatches: data.totalMatches,
