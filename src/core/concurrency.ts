@@ -1,4 +1,7 @@
 /**
+ * Concurrency that never leaves work behind. `allEnded`: several pieces of work at once,
+ * their results in order; a failure is thrown only once every piece has ended.
+ *
  * Bounded concurrency: `work` over `inputs` with at most `limit` running at once, results in
  * input order. The first failure stops the rest (their signal aborts, and no new one starts) and
  * is thrown once every started one has ended, so no work outlives the call that asked for it.
@@ -34,4 +37,16 @@ export async function mapBounded<T, R>(
   }
   if (failure !== undefined) throw failure.error;
   return results;
+}
+
+/**
+ * `Promise.all`, except that a failure is thrown once every promise has settled: the others
+ * (sharing the failed one's signal, they usually end at once) never outlive the call.
+ */
+export async function allEnded<T extends readonly unknown[]>(
+  promises: readonly [...{ [K in keyof T]: Promise<T[K]> }],
+): Promise<T> {
+  const settled = await Promise.allSettled(promises);
+  for (const outcome of settled) if (outcome.status === "rejected") throw outcome.reason;
+  return settled.map((outcome) => (outcome as PromiseFulfilledResult<unknown>).value) as unknown as T;
 }

@@ -20,7 +20,7 @@
 import { createHash } from "node:crypto";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { dirname, join, relative } from "node:path";
-import { mapBounded } from "../../core/concurrency.js";
+import { allEnded, mapBounded } from "../../core/concurrency.js";
 import { EvidentError } from "../../core/errors.js";
 import {
   CHANGES_CONCURRENT_FILES,
@@ -128,7 +128,7 @@ export async function openChangeScope(
     );
   }
   const { sides, comparison } = await comparisonOf(git, repository, spec, commits, signal);
-  const [files, untracked] = await Promise.all([
+  const [files, untracked] = await allEnded([
     changedFiles(git, repository, sides, [pathspec === "" ? "." : pathspec], false, signal),
     spec.compare === "worktree" && spec.side === "new"
       ? untrackedFiles(git, repository, pathspec, signal)

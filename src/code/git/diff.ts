@@ -103,6 +103,8 @@ export async function changedFiles(
         });
         stdout.once("end", () => resolve("done"));
         stdout.once("error", reject);
+        // Destroyed before its end (cancellation): without this the call would wait forever.
+        stdout.once("close", () => reject(new Error("Git's output closed before it ended")));
       }),
   );
   if (outcome.exitCode !== 0) {

@@ -40,33 +40,40 @@ export async function openRepository(
   const needsConfig = readsWorktree || !(await git.hasNoLazyFetch(signal));
   const config = needsConfig ? safetyConfig(git, dir, signal) : Promise.resolve([]);
   config.catch(() => {});
-  // Callers' revisions never start with "-" (request.ts); `^{commit}` keeps them revisions, and
-  // the final "--" keeps them from being read as paths.
-  const located = await git.run({
-    cwd: dir,
-    args: [
-      "rev-parse",
-      "--show-toplevel",
-      "--show-object-format",
-      ...revisions.map((r) => `${r}^{commit}`),
-      "--",
-    ],
-    signal,
-  });
-  const lines = located.stdout.toString("utf8").split("\n");
-  let commits: (string | undefined)[] = lines.slice(2, 2 + revisions.length);
-  if (located.exitCode !== 0) {
-    await locate(git, dir, signal);
-    commits = await resolveEach(git, dir, revisions, signal);
+  try {
+    // Callers' revisions never start with "-" (request.ts); `^{commit}` keeps them revisions, and
+    // the final "--" keeps them from being read as paths.
+    const located = await git.run({
+      cwd: dir,
+      args: [
+        "rev-parse",
+        "--show-toplevel",
+        "--show-object-format",
+        ...revisions.map((r) => `${r}^{commit}`),
+        "--",
+      ],
+      signal,
+    });
+    const lines = located.stdout.toString("utf8").split("\n");
+    let commits: (string | undefined)[] = lines.slice(2, 2 + revisions.length);
+    if (located.exitCode !== 0) {
+      await locate(git, dir, signal);
+      commits = await resolveEach(git, dir, revisions, signal);
+    }
+    const [top = "", format = ""] = lines;
+    if (top === "" || (format !== "sha1" && format !== "sha256")) {
+      throw new EvidentError(
+        "internal_error",
+        "git rev-parse did not name the repository's top level and object format.",
+      );
+    }
+    return { repository: { root: canonical(top), objectFormat: format, config: await config }, commits };
+  } catch (error) {
+    // The configuration's Git, started alongside, ends before this call does (it shares the
+    // signal, or has little left to do): no process outlives the call.
+    await config.catch(() => {});
+    throw error;
   }
-  const [top = "", format = ""] = lines;
-  if (top === "" || (format !== "sha1" && format !== "sha256")) {
-    throw new EvidentError(
-      "internal_error",
-      "git rev-parse did not name the repository's top level and object format.",
-    );
-  }
-  return { repository: { root: canonical(top), objectFormat: format, config: await config }, commits };
 }
 
 /** Fails with why `dir` has no repository Git will use. */
