@@ -14,8 +14,8 @@ import { ANYOF_CONCURRENT_GROUPS, ANYOF_GROUP_TERMS } from "../../core/limits.js
 import type { AnyOfRequest, SearchQuery } from "../request.js";
 import type { Revision } from "../revisions/scan.js";
 import type { PartialReason } from "../rg/content-search.js";
-import type { Occurrence, ParsedMatch } from "../rg/events.js";
-import { type MatchTable, matchAt } from "../rg/match-table.js";
+import type { ParsedMatch } from "../rg/events.js";
+import { keyAt, type MatchTable, matchAt } from "../rg/match-table.js";
 import type { AnalysisItem, CoverageFact } from "../snapshots/analysis.js";
 import { compareKeys } from "../snapshots/sequence.js";
 import { TextTable } from "./store.js";
@@ -40,8 +40,11 @@ export interface CandidateLines {
 /** Runs one candidate scan of the request's file scope (or of a change scope's content). */
 export type CandidateScan = (query: SearchQuery, signal: AbortSignal) => Promise<CandidateLines>;
 
-/** Whether an exact occurrence is admitted (a change scope admits changed lines only). */
-export type Admission = (match: ParsedMatch, occurrence: Occurrence) => boolean;
+/**
+ * Whether a candidate line's occurrences are admitted (a change scope admits changed lines
+ * only; an occurrence never leaves its line, so a line's occurrences share one answer).
+ */
+export type Admission = (match: ParsedMatch) => boolean;
 
 /** The admission of occurrences in these files (a change scope fetches their changed lines). */
 export type AdmissionFor = (paths: Iterable<string>) => Promise<Admission>;
@@ -145,19 +148,18 @@ async function scanGroup(
   let admit: Admission | undefined;
   if (admitFor !== undefined) {
     const paths = new Set<string>();
-    for (let position = 0; position < run.table.length; position++)
-      paths.add(matchAt(run.table, position).path);
+    for (let position = 0; position < run.table.length; position++) paths.add(keyAt(run.table, position));
     admit = await admitFor(paths);
   }
   for (let position = 0; position < run.table.length; position++) {
     const match = matchAt(run.table, position);
+    if (admit !== undefined && !admit(match)) continue;
     const ascii = isAscii(match.text);
     let text = -1;
     for (let i = 0; i < matchers.length; i++) {
       const found = (matchers[i] as TermMatcher).find(match, ascii);
       for (let k = 0; k < found.length; k++) {
         const o = found[k] as TermOccurrence;
-        if (admit !== undefined && !admit(match, o)) continue;
         if (text < 0) text = table.add(match.path, match.line, match.text);
         const files = byTerm[i] as Map<string, AnalysisItem[]>;
         let list = files.get(match.path);

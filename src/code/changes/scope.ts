@@ -18,7 +18,7 @@
  * than mixing another version's lines with the change.
  */
 import { createHash } from "node:crypto";
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { mkdir, writeFile } from "node:fs/promises";
 import { dirname, join, relative } from "node:path";
 import { allEnded, mapBounded } from "../../core/concurrency.js";
 import { EvidentError } from "../../core/errors.js";
@@ -37,11 +37,11 @@ import { protectedReason, type SearchTarget } from "../path-policy.js";
 import type { ChangeSpec, SearchQuery } from "../request.js";
 import type { Revision } from "../revisions/scan.js";
 import { type PartialReason, type RetentionBounds, runContentSearch } from "../rg/content-search.js";
-import type { Occurrence, ParsedMatch } from "../rg/events.js";
+import type { ParsedMatch } from "../rg/events.js";
 import { allMatches, type ParsedMatchTable, parsedTable } from "../rg/match-table.js";
 import type { ChangesSummary } from "../snapshots/analysis.js";
 import { compareKeys } from "../snapshots/sequence.js";
-import { admitted, type ByteRanges, changedByteRanges } from "./admission.js";
+import { changedLines, type LineRuns, onChangedLine } from "./admission.js";
 import { type MirrorLayout, mirrorLayout } from "./layout.js";
 import type { Mirror, MirrorCache } from "./mirrors.js";
 import { type ContentIds, isRegularFile, readBytes, readCurrent, untrackedFiles } from "./worktree.js";
@@ -65,8 +65,11 @@ export interface ScopedLines {
   readonly trusted: Record<string, Revision>;
 }
 
-/** Whether an exact occurrence lies wholly inside the change. */
-export type Admission = (match: ParsedMatch, occurrence: Occurrence) => boolean;
+/**
+ * Whether a matching line's occurrences lie wholly inside the change: each lies within its line
+ * (admission.ts), so a line's occurrences are admitted together or not at all.
+ */
+export type Admission = (match: ParsedMatch) => boolean;
 
 export interface ChangeScope {
   /** The comparison as the answer states it, with every file it could not cover so far. */
@@ -292,8 +295,8 @@ async function buildTree(
 }
 
 class Scope implements ChangeScope {
-  /** Changed byte ranges by key, fetched as admissions ask; "all" for whole files. */
-  readonly #ranges = new Map<string, ByteRanges | "all">();
+  /** Changed lines by key, fetched as admissions ask; "all" for whole files. */
+  readonly #ranges = new Map<string, LineRuns | "all">();
 
   constructor(
     private readonly deps: ChangeScopeDeps,
@@ -369,15 +372,10 @@ class Scope implements ChangeScope {
     for (let at = 0; at < missing.length; at += GIT_PATHSPECS_PER_COMMAND) {
       await this.#fetchLines(missing.slice(at, at + GIT_PATHSPECS_PER_COMMAND), signal);
     }
-    return (match, occurrence) => {
+    return (match) => {
       const ranges = this.#ranges.get(layout.keyOfPrinted(match.path));
       if (ranges === undefined) return false;
-      if (ranges === "all") return true;
-      return admitted(
-        ranges,
-        match.absoluteOffset + occurrence.startByte,
-        match.absoluteOffset + occurrence.endByte,
-      );
+      return ranges === "all" || onChangedLine(ranges, match.line);
     };
   }
 
@@ -385,7 +383,7 @@ class Scope implements ChangeScope {
     this.mirror.release();
   }
 
-  /** The changed lines of `batch`: a patch limited to them, turned into byte ranges of the tree's bytes. */
+  /** The changed lines of `batch`: a patch limited to them. */
   async #fetchLines(batch: readonly Wanted[], signal: AbortSignal): Promise<void> {
     const patched = new Map(
       (
@@ -416,24 +414,14 @@ class Scope implements ChangeScope {
         this.#ranges.set(file.key, []);
         continue;
       }
-      const bytes = await readFile(join(this.mirror.dir, file.key));
-      this.#ranges.set(file.key, changedByteRanges(bytes, change.hunks, this.spec.side));
+      this.#ranges.set(file.key, changedLines(change.hunks, this.spec.side));
     }
   }
 }
 
-/**
- * The lines of a scan that hold an admitted occurrence, each keeping only those: what a search
- * scoped to changed lines retains.
- */
+/** The lines of a scan whose occurrences are admitted: what a search scoped to changed lines retains. */
 export function admittedLines(matches: readonly ParsedMatch[], admit: Admission): ParsedMatch[] {
-  const kept: ParsedMatch[] = [];
-  for (const match of matches) {
-    const occurrences = match.occurrences.filter((o) => admit(match, o));
-    if (occurrences.length === match.occurrences.length) kept.push(match);
-    else if (occurrences.length > 0) kept.push({ ...match, occurrences });
-  }
-  return kept;
+  return matches.filter((match) => admit(match));
 }
 
 async function comparisonOf(
