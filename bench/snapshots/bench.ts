@@ -19,11 +19,11 @@ import { fileURLToPath } from "node:url";
 import { createClient } from "@redis/client";
 import type { CodeSearchInput } from "../../src/code/schema.js";
 import { CodeSearchService } from "../../src/code/service.js";
-import { deriveKeys, resolveRedisStoreSettings } from "../../src/code/snapshots/redis-store/settings.js";
 import { RedisSnapshotStore } from "../../src/code/snapshots/redis-store/store.js";
 import { MemorySnapshotStore } from "../../src/code/snapshots/store.js";
 import { SUMMARY_FILES_PER_PAGE } from "../../src/core/limits.js";
 import { silentLogger } from "../../src/core/logger.js";
+import { deriveKeys, resolveRedisStoreSettings } from "../../src/core/redis/settings.js";
 import { startRedis } from "../../test/servers/services.js";
 
 const repo = fileURLToPath(new URL("../../", import.meta.url));

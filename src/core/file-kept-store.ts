@@ -10,7 +10,7 @@
  * swapped file is an expired cursor, never other content. The key file is created once; when
  * two processes race, the first link wins and both use its key.
  */
-import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import { randomBytes, timingSafeEqual } from "node:crypto";
 import { constants } from "node:fs";
 import { open, readdir, rename, stat, unlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -22,6 +22,7 @@ import {
   type KeptStoreBounds,
   keptExpired,
   keptNotFound,
+  keptValueMac,
 } from "./kept.js";
 import {
   CREATE_FLAGS,
@@ -229,5 +230,5 @@ export class FileKeptStore<T> implements KeptStore<T> {
 }
 
 function mac(key: Buffer, id: string, json: string): string {
-  return createHmac("sha256", key).update(`kept\0${id}\0`).update(json).digest("hex");
+  return keptValueMac(key, id, json).toString("hex");
 }

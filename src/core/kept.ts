@@ -7,7 +7,8 @@
  * `cursor_not_found`, so another caller learns nothing. `CursorMac` turns (id, offset) into an
  * opaque token with a truncated HMAC under a per-store key, so an edited, truncated or foreign
  * token reads as `cursor_malformed`, never as another position. web_read's page cursors use
- * both; code_search's snapshot stores keep their own richer cursor format.
+ * both; code_search's snapshot stores keep their own richer cursor format. Stores: in memory
+ * (here), on disk (file-kept-store.ts, the CLI), in Redis (redis/kept-store.ts, replicas).
  */
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import { EvidentError } from "./errors.js";
@@ -23,6 +24,8 @@ export interface KeptStore<T> {
   get(caller: string, id: string): Promise<T>;
   /** The MAC key for this store's cursors (per process in memory, per directory on disk). */
   key(): Buffer;
+  /** Where a cursor refused under this key may come from, for `cursor_malformed` messages. */
+  readonly foreign?: string;
   close(): Promise<void>;
 }
 
@@ -112,6 +115,11 @@ export class MemoryKeptStore<T> implements KeptStore<T> {
       this.#gone.delete(oldest);
     }
   }
+}
+
+/** The MAC a kept value carries where it is stored, bound to its id: an edited or swapped value is refused. */
+export function keptValueMac(key: Buffer, id: string, json: string): Buffer {
+  return createHmac("sha256", key).update(`kept\0${id}\0`).update(json).digest();
 }
 
 export function keptExpired(reason: string, redo: string): EvidentError {

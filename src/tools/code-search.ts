@@ -34,7 +34,7 @@ function describe(env: ToolEnvironment): string {
 
 /** The shared snapshot store the environment asks for, or undefined (configuration_error if it is wrong). */
 async function sharedStore(env: ToolEnvironment) {
-  const { resolveRedisStoreSettings } = await import("../code/snapshots/redis-store/settings.js");
+  const { resolveRedisStoreSettings } = await import("../core/redis/settings.js");
   const settings = resolveRedisStoreSettings(env.env);
   if (settings === undefined) return undefined;
   const { RedisSnapshotStore } = await import("../code/snapshots/redis-store/store.js");

@@ -66,7 +66,7 @@ export class ReadPages {
     this.#mac ??= new CursorMac(
       this.#store.key(),
       PAGE_CURSOR_TAG,
-      "an earlier server process or another cache directory",
+      this.#store.foreign ?? "an earlier server process or another cache directory",
     );
     return this.#mac;
   }

@@ -12,10 +12,12 @@ import { type ConfigResult, configRevision, loadConfig, type WebConfig } from ".
 import type { ProviderEntry } from "../config/schema.js";
 import { EvidentError } from "../core/errors.js";
 import { FileKeptStore } from "../core/file-kept-store.js";
-import { MemoryKeptStore } from "../core/kept.js";
+import { type KeptStore, type KeptStoreBounds, MemoryKeptStore } from "../core/kept.js";
 import { WEB_PAGES_MAX_BYTES, WEB_PAGES_MAX_COUNT, WEB_PAGES_TTL_MS } from "../core/limits.js";
 import type { Logger } from "../core/logger.js";
 import { cacheDir } from "../core/private-dir.js";
+import { RedisKeptStore } from "../core/redis/kept-store.js";
+import { resolveRedisStoreSettings } from "../core/redis/settings.js";
 import type { ToolSuccess } from "../core/result.js";
 import { createHttpClient, type HttpClientOptions } from "../net/client.js";
 import type { LookupFunction } from "../net/guard.js";
@@ -40,6 +42,7 @@ export interface WebServiceOptions {
   /**
    * Where long reads are kept for their cursors: in memory (long-lived surfaces), or in the
    * private cache directory (`persistent`: the one-shot CLI, whose next process continues).
+   * The shared store (`EVIDENT_SNAPSHOT_STORE`), when configured, takes precedence on every surface.
    */
   readonly pages?: "memory" | "persistent";
   /** Base of a relative `EVIDENT_CACHE_DIR`. */
@@ -68,20 +71,7 @@ export class WebService {
 
   constructor(options: WebServiceOptions) {
     this.#options = options;
-    const bounds = {
-      ttlMs: WEB_PAGES_TTL_MS,
-      maxCount: WEB_PAGES_MAX_COUNT,
-      maxBytes: WEB_PAGES_MAX_BYTES,
-      redo: "read the URL again",
-    };
-    this.#pages = new ReadPages(
-      options.pages === "persistent"
-        ? new FileKeptStore<KeptPage>({
-            ...bounds,
-            dir: cacheDir(options.env, options.cwd ?? process.cwd(), "pages"),
-          })
-        : new MemoryKeptStore<KeptPage>(bounds),
-    );
+    this.#pages = new ReadPages(keptPages(options));
   }
 
   /** Loads the configuration now (startup logging); calls would otherwise load it on first use. */
@@ -210,6 +200,38 @@ export class WebService {
     })();
     return generation.closed;
   }
+}
+
+/**
+ * Where long reads are kept: in the shared store when the environment names one (replicas then
+ * continue each other's cursors; a wrong setting is a `configuration_error`), else in memory or
+ * on disk as the surface asked.
+ */
+function keptPages(options: WebServiceOptions): KeptStore<KeptPage> {
+  const bounds: KeptStoreBounds = {
+    ttlMs: WEB_PAGES_TTL_MS,
+    maxCount: WEB_PAGES_MAX_COUNT,
+    maxBytes: WEB_PAGES_MAX_BYTES,
+    redo: "read the URL again",
+  };
+  const shared = resolveRedisStoreSettings(options.env);
+  if (shared !== undefined) {
+    return new RedisKeptStore<KeptPage>({
+      ...bounds,
+      settings: shared,
+      scope: "pages:",
+      tool: "web_read",
+      consequence: "web_read cannot keep or continue long pages",
+      logger: options.logger,
+    });
+  }
+  if (options.pages === "persistent") {
+    return new FileKeptStore<KeptPage>({
+      ...bounds,
+      dir: cacheDir(options.env, options.cwd ?? process.cwd(), "pages"),
+    });
+  }
+  return new MemoryKeptStore<KeptPage>(bounds);
 }
 
 /** The HTTP client a configuration calls for: its guard switch and proxies. */

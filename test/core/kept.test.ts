@@ -1,6 +1,6 @@
 /**
  * Kept state behind cursors (web_read's long pages): bound to the caller, expiring, bounded, and
- * cursors that cannot be forged, in memory and on disk alike.
+ * cursors that cannot be forged, in memory and on disk alike (the contract: kept.contract.ts).
  */
 import assert from "node:assert/strict";
 import { chmod, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
@@ -8,66 +8,19 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { FileKeptStore } from "../../src/core/file-kept-store.js";
-import { CursorMac, type KeptStore, MemoryKeptStore } from "../../src/core/kept.js";
+import { CursorMac, MemoryKeptStore } from "../../src/core/kept.js";
+import { BOUNDS, keptStoreContract } from "./kept.contract.js";
 
 const base = await mkdtemp(join(tmpdir(), "evident-kept-"));
 after(() => rm(base, { recursive: true, force: true }));
 
-const BOUNDS = { ttlMs: 1_000, maxCount: 2, maxBytes: 1_000_000, redo: "read the URL again" };
 let dirs = 0;
 
-const kinds: Array<[string, (now: () => number) => KeptStore<string>]> = [
-  ["memory", (now) => new MemoryKeptStore<string>({ ...BOUNDS, now })],
-  [
-    "file",
-    (now) =>
-      new FileKeptStore<string>({
-        ...BOUNDS,
-        now,
-        dir: join(base, `store-${dirs++}`),
-      }),
-  ],
-];
-
-for (const [kind, make] of kinds) {
-  describe(`${kind} kept store`, () => {
-    it("gives a value back to its caller only; another caller learns nothing", async () => {
-      const store = make(Date.now);
-      const id = await store.put("alice", "page text", 9);
-      assert.equal(await store.get("alice", id), "page text");
-      await assert.rejects(store.get("bob", id), { code: "cursor_not_found" });
-      await assert.rejects(store.get("alice", "0".repeat(32)), { code: "cursor_not_found" });
-    });
-
-    it("G12: expires a value unused for its time to live as cursor_expired, and says so", async () => {
-      let now = Date.now();
-      const store = make(() => now);
-      const id = await store.put("alice", "old", 3);
-      now += 900;
-      assert.equal(await store.get("alice", id), "old");
-      now += 1_001;
-      await assert.rejects(store.get("alice", id), (error: Error) => {
-        assert.equal((error as { code?: string }).code, "cursor_expired");
-        assert.match(error.message, /timed out; read the URL again/);
-        return true;
-      });
-    });
-
-    it("evicts the least recently used beyond its count bound", async () => {
-      let now = Date.now();
-      const store = make(() => now);
-      const first = await store.put("alice", "1", 1);
-      now += 10;
-      const second = await store.put("alice", "2", 1);
-      now += 10;
-      assert.equal(await store.get("alice", first), "1");
-      now += 10;
-      await store.put("alice", "3", 1);
-      await assert.rejects(store.get("alice", second), { code: "cursor_expired" });
-      assert.equal(await store.get("alice", first), "1");
-    });
-  });
-}
+keptStoreContract("memory", (bounds) => new MemoryKeptStore<string>(bounds));
+keptStoreContract(
+  "file",
+  (bounds) => new FileKeptStore<string>({ ...bounds, dir: join(base, `store-${dirs++}`) }),
+);
 
 describe("file kept store on disk", () => {
   it("keeps its directory private and refuses one writable by others", async () => {

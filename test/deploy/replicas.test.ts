@@ -1,7 +1,8 @@
 /**
  * Two real replicas (`evident mcp --transport http`, the built CLI) sharing one real Redis, behind
- * a real nginx running deploy/nginx.conf (round robin): code_search's paging holds whichever
- * replica answers, and when a replica dies mid-walk. Every process is started and stopped here.
+ * a real nginx running deploy/nginx.conf (round robin): code_search's paging and web_read's long
+ * pages hold whichever replica answers, and code_search's when a replica dies mid-walk. Every
+ * process is started and stopped here.
  */
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
@@ -14,6 +15,7 @@ import { createClient, RESP_TYPES } from "@redis/client";
 import { callerOf } from "../../src/adapters/mcp/http-handler.js";
 import { JSON_HEADERS, legacyHeaders, messagesOf, raw, toolCall } from "../adapters/http-raw.js";
 import { isRunning, treesRemovedAfter } from "../code/helpers.js";
+import { type Loopback, startLoopback } from "../net/loopback.js";
 import {
   adaptNginxSite,
   freePort,
@@ -34,12 +36,18 @@ const FILES = 80;
 const PER_FILE = 25;
 const TOTAL = FILES * PER_FILE;
 const PAGE = 100;
+/** A page web_read returns in several parts at the default envelope budget (40,000 characters). */
+const LONG_PAGE = Array.from(
+  { length: 3_000 },
+  (_, i) => `line ${String(i).padStart(4, "0")} of a page longer than one answer`,
+).join("\n");
 
 const makeTree = treesRemovedAfter(after);
 let tree: string;
 let redis: RedisServer;
 let replicas: Replica[] = [];
 let nginx: Nginx;
+let pageServer: Loopback;
 const pids: number[] = [];
 
 before(async () => {
@@ -51,9 +59,18 @@ before(async () => {
     ).join("\n");
   }
   tree = await makeTree(files);
+  pageServer = await startLoopback((req, res) => {
+    res.setHeader("content-type", "text/plain; charset=utf-8");
+    res.end(req.url === "/long" ? LONG_PAGE : "short");
+  });
   redis = await startRedis();
   pids.push(redis.pid);
-  const env = replicaEnv(redis.url, CURSOR_KEY, TOKEN, [ALICE, BOB]);
+  // The deployed environment, plus what lets web_read reach the loopback page server (the only
+  // variable the deployment does not set; compose.test.ts compares replicaEnv's).
+  const env = {
+    ...replicaEnv(redis.url, CURSOR_KEY, TOKEN, [ALICE, BOB]),
+    EVIDENT_ALLOW_PRIVATE_NETWORK: "true",
+  };
   replicas = await Promise.all([startReplica(tree, env), startReplica(tree, env)]);
   pids.push(...replicas.map((r) => r.pid));
   const port = await freePort();
@@ -72,6 +89,7 @@ after(async () => {
   await nginx?.stop();
   await Promise.all(replicas.map((replica) => replica.stop()));
   await redis?.stop();
+  await pageServer?.close();
   for (const pid of pids) assert.equal(isRunning(pid), false, `process ${pid} left running`);
 });
 
@@ -79,17 +97,18 @@ let nextId = 1;
 /** Calls sent through nginx so far (its access log catches up with this count). */
 let throughNginx = 0;
 
-/** One code_search call as an agent makes it over MCP HTTP: the model-facing text, or the error. */
+/** One tool call as an agent makes it over MCP HTTP: the model-facing text, or the error. */
 async function call(
   url: string,
   args: Record<string, unknown>,
   token = TOKEN,
+  tool = "code_search",
 ): Promise<{ text: string; isError: boolean }> {
   if (url.startsWith(nginx.url)) throughNginx++;
   const response = await raw(url, {
     method: "POST",
     headers: legacyHeaders(token),
-    body: toolCall(nextId++, "code_search", args),
+    body: toolCall(nextId++, tool, args),
   });
   assert.equal(response.status, 200, response.body);
   const [message] = messagesOf(response.body);
@@ -158,6 +177,57 @@ describe("callers across replicas", () => {
     const shared = await call(two.url, { cursor, limit: 5 }, TOKEN);
     assert.equal(JSON.parse(shared.text).error.code, "cursor_not_found");
     assert.deepEqual(indicesOf(await codeSearch(two.url, { cursor, limit: 5 }, ALICE)), [1, 2, 3, 4, 5]);
+  });
+});
+
+// biome-ignore lint/suspicious/noExplicitAny: envelopes are read loosely; their shapes are asserted.
+type Envelope = Record<string, any>;
+
+/** One web_read call: its envelope (an error's too). */
+async function webRead(url: string, args: Record<string, unknown>, token = TOKEN): Promise<Envelope> {
+  return JSON.parse((await call(url, args, token, "web_read")).text) as Envelope;
+}
+
+const pageFetches = () => pageServer.requests.filter((request) => request.url === "/long").length;
+
+/** Reads the long page's parts, each call sent where `route` says; asserts they add up to the page. */
+async function readWhole(route: (part: number) => string, token = TOKEN): Promise<Envelope[]> {
+  const fetched = pageFetches();
+  const parts = [await webRead(route(0), { url: `${pageServer.url}/long` }, token)];
+  while (parts.at(-1)?.cursor !== undefined) {
+    assert.ok(parts.length < 20, "the cursors never end");
+    const part = await webRead(route(parts.length), { cursor: parts.at(-1)?.cursor }, token);
+    assert.equal(part.error, undefined, JSON.stringify(part.error));
+    parts.push(part);
+  }
+  assert.ok(parts.length >= 3, `expected several parts, got ${parts.length}`);
+  const text = parts
+    .map((part) => part.content.map((piece: { text: string }) => piece.text).join(""))
+    .join("");
+  assert.equal(text, LONG_PAGE);
+  // Every later part came from what was kept in Redis: the page was fetched once.
+  assert.equal(pageFetches() - fetched, 1);
+  return parts;
+}
+
+describe("web_read's long pages across replicas", () => {
+  it("G06, A02: a long page read on one replica is continued on the other, part after part, fetched once; another client's token gets cursor_not_found", async () => {
+    const [one, two] = replicas as [Replica, Replica];
+    const parts = await readWhole((part) => (part % 2 === 0 ? one.url : two.url), ALICE);
+    const cursor = parts[0]?.cursor as string;
+    assert.equal((await webRead(two.url, { cursor }, BOB)).error?.code, "cursor_not_found");
+    assert.equal((await webRead(one.url, { cursor }, TOKEN)).error?.code, "cursor_not_found");
+    // The owner can still go back to a part on either replica.
+    assert.deepEqual(await webRead(two.url, { cursor }, ALICE), parts[1]);
+  });
+
+  it("G06, A02: through nginx, the read and its parts alternate between the replicas", async () => {
+    const before = throughNginx;
+    const parts = await readWhole(() => `${nginx.url}/mcp`);
+    const served = (await loggedCalls(throughNginx)).slice(before);
+    assert.equal(served.length, parts.length);
+    for (let i = 1; i < served.length; i++)
+      assert.notEqual(served[i]?.upstream, served[i - 1]?.upstream, `call ${i}`);
   });
 });
 

@@ -8,7 +8,6 @@ import { randomBytes } from "node:crypto";
 import { after, before, describe, it } from "node:test";
 import { createClient, RESP_TYPES } from "@redis/client";
 import { loadMatches, parsedTable } from "../../../src/code/rg/match-table.js";
-import { deriveKeys, resolveRedisStoreSettings } from "../../../src/code/snapshots/redis-store/settings.js";
 import {
   RedisSnapshotStore,
   type RedisSnapshotStoreOptions,
@@ -19,7 +18,8 @@ import {
   selectionSignature,
 } from "../../../src/code/snapshots/store.js";
 import { EvidentError } from "../../../src/core/errors.js";
-import { CURSOR_KEY_MIN_CHARS, SNAPSHOT_BLOCK_MATCHES } from "../../../src/core/limits.js";
+import { SNAPSHOT_BLOCK_MATCHES } from "../../../src/core/limits.js";
+import { deriveKeys, resolveRedisStoreSettings } from "../../../src/core/redis/settings.js";
 import { type RedisServer, startRedis } from "../../servers/services.js";
 import { isRunning, treesRemovedAfter } from "../helpers.js";
 import { ctx, errorCode, makeService, walk } from "../service-helpers.js";
@@ -423,47 +423,6 @@ describe("RedisSnapshotStore when Redis is unreachable", () => {
       await right.close();
     } finally {
       await guarded.stop();
-    }
-  });
-});
-
-describe("shared store settings", () => {
-  const url = "redis://127.0.0.1:6379";
-  const good = "k".repeat(CURSOR_KEY_MIN_CHARS);
-  it("none unless EVIDENT_SNAPSHOT_STORE names a redis:// or rediss:// URL", () => {
-    assert.equal(resolveRedisStoreSettings({}), undefined);
-    assert.equal(resolveRedisStoreSettings({ EVIDENT_SNAPSHOT_STORE: "memory" }), undefined);
-    const settings = resolveRedisStoreSettings({
-      EVIDENT_SNAPSHOT_STORE: "rediss://user:s3cret@cache.internal:6380/2",
-      EVIDENT_CURSOR_KEY: good,
-    });
-    assert.equal(settings?.shownUrl, "rediss://cache.internal:6380/2");
-    assert.equal(settings?.password, "s3cret");
-  });
-
-  it("refuses a bad URL, or a missing, short or padded EVIDENT_CURSOR_KEY, naming the variable", () => {
-    const cases: Array<[Record<string, string>, string]> = [
-      [{ EVIDENT_SNAPSHOT_STORE: "localhost:6379", EVIDENT_CURSOR_KEY: good }, "EVIDENT_SNAPSHOT_STORE"],
-      [
-        { EVIDENT_SNAPSHOT_STORE: "http://127.0.0.1:6379", EVIDENT_CURSOR_KEY: good },
-        "EVIDENT_SNAPSHOT_STORE",
-      ],
-      [{ EVIDENT_SNAPSHOT_STORE: "not a url" }, "EVIDENT_SNAPSHOT_STORE"],
-      [{ EVIDENT_SNAPSHOT_STORE: url }, "EVIDENT_CURSOR_KEY"],
-      [{ EVIDENT_SNAPSHOT_STORE: url, EVIDENT_CURSOR_KEY: "short" }, "EVIDENT_CURSOR_KEY"],
-      [{ EVIDENT_SNAPSHOT_STORE: url, EVIDENT_CURSOR_KEY: `${good}\n` }, "EVIDENT_CURSOR_KEY"],
-      [{ EVIDENT_SNAPSHOT_STORE: url, EVIDENT_CURSOR_KEY: " ".repeat(40) }, "EVIDENT_CURSOR_KEY"],
-    ];
-    for (const [env, variable] of cases) {
-      assert.throws(
-        () => resolveRedisStoreSettings(env),
-        (error: unknown) =>
-          error instanceof EvidentError &&
-          error.code === "configuration_error" &&
-          error.details.key === variable &&
-          error.message.includes(variable),
-        JSON.stringify(env),
-      );
     }
   });
 });

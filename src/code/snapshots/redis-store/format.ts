@@ -105,11 +105,6 @@ export function unseal(key: Buffer, id: string, field: string, value: Buffer): B
   return timingSafeEqual(value.subarray(0, MAC_BYTES), mac(key, id, field, payload)) ? payload : undefined;
 }
 
-/** A caller as stored: a keyed digest, so Redis never holds the caller key (or a credential). */
-export function ownerOf(key: Buffer, caller: string): string {
-  return createHmac("sha256", key).update(`caller\0${caller}`).digest().subarray(0, 16).toString("hex");
-}
-
 export async function encodeSnapshot(key: Buffer, id: string, data: StoredResult): Promise<EncodedSnapshot> {
   if (isAnalysis(data)) {
     // Items are read a page at a time but are small; the whole result is one compressed value.

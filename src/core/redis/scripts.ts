@@ -1,22 +1,23 @@
 /**
- * The shared store's bookkeeping, as Lua scripts so that each step is atomic across replicas:
- * admitting a snapshot (sweeping timed-out ones, evicting the least recently used beyond the
- * count and byte bounds), touching one on use, releasing one, and remembering a selection.
+ * The shared store's bookkeeping (entries.ts), as Lua scripts so that each step is atomic across
+ * replicas: admitting an entry (sweeping timed-out ones, evicting the least recently used beyond
+ * the count and byte bounds), touching one on use, releasing one, and adding a field to one.
  *
- * Keys, under the deployment's namespace N (see settings.ts):
- *   N:index       ZSET  id -> use sequence (least recently used first)
- *   N:meta        HASH  id -> "<last use ms> <stored bytes> <owner>"
- *   N:seq         counter giving the use sequence
- *   N:gone        HASH  id -> "<owner> <reason>" (tombstones: released, evicted, timed out)
- *   N:gone-order  ZSET  id -> sequence, trimmed to the tombstone bound
- *   N:s:<id>      HASH  the snapshot: header, blocks, selections (see format.ts)
- * Times are the replicas' clocks (milliseconds), compared against a 30-minute time to live.
- * Scripts touch the snapshot hashes by name, so the store needs one Redis (or a primary with
+ * Keys, under the deployment's namespace N (see settings.ts) and a scope S of entries (code_search's
+ * snapshots: none; web_read's kept pages: "pages:"):
+ *   N:S index       ZSET  id -> use sequence (least recently used first)
+ *   N:S meta        HASH  id -> "<last use ms> <stored bytes> <owner>"
+ *   N:S seq         counter giving the use sequence
+ *   N:S gone        HASH  id -> "<owner> <reason>" (tombstones: released, evicted, timed out)
+ *   N:S gone-order  ZSET  id -> sequence, trimmed to the tombstone bound
+ *   N:S s:<id>      HASH  the entry: header "h", then what its store adds (blocks, selections)
+ * Times are the replicas' clocks (milliseconds), compared against the scope's time to live.
+ * Scripts touch the entry hashes by name, so the store needs one Redis (or a primary with
  * replicas), not a Redis Cluster.
  */
 
 /**
- * KEYS[1..5] of every script; ARGV[1] is the snapshot key prefix, ARGV[2] the tombstone bound,
+ * KEYS[1..5] of every script; ARGV[1] is the entry key prefix, ARGV[2] the tombstone bound,
  * ARGV[3] how long Redis keeps what no replica touches (the bookkeeping too, so a namespace
  * nobody uses any more, after EVIDENT_CURSOR_KEY changed, goes away by itself).
  */
@@ -51,7 +52,7 @@ end
 
 /**
  * ARGV after the common ones: id, owner, now, ttl, maxCount, maxBytes, size, then field/value
- * pairs. Writes the snapshot, then evicts; the new snapshot itself is never evicted.
+ * pairs. Writes the entry, then evicts; the new entry itself is never evicted.
  */
 export const ADMIT = `${COMMON}
 local id, owner, now, ttl = ARGV[4], ARGV[5], tonumber(ARGV[6]), tonumber(ARGV[7])
@@ -95,7 +96,7 @@ return done('ok')
 
 /**
  * ARGV after the common ones: id, owner, now, ttl. Returns {"ok", header}, {"expired",
- * reason} or {"missing"}; another owner's snapshot is "missing", exactly like an unknown id.
+ * reason} or {"missing"}; another owner's entry is "missing", exactly like an unknown id.
  */
 export const TOUCH = `${COMMON}
 local id, owner, now, ttl = ARGV[4], ARGV[5], tonumber(ARGV[6]), tonumber(ARGV[7])
@@ -126,7 +127,7 @@ redis.call('PEXPIRE', prefix .. id, expiry)
 return done({'ok', header})
 `;
 
-/** ARGV after the common ones: id, owner. Releases the owner's snapshot; others are untouched. */
+/** ARGV after the common ones: id, owner. Releases the owner's entry; others are untouched. */
 export const RELEASE = `${COMMON}
 local id, owner = ARGV[4], ARGV[5]
 local value = redis.call('HGET', meta, id)
@@ -138,10 +139,11 @@ return done('ok')
 `;
 
 /**
- * ARGV after the common ones: id, owner, field, value (empty: read). Stores a selection
- * once, counting its bytes toward the bounds, or reads it; only for the snapshot's owner.
+ * ARGV after the common ones: id, owner, field, value (empty: read). Adds a field (a
+ * snapshot's selection) once, counting its bytes toward the bounds, or reads it; only for the
+ * entry's owner.
  */
-export const SELECTION = `${COMMON}
+export const FIELD = `${COMMON}
 local id, owner, field, stored = ARGV[4], ARGV[5], ARGV[6], ARGV[7]
 local value = redis.call('HGET', meta, id)
 if not value then return done(false) end

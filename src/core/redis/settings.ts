@@ -1,23 +1,28 @@
 /**
- * Which snapshot store the environment asks for. `EVIDENT_SNAPSHOT_STORE=redis://...` (or
- * `rediss://` for TLS) selects the shared Redis store, so that every replica of a server can
- * continue every cursor; it then needs `EVIDENT_CURSOR_KEY`, the secret every replica shares,
- * from which the cursor MAC key, the stored data's MAC key and the key namespace are derived.
- * A bad value refuses to start rather than falling back to a per-process store.
+ * Whether the environment asks for the shared store. `EVIDENT_SNAPSHOT_STORE=redis://...` (or
+ * `rediss://` for TLS) keeps what cursors continue in Redis (code_search's snapshots, web_read's
+ * long pages), so that every replica of a server can continue every cursor; it then needs
+ * `EVIDENT_CURSOR_KEY`, the secret every replica shares, from which the cursor MAC keys, the
+ * stored data's MAC keys and the key namespace are derived. A bad value refuses to start rather
+ * than falling back to a per-process store.
  */
 import { hkdfSync } from "node:crypto";
-import { EvidentError } from "../../../core/errors.js";
-import { CURSOR_KEY_MIN_CHARS } from "../../../core/limits.js";
-import { CURSOR_KEY_BYTES } from "../cursor-codec.js";
+import { EvidentError } from "../errors.js";
+import { KEPT_KEY_BYTES } from "../kept.js";
+import { CURSOR_KEY_MIN_CHARS } from "../limits.js";
 
 export const STORE_VARIABLE = "EVIDENT_SNAPSHOT_STORE";
 export const KEY_VARIABLE = "EVIDENT_CURSOR_KEY";
 
 export interface SharedStoreKeys {
-  /** Signs cursors. */
+  /** Signs code_search's cursors. */
   readonly cursor: Buffer;
   /** Signs stored snapshot data and digests callers. */
   readonly data: Buffer;
+  /** Signs the cursors of kept values (web_read's long pages; core/redis/kept-store.ts). */
+  readonly keptCursor: Buffer;
+  /** Signs kept values and digests their callers. */
+  readonly keptData: Buffer;
   /** Names this deployment's keys in Redis (replicas sharing the secret share it). */
   readonly namespace: string;
 }
@@ -92,8 +97,10 @@ export function deriveKeys(secret: string | Buffer): SharedStoreKeys {
   const derive = (info: string, bytes: number) =>
     Buffer.from(hkdfSync("sha256", secret, "evident shared snapshot store", info, bytes));
   return {
-    cursor: derive("cursor mac", CURSOR_KEY_BYTES),
-    data: derive("data mac", CURSOR_KEY_BYTES),
+    cursor: derive("cursor mac", KEPT_KEY_BYTES),
+    data: derive("data mac", KEPT_KEY_BYTES),
+    keptCursor: derive("kept cursor mac", KEPT_KEY_BYTES),
+    keptData: derive("kept data mac", KEPT_KEY_BYTES),
     namespace: derive("namespace", 8).toString("hex"),
   };
 }
