@@ -11,6 +11,7 @@
  * page files or start details (optionally for chosen files); match cursors continue their bound
  * selection. Partial retention is said in the text and in the data.
  */
+import { setMaxListeners } from "node:events";
 import { anySignal, cancelledError, throwIfAborted, withDeadline } from "../core/abort.js";
 import { EvidentError } from "../core/errors.js";
 import { DETAIL_PAGE_MAX_BYTES, PAGE_FRAME_RESERVE_CHARS } from "../core/limits.js";
@@ -33,6 +34,7 @@ import { Git } from "./git/process.js";
 import { continueSource } from "./inspect/answer.js";
 import { inspect } from "./inspect/inspection.js";
 import { resolveSearchTarget, type SearchTarget } from "./path-policy.js";
+import { ProcessSlots } from "./process/slots.js";
 import { baseData, frameText, isPartial, pageData, pageNotes, shownData } from "./render/answer.js";
 import { type ContextBudget, type ContextUsage, DEFAULT_BUDGET, resolveBudget } from "./render/budget.js";
 import { renderDetailPage } from "./render/detail-page.js";
@@ -106,6 +108,7 @@ export class CodeSearchService {
   readonly #executor: SearchExecutor;
   readonly #syntax: SyntaxLayer;
   readonly #settings: CodeSearchSettings;
+  readonly #slots: ProcessSlots;
   /** Aborts every running call when the service closes. */
   readonly #closing = new AbortController();
   readonly #running = new Set<Promise<unknown>>();
@@ -117,7 +120,10 @@ export class CodeSearchService {
     this.#options = options;
     this.#settings = { ...codeSearchSettings(options.env), ...options.settings };
     this.#store = options.store ?? new MemorySnapshotStore();
-    this.#executor = new SearchExecutor(options);
+    // Every call in flight listens to it; there may be many more than ten.
+    setMaxListeners(0, this.#closing.signal);
+    this.#slots = options.slots ?? new ProcessSlots(this.#settings.maxProcesses);
+    this.#executor = new SearchExecutor({ ...options, slots: this.#slots });
     this.#syntax = new SyntaxLayer({
       env: options.env,
       ...(options.syntaxCache === undefined ? {} : { cache: options.syntaxCache }),
@@ -319,7 +325,7 @@ export class CodeSearchService {
   }
 
   #gitRunner(): Git {
-    this.#git ??= new Git({ env: this.#options.env, onSpawn: this.#options.onProcessSpawn });
+    this.#git ??= new Git({ env: this.#options.env, onSpawn: this.#options.onProcessSpawn, slots: this.#slots });
     return this.#git;
   }
 
@@ -354,6 +360,7 @@ export class CodeSearchService {
         rgPath: await this.#executor.rgPath(),
         retention: this.#options.retention,
         onSpawn: this.#options.onProcessSpawn,
+        slots: this.#slots,
       },
       target,
       spec,
@@ -380,6 +387,7 @@ export class CodeSearchService {
             syntax: this.#syntax,
             signal: context.signal,
             onSpawn: this.#options.onProcessSpawn,
+            slots: this.#slots,
           },
           request,
           target,

@@ -4,6 +4,7 @@
  * Owners import from here; tests import the constants instead of repeating numbers. A limit
  * that is not here does not exist. Sections follow the layer that enforces each limit.
  */
+import { availableParallelism } from "node:os";
 
 // ---------------------------------------------------------------------------------------------
 // Tool inputs shared by every surface (schemas read these).
@@ -85,6 +86,14 @@ export const CODE_CURSOR_MAX_CHARS = 512;
  */
 export const CODE_SEARCH_DEADLINE_MS = 30_000;
 
+/**
+ * Subprocesses (ripgrep, git) one server's code_search runs at once: one per CPU core, at least
+ * two. Each ripgrep searches with every core already, so more at once only slow each other and
+ * the server's own event loop (see docs/ARCHITECTURE.md). More wait their turn, and a call
+ * cancelled while it waits starts none (EVIDENT_CODE_SEARCH_MAX_PROCESSES).
+ */
+export const CODE_SEARCH_MAX_PROCESSES = Math.max(2, availableParallelism());
+
 /** ripgrep JSON protocol: the longest single line accepted. */
 export const RG_MAX_PROTOCOL_LINE_BYTES = 16 * 1024 * 1024;
 /** Captured stderr of an owned subprocess. */
@@ -98,6 +107,8 @@ export const MAX_SOURCE_REVISION_FILES = 50_000;
 export const MAX_CONCURRENT_STATS = 16;
 /** Metadata reads done back to back before yielding to the event loop (about a millisecond). */
 export const STAT_SLICE_FILES = 256;
+/** ...and for at most this long, whatever the count (an uncached inode costs far more). */
+export const STAT_SLICE_MS = 4;
 /**
  * How long a file scope's enumeration counts as fresh. Searches never wait for a scope that has
  * been enumerated once: an older enumeration still serves, and is redone in the background after

@@ -6,8 +6,10 @@
  * memory store's long-lived surfaces also keep a ripgrep started for the next search.
  */
 
+import { ProcessSlots } from "../code/process/slots.js";
 import { codeSearchInputSchema, codeSearchOutputSchema } from "../code/schema.js";
 import type { CodeSearchService } from "../code/service.js";
+import { codeSearchSettings } from "../code/settings.js";
 import { PROGRESS_AFTER_MS, PROGRESS_INTERVAL_MS } from "../core/limits.js";
 import { success } from "../core/result.js";
 import { type ProjectRoot, rootForCall } from "./project-root.js";
@@ -59,11 +61,14 @@ export async function checkSnapshotStore(env: ToolEnvironment): Promise<void> {
 export function createCodeSearchTool(env: ToolEnvironment) {
   // One service per root searched: a surface has one, unless its client changes its roots.
   const services = new Map<string, Promise<CodeSearchService>>();
+  // The surface's bound on the processes its searches run at once, whatever root they search.
+  let slots: ProcessSlots | undefined;
   const load = (root: ProjectRoot) => {
     let service = services.get(root.path);
     if (service !== undefined) return service;
     service = (async () => {
       const { CodeSearchService } = await import("../code/service.js");
+      slots ??= new ProcessSlots(codeSearchSettings(env.env).maxProcesses);
       // A shared store (EVIDENT_SNAPSHOT_STORE) serves every surface; otherwise one-shot
       // surfaces keep snapshots on disk so the next process can continue a cursor.
       const shared = await sharedStore(env);
@@ -81,6 +86,7 @@ export function createCodeSearchTool(env: ToolEnvironment) {
         env: env.env,
         logger: env.logger,
         store,
+        slots,
         // A long-lived surface keeps the next search's ripgrep started; a one-shot run would not use it.
         ...(env.snapshots === "persistent" ? {} : { prestart: {} }),
       });

@@ -40,7 +40,7 @@ const CODE_ALLOWED: Record<string, readonly string[]> = {
   search: ["snapshots", "revisions", "rg", "process", "path-policy", "request"],
   "cursor-pages": ["render", "snapshots", "request"],
   git: ["process"],
-  changes: ["git", "rg", "revisions", "snapshots", "path-policy", "request"],
+  changes: ["git", "rg", "revisions", "snapshots", "process", "path-policy", "request"],
   analysis: [
     "render",
     "snapshots",
@@ -66,6 +66,7 @@ const CODE_ALLOWED: Record<string, readonly string[]> = {
   ],
   inspect: ["syntax", "source", "snapshots", "render", "revisions", "rg", "path-policy", "request", "schema"],
   service: [
+    "process",
     "analysis",
     "changes",
     "git",

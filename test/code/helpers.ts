@@ -130,6 +130,8 @@ export function asSet(snapshot: { matches: readonly ParsedMatch[] }): string[] {
 export interface GatedRipgrep {
   /** An executable for EVIDENT_RG_PATH: it waits at the gate, then becomes the real ripgrep. */
   readonly path: string;
+  /** How many processes have started through it so far (each notes its start before the gate). */
+  starts(): number;
   /**
    * Resolves once a process waits at the gate; it stays there until `pass` lets it through, or
    * until it ends. `close` lets go of the gate without passing it.
@@ -146,13 +148,19 @@ export interface GatedRipgrep {
  */
 export async function gatedRipgrep(dir: string): Promise<GatedRipgrep> {
   const gate = join(dir, "gate");
+  const log = join(dir, "starts");
   const path = join(dir, "rg");
   spawnSync("mkfifo", [gate]);
+  await writeFile(log, "");
   // bash's read -u leaves the script's stdin alone: a ripgrep started ahead reads its pattern there.
-  await writeFile(path, `#!/bin/bash\nread -r -u 3 _ 3< '${gate}'\nexec '${RG}' "$@"\n`);
+  await writeFile(
+    path,
+    `#!/bin/bash\necho "$$" >> '${log}'\nread -r -u 3 _ 3< '${gate}'\nexec '${RG}' "$@"\n`,
+  );
   await chmod(path, 0o755);
   return {
     path,
+    starts: () => readFileSync(log, "utf8").split("\n").filter(Boolean).length,
     async waiting() {
       // Opening for writing returns once a waiting process has opened the gate for reading.
       const writer = await open(gate, "w");

@@ -34,6 +34,7 @@ import { readBlobs } from "../git/objects.js";
 import type { Git } from "../git/process.js";
 import { emptyTree, mergeBase, openRepository, type Repository } from "../git/repository.js";
 import { protectedReason, type SearchTarget } from "../path-policy.js";
+import type { ProcessSlots } from "../process/slots.js";
 import type { ChangeSpec, SearchQuery } from "../request.js";
 import type { Revision } from "../revisions/scan.js";
 import { type PartialReason, type RetentionBounds, runContentSearch } from "../rg/content-search.js";
@@ -55,6 +56,7 @@ export interface ChangeScopeDeps {
   readonly rgPath: string;
   readonly retention?: RetentionBounds | undefined;
   readonly onSpawn?: ((pid: number) => void) | undefined;
+  readonly slots?: ProcessSlots | undefined;
 }
 
 /** Matching lines of a change scope's content, in path order, paths as an ordinary search prints them. */
@@ -341,6 +343,7 @@ class Scope implements ChangeScope {
       signal,
       ...(this.deps.retention === undefined ? {} : { retention: this.deps.retention }),
       ...(this.deps.onSpawn === undefined ? {} : { onSpawn: this.deps.onSpawn }),
+      slots: this.deps.slots,
     });
     const matches = allMatches(run.table).map((m) =>
       layout.external ? { ...m, path: layout.printed(m.path) } : m,

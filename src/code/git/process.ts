@@ -20,6 +20,7 @@ import type { Readable } from "node:stream";
 import { EvidentError } from "../../core/errors.js";
 import { GIT_NO_LAZY_FETCH_SINCE } from "../../core/limits.js";
 import { type ConsumeResult, type OwnedProcessOutcome, startOwnedProcess } from "../process/owned-process.js";
+import type { ProcessSlots } from "../process/slots.js";
 
 /** The overrides every Git command gets (before the command name). */
 const SAFETY_CONFIG: readonly string[] = [
@@ -50,6 +51,8 @@ export interface GitOptions {
   readonly env: Readonly<Record<string, string | undefined>>;
   /** Observes every Git child started (process-table checks in tests). */
   readonly onSpawn?: ((pid: number) => void) | undefined;
+  /** Bounds the processes code_search runs at once (see process/slots.ts). */
+  readonly slots?: ProcessSlots | undefined;
 }
 
 export interface GitRun {
@@ -151,6 +154,7 @@ export class Git {
         env: this.#env,
         input: run.input !== undefined,
         ...(run.signal === undefined ? {} : { signal: run.signal }),
+        ...(this.#options.slots === undefined ? {} : { slots: this.#options.slots }),
       });
     } catch (error) {
       if (error instanceof EvidentError && error.code === "configuration_error") {

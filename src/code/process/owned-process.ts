@@ -16,6 +16,7 @@ import {
   PROCESS_KILL_ESCALATION_MS,
   PROCESS_STDERR_MAX_BYTES,
 } from "../../core/limits.js";
+import type { ProcessSlots } from "./slots.js";
 
 export interface OwnedProcessSpec {
   readonly command: string;
@@ -28,6 +29,8 @@ export interface OwnedProcessSpec {
   readonly onSpawn?: (pid: number) => void;
   /** Give the child a stdin pipe, written by `StartedProcess.run` (see `startOwnedProcess`). */
   readonly input?: boolean;
+  /** Wait for one of these before starting, and hold it until the child has closed. */
+  readonly slots?: ProcessSlots;
 }
 
 export interface OwnedProcessOutcome {
@@ -50,7 +53,6 @@ export async function runOwnedProcess(
   spec: OwnedProcessSpec,
   consume: (stdout: Readable) => Promise<ConsumeResult>,
 ): Promise<OwnedProcessOutcome> {
-  throwIfAborted(spec.signal);
   const started = await startOwnedProcess(spec);
   spec.onSpawn?.(started.pid);
   return started.run(consume, spec.signal === undefined ? {} : { signal: spec.signal });
@@ -71,7 +73,12 @@ export interface StartedProcess {
    */
   run(
     consume: (stdout: Readable) => Promise<ConsumeResult>,
-    options?: { readonly input?: string; readonly signal?: AbortSignal },
+    options?: {
+      readonly input?: string;
+      readonly signal?: AbortSignal;
+      /** A child started without a slot (one waiting for its input) takes one before it is fed. */
+      readonly slots?: ProcessSlots;
+    },
   ): Promise<OwnedProcessOutcome>;
   /** Terminates the child (if it still runs) and resolves once it has closed. */
   discard(): Promise<void>;
@@ -82,10 +89,19 @@ export interface StartedProcess {
 
 /**
  * Starts the child and resolves once it runs. `spec.input` gives it a stdin pipe for `run` to
- * write. Startup errors keep their cause: ENOENT and EACCES are configuration errors.
+ * write. Startup errors keep their cause: ENOENT and EACCES are configuration errors. A spec
+ * whose signal has aborted (before, or while it waited for a slot) starts nothing.
  */
 export async function startOwnedProcess(spec: OwnedProcessSpec): Promise<StartedProcess> {
   const name = basename(spec.command);
+  let release = spec.slots === undefined ? undefined : await spec.slots.acquire(spec.signal);
+  try {
+    // In the same turn as the spawn: a call stopped by now never starts a process.
+    throwIfAborted(spec.signal);
+  } catch (error) {
+    release?.();
+    throw error;
+  }
   const child = spawn(spec.command, [...spec.args], {
     cwd: spec.cwd,
     env: spec.env ?? process.env,
@@ -98,6 +114,7 @@ export async function startOwnedProcess(spec: OwnedProcessSpec): Promise<Started
   const closed = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
     child.once("close", (code, signal) => {
       hasClosed = true;
+      release?.();
       resolve({ code, signal });
     });
   });
@@ -149,6 +166,16 @@ export async function startOwnedProcess(spec: OwnedProcessSpec): Promise<Started
     run: async (consume, options = {}) => {
       claim();
       const { signal, input } = options;
+      if (options.slots !== undefined && release === undefined) {
+        try {
+          release = await options.slots.acquire(signal);
+        } catch (error) {
+          child.stdin?.destroy();
+          await terminate();
+          throw error;
+        }
+        if (hasClosed) release();
+      }
       const onAbort = () => void terminate().catch(() => {});
       signal?.addEventListener("abort", onAbort, { once: true });
       // Cancellation may have arrived while the child was starting.
@@ -211,7 +238,14 @@ async function terminateChild(child: ChildProcess, closed: Promise<unknown>, nam
     timeout = setTimeout(() => resolve("timeout"), PROCESS_CLOSE_TIMEOUT_MS);
   });
   try {
-    const outcome = await Promise.race([closed.then(() => "closed" as const), expired]);
+    let outcome = await Promise.race([closed.then(() => "closed" as const), expired]);
+    // An event loop blocked past the timeout runs its timers before it polls for the child's
+    // exit, and a pipe's closure completes a turn later: give the loop those turns before
+    // calling the child stuck.
+    for (let turn = 0; outcome === "timeout" && turn < 3; turn++) {
+      await new Promise((resolve) => setImmediate(resolve));
+      if (done) outcome = "closed";
+    }
     if (outcome === "timeout") {
       throw new EvidentError(
         "internal_error",

@@ -13,9 +13,11 @@ import {
   MAX_SOURCE_REVISION_FILES,
   SCAN_PENDING_NAMES_MAX,
   STAT_SLICE_FILES,
+  STAT_SLICE_MS,
 } from "../../core/limits.js";
 import { protectedDescendant, type RgTarget } from "../path-policy.js";
 import { runOwnedProcess } from "../process/owned-process.js";
+import type { ProcessSlots } from "../process/slots.js";
 import type { SearchQuery } from "../request.js";
 import { buildFilesArgs } from "../rg/args.js";
 import { LineSplitter } from "../rg/events.js";
@@ -102,6 +104,7 @@ export interface ScanOptions {
   readonly target: RgTarget;
   readonly signal?: AbortSignal;
   readonly onSpawn?: (pid: number) => void;
+  readonly slots?: ProcessSlots | undefined;
   readonly maxFiles?: number;
 }
 
@@ -121,6 +124,7 @@ export async function scanRevisions(options: ScanOptions): Promise<RevisionScan>
       args: buildFilesArgs(options.query, options.target),
       cwd: options.target.cwd,
       ...(options.signal === undefined ? {} : { signal: options.signal }),
+      ...(options.slots === undefined ? {} : { slots: options.slots }),
       ...(options.onSpawn === undefined ? {} : { onSpawn: options.onSpawn }),
     },
     async (stdout) => {
@@ -231,9 +235,13 @@ class RevisionReader {
   #slice(): void {
     this.#scheduled = false;
     const end = Math.min(this.#queue.length, this.#head + STAT_SLICE_FILES);
+    // Uncached inodes on a busy machine cost far more than a few microseconds each: the slice
+    // also ends after STAT_SLICE_MS, so a cancel notice waits for no more than that.
+    const until = performance.now() + STAT_SLICE_MS;
     while (this.#head < end) {
       const name = this.#queue[this.#head++] as string;
       this.onRevision(name, readRevisionSync(pathUnder(this.cwd, name)));
+      if ((this.#head & 15) === 0 && performance.now() > until) break;
     }
     if (this.#head > 4096 && this.#head * 2 > this.#queue.length) {
       this.#queue.splice(0, this.#head);

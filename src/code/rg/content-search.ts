@@ -16,6 +16,7 @@ import {
   type StartedProcess,
   startOwnedProcess,
 } from "../process/owned-process.js";
+import type { ProcessSlots } from "../process/slots.js";
 import { invalid, type SearchQuery } from "../request.js";
 import { buildSearchArgs, patternFitsInput, patternInput } from "./args.js";
 import { type IndexedRun, type PartialReason, type RetentionBounds, RgOutputIndexer } from "./event-index.js";
@@ -48,6 +49,8 @@ export interface ContentSearchOptions {
   readonly signal?: AbortSignal;
   readonly retention?: RetentionBounds;
   readonly onSpawn?: (pid: number) => void;
+  /** Bounds the ripgreps running at once; a started one (below) takes its slot before it runs. */
+  readonly slots?: ProcessSlots | undefined;
   /** Called as matches arrive (progress reporting). */
   readonly onMatches?: (count: number) => void;
   /**
@@ -97,12 +100,11 @@ export async function runContentSearch(options: ContentSearchOptions): Promise<S
     if (!started.alive || !patternFitsInput(options.query.pattern)) await started.discard();
     else {
       const indexer = newIndexer(options);
-      const outcome = await started.run(
-        (stdout) => readStream(stdout, indexer, options.onMatches),
-        signal === undefined
-          ? { input: patternInput(options.query.pattern) }
-          : { input: patternInput(options.query.pattern), signal },
-      );
+      const outcome = await started.run((stdout) => readStream(stdout, indexer, options.onMatches), {
+        input: patternInput(options.query.pattern),
+        ...(signal === undefined ? {} : { signal }),
+        ...(options.slots === undefined ? {} : { slots: options.slots }),
+      });
       const result = interpret(outcome, indexer);
       if (result instanceof EvidentError) throw result;
       return result;
@@ -115,6 +117,7 @@ export async function runContentSearch(options: ContentSearchOptions): Promise<S
       args: buildSearchArgs(options.query, options.target),
       cwd: options.target.cwd,
       ...(signal === undefined ? {} : { signal }),
+      ...(options.slots === undefined ? {} : { slots: options.slots }),
       ...(options.onSpawn === undefined ? {} : { onSpawn: options.onSpawn }),
     },
     (stdout) => readStream(stdout, indexer, options.onMatches),

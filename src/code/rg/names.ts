@@ -7,6 +7,7 @@
 import { EvidentError } from "../../core/errors.js";
 import { protectedDescendant, type RgTarget } from "../path-policy.js";
 import { runOwnedProcess } from "../process/owned-process.js";
+import type { ProcessSlots } from "../process/slots.js";
 import { LineSplitter } from "./events.js";
 
 export interface NamesOptions {
@@ -16,6 +17,7 @@ export interface NamesOptions {
   readonly target: RgTarget;
   readonly signal: AbortSignal;
   readonly onSpawn?: ((pid: number) => void) | undefined;
+  readonly slots?: ProcessSlots | undefined;
 }
 
 export async function listNames(options: NamesOptions): Promise<string[]> {
@@ -27,6 +29,7 @@ export async function listNames(options: NamesOptions): Promise<string[]> {
       args: options.args,
       cwd: options.target.cwd,
       signal: options.signal,
+      ...(options.slots === undefined ? {} : { slots: options.slots }),
       ...(options.onSpawn === undefined ? {} : { onSpawn: options.onSpawn }),
     },
     async (stdout) => {

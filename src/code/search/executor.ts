@@ -8,6 +8,7 @@ import { cancelledError } from "../../core/abort.js";
 import type { Logger } from "../../core/logger.js";
 import type { SearchTarget } from "../path-policy.js";
 import { type PrestartOptions, PrestartSlot } from "../process/prestart.js";
+import type { ProcessSlots } from "../process/slots.js";
 import type { SearchQuery } from "../request.js";
 import { RevisionCache, type RevisionCacheOptions } from "../revisions/cache.js";
 import {
@@ -37,6 +38,8 @@ export interface SearchExecutorOptions {
   readonly revisionCache?: RevisionCacheOptions;
   /** Observes every ripgrep child started (process-table checks in tests, diagnostics). */
   readonly onProcessSpawn?: (pid: number) => void;
+  /** Bounds the ripgreps running at once (see process/slots.ts); unbounded without. */
+  readonly slots?: ProcessSlots;
   /** Keep a ripgrep waiting for the next search of the last one's shape (see prestart.ts). */
   readonly prestart?: PrestartOptions;
 }
@@ -95,6 +98,7 @@ export class SearchExecutor {
       query,
       target: target.rg,
       signal: context.signal,
+      ...(this.#options.slots === undefined ? {} : { slots: this.#options.slots }),
       ...(this.#options.onProcessSpawn === undefined ? {} : { onSpawn: this.#options.onProcessSpawn }),
     };
     const scope = JSON.stringify([target.rg.cwd, buildFilesArgs(query, target.rg)]);
@@ -143,6 +147,7 @@ export class SearchExecutor {
       target: target.rg,
       signal,
       onSpawn: this.#options.onProcessSpawn,
+      slots: this.#options.slots,
     });
   }
 

@@ -17,6 +17,7 @@ import {
   STRUCTURE_PATTERN_CHECKS_MAX,
 } from "../../core/limits.js";
 import type { SearchTarget } from "../path-policy.js";
+import type { ProcessSlots } from "../process/slots.js";
 import type { StructureRequest } from "../request.js";
 import { pathUnder, type Revision } from "../revisions/scan.js";
 import { buildFilesArgs, fileScopeArgs } from "../rg/args.js";
@@ -47,6 +48,7 @@ export interface StructureOptions {
   readonly syntax: SyntaxLayer;
   readonly signal: AbortSignal;
   readonly onSpawn?: ((pid: number) => void) | undefined;
+  readonly slots?: ProcessSlots | undefined;
 }
 
 /** Words of the pattern that every match contains verbatim; metavariables ($A, $$$B) are not. */
@@ -188,6 +190,7 @@ async function listCandidates(
     target: target.rg,
     signal: options.signal,
     onSpawn: options.onSpawn,
+    slots: options.slots,
   });
 }
 

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { describe, it } from "node:test";
 import { runOwnedProcess, startOwnedProcess } from "../../../src/code/process/owned-process.js";
+import { ProcessSlots } from "../../../src/code/process/slots.js";
 import { EvidentError } from "../../../src/core/errors.js";
 import { PROCESS_CLOSE_TIMEOUT_MS, PROCESS_STDERR_MAX_BYTES } from "../../../src/core/limits.js";
 import { isAlive, RG } from "../helpers.js";
@@ -199,6 +200,114 @@ describe("owned process", () => {
     );
     assert.equal(outcome.stopped, true);
     assert.equal(isAlive(outcome.pid), false);
+  });
+
+  it("G11: a spec whose signal has aborted starts no process", async () => {
+    const controller = new AbortController();
+    controller.abort();
+    const spawned: number[] = [];
+    for (const start of [
+      () =>
+        startOwnedProcess({
+          command: RG,
+          args: ["--version"],
+          cwd: process.cwd(),
+          signal: controller.signal,
+        }),
+      () =>
+        runOwnedProcess(
+          {
+            command: RG,
+            args: ["--version"],
+            cwd: process.cwd(),
+            signal: controller.signal,
+            onSpawn: (pid) => spawned.push(pid),
+          },
+          drain,
+        ),
+    ]) {
+      await assert.rejects(
+        start(),
+        (error: unknown) => error instanceof EvidentError && error.code === "cancelled",
+      );
+    }
+    assert.deepEqual(spawned, []);
+  });
+
+  it("G11: a start waits for a slot, holds it until its child has closed, and starts nothing if cancelled while waiting", async () => {
+    const slots = new ProcessSlots(1);
+    const first = await startOwnedProcess({
+      command: node,
+      args: ["-e", "setInterval(() => {}, 1000)"],
+      cwd: process.cwd(),
+      slots,
+    });
+    assert.equal(slots.running, 1);
+    const controller = new AbortController();
+    const spawned: number[] = [];
+    const queued = runOwnedProcess(
+      { command: RG, args: ["--version"], cwd: process.cwd(), slots, signal: controller.signal },
+      drain,
+    );
+    const second = runOwnedProcess(
+      { command: RG, args: ["--version"], cwd: process.cwd(), slots, onSpawn: (pid) => spawned.push(pid) },
+      drain,
+    );
+    assert.equal(slots.waiting, 2);
+    controller.abort();
+    await assert.rejects(
+      queued,
+      (error: unknown) => error instanceof EvidentError && error.code === "cancelled",
+    );
+    assert.deepEqual(spawned, [], "nothing starts while the slot is held");
+    await first.discard();
+    const outcome = await second;
+    assert.equal(outcome.exitCode, 0);
+    assert.deepEqual(spawned, [outcome.pid]);
+    assert.deepEqual([slots.running, slots.waiting], [0, 0]);
+
+    // A child started without a slot (one started ahead) takes one before it is fed its input.
+    const ahead = await startOwnedProcess({ command: "/bin/cat", args: [], cwd: process.cwd(), input: true });
+    const holder = await slots.acquire();
+    const stopped = new AbortController();
+    const feeding = ahead.run(drain, { input: "x", signal: stopped.signal, slots });
+    assert.equal(slots.waiting, 1);
+    stopped.abort();
+    await assert.rejects(
+      feeding,
+      (error: unknown) => error instanceof EvidentError && error.code === "cancelled",
+    );
+    assert.equal(isAlive(ahead.pid), false, "cancelled while it waited for a slot, it was reaped");
+    holder();
+    assert.deepEqual([slots.running, slots.waiting], [0, 0]);
+  });
+
+  it("G11: a child that closed while the event loop was blocked past the close timeout is not reported stuck", async () => {
+    const controller = new AbortController();
+    let pid = -1;
+    const running = runOwnedProcess(
+      {
+        command: node,
+        args: ["-e", "setInterval(() => {}, 1000)"],
+        cwd: process.cwd(),
+        signal: controller.signal,
+        onSpawn: (p) => {
+          pid = p;
+        },
+      },
+      drain,
+    );
+    // Started: spawn resolves before onSpawn, and the consumer is attached in the same turn.
+    while (pid < 0) await new Promise((resolve) => setImmediate(resolve));
+    controller.abort();
+    // The loop is held (a synchronous wait, as a long spawn under load holds it) while the
+    // child dies of its SIGTERM and the close timeout expires.
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, PROCESS_CLOSE_TIMEOUT_MS + 500);
+    await assert.rejects(
+      running,
+      (error: unknown) => error instanceof EvidentError && error.code === "cancelled",
+    );
+    assert.equal(isAlive(pid), false);
   });
 
   it("G11: a child whose pipes outlive it is reported as a failure, not ignored", async () => {
