@@ -54,7 +54,8 @@ export function createHttpHandler(options: HttpHandlerOptions = {}): HttpHandler
   const cwd = process.cwd();
   // An explicit `cwd` is the operator's project directory; otherwise the same rule as `evident mcp`.
   const root = resolveServerRoot({ flag: options.cwd, env, cwd });
-  const registry = createProductRegistry({ cwd: options.cwd ?? cwd, env, logger, root });
+  // Remote callers: code_search stays inside the project root.
+  const registry = createProductRegistry({ cwd: options.cwd ?? cwd, env, logger, root, confined: true });
   const handler = createAdapterHandler({ registry, logger, settings, structured });
   return {
     ...handler,

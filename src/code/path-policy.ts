@@ -1,21 +1,28 @@
 /**
  * Which paths code_search may read. cwd is the default root and explicit absolute or `..`
- * targets may leave it, but `.git` internals, credential stores and the kernel's special file
- * systems are refused: first on the lexically resolved path (so a missing path cannot probe
- * them), then again on the canonical path (so a symlink cannot reach them). A broad scan whose
- * tree contains such areas gets exclusions for them instead of a refusal.
+ * targets may leave it (unless the caller is confined to it: a remote caller), but `.git`
+ * internals, credential stores, system credential files, evident's own configuration and cache,
+ * and the kernel's special file systems are refused: first on the lexically resolved path (so a
+ * missing path cannot probe them), then again on the canonical path (so a symlink cannot reach
+ * them). A broad scan whose tree contains such areas gets exclusions for them instead of a
+ * refusal.
  */
 import { realpathSync, statSync } from "node:fs";
 import { homedir } from "node:os";
-import { dirname, isAbsolute, relative, resolve, sep } from "node:path";
+import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { EvidentError } from "../core/errors.js";
 import { invalid } from "./request.js";
 
-/** Directory or file names that hold credentials wherever they appear (compared case-insensitively). */
+/**
+ * Directory or file names that hold credentials wherever they appear (compared
+ * case-insensitively): cloud and cluster CLIs, package-manager tokens, shell and REPL histories.
+ */
 export const PROTECTED_NAMES = [
   ".git",
   ".ssh",
   ".aws",
+  ".azure",
+  ".oci",
   ".gnupg",
   ".kube",
   ".docker",
@@ -27,12 +34,57 @@ export const PROTECTED_NAMES = [
   ".git-credentials",
   ".pgpass",
   ".vault-token",
+  ".terraform.d",
+  ".terraformrc",
+  ".boto",
+  ".s3cfg",
+  ".databrickscfg",
+  ".my.cnf",
+  ".mylogin.cnf",
+  ".bash_history",
+  ".zsh_history",
+  ".zhistory",
+  ".sh_history",
+  ".python_history",
+  ".node_repl_history",
+  ".psql_history",
+  ".mysql_history",
+  ".sqlite_history",
+  ".rediscli_history",
 ] as const;
 
-/** Multi-component credential stores and browser profiles. */
+/** Multi-component credential stores, browser profiles and evident's own files. */
 export const PROTECTED_SEQUENCES: readonly (readonly string[])[] = [
+  [".config", "evident"],
+  [".cache", "evident"],
   [".config", "gh"],
   [".config", "gcloud"],
+  [".config", "doctl"],
+  [".config", "hcloud"],
+  [".config", "rclone"],
+  [".config", "op"],
+  [".config", "github-copilot"],
+  [".config", "glab-cli"],
+  [".config", "hub"],
+  [".config", "git", "credentials"],
+  [".config", "containers", "auth.json"],
+  [".config", "composer", "auth.json"],
+  [".composer", "auth.json"],
+  [".cargo", "credentials"],
+  [".cargo", "credentials.toml"],
+  [".gem", "credentials"],
+  [".m2", "settings.xml"],
+  [".m2", "settings-security.xml"],
+  [".gradle", "gradle.properties"],
+  [".nuget", "nuget", "nuget.config"],
+  [".config", "nuget", "nuget.config"],
+  [".pulumi", "credentials.json"],
+  [".kaggle", "kaggle.json"],
+  [".huggingface", "token"],
+  [".cache", "huggingface", "token"],
+  [".local", "share", "fish", "fish_history"],
+  [".claude", ".credentials.json"],
+  [".codex", "auth.json"],
   [".config", "google-chrome"],
   [".config", "chromium"],
   [".config", "bravesoftware"],
@@ -58,6 +110,8 @@ const PROTECTED_ENTRIES: readonly (readonly string[])[] = [
  */
 const USUAL_SPELLINGS: readonly (readonly string[])[] = [
   [".config", "BraveSoftware"],
+  [".nuget", "NuGet", "NuGet.Config"],
+  [".config", "NuGet", "NuGet.Config"],
   ["Library", "Keychains"],
   ["Library", "Application Support", "Google", "Chrome"],
   ["Library", "Application Support", "Firefox"],
@@ -132,16 +186,72 @@ function sequenceRemainders(rgCwd: string): (readonly string[])[] {
  * area, in any letter case: the filter applied to ripgrep's output, so that a spelling the
  * case-sensitive globs let through never reaches a listing, a count or a result.
  */
-export function protectedDescendant(rgCwd: string): (name: string) => boolean {
+export function protectedDescendant(target: Pick<RgTarget, "cwd" | "protectedAreas">): (name: string) => boolean {
+  const rgCwd = target.cwd;
   const remainders = sequenceRemainders(rgCwd);
-  if (remainders.length === 0) return (name) => PROTECTED_ANYWHERE.test(name);
+  const areas = target.protectedAreas ?? [];
+  const inAnArea =
+    areas.length === 0
+      ? () => false
+      : (name: string) => {
+          const absolute = isAbsolute(name) ? name : join(rgCwd, name);
+          return areas.some((area) => inArea(area, absolute));
+        };
+  if (remainders.length === 0) return (name) => PROTECTED_ANYWHERE.test(name) || inAnArea(name);
   // Anchored at ripgrep's working directory: only a relative name continues its path.
   const continued = new RegExp(`^(?:\\.${SEP})?(?:${alternation(remainders)})(?:${SEP}|$)`, "i");
-  return (name) => PROTECTED_ANYWHERE.test(name) || continued.test(name);
+  return (name) => PROTECTED_ANYWHERE.test(name) || continued.test(name) || inAnArea(name);
 }
 
 /** Kernel and device file systems: reading them can hang, leak secrets or never end. */
 const SYSTEM_ROOTS = ["/proc", "/sys", "/dev"] as const;
+
+/**
+ * System credential files, readable when the server runs as root. A trailing `*` protects every
+ * path that starts with the rest (`/etc/shadow*` is also its backup `/etc/shadow-`). macOS keeps
+ * /etc under /private, where a canonical path points.
+ */
+const SYSTEM_SECRETS: readonly string[] = [
+  "/etc/shadow*",
+  "/etc/gshadow*",
+  "/etc/sudoers*",
+  "/etc/master.passwd",
+  "/etc/spwd.db",
+  "/etc/security/opasswd",
+  "/etc/ssh/ssh_host_*",
+  "/etc/ssl/private",
+  "/etc/pki/tls/private",
+  "/etc/letsencrypt",
+  "/etc/krb5.keytab",
+].flatMap((path) => [path, `/private${path}`]);
+
+/** Absolute areas refused wherever a scan meets them: system roots and system secrets. */
+const ABSOLUTE_AREAS: readonly string[] = [...SYSTEM_ROOTS, ...SYSTEM_SECRETS];
+
+/** Whether `path` lies in `area` (a path, or a prefix ending in `*`). */
+function inArea(area: string, path: string): boolean {
+  return area.endsWith("*") ? path.startsWith(area.slice(0, -1)) : containsPath(area, path);
+}
+
+/** Whether `area` (see inArea) can have paths inside the tree at `root`. */
+function areaUnder(root: string, area: string): boolean {
+  const base = area.endsWith("*") ? dirname(area) : area;
+  return containsPath(root, base) && base !== root;
+}
+
+/**
+ * What a service adds to the fixed rules. Evident's own configuration and snapshot cache sit
+ * where the environment says, and a remote caller is kept inside the project root.
+ */
+export interface PathRules {
+  /** Absolute paths (files or directories) refused like credential stores, given and canonical. */
+  readonly protectedPaths?: readonly string[];
+  /**
+   * Nothing outside the project root, by lexical or canonical path: explicit absolute or `..`
+   * targets are path_not_allowed (callers over HTTP).
+   */
+  readonly confined?: boolean;
+}
 
 /** Where ripgrep runs and what it is told to search. */
 export interface RgTarget {
@@ -156,6 +266,11 @@ export interface RgTarget {
    * drops every path that `protectedDescendant` finds protected.
    */
   readonly protectedGlobs: readonly string[];
+  /**
+   * Absolute protected areas inside this scan (system secrets, evident's own files; see inArea):
+   * `protectedDescendant` drops what ripgrep prints from them.
+   */
+  readonly protectedAreas?: readonly string[];
   /**
    * Ignore files are not read: the tree holds exactly the files meant to be searched (a change
    * scope's materialized content, see code/changes/).
@@ -175,11 +290,20 @@ export interface SearchTarget {
   readonly rg: RgTarget;
 }
 
-/** Why a path is refused, or undefined when it is allowed. */
-export function protectedReason(absolutePath: string): string | undefined {
+/**
+ * Why a path is refused, or undefined when it is allowed. `extra`: the service's own protected
+ * paths (PathRules.protectedPaths) or areas (RgTarget.protectedAreas).
+ */
+export function protectedReason(absolutePath: string, extra: readonly string[] = []): string | undefined {
   const normalized = resolve(absolutePath);
   for (const root of SYSTEM_ROOTS) {
     if (normalized === root || normalized.startsWith(`${root}/`)) return `${root} is a system area`;
+  }
+  for (const area of SYSTEM_SECRETS) {
+    if (inArea(area, normalized)) return `${area.replace(/\*$/, "")} holds system credentials`;
+  }
+  for (const area of extra) {
+    if (inArea(area, normalized)) return "it holds evident's own configuration, keys or cache";
   }
   const parts = normalized
     .split(sep)
@@ -206,14 +330,21 @@ function refuse(requested: string, reason: string): EvidentError {
 }
 
 /**
- * Resolves the search root. Throws `path_not_allowed` for protected targets and
- * `invalid_arguments` for a path that does not exist.
+ * Resolves the search root. Throws `path_not_allowed` for protected targets (and, when `rules`
+ * confine the caller, for targets outside cwd) and `invalid_arguments` for a path that does not
+ * exist.
  */
-export async function resolveSearchTarget(cwd: string, path: string | undefined): Promise<SearchTarget> {
+export async function resolveSearchTarget(
+  cwd: string,
+  path: string | undefined,
+  rules: PathRules = {},
+): Promise<SearchTarget> {
   const requested = path ?? ".";
   const absolute = resolve(cwd, requested);
-  const lexical = protectedReason(absolute);
+  const extra = rules.protectedPaths ?? [];
+  const lexical = protectedReason(absolute, extra);
   if (lexical !== undefined) throw refuse(requested, lexical);
+  if (rules.confined === true && !containsPath(resolve(cwd), absolute)) throw outside(requested, cwd);
   let canonical: string;
   let isDirectory: boolean;
   try {
@@ -237,9 +368,12 @@ export async function resolveSearchTarget(cwd: string, path: string | undefined)
     if (code === "ELOOP") throw refuse(requested, "it is a symbolic link loop");
     throw invalid("path", `"${requested}" cannot be read (${code ?? "error"}).`);
   }
-  const resolvedReason = protectedReason(canonical);
+  const resolvedReason = protectedReason(canonical, extra);
   if (resolvedReason !== undefined)
     throw refuse(requested, `it resolves to ${canonical}, and ${resolvedReason}`);
+  if (rules.confined === true && !containsPath(canonicalOf(cwd), canonical)) {
+    throw refuse(requested, `it resolves to ${canonical}, outside the project root ${cwd}`);
+  }
 
   const fromCwd = relative(cwd, absolute);
   const inside = fromCwd === "" || (!fromCwd.startsWith("..") && !isAbsolute(fromCwd));
@@ -250,15 +384,45 @@ export async function resolveSearchTarget(cwd: string, path: string | undefined)
   // printed paths are absolute, and for "/" an anchored `/proc` means /proc.
   const system = containsSystemRoot(canonical);
   const home = isDirectory ? canonical : dirname(canonical);
+  // Absolute areas this scan could meet: those below its root, in their canonical spelling.
+  const protectedAreas = isDirectory
+    ? [...ABSOLUTE_AREAS, ...extra].filter((area) => areaUnder(canonical, area))
+    : [];
   const rg: RgTarget =
     inside && !system
       ? {
           cwd,
           root: fromCwd === "" ? "." : fromCwd,
-          protectedGlobs: descendantExclusions(cwd, canonical, false),
+          protectedGlobs: descendantExclusions(cwd, canonical, false, inSpellingOf(cwd, protectedAreas)),
+          protectedAreas: inSpellingOf(cwd, protectedAreas),
         }
-      : { cwd: home, root: canonical, protectedGlobs: descendantExclusions(home, canonical, true) };
+      : {
+          cwd: home,
+          root: canonical,
+          protectedGlobs: descendantExclusions(home, canonical, true, protectedAreas),
+          protectedAreas,
+        };
   return { requested, absolute, canonical, isDirectory, isSubpath: inside && fromCwd !== "", rg };
+}
+
+/** Canonical areas as paths under `dir` as spelled (ripgrep prints names relative to it). */
+function inSpellingOf(dir: string, areas: readonly string[]): readonly string[] {
+  if (areas.length === 0) return areas;
+  const canonical = canonicalOf(dir);
+  return canonical === dir ? areas : areas.map((area) => join(dir, relative(canonical, area)));
+}
+
+function outside(requested: string, cwd: string): EvidentError {
+  return refuse(requested, `it is outside the project root ${cwd}, and this server searches only inside it`);
+}
+
+/** A path's canonical spelling, or the path itself when it cannot be resolved. */
+function canonicalOf(path: string): string {
+  try {
+    return realpathSync.native(path);
+  } catch {
+    return resolve(path);
+  }
 }
 
 /**
@@ -266,15 +430,21 @@ export async function resolveSearchTarget(cwd: string, path: string | undefined)
  * NAME_GLOBS; `protectedDescendant` covers the rest). Names apply at any depth, and so do
  * multi-component stores on an `external` scan (outside the project) or one that contains the
  * home directory; the rest of a sequence that ripgrep's working directory ends partway into, and
- * system roots when the scan contains them, are anchored at that directory.
+ * the absolute `areas` the scan contains (system roots and secrets, evident's own files), are
+ * anchored at that directory.
  */
-export function descendantExclusions(rgCwd: string, canonicalRoot: string, external: boolean): string[] {
+export function descendantExclusions(
+  rgCwd: string,
+  canonicalRoot: string,
+  external: boolean,
+  areas: readonly string[] = ABSOLUTE_AREAS.filter((area) => areaUnder(canonicalRoot, area)),
+): string[] {
   const globs = [...NAME_GLOBS];
   const home = canonicalHome();
   if (external || (home !== undefined && containsPath(canonicalRoot, home))) globs.push(...SEQUENCE_GLOBS);
   for (const remainder of sequenceRemainders(rgCwd)) globs.push(`!/${remainder.join("/")}`);
-  if (rgCwd === "/" && containsSystemRoot(canonicalRoot)) {
-    for (const root of SYSTEM_ROOTS) globs.push(`!${root}`);
+  for (const area of areas) {
+    if (containsPath(rgCwd, area)) globs.push(`!/${relative(rgCwd, area)}`);
   }
   return globs;
 }
@@ -296,10 +466,12 @@ export interface SourceFile {
  * canonical, as for a search root) and `invalid_arguments` for a path that does not exist or is
  * not a file.
  */
-export function resolveSourceFile(cwd: string, path: string): SourceFile {
+export function resolveSourceFile(cwd: string, path: string, rules: PathRules = {}): SourceFile {
   const absolute = resolve(cwd, path);
-  const lexical = protectedReason(absolute);
+  const extra = rules.protectedPaths ?? [];
+  const lexical = protectedReason(absolute, extra);
   if (lexical !== undefined) throw refuse(path, lexical);
+  if (rules.confined === true && !containsPath(resolve(cwd), absolute)) throw outside(path, cwd);
   let canonical: string;
   try {
     canonical = realpathSync.native(absolute);
@@ -311,8 +483,11 @@ export function resolveSourceFile(cwd: string, path: string): SourceFile {
     if (code === "ELOOP") throw refuse(path, "it is a symbolic link loop");
     throw invalid("path", `"${path}" cannot be read (${code ?? "error"}).`);
   }
-  const resolvedReason = protectedReason(canonical);
+  const resolvedReason = protectedReason(canonical, extra);
   if (resolvedReason !== undefined) throw refuse(path, `it resolves to ${canonical}, and ${resolvedReason}`);
+  if (rules.confined === true && !containsPath(canonicalOf(cwd), canonical)) {
+    throw refuse(path, `it resolves to ${canonical}, outside the project root ${cwd}`);
+  }
   const fromCwd = relative(cwd, absolute);
   const inside = fromCwd !== "" && !fromCwd.startsWith("..") && !isAbsolute(fromCwd);
   return { absolute: canonical, display: inside ? fromCwd : absolute };

@@ -33,7 +33,7 @@ import { pageFromCursor } from "./cursor-pages.js";
 import { Git } from "./git/process.js";
 import { continueSource } from "./inspect/answer.js";
 import { inspect } from "./inspect/inspection.js";
-import { resolveSearchTarget, type SearchTarget } from "./path-policy.js";
+import { type PathRules, resolveSearchTarget, type SearchTarget } from "./path-policy.js";
 import { ProcessSlots } from "./process/slots.js";
 import { baseData, frameText, isPartial, pageData, pageNotes, shownData } from "./render/answer.js";
 import { type ContextBudget, type ContextUsage, DEFAULT_BUDGET, resolveBudget } from "./render/budget.js";
@@ -87,6 +87,11 @@ export interface CodeSearchServiceOptions extends SearchExecutorOptions {
   readonly onParse?: (path: string) => void;
   /** Overrides of what the environment sets (see settings.ts). */
   readonly settings?: Partial<CodeSearchSettings>;
+  /**
+   * What the surface adds to the path policy: evident's own files, and confinement to `cwd` for
+   * remote callers (see path-policy.ts).
+   */
+  readonly pathRules?: PathRules;
 }
 
 export interface CallContext {
@@ -196,6 +201,7 @@ export class CodeSearchService {
         return inspect(
           {
             cwd: this.#options.cwd,
+            ...(this.#options.pathRules === undefined ? {} : { pathRules: this.#options.pathRules }),
             store: this.#store,
             syntax: this.#syntax,
             caller: call.caller,
@@ -208,6 +214,7 @@ export class CodeSearchService {
           impactOf(
             {
               cwd: this.#options.cwd,
+              ...(this.#options.pathRules === undefined ? {} : { pathRules: this.#options.pathRules }),
               store: this.#store,
               syntax: this.#syntax,
               git: this.#gitRunner(),
@@ -224,6 +231,7 @@ export class CodeSearchService {
           navigate(
             {
               cwd: this.#options.cwd,
+              ...(this.#options.pathRules === undefined ? {} : { pathRules: this.#options.pathRules }),
               syntax: this.#syntax,
               git: this.#gitRunner(),
               scans: this.#scans(call),
@@ -254,7 +262,7 @@ export class CodeSearchService {
 
   async #anyOf(request: AnyOfRequest, context: RunningCall): Promise<CodeSearchResponse> {
     const cwd = this.#options.cwd;
-    const requested = await resolveSearchTarget(cwd, request.path);
+    const requested = await resolveSearchTarget(cwd, request.path, this.#options.pathRules);
     const at = (target: SearchTarget) => {
       const changes = request.changes;
       if (changes === undefined) {
@@ -288,7 +296,7 @@ export class CodeSearchService {
     let expanded = false;
     if (scanned.items.length === 0 && requested.isSubpath && request.scope === "expand") {
       // An empty subpath is not evidence of absence: search the project root, same filters.
-      target = await resolveSearchTarget(cwd, undefined);
+      target = await resolveSearchTarget(cwd, undefined, this.#options.pathRules);
       scanned = await at(target);
       expanded = true;
     }
@@ -378,7 +386,7 @@ export class CodeSearchService {
     context: RunningCall,
   ): Promise<CodeSearchResponse> {
     const cwd = this.#options.cwd;
-    const requestedTarget = await resolveSearchTarget(cwd, request.path);
+    const requestedTarget = await resolveSearchTarget(cwd, request.path, this.#options.pathRules);
     const at = async (target: SearchTarget, expanded: boolean): Promise<SnapshotData> => {
       if (request.kind === "structure") {
         const run = await structureSearch(
@@ -411,7 +419,7 @@ export class CodeSearchService {
     let snapshot = await at(requestedTarget, false);
     if (snapshot.matches.length === 0 && requestedTarget.isSubpath && request.scope === "expand") {
       // An empty subpath is not evidence of absence: search the project root, same filters.
-      snapshot = await at(await resolveSearchTarget(cwd, undefined), true);
+      snapshot = await at(await resolveSearchTarget(cwd, undefined, this.#options.pathRules), true);
     }
     // Stopped while its last files were re-checked: no answer is built after the stop.
     throwIfAborted(context.signal);

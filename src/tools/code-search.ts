@@ -6,6 +6,8 @@
  * memory store's long-lived surfaces also keep a ripgrep started for the next search.
  */
 
+import { realpathSync } from "node:fs";
+import { dirname, resolve } from "node:path";
 import { ProcessSlots } from "../code/process/slots.js";
 import { codeSearchInputSchema, codeSearchOutputSchema } from "../code/schema.js";
 import type { CodeSearchService } from "../code/service.js";
@@ -58,17 +60,43 @@ export async function checkSnapshotStore(env: ToolEnvironment): Promise<void> {
   }
 }
 
+/**
+ * evident's own files, which code_search refuses like a credential store: the config file's
+ * directory (saved keys) or the file EVIDENT_CONFIG names, and the cache directory that holds
+ * snapshots, kept pages and their MAC keys, as spelled and canonical.
+ */
+async function evidentsOwnPaths(env: ToolEnvironment, cwd: string): Promise<string[]> {
+  const { cacheDir } = await import("../core/private-dir.js");
+  const { configPath } = await import("../config/load.js");
+  const config = configPath(env.env);
+  const paths = [
+    config.explicit ? resolve(cwd, config.path) : dirname(config.path),
+    // The parent of every kind's directory: EVIDENT_CACHE_DIR, or ~/.cache/evident.
+    dirname(cacheDir(env.env, cwd, "code")),
+  ];
+  return paths.flatMap((path) => {
+    try {
+      const canonical = realpathSync.native(path);
+      return canonical === path ? [path] : [path, canonical];
+    } catch {
+      return [path];
+    }
+  });
+}
+
 export function createCodeSearchTool(env: ToolEnvironment) {
   // One service per root searched: a surface has one, unless its client changes its roots.
   const services = new Map<string, Promise<CodeSearchService>>();
   // The surface's bound on the processes its searches run at once, whatever root they search.
   let slots: ProcessSlots | undefined;
+  let protectedPaths: readonly string[] | undefined;
   const load = (root: ProjectRoot) => {
     let service = services.get(root.path);
     if (service !== undefined) return service;
     service = (async () => {
       const { CodeSearchService } = await import("../code/service.js");
       slots ??= new ProcessSlots(codeSearchSettings(env.env).maxProcesses);
+      protectedPaths ??= await evidentsOwnPaths(env, root.path);
       // A shared store (EVIDENT_SNAPSHOT_STORE) serves every surface; otherwise one-shot
       // surfaces keep snapshots on disk so the next process can continue a cursor.
       const shared = await sharedStore(env);
@@ -87,6 +115,7 @@ export function createCodeSearchTool(env: ToolEnvironment) {
         logger: env.logger,
         store,
         slots,
+        pathRules: { protectedPaths, confined: env.confined === true },
         // A long-lived surface keeps the next search's ripgrep started; a one-shot run would not use it.
         ...(env.snapshots === "persistent" ? {} : { prestart: {} }),
       });
@@ -102,7 +131,11 @@ export function createCodeSearchTool(env: ToolEnvironment) {
     outputSchema: codeSearchOutputSchema,
     annotations: { readOnlyHint: true, openWorldHint: false, idempotentHint: false },
     handler: async (input, context) => {
-      const root = rootForCall(env.root ?? { path: env.cwd, origin: "host" }, context.clientRoots);
+      // A remote caller cannot move the root: it searches only where the operator said.
+      const root = rootForCall(
+        env.root ?? { path: env.cwd, origin: "host" },
+        env.confined === true ? undefined : context.clientRoots,
+      );
       const instance = await load(root).catch((error: unknown) => {
         // Not remembered: the next call tries again (and says again what is wrong).
         services.delete(root.path);

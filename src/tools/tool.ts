@@ -76,4 +76,10 @@ export interface ToolEnvironment {
    * or why there is none. Default: `cwd`, which the host states (Pi, the SDK, a shell).
    */
   readonly root?: RootSetting;
+  /**
+   * The surface serves remote callers (MCP over HTTP): code_search searches only inside the
+   * project root, refusing absolute or `..` targets outside it, and ignores client roots.
+   * Local surfaces (stdio, the CLI, the SDK, Pi) may name targets outside the root.
+   */
+  readonly confined?: boolean;
 }

@@ -47,7 +47,7 @@ function listed(cwd: string, root: string, userGlobs: readonly string[], protect
  * without the multi-component globs (`external`), the filter must leave the same files.
  */
 function ours(cwd: string, root: string, userGlobs: readonly string[], external = false) {
-  const isProtected = protectedDescendant(cwd);
+  const isProtected = protectedDescendant({ cwd });
   const globs = descendantExclusions(cwd, realpathSync(resolve(cwd, root)), external);
   return listed(cwd, root, userGlobs, globs).filter((name) => !isProtected(name));
 }

@@ -29,11 +29,12 @@ export interface CliOptions {
   /**
    * Builds the registry; the product passes the real tools, tests their own. `surface` says
    * whether it serves one tool command and exits ("command": state between calls must outlive
-   * the process) or a long-running MCP server ("server").
+   * the process), a long-running MCP server for a local client ("server", stdio) or one for
+   * remote callers ("remote", HTTP: code_search stays inside the project root).
    */
   readonly createRegistry: (
     logger: Logger,
-    surface: "command" | "server",
+    surface: "command" | "server" | "remote",
     /** A server's project root (`--root`, EVIDENT_ROOT, its cwd); tool commands use the shell's cwd. */
     root?: RootSetting,
   ) => ToolRegistry | Promise<ToolRegistry>;
@@ -179,7 +180,7 @@ async function runMcp(
     } catch (error) {
       return fail(io, error);
     }
-    const registry = await options.createRegistry(logger, "server", root);
+    const registry = await options.createRegistry(logger, "remote", root);
     const { startHttpServer } = await import("../mcp/http-server.js");
     const server = await startHttpServer({ registry, logger, settings, structured });
     const info = createStderrLogger({ level: "info", write: (line) => io.stderr.write(line) });

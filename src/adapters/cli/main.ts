@@ -29,6 +29,7 @@ const code = await runCli(
         env: process.env,
         logger,
         snapshots: surface === "command" ? "persistent" : "memory",
+        confined: surface === "remote",
         ...(root === undefined ? {} : { root }),
       }),
   },

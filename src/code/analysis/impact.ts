@@ -17,7 +17,7 @@
  */
 import { EvidentError } from "../../core/errors.js";
 import type { Git } from "../git/process.js";
-import { resolveSourceFile, type SearchTarget } from "../path-policy.js";
+import { type PathRules, resolveSourceFile, type SearchTarget } from "../path-policy.js";
 import { type ImpactRequest, invalid } from "../request.js";
 import { pathUnder, type Revision } from "../revisions/scan.js";
 import { loadMatches, matchAt } from "../rg/match-table.js";
@@ -34,6 +34,8 @@ import { isTestPath, namedTests } from "./test-files.js";
 
 export interface ImpactDeps {
   readonly cwd: string;
+  /** What the service adds to the path policy (see path-policy.ts). */
+  readonly pathRules?: PathRules;
   readonly store: SnapshotStore;
   readonly syntax: SyntaxLayer;
   readonly git: Git;
@@ -58,7 +60,7 @@ interface Target {
 export async function impactOf(deps: ImpactDeps, request: ImpactRequest): Promise<AnalysisDraft> {
   const target = await selectTarget(deps, request);
   const name = target.symbol.name;
-  const root = await navigationRoot(deps.git, deps.cwd, target.document.path, deps.signal);
+  const root = await navigationRoot(deps.git, deps.cwd, target.document.path, deps.signal, deps.pathRules);
   const query = {
     ...request.query,
     pattern: name,
@@ -223,7 +225,7 @@ async function selectTarget(deps: ImpactDeps, request: ImpactRequest): Promise<T
     expected = snapshot.trustedRevisions[match.path];
     line = match.line;
   } else {
-    const resolved = resolveSourceFile(deps.cwd, target.path);
+    const resolved = resolveSourceFile(deps.cwd, target.path, deps.pathRules);
     file = resolved.absolute;
     display = resolved.display;
     if (target.kind === "line") line = target.line;

@@ -10,7 +10,7 @@
  */
 import { EvidentError } from "../../core/errors.js";
 import type { Git } from "../git/process.js";
-import { resolveSourceFile, type SearchTarget } from "../path-policy.js";
+import { type PathRules, resolveSourceFile, type SearchTarget } from "../path-policy.js";
 import type { NavigateRequest } from "../request.js";
 import { pathUnder } from "../revisions/scan.js";
 import { matchAt } from "../rg/match-table.js";
@@ -27,6 +27,8 @@ import { isTestPath, namedTests, sourceSubject } from "./test-files.js";
 
 export interface NavigateDeps {
   readonly cwd: string;
+  /** What the service adds to the path policy (see path-policy.ts). */
+  readonly pathRules?: PathRules;
   readonly syntax: SyntaxLayer;
   readonly git: Git;
   readonly scans: AnalysisScans;
@@ -40,9 +42,9 @@ interface Importers {
 }
 
 export async function navigate(deps: NavigateDeps, request: NavigateRequest): Promise<AnalysisDraft> {
-  const file = resolveSourceFile(deps.cwd, request.path);
+  const file = resolveSourceFile(deps.cwd, request.path, deps.pathRules);
   const document = await startingDocument(file.absolute, file.display, undefined, "path");
-  const root = await navigationRoot(deps.git, deps.cwd, file.absolute, deps.signal);
+  const root = await navigationRoot(deps.git, deps.cwd, file.absolute, deps.signal, deps.pathRules);
   const keyOf = keysUnder(root);
   const table = new TextTable();
   const items: AnalysisItem[] = [];

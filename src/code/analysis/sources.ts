@@ -9,7 +9,7 @@ import { EvidentError } from "../../core/errors.js";
 import { SOURCE_DOCUMENT_MAX_BYTES } from "../../core/limits.js";
 import type { Git } from "../git/process.js";
 import { repositoryRoot } from "../git/repository.js";
-import { resolveSearchTarget, type SearchTarget } from "../path-policy.js";
+import { type PathRules, resolveSearchTarget, type SearchTarget } from "../path-policy.js";
 import { invalid, type SearchQuery } from "../request.js";
 import type { Revision } from "../revisions/scan.js";
 import { readSourceDocument, type SourceDocument } from "../source/document.js";
@@ -41,12 +41,15 @@ export async function navigationRoot(
   cwd: string,
   file: string,
   signal: AbortSignal,
+  rules: PathRules = {},
 ): Promise<SearchTarget> {
   const root = (await repositoryRoot(git, dirname(file), signal)) ?? dirname(file);
   // Named as the project root, or relative to it, when it lies there.
   const fromCwd = relative(canonicalOf(cwd), root);
   const inside = !fromCwd.startsWith("..") && !isAbsolute(fromCwd);
-  return resolveSearchTarget(cwd, !inside ? root : fromCwd === "" ? undefined : fromCwd);
+  // A caller confined to the project root covers no more of an enclosing repository than it.
+  if (!inside && rules.confined === true) return resolveSearchTarget(cwd, undefined, rules);
+  return resolveSearchTarget(cwd, !inside ? root : fromCwd === "" ? undefined : fromCwd, rules);
 }
 
 function canonicalOf(path: string): string {

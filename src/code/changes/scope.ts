@@ -150,7 +150,7 @@ export async function openChangeScope(
   ];
   for (const { changed, path } of candidates) {
     const absolute = join(repository.root, path);
-    if (protectedReason(absolute) !== undefined) continue;
+    if (protectedReason(absolute, target.rg.protectedAreas) !== undefined) continue;
     const key = layout.keyOf(absolute);
     // An untracked symbolic link is left out, as any search leaves links unfollowed.
     if (changed === undefined && !isRegularFile(absolute)) continue;

@@ -10,7 +10,7 @@
  */
 import { EvidentError, toEvidentError } from "../../core/errors.js";
 import { INSPECT_EXCERPT_RADIUS_LINES, SOURCE_DOCUMENT_MAX_BYTES } from "../../core/limits.js";
-import { resolveSourceFile } from "../path-policy.js";
+import { type PathRules, resolveSourceFile } from "../path-policy.js";
 import { type InspectRequest, type InspectTarget, invalid } from "../request.js";
 import { pathUnder, type Revision } from "../revisions/scan.js";
 import { loadMatches, matchAt } from "../rg/match-table.js";
@@ -26,6 +26,8 @@ import type { SourceSpan } from "./place.js";
 
 export interface InspectDeps {
   readonly cwd: string;
+  /** What the service adds to the path policy (see path-policy.ts). */
+  readonly pathRules?: PathRules;
   readonly store: SnapshotStore;
   readonly syntax: SyntaxLayer;
   readonly caller: string;
@@ -153,7 +155,7 @@ function resolveDocument(
     item.line = match.line;
     item.described = `match [${target.index}] ${display}:${match.line}`;
   } else {
-    const file = resolveSourceFile(deps.cwd, target.path);
+    const file = resolveSourceFile(deps.cwd, target.path, deps.pathRules);
     absolute = file.absolute;
     display = file.display;
     expected = undefined;

@@ -114,7 +114,7 @@ export async function scanRevisions(options: ScanOptions): Promise<RevisionScan>
   const reader = new RevisionReader(options.target.cwd, (name, revision) => {
     if (revision !== undefined) revisions.set(name, revision);
   });
-  const isProtected = protectedDescendant(options.target.cwd);
+  const isProtected = protectedDescendant(options.target);
   let enumerated = 0;
   let requested = 0;
   let capped = false;

@@ -129,7 +129,7 @@ export async function runContentSearch(options: ContentSearchOptions): Promise<S
 
 function newIndexer(options: ContentSearchOptions): RgOutputIndexer {
   return new RgOutputIndexer(options.retention ?? DEFAULT_RETENTION, {
-    exclude: protectedDescendant(options.target.cwd),
+    exclude: protectedDescendant(options.target),
   });
 }
 

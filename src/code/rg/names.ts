@@ -22,7 +22,7 @@ export interface NamesOptions {
 
 export async function listNames(options: NamesOptions): Promise<string[]> {
   const names: string[] = [];
-  const isProtected = protectedDescendant(options.target.cwd);
+  const isProtected = protectedDescendant(options.target);
   const outcome = await runOwnedProcess(
     {
       command: options.rgPath,
