@@ -19,11 +19,14 @@ export class Exchange {
   readonly caller: string;
   /** JSON-RPC requests in the body (more than one only in a 2025-03-26 batch). */
   readonly requests: number;
+  /** The HTTP request's own signal: it aborts when the client goes away. */
+  readonly request: AbortSignal;
   readonly #abandon = new AbortController();
 
-  constructor(caller: string, requests: number) {
+  constructor(caller: string, requests: number, request: AbortSignal) {
     this.caller = caller;
     this.requests = requests;
+    this.request = request;
   }
 
   /** Aborts when the exchange is abandoned: it then ends without an answer. */
@@ -37,7 +40,11 @@ export class Exchange {
 }
 
 export interface TrackedCall {
-  /** Aborts when the call is cancelled by a notice or by shutdown. */
+  /**
+   * Aborts when the call is cancelled by a notice or by shutdown, or when its client has gone:
+   * already aborted for a call whose client went away before the call began (the SDK only
+   * hears of a request's abort that comes after it has started serving it).
+   */
   readonly signal: AbortSignal;
   release(): void;
 }
@@ -55,8 +62,17 @@ export class HttpCalls {
 
   begin(exchange: Exchange, requestId: string | number): TrackedCall {
     const call: RunningCall = { exchange, requestId, controller: new AbortController() };
+    const gone = () => call.controller.abort(cancelledError());
+    if (exchange.request.aborted) gone();
+    else exchange.request.addEventListener("abort", gone, { once: true });
     this.#running.add(call);
-    return { signal: call.controller.signal, release: () => this.#running.delete(call) };
+    return {
+      signal: call.controller.signal,
+      release: () => {
+        exchange.request.removeEventListener("abort", gone);
+        this.#running.delete(call);
+      },
+    };
   }
 
   /**

@@ -178,7 +178,7 @@ export function createHttpHandler(options: HttpHandlerOptions): HttpHandlerPhase
         done();
         return admission.finish(refusal);
       }
-      const exchange = new Exchange(admission.caller, countRequests(parsed));
+      const exchange = new Exchange(admission.caller, countRequests(parsed), incoming.signal);
       routeNotices(parsed, admission.caller, calls, logger);
       linked = anySignal([incoming.signal, exchange.abandoned]);
       const request = new Request(`http://localhost${incoming.path}`, {
