@@ -333,7 +333,11 @@ export class CodeSearchService {
   }
 
   #gitRunner(): Git {
-    this.#git ??= new Git({ env: this.#options.env, onSpawn: this.#options.onProcessSpawn, slots: this.#slots });
+    this.#git ??= new Git({
+      env: this.#options.env,
+      onSpawn: this.#options.onProcessSpawn,
+      slots: this.#slots,
+    });
     return this.#git;
   }
 

@@ -16,7 +16,7 @@ import {
   PROCESS_KILL_ESCALATION_MS,
   PROCESS_STDERR_MAX_BYTES,
 } from "../../core/limits.js";
-import type { ProcessSlots } from "./slots.js";
+import type { ProcessSlots, ReleaseSlot } from "./slots.js";
 
 export interface OwnedProcessSpec {
   readonly command: string;
@@ -31,6 +31,8 @@ export interface OwnedProcessSpec {
   readonly input?: boolean;
   /** Wait for one of these before starting, and hold it until the child has closed. */
   readonly slots?: ProcessSlots;
+  /** A slot already taken for this child (instead of `slots`), given back once it has closed. */
+  readonly slot?: ReleaseSlot;
 }
 
 export interface OwnedProcessOutcome {
@@ -76,8 +78,11 @@ export interface StartedProcess {
     options?: {
       readonly input?: string;
       readonly signal?: AbortSignal;
-      /** A child started without a slot (one waiting for its input) takes one before it is fed. */
-      readonly slots?: ProcessSlots;
+      /**
+       * A slot taken for this child, which was started without one (a child waiting for its
+       * input holds none): given back once it has closed.
+       */
+      readonly slot?: ReleaseSlot;
     },
   ): Promise<OwnedProcessOutcome>;
   /** Terminates the child (if it still runs) and resolves once it has closed. */
@@ -94,7 +99,7 @@ export interface StartedProcess {
  */
 export async function startOwnedProcess(spec: OwnedProcessSpec): Promise<StartedProcess> {
   const name = basename(spec.command);
-  let release = spec.slots === undefined ? undefined : await spec.slots.acquire(spec.signal);
+  let release = spec.slot ?? (spec.slots === undefined ? undefined : await spec.slots.acquire(spec.signal));
   try {
     // In the same turn as the spawn: a call stopped by now never starts a process.
     throwIfAborted(spec.signal);
@@ -166,14 +171,8 @@ export async function startOwnedProcess(spec: OwnedProcessSpec): Promise<Started
     run: async (consume, options = {}) => {
       claim();
       const { signal, input } = options;
-      if (options.slots !== undefined && release === undefined) {
-        try {
-          release = await options.slots.acquire(signal);
-        } catch (error) {
-          child.stdin?.destroy();
-          await terminate();
-          throw error;
-        }
+      if (options.slot !== undefined && release === undefined) {
+        release = options.slot;
         if (hasClosed) release();
       }
       const onAbort = () => void terminate().catch(() => {});

@@ -16,7 +16,7 @@ import {
   type StartedProcess,
   startOwnedProcess,
 } from "../process/owned-process.js";
-import type { ProcessSlots } from "../process/slots.js";
+import type { ProcessSlots, ReleaseSlot } from "../process/slots.js";
 import { invalid, type SearchQuery } from "../request.js";
 import { buildSearchArgs, patternFitsInput, patternInput } from "./args.js";
 import { type IndexedRun, type PartialReason, type RetentionBounds, RgOutputIndexer } from "./event-index.js";
@@ -49,8 +49,13 @@ export interface ContentSearchOptions {
   readonly signal?: AbortSignal;
   readonly retention?: RetentionBounds;
   readonly onSpawn?: (pid: number) => void;
-  /** Bounds the ripgreps running at once; a started one (below) takes its slot before it runs. */
+  /** Bounds the ripgreps running at once: ripgrep waits for one of these before it starts... */
   readonly slots?: ProcessSlots | undefined;
+  /**
+   * ...unless the caller took one already (before it took a `started` ripgrep, so that no
+   * started one waits for a slot): held until ripgrep closes, given back however the call ends.
+   */
+  readonly slot?: ReleaseSlot | undefined;
   /** Called as matches arrive (progress reporting). */
   readonly onMatches?: (count: number) => void;
   /**
@@ -93,7 +98,16 @@ export function contentSearchKey(options: ContentSearchStart): string {
 }
 
 export async function runContentSearch(options: ContentSearchOptions): Promise<SearchRun> {
-  const { started, signal } = options;
+  try {
+    return await searchOnce(options);
+  } finally {
+    // Given back by the child's closure already, unless no child was started.
+    options.slot?.();
+  }
+}
+
+async function searchOnce(options: ContentSearchOptions): Promise<SearchRun> {
+  const { started, signal, slot } = options;
   if (started !== undefined) {
     // Referenced again: this call now owns it, and awaits it either way.
     started.ref();
@@ -103,7 +117,7 @@ export async function runContentSearch(options: ContentSearchOptions): Promise<S
       const outcome = await started.run((stdout) => readStream(stdout, indexer, options.onMatches), {
         input: patternInput(options.query.pattern),
         ...(signal === undefined ? {} : { signal }),
-        ...(options.slots === undefined ? {} : { slots: options.slots }),
+        ...(slot === undefined ? {} : { slot }),
       });
       const result = interpret(outcome, indexer);
       if (result instanceof EvidentError) throw result;
@@ -117,7 +131,7 @@ export async function runContentSearch(options: ContentSearchOptions): Promise<S
       args: buildSearchArgs(options.query, options.target),
       cwd: options.target.cwd,
       ...(signal === undefined ? {} : { signal }),
-      ...(options.slots === undefined ? {} : { slots: options.slots }),
+      ...(slot !== undefined ? { slot } : options.slots === undefined ? {} : { slots: options.slots }),
       ...(options.onSpawn === undefined ? {} : { onSpawn: options.onSpawn }),
     },
     (stdout) => readStream(stdout, indexer, options.onMatches),

@@ -7,6 +7,7 @@
 import { cancelledError } from "../../core/abort.js";
 import type { Logger } from "../../core/logger.js";
 import type { SearchTarget } from "../path-policy.js";
+import type { StartedProcess } from "../process/owned-process.js";
 import { type PrestartOptions, PrestartSlot } from "../process/prestart.js";
 import type { ProcessSlots } from "../process/slots.js";
 import type { SearchQuery } from "../request.js";
@@ -113,7 +114,16 @@ export class SearchExecutor {
       else if (state === "stale") context.followUp.due.set(scope, common);
     }
     const key = this.#prestart === undefined ? undefined : contentSearchKey(common);
-    const started = key === undefined ? undefined : await this.#prestart?.take(key, target.rg.cwd);
+    // The slot first: a ripgrep started ahead is taken only when it can run at once, so none
+    // waits, started, for its turn (and a call cancelled meanwhile leaves it for the next).
+    const slot = key === undefined ? undefined : await this.#options.slots?.acquire(context.signal);
+    let started: StartedProcess | undefined;
+    try {
+      started = key === undefined ? undefined : await this.#prestart?.take(key, target.rg.cwd);
+    } catch (error) {
+      slot?.();
+      throw error;
+    }
     if (key !== undefined) context.followUp.next = { key, start: common };
     const start = this.#revisions.begin();
     const run = await runContentSearch({
@@ -121,6 +131,7 @@ export class SearchExecutor {
       retention: this.#options.retention ?? DEFAULT_RETENTION,
       ...(context.onMatches === undefined ? {} : { onMatches: context.onMatches }),
       ...(started === undefined ? {} : { started }),
+      ...(slot === undefined ? {} : { slot }),
     });
     // A file's matches arrive together: its name once per run, in first-seen order.
     const keys = new Set(run.runs.map((r) => r.key));

@@ -11,8 +11,14 @@ describe("process slots", () => {
     const a = await slots.acquire();
     const b = await slots.acquire();
     const order: string[] = [];
-    const c = slots.acquire().then((release) => (order.push("c"), release));
-    const d = slots.acquire().then((release) => (order.push("d"), release));
+    const c = slots.acquire().then((release) => {
+      order.push("c");
+      return release;
+    });
+    const d = slots.acquire().then((release) => {
+      order.push("d");
+      return release;
+    });
     assert.deepEqual([slots.running, slots.waiting], [2, 2]);
     a();
     a(); // a second release of the same slot frees nothing more
