@@ -186,7 +186,9 @@ function sequenceRemainders(rgCwd: string): (readonly string[])[] {
  * area, in any letter case: the filter applied to ripgrep's output, so that a spelling the
  * case-sensitive globs let through never reaches a listing, a count or a result.
  */
-export function protectedDescendant(target: Pick<RgTarget, "cwd" | "protectedAreas">): (name: string) => boolean {
+export function protectedDescendant(
+  target: Pick<RgTarget, "cwd" | "protectedAreas">,
+): (name: string) => boolean {
   const rgCwd = target.cwd;
   const remainders = sequenceRemainders(rgCwd);
   const areas = target.protectedAreas ?? [];
@@ -388,13 +390,14 @@ export async function resolveSearchTarget(
   const protectedAreas = isDirectory
     ? [...ABSOLUTE_AREAS, ...extra].filter((area) => areaUnder(canonical, area))
     : [];
+  const spelledAreas = inSpellingOf(absolute, canonical, protectedAreas);
   const rg: RgTarget =
     inside && !system
       ? {
           cwd,
           root: fromCwd === "" ? "." : fromCwd,
-          protectedGlobs: descendantExclusions(cwd, canonical, false, inSpellingOf(cwd, protectedAreas)),
-          protectedAreas: inSpellingOf(cwd, protectedAreas),
+          protectedGlobs: descendantExclusions(cwd, canonical, false, spelledAreas),
+          protectedAreas: spelledAreas,
         }
       : {
           cwd: home,
@@ -405,11 +408,12 @@ export async function resolveSearchTarget(
   return { requested, absolute, canonical, isDirectory, isSubpath: inside && fromCwd !== "", rg };
 }
 
-/** Canonical areas as paths under `dir` as spelled (ripgrep prints names relative to it). */
-function inSpellingOf(dir: string, areas: readonly string[]): readonly string[] {
-  if (areas.length === 0) return areas;
-  const canonical = canonicalOf(dir);
-  return canonical === dir ? areas : areas.map((area) => join(dir, relative(canonical, area)));
+/**
+ * Areas below the canonical root, spelled as ripgrep prints paths beneath the root as requested
+ * (`spelled`): the root itself may be reached through a symlink, which ripgrep does not resolve.
+ */
+function inSpellingOf(spelled: string, canonical: string, areas: readonly string[]): readonly string[] {
+  return spelled === canonical ? areas : areas.map((area) => join(spelled, relative(canonical, area)));
 }
 
 function outside(requested: string, cwd: string): EvidentError {
