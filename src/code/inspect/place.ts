@@ -64,7 +64,7 @@ export function placeSpans(spans: readonly SourceSpan[], budget: number, redact:
       const line = lineAt(document, position);
       const end = Math.min(lineEnd(document, line), range.endByte);
       const piece = document.bytes.subarray(position, end);
-      const content = show(piece, redact);
+      const content = show(piece, redact, raw[raw.length - 1]);
       const rendered = `${line}\t${content}\n`;
       const size = Buffer.byteLength(rendered);
       if (used + spanBytes + size <= budget) {
@@ -117,10 +117,10 @@ function fragmentHeader(span: SourceSpan, shownEnd: number): string {
 }
 
 /** A piece of a line as shown: its line feed dropped (the renderer ends every line). */
-function show(piece: Buffer, redact: boolean): string {
+function show(piece: Buffer, redact: boolean, previous?: string): string {
   const end = piece.length > 0 && piece[piece.length - 1] === 0x0a ? piece.length - 1 : piece.length;
   const text = piece.subarray(0, end).toString("utf8");
-  return redact ? redactText(text).text : text;
+  return redact ? redactText(text, previous).text : text;
 }
 
 /** `lines a-b` of a span, for notes. */

@@ -109,14 +109,20 @@ export async function renderDetailPage(options: DetailOptions): Promise<DetailPa
     const newFile = match.path !== currentKey;
     if (newFile) block.push(fileHeader(match, historical ? "current" : status));
     let printed = newFile ? 0 : lastPrinted;
-    const rendered = renderMatch(match, index + 1, options.redact, snapshot.structure?.nodes[index]);
+    const rendered = renderMatch(
+      match,
+      index + 1,
+      options.redact,
+      snapshot.structure?.nodes[index],
+      lines?.[match.line - 2],
+    );
 
     const nearby =
       lines === undefined ? undefined : nearbyMatchLines(snapshot.matches, index, options.context, lineAt);
     const isMatchLine = (line: number) => nearby?.has(line) === true;
     const contextLine = (line: number) => {
       if (line > printed + 1 && printed > 0) block.push("    …");
-      block.push(`    ${line}-  ${clip(lines?.[line - 1] ?? "", options.redact)}`);
+      block.push(`    ${line}-  ${clip(lines?.[line - 1] ?? "", options.redact, lines?.[line - 2])}`);
       printed = line;
     };
     if (lines !== undefined) {
@@ -219,18 +225,22 @@ export interface RenderedMatch {
   readonly shown: ShownMatch;
 }
 
-/** One matching line: `[index] line:col,col  text`, excerpted around occurrences when long. */
+/**
+ * One matching line: `[index] line:col,col  text`, excerpted around occurrences when long.
+ * `previous`, the file's line before it when known, helps redaction (see redact.ts).
+ */
 export function renderMatch(
   match: SnapshotMatch,
   index: number,
   redact: boolean,
   node?: StructureNode,
+  previous?: string,
 ): RenderedMatch {
   const displayed = match.occurrences.slice(0, MAX_DISPLAYED_OCCURRENCES);
   const omitted = match.occurrences.length - displayed.length;
   const excerpt = match.text.length > LONG_LINE_CHARS;
   let body = excerpt ? excerptLine(match.text, displayed) : match.text;
-  if (redact) body = redactText(body).text;
+  if (redact) body = redactText(body, previous).text;
   const columns = displayed.map((o) => o.startColumn + 1).join(",");
   const notes: string[] = [];
   if (omitted > 0) notes.push(`+${omitted} more ranges on this line`);
@@ -299,7 +309,7 @@ function surrogateSafe(text: string, start: number, end: number): [number, numbe
   return [s, e];
 }
 
-function clip(line: string, redact: boolean): string {
+function clip(line: string, redact: boolean, previous: string | undefined): string {
   const body = line.length > LONG_LINE_CHARS ? `${line.slice(0, LONG_LINE_CHARS)}…` : line;
-  return redact ? redactText(body).text : body;
+  return redact ? redactText(body, previous).text : body;
 }
