@@ -1,8 +1,10 @@
 import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
 import { describe, it } from "node:test";
 import fc from "fast-check";
+import type { CodeSearchResponse, CodeSearchService } from "../../src/code/service.js";
 import { DETAIL_PAGE_MAX_BYTES } from "../../src/core/limits.js";
-import { makeTree, removeTree } from "./helpers.js";
+import { makeTree, RG, removeTree } from "./helpers.js";
 import { ctx, makeService, walk } from "./service-helpers.js";
 
 /** A random tree: per file, which of its lines match. */
@@ -14,11 +16,50 @@ const treeArbitrary = fc.array(fc.array(fc.boolean(), { minLength: 1, maxLength:
 function materialize(shape: boolean[][]): Record<string, string> {
   const files: Record<string, string> = {};
   shape.forEach((lines, i) => {
+    // The match moves along the line, so its column is evidence too.
     files[`d${i % 3}/file-${i}.txt`] = lines
-      .map((hit, j) => (hit ? `x needle ${j}` : `plain ${j}`))
+      .map((hit, j) => (hit ? `${"x".repeat((i + j) % 7)} needle ${j}` : `plain ${j}`))
       .join("\n");
   });
   return files;
+}
+
+/** `path:line:column` of every match ripgrep itself reports, in path then line order. */
+function ripgrepMatches(root: string): string[] {
+  const run = spawnSync(RG, ["--json", "--no-config", "--sort", "path", "needle", "."], {
+    cwd: root,
+    encoding: "utf8",
+  });
+  const found: string[] = [];
+  for (const line of run.stdout.split("\n")) {
+    if (line === "") continue;
+    const event = JSON.parse(line) as {
+      type: string;
+      data: { path?: { text: string }; line_number?: number; submatches?: { start: number }[] };
+    };
+    if (event.type !== "match") continue;
+    const path = (event.data.path?.text ?? "").replace(/^\.\//, "");
+    found.push(`${path}:${event.data.line_number}:${(event.data.submatches?.[0]?.start ?? -1) + 1}`);
+  }
+  return found;
+}
+
+/** Index and `path:line:column` of every match shown while walking the cursors from `first`. */
+async function walkedMatches(
+  service: CodeSearchService,
+  first: CodeSearchResponse,
+  input: Record<string, unknown>,
+): Promise<{ index: number; place: string }[]> {
+  const shown: { index: number; place: string }[] = [];
+  let page = first;
+  for (let guard = 0; guard < 10_000; guard++) {
+    for (const m of page.data.matches ?? []) {
+      shown.push({ index: m.index, place: `${m.path}:${m.line}:${m.ranges[0]?.startColumn}` });
+    }
+    if (page.data.cursorKind !== "matches" || page.data.cursor === undefined) return shown;
+    page = await service.run({ cursor: page.data.cursor, ...input }, ctx());
+  }
+  throw new Error("cursor walk does not end");
 }
 
 describe("pagination (property-based)", () => {
@@ -38,10 +79,15 @@ describe("pagination (property-based)", () => {
               assert.equal(first.data.view, "empty");
               return;
             }
-            const indices = await walk(service, first, { limit, context });
+            // Every match ripgrep reports, each once, at its place, in path then line order.
+            const shown = await walkedMatches(service, first, { limit, context });
             assert.deepEqual(
-              indices,
+              shown.map((m) => m.index),
               Array.from({ length: total }, (_, i) => i + 1),
+            );
+            assert.deepEqual(
+              shown.map((m) => m.place),
+              ripgrepMatches(root),
             );
           } finally {
             await removeTree(root);

@@ -13,7 +13,7 @@ import {
 import { silentLogger } from "../../src/core/logger.js";
 import { createCodeSearchTool } from "../../src/tools/code-search.js";
 import { ToolRegistry } from "../../src/tools/registry.js";
-import { makeTree, RG, removeTree } from "./helpers.js";
+import { makeTree, processesIn, RG, removeTree } from "./helpers.js";
 import { errorCode } from "./service-helpers.js";
 
 describe("code_search tool", () => {
@@ -132,14 +132,32 @@ describe("code_search tool", () => {
     });
   }
 
-  it("close releases the service's snapshots and can run twice", async () => {
-    const local = createCodeSearchTool({ cwd: root, env: process.env, logger: silentLogger });
-    await local.close?.();
-    await local.handler(
-      { pattern: "needle" },
-      { signal: new AbortController().signal, progress: () => {}, logger: silentLogger, caller: "x" },
-    );
-    await local.close?.();
+  it("close releases the service's snapshots and its waiting ripgrep, and can run twice", async () => {
+    const tree = await makeTree({ "a.txt": "needle\n", "b.txt": "needle\n", "c.txt": "needle\n" });
+    const local = createCodeSearchTool({ cwd: tree, env: process.env, logger: silentLogger });
+    const call = (input: Record<string, unknown>) =>
+      local.handler(input as never, {
+        signal: new AbortController().signal,
+        progress: () => {},
+        logger: silentLogger,
+        caller: "x",
+      });
+    try {
+      const first = await call({ pattern: "needle", limit: 1, mode: "matches" });
+      const cursor = (first.data as { cursor?: string }).cursor;
+      assert.ok(cursor !== undefined);
+      // Its snapshot is there before close: the cursor continues.
+      assert.equal(((await call({ cursor })).data as { shownFrom: number }).shownFrom, 2);
+      await local.close?.();
+      assert.deepEqual(await processesIn(tree), [], "the ripgrep kept for the next search is gone");
+      // A later call gets a new service; the closed one's snapshots are not found.
+      assert.match(await errorCode(call({ cursor })), /^cursor_/);
+      await local.close?.();
+      await local.close?.();
+      assert.deepEqual(await processesIn(tree), []);
+    } finally {
+      await removeTree(tree);
+    }
   });
 });
 
