@@ -13,6 +13,7 @@ import { CursorMac, type KeptStoreBounds } from "../../src/core/kept.js";
 import { RedisKeptStore, type RedisKeptStoreOptions } from "../../src/core/redis/kept-store.js";
 import { deriveKeys, resolveRedisStoreSettings } from "../../src/core/redis/settings.js";
 import { isRunning } from "../code/helpers.js";
+import { errorCodeOf } from "../code/snapshots/store.contract.js";
 import { type RedisServer, startRedis } from "../servers/services.js";
 import { BOUNDS, keptStoreContract } from "./kept.contract.js";
 
@@ -59,16 +60,6 @@ function replica<T = string>(key: string, bounds: KeptStoreBounds = BOUNDS): Red
   return storeOn<T>(redis.url, key, bounds);
 }
 
-async function codeOf(work: () => Promise<unknown>): Promise<string> {
-  try {
-    await work();
-    return "no error";
-  } catch (error) {
-    if (error instanceof EvidentError) return error.code;
-    throw error;
-  }
-}
-
 async function errorOf(work: () => Promise<unknown>): Promise<EvidentError> {
   try {
     await work();
@@ -98,7 +89,7 @@ describe("redis kept store, shared by replicas", () => {
     const cursor = new CursorMac(one.key(), 0x57, "x").encode({ id, offset: 7 });
     assert.deepEqual(new CursorMac(two.key(), 0x57, "x").decode(cursor), { id, offset: 7 });
     assert.equal(await two.get("http:alice", id), "the long page");
-    assert.equal(await codeOf(() => two.get("http:bob", id)), "cursor_not_found");
+    assert.equal(await errorCodeOf(() => two.get("http:bob", id)), "cursor_not_found");
     // The key is not the snapshot cursors' key, nor any other deployment's.
     assert.notDeepEqual(one.key(), deriveKeys(key).cursor);
     const other = replica(secret());
@@ -112,7 +103,7 @@ describe("redis kept store, shared by replicas", () => {
       },
     );
     // Another deployment's key names other Redis keys: the value is not found there.
-    assert.equal(await codeOf(() => other.get("http:alice", id)), "cursor_not_found");
+    assert.equal(await errorCodeOf(() => other.get("http:alice", id)), "cursor_not_found");
   });
 
   it("G12: the count bound and the time to live hold across replicas, least recently used evicted first", async () => {
@@ -128,10 +119,10 @@ describe("redis kept store, shared by replicas", () => {
     assert.equal(await two.get("a", first), "1");
     now += 10;
     await one.put("a", "3", 1);
-    assert.equal(await codeOf(() => one.get("a", second)), "cursor_expired");
+    assert.equal(await errorCodeOf(() => one.get("a", second)), "cursor_expired");
     assert.equal(await one.get("a", first), "1");
     now += BOUNDS.ttlMs + 1;
-    assert.equal(await codeOf(() => two.get("a", first)), "cursor_expired");
+    assert.equal(await errorCodeOf(() => two.get("a", first)), "cursor_expired");
   });
 
   it("stores callers only as keyed digests and values under a MAC; an edited value is cursor_expired, never other content", async () => {
@@ -168,7 +159,7 @@ describe("redis kept store, shared by replicas", () => {
       const a = await store.put("x", "value a", 7);
       const b = await store.put("x", "value b", 7);
       await binary.hSet(`${namespace}s:${b}`, "h", (await binary.hGet(`${namespace}s:${a}`, "h")) as Buffer);
-      assert.equal(await codeOf(() => store.get("x", b)), "cursor_expired");
+      assert.equal(await errorCodeOf(() => store.get("x", b)), "cursor_expired");
       assert.equal(await store.get("x", a), "value a");
     } finally {
       await client.close();
@@ -183,7 +174,7 @@ describe("redis kept store, shared by replicas", () => {
     await other.put("a", "other value", 11);
     // Each scope has its own count bound: neither evicted the other's value, nor sees it.
     assert.equal(await pages.get("a", id), "page");
-    assert.equal(await codeOf(() => other.get("a", id)), "cursor_not_found");
+    assert.equal(await errorCodeOf(() => other.get("a", id)), "cursor_not_found");
     const client = await rawClient();
     try {
       const namespace = `evident:${deriveKeys(key).namespace}:`;
@@ -220,7 +211,7 @@ describe("redis kept store when Redis is unreachable", () => {
       // before is gone with Redis's data (not found), and nothing was kept in memory meanwhile.
       const back = await startRedis(own.port);
       try {
-        assert.equal(await codeOf(() => store.get("a", id)), "cursor_not_found");
+        assert.equal(await errorCodeOf(() => store.get("a", id)), "cursor_not_found");
         const fresh = await store.put("a", "fresh", 5);
         assert.equal(
           await replica<string>(key)

@@ -63,11 +63,6 @@ export class RedisKeptStore<T> implements KeptStore<T> {
     });
   }
 
-  /** Connects (if not yet) and checks that Redis answers. */
-  async check(): Promise<void> {
-    await this.#entries.check();
-  }
-
   /** Counts what Redis stores (the value and its MAC), not the caller's estimate. */
   async put(caller: string, value: T, _bytes: number): Promise<string> {
     const id = randomBytes(KEPT_ID_BYTES).toString("hex");
