@@ -258,7 +258,7 @@ async function main(): Promise<void> {
       groups.push(alternation(chosen.slice(t, t + ANYOF_GROUP_TERMS)));
     rows.push(
       await compare(
-        `  the same ${groups.length} group scans as bare rg --json (${ANYOF_CONCURRENT_GROUPS} at once) vs rg -F -e ...`,
+        `  its ${groups.length} candidate scan${groups.length === 1 ? "" : "s"} as bare rg --json (at most ${ANYOF_CONCURRENT_GROUPS} at once) vs rg -F -e ...`,
         () =>
           base.ask({
             concurrency: ANYOF_CONCURRENT_GROUPS,
