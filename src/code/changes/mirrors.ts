@@ -2,8 +2,8 @@
  * Materialized change scopes, kept between calls. Writing a few hundred changed files to a
  * temporary tree costs far more than searching them (bench/analysis), and agents ask several
  * questions of the same changes in a row; so a tree is kept under the digest of exactly what it
- * holds (each file's path and content id, and how its changed ranges were derived), and a later
- * call whose scope has the same digest searches it without writing anything. A tree is never
+ * holds (each file's path and content id; changed lines are fetched per call, not kept), and a
+ * later call whose scope has the same digest searches it without writing anything. A tree is never
  * changed once built, so a call searching it cannot see another call's files.
  *
  * At most CHANGES_MIRRORS_KEPT trees are kept; beyond that the least recently used one that no
