@@ -111,4 +111,35 @@ describe("direct reader main content", () => {
     assert.ok(!text.includes("Warum Dörfer beim Breitband warten"), text);
     assert.ok(text.includes("Fördermittel des Landes"), text);
   });
+
+  it("puts back the lead that sits in the article's header, once, above the body", async () => {
+    const outcome = await readHtml(fixture("news-lead.html"), "https://nordkurier.example/fernwaerme");
+    const text = (outcome.content[0] as { text: string }).text;
+    const lead = "Rund 12.000 Haushalte zahlen ab Januar weniger für ihre Heizung";
+    assert.ok(text.startsWith(lead), text);
+    assert.equal(text.split(lead).length, 2, text);
+    assert.ok(text.includes("Der Aufsichtsrat der Stadtwerke hat die neuen Preise"), text);
+    assert.ok(!text.includes("Lokales"), text);
+  });
+
+  it("takes no block named summary below the article's first long paragraph as its lead", async () => {
+    const paragraph =
+      "Die Kreisverwaltung hat am Dienstag den Entwurf für den Nahverkehrsplan vorgestellt, der bis 2030 gelten soll und mehr Busse am Abend vorsieht. Die Gemeinden können bis Ende Januar Stellung nehmen, danach entscheidet der Kreistag.";
+    const body = `<p>${paragraph}</p>`.repeat(4);
+    const html = `<html><body><article><h1>Nahverkehrsplan</h1>${body}</article><div class="comment-list"><p class="entry-summary">Ein anderer Beitrag aus dem Archiv, der nur als Vorschau neben dem Artikel steht und nichts mit ihm zu tun hat.</p></div></body></html>`;
+    const text = ((await readHtml(html, "https://kreis.example/plan")).content[0] as { text: string }).text;
+    assert.ok(!text.includes("Ein anderer Beitrag aus dem Archiv"), text);
+  });
+
+  it("leaves out a paragraph that is only a link to another article", async () => {
+    const body =
+      "<p>Die Feuerwehr rückte am Sonntagmorgen zu einem Brand in einer Lagerhalle am Hafen aus, verletzt wurde niemand, der Schaden ist hoch.</p>".repeat(
+        3,
+      );
+    const html = `<html><body><article>${body}<p><a href="/brand-2022">Großbrand im Hafen hält Feuerwehr zwei Tage in Atem</a></p><p>Mehr dazu im <a href="/liveblog">Liveblog der Redaktion</a>, den wir laufend aktualisieren und in dem die Polizei am Abend eine erste Bilanz ziehen will.</p>${body}</article></body></html>`;
+    const text = ((await readHtml(html, "https://hafenblatt.example/brand")).content[0] as { text: string })
+      .text;
+    assert.ok(!text.includes("Großbrand im Hafen"), text);
+    assert.ok(text.includes("[Liveblog der Redaktion](https://hafenblatt.example/liveblog)"), text);
+  });
 });

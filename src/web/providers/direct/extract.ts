@@ -9,10 +9,12 @@
  *
  * Readability sometimes picks the wrong block (a comment form beside a short post, the list of
  * signatories under a letter) or a part of the article: the block the page itself names as its
- * article body (container.ts) is then taken instead.
+ * article body (container.ts) is then taken instead. The lead under the headline, which
+ * Readability leaves out with the article's header, is put back (lead.ts).
  */
 import { Readability } from "@mozilla/readability";
 import { findContainer } from "./container.js";
+import { addLead, findLead } from "./lead.js";
 import { markdownBlocks } from "./markdown.js";
 
 // biome-ignore lint/suspicious/noExplicitAny: linkedom's DOM types are the DOM lib's, not loaded here.
@@ -32,6 +34,7 @@ export function extractMain(document: Dom): MainContent {
   preClean(body);
   // Readability moves and removes nodes: the second opinion is taken before it runs.
   const container = findContainer(body)?.cloneNode(true);
+  const lead = findLead(body);
   let article: { title?: string | null; content?: Dom; byline?: string | null } | null = null;
   try {
     // keepClasses: code blocks name their language in a class; serializer: keep the element.
@@ -50,10 +53,14 @@ export function extractMain(document: Dom): MainContent {
     clean(container);
     dropBoilerplateText(container);
     if (article?.content === undefined || preferContainer(article.content, container)) {
+      addLead(container, lead);
       return { root: container, found: true, ...meta };
     }
   }
-  if (article?.content) return { root: article.content, found: true, ...meta };
+  if (article?.content) {
+    addLead(article.content, lead);
+    return { root: article.content, found: true, ...meta };
+  }
   return { root: body, found: false, ...(title ? { title } : {}) };
 }
 
@@ -273,20 +280,18 @@ const LEAF_BLOCKS = new Set([
 ]);
 
 /**
- * A label and a link to another article inside the text: "Lea también: <a>…</a>", "READ MORE:
- * <a>…</a>". The link reads as a headline (three words or more): "Download: mp3" stays.
+ * A link to another article set in the text: a label and a link ("Lea también: <a>…</a>",
+ * "READ MORE: <a>…</a>") or a paragraph that is nothing but a link. The link reads as a headline
+ * (three words or more, not a bare URL): "Download: mp3" stays.
  */
 function isInlineTeaser(element: Dom, text: string): boolean {
-  const label = /^([^.!?:]{2,30}):\s*(.+)$/u.exec(text);
-  if (label === null) return false;
   const links = Array.from(element.querySelectorAll("a")) as Dom[];
   if (links.length !== 1) return false;
   const linked = (links[0].textContent ?? "").replace(/\s+/g, " ").trim();
-  return (
-    linked.length >= 0.8 * (label[2] ?? "").length &&
-    linked.split(" ").length >= 3 &&
-    !/^(https?:\/\/|www\.)/i.test(linked)
-  );
+  if (linked.split(" ").length < 3 || /^(https?:\/\/|www\.)/i.test(linked)) return false;
+  if (element.localName === "p" && text.length < 150 && linked.length >= 0.95 * text.length) return true;
+  const label = /^([^.!?:]{2,30}):\s*(.+)$/u.exec(text);
+  return label !== null && linked.length >= 0.8 * (label[2] ?? "").length;
 }
 
 function dropBoilerplateText(root: Dom): void {
