@@ -1,0 +1,96 @@
+/**
+ * Where the `direct` reader's time goes, page by page: the V8 sampling profiler runs while every
+ * page of the development set is read in-process, and each sample is charged to the innermost
+ * reader step on its stack (decode, parse, metadata, cleanup, Readability, Markdown...): DOM
+ * work done for Readability counts as Readability's, the Markdown of the container comparison
+ * as the comparison's.
+ *
+ *   npx tsx bench/web-read/phases.ts [--limit N]
+ *
+ * Nothing in the reader is instrumented: the steps are recognised by their function names.
+ * Garbage collection is its own line; samples outside every step (the profiler, this script,
+ * reading the set's files) are "other".
+ */
+import { Session } from "node:inspector/promises";
+import { evalDir, loadEval, readPage } from "./eval-set.js";
+
+/** Function name -> step; the innermost match on a sample's stack wins. */
+const STEPS = new Map<string, string>(
+  Object.entries({
+    readHtml: "glue (links absolute...)",
+    htmlOutcome: "glue (links absolute...)",
+    decodeBody: "decode",
+    wellFormed: "wellFormed (shape fix)",
+    parseHTML: "parse (linkedom)",
+    pageMetadata: "metadata",
+    preClean: "cleanup before Readability",
+    findContainer: "container (second opinion)",
+    Readability: "Readability",
+    parse: "Readability",
+    clean: "cleanup after Readability",
+    dropBoilerplateText: "cleanup after Readability",
+    preferContainer: "container (second opinion)",
+    toMarkdown: "Markdown",
+  }),
+);
+
+interface Node {
+  id: number;
+  callFrame: { functionName: string; url: string };
+  children?: number[];
+}
+
+const args = process.argv.slice(2);
+const limitArg = args.indexOf("--limit");
+const dir = evalDir();
+const { items: all, scorer } = await loadEval(dir);
+const items = limitArg === -1 ? all : all.slice(0, Number(args[limitArg + 1]));
+for (const item of items.slice(0, 30)) await readPage(dir, item, scorer);
+
+const session = new Session();
+session.connect();
+await session.post("Profiler.enable");
+await session.post("Profiler.setSamplingInterval", { interval: 200 });
+await session.post("Profiler.start");
+let readTotal = 0;
+for (const item of items) readTotal += (await readPage(dir, item, scorer)).ms;
+const { profile } = (await session.post("Profiler.stop")) as {
+  profile: { nodes: Node[]; samples: number[]; timeDeltas: number[] };
+};
+session.disconnect();
+
+// The step of each profile node: its own if it names one, else its parent's.
+const byId = new Map(profile.nodes.map((node) => [node.id, node]));
+const step = new Map<number, string>();
+const root = profile.nodes[0] as Node;
+const walk = (node: Node, inherited: string | undefined) => {
+  const own = isReader(node) ? STEPS.get(node.callFrame.functionName) : undefined;
+  const current =
+    node.callFrame.functionName === "(garbage collector)" ? "garbage collection" : (own ?? inherited);
+  step.set(node.id, current ?? "other");
+  for (const child of node.children ?? []) walk(byId.get(child) as Node, current);
+};
+walk(root, undefined);
+
+const spent = new Map<string, number>();
+let total = 0;
+profile.samples.forEach((id, index) => {
+  const ms = (profile.timeDeltas[index] ?? 0) / 1000;
+  const name = step.get(id) ?? "other";
+  spent.set(name, (spent.get(name) ?? 0) + ms);
+  total += ms;
+});
+console.log(`web-read phases: ${items.length} pages, reads ${readTotal.toFixed(0)} ms in all`);
+for (const [name, ms] of [...spent].sort((a, b) => b[1] - a[1])) {
+  console.log(
+    `${name.padEnd(30)} ${ms.toFixed(0).padStart(7)} ms  ${((100 * ms) / total).toFixed(1).padStart(5)}%`,
+  );
+}
+
+/** Reader code and the libraries it calls by name (Readability's parse, linkedom's parseHTML). */
+function isReader(node: Node): boolean {
+  const { functionName, url } = node.callFrame;
+  if (!STEPS.has(functionName)) return false;
+  if (functionName === "parse") return /readability/i.test(url);
+  return /providers\/direct|linkedom|readability/i.test(url);
+}
