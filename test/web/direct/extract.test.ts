@@ -142,4 +142,27 @@ describe("direct reader main content", () => {
     assert.ok(!text.includes("Großbrand im Hafen"), text);
     assert.ok(text.includes("[Liveblog der Redaktion](https://hafenblatt.example/liveblog)"), text);
   });
+
+  it("leaves out a blog post's disclosure, credit, advert label, rating prompt and post meta line", async () => {
+    const outcome = await readHtml(fixture("blog-post-furniture.html"), "https://muddyfork.example/no-dig");
+    const text = (outcome.content[0] as { text: string }).text;
+    for (const kept of [
+      "Three winters ago we stopped turning the soil on plot 14.",
+      "![Four raised beds covered in dark compost]",
+      "It is not free of work.",
+      "the time we used to spend digging now goes into sowing and picking.",
+    ]) {
+      assert.ok(text.includes(kept), `missing: ${kept}\n${text}`);
+    }
+    for (const dropped of [
+      "This post contains references to products",
+      "Photograph by",
+      "Advertisement",
+      "Was this article helpful?",
+      "This entry was posted in",
+      "You must be logged in",
+    ]) {
+      assert.ok(!text.includes(dropped), `kept: ${dropped}\n${text}`);
+    }
+  });
 });

@@ -156,6 +156,12 @@ const FURNITURE = new Set([
   "dateline",
   "author",
   "teasers",
+  "postmetadata",
+  "utility",
+  "rating",
+  "ratings",
+  "disclosure",
+  "disclaimer",
 ]);
 
 function furnitureName(names: string): boolean {
@@ -243,7 +249,14 @@ function textLength(element: Dom): number {
 /** Blocks that are furniture by what they say, in the languages of the web's news and blogs. */
 const PATTERNS: Record<string, RegExp> = {
   credit:
-    /^(foto|fotos|bild|bilder|photo|photos|image|imagen|credit|credits|quelle|source|źródło|fuente|fonte|grafik|illustration)\s*:/iu,
+    /^((foto|fotos|bild|bilder|photo|photos|image|imagen|credit|credits|crédits? photos?|titelbild|bildquelle|quelle|source|źródło|fuente|fonte|grafik|illustration)\s*:|(photograph|photo|image|foto|bild)\s+(by|von)\s)/iu,
+  advert: /^[-–]?\s*(anzeige|werbung|advertisement|reklama|publicidad|publicité)\s*[-–]?$/iu,
+  posted:
+    /^(this entry was posted|posted in|filed under|kategorie|category|veröffentlicht in|der beitrag wurde am|erstellt am|aktualisiert( am)?|publikacja)\b/iu,
+  feedback:
+    /^(war (der|dieser) (artikel|beitrag) (nützlich|hilfreich)|möchten sie (den|diesen) artikel teilen|(hat|gefällt) (dir|ihnen) (der|dieser|unser) \p{L}+( gefallen)?|artikel (bewerten|gefallen)|if you (enjoyed|liked) (reading )?this|did you (enjoy|like) this|was this (article|page|post) helpful)/iu,
+  login:
+    /(sie müssen (sich )?(angemeldet|eingeloggt) sein|sie sind (aktuell )?nicht eingeloggt|you must be logged in|log in to (comment|reply))/iu,
   copy: /(©|\(c\) \d{4}|copyright|all rights reserved|alle rechte vorbehalten|todos los derechos reservados)/iu,
   share:
     /^(teilen|share|share this|artikel teilen|diesen artikel teilen|jetzt teilen|compartir|partager|udostępnij|drucken|print|e-mail|whatsapp|facebook|twitter|tweet|pinterest|linkedin)\b/iu,
