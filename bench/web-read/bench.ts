@@ -7,9 +7,10 @@
  * Quality: every page read in-process and scored with the shared scorer's own functions (see
  * eval-set.ts; `node ../shared/web-read-eval/score.mjs` gives the same counts through the CLI).
  * Time: each page's read (decode, parse, extract, Markdown) after a warm-up pass, median and
- * p90, next to the same pages parsed by linkedom alone (the floor every DOM-based reader pays),
- * measured in the same run. Memory: peak resident memory of a fresh process that reads a 5 MB
- * page, less that of one that loads the same modules and reads a small page.
+ * p90 of wall time and of CPU time, next to the same pages parsed by linkedom alone (the floor
+ * every DOM-based reader pays), measured in the same run. Memory: peak resident memory of a
+ * fresh process that reads a 5 MB page, less that of one that loads the same modules and reads
+ * a small page.
  */
 import { execFileSync } from "node:child_process";
 import { performance } from "node:perf_hooks";
@@ -28,12 +29,14 @@ for (const item of items.slice(0, 30)) await readPage(dir, item, scorer);
 
 const totals = { tp: 0, fp: 0, fn: 0, tn: 0 };
 const readMs: number[] = [];
+const cpuMs: number[] = [];
 const parseMs: number[] = [];
 let failures = 0;
 let empty = 0;
 for (const item of items) {
-  const { outcome, ms } = await readPage(dir, item, scorer);
+  const { outcome, ms, cpuMs: cpu } = await readPage(dir, item, scorer);
   readMs.push(ms);
+  cpuMs.push(cpu);
   const markdown =
     outcome?.content
       .map((part) => (part.type === "text" ? part.text : JSON.stringify(part.value)))
@@ -74,6 +77,9 @@ const [readMedian, readP90, parseMedian, parseP90] = [
 ];
 console.log(
   `time      read  median ${readMedian.toFixed(1)} ms  p90 ${readP90.toFixed(1)} ms  (decode, parse, extract, Markdown)`,
+);
+console.log(
+  `          read  median ${quantile(cpuMs, 0.5).toFixed(1)} ms  p90 ${quantile(cpuMs, 0.9).toFixed(1)} ms  CPU time (this process)`,
 );
 console.log(
   `          parse median ${parseMedian.toFixed(1)} ms  p90 ${parseP90.toFixed(1)} ms  (linkedom alone, same pages)`,

@@ -73,21 +73,30 @@ export function pageBytes(dir: string, file: string): Buffer {
   return existsSync(plain) ? readFileSync(plain) : gunzipSync(readFileSync(`${plain}.gz`));
 }
 
-/** Reads one page as the scorer's server would serve it, timing the read alone. */
+/**
+ * Reads one page as the scorer's server would serve it, timing the read alone: wall time, and
+ * the process's CPU time (which other processes on a loaded machine inflate far less; it
+ * includes the garbage collector's helper threads).
+ */
 export async function readPage(
   dir: string,
   item: EvalItem,
   scorer: Scorer,
-): Promise<{ outcome?: ProviderReadOutcome; ms: number; error?: unknown }> {
+): Promise<{ outcome?: ProviderReadOutcome; ms: number; cpuMs: number; error?: unknown }> {
   const bytes = pageBytes(dir, item.file);
   const contentType = `text/html; charset=${scorer.declaredCharset(bytes)}`;
   const url = `http://127.0.0.1/${encodeURIComponent(item.file)}`;
   const started = performance.now();
+  const cpu = process.cpuUsage();
+  const spent = () => {
+    const { user, system } = process.cpuUsage(cpu);
+    return { ms: performance.now() - started, cpuMs: (user + system) / 1000 };
+  };
   try {
     const outcome = await readBody("direct", bytes, contentType, url, new AbortController().signal);
-    return { outcome, ms: performance.now() - started };
+    return { outcome, ...spent() };
   } catch (error) {
-    return { ms: performance.now() - started, error };
+    return { ...spent(), error };
   }
 }
 
