@@ -145,9 +145,16 @@ export const SUMMARY_FILES_PER_PAGE = 30;
 export const SUMMARY_PREVIEW_FILES = 5;
 export const SUMMARY_PREVIEW_WINDOWS_PER_FILE = 2;
 export const SUMMARY_PREVIEW_LINES_PER_WINDOW = 7;
+/**
+ * The whole text of one code_search answer, its "Project root:" line included: the line takes at
+ * most PROJECT_ROOT_LINE_MAX_BYTES (a longer root is shortened in the text; the data has it
+ * whole), and pages and inspections fit in the rest.
+ */
+export const CODE_ANSWER_MAX_BYTES = 16 * 1024;
+export const PROJECT_ROOT_LINE_MAX_BYTES = 512;
 /** Detail pages. */
 export const DETAIL_PAGE_DEFAULT_MATCHES = 50;
-export const DETAIL_PAGE_MAX_BYTES = 16 * 1024;
+export const DETAIL_PAGE_MAX_BYTES = CODE_ANSWER_MAX_BYTES - PROJECT_ROOT_LINE_MAX_BYTES;
 export const LONG_LINE_CHARS = 500;
 export const MAX_DISPLAYED_OCCURRENCES = 20;
 
@@ -250,7 +257,7 @@ export const SOURCE_DOCUMENT_MAX_BYTES = 5 * 1024 * 1024;
 export const INSPECT_TARGETS_MIN = 1;
 export const INSPECT_TARGETS_MAX = 5;
 /** One byte budget for the whole text of an inspection answer, however many targets. */
-export const INSPECT_RESPONSE_MAX_BYTES = 16 * 1024;
+export const INSPECT_RESPONSE_MAX_BYTES = CODE_ANSWER_MAX_BYTES - PROJECT_ROOT_LINE_MAX_BYTES;
 /** A range's first line is cut inside (on a UTF-8 boundary) only if this much budget is left. */
 export const INSPECT_MIN_CUT_BYTES = 256;
 /** Lines shown on each side of a target line when no symbol range encloses it. */

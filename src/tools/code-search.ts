@@ -14,7 +14,7 @@ import type { CodeSearchService } from "../code/service.js";
 import { codeSearchSettings } from "../code/settings.js";
 import { PROGRESS_AFTER_MS, PROGRESS_INTERVAL_MS } from "../core/limits.js";
 import { success } from "../core/result.js";
-import { type ProjectRoot, rootForCall } from "./project-root.js";
+import { type ProjectRoot, projectRootLine, rootForCall } from "./project-root.js";
 import { defineTool, type ToolEnvironment } from "./tool.js";
 
 const DESCRIPTION = `Search the project's files with ripgrep and get bounded, exact evidence: each matching line keeps its path, line, columns and a stable index [n]; nothing is dropped silently.
@@ -164,7 +164,7 @@ export function createCodeSearchTool(env: ToolEnvironment) {
             matches = count;
           },
         });
-        return success(`Project root: ${root.path}\n${result.text}`, {
+        return success(`${projectRootLine(root.path)}${result.text}`, {
           ...result.data,
           projectRoot: root.path,
         });

@@ -14,6 +14,7 @@ import { homedir } from "node:os";
 import { isAbsolute, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { EvidentError } from "../core/errors.js";
+import { PROJECT_ROOT_LINE_MAX_BYTES } from "../core/limits.js";
 
 export type RootOrigin = "client roots" | "--root" | "EVIDENT_ROOT" | "working directory" | "host";
 
@@ -99,4 +100,17 @@ export function rootForCall(setting: RootSetting, clientRoots: readonly string[]
 function nonEmpty(value: string | undefined): string | undefined {
   const trimmed = value?.trim();
   return trimmed === undefined || trimmed.length === 0 ? undefined : trimmed;
+}
+
+/**
+ * The line every code_search answer starts with. A root too long for its share of the answer's
+ * budget keeps its start and end (the project's own name) around an ellipsis.
+ */
+export function projectRootLine(path: string): string {
+  const line = `Project root: ${path}\n`;
+  if (Buffer.byteLength(line) <= PROJECT_ROOT_LINE_MAX_BYTES) return line;
+  // Code points, so a name is never cut inside a character; 4 bytes each at most.
+  const points = [...path];
+  const keep = Math.floor((PROJECT_ROOT_LINE_MAX_BYTES - 64) / 8);
+  return `Project root: ${points.slice(0, keep).join("")}…${points.slice(-keep).join("")} (shortened; see projectRoot)\n`;
 }
