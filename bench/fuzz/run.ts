@@ -8,6 +8,10 @@
  *
  *   npx tsx bench/fuzz/run.ts [--seed 1] [--cases 10000] [--first 0] [--concurrency 4]
  *                             [--transport stdio|http|both] [--tools web_search,web_read,code_search]
+ *                             [--heap-mb N]
+ *
+ * `--heap-mb` caps the server's V8 heap (--max-old-space-size): resident memory that grows under
+ * no cap but stays under a small one is garbage not yet collected, not a leak.
  *
  * A finding prints its transport, tool and index: `--first INDEX --cases 1 --tools TOOL
  * --transport T` with the same seed replays that one case.
@@ -26,6 +30,7 @@ const FIRST = Number(option("first", "0"));
 const CONCURRENCY = Number(option("concurrency", "4"));
 const TRANSPORT = option("transport", "both");
 const TOOLS = option("tools", "web_search,web_read,code_search").split(",");
+const HEAP_MB = option("heap-mb", "");
 const HANG_MS = 10_000;
 /** Resident memory a server may end with after the run (the issue's memory goal is 150 MB). */
 const RSS_BOUND_BYTES = 256 * 1024 * 1024;
@@ -51,6 +56,7 @@ try {
       first: FIRST,
       concurrency: CONCURRENCY,
       hangMs: HANG_MS,
+      ...(HEAP_MB === "" ? {} : { nodeOptions: `--max-old-space-size=${Number(HEAP_MB)}` }),
       onCase: (done) => {
         if (done - shown >= Math.max(1, Math.floor(total / 20)) || done === total) {
           shown = done;

@@ -44,6 +44,8 @@ export interface FuzzOptions {
   readonly first?: number;
   readonly concurrency: number;
   readonly hangMs: number;
+  /** NODE_OPTIONS of the server (e.g. a small heap, to tell a leak from garbage not yet collected). */
+  readonly nodeOptions?: string;
   /** Called after each case (progress for long runs). */
   readonly onCase?: (done: number) => void;
 }
@@ -80,11 +82,15 @@ abstract class Connection {
   readonly exited: Promise<number | null>;
   #stderr = "";
 
-  constructor(world: FuzzWorld, args: string[], marker: string) {
+  constructor(world: FuzzWorld, args: string[], marker: string, nodeOptions: string | undefined) {
     const [key, value] = marker.split("=") as [string, string];
     this.child = spawn(process.execPath, ["--import", TSX, SERVER, ...args], {
       cwd: world.corpus,
-      env: { ...world.env, [key]: value },
+      env: {
+        ...world.env,
+        [key]: value,
+        ...(nodeOptions === undefined ? {} : { NODE_OPTIONS: nodeOptions }),
+      },
       stdio: ["pipe", "pipe", "pipe"],
     });
     this.exited = new Promise((resolve) => this.child.once("exit", (code) => resolve(code)));
@@ -112,8 +118,8 @@ class StdioConnection extends Connection {
   readonly #pending = new Map<number, (answer: Answer) => void>();
   #rest = "";
 
-  constructor(world: FuzzWorld, marker: string) {
-    super(world, ["mcp"], marker);
+  constructor(world: FuzzWorld, marker: string, nodeOptions: string | undefined) {
+    super(world, ["mcp"], marker, nodeOptions);
     this.child.stdout?.setEncoding("utf8");
     this.child.stdout?.on("data", (chunk: string) => {
       const lines = (this.#rest + chunk).split("\n");
@@ -188,8 +194,8 @@ class HttpConnection extends Connection {
   #url = "";
   readonly #token: string;
 
-  constructor(world: FuzzWorld, marker: string) {
-    super(world, ["mcp", "--transport", "http"], marker);
+  constructor(world: FuzzWorld, marker: string, nodeOptions: string | undefined) {
+    super(world, ["mcp", "--transport", "http"], marker, nodeOptions);
     this.#token = world.token;
   }
 
@@ -339,7 +345,9 @@ export async function fuzz(options: FuzzOptions): Promise<FuzzReport> {
   const { world, transport } = options;
   const marker = `EVIDENT_FUZZ=${randomUUID()}`;
   const connection =
-    transport === "stdio" ? new StdioConnection(world, marker) : new HttpConnection(world, marker);
+    transport === "stdio"
+      ? new StdioConnection(world, marker, options.nodeOptions)
+      : new HttpConnection(world, marker, options.nodeOptions);
   const started = performance.now();
   const findings: Finding[] = [];
   const outcomes: Record<string, number> = {};
