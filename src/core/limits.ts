@@ -307,6 +307,11 @@ export const HTTP_SHUTDOWN_GRACE_MS = 10_000;
  * the grace period, 503s to requests that were still arriving) get before connections close.
  */
 export const HTTP_SHUTDOWN_FLUSH_MS = 2_000;
+/**
+ * At the end of shutdown, idle-looking connections are closed only once none has brought a
+ * request for this long (within HTTP_SHUTDOWN_FLUSH_MS): a client may still be sending on one.
+ */
+export const HTTP_SHUTDOWN_QUIET_MS = 500;
 /** Time a client has to send a request's headers, then its body (408 beyond either). */
 export const HTTP_HEADERS_TIMEOUT_MS = 10_000;
 export const HTTP_BODY_READ_TIMEOUT_MS = 10_000;

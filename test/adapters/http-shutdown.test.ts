@@ -146,6 +146,36 @@ describe("HTTP graceful shutdown", () => {
     }
   });
 
+  it("defect 3: a request a client sends on its kept-alive connection well after shutdown began is answered 503, not reset", async () => {
+    // A long quiet period: the server waits for the client rather than the test for the server.
+    const server = await startHttpServer({
+      registry: createTestRegistry(),
+      logger: silentLogger,
+      settings: {
+        ...resolveHttpSettings({ EVIDENT_AUTH_TOKEN: TOKEN, EVIDENT_HTTP_PORT: "0" }),
+        shutdownQuietMs: 60_000,
+      },
+    });
+    const socket = new RawSocket(server.port);
+    try {
+      socket.write(request("GET", "/healthz"));
+      assert.equal(headOf(await socket.until((text) => text.includes("}"))).status, 200);
+      socket.clear();
+      const closing = server.close();
+      // As a busy client does: the next request goes out some turns of the event loop later,
+      // after the server has looked for requests already on their way.
+      for (let turn = 0; turn < 20; turn++) await new Promise((resolve) => setImmediate(resolve));
+      socket.write(request("GET", "/healthz"));
+      const answer = await socket.untilClosed();
+      assert.equal(headOf(answer).status, 503, answer);
+      assert.equal(headOf(answer).headers.connection, "close");
+      // Its connection gone, shutdown ends without waiting out the quiet period.
+      await closing;
+    } finally {
+      socket.destroy();
+    }
+  });
+
   it("defect 3: a call in flight when shutdown begins is answered, and its connection told to close", async () => {
     const gate = new Gate();
     const server = await startHttpServer({

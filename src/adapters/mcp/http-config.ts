@@ -13,6 +13,7 @@ import {
   HTTP_MAX_CONCURRENT_REQUESTS,
   HTTP_MIN_TOKEN_CHARS,
   HTTP_SHUTDOWN_GRACE_MS,
+  HTTP_SHUTDOWN_QUIET_MS,
 } from "../../core/limits.js";
 
 export interface HttpSettings {
@@ -30,6 +31,8 @@ export interface HttpSettings {
   readonly maxBodyBytes: number;
   readonly maxConcurrentRequests: number;
   readonly shutdownGraceMs: number;
+  /** See HTTP_SHUTDOWN_QUIET_MS; a setting so tests can lengthen it. */
+  readonly shutdownQuietMs: number;
   /** Node server timeouts (limits.ts); settings rather than constants so tests can shorten them. */
   readonly headersTimeoutMs: number;
   readonly bodyReadTimeoutMs: number;
@@ -93,6 +96,7 @@ export function resolveHttpSettings(env: Readonly<Record<string, string | undefi
     maxBodyBytes: positiveInt(env, "EVIDENT_HTTP_MAX_BODY_BYTES", HTTP_MAX_BODY_BYTES),
     maxConcurrentRequests: positiveInt(env, "EVIDENT_HTTP_MAX_CONCURRENT", HTTP_MAX_CONCURRENT_REQUESTS),
     shutdownGraceMs: positiveInt(env, "EVIDENT_HTTP_SHUTDOWN_GRACE_MS", HTTP_SHUTDOWN_GRACE_MS),
+    shutdownQuietMs: HTTP_SHUTDOWN_QUIET_MS,
     headersTimeoutMs: HTTP_HEADERS_TIMEOUT_MS,
     bodyReadTimeoutMs: HTTP_BODY_READ_TIMEOUT_MS,
     keepAliveTimeoutMs: HTTP_KEEP_ALIVE_TIMEOUT_MS,

@@ -6,11 +6,11 @@
  * Shutdown (SIGTERM/SIGINT): the server stops accepting connections, and every request that
  * still arrives, on a kept-alive connection or after its body was read, is answered 503 with
  * `Connection: close`, as is every answer that starts after shutdown began. In-flight calls get
- * the grace period; those still running at its end are cancelled and answer `cancelled`. What
- * has arrived unread by then is still answered 503 before the connections are closed.
+ * the grace period; those still running at its end are cancelled and answer `cancelled`. Idle
+ * connections are closed only after a quiet period without requests, which still get 503.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import { type AddressInfo, Server as NetServer } from "node:net";
+import { type AddressInfo, Server as NetServer, type Socket } from "node:net";
 import { EvidentError } from "../../core/errors.js";
 import { HTTP_RETRY_AFTER_SECONDS, HTTP_SHUTDOWN_FLUSH_MS } from "../../core/limits.js";
 import type { Logger } from "../../core/logger.js";
@@ -74,6 +74,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
       });
     },
   );
+  server.on("connection", (socket: Socket) => open.connected(socket));
   await listen(server, settings.port, settings.host);
   const { port } = server.address() as AddressInfo;
   const hostForUrl = settings.host.includes(":") ? `[${settings.host}]` : settings.host;
@@ -90,11 +91,34 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
   };
 }
 
+/** Responses being written, requests that ever arrived, and open connections. */
 class OpenResponses {
   #count = 0;
+  #arrived = 0;
+  #connections = 0;
   #waiters: Array<() => void> = [];
+  #unconnectedWaiters: Array<() => void> = [];
+  connected(socket: Socket): void {
+    this.#connections += 1;
+    socket.once("close", () => {
+      this.#connections -= 1;
+      if (this.#connections === 0) for (const wake of this.#unconnectedWaiters.splice(0)) wake();
+    });
+  }
+  get connections(): number {
+    return this.#connections;
+  }
+  get arrived(): number {
+    return this.#arrived;
+  }
+  unconnected(): Promise<void> {
+    return this.#connections === 0
+      ? Promise.resolve()
+      : new Promise((resolve) => this.#unconnectedWaiters.push(resolve));
+  }
   add(res: ServerResponse): void {
     this.#count += 1;
+    this.#arrived += 1;
     res.once("close", () => {
       this.#count -= 1;
       if (this.#count === 0) for (const wake of this.#waiters.splice(0)) wake();
@@ -105,6 +129,29 @@ class OpenResponses {
   }
   idle(): Promise<void> {
     return this.#count === 0 ? Promise.resolve() : new Promise((resolve) => this.#waiters.push(resolve));
+  }
+}
+
+/**
+ * Resolves once no request has arrived for `quietMs` and no answer is being written, once no
+ * connection is left, or after `boundMs`.
+ */
+async function quiet(open: OpenResponses, quietMs: number, boundMs: number): Promise<void> {
+  const end = performance.now() + boundMs;
+  for (;;) {
+    const arrived = open.arrived;
+    const left = end - performance.now();
+    if (left <= 0 || open.connections === 0) return;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      new Promise((resolve) => {
+        timer = setTimeout(resolve, Math.min(quietMs, left));
+      }),
+      open.unconnected(),
+    ]);
+    clearTimeout(timer);
+    if (open.arrived === arrived && open.count === 0) return;
+    await idleWithin(open, Math.max(0, end - performance.now()));
   }
 }
 
@@ -150,11 +197,11 @@ async function shutdown(
       });
     }
   }
-  // A request may have arrived unread on a connection that looks idle (the busier the server, the
-  // longer data waits). Two turns of the event loop (the first may only finish the poll phase
-  // this runs in) include a poll that reads it; it is answered 503, and only the connections
-  // that are really idle are closed.
-  for (let turn = 0; turn < 2; turn++) await new Promise((resolve) => setImmediate(resolve));
+  // Connections that look idle may still bring requests: one sent before the signal but not yet
+  // read (the busier the server, the longer it waits), or one a client sends on a connection
+  // that an answer from before the signal kept alive. Each is answered 503 + Connection: close;
+  // idle connections are closed once none has brought a request for a quiet period.
+  await quiet(open, options.settings.shutdownQuietMs, HTTP_SHUTDOWN_FLUSH_MS);
   server.closeIdleConnections();
   await idleWithin(open, HTTP_SHUTDOWN_FLUSH_MS);
   server.closeAllConnections();
