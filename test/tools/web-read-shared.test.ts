@@ -94,6 +94,25 @@ describe("web_read's long pages in the shared store", () => {
     assert.equal(stolen.isError && stolen.error?.code, "cursor_not_found");
   });
 
+  it("S11: a wrong shared-store setting is configuration_error on every call, naming the variable, never a per-process store", async () => {
+    const saved = env;
+    try {
+      for (const [wrong, variable] of [
+        [{ EVIDENT_SNAPSHOT_STORE: "127.0.0.1:6379" }, "EVIDENT_SNAPSHOT_STORE"],
+        [{ EVIDENT_CURSOR_KEY: undefined }, "EVIDENT_CURSOR_KEY"],
+      ] as const) {
+        env = { ...saved, ...wrong };
+        for (const args of [{ url: `${site.url}/long` }, { url: `${site.url}/short` }]) {
+          const result = await read(args);
+          assert.equal(result.isError && result.error?.code, "configuration_error");
+          assert.match(result.error?.message ?? "", new RegExp(variable));
+        }
+      }
+    } finally {
+      env = saved;
+    }
+  });
+
   it("while Redis is away a long read is store_unavailable (no cursor kept elsewhere); a short one needs no store", async () => {
     const own = await startRedis();
     const saved = env;

@@ -10,7 +10,6 @@
  * pays for it.
  */
 import { createHash, createHmac } from "node:crypto";
-import type { createClient } from "@redis/client";
 import { EvidentError } from "../errors.js";
 import {
   SHARED_STORE_COMMAND_TIMEOUT_MS,
@@ -47,7 +46,16 @@ export type Touched =
   | { readonly status: "expired"; readonly reason: string }
   | { readonly status: "missing" };
 
-type Client = ReturnType<ReturnType<typeof createClient>["withTypeMapping"]>;
+type RedisModule = typeof import("@redis/client");
+type Client = ReturnType<ReturnType<RedisModule["createClient"]>["withTypeMapping"]>;
+
+let loading: Promise<RedisModule> | undefined;
+
+/** The client module, loaded once, on the first exchange. */
+function clientModule(): Promise<RedisModule> {
+  loading ??= import("@redis/client");
+  return loading;
+}
 
 export class SharedEntries {
   readonly #options: SharedEntriesOptions;
@@ -170,7 +178,9 @@ export class SharedEntries {
    */
   async #run<T>(exchange: (client: Client) => Promise<T>): Promise<T> {
     if (this.#closed) throw new EvidentError("cancelled", `${this.#options.tool} is shutting down.`);
-    const work = this.#connection().then(exchange);
+    // Loaded before the bound starts: a slow module load on a busy machine is not Redis's silence.
+    const redis = await clientModule();
+    const work = this.#connection(redis).then(exchange);
     work.catch(() => {});
     let timer: NodeJS.Timeout | undefined;
     const silence = new Promise<never>((_, reject) => {
@@ -201,11 +211,10 @@ export class SharedEntries {
    * The connection, made on first use and made again after it is lost: a call while Redis is
    * down fails at once (no queue, no retry loop), and the first call once it is back succeeds.
    */
-  async #connection(): Promise<Client> {
+  async #connection({ createClient, RESP_TYPES }: RedisModule): Promise<Client> {
     const current = await this.#client?.catch(() => undefined);
     if (current?.isReady === true) return current;
     current?.destroy();
-    const { createClient, RESP_TYPES } = await import("@redis/client");
     const client = createClient({
       url: this.#options.settings.url,
       disableOfflineQueue: true,
