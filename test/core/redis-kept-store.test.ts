@@ -17,9 +17,6 @@ import { errorCodeOf } from "../code/snapshots/store.contract.js";
 import { type RedisServer, startRedis } from "../servers/services.js";
 import { BOUNDS, keptStoreContract } from "./kept.contract.js";
 
-/** Bounds for tests that do not wait for expiry: a busy machine never times their values out. */
-const LASTING = { ...BOUNDS, ttlMs: 10 * 60_000 };
-
 let redis: RedisServer;
 const stores: RedisKeptStore<unknown>[] = [];
 
@@ -42,7 +39,7 @@ type Extra = Partial<Pick<RedisKeptStoreOptions, "timeoutMs" | "scope">>;
 function storeOn<T = string>(
   url: string,
   key: string,
-  bounds: KeptStoreBounds = LASTING,
+  bounds: KeptStoreBounds = BOUNDS,
   extra: Extra = {},
 ): RedisKeptStore<T> {
   const settings = resolveRedisStoreSettings({ EVIDENT_SNAPSHOT_STORE: url, EVIDENT_CURSOR_KEY: key });
@@ -59,7 +56,7 @@ function storeOn<T = string>(
   return store;
 }
 
-function replica<T = string>(key: string, bounds: KeptStoreBounds = LASTING): RedisKeptStore<T> {
+function replica<T = string>(key: string, bounds: KeptStoreBounds = BOUNDS): RedisKeptStore<T> {
   return storeOn<T>(redis.url, key, bounds);
 }
 
@@ -171,8 +168,8 @@ describe("redis kept store, shared by replicas", () => {
 
   it("keeps its bookkeeping apart from code_search's snapshots in the same deployment", async () => {
     const key = secret();
-    const pages = replica(key, { ...LASTING, maxCount: 1 });
-    const other = storeOn(redis.url, key, { ...LASTING, maxCount: 1 }, { scope: "other:" });
+    const pages = replica(key, { ...BOUNDS, maxCount: 1 });
+    const other = storeOn(redis.url, key, { ...BOUNDS, maxCount: 1 }, { scope: "other:" });
     const id = await pages.put("a", "page", 4);
     await other.put("a", "other value", 11);
     // Each scope has its own count bound: neither evicted the other's value, nor sees it.
@@ -234,7 +231,7 @@ describe("redis kept store when Redis is unreachable", () => {
   it("a Redis that stops answering fails calls with store_unavailable within the bound", async () => {
     const own = await startRedis();
     try {
-      const store = storeOn(own.url, secret(), LASTING, { timeoutMs: 1500 });
+      const store = storeOn(own.url, secret(), BOUNDS, { timeoutMs: 1500 });
       const id = await store.put("a", "kept", 4);
       process.kill(own.pid, "SIGSTOP");
       try {
