@@ -94,6 +94,13 @@ export const CODE_SEARCH_DEADLINE_MS = 30_000;
  */
 export const CODE_SEARCH_MAX_PROCESSES = Math.max(2, availableParallelism());
 
+/**
+ * Project roots one surface keeps a code_search service for (its snapshots, caches and the
+ * ripgrep started ahead): a client that moves between more roots than this retires the least
+ * recently used one, once its calls in flight have ended; its cursors then expire.
+ */
+export const CODE_SEARCH_ROOTS_KEPT = 4;
+
 /** ripgrep JSON protocol: the longest single line accepted. */
 export const RG_MAX_PROTOCOL_LINE_BYTES = 16 * 1024 * 1024;
 /** Captured stderr of an owned subprocess. */

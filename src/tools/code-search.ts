@@ -12,7 +12,7 @@ import { ProcessSlots } from "../code/process/slots.js";
 import { codeSearchInputSchema, codeSearchOutputSchema } from "../code/schema.js";
 import type { CodeSearchService } from "../code/service.js";
 import { codeSearchSettings } from "../code/settings.js";
-import { PROGRESS_AFTER_MS, PROGRESS_INTERVAL_MS } from "../core/limits.js";
+import { CODE_SEARCH_ROOTS_KEPT, PROGRESS_AFTER_MS, PROGRESS_INTERVAL_MS } from "../core/limits.js";
 import { success } from "../core/result.js";
 import { type ProjectRoot, projectRootLine, rootForCall } from "./project-root.js";
 import { defineTool, type ToolEnvironment } from "./tool.js";
@@ -84,16 +84,45 @@ async function evidentsOwnPaths(env: ToolEnvironment, cwd: string): Promise<stri
   });
 }
 
+interface KeptService {
+  readonly service: Promise<CodeSearchService>;
+  /** Calls using it now: a retired service closes once the last has ended. */
+  inFlight: number;
+  retired: boolean;
+}
+
 export function createCodeSearchTool(env: ToolEnvironment) {
-  // One service per root searched: a surface has one, unless its client changes its roots.
-  const services = new Map<string, Promise<CodeSearchService>>();
+  // One service per root searched: a surface has one, unless its client changes its roots; the
+  // most recently used CODE_SEARCH_ROOTS_KEPT are kept, in use order (oldest first).
+  const services = new Map<string, KeptService>();
+  const closing = new Set<Promise<void>>();
   // The surface's bound on the processes its searches run at once, whatever root they search.
   let slots: ProcessSlots | undefined;
   let protectedPaths: readonly string[] | undefined;
-  const load = (root: ProjectRoot) => {
-    let service = services.get(root.path);
-    if (service !== undefined) return service;
-    service = (async () => {
+  const closeService = (kept: KeptService) => {
+    const done = kept.service.then(
+      (service) => service.close(),
+      () => {},
+    );
+    closing.add(done);
+    void done.finally(() => closing.delete(done));
+  };
+  const retireBeyondBound = () => {
+    for (const [path, kept] of services) {
+      if (services.size <= CODE_SEARCH_ROOTS_KEPT) break;
+      services.delete(path);
+      kept.retired = true;
+      if (kept.inFlight === 0) closeService(kept);
+    }
+  };
+  const load = (root: ProjectRoot): KeptService => {
+    const known = services.get(root.path);
+    if (known !== undefined) {
+      services.delete(root.path);
+      services.set(root.path, known);
+      return known;
+    }
+    const service = (async () => {
       const { CodeSearchService } = await import("../code/service.js");
       slots ??= new ProcessSlots(codeSearchSettings(env.env).maxProcesses);
       protectedPaths ??= await evidentsOwnPaths(env, root.path);
@@ -120,8 +149,10 @@ export function createCodeSearchTool(env: ToolEnvironment) {
         ...(env.snapshots === "persistent" ? {} : { prestart: {} }),
       });
     })();
-    services.set(root.path, service);
-    return service;
+    const kept: KeptService = { service, inFlight: 0, retired: false };
+    services.set(root.path, kept);
+    retireBeyondBound();
+    return kept;
   };
   return defineTool({
     name: "code_search",
@@ -136,9 +167,12 @@ export function createCodeSearchTool(env: ToolEnvironment) {
         env.root ?? { path: env.cwd, origin: "host" },
         env.confined === true ? undefined : context.clientRoots,
       );
-      const instance = await load(root).catch((error: unknown) => {
+      const kept = load(root);
+      kept.inFlight++;
+      const instance = await kept.service.catch((error: unknown) => {
+        kept.inFlight--;
         // Not remembered: the next call tries again (and says again what is wrong).
-        services.delete(root.path);
+        if (services.get(root.path) === kept) services.delete(root.path);
         throw error;
       });
       let matches = 0;
@@ -171,12 +205,15 @@ export function createCodeSearchTool(env: ToolEnvironment) {
       } finally {
         clearTimeout(start);
         clearInterval(interval);
+        kept.inFlight--;
+        if (kept.retired && kept.inFlight === 0) closeService(kept);
       }
     },
     close: async () => {
       const all = [...services.values()];
       services.clear();
-      await Promise.all(all.map(async (service) => (await service.catch(() => undefined))?.close()));
+      for (const kept of all) closeService(kept);
+      while (closing.size > 0) await Promise.all([...closing]);
     },
   });
 }

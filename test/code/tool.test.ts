@@ -9,6 +9,7 @@ import {
   CODE_PATH_MAX_CHARS,
   CODE_PATHS_MAX,
   CODE_PATTERN_MAX_CHARS,
+  CODE_SEARCH_ROOTS_KEPT,
 } from "../../src/core/limits.js";
 import { silentLogger } from "../../src/core/logger.js";
 import { createCodeSearchTool } from "../../src/tools/code-search.js";
@@ -157,6 +158,44 @@ describe("code_search tool", () => {
       assert.deepEqual(await processesIn(tree), []);
     } finally {
       await removeTree(tree);
+    }
+  });
+  it("keeps services for the most recently used roots only; an older root's are closed", async () => {
+    const roots = await Promise.all(
+      Array.from({ length: CODE_SEARCH_ROOTS_KEPT + 2 }, () =>
+        makeTree({ "a.txt": "needle\n", "b.txt": "needle\n", "c.txt": "needle\n" }),
+      ),
+    );
+    const local = createCodeSearchTool({ cwd: roots[0] as string, env: process.env, logger: silentLogger });
+    const call = (root: string, input: Record<string, unknown>) =>
+      local.handler(input as never, {
+        signal: new AbortController().signal,
+        progress: () => {},
+        logger: silentLogger,
+        caller: "x",
+        clientRoots: [root],
+      });
+    try {
+      const cursors: string[] = [];
+      for (const root of roots) {
+        const first = await call(root, { pattern: "needle", limit: 1, mode: "matches" });
+        cursors.push((first.data as { cursor: string }).cursor);
+      }
+      const retired = roots.slice(0, 2);
+      for (const root of retired) assert.deepEqual(await processesIn(root), [], root);
+      // The kept roots continue their cursors; the retired ones' snapshots went with their service.
+      for (const [i, root] of roots.entries()) {
+        if (i < 2) continue;
+        const page = await call(root, { cursor: cursors[i] });
+        assert.equal((page.data as { shownFrom: number }).shownFrom, 2, root);
+      }
+      assert.match(await errorCode(call(retired[0] as string, { cursor: cursors[0] })), /^cursor_/);
+    } finally {
+      await local.close?.();
+      for (const root of roots) {
+        assert.deepEqual(await processesIn(root), []);
+        await removeTree(root);
+      }
     }
   });
 });
