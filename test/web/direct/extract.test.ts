@@ -143,7 +143,7 @@ describe("direct reader main content", () => {
     assert.ok(text.includes("[Liveblog der Redaktion](https://hafenblatt.example/liveblog)"), text);
   });
 
-  it("leaves out a blog post's disclosure, credit, advert label, rating prompt and post meta line", async () => {
+  it("leaves out a blog post's disclosure, credit, advert label, follow and rating prompts, comment policy and post meta line", async () => {
     const outcome = await readHtml(fixture("blog-post-furniture.html"), "https://muddyfork.example/no-dig");
     const text = (outcome.content[0] as { text: string }).text;
     for (const kept of [
@@ -159,6 +159,8 @@ describe("direct reader main content", () => {
       "Photograph by",
       "Advertisement",
       "Was this article helpful?",
+      "Follow The Muddy Fork",
+      "Comments are moderated",
       "This entry was posted in",
       "You must be logged in",
     ]) {

@@ -250,20 +250,24 @@ function textLength(element: Dom): number {
 const PATTERNS: Record<string, RegExp> = {
   credit:
     /^((foto|fotos|bild|bilder|photo|photos|image|imagen|credit|credits|crédits? photos?|titelbild|bildquelle|quelle|source|źródło|fuente|fonte|grafik|illustration)\s*:|(photograph|photo|image|foto|bild)\s+(by|von)\s)/iu,
-  advert: /^[-–]?\s*(anzeige|werbung|advertisement|reklama|publicidad|publicité)\s*[-–]?$/iu,
+  advert: /^[-–*]?\s*(anzeige|werbung|advertisement|reklama|publicidad|publicité)\s*([-–:.,]|$)/iu,
   posted:
     /^(this entry was posted|posted in|filed under|kategorie|category|veröffentlicht in|der beitrag wurde am|erstellt am|aktualisiert( am)?|publikacja)\b/iu,
   feedback:
-    /^(war (der|dieser) (artikel|beitrag) (nützlich|hilfreich)|möchten sie (den|diesen) artikel teilen|(hat|gefällt) (dir|ihnen) (der|dieser|unser) \p{L}+( gefallen)?|artikel (bewerten|gefallen)|if you (enjoyed|liked) (reading )?this|did you (enjoy|like) this|was this (article|page|post) helpful)/iu,
+    /^(war (der|dieser) (artikel|beitrag) (nützlich|hilfreich)|möchten sie (den|diesen) artikel teilen|(hat|gefällt) (dir|ihnen) (der|dieser|unser) \p{L}+( gefallen)?|artikel (bewerten|gefallen)|if you (enjoyed|liked) (reading )?this|did you (enjoy|like) this|was this (article|page|post) helpful|valora (esta|este) (noticia|artículo)|rate this (article|post))/iu,
   login:
     /(sie müssen (sich )?(angemeldet|eingeloggt) sein|sie sind (aktuell )?nicht eingeloggt|you must be logged in|log in to (comment|reply))/iu,
   copy: /(©|\(c\) \d{4}|copyright|all rights reserved|alle rechte vorbehalten|todos los derechos reservados)/iu,
   share:
-    /^(teilen|share|share this|artikel teilen|diesen artikel teilen|jetzt teilen|compartir|partager|udostępnij|drucken|print|e-mail|whatsapp|facebook|twitter|tweet|pinterest|linkedin)\b/iu,
+    /^(teilen|share|share this|artikel teilen|diesen artikel teilen|jetzt teilen|compartir|partager|udostępnij|drucken|rezept drucken|drukuj|imprimir|print|pinnen|pin it|e-mail|whatsapp|facebook|twitter|tweet|pinterest|linkedin)\b/iu,
+  follow:
+    /^(follow|folge|folgt|folgen sie|síguenos|suivez)\s.{0,60}\b(on|auf|en|sur)\s+(twitter|facebook|instagram|telegram|whatsapp|youtube|linkedin|tiktok)|canal de (telegram|whatsapp|youtube)|\bapps? for (ios|android)/iu,
+  moderation:
+    /(comments? (are|is|will be) (moderated|closed)|kommentare (geschlossen|werden moderiert)|kommentarfunktion (ist )?(geschlossen|deaktiviert)|akismet)/iu,
   subscribe:
-    /(newsletter|abonnieren|abonniere|subscribe|suscríbete|suscribete|zapraszamy do subskrypcji|jetzt registrieren|melden sie sich an)/iu,
+    /(newsletter|abonnieren|abonniere|subscribe|suscríbete|suscribete|zapraszamy do subskrypcji|jetzt registrieren|melden sie sich an|verpasse keine|nichts (mehr )?verpassen|never miss)/iu,
   related:
-    /^(ähnliche (beiträge|artikel)|auch interessant|das könnte (sie|dich) auch interessieren|lesen sie auch|lies auch|mehr zum thema|mehr zu[m]?|weitere (artikel|beiträge|themen|news|nachrichten)|empfohlene (beiträge|artikel)|related( posts| articles| stories| content)?|read more|read also|you may also like|more from|more stories|recommended|le puede interesar|te puede interesar|lee también|leia também|czytaj (też|także|również)|zobacz (też|także|również)|à lire aussi|lire aussi|neueste (artikel|beiträge)|beliebte (artikel|beiträge)|meistgelesen|top artikel|über den autor|über die autorin|zur person|kommentare|keine kommentare|kommentieren|comments|leave a (reply|comment)|schreibe einen kommentar|hinterlasse einen kommentar|antworten)\b/iu,
+    /^(ähnliche (beiträge|artikel)|auch interessant|das könnte (sie|dich) auch interessieren|lesen sie auch|lies auch|mehr zum thema|mehr zu[m]?|weitere (artikel|beiträge|themen|news|nachrichten)|empfohlene (beiträge|artikel)|related( posts| articles| stories| content)?|read more|read also|you may also like|more from|more stories|recommended|le puede interesar|te puede interesar|lee también|leia também|czytaj (też|także|również)|zobacz (też|także|również)|à lire aussi|lire aussi|neueste (artikel|beiträge)|beliebte (artikel|beiträge)|meistgelesen|top artikel|schon gelesen|zum weiterlesen|weiterlesen|mehr themen|noch mehr (infos|artikel|themen|tipps)|entdecke (weitere|mehr)|das thema könnte (dich|sie) auch interessieren|themen im artikel|weiterführende[rn]? links?|puedes ver|mira también|también te puede interesar|te recomendamos|artículos relacionados|notas relacionadas|über den autor|über die autorin|zur person|kommentare|keine kommentare|kommentieren|comments|leave a (reply|comment)|schreibe einen kommentar|hinterlasse einen kommentar|antworten)\b/iu,
   date: /^((\d{1,2}\.\s?\d{1,2}\.\s?\d{2,4}|\d{4}-\d{2}-\d{2}|\d{1,2}\.?\s+\p{L}+\.?\s+\d{4})(,?\s*(um\s*)?\d{1,2}:\d{2}(\s*uhr)?)?|\d{1,2}:\d{2}(\s*uhr)?)$/iu,
   byline:
     /^(von|by|por|par|autor|author|autorin|text|written by)\s*:?\s+\p{Lu}[\p{L}.'-]+(\s+\p{Lu}[\p{L}.'-]+){0,3}$|^(von|by|autor|autorin)\s*:$/u,
