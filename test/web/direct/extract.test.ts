@@ -167,4 +167,16 @@ describe("direct reader main content", () => {
       assert.ok(!text.includes(dropped), `kept: ${dropped}\n${text}`);
     }
   });
+
+  it("leaves out page widgets' labels: reading time, view counts, load more, back links, cookie notes", async () => {
+    const paragraph =
+      "<p>The county council voted on Tuesday to keep the night bus running through the winter, after more than two thousand residents signed a petition to save it.</p>";
+    const html = `<html><body><article><h1>Night bus saved</h1><span class="rt">4 min read</span>${paragraph.repeat(3)}<div class="counter">Views: 1204</div><p>This website uses cookies to improve your experience.</p>${paragraph}<a class="more" href="/news">Back to all news</a><button>Load more</button></article></body></html>`;
+    const text = ((await readHtml(html, "https://county.example/night-bus")).content[0] as { text: string })
+      .text;
+    assert.equal(text.match(/The county council voted on Tuesday/g)?.length, 4, text);
+    for (const dropped of ["4 min read", "Views: 1204", "uses cookies", "Back to all news", "Load more"]) {
+      assert.ok(!text.includes(dropped), `kept: ${dropped}\n${text}`);
+    }
+  });
 });

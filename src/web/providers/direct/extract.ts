@@ -255,6 +255,8 @@ const PATTERNS: Record<string, RegExp> = {
     /^(this entry was posted|posted in|filed under|kategorie|category|veröffentlicht in|der beitrag wurde am|erstellt am|aktualisiert( am)?|publikacja)\b/iu,
   feedback:
     /^(war (der|dieser) (artikel|beitrag) (nützlich|hilfreich)|möchten sie (den|diesen) artikel teilen|(hat|gefällt) (dir|ihnen) (der|dieser|unser) \p{L}+( gefallen)?|artikel (bewerten|gefallen)|if you (enjoyed|liked) (reading )?this|did you (enjoy|like) this|was this (article|page|post) helpful|valora (esta|este) (noticia|artículo)|rate this (article|post))/iu,
+  widget:
+    /^(aufrufe|views|kommentare insgesamt|beitragsbild|bild anzeigen|zum vergrößern|click to enlarge|lade weitere|mehr laden|load more|show more|zum shop|jetzt kaufen|affiliate ?links?|shop now|externer inhalt|external content|quellen (anzeigen|ausblenden)|inhaltsverzeichnis|table of contents|zurück( zu[mr]? .*)?|back to .*)\s*:?\s*\d*$|(wir respektieren (deine|ihre) privatsphäre|we respect your privacy|(diese|unsere) (website|webseite|seite) (verwendet|nutzt) cookies|this (web)?site uses cookies|lesezeit|reading time|min read|przeczytasz)/iu,
   login:
     /(sie müssen (sich )?(angemeldet|eingeloggt) sein|sie sind (aktuell )?nicht eingeloggt|you must be logged in|log in to (comment|reply))/iu,
   copy: /(©|\(c\) \d{4}|copyright|all rights reserved|alle rechte vorbehalten|todos los derechos reservados)/iu,
@@ -268,7 +270,7 @@ const PATTERNS: Record<string, RegExp> = {
     /(newsletter|abonnieren|abonniere|subscribe|suscríbete|suscribete|zapraszamy do subskrypcji|jetzt registrieren|melden sie sich an|verpasse keine|nichts (mehr )?verpassen|never miss)/iu,
   related:
     /^(ähnliche (beiträge|artikel)|auch interessant|das könnte (sie|dich) auch interessieren|lesen sie auch|lies auch|mehr zum thema|mehr zu[m]?|weitere (artikel|beiträge|themen|news|nachrichten)|empfohlene (beiträge|artikel)|related( posts| articles| stories| content)?|read more|read also|you may also like|more from|more stories|recommended|le puede interesar|te puede interesar|lee también|leia também|czytaj (też|także|również)|zobacz (też|także|również)|à lire aussi|lire aussi|neueste (artikel|beiträge)|beliebte (artikel|beiträge)|meistgelesen|top artikel|schon gelesen|zum weiterlesen|weiterlesen|mehr themen|noch mehr (infos|artikel|themen|tipps)|entdecke (weitere|mehr)|das thema könnte (dich|sie) auch interessieren|themen im artikel|weiterführende[rn]? links?|puedes ver|mira también|también te puede interesar|te recomendamos|artículos relacionados|notas relacionadas|über den autor|über die autorin|zur person|kommentare|keine kommentare|kommentieren|comments|leave a (reply|comment)|schreibe einen kommentar|hinterlasse einen kommentar|antworten)\b/iu,
-  date: /^((\d{1,2}\.\s?\d{1,2}\.\s?\d{2,4}|\d{4}-\d{2}-\d{2}|\d{1,2}\.?\s+\p{L}+\.?\s+\d{4})(,?\s*(um\s*)?\d{1,2}:\d{2}(\s*uhr)?)?|\d{1,2}:\d{2}(\s*uhr)?)$/iu,
+  date: /^((\d{1,2}\.\s?\d{1,2}\.\s?\d{2,4}|\d{4}-\d{2}-\d{2}|\d{1,2}\.?\s+\p{L}+\.?\s+\d{4})(,?\s*(um\s*)?\d{1,2}:\d{2}(\s*(uhr|am|pm))?)?|\d{1,2}:\d{2}(\s*(uhr|am|pm))?)$/iu,
   byline:
     /^(von|by|por|par|autor|author|autorin|text|written by)\s*:?\s+\p{Lu}[\p{L}.'-]+(\s+\p{Lu}[\p{L}.'-]+){0,3}$|^(von|by|autor|autorin)\s*:$/u,
 };
