@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { mkdir, symlink } from "node:fs/promises";
+import { spawnSync } from "node:child_process";
+import { chmod, mkdir, open, realpath, symlink, unlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { resolveRgPath } from "../../src/code/rg/binary.js";
@@ -193,6 +194,54 @@ describe("code_search tool", () => {
     } finally {
       await local.close?.();
       for (const root of roots) {
+        assert.deepEqual(await processesIn(root), []);
+        await removeTree(root);
+      }
+    }
+  });
+  it("a call on a root retired while it runs finishes; the retired service closes after it", async () => {
+    const roots = await Promise.all(
+      Array.from({ length: CODE_SEARCH_ROOTS_KEPT + 1 }, () => makeTree({ "a.txt": "needle\n" })),
+    );
+    const held = await realpath(roots[0] as string);
+    const bin = await makeTree({});
+    const gate = join(bin, "gate");
+    spawnSync("mkfifo", [gate]);
+    // ripgrep, held at the gate when it runs in the first root only.
+    const rg = join(bin, "rg");
+    await writeFile(
+      rg,
+      `#!/bin/bash\nif [ "$(pwd -P)" = '${held}' ]; then read -r _ < '${gate}'; fi\nexec '${RG}' "$@"\n`,
+    );
+    await chmod(rg, 0o755);
+    const local = createCodeSearchTool({
+      cwd: held,
+      env: { ...process.env, EVIDENT_RG_PATH: rg },
+      logger: silentLogger,
+    });
+    const call = (root: string) =>
+      local.handler({ pattern: "needle" } as never, {
+        signal: new AbortController().signal,
+        progress: () => {},
+        logger: silentLogger,
+        caller: "x",
+        clientRoots: [root],
+      });
+    try {
+      const first = call(held);
+      // Opening the gate for writing returns once the first root's ripgrep waits there.
+      const writer = await open(gate, "w");
+      for (const root of roots.slice(1)) assert.equal((await call(root)).isError, false);
+      assert.notDeepEqual(await processesIn(held), [], "still held, not ended by the retirement");
+      // Gone, the gate holds no later ripgrep; closed, it lets the waiting one go.
+      await unlink(gate);
+      await writer.close();
+      const answer = await first;
+      assert.equal(answer.isError, false, JSON.stringify(answer));
+      assert.match(answer.text, /a\.txt/);
+    } finally {
+      await local.close?.();
+      for (const root of [...roots, bin]) {
         assert.deepEqual(await processesIn(root), []);
         await removeTree(root);
       }
