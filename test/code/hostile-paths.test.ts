@@ -6,8 +6,9 @@
  * data. Forged and cross-caller cursors must not reach another caller's result either.
  */
 import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
 import { mkdir, symlink, writeFile } from "node:fs/promises";
-import { basename, join } from "node:path";
+import { basename, join, resolve } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { CODE_PATH_MAX_CHARS } from "../../src/core/limits.js";
 import { silentLogger } from "../../src/core/logger.js";
@@ -334,5 +335,61 @@ describe("hostile paths", () => {
     // Its own caller continues it.
     const own = await remote.call("code_search", { cursor }, { caller: "alice" });
     assert.equal(own.isError, false, JSON.stringify(own));
+  });
+});
+
+describe("evident mcp --transport http confines code_search", () => {
+  it("a call over the real HTTP server naming a path outside the root is path_not_allowed", async () => {
+    const outside = await makeTree({ "plain/notes.txt": "needle outside\n" });
+    const root = await makeTree({ "src/a.ts": "needle\n", "link-out": { symlink: join(outside, "plain") } });
+    const token = "h".repeat(40);
+    // The built entry (npm test builds first), run from the root as an operator would.
+    const main = resolve(import.meta.dirname, "../../dist/adapters/cli/main.js");
+    const server = spawn(process.execPath, [main, "mcp", "--transport", "http"], {
+      cwd: root,
+      env: { ...process.env, EVIDENT_AUTH_TOKEN: token, EVIDENT_HTTP_PORT: "0", EVIDENT_ROOT: root },
+      stdio: ["ignore", "ignore", "pipe"],
+    });
+    const exited = new Promise((done) => server.once("exit", done));
+    try {
+      const url = await new Promise<string>((found, fail) => {
+        let err = "";
+        server.stderr?.on("data", (chunk: Buffer) => {
+          err += chunk.toString();
+          const match = /listening on (\S+)/.exec(err);
+          if (match?.[1]) found(match[1]);
+        });
+        server.once("exit", () => fail(new Error(`exited early: ${err}`)));
+      });
+      const search = async (path: string) => {
+        const response = await fetch(url, {
+          method: "POST",
+          headers: {
+            authorization: `Bearer ${token}`,
+            "content-type": "application/json",
+            accept: "application/json, text/event-stream",
+            "mcp-protocol-version": "2025-11-25",
+          },
+          body: JSON.stringify({
+            jsonrpc: "2.0",
+            id: 1,
+            method: "tools/call",
+            params: { name: "code_search", arguments: { pattern: "needle", path } },
+          }),
+        });
+        return response.text();
+      };
+      for (const path of ["..", outside, join(outside, "plain"), "link-out"]) {
+        const body = await search(path);
+        assert.match(body, /path_not_allowed/, path);
+        assert.doesNotMatch(body, /needle outside/, path);
+      }
+      assert.match(await search("src"), /src\/a\.ts/);
+    } finally {
+      server.kill("SIGTERM");
+      await exited;
+      await removeTree(root);
+      await removeTree(outside);
+    }
   });
 });
