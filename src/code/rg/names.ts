@@ -1,8 +1,8 @@
 /**
  * File names from ripgrep (`--files`, or `--files-with-matches`), NUL-framed so names with line
  * breaks survive; names in protected areas and names that are not valid UTF-8 are dropped. A
- * rejected glob is `invalid_arguments`; exit 2 with names means some entries could not be read,
- * and the rest is the listing.
+ * rejected glob is `invalid_arguments`; exit 2 with names, or with errors about entries only
+ * (a file removed while listed), means some entries could not be read, and the rest is the listing.
  */
 import { EvidentError } from "../../core/errors.js";
 import { protectedDescendant, type RgTarget } from "../path-policy.js";
@@ -43,7 +43,19 @@ export async function listNames(options: NamesOptions): Promise<string[]> {
       return "done";
     },
   );
-  if (outcome.exitCode !== 0 && outcome.exitCode !== 1 && !(outcome.exitCode === 2 && names.length > 0)) {
+  // Exit 2 also when every error was about an entry (one removed while listed, one unreadable):
+  // then the names are the listing, even none. Anything else is ripgrep refusing the request.
+  const entryErrorsOnly =
+    outcome.exitCode === 2 &&
+    outcome.stderr
+      .split("\n")
+      .filter((line) => line.trim() !== "")
+      .every((line) => /\(os error \d+\)\s*$/.test(line));
+  if (
+    outcome.exitCode !== 0 &&
+    outcome.exitCode !== 1 &&
+    !(outcome.exitCode === 2 && (names.length > 0 || entryErrorsOnly))
+  ) {
     const detail = outcome.stderr.replace(/^rg: /gm, "").trim().split("\n")[0] ?? "";
     if (/glob/i.test(detail)) {
       throw new EvidentError(
