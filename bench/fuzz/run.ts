@@ -70,6 +70,8 @@ try {
       .join(", ");
     console.log(`\n${transport}: ${report.calls} calls in ${report.seconds.toFixed(0)} s`);
     console.log(`  outcomes: ${outcomes}`);
+    const { slowest } = report;
+    console.log(`  slowest answer ${slowest.ms.toFixed(0)} ms (${slowest.tool} #${slowest.index})`);
     console.log(
       `  server RSS start ${mb(report.rss.start)}, end ${mb(report.rss.end)}, peak ${mb(report.rss.peak)} (bound ${mb(RSS_BOUND_BYTES)}); exit status ${report.exitCode}`,
     );

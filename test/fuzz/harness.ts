@@ -61,6 +61,8 @@ export interface FuzzReport {
   readonly leftover: string[];
   readonly exitCode: number | null;
   readonly seconds: number;
+  /** The slowest answer, with its case. */
+  readonly slowest: { readonly ms: number; readonly tool: string; readonly index: number };
 }
 
 const SERVER = fileURLToPath(new URL("./server.ts", import.meta.url));
@@ -380,6 +382,7 @@ export async function fuzz(options: FuzzOptions): Promise<FuzzReport> {
   for (let index = first; index < first + options.cases; index++)
     for (const tool of options.tools) queue.push({ tool, index });
   let nextId = 10;
+  let slowest = { ms: 0, tool: "", index: -1 };
   let done = 0;
   const worker = async () => {
     for (let item = queue.shift(); item !== undefined && !crashed; item = queue.shift()) {
@@ -400,12 +403,15 @@ export async function fuzz(options: FuzzOptions): Promise<FuzzReport> {
           args: JSON.stringify(args)?.slice(0, 300) ?? "",
         });
       const id = nextId++;
+      const sent = performance.now();
       const answer = await connection.request(
         id,
         "tools/call",
         { name: tool, arguments: args },
         AbortSignal.timeout(options.hangMs),
       );
+      const ms = performance.now() - sent;
+      if (ms > slowest.ms) slowest = { ms, tool, index };
       if (answer === undefined) {
         if (crashed) record("crash", `the server exited: ${connection.stderr.slice(-500)}`);
         else record("hang", `no answer within ${options.hangMs} ms`);
@@ -464,5 +470,6 @@ export async function fuzz(options: FuzzOptions): Promise<FuzzReport> {
     leftover,
     exitCode,
     seconds: (performance.now() - started) / 1000,
+    slowest,
   };
 }
