@@ -13,7 +13,10 @@
  * resets), its exit status and how long it took. Last, no process either server started may be
  * left running (every process carries a marker in its environment; /proc is searched for it).
  *
- *   npm run build && npx tsx bench/load/bench.ts [--seconds 60] [--clients 50] [--dir DIR]
+ *   npm run build && npx tsx bench/load/bench.ts [--seconds 60] [--clients 50] [--dir DIR] [--heap-mb N]
+ *
+ * `--heap-mb` caps evident's V8 heap (--max-old-space-size): memory that grows under no cap but
+ * holds under a small one, with the same answers, is garbage not yet collected, not a leak.
  *
  * The corpus is the repository itself unless --dir names another directory. On a small machine
  * the load generator, the server and its ripgreps share the cores: note the machine's
@@ -41,6 +44,7 @@ const SECONDS = Number(option("seconds", "60"));
 const CLIENTS = Number(option("clients", "50"));
 const WARMUP_SECONDS = Number(option("warmup", String(Math.min(15, Math.max(1, SECONDS / 4)))));
 const CORPUS = resolve(option("dir", ROOT));
+const HEAP_MB = option("heap-mb", "");
 const PATTERNS = ["createHttpHandler", "AbortSignal", "EvidentError", "export function"];
 const TOKEN = `${"l".repeat(HTTP_MIN_TOKEN_CHARS)}-load`;
 /** Every process either server starts inherits this: leftovers are found by it. */
@@ -377,7 +381,7 @@ async function main(): Promise<void> {
   if (!existsSync(CLI)) throw new Error("run `npm run build` first: the benchmark starts the built CLI");
   const home = mkdtempSync(join(tmpdir(), "evident-load-"));
   console.log(
-    `load: ${CLIENTS} clients, ${SECONDS} s measured after ${WARMUP_SECONDS} s of warm-up, corpus ${CORPUS}, patterns ${JSON.stringify(PATTERNS)}`,
+    `load: ${CLIENTS} clients, ${SECONDS} s measured after ${WARMUP_SECONDS} s of warm-up, corpus ${CORPUS}, patterns ${JSON.stringify(PATTERNS)}${HEAP_MB === "" ? "" : `, evident's heap capped at ${HEAP_MB} MB`}`,
   );
   console.log(
     `machine: ${cpus().length} cores, load average before ${loadavg()
@@ -400,6 +404,7 @@ async function main(): Promise<void> {
         EVIDENT_HTTP_PORT: "0",
         XDG_CONFIG_HOME: home,
         EVIDENT_LOG_LEVEL: "error",
+        ...(HEAP_MB === "" ? {} : { NODE_OPTIONS: `--max-old-space-size=${Number(HEAP_MB)}` }),
       })),
       headers: { authorization: `Bearer ${TOKEN}` },
     };
