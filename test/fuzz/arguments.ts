@@ -9,6 +9,8 @@
  * strings, deep nesting), and the rest are random JSON values, non-objects included.
  */
 
+import { seeded } from "../fixtures/seeded.js";
+
 /** The JSON Schema subset zod emits for our tools. */
 export interface JsonSchema {
   readonly type?: string | readonly string[];
@@ -26,18 +28,6 @@ export interface JsonSchema {
 }
 
 export type Random = () => number;
-
-/** mulberry32: small, fast, and the same sequence on every platform. */
-export function random(seed: number): Random {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** The seed of one case: FNV-1a over the run's seed, the tool and the index. */
 export function caseSeed(seed: number, tool: string, index: number): number {
@@ -398,7 +388,7 @@ export function fuzzArguments(
   index: number,
   targets: Targets,
 ): unknown {
-  const rng = random(caseSeed(seed, tool, index));
+  const rng = seeded(caseSeed(seed, tool, index));
   const roll = rng();
   if (roll < 0.45) return objectFor(schema, rng, targets);
   if (roll < 0.85) {
