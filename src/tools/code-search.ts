@@ -98,7 +98,6 @@ export function createCodeSearchTool(env: ToolEnvironment) {
   const closing = new Set<Promise<void>>();
   // The surface's bound on the processes its searches run at once, whatever root they search.
   let slots: ProcessSlots | undefined;
-  let protectedPaths: readonly string[] | undefined;
   const closeService = (kept: KeptService) => {
     const done = kept.service.then(
       (service) => service.close(),
@@ -125,7 +124,8 @@ export function createCodeSearchTool(env: ToolEnvironment) {
     const service = (async () => {
       const { CodeSearchService } = await import("../code/service.js");
       slots ??= new ProcessSlots(codeSearchSettings(env.env).maxProcesses);
-      protectedPaths ??= await evidentsOwnPaths(env, root.path);
+      // Per root: a relative EVIDENT_CACHE_DIR is relative to it, as for the file store.
+      const protectedPaths = await evidentsOwnPaths(env, root.path);
       // A shared store (EVIDENT_SNAPSHOT_STORE) serves every surface; otherwise one-shot
       // surfaces keep snapshots on disk so the next process can continue a cursor.
       const shared = await sharedStore(env);
