@@ -196,7 +196,6 @@ async function listCandidates(
 
 const validPatterns = new Map<string, boolean>();
 
-/** Whether the pattern is code in this language (ast-grep matches nothing, silently, otherwise). */
 /**
  * ast-grep refuses some patterns that parse only when it matches them (no node at all, as with
  * blank text; several statements; a lone `$$$`): that is the agent's to fix, whatever the file.
@@ -214,6 +213,7 @@ function findAll(root: SgRoot, pattern: string): SgNode[] {
   }
 }
 
+/** Whether the pattern is code in this language (ast-grep matches nothing, silently, otherwise). */
 function patternParses(napi: typeof import("@ast-grep/napi"), language: string, pattern: string): boolean {
   const key = `${language}\0${pattern}`;
   let valid = validPatterns.get(key);
