@@ -17,14 +17,16 @@ import { evalDir, loadEval, readPage } from "./eval-set.js";
 /** Function name -> step; the innermost match on a sample's stack wins. */
 const STEPS = new Map<string, string>(
   Object.entries({
-    readHtml: "glue (links absolute...)",
-    htmlOutcome: "glue (links absolute...)",
+    readHtml: "glue (links, outcome)",
+    htmlOutcome: "glue (links, outcome)",
     decodeBody: "decode",
     wellFormed: "wellFormed (shape fix)",
     parseHTML: "parse (linkedom)",
     pageMetadata: "metadata",
     preClean: "cleanup before Readability",
     findContainer: "container (second opinion)",
+    findLead: "lead",
+    addLead: "lead",
     Readability: "Readability",
     parse: "Readability",
     clean: "cleanup after Readability",
