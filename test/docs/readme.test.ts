@@ -14,6 +14,20 @@ const ROOT = resolve(import.meta.dirname, "../..");
 const exec = promisify(execCallback);
 const README = readFileSync(resolve(ROOT, "README.md"), "utf8");
 
+/**
+ * A README command with `npx evident` as the package's bin resolves it in a clone: the built CLI.
+ * Not npx itself: in a clone npx installs the project into its own cache as a link and runs its
+ * `prepare` (a full build into dist/), which rewrote dist/ under the other tests running beside
+ * this one (a half-written module failed a CI run).
+ */
+function asBuilt(command: string): string {
+  const bin = (
+    JSON.parse(readFileSync(resolve(ROOT, "package.json"), "utf8")) as { bin: Record<string, string> }
+  ).bin.evident;
+  assert.ok(bin !== undefined && command.startsWith("npx evident "), command);
+  return `"${process.execPath}" "${resolve(ROOT, bin)}" ${command.slice("npx evident ".length)}`;
+}
+
 function codeBlocks(language: string): string[] {
   return [...README.matchAll(new RegExp(`\`\`\`${language}\\n([\\s\\S]*?)\`\`\``, "g"))].map(
     (m) => m[1] ?? "",
@@ -46,7 +60,7 @@ describe("README", () => {
         .replace(/#.*$/, "")
         .replace(/^npm install && /, "")
         .trim();
-      const { stdout } = await exec(command, {
+      const { stdout } = await exec(asBuilt(command), {
         cwd: ROOT,
         env: {
           PATH: process.env.PATH ?? "",
@@ -64,7 +78,7 @@ describe("README", () => {
 
   it("the grep example in the usage section runs", async () => {
     assert.ok(README.includes('`npx evident grep "createEvident" src`'));
-    const { stdout } = await exec('npx evident grep "createEvident" src', { cwd: ROOT });
+    const { stdout } = await exec(asBuilt('npx evident grep "createEvident" src'), { cwd: ROOT });
     assert.ok(JSON.parse(stdout).totalMatches >= 1);
   });
 
