@@ -1,14 +1,19 @@
 /**
  * What `evident setup` needs from the layers below: the file as it is (to offer what exists and
  * keep it), the providers it can add, and the one write path: the setup plan applied, checked
- * against the loader's schema, written privately and atomically (config/write.ts).
+ * by the loader itself (its schema, then what only loading finds, such as a route naming no
+ * provider), written privately and atomically (config/write.ts).
  */
+import { randomBytes } from "node:crypto";
+import { mkdir, rm, writeFile } from "node:fs/promises";
+import { dirname, join } from "node:path";
 import { canRead, canSearch, type Env } from "../config/load.js";
 import type { HttpAdapter } from "../config/schema.js";
 import { planSetup, type SetupChoices } from "../config/setup-plan.js";
 import { readConfigObject, writeConfigObject } from "../config/write.js";
 import { EvidentError } from "../core/errors.js";
 import { configFileSchema } from "../web/config-schema.js";
+import { loadWebConfig } from "../web/service.js";
 
 export { INTERFACE_LOCALES, type InterfaceLocale } from "../config/schema.js";
 export {
@@ -93,6 +98,34 @@ export async function applySetup(env: Env, choices: SetupChoices): Promise<{ pat
   } catch (thrown) {
     throw new EvidentError("configuration_error", `${(thrown as Error).message}.`, { cause: thrown });
   }
+  await refuseNewProblem(env, path, next);
   await writeConfigObject(path, next, configFileSchema);
   return { path };
+}
+
+/**
+ * Loads the planned file as evident would and refuses it when loading fails where the file on
+ * disk loads (or fails elsewhere): setup never writes what the next call would reject. A problem
+ * the environment already had is not the plan's doing and does not stop it.
+ */
+async function refuseNewProblem(env: Env, path: string, planned: Record<string, unknown>): Promise<void> {
+  if (!configFileSchema.safeParse(planned).success) return; // writeConfigObject says what is wrong
+  // Beside the real file: the directory is private, and the plan may hold keys.
+  await mkdir(dirname(path), { recursive: true, mode: 0o700 });
+  const trial = join(dirname(path), `.config.check.${randomBytes(6).toString("hex")}.json`);
+  try {
+    await writeFile(trial, JSON.stringify(planned), { mode: 0o600, flag: "wx" });
+    const after = await loadWebConfig({ ...env, EVIDENT_CONFIG: trial });
+    if (after.ok) return;
+    const before = await loadWebConfig(env);
+    const key = (result: typeof after) => (result.ok ? undefined : result.error.details.key);
+    if (!before.ok && key(before) === key(after)) return;
+    throw new EvidentError(
+      "configuration_error",
+      `${after.error.message.replace(trial, path)}; nothing was written to ${path}.`,
+      { details: { ...after.error.details, file: path } },
+    );
+  } finally {
+    await rm(trial, { force: true });
+  }
 }

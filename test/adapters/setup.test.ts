@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { execFileSync, spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { after, describe, it } from "node:test";
@@ -110,7 +110,13 @@ describe("evident setup by flags", () => {
     const retyped = setup(["--provider", "brave", "--type", "tavily"], xdg);
     assert.equal(retyped.status, 1);
     assert.match(retyped.stderr, /of type brave/);
+    // What only loading finds: a route naming a provider that exists nowhere.
+    const unknownRoute = setup(["--provider", "exa", "--key-env", "EXA_API_KEY", "--route", "exa,nope"], xdg);
+    assert.equal(unknownRoute.status, 1, unknownRoute.stderr);
+    assert.match(unknownRoute.stderr, /search\.route\[1\]: unknown provider "nope"/);
+    assert.match(unknownRoute.stderr, /nothing was written/);
     assert.equal(readFileSync(file, "utf8"), before);
+    assert.deepEqual(readdirSync(join(xdg, "evident")), ["config.json"], "no trial file left behind");
     assert.equal(setup(["--bogus"], xdg).status, 2);
     assert.equal(setup(["--key-env", "X"], xdg).status, 2, "a key without --provider");
     assert.equal(setup(["--provider", "tavily", "--locale", "fr"], xdg).status, 2);
