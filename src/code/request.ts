@@ -253,9 +253,16 @@ export function normalizeRequest(input: CodeSearchInput): CodeSearchRequest {
     kind: "search",
     query: queryOf(input, input.pattern),
     changes,
+    ...answerOptions(input, context, redact),
+  };
+}
+
+/** What a search and a structure search share: where they look and how they answer. */
+function answerOptions(input: CodeSearchInput, context: number, redact: boolean) {
+  return {
     path: input.path,
-    scope: input.scope ?? "expand",
-    mode: input.mode ?? "auto",
+    scope: input.scope ?? ("expand" as const),
+    mode: input.mode ?? ("auto" as const),
     modeImplicit: input.mode === undefined,
     limit: input.limit,
     context,
@@ -329,13 +336,7 @@ function normalizeStructure(input: CodeSearchInput, context: number, redact: boo
     // The text-matching options were refused above; the query keeps the file scope.
     query: { ...queryOf(input, structure), caseMode: "sensitive" },
     changes: undefined,
-    path: input.path,
-    scope: input.scope ?? "expand",
-    mode: input.mode ?? "auto",
-    modeImplicit: input.mode === undefined,
-    limit: input.limit,
-    context,
-    redact,
+    ...answerOptions(input, context, redact),
   };
 }
 

@@ -105,6 +105,8 @@ export const CODE_SEARCH_ROOTS_KEPT = 4;
 export const RG_MAX_PROTOCOL_LINE_BYTES = 16 * 1024 * 1024;
 /** Captured stderr of an owned subprocess. */
 export const PROCESS_STDERR_MAX_BYTES = 64 * 1024;
+/** Characters of ripgrep's own explanation that an error message quotes. */
+export const RG_REASON_MAX_CHARS = 2_000;
 /** Owned subprocess: SIGTERM, then SIGKILL after this, then failure if not closed after the next. */
 export const PROCESS_KILL_ESCALATION_MS = 250;
 export const PROCESS_CLOSE_TIMEOUT_MS = 2_000;

@@ -151,7 +151,7 @@ class Terminal {
 
   /**
    * Resolves once `text` is on screen (the prompt has been drawn). The limit only turns a prompt
-   * that never comes into a named failure: far above a start on a loaded machine (31 s was seen).
+   * that never comes into a named failure: far above a start on a loaded machine.
    */
   async waitFor(text: string): Promise<void> {
     const until = Date.now() + 120_000;

@@ -7,14 +7,15 @@
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { after, before, describe, it } from "node:test";
-import { createClient, RESP_TYPES } from "@redis/client";
-import { EvidentError } from "../../src/core/errors.js";
+import { RESP_TYPES } from "@redis/client";
+import type { EvidentError } from "../../src/core/errors.js";
 import { CursorMac, type KeptStoreBounds } from "../../src/core/kept.js";
 import { RedisKeptStore, type RedisKeptStoreOptions } from "../../src/core/redis/kept-store.js";
 import { deriveKeys, resolveRedisStoreSettings } from "../../src/core/redis/settings.js";
 import { isRunning } from "../code/helpers.js";
 import { errorCodeOf } from "../code/snapshots/store.contract.js";
-import { type RedisServer, startRedis } from "../servers/services.js";
+import { errorOf } from "../fixtures/errors.js";
+import { type RedisServer, redisClient, startRedis } from "../servers/services.js";
 import { BOUNDS, keptStoreContract } from "./kept.contract.js";
 
 let redis: RedisServer;
@@ -60,22 +61,8 @@ function replica<T = string>(key: string, bounds: KeptStoreBounds = BOUNDS): Red
   return storeOn<T>(redis.url, key, bounds);
 }
 
-async function errorOf(work: () => Promise<unknown>): Promise<EvidentError> {
-  try {
-    await work();
-  } catch (error) {
-    if (error instanceof EvidentError) return error;
-    throw error;
-  }
-  throw new Error("no error");
-}
-
 /** A raw client on the test's Redis, to look at (and damage) what the store keeps. */
-async function rawClient() {
-  const client = createClient({ url: redis.url });
-  await client.connect();
-  return client;
-}
+const rawClient = () => redisClient(redis.url);
 
 keptStoreContract("redis", (bounds) => replica(secret(), bounds));
 

@@ -11,6 +11,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
+import { createClient } from "@redis/client";
 
 /** The absolute path of a system command, or a failing assertion that says how to get it. */
 export function systemCommand(name: string, debianPackage: string): string {
@@ -94,6 +95,13 @@ export interface RedisServer extends OwnedProcess {
   readonly port: number;
   readonly url: string;
   readonly dir: string;
+}
+
+/** A connected client of the Redis at `url` (the caller closes it). */
+export async function redisClient(url: string) {
+  const client = createClient({ url });
+  await client.connect();
+  return client;
 }
 
 /**

@@ -28,7 +28,7 @@ import { readSourceDocument, type SourceDocument } from "../source/document.js";
 import type { SyntaxLayer } from "../syntax/layer.js";
 import { enclosingSymbol, pickSymbol, type SymbolRange, symbolsNamed } from "../syntax/symbols.js";
 import { nodeAt, roleOf } from "./roles.js";
-import { type AnalysisScans, isScript, navigationRoot, startingDocument } from "./sources.js";
+import { type AnalysisScans, isScript, navigationRoot, startingDocument, treeFields } from "./sources.js";
 import { type AnalysisBounds, type AnalysisDraft, TextTable } from "./store.js";
 import { isTestPath, namedTests } from "./test-files.js";
 
@@ -170,12 +170,7 @@ export async function impactOf(deps: ImpactDeps, request: ImpactRequest): Promis
   return {
     operation: "impact",
     subject: `impact of ${symbol.kind} ${symbol.qualifiedName} (${target.display}:${symbol.startLine}-${symbol.endLine})`,
-    requestedRoot: root.requested,
-    effectiveRoot: root.requested,
-    expanded: false,
-    rgCwd: root.rg.cwd,
-    terms: [],
-    termsScanned: [],
+    ...treeFields(root),
     items,
     texts: table.texts,
     coverage: {

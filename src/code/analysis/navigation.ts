@@ -19,7 +19,7 @@ import { compareKeys, displayPath } from "../snapshots/sequence.js";
 import { readSourceDocument, type SourceDocument } from "../source/document.js";
 import type { SyntaxLayer } from "../syntax/layer.js";
 import { resolveSpecifier } from "./resolve.js";
-import { type AnalysisScans, isScript, navigationRoot, startingDocument } from "./sources.js";
+import { type AnalysisScans, isScript, navigationRoot, startingDocument, treeFields } from "./sources.js";
 import { specifiersOf } from "./specifiers.js";
 import type { AnalysisDraft } from "./store.js";
 import { TextTable } from "./store.js";
@@ -124,12 +124,7 @@ export async function navigate(deps: NavigateDeps, request: NavigateRequest): Pr
   return {
     operation: request.direction,
     subject: `${request.direction} of ${file.display}`,
-    requestedRoot: root.requested,
-    effectiveRoot: root.requested,
-    expanded: false,
-    rgCwd: root.rg.cwd,
-    terms: [],
-    termsScanned: [],
+    ...treeFields(root),
     items,
     texts: table.texts,
     coverage,

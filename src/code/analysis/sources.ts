@@ -52,6 +52,18 @@ export async function navigationRoot(
   return resolveSearchTarget(cwd, !inside ? root : fromCwd === "" ? undefined : fromCwd, rules);
 }
 
+/** Where an analysis of one tree (impact, navigation) looked, as its stored result states it. */
+export function treeFields(root: SearchTarget) {
+  return {
+    requestedRoot: root.requested,
+    effectiveRoot: root.requested,
+    expanded: false,
+    rgCwd: root.rg.cwd,
+    terms: [] as string[],
+    termsScanned: [] as boolean[],
+  };
+}
+
 function canonicalOf(path: string): string {
   try {
     return realpathSync.native(path);

@@ -7,7 +7,12 @@
 
 import type { Readable } from "node:stream";
 import { EvidentError } from "../../core/errors.js";
-import { SNAPSHOT_MAX_BYTES, SNAPSHOT_MAX_MATCHES, SNAPSHOT_MAX_OCCURRENCES } from "../../core/limits.js";
+import {
+  RG_REASON_MAX_CHARS,
+  SNAPSHOT_MAX_BYTES,
+  SNAPSHOT_MAX_MATCHES,
+  SNAPSHOT_MAX_OCCURRENCES,
+} from "../../core/limits.js";
 import { protectedDescendant, type RgTarget } from "../path-policy.js";
 import {
   type ConsumeResult,
@@ -266,5 +271,5 @@ function patternHint(stderr: string): string {
  */
 function ripgrepReason(stderr: string): string {
   const paragraph = stderr.trim().split(/\n\s*\n/)[0] ?? "";
-  return paragraph.replace(/^rg: /gm, "").slice(0, 2_000);
+  return paragraph.replace(/^rg: /gm, "").slice(0, RG_REASON_MAX_CHARS);
 }

@@ -13,8 +13,8 @@ import { after, describe, it } from "node:test";
 import { parsedTable } from "../../../src/code/rg/match-table.js";
 import { FileSnapshotStore } from "../../../src/code/snapshots/file-store/store.js";
 import { MemorySnapshotStore, selectionSignature } from "../../../src/code/snapshots/store.js";
-import { EvidentError } from "../../../src/core/errors.js";
 import { cacheDir } from "../../../src/core/private-dir.js";
+import { errorOf } from "../../fixtures/errors.js";
 import { makeTree, removeTree } from "../helpers.js";
 import { ctx, errorCode, makeService, walk } from "../service-helpers.js";
 import { errorCodeOf, snapshotData, snapshotStoreContract } from "./store.contract.js";
@@ -34,16 +34,6 @@ function tempParent(): string {
 
 function freshDir(): string {
   return join(tempParent(), "snapshots");
-}
-
-async function errorOf(fn: () => unknown): Promise<EvidentError> {
-  try {
-    await fn();
-  } catch (error) {
-    if (error instanceof EvidentError) return error;
-    throw error;
-  }
-  throw new Error("no error");
 }
 
 snapshotStoreContract(

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { after, before, describe, it } from "node:test";
-import { createClient, RESP_TYPES } from "@redis/client";
+import { RESP_TYPES } from "@redis/client";
 import { loadMatches, parsedTable } from "../../../src/code/rg/match-table.js";
 import {
   RedisSnapshotStore,
@@ -17,10 +17,10 @@ import {
   searchSnapshot,
   selectionSignature,
 } from "../../../src/code/snapshots/store.js";
-import { EvidentError } from "../../../src/core/errors.js";
 import { SNAPSHOT_BLOCK_MATCHES } from "../../../src/core/limits.js";
 import { deriveKeys, resolveRedisStoreSettings } from "../../../src/core/redis/settings.js";
-import { type RedisServer, startRedis } from "../../servers/services.js";
+import { errorOf } from "../../fixtures/errors.js";
+import { type RedisServer, redisClient, startRedis } from "../../servers/services.js";
 import { isRunning, treesRemovedAfter } from "../helpers.js";
 import { ctx, errorCode, makeService, walk } from "../service-helpers.js";
 import { errorCodeOf, snapshotData, snapshotStoreContract } from "./store.contract.js";
@@ -59,22 +59,8 @@ function replica(key: string, options: Partial<Omit<RedisSnapshotStoreOptions, "
   return storeOn(redis.url, key, options);
 }
 
-async function errorOf(fn: () => unknown): Promise<EvidentError> {
-  try {
-    await fn();
-  } catch (error) {
-    if (error instanceof EvidentError) return error;
-    throw error;
-  }
-  throw new Error("no error");
-}
-
 /** A raw client on the test's Redis, to look at (and damage) what the store keeps. */
-async function rawClient() {
-  const client = createClient({ url: redis.url });
-  await client.connect();
-  return client;
-}
+const rawClient = () => redisClient(redis.url);
 
 type RawClient = Awaited<ReturnType<typeof rawClient>>;
 
