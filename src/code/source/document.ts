@@ -53,7 +53,8 @@ export async function readSourceDocument(path: string, options: ReadOptions = {}
   if (size > maxBytes) return { ok: false, reason: "too_large", size };
   let bytes: Buffer;
   try {
-    bytes = await readAtMost(path, maxBytes + 1);
+    // One byte past the observed size tells a file that grew since from one that did not.
+    bytes = await readAtMost(path, size + 1);
   } catch (error) {
     return { ok: false, reason: "unreadable", detail: (error as NodeJS.ErrnoException).code ?? "error" };
   }
@@ -91,20 +92,22 @@ async function observe(path: string): Promise<{ revision: Revision } | ReadFailu
   return revision === undefined ? { reason: "missing" } : { revision };
 }
 
-/** Reads up to `limit` bytes, so a file that grew since its stat cannot exhaust memory. */
+/**
+ * Reads up to `limit` bytes into one buffer of that size (the observed size plus one), so a file
+ * that grew since its stat can neither exhaust memory nor cost more than the read it needs.
+ */
 async function readAtMost(path: string, limit: number): Promise<Buffer> {
   const handle = await open(path, "r");
   try {
-    const chunks: Buffer[] = [];
+    // Unpooled: the document keeps these bytes, and must not keep a shared pool slab with them.
+    const buffer = Buffer.allocUnsafeSlow(limit);
     let total = 0;
     while (total < limit) {
-      const chunk = Buffer.allocUnsafe(Math.min(limit - total, 1024 * 1024));
-      const { bytesRead } = await handle.read(chunk, 0, chunk.length, total);
+      const { bytesRead } = await handle.read(buffer, total, limit - total, total);
       if (bytesRead === 0) break;
-      chunks.push(chunk.subarray(0, bytesRead));
       total += bytesRead;
     }
-    return Buffer.concat(chunks, total);
+    return buffer.subarray(0, total);
   } finally {
     await handle.close();
   }

@@ -48,6 +48,24 @@ describe("source documents", () => {
     });
   });
 
+  it("holds the file's bytes in a buffer of its own, no larger than the file plus one byte", async () => {
+    // A document outlives its read (syntax, inspections): its bytes must not pin a shared pool
+    // slab or a read buffer sized for the largest document.
+    const root = await makeTree({ "small.txt": "tiny\n", "large.txt": "y".repeat(100_000) });
+    for (const [name, size] of [
+      ["small.txt", 5],
+      ["large.txt", 100_000],
+    ] as const) {
+      const read = await readSourceDocument(join(root, name));
+      assert.ok(read.ok);
+      assert.equal(read.document.bytes.length, size);
+      assert.ok(
+        read.document.bytes.buffer.byteLength <= size + 1,
+        `${name}: ${read.document.bytes.buffer.byteLength} bytes held for ${size}`,
+      );
+    }
+  });
+
   it("flags content that is not UTF-8", async () => {
     const root = await makeTree({ "bin.txt": Buffer.from([0x61, 0xff, 0x0a, 0x62]), "ok.txt": "\uFFFD\n" });
     const bad = await readSourceDocument(join(root, "bin.txt"));
