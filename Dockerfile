@@ -14,9 +14,18 @@ RUN npm run build && npm prune --omit=dev --ignore-scripts
 # Run: Node, the compiled package and its production dependencies (ripgrep is the
 # @vscode/ripgrep platform package among them), as the image's unprivileged `node` user.
 FROM node:20-bookworm-slim
+# Memory (docs/DEPLOY.md): jemalloc hands freed memory back to the system where glibc's
+# allocator keeps it, and a 1 MB young generation keeps V8 from growing it to 16 MB; a replica
+# under varied calls then levels off about a quarter lower, at no measured CPU cost.
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends libjemalloc2 \
+ && rm -rf /var/lib/apt/lists/* \
+ && ln -s "$(ls /usr/lib/*-linux-gnu/libjemalloc.so.2)" /usr/local/lib/libjemalloc.so.2
 # Port: EVIDENT_HTTP_PORT, else the platform's PORT, else 8787.
 ENV NODE_ENV=production \
-    EVIDENT_HTTP_HOST=0.0.0.0
+    EVIDENT_HTTP_HOST=0.0.0.0 \
+    LD_PRELOAD=/usr/local/lib/libjemalloc.so.2 \
+    NODE_OPTIONS=--max-semi-space-size=1
 WORKDIR /app
 COPY --from=build /app/package.json ./package.json
 COPY --from=build /app/node_modules ./node_modules

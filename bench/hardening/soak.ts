@@ -3,10 +3,16 @@
  * sends many varied calls: new searches with ever new patterns, globs, modes, limits and
  * context, cursor pages, summaries, structure patterns, inspections, anyOf, redaction. The
  * server's resident set (VmRSS, /proc) is read after a warm-up and then every `--every` calls;
- * the report gives each reading and its ratio to the warm-up reading, measured in the same run.
+ * the report gives each reading, its ratio to the warm-up reading, measured in the same run, and
+ * the highest resident set so far (VmHWM): an allocator that returns memory late or early moves
+ * the reading, not the peak.
+ *
+ * The server's CPU time (user + system, /proc) is reported with each reading, so settings that
+ * trade CPU for memory can be compared run against run.
  *
  * Usage: npm run build && node --import tsx bench/hardening/soak.ts
  *          [--calls 10000] [--every 1000] [--files 400] [--parallel 2] [--seed 1] [--cli PATH]
+ *          [--env NAME=VALUE ...]   (the server's environment only, e.g. NODE_OPTIONS or LD_PRELOAD)
  * The tree is generated once into bench/.corpora/soak-<files>.
  */
 import { type ChildProcess, spawn } from "node:child_process";
@@ -26,6 +32,14 @@ const FILES = arg("--files", 400);
 const PARALLEL = arg("--parallel", 2);
 const WARMUP = 200;
 const random = seeded(arg("--seed", 1));
+/** `--env NAME=VALUE`, repeatable: set in the server's environment, not the client's. */
+const SERVER_ENV = Object.fromEntries(
+  process.argv.flatMap((a, i) => {
+    const setting = a === "--env" ? process.argv[i + 1] : undefined;
+    const at = setting?.indexOf("=") ?? -1;
+    return setting === undefined || at <= 0 ? [] : [[setting.slice(0, at), setting.slice(at + 1)]];
+  }),
+);
 const CLI = process.argv.includes("--cli")
   ? (process.argv[process.argv.indexOf("--cli") + 1] as string)
   : `${repo}dist/adapters/cli/main.js`;
@@ -74,10 +88,19 @@ function tree(files: number): string {
   return root;
 }
 
-function rssMb(pid: number): number {
+/** The resident set now (VmRSS), or its highest so far (VmHWM), in MB. */
+function rssMb(pid: number, field: "VmRSS" | "VmHWM" = "VmRSS"): number {
   const status = readFileSync(`/proc/${pid}/status`, "utf8");
-  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? Number.NaN);
+  const kb = Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? Number.NaN);
   return kb / 1024;
+}
+
+/** User plus system CPU seconds of a process so far (fields 14 and 15 of /proc/PID/stat). */
+function cpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  // In clock ticks: 100 a second on Linux.
+  return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
 interface Answer {
@@ -89,6 +112,7 @@ async function main(): Promise<void> {
   const root = tree(FILES);
   const server: ChildProcess = spawn(process.execPath, [CLI, "mcp", "--structured"], {
     cwd: root,
+    env: { ...process.env, ...SERVER_ENV },
     stdio: ["pipe", "pipe", "inherit"],
   });
   const waiters = new Map<number, (message: Answer) => void>();
@@ -158,14 +182,17 @@ async function main(): Promise<void> {
   const started = Date.now();
   await run(WARMUP);
   const base = rssMb(server.pid as number);
-  console.log(`${FILES} files, ${PARALLEL} calls at a time, cli ${CLI}`);
+  console.log(
+    `${FILES} files, ${PARALLEL} calls at a time, cli ${CLI}, server env ${JSON.stringify(SERVER_ENV)}`,
+  );
   console.log(`after ${WARMUP} warm-up calls: RSS ${base.toFixed(1)} MB`);
   for (let at = EVERY; at <= CALLS; at += EVERY) {
     await run(WARMUP + at);
     const now = rssMb(server.pid as number);
     console.log(
       `after ${String(at).padStart(6)} calls: RSS ${now.toFixed(1)} MB (x${(now / base).toFixed(2)} of warm-up), ` +
-        `${((Date.now() - started) / 1000).toFixed(0)} s`,
+        `peak ${rssMb(server.pid as number, "VmHWM").toFixed(1)} MB, ` +
+        `${((Date.now() - started) / 1000).toFixed(0)} s, server CPU ${cpuSeconds(server.pid as number).toFixed(1)} s`,
     );
   }
   console.log(

@@ -12,7 +12,7 @@ import { describe, it } from "node:test";
 import { parse } from "yaml";
 import { HTTP_DEFAULT_PORT } from "../../src/core/limits.js";
 import { readNginxSite } from "../servers/services.js";
-import { ROOT, replicaEnv } from "./replica.js";
+import { IMAGE_JEMALLOC, IMAGE_NODE_OPTIONS, ROOT, replicaEnv } from "./replica.js";
 
 interface Service {
   readonly image?: string;
@@ -89,8 +89,19 @@ describe("deploy/: compose, nginx and the Dockerfile match the two-replica test"
     assert.match(final, /EVIDENT_HTTP_HOST=0\.0\.0\.0/);
     assert.match(final, /^ENTRYPOINT \["node", "\/app\/dist\/adapters\/cli\/main\.js"\]$/m);
     assert.match(final, /^CMD \["mcp", "--transport", "http"\]$/m);
-    // ripgrep is the npm platform package (a production dependency), not a system package.
-    assert.doesNotMatch(dockerfile, /apt-get|apk add|curl|wget/);
+    // ripgrep is the npm platform package (a production dependency), not a system package: the
+    // one system package is the allocator, linked where LD_PRELOAD names it.
+    assert.doesNotMatch(dockerfile, /apk add|curl|wget/);
+    const packages = [...dockerfile.matchAll(/apt-get install ([^\n\\&]*)/g)].flatMap((m) =>
+      (m[1] ?? "").split(/\s+/).filter((word) => word !== "" && !word.startsWith("-")),
+    );
+    assert.deepEqual(packages, ["libjemalloc2"]);
+    assert.match(final, new RegExp(`^\\s*LD_PRELOAD=${IMAGE_JEMALLOC.replaceAll(".", "\\.")}`, "m"));
+    assert.match(final, new RegExp(`^\\s*NODE_OPTIONS=${IMAGE_NODE_OPTIONS}$`, "m"));
+    assert.match(
+      final,
+      new RegExp(`ln -s [^\\n]*libjemalloc\\.so\\.2[^\\n]* ${IMAGE_JEMALLOC.replaceAll(".", "\\.")}$`, "m"),
+    );
     const pkg = JSON.parse(readFileSync(resolve(ROOT, "package.json"), "utf8"));
     assert.ok(pkg.dependencies["@vscode/ripgrep"]);
     const ignore = readFileSync(resolve(ROOT, ".dockerignore"), "utf8");

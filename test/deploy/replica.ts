@@ -1,9 +1,11 @@
 /**
  * One evident replica as the two-replica test runs it: the built CLI, `evident mcp --transport
  * http`, with the environment deploy/compose.yaml gives each replica (compose.test.ts checks
- * that the variables are the same), on loopback instead of a container network.
+ * that the variables are the same) and the image's memory settings, on loopback instead of a
+ * container network.
  */
 import { spawn } from "node:child_process";
+import { existsSync, readdirSync } from "node:fs";
 import { resolve } from "node:path";
 import { type OwnedProcess, own, waitForLine } from "../servers/services.js";
 
@@ -36,6 +38,24 @@ export interface Replica extends OwnedProcess {
   readonly url: string;
   /** host:port, as nginx names it. */
   readonly address: string;
+}
+
+/** The image's memory settings (Dockerfile): jemalloc preloaded, a 1 MB young generation. */
+export const IMAGE_JEMALLOC = "/usr/local/lib/libjemalloc.so.2";
+export const IMAGE_NODE_OPTIONS = "--max-semi-space-size=1";
+
+/**
+ * The same settings for a replica on this machine: jemalloc from Debian's libjemalloc2 (which
+ * `.ci/run` installs when missing), wherever this architecture keeps it.
+ */
+export function imageMemoryEnv(): Record<string, string> {
+  const lib = readdirSync("/usr/lib")
+    .filter((dir) => dir.endsWith("-linux-gnu"))
+    .map((dir) => `/usr/lib/${dir}/libjemalloc.so.2`)
+    .find((path) => existsSync(path));
+  if (lib === undefined)
+    throw new Error("libjemalloc2 is not installed here (.ci/run installs it): the image preloads it");
+  return { LD_PRELOAD: lib, NODE_OPTIONS: IMAGE_NODE_OPTIONS };
 }
 
 /** Starts a replica serving `cwd`; resolves once it listens (its own log line says where). */

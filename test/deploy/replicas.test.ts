@@ -25,7 +25,15 @@ import {
   startNginx,
   startRedis,
 } from "../servers/services.js";
-import { CLI, type Replica, ROOT, replicaEnv, startReplica } from "./replica.js";
+import {
+  CLI,
+  IMAGE_NODE_OPTIONS,
+  imageMemoryEnv,
+  type Replica,
+  ROOT,
+  replicaEnv,
+  startReplica,
+} from "./replica.js";
 
 const TOKEN = randomBytes(24).toString("hex");
 /** Two clients with tokens of their own (EVIDENT_AUTH_TOKENS): each its own caller. */
@@ -69,6 +77,7 @@ before(async () => {
   // variable the deployment does not set; compose.test.ts compares replicaEnv's).
   const env = {
     ...replicaEnv(redis.url, CURSOR_KEY, TOKEN, [ALICE, BOB]),
+    ...imageMemoryEnv(),
     EVIDENT_ALLOW_PRIVATE_NETWORK: "true",
   };
   replicas = await Promise.all([startReplica(tree, env), startReplica(tree, env)]);
@@ -165,6 +174,17 @@ async function loggedCalls(count: number): Promise<Array<{ upstream: string; sta
     watcher.close();
   }
 }
+
+describe("the image's memory settings", () => {
+  it("each replica runs with jemalloc preloaded and the image's NODE_OPTIONS (every walk here runs under them)", () => {
+    for (const replica of replicas) {
+      const maps = readFileSync(`/proc/${replica.pid}/maps`, "utf8");
+      assert.match(maps, /libjemalloc\.so\.2/, "jemalloc mapped into the replica");
+      const environ = readFileSync(`/proc/${replica.pid}/environ`, "utf8").split("\0");
+      assert.ok(environ.includes(`NODE_OPTIONS=${IMAGE_NODE_OPTIONS}`));
+    }
+  });
+});
 
 describe("callers across replicas", () => {
   it("G12: a cursor follows its caller's token to any replica; another client's token gets cursor_not_found", async () => {
