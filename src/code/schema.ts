@@ -23,6 +23,7 @@ import {
   INSPECT_SYMBOL_MAX_CHARS,
   INSPECT_TARGETS_MAX,
   INSPECT_TARGETS_MIN,
+  PARSE_BYTES_MAX,
   PARSE_FILES_MAX,
   PARSE_FILES_MIN,
   SOURCE_CURSOR_MAX_CHARS,
@@ -162,7 +163,9 @@ export const codeSearchInputSchema = z.strictObject({
     .min(PARSE_FILES_MIN)
     .max(PARSE_FILES_MAX)
     .optional()
-    .describe("With structure, impact or navigate: parse at most this many files (default 200)."),
+    .describe(
+      `With structure, impact or navigate: parse at most this many files (default 200), and at most ${PARSE_BYTES_MAX / (1024 * 1024)} MiB of source whatever it says.`,
+    ),
   impact: z
     .boolean()
     .optional()

@@ -281,6 +281,13 @@ export const SOURCE_CURSOR_TTL_MS = 30 * 60_000;
 export const PARSE_FILES_MIN = 1;
 export const PARSE_FILES_MAX = 2_000;
 export const PARSE_FILES_DEFAULT = 200;
+/**
+ * Source bytes one structure search, impact or navigation call parses, beyond which files count
+ * as over the parse budget (the first file always parses). A syntax tree takes tens of bytes of
+ * native memory per source byte, freed only when V8 collects its handle, so this bounds what
+ * one call adds (bench/hardening/RESULTS.md).
+ */
+export const PARSE_BYTES_MAX = 4 * 1024 * 1024;
 /** Structure patterns remembered as valid or not per language (the checks are cleared beyond it). */
 export const STRUCTURE_PATTERN_CHECKS_MAX = 256;
 /** Parses in flight at once (each on a thread of libuv's pool). */

@@ -25,6 +25,7 @@ import type { AnalysisItem, CoverageFact } from "../snapshots/analysis.js";
 import { compareKeys, displayPath } from "../snapshots/sequence.js";
 import { type SnapshotStore, searchSnapshot } from "../snapshots/store.js";
 import { readSourceDocument, type SourceDocument } from "../source/document.js";
+import { PARSE_BYTES_TEXT, ParseBytes } from "../syntax/budget.js";
 import type { SyntaxLayer } from "../syntax/layer.js";
 import { enclosingSymbol, pickSymbol, type SymbolRange, symbolsNamed } from "../syntax/symbols.js";
 import { nodeAt, roleOf } from "./roles.js";
@@ -85,6 +86,7 @@ export async function impactOf(deps: ImpactDeps, request: ImpactRequest): Promis
   const items: AnalysisItem[] = [];
   const classified: Record<string, number> = {};
   let parsed = 0;
+  const parseBytes = new ParseBytes();
   for (const path of [...byFile.keys()].sort(compareKeys)) {
     const positions = byFile.get(path) as number[];
     const trusted: Revision | undefined = Object.hasOwn(lines.trusted, path)
@@ -101,6 +103,8 @@ export async function impactOf(deps: ImpactDeps, request: ImpactRequest): Promis
       const read = await readSourceDocument(pathUnder(root.rg.cwd, path), { expected: trusted });
       if (!read.ok)
         why = read.reason === "changed" ? "changed since the scan" : `not readable (${read.reason})`;
+      else if (!parseBytes.take(read.document.bytes.length))
+        why = `beyond the parse budget of ${PARSE_BYTES_TEXT}`;
       else {
         tree = await deps.syntax.tree(read.document, deps.signal);
         if (tree.status !== "ok") why = tree.reason;

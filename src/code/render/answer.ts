@@ -5,6 +5,7 @@
  */
 import {
   MAX_SOURCE_REVISION_FILES,
+  PARSE_BYTES_MAX,
   SNAPSHOT_MAX_BYTES,
   SNAPSHOT_MAX_MATCHES,
   SNAPSHOT_MAX_OCCURRENCES,
@@ -152,7 +153,7 @@ const SKIP_TEXT: Record<string, string> = {
   oversized: "over the 5 MiB document bound",
   unreadable: "unreadable",
   changed: "changed while read",
-  over_budget: "over maxParseFiles (raise it, or narrow path or glob)",
+  over_budget: `over the parse budget (maxParseFiles files and ${PARSE_BYTES_MAX / (1024 * 1024)} MiB of source a call; raise maxParseFiles, or narrow path or glob)`,
   pattern_not_valid_here: "in a language the pattern is not valid code in",
   not_searched_retention: "left after the retention bound was reached",
 };

@@ -3,8 +3,9 @@
  * policy as a pattern search. ripgrep lists the candidates first: files in scope containing the
  * pattern's longest literal word (every match must contain it), or every file in scope when the
  * pattern has none; only files of a language ast-grep parses here are candidates. At most
- * `maxParseFiles` of them are parsed, in path order; each is read as a verified document, so its
- * matches are tied to the revision that was parsed. Every candidate that was not searched is
+ * `maxParseFiles` of them, and of those as many as fit in PARSE_BYTES_MAX, are parsed, in path
+ * order; each is read as a verified document, so its matches are tied to the revision that was
+ * parsed. Every candidate that was not searched is
  * counted by why (no provider, oversized, unreadable, changed, over the parse budget), apart
  * from the matches and from what the snapshot retained (G05).
  */
@@ -27,6 +28,7 @@ import type { CodeSearchCoverage, StructureNode } from "../schema.js";
 import { compareKeys } from "../snapshots/sequence.js";
 import { lineEnd, lineStart, readSourceDocument, type SourceDocument } from "../source/document.js";
 import { loadAstGrep } from "../syntax/ast-grep.js";
+import { ParseBytes } from "../syntax/budget.js";
 import { astGrepLanguageOf } from "../syntax/languages.js";
 import type { SyntaxLayer } from "../syntax/layer.js";
 import { enclosingSymbol } from "../syntax/symbols.js";
@@ -95,6 +97,7 @@ export async function structureSearch(
   const trusted: Record<string, Revision> = {};
   const invalidIn = new Set<string>();
   let retentionStopped = false;
+  const parseBytes = new ParseBytes();
   for (const name of chosen) {
     throwIfAborted(options.signal);
     if (retentionStopped) {
@@ -107,6 +110,10 @@ export async function structureSearch(
       continue;
     }
     const document = read.document;
+    if (!parseBytes.take(document.bytes.length)) {
+      count("over_budget");
+      continue;
+    }
     const tree = await options.syntax.tree(document, options.signal);
     if (tree.status !== "ok") {
       count(tree.status);

@@ -4,7 +4,7 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import type { CodeSearchResponse } from "../../../src/code/service.js";
-import { ANALYSIS_ITEMS_PER_PAGE, DETAIL_PAGE_MAX_BYTES } from "../../../src/core/limits.js";
+import { ANALYSIS_ITEMS_PER_PAGE, DETAIL_PAGE_MAX_BYTES, PARSE_BYTES_MAX } from "../../../src/core/limits.js";
 import { reposRemovedAfter } from "../git/helpers.js";
 import { ctx, makeService } from "../service-helpers.js";
 
@@ -246,6 +246,23 @@ describe("impact", () => {
     );
     await full.close();
     await roomy.close();
+  });
+
+  it("files past the parse budget's bytes keep their occurrences, unclassified, and say why", async () => {
+    // Callers of 3/8 of the byte budget each, in path order after the symbol's own file: the
+    // third would pass the bound.
+    const filler = `// ${"x".repeat(76)}\n`.repeat(Math.ceil((PARSE_BYTES_MAX * 3) / 8 / 80));
+    const files: Record<string, string> = { "src/a.ts": "export function parse() {}\n" };
+    for (const name of ["b", "c", "d"])
+      files[`src/${name}.ts`] = `import { parse } from "./a";\nparse();\n${filler}`;
+    const service = makeService(await repo(files));
+    const first = await service.run({ impact: true, path: "src/a.ts", symbol: "parse" }, ctx());
+    const items = await everyItem(service, first);
+    const notes = (path: string) => [...new Set(items.filter((i) => i.path === path).map((i) => i.note))];
+    assert.deepEqual(notes("src/d.ts"), ["beyond the parse budget of 4 MiB of source"]);
+    assert.ok(!notes("src/b.ts").some((n) => /budget/.test(n ?? "")), notes("src/b.ts").join());
+    assert.match(first.data.coverage?.syntax?.detail ?? "", /beyond the parse budget of 4 MiB of source/);
+    await service.close();
   });
 
   it("a file beyond the parse budget keeps its occurrences, unclassified, and says why", async () => {

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import type { CodeSearchResponse } from "../../../src/code/service.js";
+import { PARSE_BYTES_MAX } from "../../../src/core/limits.js";
 import { reposRemovedAfter } from "../git/helpers.js";
 import { treesRemovedAfter } from "../helpers.js";
 import { ctx, makeService } from "../service-helpers.js";
@@ -102,6 +103,27 @@ describe("navigation", () => {
     assert.equal(result.data.status, "partial");
     assert.match(result.data.coverage?.importers?.detail ?? "", /beyond the parse budget of 2 files/);
     assert.match(result.text, /PARTIAL importers/);
+    await service.close();
+  });
+
+  it("stops parsing importers at the parse budget's bytes, says so, and still parses the first", async () => {
+    // Importers of 3/8 of the byte budget each: the third would pass it; a small one after fits.
+    const filler = `// ${"x".repeat(76)}\n`.repeat(Math.ceil((PARSE_BYTES_MAX * 3) / 8 / 80));
+    const files: Record<string, string> = { "a/y.ts": "export const y = 1;\n" };
+    for (const name of ["p", "q", "r"]) files[`a/${name}.ts`] = `import { y } from "./y";\n${filler}`;
+    files["a/s.ts"] = 'import { y } from "./y";\n';
+    const service = makeService(await tree(files));
+    const result = await service.run({ navigate: "imports", path: "a/y.ts" }, ctx());
+    assert.deepEqual(listed(result), [
+      "imported-by a/p.ts (imports it)",
+      "imported-by a/q.ts (imports it)",
+      "imported-by a/s.ts (imports it)",
+    ]);
+    assert.equal(result.data.status, "partial");
+    assert.match(
+      result.data.coverage?.importers?.detail ?? "",
+      /1 candidate file\(s\) beyond the parse budget of 4 MiB of source/,
+    );
     await service.close();
   });
 

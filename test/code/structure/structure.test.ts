@@ -11,7 +11,7 @@ import { allMatches } from "../../../src/code/rg/match-table.js";
 import { FileSnapshotStore } from "../../../src/code/snapshots/file-store/store.js";
 import { searchSnapshot } from "../../../src/code/snapshots/store.js";
 import { literalWords } from "../../../src/code/structure/search.js";
-import { PARSE_CONCURRENCY, SOURCE_DOCUMENT_MAX_BYTES } from "../../../src/core/limits.js";
+import { PARSE_BYTES_MAX, PARSE_CONCURRENCY, SOURCE_DOCUMENT_MAX_BYTES } from "../../../src/core/limits.js";
 import { rawMatches, treesRemovedAfter } from "../helpers.js";
 import { ctx, errorCode, makeService } from "../service-helpers.js";
 
@@ -114,6 +114,35 @@ describe("structure search", () => {
     }
   });
 
+  it("G05: files past the parse budget's bytes are counted over it, not parsed; the first file always parses", async () => {
+    // Three files of 3/8 of the budget each, then a small one: the third would pass the bound.
+    const filler = (n: number) =>
+      `// ${"x".repeat(76)}\n`.repeat(Math.ceil((PARSE_BYTES_MAX * 3) / 8 / 80) + n);
+    const files: Record<string, string> = {};
+    for (const name of ["a", "b", "c"])
+      files[`set/${name}.ts`] = `function ${name}() {\n  audit(1);\n}\n${filler(0)}`;
+    files["set/d.ts"] = "function d() {\n  audit(2);\n}\n";
+    files["big/huge.ts"] = `function h() {\n  audit(3);\n}\n${filler(0)}${filler(0)}${filler(0)}`;
+    const root = await makeTree(files);
+    const service = makeService(root);
+    try {
+      const answer = await service.run({ structure: "audit($X)", path: "set", mode: "matches" }, ctx());
+      assert.deepEqual(answer.data.coverage?.syntax?.counts, { parsed: 3, over_budget: 1 });
+      assert.equal(answer.data.coverage?.syntax.status, "partial");
+      assert.deepEqual(
+        answer.data.matches?.map((m) => m.path),
+        ["set/a.ts", "set/b.ts", "set/d.ts"],
+      );
+      assert.match(answer.text, /not searched: 1 over the parse budget/);
+      // A document larger than the whole byte bound, alone, still parses.
+      const alone = await service.run({ structure: "audit($X)", path: "big/huge.ts" }, ctx());
+      assert.deepEqual(alone.data.coverage?.syntax?.counts, { parsed: 1 });
+      assert.equal(alone.data.totalMatches, 1);
+    } finally {
+      await service.close();
+    }
+  });
+
   it("G05: occurrence, syntax and retention coverage are separate fields, in text and data", async () => {
     const files: Record<string, string> = {};
     for (let i = 0; i < 5; i++) files[`m${i}.ts`] = `function f${i}() {\n  audit(${i});\n}\n`;
@@ -137,7 +166,7 @@ describe("structure search", () => {
       assert.match(answer.text, /Coverage: occurrences complete: 8 files in scope contain "audit"/);
       assert.match(
         answer.text,
-        /syntax partial: 4 parsed \(1 with syntax errors, where matches may be missed\); not searched: 3 over maxParseFiles/,
+        /syntax partial: 4 parsed \(1 with syntax errors, where matches may be missed\); not searched: 3 over the parse budget \(maxParseFiles files and 4 MiB of source a call/,
       );
       assert.match(answer.text, /retention complete: \d+ matches kept/);
     } finally {
