@@ -292,14 +292,19 @@ export const PARSE_BYTES_MAX = 4 * 1024 * 1024;
 export const STRUCTURE_PATTERN_CHECKS_MAX = 256;
 /** Parses in flight at once (each on a thread of libuv's pool). */
 export const PARSE_CONCURRENCY = 2;
-/** Syntax trees kept between calls, keyed by language and content hash (least recently used out). */
-export const SYNTAX_CACHE_MAX_ENTRIES = 256;
-export const SYNTAX_CACHE_MAX_NODES = 1_000_000;
 /**
  * Source bytes per syntax node, to estimate a tree's node count without walking it (on the
  * order of what bench/code-inspect measures, rounded down so the estimate errs high).
  */
 export const SYNTAX_BYTES_PER_NODE_ESTIMATE = 4;
+/**
+ * Syntax trees kept between calls, keyed by language and content hash (least recently used out),
+ * per project root served: at most this many, and the trees of at most 1 MiB of source. A tree
+ * is native memory, 30-60 bytes per source byte (bench/hardening/RESULTS.md), so the node bound
+ * keeps a root's cache to tens of MB; a broad structure search re-parses what it evicted.
+ */
+export const SYNTAX_CACHE_MAX_ENTRIES = 256;
+export const SYNTAX_CACHE_MAX_NODES = (1024 * 1024) / SYNTAX_BYTES_PER_NODE_ESTIMATE;
 
 // ---------------------------------------------------------------------------------------------
 // Transports.

@@ -7,7 +7,7 @@ import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { readSourceDocument, type SourceDocument } from "../../../src/code/source/document.js";
-import { SyntaxCache } from "../../../src/code/syntax/cache.js";
+import { estimatedNodes, SyntaxCache } from "../../../src/code/syntax/cache.js";
 import { SyntaxLayer } from "../../../src/code/syntax/layer.js";
 import { enclosingSymbol, pickSymbol, symbolsNamed } from "../../../src/code/syntax/symbols.js";
 import { treesRemovedAfter } from "../helpers.js";
@@ -192,5 +192,16 @@ describe("syntax cache", () => {
     cache.set("d", "D", 11); // larger than the whole bound: not kept
     assert.equal(cache.get("d"), undefined);
     assert.equal(cache.nodes, 8);
+  });
+
+  it("by default keeps the trees of at most 1 MiB of source (trees are native memory)", () => {
+    const cache = new SyntaxCache<string>();
+    cache.set("a", "A", estimatedNodes(600 * 1024));
+    cache.set("b", "B", estimatedNodes(300 * 1024));
+    assert.deepEqual([cache.get("a"), cache.get("b")], ["A", "B"]);
+    cache.set("c", "C", estimatedNodes(200 * 1024)); // 1.1 MiB together: the least recent, a, goes
+    assert.deepEqual([cache.get("a"), cache.get("b"), cache.get("c")], [undefined, "B", "C"]);
+    cache.set("d", "D", estimatedNodes(1024 * 1024 + 1)); // more than the whole bound: not kept
+    assert.equal(cache.get("d"), undefined);
   });
 });
