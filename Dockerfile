@@ -15,8 +15,8 @@ RUN npm run build && npm prune --omit=dev --ignore-scripts
 # @vscode/ripgrep platform package among them), as the image's unprivileged `node` user.
 FROM node:20-bookworm-slim
 # Memory (docs/DEPLOY.md): jemalloc hands freed memory back to the system where glibc's
-# allocator keeps it, and a 1 MB young generation keeps V8 from growing it to 16 MB; a replica
-# under varied calls then levels off about a quarter lower, at no measured CPU cost.
+# allocator keeps it, and a 1 MB young generation keeps V8 from growing its own; a replica under
+# varied calls then levels off and peaks lower at the same CPU (bench/hardening/RESULTS.md).
 RUN apt-get update \
  && apt-get install -y --no-install-recommends libjemalloc2 \
  && rm -rf /var/lib/apt/lists/* \
