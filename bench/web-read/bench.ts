@@ -16,16 +16,9 @@ import { execFileSync } from "node:child_process";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { parseHTML } from "linkedom";
-import { evalDir, loadEval, pageBytes, readPage } from "./eval-set.js";
+import { pageBytes, readPage, warmedEval } from "./eval-set.js";
 
-const args = process.argv.slice(2);
-const limitArg = args.indexOf("--limit");
-const dir = evalDir();
-const { items: all, scorer } = await loadEval(dir);
-const items = limitArg === -1 ? all : all.slice(0, Number(args[limitArg + 1]));
-
-// Warm-up: the modules load and the JIT settles before anything is timed.
-for (const item of items.slice(0, 30)) await readPage(dir, item, scorer);
+const { dir, all, items, scorer } = await warmedEval(process.argv.slice(2));
 
 const totals = { tp: 0, fp: 0, fn: 0, tn: 0 };
 const readMs: number[] = [];

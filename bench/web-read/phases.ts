@@ -12,7 +12,7 @@
  * reading the set's files) are "other".
  */
 import { Session } from "node:inspector/promises";
-import { evalDir, loadEval, readPage } from "./eval-set.js";
+import { readPage, warmedEval } from "./eval-set.js";
 
 /** Function name -> step; the innermost match on a sample's stack wins. */
 const STEPS = new Map<string, string>(
@@ -42,12 +42,7 @@ interface Node {
   children?: number[];
 }
 
-const args = process.argv.slice(2);
-const limitArg = args.indexOf("--limit");
-const dir = evalDir();
-const { items: all, scorer } = await loadEval(dir);
-const items = limitArg === -1 ? all : all.slice(0, Number(args[limitArg + 1]));
-for (const item of items.slice(0, 30)) await readPage(dir, item, scorer);
+const { dir, items, scorer } = await warmedEval(process.argv.slice(2));
 
 const session = new Session();
 session.connect();

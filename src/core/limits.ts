@@ -300,7 +300,7 @@ export const SYNTAX_BYTES_PER_NODE_ESTIMATE = 4;
 /**
  * Syntax trees kept between calls, keyed by language and content hash (least recently used out),
  * per project root served: at most this many, and the trees of at most 1 MiB of source. A tree
- * is native memory, 30-60 bytes per source byte (bench/hardening/RESULTS.md), so the node bound
+ * is native memory, tens of bytes per source byte (bench/hardening/RESULTS.md), so the node bound
  * keeps a root's cache to tens of MB; a broad structure search re-parses what it evicted.
  */
 export const SYNTAX_CACHE_MAX_ENTRIES = 256;

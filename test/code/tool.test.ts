@@ -18,6 +18,21 @@ import { ToolRegistry } from "../../src/tools/registry.js";
 import { makeTree, processesIn, RG, removeTree } from "./helpers.js";
 import { errorCode } from "./service-helpers.js";
 
+/** One code_search call as a client whose only MCP root is `root` makes it. */
+function callInRoot(
+  tool: ReturnType<typeof createCodeSearchTool>,
+  root: string,
+  input: Record<string, unknown>,
+) {
+  return tool.handler(input as never, {
+    signal: new AbortController().signal,
+    progress: () => {},
+    logger: silentLogger,
+    caller: "x",
+    clientRoots: [root],
+  });
+}
+
 describe("code_search tool", () => {
   let root: string;
   let registry: ToolRegistry;
@@ -168,14 +183,7 @@ describe("code_search tool", () => {
       ),
     );
     const local = createCodeSearchTool({ cwd: roots[0] as string, env: process.env, logger: silentLogger });
-    const call = (root: string, input: Record<string, unknown>) =>
-      local.handler(input as never, {
-        signal: new AbortController().signal,
-        progress: () => {},
-        logger: silentLogger,
-        caller: "x",
-        clientRoots: [root],
-      });
+    const call = (root: string, input: Record<string, unknown>) => callInRoot(local, root, input);
     try {
       const cursors: string[] = [];
       for (const root of roots) {
@@ -219,14 +227,7 @@ describe("code_search tool", () => {
       env: { ...process.env, EVIDENT_RG_PATH: rg },
       logger: silentLogger,
     });
-    const call = (root: string) =>
-      local.handler({ pattern: "needle" } as never, {
-        signal: new AbortController().signal,
-        progress: () => {},
-        logger: silentLogger,
-        caller: "x",
-        clientRoots: [root],
-      });
+    const call = (root: string) => callInRoot(local, root, { pattern: "needle" });
     try {
       const first = call(held);
       // Opening the gate for writing returns once the first root's ripgrep waits there.

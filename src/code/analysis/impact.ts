@@ -24,8 +24,8 @@ import { loadMatches, matchAt } from "../rg/match-table.js";
 import type { AnalysisItem, CoverageFact } from "../snapshots/analysis.js";
 import { compareKeys, displayPath } from "../snapshots/sequence.js";
 import { type SnapshotStore, searchSnapshot } from "../snapshots/store.js";
-import { readSourceDocument, type SourceDocument } from "../source/document.js";
-import { PARSE_BYTES_TEXT, ParseBytes } from "../syntax/budget.js";
+import type { SourceDocument } from "../source/document.js";
+import { PARSE_BYTES_TEXT, ParseBudget } from "../syntax/budget.js";
 import type { SyntaxLayer } from "../syntax/layer.js";
 import { enclosingSymbol, pickSymbol, type SymbolRange, symbolsNamed } from "../syntax/symbols.js";
 import { nodeAt, roleOf } from "./roles.js";
@@ -86,7 +86,7 @@ export async function impactOf(deps: ImpactDeps, request: ImpactRequest): Promis
   const items: AnalysisItem[] = [];
   const classified: Record<string, number> = {};
   let parsed = 0;
-  const parseBytes = new ParseBytes();
+  const budget = new ParseBudget();
   for (const path of [...byFile.keys()].sort(compareKeys)) {
     const positions = byFile.get(path) as number[];
     const trusted: Revision | undefined = Object.hasOwn(lines.trusted, path)
@@ -100,11 +100,14 @@ export async function impactOf(deps: ImpactDeps, request: ImpactRequest): Promis
     else if (trusted === undefined) why = "its revision was not observed unchanged during the scan";
     else {
       parsed++;
-      const read = await readSourceDocument(pathUnder(root.rg.cwd, path), { expected: trusted });
+      const read = await budget.read(pathUnder(root.rg.cwd, path), { expected: trusted });
       if (!read.ok)
-        why = read.reason === "changed" ? "changed since the scan" : `not readable (${read.reason})`;
-      else if (!parseBytes.take(read.document.bytes.length))
-        why = `beyond the parse budget of ${PARSE_BYTES_TEXT}`;
+        why =
+          read.reason === "over_budget"
+            ? `beyond the parse budget of ${PARSE_BYTES_TEXT}`
+            : read.reason === "changed"
+              ? "changed since the scan"
+              : `not readable (${read.reason})`;
       else {
         tree = await deps.syntax.tree(read.document, deps.signal);
         if (tree.status !== "ok") why = tree.reason;

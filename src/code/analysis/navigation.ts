@@ -16,8 +16,8 @@ import { pathUnder } from "../revisions/scan.js";
 import { matchAt } from "../rg/match-table.js";
 import type { AnalysisItem, CoverageFact } from "../snapshots/analysis.js";
 import { compareKeys, displayPath } from "../snapshots/sequence.js";
-import { readSourceDocument, type SourceDocument } from "../source/document.js";
-import { PARSE_BYTES_TEXT, ParseBytes } from "../syntax/budget.js";
+import type { SourceDocument } from "../source/document.js";
+import { PARSE_BYTES_TEXT, ParseBudget } from "../syntax/budget.js";
 import type { SyntaxLayer } from "../syntax/layer.js";
 import { resolveSpecifier } from "./resolve.js";
 import { type AnalysisScans, isScript, navigationRoot, startingDocument, treeFields } from "./sources.js";
@@ -181,7 +181,7 @@ async function importersOf(
   if (lines.partialReason !== undefined)
     skip(`beyond the candidate scan's retention bound (${lines.partialReason})`);
   let parsed = 0;
-  const parseBytes = new ParseBytes();
+  const budget = new ParseBudget();
   for (const key of [...candidates].sort(compareKeys)) {
     const absolute = pathUnder(root.rg.cwd, key);
     if (absolute === document.path || !isScript(absolute)) continue;
@@ -190,13 +190,13 @@ async function importersOf(
       continue;
     }
     parsed++;
-    const read = await readSourceDocument(absolute);
+    const read = await budget.read(absolute);
     if (!read.ok) {
-      skip(`unreadable (${read.reason})`);
-      continue;
-    }
-    if (!parseBytes.take(read.document.bytes.length)) {
-      skip(`beyond the parse budget of ${PARSE_BYTES_TEXT}`);
+      skip(
+        read.reason === "over_budget"
+          ? `beyond the parse budget of ${PARSE_BYTES_TEXT}`
+          : `unreadable (${read.reason})`,
+      );
       continue;
     }
     const tree = await deps.syntax.tree(read.document, deps.signal);

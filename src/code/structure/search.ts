@@ -26,9 +26,9 @@ import type { ParsedMatch } from "../rg/events.js";
 import { listNames } from "../rg/names.js";
 import type { CodeSearchCoverage, StructureNode } from "../schema.js";
 import { compareKeys } from "../snapshots/sequence.js";
-import { lineEnd, lineStart, readSourceDocument, type SourceDocument } from "../source/document.js";
+import { lineEnd, lineStart, type SourceDocument } from "../source/document.js";
 import { loadAstGrep } from "../syntax/ast-grep.js";
-import { ParseBytes } from "../syntax/budget.js";
+import { ParseBudget } from "../syntax/budget.js";
 import { astGrepLanguageOf } from "../syntax/languages.js";
 import type { SyntaxLayer } from "../syntax/layer.js";
 import { enclosingSymbol } from "../syntax/symbols.js";
@@ -97,23 +97,27 @@ export async function structureSearch(
   const trusted: Record<string, Revision> = {};
   const invalidIn = new Set<string>();
   let retentionStopped = false;
-  const parseBytes = new ParseBytes();
+  const budget = new ParseBudget();
   for (const name of chosen) {
     throwIfAborted(options.signal);
     if (retentionStopped) {
       count("not_searched_retention");
       continue;
     }
-    const read = await readSourceDocument(pathUnder(target.rg.cwd, name));
+    const read = await budget.read(pathUnder(target.rg.cwd, name));
     if (!read.ok) {
-      count(read.reason === "too_large" ? "oversized" : read.reason === "changed" ? "changed" : "unreadable");
+      count(
+        read.reason === "over_budget"
+          ? "over_budget"
+          : read.reason === "too_large"
+            ? "oversized"
+            : read.reason === "changed"
+              ? "changed"
+              : "unreadable",
+      );
       continue;
     }
     const document = read.document;
-    if (!parseBytes.take(document.bytes.length)) {
-      count("over_budget");
-      continue;
-    }
     const tree = await options.syntax.tree(document, options.signal);
     if (tree.status !== "ok") {
       count(tree.status);
