@@ -293,18 +293,16 @@ export const STRUCTURE_PATTERN_CHECKS_MAX = 256;
 /** Parses in flight at once (each on a thread of libuv's pool). */
 export const PARSE_CONCURRENCY = 2;
 /**
- * Source bytes per syntax node, to estimate a tree's node count without walking it (on the
- * order of what bench/code-inspect measures, rounded down so the estimate errs high).
+ * Syntax facts kept between calls per project root served (symbols, syntax errors, import
+ * specifiers; never a tree), keyed by language and content hash, least recently used out: at
+ * most this many entries and this much estimated memory. A tree lives only for the call that
+ * parsed it: trees are native memory that V8 frees late (bench/hardening/RESULTS.md), so a
+ * structure search parses again what an earlier call parsed; an inspection does not.
  */
-export const SYNTAX_BYTES_PER_NODE_ESTIMATE = 4;
-/**
- * Syntax trees kept between calls, keyed by language and content hash (least recently used out),
- * per project root served: at most this many, and the trees of at most 1 MiB of source. A tree
- * is native memory, tens of bytes per source byte (bench/hardening/RESULTS.md), so the node bound
- * keeps a root's cache to tens of MB; a broad structure search re-parses what it evicted.
- */
-export const SYNTAX_CACHE_MAX_ENTRIES = 256;
-export const SYNTAX_CACHE_MAX_NODES = (1024 * 1024) / SYNTAX_BYTES_PER_NODE_ESTIMATE;
+export const SYNTAX_CACHE_MAX_ENTRIES = 4_096;
+export const SYNTAX_CACHE_MAX_BYTES = 4 * 1024 * 1024;
+/** Estimated memory of one cached fact (a symbol or specifier, names included), and of an entry. */
+export const SYNTAX_FACT_BYTES_ESTIMATE = 256;
 
 // ---------------------------------------------------------------------------------------------
 // Transports.

@@ -240,15 +240,15 @@ async function selectTarget(deps: ImpactDeps, request: ImpactRequest): Promise<T
     );
   }
   const document = await startingDocument(file, display, expected, field);
-  const tree = await deps.syntax.tree(document, deps.signal);
-  if (tree.status !== "ok") {
+  const facts = await deps.syntax.facts(document, deps.signal);
+  if (facts.status !== "ok") {
     throw new EvidentError(
       "syntax_unavailable",
-      `The symbols of ${display} are not available (${tree.reason}), so no target can be chosen.`,
-      { details: { field, status: tree.status } },
+      `The symbols of ${display} are not available (${facts.reason}), so no target can be chosen.`,
+      { details: { field, status: facts.status } },
     );
   }
-  const symbols = tree.facts.symbols;
+  const symbols = facts.facts.symbols;
   let symbol: SymbolRange;
   if (line !== undefined) {
     const enclosing = enclosingSymbol(symbols, line);

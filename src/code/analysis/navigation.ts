@@ -21,7 +21,6 @@ import { PARSE_BYTES_TEXT, ParseBudget } from "../syntax/budget.js";
 import type { SyntaxLayer } from "../syntax/layer.js";
 import { resolveSpecifier } from "./resolve.js";
 import { type AnalysisScans, isScript, navigationRoot, startingDocument, treeFields } from "./sources.js";
-import { specifiersOf } from "./specifiers.js";
 import type { AnalysisDraft } from "./store.js";
 import { TextTable } from "./store.js";
 import { isTestPath, namedTests, sourceSubject } from "./test-files.js";
@@ -66,19 +65,19 @@ export async function navigate(deps: NavigateDeps, request: NavigateRequest): Pr
     skippedText === "" ? { status: "complete" } : { status: "partial", detail: skippedText };
 
   if (request.direction === "imports") {
-    const tree = await deps.syntax.tree(document, deps.signal);
-    if (tree.status !== "ok") {
+    const own = await deps.syntax.specifiers(document, deps.signal);
+    if (own.status !== "ok") {
       throw new EvidentError(
         "syntax_unavailable",
-        `The imports of ${file.display} cannot be read (${tree.reason}).`,
+        `The imports of ${file.display} cannot be read (${own.reason}).`,
         {
-          details: { field: "path", status: tree.status },
+          details: { field: "path", status: own.status },
         },
       );
     }
     const lines = document.text.split("\n");
     const unresolved: AnalysisItem[] = [];
-    for (const { specifier, line } of specifiersOf(tree.root.root(), tree.language)) {
+    for (const { specifier, line } of own.specifiers) {
       const resolved = resolveSpecifier(specifier, file.absolute, root.canonical);
       if (resolved.kind === "file") {
         items.push(
@@ -97,7 +96,7 @@ export async function navigate(deps: NavigateDeps, request: NavigateRequest): Pr
       items.push(fileItem("imported-by", importer, "imports it"));
     }
     coverage.outgoing =
-      tree.facts.syntaxErrors > 0
+      own.syntaxErrors > 0
         ? { status: "partial", detail: "the file has syntax errors; imports inside them may be missed" }
         : { status: "complete" };
     coverage.importers = importersFact;
@@ -199,12 +198,12 @@ async function importersOf(
       );
       continue;
     }
-    const tree = await deps.syntax.tree(read.document, deps.signal);
-    if (tree.status !== "ok") {
-      skip(`not parsed (${tree.status})`);
+    const found = await deps.syntax.specifiers(read.document, deps.signal);
+    if (found.status !== "ok") {
+      skip(`not parsed (${found.status})`);
       continue;
     }
-    const imports = specifiersOf(tree.root.root(), tree.language).some((s) => {
+    const imports = found.specifiers.some((s) => {
       const resolved = resolveSpecifier(s.specifier, absolute, root.canonical);
       return resolved.kind === "file" && resolved.path === document.path;
     });

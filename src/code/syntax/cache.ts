@@ -1,41 +1,41 @@
 /**
- * Parsed trees kept between calls: keyed by language and content hash (so a changed file simply
- * misses), bounded by entry count and by an estimate of syntax nodes, least recently used out.
- * A tree larger than the whole node bound is not kept.
+ * Syntax facts kept between calls: keyed by language and content hash (so a changed file simply
+ * misses), bounded by entry count and by estimated memory, least recently used out. An entry
+ * larger than the whole bound is not kept.
  */
 import {
-  SYNTAX_BYTES_PER_NODE_ESTIMATE,
+  SYNTAX_CACHE_MAX_BYTES,
   SYNTAX_CACHE_MAX_ENTRIES,
-  SYNTAX_CACHE_MAX_NODES,
+  SYNTAX_FACT_BYTES_ESTIMATE,
 } from "../../core/limits.js";
 
 export interface SyntaxCacheOptions {
   readonly maxEntries?: number;
-  readonly maxNodes?: number;
+  readonly maxBytes?: number;
 }
 
-/** Node count estimated from source size, without walking the tree. */
-export function estimatedNodes(bytes: number): number {
-  return Math.ceil(bytes / SYNTAX_BYTES_PER_NODE_ESTIMATE) + 1;
+/** Estimated memory of an entry holding this many facts (symbols or specifiers). */
+export function estimatedBytes(facts: number): number {
+  return (facts + 1) * SYNTAX_FACT_BYTES_ESTIMATE;
 }
 
 export class SyntaxCache<V> {
-  readonly #entries = new Map<string, { readonly value: V; readonly nodes: number }>();
+  readonly #entries = new Map<string, { readonly value: V; readonly bytes: number }>();
   readonly #maxEntries: number;
-  readonly #maxNodes: number;
-  #nodes = 0;
+  readonly #maxBytes: number;
+  #bytes = 0;
 
   constructor(options: SyntaxCacheOptions = {}) {
     this.#maxEntries = options.maxEntries ?? SYNTAX_CACHE_MAX_ENTRIES;
-    this.#maxNodes = options.maxNodes ?? SYNTAX_CACHE_MAX_NODES;
+    this.#maxBytes = options.maxBytes ?? SYNTAX_CACHE_MAX_BYTES;
   }
 
   get size(): number {
     return this.#entries.size;
   }
 
-  get nodes(): number {
-    return this.#nodes;
+  get bytes(): number {
+    return this.#bytes;
   }
 
   get(key: string): V | undefined {
@@ -47,15 +47,15 @@ export class SyntaxCache<V> {
     return entry.value;
   }
 
-  set(key: string, value: V, nodes: number): void {
+  set(key: string, value: V, bytes: number): void {
     this.delete(key);
-    if (nodes > this.#maxNodes) return;
-    this.#entries.set(key, { value, nodes });
-    this.#nodes += nodes;
+    if (bytes > this.#maxBytes) return;
+    this.#entries.set(key, { value, bytes });
+    this.#bytes += bytes;
     for (const [oldest, entry] of this.#entries) {
-      if (this.#entries.size <= this.#maxEntries && this.#nodes <= this.#maxNodes) break;
+      if (this.#entries.size <= this.#maxEntries && this.#bytes <= this.#maxBytes) break;
       this.#entries.delete(oldest);
-      this.#nodes -= entry.nodes;
+      this.#bytes -= entry.bytes;
     }
   }
 
@@ -63,11 +63,11 @@ export class SyntaxCache<V> {
     const entry = this.#entries.get(key);
     if (entry === undefined) return;
     this.#entries.delete(key);
-    this.#nodes -= entry.nodes;
+    this.#bytes -= entry.bytes;
   }
 
   clear(): void {
     this.#entries.clear();
-    this.#nodes = 0;
+    this.#bytes = 0;
   }
 }

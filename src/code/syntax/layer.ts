@@ -1,12 +1,16 @@
 /**
- * The syntax layer: one per service. It answers two questions about a verified source document,
+ * The syntax layer: one per service. It answers questions about a verified source document,
  * each with an explicit status instead of an exception when it cannot:
- *   - `tree(document)`: the ast-grep tree and its facts (symbols, syntax errors), for languages
- *     ast-grep parses here; for structure patterns and anything else that walks a tree;
+ *   - `tree(document)`: an ast-grep tree and its facts, for structure patterns and anything else
+ *     that walks a tree; parsed for each call, never kept;
+ *   - `facts(document)`: the tree's facts (symbols, syntax errors) alone;
+ *   - `specifiers(document)`: the module specifiers a JavaScript/TypeScript file names;
  *   - `symbols(document)`: symbol ranges from ast-grep, else from Universal Ctags.
- * Results are cached by language and content hash (syntax/cache.ts). Parses run off the calling
- * thread, at most PARSE_CONCURRENCY at once; a cancelled caller stops waiting at once (the parse
- * already running finishes in the background and is cached, since it was paid for).
+ * Facts are cached by language and content hash (syntax/cache.ts); trees are not, since a tree
+ * is native memory that V8 frees only when it collects the tree's small handle. Parses run off
+ * the calling thread, at most PARSE_CONCURRENCY at once; a cancelled caller stops waiting at
+ * once (the parse already running finishes in the background and its facts are cached, since it
+ * was paid for).
  *
  * Statuses: `ok`; `no_provider` (a language nothing here parses, or a provider that is missing
  * or failed to load); `parse_error` (the provider failed on this document); `changed` (ctags,
@@ -18,9 +22,10 @@ import { PARSE_CONCURRENCY } from "../../core/limits.js";
 import { readRevision, sameRevision } from "../revisions/scan.js";
 import type { SourceDocument } from "../source/document.js";
 import { type AstGrepRuntime, loadAstGrep, parseTree, type TreeFacts, treeFacts } from "./ast-grep.js";
-import { estimatedNodes, SyntaxCache, type SyntaxCacheOptions } from "./cache.js";
+import { estimatedBytes, SyntaxCache, type SyntaxCacheOptions } from "./cache.js";
 import { type CtagsProbe, ctagsSymbols, probeCtags } from "./ctags.js";
 import { type AstGrepLanguage, astGrepLanguageOf } from "./languages.js";
+import { type Specifier, specifiersOf } from "./specifiers.js";
 import type { SymbolRange } from "./symbols.js";
 
 export type SyntaxProvider = "ast-grep" | "ctags";
@@ -37,6 +42,19 @@ export type TreeOutcome =
       readonly language: AstGrepLanguage;
       readonly root: SgRoot;
       readonly facts: TreeFacts;
+    }
+  | SyntaxFailure;
+
+export type FactsOutcome =
+  | { readonly status: "ok"; readonly language: AstGrepLanguage; readonly facts: TreeFacts }
+  | SyntaxFailure;
+
+export type SpecifiersOutcome =
+  | {
+      readonly status: "ok";
+      readonly specifiers: readonly Specifier[];
+      /** Syntax errors the parser recovered from (specifiers inside one may be missed). */
+      readonly syntaxErrors: number;
     }
   | SyntaxFailure;
 
@@ -59,13 +77,16 @@ export interface SyntaxLayerOptions {
 }
 
 type Cached =
-  | { readonly provider: "ast-grep"; readonly root: SgRoot; readonly facts: TreeFacts }
-  | { readonly provider: "ctags"; readonly symbols: readonly SymbolRange[] };
+  | { readonly kind: "facts"; readonly facts: TreeFacts }
+  | { readonly kind: "specifiers"; readonly specifiers: readonly Specifier[]; readonly syntaxErrors: number }
+  | { readonly kind: "ctags"; readonly symbols: readonly SymbolRange[] };
+
+type Parsed = { readonly language: AstGrepLanguage; readonly root: SgRoot; readonly facts: TreeFacts };
 
 export class SyntaxLayer {
   readonly #options: SyntaxLayerOptions;
   readonly #cache: SyntaxCache<Cached>;
-  readonly #pending = new Map<string, Promise<Cached | SyntaxFailure>>();
+  readonly #pending = new Map<string, Promise<unknown>>();
   #ctags: Promise<CtagsProbe> | undefined;
   #running = 0;
   readonly #waiting: (() => void)[] = [];
@@ -75,11 +96,12 @@ export class SyntaxLayer {
     this.#cache = new SyntaxCache(options.cache);
   }
 
-  /** Entries and estimated nodes held (tests, diagnostics). */
-  get cached(): { readonly entries: number; readonly nodes: number } {
-    return { entries: this.#cache.size, nodes: this.#cache.nodes };
+  /** Entries and estimated bytes held (tests, diagnostics). */
+  get cached(): { readonly entries: number; readonly bytes: number } {
+    return { entries: this.#cache.size, bytes: this.#cache.bytes };
   }
 
+  /** A tree of its own for this call: always parsed (a parse already running is shared). */
   async tree(document: SourceDocument, signal?: AbortSignal): Promise<TreeOutcome> {
     throwIfAborted(signal);
     const language = astGrepLanguageOf(document.path);
@@ -89,52 +111,70 @@ export class SyntaxLayer {
     if ("error" in runtime) return { status: "no_provider", reason: runtime.error };
     if (!runtime.available.has(language))
       return { status: "no_provider", reason: runtime.unavailable.get(language) ?? `no ${language} parser` };
-    const result = await this.#once(`ast-grep\0${language}\0${document.hash}`, document, signal, () =>
+    const result = await this.#once(`tree\0${language}\0${document.hash}`, document, signal, () =>
       this.#parse(runtime, language, document),
     );
-    if (!("provider" in result)) return result;
-    if (result.provider !== "ast-grep") throw new Error("syntax cache holds another provider's entry");
-    return { status: "ok", language, root: result.root, facts: result.facts };
+    return "status" in result ? result : { status: "ok", ...result };
+  }
+
+  async facts(document: SourceDocument, signal?: AbortSignal): Promise<FactsOutcome> {
+    const language = astGrepLanguageOf(document.path);
+    const hit = language === undefined ? undefined : this.#cache.get(factsKey(language, document));
+    if (language !== undefined && hit?.kind === "facts") return { status: "ok", language, facts: hit.facts };
+    const tree = await this.tree(document, signal);
+    return tree.status === "ok" ? { status: "ok", language: tree.language, facts: tree.facts } : tree;
+  }
+
+  async specifiers(document: SourceDocument, signal?: AbortSignal): Promise<SpecifiersOutcome> {
+    const language = astGrepLanguageOf(document.path);
+    const key = `specifiers\0${language}\0${document.hash}`;
+    const hit = this.#cache.get(key);
+    if (hit?.kind === "specifiers")
+      return { status: "ok", specifiers: hit.specifiers, syntaxErrors: hit.syntaxErrors };
+    const tree = await this.tree(document, signal);
+    if (tree.status !== "ok") return tree;
+    const specifiers = specifiersOf(tree.root.root(), tree.language);
+    const syntaxErrors = tree.facts.syntaxErrors;
+    this.#cache.set(key, { kind: "specifiers", specifiers, syntaxErrors }, estimatedBytes(specifiers.length));
+    return { status: "ok", specifiers, syntaxErrors };
   }
 
   async symbols(document: SourceDocument, signal?: AbortSignal): Promise<SymbolsOutcome> {
-    const tree = await this.tree(document, signal);
-    if (tree.status === "ok")
+    const facts = await this.facts(document, signal);
+    if (facts.status === "ok")
       return {
         status: "ok",
         provider: "ast-grep",
-        symbols: tree.facts.symbols,
-        syntaxErrors: tree.facts.syntaxErrors,
+        symbols: facts.facts.symbols,
+        syntaxErrors: facts.facts.syntaxErrors,
       };
-    if (astGrepLanguageOf(document.path) !== undefined && tree.status !== "no_provider") return tree;
+    if (astGrepLanguageOf(document.path) !== undefined && facts.status !== "no_provider") return facts;
     // ast-grep cannot: Universal Ctags may know the language.
     this.#ctags ??= probeCtags(this.#options.env);
     const ctags = await this.#ctags;
     if ("missing" in ctags) {
       const why =
-        tree.status === "no_provider" && astGrepLanguageOf(document.path) !== undefined
-          ? `${tree.reason}; `
+        facts.status === "no_provider" && astGrepLanguageOf(document.path) !== undefined
+          ? `${facts.reason}; `
           : "";
       return { status: "no_provider", reason: `${why}${ctags.missing}` };
     }
-    const result = await this.#once(
-      `ctags\0${document.hash}\0${document.path}`,
-      document,
-      signal,
-      async () => {
-        const outcome = await ctagsSymbols(ctags.path, document.path, signal);
-        if (outcome.status !== "ok") return outcome;
-        // ctags read the file itself: its symbols describe the document only if that is still it.
-        if (!sameRevision(document.revision, await readRevision(document.path)))
-          return { status: "changed", reason: "the file changed while ctags read it" } as const;
-        return {
-          value: { provider: "ctags", symbols: outcome.symbols } as const,
-          nodes: outcome.symbols.length + 1,
-        };
-      },
-    );
-    if (!("provider" in result)) return result;
-    if (result.provider !== "ctags") throw new Error("syntax cache holds another provider's entry");
+    const key = `ctags\0${document.hash}\0${document.path}`;
+    const hit = this.#cache.get(key);
+    const result =
+      hit?.kind === "ctags"
+        ? hit
+        : await this.#once(key, document, signal, async () => {
+            const outcome = await ctagsSymbols(ctags.path, document.path, signal);
+            if (outcome.status !== "ok") return outcome;
+            // ctags read the file itself: its symbols describe the document only if that is still it.
+            if (!sameRevision(document.revision, await readRevision(document.path)))
+              return { status: "changed", reason: "the file changed while ctags read it" } as const;
+            const value = { kind: "ctags", symbols: outcome.symbols } as const;
+            this.#cache.set(key, value, estimatedBytes(outcome.symbols.length));
+            return value;
+          });
+    if ("status" in result) return result;
     return { status: "ok", provider: "ctags", symbols: result.symbols, syntaxErrors: 0 };
   }
 
@@ -143,24 +183,19 @@ export class SyntaxLayer {
   }
 
   /** One computation per key at a time; a cancelled caller stops waiting, the work goes on. */
-  async #once(
+  async #once<T>(
     key: string,
     document: SourceDocument,
     signal: AbortSignal | undefined,
-    compute: () => Promise<{ readonly value: Cached; readonly nodes: number } | SyntaxFailure>,
-  ): Promise<Cached | SyntaxFailure> {
-    const hit = this.#cache.get(key);
-    if (hit !== undefined) return hit;
-    let pending = this.#pending.get(key);
+    compute: () => Promise<T>,
+  ): Promise<T> {
+    let pending = this.#pending.get(key) as Promise<T> | undefined;
     if (pending === undefined) {
       pending = this.#slot(undefined)
         .then(async (release) => {
           try {
             this.#options.onParse?.(document.path);
-            const result = await compute();
-            if ("status" in result) return result;
-            this.#cache.set(key, result.value, result.nodes);
-            return result.value;
+            return await compute();
           } finally {
             release();
           }
@@ -173,21 +208,25 @@ export class SyntaxLayer {
     return raceAbort(pending, signal);
   }
 
+  /** Parses, and caches the tree's facts (the tree itself is the caller's alone). */
   async #parse(
     runtime: AstGrepRuntime,
     language: AstGrepLanguage,
     document: SourceDocument,
-  ): Promise<{ readonly value: Cached; readonly nodes: number } | SyntaxFailure> {
+  ): Promise<Parsed | SyntaxFailure> {
     let root: SgRoot;
     try {
       root = await parseTree(runtime.napi, language, document.text);
     } catch (error) {
       return { status: "parse_error", reason: `ast-grep could not parse it (${(error as Error).message})` };
     }
-    return {
-      value: { provider: "ast-grep", root, facts: treeFacts(runtime.napi, root, language) },
-      nodes: estimatedNodes(document.bytes.length),
-    };
+    const facts = treeFacts(runtime.napi, root, language);
+    this.#cache.set(
+      factsKey(language, document),
+      { kind: "facts", facts },
+      estimatedBytes(facts.symbols.length),
+    );
+    return { language, root, facts };
   }
 
   /** Waits for one of PARSE_CONCURRENCY slots; gives up waiting when cancelled. */
@@ -203,6 +242,10 @@ export class SyntaxLayer {
       this.#waiting.shift()?.();
     };
   }
+}
+
+function factsKey(language: AstGrepLanguage, document: SourceDocument): string {
+  return `facts\0${language}\0${document.hash}`;
 }
 
 function raceAbort<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {

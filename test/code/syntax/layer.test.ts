@@ -7,9 +7,10 @@ import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { readSourceDocument, type SourceDocument } from "../../../src/code/source/document.js";
-import { estimatedNodes, SyntaxCache } from "../../../src/code/syntax/cache.js";
+import { estimatedBytes, SyntaxCache } from "../../../src/code/syntax/cache.js";
 import { SyntaxLayer } from "../../../src/code/syntax/layer.js";
 import { enclosingSymbol, pickSymbol, symbolsNamed } from "../../../src/code/syntax/symbols.js";
+import { SYNTAX_CACHE_MAX_BYTES } from "../../../src/core/limits.js";
 import { treesRemovedAfter } from "../helpers.js";
 
 const makeTree = treesRemovedAfter(after);
@@ -141,7 +142,7 @@ describe("syntax layer", () => {
     assert.equal(outcome.status, "changed");
   });
 
-  it("reuses a tree for the same content and parses again when it changes", async () => {
+  it("reuses facts for the same content and parses again when it changes", async () => {
     const root = await makeTree({ "a.ts": "function a() {}\n", "b.ts": "function a() {}\n" });
     const parsed: string[] = [];
     const layer = new SyntaxLayer({ env, onParse: (path) => parsed.push(path) });
@@ -152,6 +153,30 @@ describe("syntax layer", () => {
     const changed = await layer.symbols(await doc(root, "a.ts"));
     assert.equal(parsed.length, 2);
     assert.equal(changed.status === "ok" && changed.symbols[0]?.name, "b");
+  });
+
+  it("keeps a tree's facts between calls, never the tree (a tree is native memory)", async () => {
+    const root = await makeTree({
+      "a.ts": 'import { x } from "./x";\nexport function f() {\n  return x;\n}\n',
+    });
+    const document = await doc(root, "a.ts");
+    let parses = 0;
+    const layer = new SyntaxLayer({ env, onParse: () => parses++ });
+    const first = await layer.tree(document);
+    assert.equal(first.status, "ok");
+    // Facts and symbols come from the cache; a tree is parsed again for each call that walks one.
+    assert.equal((await layer.facts(document)).status, "ok");
+    assert.equal((await layer.symbols(document)).status, "ok");
+    assert.equal(parses, 1);
+    const second = await layer.tree(document);
+    assert.equal(parses, 2);
+    assert.ok(first.status === "ok" && second.status === "ok" && first.root !== second.root);
+    // Import specifiers are facts too: the first asks parses, the next reads the cache.
+    const specifiers = await layer.specifiers(document);
+    assert.deepEqual(specifiers.status === "ok" && specifiers.specifiers, [{ specifier: "./x", line: 1 }]);
+    await layer.specifiers(document);
+    assert.equal(parses, 3);
+    assert.deepEqual(layer.cached, { entries: 2, bytes: estimatedBytes(1) + estimatedBytes(1) });
   });
 
   it("a cancelled caller stops waiting for its parse", async () => {
@@ -181,27 +206,32 @@ describe("syntax layer", () => {
 });
 
 describe("syntax cache", () => {
-  it("evicts the least recently used entry beyond its entry and node bounds", () => {
-    const cache = new SyntaxCache<string>({ maxEntries: 2, maxNodes: 10 });
+  it("evicts the least recently used entry beyond its entry and byte bounds", () => {
+    const cache = new SyntaxCache<string>({ maxEntries: 2, maxBytes: 10 });
     cache.set("a", "A", 4);
     cache.set("b", "B", 4);
     assert.equal(cache.get("a"), "A"); // a is now the most recent
-    cache.set("c", "C", 4); // over 10 nodes: b goes
+    cache.set("c", "C", 4); // over 2 entries: b goes
     assert.equal(cache.get("b"), undefined);
     assert.deepEqual([cache.get("a"), cache.get("c")], ["A", "C"]);
     cache.set("d", "D", 11); // larger than the whole bound: not kept
     assert.equal(cache.get("d"), undefined);
-    assert.equal(cache.nodes, 8);
+    assert.equal(cache.bytes, 8);
+    const small = new SyntaxCache<string>({ maxEntries: 5, maxBytes: 10 });
+    small.set("a", "A", 6);
+    small.set("b", "B", 6); // over 10 bytes: a goes
+    assert.deepEqual([small.get("a"), small.get("b"), small.bytes], [undefined, "B", 6]);
   });
 
-  it("by default keeps the trees of at most 1 MiB of source (trees are native memory)", () => {
+  it("by default keeps at most SYNTAX_CACHE_MAX_BYTES of estimated facts", () => {
     const cache = new SyntaxCache<string>();
-    cache.set("a", "A", estimatedNodes(600 * 1024));
-    cache.set("b", "B", estimatedNodes(300 * 1024));
+    const half = SYNTAX_CACHE_MAX_BYTES / 2;
+    cache.set("a", "A", half);
+    cache.set("b", "B", half);
     assert.deepEqual([cache.get("a"), cache.get("b")], ["A", "B"]);
-    cache.set("c", "C", estimatedNodes(200 * 1024)); // 1.1 MiB together: the least recent, a, goes
+    cache.set("c", "C", 1); // one byte over: the least recent, a, goes
     assert.deepEqual([cache.get("a"), cache.get("b"), cache.get("c")], [undefined, "B", "C"]);
-    cache.set("d", "D", estimatedNodes(1024 * 1024 + 1)); // more than the whole bound: not kept
+    cache.set("d", "D", SYNTAX_CACHE_MAX_BYTES + 1); // more than the whole bound: not kept
     assert.equal(cache.get("d"), undefined);
   });
 });
