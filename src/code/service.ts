@@ -97,6 +97,11 @@ export interface CodeSearchServiceOptions extends SearchExecutorOptions {
 export interface CallContext {
   readonly caller: string;
   readonly signal: AbortSignal;
+  /**
+   * When the call was received (`Date.now()`): the deadline counts from it, so time spent before
+   * the service ran the call (loading the service, say) is part of the call's time.
+   */
+  readonly receivedAt?: number;
   readonly contextUsage?: ContextUsage | undefined;
   /** Matches retained so far by the running search (progress reporting). */
   readonly onMatches?: (count: number) => void;
@@ -143,10 +148,13 @@ export class CodeSearchService {
   async run(input: CodeSearchInput, context: CallContext): Promise<CodeSearchResponse> {
     if (this.#closing.signal.aborted) throw new EvidentError("cancelled", "code_search is shutting down.");
     const request: CodeSearchRequest = normalizeRequest(input);
+    const { deadlineMs } = this.#settings;
+    const spent = context.receivedAt === undefined ? 0 : Math.max(0, Date.now() - context.receivedAt);
+    // A call whose time went before it got here starts nothing.
+    if (spent >= deadlineMs) throw overDeadline(deadlineMs);
     // The call's own signal: the caller's, the service closing, or the deadline, whichever first.
     const stopped = anySignal([context.signal, this.#closing.signal]);
-    const { deadlineMs } = this.#settings;
-    const deadline = withDeadline(stopped.signal, deadlineMs, "code_search");
+    const deadline = withDeadline(stopped.signal, deadlineMs - spent, "code_search");
     const call: RunningCall = { ...context, signal: deadline.signal, followUp: newFollowUp() };
     const running = this.#dispatch(request, call);
     this.#running.add(running);
@@ -155,13 +163,7 @@ export class CodeSearchService {
       this.#executor.followUp(call.followUp);
       return answer;
     } catch (error) {
-      if (deadline.signal.aborted && !stopped.signal.aborted) {
-        throw new EvidentError(
-          "deadline_exceeded",
-          `code_search did not finish within ${deadlineMs} ms; narrow it with path, glob or exclude, or simplify the pattern.`,
-          { details: { deadline_ms: deadlineMs }, cause: error },
-        );
-      }
+      if (deadline.signal.aborted && !stopped.signal.aborted) throw overDeadline(deadlineMs, error);
       throw error;
     } finally {
       this.#running.delete(running);
@@ -508,4 +510,12 @@ function caseText(request: AnyOfRequest): string {
         ? "ignoring case"
         : "exact case";
   return wholeWord ? `${mode}, whole words` : mode;
+}
+
+function overDeadline(deadlineMs: number, cause?: unknown): EvidentError {
+  return new EvidentError(
+    "deadline_exceeded",
+    `code_search did not finish within ${deadlineMs} ms; narrow it with path, glob or exclude, or simplify the pattern.`,
+    { details: { deadline_ms: deadlineMs }, ...(cause === undefined ? {} : { cause }) },
+  );
 }

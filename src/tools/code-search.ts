@@ -162,6 +162,8 @@ export function createCodeSearchTool(env: ToolEnvironment) {
     outputSchema: codeSearchOutputSchema,
     annotations: { readOnlyHint: true, openWorldHint: false, idempotentHint: false },
     handler: async (input, context) => {
+      // The search's deadline counts from here: loading a root's service is part of the call.
+      const receivedAt = Date.now();
       // A remote caller cannot move the root: it searches only where the operator said.
       const root = rootForCall(
         env.root ?? { path: env.cwd, origin: "host" },
@@ -193,6 +195,7 @@ export function createCodeSearchTool(env: ToolEnvironment) {
         const result = await instance.run(input, {
           caller: context.caller,
           signal: context.signal,
+          receivedAt,
           contextUsage: context.contextUsage,
           onMatches: (count) => {
             matches = count;

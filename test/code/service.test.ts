@@ -376,6 +376,24 @@ describe("code_search policy", () => {
     assert.deepEqual(await processesIn(root), []);
   });
 
+  it("G11: the deadline counts from the call's receipt: a call whose time went before it ran starts nothing", async () => {
+    const root = await tree({ "a.txt": "hello\n" });
+    const pids: number[] = [];
+    const deadlineMs = 5_000;
+    const service = makeService(root, { settings: { deadlineMs }, onProcessSpawn: (pid) => pids.push(pid) });
+    // Received a deadline ago (the service was loading, say): over its deadline before it starts.
+    const late = await service
+      .run({ pattern: "hello" }, ctx("c", { receivedAt: Date.now() - deadlineMs }))
+      .catch((e: unknown) => e);
+    assert.ok(late instanceof EvidentError, String(late));
+    assert.equal(late.code, "deadline_exceeded");
+    assert.equal(late.details.deadline_ms, deadlineMs);
+    assert.deepEqual(pids, []);
+    // Received just now, the same call answers.
+    const now = await service.run({ pattern: "hello" }, ctx("c", { receivedAt: Date.now() }));
+    assert.equal(now.data.totalMatches, 1);
+  });
+
   it("a FIFO, socket or device as path is invalid_arguments, never a search that waits forever", async () => {
     const root = await tree({ "a.txt": "hello\n" });
     execFileSync("mkfifo", [join(root, "pipe")]);
