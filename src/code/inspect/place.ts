@@ -9,7 +9,7 @@
 
 import { INSPECT_MIN_CUT_BYTES } from "../../core/limits.js";
 import { redactText } from "../render/redact.js";
-import { lineAt, lineEnd, type SourceDocument } from "../source/document.js";
+import { lineAt, lineEnd, lineStart, type SourceDocument } from "../source/document.js";
 import { type ByteRange, utf8Boundary } from "../source/ranges.js";
 
 export interface SourceSpan {
@@ -64,7 +64,7 @@ export function placeSpans(spans: readonly SourceSpan[], budget: number, redact:
       const line = lineAt(document, position);
       const end = Math.min(lineEnd(document, line), range.endByte);
       const piece = document.bytes.subarray(position, end);
-      const content = show(piece, redact, raw[raw.length - 1]);
+      const content = show(piece, redact, raw[raw.length - 1] ?? lineBefore(document, line));
       const rendered = `${line}\t${content}\n`;
       const size = Buffer.byteLength(rendered);
       if (used + spanBytes + size <= budget) {
@@ -80,7 +80,7 @@ export function placeSpans(spans: readonly SourceSpan[], budget: number, redact:
         const cut = document.utf8 ? utf8Boundary(document.bytes, position + room, position) : position + room;
         if (cut > position) {
           const partial = document.bytes.subarray(position, cut);
-          lines.push(`${line}\t${show(partial, redact)}\n`);
+          lines.push(`${line}\t${show(partial, redact, lineBefore(document, line))}\n`);
           raw.push(partial.toString("utf8"));
           spanBytes += Buffer.byteLength(lines[lines.length - 1] as string);
           position = cut;
@@ -114,6 +114,12 @@ export function placeSpans(spans: readonly SourceSpan[], budget: number, redact:
 function fragmentHeader(span: SourceSpan, shownEnd: number): string {
   const shown: SourceSpan = { ...span, range: { startByte: span.range.startByte, endByte: shownEnd } };
   return `${span.display} ${spanLines(shown)}${span.document.utf8 ? "" : " (not valid UTF-8: a lossy preview)"}:\n`;
+}
+
+/** The document's line before `line` ("" before the first): redaction reads it (redact.ts). */
+function lineBefore(document: SourceDocument, line: number): string {
+  if (line <= 1) return "";
+  return document.bytes.subarray(lineStart(document, line - 1), lineEnd(document, line - 1)).toString("utf8");
 }
 
 /** A piece of a line as shown: its line feed dropped (the renderer ends every line). */

@@ -17,7 +17,7 @@ import type { StructureNode } from "../schema.js";
 import { displayPath, type MatchSequence } from "../snapshots/sequence.js";
 import type { SnapshotData, SnapshotMatch } from "../snapshots/store.js";
 import type { FileStatus, PageSources } from "../source/page-sources.js";
-import { redactText } from "./redact.js";
+import { mayEndPemBody, redactText } from "./redact.js";
 
 export interface ShownRange {
   readonly startByte: number;
@@ -103,6 +103,11 @@ export async function renderDetailPage(options: DetailOptions): Promise<DetailPa
     const match = matchAt(snapshot.matches, index);
     // Reading context re-checks the revision, so ask for status only after it.
     const lines = options.context > 0 ? await options.sources.lines(match.path) : undefined;
+    // Without context, redaction still needs the line before one that could end a PEM body.
+    const before =
+      lines === undefined && options.redact && mayEndPemBody(match.text)
+        ? await options.sources.lines(match.path)
+        : lines;
     const status = await options.sources.status(match.path);
     let noContext = options.context > 0 && lines === undefined;
     const block: string[] = [];
@@ -114,7 +119,7 @@ export async function renderDetailPage(options: DetailOptions): Promise<DetailPa
       index + 1,
       options.redact,
       snapshot.structure?.nodes[index],
-      lines?.[match.line - 2],
+      match.line > 1 ? before?.[match.line - 2] : "",
     );
 
     const nearby =
@@ -122,7 +127,9 @@ export async function renderDetailPage(options: DetailOptions): Promise<DetailPa
     const isMatchLine = (line: number) => nearby?.has(line) === true;
     const contextLine = (line: number) => {
       if (line > printed + 1 && printed > 0) block.push("    …");
-      block.push(`    ${line}-  ${clip(lines?.[line - 1] ?? "", options.redact, lines?.[line - 2])}`);
+      block.push(
+        `    ${line}-  ${clip(lines?.[line - 1] ?? "", options.redact, line > 1 ? lines?.[line - 2] : "")}`,
+      );
       printed = line;
     };
     if (lines !== undefined) {

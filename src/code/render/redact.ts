@@ -80,6 +80,11 @@ const PEM_BODY = /^[A-Za-z0-9+/=]{40,}$/;
 const PEM_TAIL = /^[A-Za-z0-9+/]+={0,2}$/;
 /** ...and one padded with `=`, recognizable even without the line before it. */
 const PADDED_TAIL = /^[A-Za-z0-9+/]{4,}={1,2}$/;
+/**
+ * ...and, when the line before it is unknown, one that looks random: letters of both cases and
+ * digits, nothing else (a word or identifier alone on its line rarely has all three).
+ */
+const LONE_TAIL = /^(?=[^0-9]*[0-9])(?=[^a-z]*[a-z])(?=[^A-Z]*[A-Z])[A-Za-z0-9+/]{8,}$/;
 const PEM_BEGIN = /^-----BEGIN [A-Z0-9 ]+-----$/;
 /** A URL with an embedded password. */
 const URL_PASSWORD = /(\b[a-z][a-z0-9+.-]*:\/\/[^\s:/@]+:)([^\s@/]+)(@)/gi;
@@ -90,16 +95,26 @@ export interface Redaction {
 }
 
 /**
+ * Whether `text` could be the short last line of a PEM body, which only the line before it tells
+ * (a caller that can read that line passes it to redactText).
+ */
+export function mayEndPemBody(text: string): boolean {
+  return PEM_TAIL.test(text.trim());
+}
+
+/**
  * Masks `text`, one line of a file. `previous`, the file's line before it when the caller has
- * it, lets the short last line of a PEM body be recognized.
+ * it, lets the short last line of a PEM body be recognized; without it, a line that could be one
+ * and looks random is masked.
  */
 export function redactText(text: string, previous?: string): Redaction {
   let masked = 0;
   const line = text.trim();
   if (PEM_BODY.test(line) || PADDED_TAIL.test(line)) return { text: MASK, masked: 1 };
-  if (previous !== undefined && line !== "" && PEM_TAIL.test(line)) {
-    const before = previous.trim();
-    if (PEM_BODY.test(before) || PEM_BEGIN.test(before)) return { text: MASK, masked: 1 };
+  if (line !== "" && PEM_TAIL.test(line)) {
+    const before = previous?.trim();
+    if (before === undefined ? LONE_TAIL.test(line) : PEM_BODY.test(before) || PEM_BEGIN.test(before))
+      return { text: MASK, masked: 1 };
   }
   const count = () => {
     masked++;

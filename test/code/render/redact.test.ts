@@ -124,6 +124,17 @@ describe("redaction", () => {
     assert.equal(redactText("x9Qz/A+b==").text, "[redacted]");
   });
 
+  it("G26: without the line before it, a short PEM last line that looks random is masked, a word is not", () => {
+    assert.equal(redactText("AQAB7xQz").text, "[redacted]");
+    assert.equal(redactText("  Xk3Pq9+/Wm2Zr8Tb").text, "[redacted]");
+    // The line before known and not a PEM line: not a PEM tail, however random it looks.
+    assert.equal(redactText("AQAB7xQz", "  const x = 1;").text, "AQAB7xQz");
+    // A word or identifier alone on its line lacks one of lower case, upper case and digits.
+    for (const word of ["endTime", "Configuration", "version2", "README", "x86_64", "sha256sum"]) {
+      assert.equal(redactText(word).text, word, word);
+    }
+  });
+
   it("G26: leaves ordinary code alone", () => {
     for (const line of [
       "const token = getToken();",
@@ -160,5 +171,28 @@ describe("redaction", () => {
       assert.equal(masked.data.totalMatches, plain.data.totalMatches);
     }
     await service.close();
+  });
+
+  it("G26: without context, a PEM body's short last line is masked from the line before it in the file", async () => {
+    const body = [b64(64), b64(64).split("").reverse().join(""), "AQAB7xQz"];
+    const root = await tree({
+      "key.pem": ["-----BEGIN PRIVATE KEY-----", ...body, "-----END PRIVATE KEY-----", ""].join("\n"),
+      // Random-looking, but after an ordinary line: read from the file, it is shown as it is.
+      "notes.txt": "build id:\nAbc123Xyz9\n",
+    });
+    const service = makeService(root);
+    try {
+      for (const pattern of ["AQAB7xQz", "^[A-Za-z0-9]{8,12}$"]) {
+        const masked = await service.run({ pattern, context: 0, mode: "matches", redact: true }, ctx());
+        const shown = masked.text.slice(masked.text.indexOf("\n"));
+        assert.ok(!shown.includes("AQAB7xQz"), `${pattern}: ${masked.text}`);
+        if (pattern.startsWith("^")) assert.match(shown, /Abc123Xyz9/);
+      }
+      // An inspection starting at the last line reads the line before it the same way.
+      const inspected = await service.run({ path: "key.pem", line: 4, redact: true }, ctx());
+      assert.ok(!inspected.text.includes("AQAB7xQz"), inspected.text);
+    } finally {
+      await service.close();
+    }
   });
 });
