@@ -34,6 +34,15 @@ export interface Finding {
   readonly args: string;
 }
 
+/** The server's memory after a full collection: V8's live heap and memory outside it (buffers). */
+export interface LiveMemory {
+  readonly heapUsed: number;
+  readonly external: number;
+}
+
+/** The line server.ts writes on stderr when asked (SIGUSR2) for its live memory. */
+const LIVE_MEMORY_LINE = /^fuzz-live-memory (\{.*\})$/m;
+
 export interface FuzzOptions {
   readonly world: FuzzWorld;
   readonly transport: Transport;
@@ -46,6 +55,11 @@ export interface FuzzOptions {
   readonly hangMs: number;
   /** NODE_OPTIONS of the server (e.g. a small heap, to tell a leak from garbage not yet collected). */
   readonly nodeOptions?: string;
+  /**
+   * Measure what the server keeps: before the cases, halfway through them (with none in flight)
+   * and at the end, it collects its garbage and reports its live memory (see server.ts).
+   */
+  readonly measureLive?: boolean;
   /** Called after each case (progress for long runs). */
   readonly onCase?: (done: number) => void;
 }
@@ -57,6 +71,12 @@ export interface FuzzReport {
   /** Answers by outcome: `ok`, an error code, `jsonrpc -32602`, `http 413`... */
   readonly outcomes: Record<string, number>;
   readonly rss: { readonly start: number; readonly end: number; readonly peak: number };
+  /** Live memory after a full collection: before the cases, halfway and at the end (with `measureLive`). */
+  readonly live?: {
+    readonly start: LiveMemory | undefined;
+    readonly half: LiveMemory | undefined;
+    readonly end: LiveMemory | undefined;
+  };
   /** Processes the server started that were still alive after it stopped. */
   readonly leftover: string[];
   readonly exitCode: number | null;
@@ -103,6 +123,27 @@ abstract class Connection {
 
   get stderr(): string {
     return this.#stderr;
+  }
+
+  /** Asks the server to collect its garbage and report its live memory; undefined if it does not. */
+  liveMemory(): Promise<LiveMemory | undefined> {
+    return new Promise((resolve) => {
+      let seen = "";
+      const done = (value: LiveMemory | undefined) => {
+        clearTimeout(timer);
+        this.child.stderr?.off("data", look);
+        resolve(value);
+      };
+      const look = (chunk: Buffer) => {
+        seen += chunk.toString();
+        const line = LIVE_MEMORY_LINE.exec(seen);
+        if (line?.[1] !== undefined) done(JSON.parse(line[1]) as LiveMemory);
+      };
+      // A bound, not a wait: a server that cannot report (no --expose-gc) is simply not measured.
+      const timer = setTimeout(() => done(undefined), 30_000);
+      this.child.stderr?.on("data", look);
+      this.child.kill("SIGUSR2");
+    });
   }
 
   abstract start(): Promise<void>;
@@ -346,10 +387,12 @@ export function judge(
 export async function fuzz(options: FuzzOptions): Promise<FuzzReport> {
   const { world, transport } = options;
   const marker = `EVIDENT_FUZZ=${randomUUID()}`;
+  const nodeOptions =
+    options.measureLive === true ? `${options.nodeOptions ?? ""} --expose-gc`.trim() : options.nodeOptions;
   const connection =
     transport === "stdio"
-      ? new StdioConnection(world, marker, options.nodeOptions)
-      : new HttpConnection(world, marker, options.nodeOptions);
+      ? new StdioConnection(world, marker, nodeOptions)
+      : new HttpConnection(world, marker, nodeOptions);
   const started = performance.now();
   const findings: Finding[] = [];
   const outcomes: Record<string, number> = {};
@@ -371,6 +414,7 @@ export async function fuzz(options: FuzzOptions): Promise<FuzzReport> {
     schemas.set(tool.name, tool.inputSchema);
   }
   const pid = connection.child.pid;
+  const liveStart = options.measureLive === true ? await connection.liveMemory() : undefined;
   const rssStart = rssOf(pid);
   let rssPeak = rssStart;
   const sampler = setInterval(() => {
@@ -384,8 +428,26 @@ export async function fuzz(options: FuzzOptions): Promise<FuzzReport> {
   let nextId = 10;
   let slowest = { ms: 0, tool: "", index: -1 };
   let done = 0;
+  // Halfway, new cases wait until nothing is in flight and the live memory has been read.
+  const halfway = Math.floor(queue.length / 2);
+  let liveHalf: LiveMemory | undefined;
+  let inFlight = 0;
+  let pause: Promise<void> | undefined;
+  let drained: (() => void) | undefined;
   const worker = async () => {
-    for (let item = queue.shift(); item !== undefined && !crashed; item = queue.shift()) {
+    for (;;) {
+      if (options.measureLive === true && queue.length <= halfway && liveHalf === undefined) {
+        pause ??= new Promise<void>((resolve) => {
+          drained = resolve;
+        }).then(async () => {
+          liveHalf = (await connection.liveMemory()) ?? { heapUsed: Number.NaN, external: Number.NaN };
+        });
+        if (inFlight === 0) drained?.();
+        await pause;
+      }
+      const item = queue.shift();
+      if (item === undefined || crashed) break;
+      inFlight++;
       const { tool, index } = item;
       const schema = schemas.get(tool);
       if (schema === undefined) throw new Error(`the server does not list ${tool}`);
@@ -422,6 +484,8 @@ export async function fuzz(options: FuzzOptions): Promise<FuzzReport> {
         if (problem !== undefined) record(problem.kind, problem.detail);
       }
       done += 1;
+      inFlight--;
+      if (inFlight === 0) drained?.();
       options.onCase?.(done);
     }
   };
@@ -432,6 +496,7 @@ export async function fuzz(options: FuzzOptions): Promise<FuzzReport> {
   }
   const rssEnd = rssOf(pid);
   rssPeak = Math.max(rssPeak, rssEnd);
+  const liveEnd = options.measureLive === true && !crashed ? await connection.liveMemory() : undefined;
   if (crashed) {
     findings.push({
       kind: "crash",
@@ -467,6 +532,15 @@ export async function fuzz(options: FuzzOptions): Promise<FuzzReport> {
     findings,
     outcomes,
     rss: { start: rssStart, end: rssEnd, peak: rssPeak },
+    ...(options.measureLive === true
+      ? {
+          live: {
+            start: liveStart,
+            half: liveHalf !== undefined && Number.isNaN(liveHalf.heapUsed) ? undefined : liveHalf,
+            end: liveEnd,
+          },
+        }
+      : {}),
     leftover,
     exitCode,
     seconds: (performance.now() - started) / 1000,

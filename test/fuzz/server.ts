@@ -26,6 +26,18 @@ const lookup: LookupFunction = (hostname, options, callback) => {
   else callback(null, address, 4);
 };
 
+// With --expose-gc (the harness's `measureLive`), SIGUSR2 asks for the memory still live after
+// a full collection: what the server keeps, without the garbage V8 has not collected yet.
+const collect = (globalThis as { gc?: () => void }).gc;
+if (collect !== undefined) {
+  process.on("SIGUSR2", () => {
+    collect();
+    collect();
+    const { heapUsed, external } = process.memoryUsage();
+    process.stderr.write(`fuzz-live-memory ${JSON.stringify({ heapUsed, external })}\n`);
+  });
+}
+
 const controller = new AbortController();
 process.on("SIGINT", () => controller.abort());
 process.on("SIGTERM", () => controller.abort());
