@@ -143,7 +143,10 @@ export const SNAPSHOT_MAX_BYTES = 32 * 1024 * 1024;
  */
 export const SNAPSHOT_MATCH_OVERHEAD_BYTES = 8;
 export const SNAPSHOT_FILE_OVERHEAD_BYTES = 64;
-/** Snapshot time to live after last use, and the number of snapshots kept per store. */
+/**
+ * Snapshot time to live after last use, and the number of snapshots kept per store (a surface
+ * keeps one memory store for every project root it serves, or the shared Redis store).
+ */
 export const SNAPSHOT_TTL_MS = 30 * 60_000;
 export const SNAPSHOT_MAX_COUNT = 64;
 /** Random bits in a cursor's snapshot identity. */
@@ -179,7 +182,7 @@ export const BUDGET_CRITICAL_BELOW_REMAINING = 0.12;
 export const ROOTS_LIST_TIMEOUT_MS = 5_000;
 /** Progress notifications start once a search has run this long. */
 export const PROGRESS_AFTER_MS = 1_000;
-/** All snapshots of one store together; least recently used ones are evicted beyond it. */
+/** All snapshots of one store together, every root's; least recently used ones are evicted beyond it. */
 export const SNAPSHOT_STORE_MAX_BYTES = 128 * 1024 * 1024;
 /** Released or evicted snapshot ids remembered so their cursors read `cursor_expired`. */
 export const SNAPSHOT_TOMBSTONES_MAX = 4_096;

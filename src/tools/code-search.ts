@@ -12,6 +12,7 @@ import { ProcessSlots } from "../code/process/slots.js";
 import { codeSearchInputSchema, codeSearchOutputSchema } from "../code/schema.js";
 import type { CodeSearchService } from "../code/service.js";
 import { codeSearchSettings } from "../code/settings.js";
+import type { MemorySnapshotStore, SnapshotStore } from "../code/snapshots/store.js";
 import { CODE_SEARCH_ROOTS_KEPT, PROGRESS_AFTER_MS, PROGRESS_INTERVAL_MS } from "../core/limits.js";
 import { success } from "../core/result.js";
 import { type ProjectRoot, projectRootLine, rootForCall } from "./project-root.js";
@@ -98,6 +99,7 @@ export function createCodeSearchTool(env: ToolEnvironment) {
   const closing = new Set<Promise<void>>();
   // The surface's bound on the processes its searches run at once, whatever root they search.
   let slots: ProcessSlots | undefined;
+  let memory: MemorySnapshotStore | undefined;
   const closeService = (kept: KeptService) => {
     const done = kept.service.then(
       (service) => service.close(),
@@ -129,15 +131,16 @@ export function createCodeSearchTool(env: ToolEnvironment) {
       // A shared store (EVIDENT_SNAPSHOT_STORE) serves every surface; otherwise one-shot
       // surfaces keep snapshots on disk so the next process can continue a cursor.
       const shared = await sharedStore(env);
-      const store =
-        shared ??
-        (env.snapshots === "persistent"
-          ? new (await import("../code/snapshots/file-store/store.js")).FileSnapshotStore({
-              env: env.env,
-              cwd: root.path,
-              logger: env.logger,
-            })
-          : undefined);
+      let store: SnapshotStore;
+      if (shared !== undefined) store = shared;
+      else if (env.snapshots === "persistent") {
+        const { FileSnapshotStore } = await import("../code/snapshots/file-store/store.js");
+        store = new FileSnapshotStore({ env: env.env, cwd: root.path, logger: env.logger });
+      } else {
+        // One memory store, so the roots served share its bounds; each service sees its own.
+        memory ??= new (await import("../code/snapshots/store.js")).MemorySnapshotStore();
+        store = memory.view(root.path);
+      }
       return new CodeSearchService({
         cwd: root.path,
         env: env.env,

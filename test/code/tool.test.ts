@@ -11,6 +11,7 @@ import {
   CODE_PATHS_MAX,
   CODE_PATTERN_MAX_CHARS,
   CODE_SEARCH_ROOTS_KEPT,
+  SNAPSHOT_MAX_COUNT,
 } from "../../src/core/limits.js";
 import { silentLogger } from "../../src/core/logger.js";
 import { createCodeSearchTool } from "../../src/tools/code-search.js";
@@ -207,6 +208,25 @@ describe("code_search tool", () => {
       }
     }
   });
+  it("the roots a surface serves share one snapshot bound, not one each", async () => {
+    const roots = await Promise.all([1, 2].map(() => makeTree({ "a.txt": "needle\n", "b.txt": "needle\n" })));
+    const [a, b] = roots as [string, string];
+    const local = createCodeSearchTool({ cwd: a, env: process.env, logger: silentLogger });
+    const call = (root: string, input: Record<string, unknown>) => callInRoot(local, root, input);
+    try {
+      const first = await call(a, { pattern: "needle", limit: 1, mode: "matches" });
+      const cursor = (first.data as { cursor: string }).cursor;
+      // As many more results in the other root as the bound holds: the first one's goes.
+      for (let i = 0; i < SNAPSHOT_MAX_COUNT; i++) {
+        assert.equal((await call(b, { pattern: `needle|x${i}`, limit: 1, mode: "matches" })).isError, false);
+      }
+      assert.equal(await errorCode(call(a, { cursor })), "cursor_expired");
+    } finally {
+      await local.close?.();
+      for (const root of roots) await removeTree(root);
+    }
+  });
+
   it("a call on a root retired while it runs finishes; the retired service closes after it", async () => {
     const roots = await Promise.all(
       Array.from({ length: CODE_SEARCH_ROOTS_KEPT + 1 }, () => makeTree({ "a.txt": "needle\n" })),

@@ -186,6 +186,33 @@ export class MemorySnapshotStore implements SnapshotStore {
     return this.#entries.size;
   }
 
+  /**
+   * This store as one project root's service sees it: what the view keeps counts against this
+   * store's one bound (so every root a surface serves shares it), is found only through the same
+   * view, and goes when the view closes (a retired root's cursors then read as expired).
+   */
+  view(scope: string): SnapshotStore {
+    // Paths hold no NUL: a scope's owners never collide with another scope's.
+    const prefix = `${scope}\0`;
+    const owner = (caller: string) => `${prefix}${caller}`;
+    return {
+      put: (caller, data) => this.put(owner(caller), data),
+      get: (caller, id) => this.get(owner(caller), id),
+      release: (caller, id) => this.release(owner(caller), id),
+      rememberSelection: (caller, id, signature, keys) =>
+        this.rememberSelection(owner(caller), id, signature, keys),
+      selection: (caller, id, signature) => this.selection(owner(caller), id, signature),
+      encodeCursor: (state) => this.encodeCursor(state),
+      decodeCursor: (token) => this.decodeCursor(token),
+      seal: (purpose, caller, payload) => this.seal(purpose, owner(caller), payload),
+      open: (purpose, caller, token) => this.open(purpose, owner(caller), token),
+      close: async () => {
+        for (const [id, entry] of this.#entries)
+          if (entry.caller.startsWith(prefix)) this.#drop(id, "released");
+      },
+    };
+  }
+
   async put(caller: string, data: StoredResult): Promise<string> {
     this.#sweep();
     const id = randomBytes(SNAPSHOT_ID_BYTES).toString("hex");
