@@ -15,6 +15,7 @@ import { setMaxListeners } from "node:events";
 import { anySignal, cancelledError, throwIfAborted, withDeadline } from "../core/abort.js";
 import { EvidentError } from "../core/errors.js";
 import { DETAIL_PAGE_MAX_BYTES, PAGE_FRAME_RESERVE_CHARS } from "../core/limits.js";
+import { Slots } from "../core/slots.js";
 import { analysisPageFromCursor, firstAnalysisAnswer } from "./analysis/answers.js";
 import { scanAnyOf } from "./analysis/any-of.js";
 import { impactOf } from "./analysis/impact.js";
@@ -34,7 +35,6 @@ import { Git } from "./git/process.js";
 import { continueSource } from "./inspect/answer.js";
 import { inspect } from "./inspect/inspection.js";
 import { type PathRules, resolveSearchTarget, type SearchTarget } from "./path-policy.js";
-import { ProcessSlots } from "./process/slots.js";
 import { baseData, frameText, isPartial, pageData, pageNotes, shownData } from "./render/answer.js";
 import { type ContextBudget, type ContextUsage, DEFAULT_BUDGET, resolveBudget } from "./render/budget.js";
 import { renderDetailPage } from "./render/detail-page.js";
@@ -118,7 +118,7 @@ export class CodeSearchService {
   readonly #executor: SearchExecutor;
   readonly #syntax: SyntaxLayer;
   readonly #settings: CodeSearchSettings;
-  readonly #slots: ProcessSlots;
+  readonly #slots: Slots;
   /** Aborts every running call when the service closes. */
   readonly #closing = new AbortController();
   readonly #running = new Set<Promise<unknown>>();
@@ -132,7 +132,7 @@ export class CodeSearchService {
     this.#store = options.store ?? new MemorySnapshotStore();
     // Every call in flight listens to it; there may be many more than ten.
     setMaxListeners(0, this.#closing.signal);
-    this.#slots = options.slots ?? new ProcessSlots(this.#settings.maxProcesses);
+    this.#slots = options.slots ?? new Slots(this.#settings.maxProcesses);
     this.#executor = new SearchExecutor({ ...options, slots: this.#slots });
     this.#syntax = new SyntaxLayer({
       env: options.env,

@@ -9,7 +9,7 @@ import { CODE_SEARCH_DEADLINE_MS, CODE_SEARCH_MAX_PROCESSES } from "../core/limi
 export interface CodeSearchSettings {
   /** Overall deadline of one call. */
   readonly deadlineMs: number;
-  /** Subprocesses run at once (see process/slots.ts). */
+  /** Subprocesses run at once (see core/slots.ts). */
   readonly maxProcesses: number;
 }
 

@@ -57,6 +57,15 @@ export const WEB_SOURCES_MAX_BUDGET_SHARE = 0.25;
 export const WEB_PAGES_TTL_MS = 30 * 60_000;
 export const WEB_PAGES_MAX_COUNT = 32;
 export const WEB_PAGES_MAX_BYTES = 64 * 1024 * 1024;
+/**
+ * HTML pages of at least this many characters are read on a thread of their own (see
+ * web/providers/direct/html-thread.ts); at most WEB_READ_THREADS at once, each with a heap of at
+ * most WEB_READ_THREAD_HEAP_MB (EVIDENT_WEB_READ_THREAD_HEAP_MB; a page that needs more is not
+ * read: `too_large`).
+ */
+export const WEB_READ_THREAD_MIN_CHARS = 1024 * 1024;
+export const WEB_READ_THREADS = 1;
+export const WEB_READ_THREAD_HEAP_MB = 512;
 /** PDF pages the `direct` reader extracts, and how long it may spend extracting them. */
 export const PDF_MAX_PAGES = 200;
 export const PDF_MAX_MS = 10_000;

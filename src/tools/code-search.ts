@@ -8,13 +8,13 @@
 
 import { realpathSync } from "node:fs";
 import { dirname, resolve } from "node:path";
-import { ProcessSlots } from "../code/process/slots.js";
 import { codeSearchInputSchema, codeSearchOutputSchema } from "../code/schema.js";
 import type { CodeSearchService } from "../code/service.js";
 import { codeSearchSettings } from "../code/settings.js";
 import type { MemorySnapshotStore, SnapshotStore } from "../code/snapshots/store.js";
 import { CODE_SEARCH_ROOTS_KEPT, PROGRESS_AFTER_MS, PROGRESS_INTERVAL_MS } from "../core/limits.js";
 import { success } from "../core/result.js";
+import { Slots } from "../core/slots.js";
 import { type ProjectRoot, projectRootLine, rootForCall } from "./project-root.js";
 import { defineTool, type ToolEnvironment } from "./tool.js";
 
@@ -98,7 +98,7 @@ export function createCodeSearchTool(env: ToolEnvironment) {
   const services = new Map<string, KeptService>();
   const closing = new Set<Promise<void>>();
   // The surface's bound on the processes its searches run at once, whatever root they search.
-  let slots: ProcessSlots | undefined;
+  let slots: Slots | undefined;
   let memory: MemorySnapshotStore | undefined;
   const closeService = (kept: KeptService) => {
     const done = kept.service.then(
@@ -125,7 +125,7 @@ export function createCodeSearchTool(env: ToolEnvironment) {
     }
     const service = (async () => {
       const { CodeSearchService } = await import("../code/service.js");
-      slots ??= new ProcessSlots(codeSearchSettings(env.env).maxProcesses);
+      slots ??= new Slots(codeSearchSettings(env.env).maxProcesses);
       // Per root: a relative EVIDENT_CACHE_DIR is relative to it, as for the file store.
       const protectedPaths = await evidentsOwnPaths(env, root.path);
       // A shared store (EVIDENT_SNAPSHOT_STORE) serves every surface; otherwise one-shot

@@ -33,7 +33,8 @@ export const PROVIDER_FACTORIES: Readonly<Record<AdapterName, ProviderFactory>> 
   responses: async (spec) => (await import("./providers/responses.js")).createResponsesProvider(withId(spec)),
   duckduckgo: async (spec) =>
     (await import("./providers/duckduckgo.js")).createDuckDuckGoProvider(withId(spec)),
-  direct: async (spec) => (await import("./providers/direct/provider.js")).createDirectProvider(withId(spec)),
+  direct: async (spec, deps) =>
+    (await import("./providers/direct/provider.js")).createDirectProvider(withId(spec), deps.env),
   mcp: async (spec, deps) =>
     (await import("./providers/mcp/index.js")).createMcpProvider(spec.id, spec.options as never, {
       env: deps.env,

@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
-import { ProcessSlots } from "../../src/code/process/slots.js";
+import { Slots } from "../../src/core/slots.js";
 import { gatedRipgrep, isRunning, processesIn, treesRemovedAfter } from "./helpers.js";
 import { ctx, errorCode, makeService } from "./service-helpers.js";
 
@@ -20,7 +20,7 @@ describe("searches beyond the process bound", () => {
   it("G11: run at most the bound at once; a waiting call that is cancelled never starts a process", async () => {
     const root = await tree({ "a.txt": "needle\n" });
     const rg = await gatedRipgrep(await tree({}));
-    const slots = new ProcessSlots(2);
+    const slots = new Slots(2);
     const pids: number[] = [];
     const service = makeService(root, {
       env: { EVIDENT_RG_PATH: rg.path },

@@ -29,12 +29,12 @@ import {
   CHANGES_MAX_FILES,
   GIT_PATHSPECS_PER_COMMAND,
 } from "../../core/limits.js";
+import type { Slots } from "../../core/slots.js";
 import { type ChangedFile, changedFiles, type DiffSides } from "../git/diff.js";
 import { readBlobs } from "../git/objects.js";
 import type { Git } from "../git/process.js";
 import { emptyTree, mergeBase, openRepository, type Repository } from "../git/repository.js";
 import { protectedReason, type SearchTarget } from "../path-policy.js";
-import type { ProcessSlots } from "../process/slots.js";
 import type { ChangeSpec, SearchQuery } from "../request.js";
 import type { Revision } from "../revisions/scan.js";
 import { type PartialReason, type RetentionBounds, runContentSearch } from "../rg/content-search.js";
@@ -56,7 +56,7 @@ export interface ChangeScopeDeps {
   readonly rgPath: string;
   readonly retention?: RetentionBounds | undefined;
   readonly onSpawn?: ((pid: number) => void) | undefined;
-  readonly slots?: ProcessSlots | undefined;
+  readonly slots?: Slots | undefined;
 }
 
 /** Matching lines of a change scope's content, in path order, paths as an ordinary search prints them. */

@@ -19,8 +19,8 @@
 import type { Readable } from "node:stream";
 import { EvidentError } from "../../core/errors.js";
 import { GIT_NO_LAZY_FETCH_SINCE } from "../../core/limits.js";
+import type { Slots } from "../../core/slots.js";
 import { type ConsumeResult, type OwnedProcessOutcome, startOwnedProcess } from "../process/owned-process.js";
-import type { ProcessSlots } from "../process/slots.js";
 
 /** The overrides every Git command gets (before the command name). */
 const SAFETY_CONFIG: readonly string[] = [
@@ -51,8 +51,8 @@ export interface GitOptions {
   readonly env: Readonly<Record<string, string | undefined>>;
   /** Observes every Git child started (process-table checks in tests). */
   readonly onSpawn?: ((pid: number) => void) | undefined;
-  /** Bounds the processes code_search runs at once (see process/slots.ts). */
-  readonly slots?: ProcessSlots | undefined;
+  /** Bounds the processes code_search runs at once (see core/slots.ts). */
+  readonly slots?: Slots | undefined;
 }
 
 export interface GitRun {

@@ -16,7 +16,7 @@ import {
   PROCESS_KILL_ESCALATION_MS,
   PROCESS_STDERR_MAX_BYTES,
 } from "../../core/limits.js";
-import type { ProcessSlots, ReleaseSlot } from "./slots.js";
+import type { ReleaseSlot, Slots } from "../../core/slots.js";
 
 export interface OwnedProcessSpec {
   readonly command: string;
@@ -30,7 +30,7 @@ export interface OwnedProcessSpec {
   /** Give the child a stdin pipe, written by `StartedProcess.run` (see `startOwnedProcess`). */
   readonly input?: boolean;
   /** Wait for one of these before starting, and hold it until the child has closed. */
-  readonly slots?: ProcessSlots;
+  readonly slots?: Slots;
   /** A slot already taken for this child (instead of `slots`), given back once it has closed. */
   readonly slot?: ReleaseSlot;
 }

@@ -15,9 +15,9 @@ import {
   STAT_SLICE_FILES,
   STAT_SLICE_MS,
 } from "../../core/limits.js";
+import type { Slots } from "../../core/slots.js";
 import { protectedDescendant, type RgTarget } from "../path-policy.js";
 import { runOwnedProcess } from "../process/owned-process.js";
-import type { ProcessSlots } from "../process/slots.js";
 import type { SearchQuery } from "../request.js";
 import { buildFilesArgs } from "../rg/args.js";
 import { LineSplitter } from "../rg/events.js";
@@ -104,7 +104,7 @@ export interface ScanOptions {
   readonly target: RgTarget;
   readonly signal?: AbortSignal;
   readonly onSpawn?: (pid: number) => void;
-  readonly slots?: ProcessSlots | undefined;
+  readonly slots?: Slots | undefined;
   readonly maxFiles?: number;
 }
 

@@ -13,6 +13,7 @@ import {
   SNAPSHOT_MAX_MATCHES,
   SNAPSHOT_MAX_OCCURRENCES,
 } from "../../core/limits.js";
+import type { ReleaseSlot, Slots } from "../../core/slots.js";
 import { protectedDescendant, type RgTarget } from "../path-policy.js";
 import {
   type ConsumeResult,
@@ -21,7 +22,6 @@ import {
   type StartedProcess,
   startOwnedProcess,
 } from "../process/owned-process.js";
-import type { ProcessSlots, ReleaseSlot } from "../process/slots.js";
 import { invalid, type SearchQuery } from "../request.js";
 import { buildSearchArgs, patternFitsInput, patternInput } from "./args.js";
 import { type IndexedRun, type PartialReason, type RetentionBounds, RgOutputIndexer } from "./event-index.js";
@@ -55,7 +55,7 @@ export interface ContentSearchOptions {
   readonly retention?: RetentionBounds;
   readonly onSpawn?: (pid: number) => void;
   /** Bounds the ripgreps running at once: ripgrep waits for one of these before it starts... */
-  readonly slots?: ProcessSlots | undefined;
+  readonly slots?: Slots | undefined;
   /**
    * ...unless the caller took one already (before it took a `started` ripgrep, so that no
    * started one waits for a slot): held until ripgrep closes, given back however the call ends.

@@ -5,9 +5,9 @@
  * (a file removed while listed), means some entries could not be read, and the rest is the listing.
  */
 import { EvidentError } from "../../core/errors.js";
+import type { Slots } from "../../core/slots.js";
 import { protectedDescendant, type RgTarget } from "../path-policy.js";
 import { runOwnedProcess } from "../process/owned-process.js";
-import type { ProcessSlots } from "../process/slots.js";
 import { LineSplitter } from "./events.js";
 
 export interface NamesOptions {
@@ -17,7 +17,7 @@ export interface NamesOptions {
   readonly target: RgTarget;
   readonly signal: AbortSignal;
   readonly onSpawn?: ((pid: number) => void) | undefined;
-  readonly slots?: ProcessSlots | undefined;
+  readonly slots?: Slots | undefined;
 }
 
 export async function listNames(options: NamesOptions): Promise<string[]> {

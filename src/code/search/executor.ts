@@ -6,10 +6,10 @@
  */
 import { cancelledError } from "../../core/abort.js";
 import type { Logger } from "../../core/logger.js";
+import type { Slots } from "../../core/slots.js";
 import type { SearchTarget } from "../path-policy.js";
 import type { StartedProcess } from "../process/owned-process.js";
 import { type PrestartOptions, PrestartSlot } from "../process/prestart.js";
-import type { ProcessSlots } from "../process/slots.js";
 import type { SearchQuery } from "../request.js";
 import { RevisionCache, type RevisionCacheOptions } from "../revisions/cache.js";
 import {
@@ -39,8 +39,8 @@ export interface SearchExecutorOptions {
   readonly revisionCache?: RevisionCacheOptions;
   /** Observes every ripgrep child started (process-table checks in tests, diagnostics). */
   readonly onProcessSpawn?: (pid: number) => void;
-  /** Bounds the ripgreps running at once (see process/slots.ts); unbounded without. */
-  readonly slots?: ProcessSlots;
+  /** Bounds the ripgreps running at once (see core/slots.ts); unbounded without. */
+  readonly slots?: Slots;
   /** Keep a ripgrep waiting for the next search of the last one's shape (see prestart.ts). */
   readonly prestart?: PrestartOptions;
 }

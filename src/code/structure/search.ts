@@ -17,8 +17,8 @@ import {
   SNAPSHOT_MAX_MATCHES,
   STRUCTURE_PATTERN_CHECKS_MAX,
 } from "../../core/limits.js";
+import type { Slots } from "../../core/slots.js";
 import type { SearchTarget } from "../path-policy.js";
-import type { ProcessSlots } from "../process/slots.js";
 import type { StructureRequest } from "../request.js";
 import { pathUnder, type Revision } from "../revisions/scan.js";
 import { buildFilesArgs, fileScopeArgs } from "../rg/args.js";
@@ -50,7 +50,7 @@ export interface StructureOptions {
   readonly syntax: SyntaxLayer;
   readonly signal: AbortSignal;
   readonly onSpawn?: ((pid: number) => void) | undefined;
-  readonly slots?: ProcessSlots | undefined;
+  readonly slots?: Slots | undefined;
 }
 
 /** Words of the pattern that every match contains verbatim; metavariables ($A, $$$B) are not. */

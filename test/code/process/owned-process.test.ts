@@ -2,9 +2,9 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { describe, it } from "node:test";
 import { runOwnedProcess, startOwnedProcess } from "../../../src/code/process/owned-process.js";
-import { ProcessSlots } from "../../../src/code/process/slots.js";
 import { EvidentError } from "../../../src/core/errors.js";
 import { PROCESS_CLOSE_TIMEOUT_MS, PROCESS_STDERR_MAX_BYTES } from "../../../src/core/limits.js";
+import { Slots } from "../../../src/core/slots.js";
 import { isAlive, RG } from "../helpers.js";
 
 const node = process.execPath;
@@ -235,7 +235,7 @@ describe("owned process", () => {
   });
 
   it("G11: a start waits for a slot, holds it until its child has closed, and starts nothing if cancelled while waiting", async () => {
-    const slots = new ProcessSlots(1);
+    const slots = new Slots(1);
     const first = await startOwnedProcess({
       command: node,
       args: ["-e", "setInterval(() => {}, 1000)"],

@@ -5,7 +5,10 @@
  * (html.ts), PDF as text by page (pdf.ts), plain text, Markdown and JSON as they are (text.ts).
  * Anything else is `unsupported_content`, naming the type, rather than bytes posing as text.
  */
+
+import { type Env, envInteger } from "../../../core/env.js";
 import { EvidentError } from "../../../core/errors.js";
+import { WEB_READ_THREAD_HEAP_MB, WEB_READ_THREAD_MIN_CHARS } from "../../../core/limits.js";
 import type { HttpResponse } from "../../../net/http-client.js";
 import {
   type Provider,
@@ -17,6 +20,7 @@ import {
 import { clientFailure } from "../shared/http.js";
 import { decodeBody } from "./charset.js";
 import { readHtml } from "./html.js";
+import { readHtmlOnThread } from "./html-thread.js";
 import { isPdf, readPdf } from "./pdf.js";
 import { readText, TEXT_TYPES } from "./text.js";
 
@@ -34,8 +38,15 @@ const HTML = /^(text\/html|application\/xhtml\+xml)$/;
 /** Types that say nothing about the bytes: the bytes decide. */
 const UNTYPED = /^(|application\/octet-stream|binary\/octet-stream|application\/unknown)$/;
 
-export function createDirectProvider(options: DirectProviderOptions = {}): Provider {
+/**
+ * `env` holds the operator's settings of the reader itself (EVIDENT_WEB_READ_THREAD_HEAP_MB); an
+ * unusable value is a configuration_error naming the variable.
+ */
+export function createDirectProvider(options: DirectProviderOptions = {}, env: Env = {}): Provider {
   const id = options.id ?? "direct";
+  const reading: ReadBodyOptions = {
+    threadHeapMb: envInteger(env, "EVIDENT_WEB_READ_THREAD_HEAP_MB", WEB_READ_THREAD_HEAP_MB, { min: 16 }),
+  };
   return {
     id,
     adapter: "direct",
@@ -64,9 +75,21 @@ export function createDirectProvider(options: DirectProviderOptions = {}): Provi
       if (response.status < 200 || response.status > 299) {
         throw new ProviderError(id, "http", `${id} HTTP ${response.status}`, { status: response.status });
       }
-      return readBody(id, response.body, response.headers["content-type"], response.url, context.signal);
+      return readBody(
+        id,
+        response.body,
+        response.headers["content-type"],
+        response.url,
+        context.signal,
+        reading,
+      );
     },
   };
+}
+
+export interface ReadBodyOptions {
+  /** The heap a page read on a thread of its own may use (see html-thread.ts). */
+  readonly threadHeapMb?: number;
 }
 
 /** Reads a fetched body by its declared type, or by its bytes when the type says nothing. */
@@ -76,17 +99,22 @@ export async function readBody(
   contentType: string | undefined,
   url: string,
   signal: AbortSignal,
+  options: ReadBodyOptions = {},
 ): Promise<ProviderReadOutcome> {
+  const readPage = (html: string) =>
+    html.length >= WEB_READ_THREAD_MIN_CHARS
+      ? readHtmlOnThread(html, url, id, signal, options.threadHeapMb ?? WEB_READ_THREAD_HEAP_MB)
+      : readHtml(html, url);
   const type = mediaType(contentType);
   if (type === "application/pdf" || ((UNTYPED.test(type) || type === "text/plain") && isPdf(body))) {
     return readPdf(body, id, signal);
   }
-  if (HTML.test(type)) return readHtml(decodeBody(body, contentType, true).text, url);
+  if (HTML.test(type)) return readPage(decodeBody(body, contentType, true).text);
   if (TEXT_TYPES.test(type)) return readText(decodeBody(body, contentType, /xml/.test(type)).text, type, id);
   if (UNTYPED.test(type) && looksLikeText(body)) {
     const { text } = decodeBody(body, contentType, true);
     return /^\s*<(!doctype html|html|head|body)\b/i.test(text)
-      ? readHtml(text, url)
+      ? readPage(text)
       : readText(text, "text/plain", id);
   }
   throw new EvidentError(

@@ -1,11 +1,11 @@
 /**
- * How many subprocesses code_search runs at once. A ripgrep already uses every core, so several
- * at once only slow each other, and the server with them: starting a child blocks Node's event
- * loop, longer the busier the machine, and a loop that is late to read a cancel notice is late to
- * stop the call it names. Beyond the bound, starts wait in arrival order; one whose call is
- * cancelled while it waits leaves the queue and starts nothing.
+ * A bound on work running at once, with a queue in arrival order: code_search's subprocesses
+ * (a ripgrep already uses every core, so several at once only slow each other and the server:
+ * starting a child blocks Node's event loop, and a loop late to read a cancel notice is late to
+ * stop the call it names) and web_read's extraction threads. A caller cancelled while it waits
+ * leaves the queue and starts nothing.
  */
-import { abortReason } from "../../core/abort.js";
+import { abortReason } from "./abort.js";
 
 /** Gives the slot back; calling it again does nothing. */
 export type ReleaseSlot = () => void;
@@ -14,7 +14,7 @@ interface Waiter {
   readonly grant: (release: ReleaseSlot) => void;
 }
 
-export class ProcessSlots {
+export class Slots {
   readonly #limit: number;
   #running = 0;
   readonly #queue: Waiter[] = [];

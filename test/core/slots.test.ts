@@ -1,13 +1,13 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { ProcessSlots } from "../../../src/code/process/slots.js";
-import { EvidentError } from "../../../src/core/errors.js";
+import { EvidentError } from "../../src/core/errors.js";
+import { Slots } from "../../src/core/slots.js";
 
 const cancelled = (error: unknown) => error instanceof EvidentError && error.code === "cancelled";
 
-describe("process slots", () => {
+describe("slots", () => {
   it("grant up to the limit at once, then in arrival order as slots are given back", async () => {
-    const slots = new ProcessSlots(2);
+    const slots = new Slots(2);
     const a = await slots.acquire();
     const b = await slots.acquire();
     const order: string[] = [];
@@ -33,7 +33,7 @@ describe("process slots", () => {
   });
 
   it("a wait cancelled before or during it leaves no trace and is cancelled", async () => {
-    const slots = new ProcessSlots(1);
+    const slots = new Slots(1);
     const held = await slots.acquire();
     const early = new AbortController();
     early.abort();
