@@ -5,7 +5,8 @@
  * server's resident set (VmRSS, /proc) is read after a warm-up and then every `--every` calls;
  * the report gives each reading, its ratio to the warm-up reading, measured in the same run, and
  * the highest resident set so far (VmHWM): an allocator that returns memory late or early moves
- * the reading, not the peak.
+ * the reading, not the peak. After the last call it reads the resident set again, 5 to 60 s
+ * later, with no call in flight: what the server keeps, not what it is working with.
  *
  * The server's CPU time (user + system, /proc) is reported with each reading, so settings that
  * trade CPU for memory can be compared run against run.
@@ -31,6 +32,8 @@ const EVERY = arg("--every", 1_000);
 const FILES = arg("--files", 400);
 const PARALLEL = arg("--parallel", 2);
 const WARMUP = 200;
+/** Readings once the calls stop, in seconds after the last answer. */
+const SETTLE_SECONDS = [5, 15, 30, 60];
 const random = seeded(arg("--seed", 1));
 /** `--env NAME=VALUE`, repeatable: set in the server's environment, not the client's. */
 const SERVER_ENV = Object.fromEntries(
@@ -198,6 +201,17 @@ async function main(): Promise<void> {
   console.log(
     `calls by kind: ${JSON.stringify(Object.fromEntries(kinds))}; error results by code ${JSON.stringify(Object.fromEntries(errors))}`,
   );
+  // What the server keeps once the calls stop: the runtime gives back what it no longer needs
+  // when allocation stops (V8 shrinks its young generation and compacts after a few seconds).
+  const stopped = Date.now();
+  for (const seconds of SETTLE_SECONDS) {
+    await new Promise((resolve) => setTimeout(resolve, stopped + seconds * 1000 - Date.now()));
+    const now = rssMb(server.pid as number);
+    console.log(
+      `${String(seconds).padStart(3)} s after the last call: RSS ${now.toFixed(1)} MB (x${(now / base).toFixed(2)} of warm-up), ` +
+        `server CPU ${cpuSeconds(server.pid as number).toFixed(1)} s`,
+    );
+  }
   server.stdin?.end();
   await new Promise((resolve) => server.once("exit", resolve));
 }
