@@ -2,18 +2,21 @@
  * Large pages read at once (not a test): the built `evident mcp --transport http` reads the same
  * page of nearly 4 MiB (a real article body from the development set, repeated: the body cap is
  * 4 MiB) for N callers at once, from a loopback site, while one more client lists the tools
- * every 50 ms. Reported per round: each read's outcome and time, the server's peak resident set
- * (VmHWM; a fresh server per round) and its resident set 3 s after the last answer, and the
- * slowest listing during the reads against the slowest of as many listings made before them
+ * every 50 ms; then, once, a PDF of under 1 MB whose one content stream inflates to `--pdf-mb`
+ * MB of text operators. Reported per round: each read's outcome and time, the server's peak
+ * resident set (VmHWM; a fresh server per round) and its resident set 3 s after the last answer,
+ * and the slowest listing during the reads against the slowest of 20 listings made before them
  * (the baseline, measured in the same run): how long the reads held every other caller up.
  *
- * Usage: npm run build && npx tsx bench/web-read/concurrent.ts [--reads 1,4,8] [--cli PATH]
+ * Usage: npm run build && npx tsx bench/web-read/concurrent.ts [--reads 1,4,8] [--pdf-mb 256]
+ *          [--cli PATH]
  */
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
+import { deflateSync } from "node:zlib";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { evalDir, loadEval, pageBytes } from "./eval-set.js";
 
@@ -25,6 +28,7 @@ const option = (name: string) => {
 const ROUNDS = (option("--reads") ?? "1,4,8").split(",").map(Number);
 const CLI = option("--cli") ?? `${repo}dist/adapters/cli/main.js`;
 const TARGET_BYTES = 4 * 1024 * 1024 - 128 * 1024;
+const PDF_MB = Number(option("--pdf-mb") ?? 256);
 
 const dir = evalDir();
 const { items } = await loadEval(dir);
@@ -35,17 +39,48 @@ for (let size = 0; size < TARGET_BYTES; size += Buffer.byteLength(body) + 20)
   parts.push(`<section>${body}</section>`);
 const html = `<!doctype html><html><head><title>Long</title></head><body><article>${parts.join("\n")}</article></body></html>`;
 
-const site = createServer((_req, res) => {
-  res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
-  res.end(html);
+/** One page whose content stream inflates to `mb` MB of text-drawing operators. */
+function inflatingPdf(mb: number): Buffer {
+  const line = "BT /F1 12 Tf 72 712 Td (Hello, inflated text) Tj ET\n";
+  const content = deflateSync(Buffer.from(line.repeat(Math.ceil((mb * 1024 * 1024) / line.length))), {
+    level: 9,
+  });
+  const objects: Buffer[] = [
+    "<< /Type /Catalog /Pages 2 0 R >>",
+    "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+    "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>",
+    `<< /Length ${content.length} /Filter /FlateDecode >>\nstream\n`,
+    "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+  ].map((text, i) =>
+    i === 3 ? Buffer.concat([Buffer.from(text), content, Buffer.from("\nendstream")]) : Buffer.from(text),
+  );
+  const parts = [Buffer.from("%PDF-1.4\n")];
+  const offsets: number[] = [];
+  let size = parts[0]?.length ?? 0;
+  for (const [i, object] of objects.entries()) {
+    offsets.push(size);
+    const part = Buffer.concat([Buffer.from(`${i + 1} 0 obj\n`), object, Buffer.from("\nendobj\n")]);
+    parts.push(part);
+    size += part.length;
+  }
+  const table = offsets.map((offset) => `${String(offset).padStart(10, "0")} 00000 n \n`).join("");
+  const trailer = `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n${table}trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${size}\n%%EOF\n`;
+  return Buffer.concat([...parts, Buffer.from(trailer)]);
+}
+const pdf = inflatingPdf(PDF_MB);
+
+const site = createServer((req, res) => {
+  const isPdf = req.url === "/inflating.pdf";
+  res.writeHead(200, { "content-type": isPdf ? "application/pdf" : "text/html; charset=utf-8" });
+  res.end(isPdf ? pdf : html);
 });
 await new Promise<void>((resolve) => site.listen(0, "127.0.0.1", resolve));
-const pageUrl = `http://127.0.0.1:${(site.address() as AddressInfo).port}/long`;
+const origin = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
 
 const mb = (pid: number, field: "VmRSS" | "VmHWM") =>
   Number(new RegExp(`${field}:\\s+(\\d+)`).exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1]) / 1024;
 
-async function round(reads: number): Promise<void> {
+async function round(reads: number, path: string, what: string): Promise<void> {
   const server = spawn(process.execPath, [CLI, "mcp", "--transport", "http"], {
     env: {
       PATH: process.env.PATH ?? "",
@@ -100,7 +135,7 @@ async function round(reads: number): Promise<void> {
       const at = performance.now();
       try {
         const result = await reader.callTool(
-          { name: "web_read", arguments: { url: pageUrl } },
+          { name: "web_read", arguments: { url: `${origin}${path}` } },
           { timeout: 180_000 },
         );
         const text = (result.content as Array<{ text: string }>)[0]?.text ?? "";
@@ -119,9 +154,7 @@ async function round(reads: number): Promise<void> {
   const after = mb(pid, "VmRSS");
   const slowestIdle = Math.max(...idle);
   const slowest = Math.max(...during.map((d) => d.ms));
-  console.log(
-    `${reads} read(s) at once of a ${(html.length / 1048576).toFixed(2)} MB page: ${(wall / 1000).toFixed(1)} s; ${outcomes.join(", ")}`,
-  );
+  console.log(`${reads} read(s) at once of ${what}: ${(wall / 1000).toFixed(1)} s; ${outcomes.join(", ")}`);
   console.log(
     `  server peak RSS ${peak.toFixed(0)} MB, ${after.toFixed(0)} MB 3 s after; slowest listing during the reads ${slowest.toFixed(0)} ms ` +
       `(x${(slowest / slowestIdle).toFixed(0)} the slowest of 20 before them, ${slowestIdle.toFixed(0)} ms), ` +
@@ -134,5 +167,6 @@ async function round(reads: number): Promise<void> {
 }
 
 console.log(`cli ${CLI}`);
-for (const reads of ROUNDS) await round(reads);
+for (const reads of ROUNDS) await round(reads, "/long", `a ${(html.length / 1048576).toFixed(2)} MB page`);
+await round(1, "/inflating.pdf", `a ${(pdf.length / 1024).toFixed(0)} KB PDF inflating to ${PDF_MB} MB`);
 site.close();

@@ -1,10 +1,12 @@
 /**
- * Large HTML pages are read on a thread of their own (web/providers/direct/html-thread.ts): the
- * server keeps answering while one is read, a cancelled read ends its thread, a page that needs
- * more than the reader's heap is `too_large` and the server goes on, and no more threads run at
- * once than the bound. Through the built CLI over MCP stdio, as users run it (npm test builds
- * first; from source there is no thread module and pages are read on the calling thread). The
- * server's threads are counted in /proc.
+ * PDFs and large HTML pages are read on a thread of their own
+ * (web/providers/direct/reader-thread.ts): the server keeps answering while one is read, a
+ * cancelled read ends its thread, a page that needs more than the reader's memory (its heap, or
+ * buffers outside it such as a PDF's inflated streams) is `too_large` and the server goes on,
+ * failures cross the thread as they are, and no more threads run at once than the bound.
+ * Through the built CLI over MCP stdio, as users run it (npm test builds first; from source
+ * there is no thread module and pages are read on the calling thread). The server's threads are
+ * counted in /proc.
  */
 import assert from "node:assert/strict";
 import { existsSync, readFileSync } from "node:fs";
@@ -12,6 +14,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { after, before, describe, it } from "node:test";
+import { deflateSync } from "node:zlib";
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { WEB_READ_THREAD_MIN_CHARS, WEB_READ_THREADS } from "../../../src/core/limits.js";
@@ -36,7 +39,47 @@ function largePage(): string {
   return `<!doctype html><html><head><title>Large</title></head><body><article>${parts.join("\n")}</article></body></html>`;
 }
 
+/**
+ * A one-page PDF whose content stream inflates to `mb` MB of spaces: under 200 KB sent, and
+ * nothing in it for V8's heap to hold, only the inflated buffer.
+ */
+function inflatingPdf(mb: number): Buffer {
+  const content = deflateSync(Buffer.alloc(mb * 1024 * 1024, " "), { level: 9 });
+  const objects: Array<string | Buffer> = [
+    "<< /Type /Catalog /Pages 2 0 R >>",
+    "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+    "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R >>",
+    Buffer.concat([
+      Buffer.from(`<< /Length ${content.length} /Filter /FlateDecode >>\nstream\n`),
+      content,
+      Buffer.from("\nendstream"),
+    ]),
+  ];
+  const parts: Buffer[] = [Buffer.from("%PDF-1.4\n")];
+  const offsets: number[] = [];
+  let size = parts[0]?.length ?? 0;
+  for (const [i, object] of objects.entries()) {
+    offsets.push(size);
+    const part = Buffer.concat([
+      Buffer.from(`${i + 1} 0 obj\n`),
+      Buffer.from(object),
+      Buffer.from("\nendobj\n"),
+    ]);
+    parts.push(part);
+    size += part.length;
+  }
+  const xref = [
+    `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n`,
+    ...offsets.map((offset) => `${String(offset).padStart(10, "0")} 00000 n \n`),
+    `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${size}\n%%EOF\n`,
+  ].join("");
+  return Buffer.concat([...parts, Buffer.from(xref)]);
+}
+
 const LARGE = largePage();
+const REPORT_PDF = readFileSync(resolve(import.meta.dirname, "fixtures/report.pdf"));
+const SCANNED_PDF = readFileSync(resolve(import.meta.dirname, "fixtures/scanned.pdf"));
+const INFLATING_PDF = inflatingPdf(128);
 const SMALL =
   "<!doctype html><html><head><title>Small</title></head><body><article><p>A small page, read where it arrives.</p></article></body></html>";
 
@@ -62,8 +105,12 @@ describe("web_read: large pages on a thread of their own", () => {
     assert.ok(existsSync(CLI), "run `npm run build` first (npm test does)");
     base = await mkdtemp(join(tmpdir(), "evident-threads-"));
     site = await startLoopback((req, res) => {
-      res.setHeader("content-type", "text/html; charset=utf-8");
-      if (req.url?.startsWith("/large")) {
+      const pdf = { "/report.pdf": REPORT_PDF, "/scanned.pdf": SCANNED_PDF, "/inflating.pdf": INFLATING_PDF }[
+        req.url ?? ""
+      ];
+      res.setHeader("content-type", pdf === undefined ? "text/html; charset=utf-8" : "application/pdf");
+      if (pdf !== undefined) res.end(pdf);
+      else if (req.url?.startsWith("/large")) {
         sent.push(new Promise((resolve) => res.once("finish", () => resolve())));
         res.end(LARGE);
       } else res.end(SMALL);
@@ -199,21 +246,57 @@ describe("web_read: large pages on a thread of their own", () => {
     }
   });
 
-  it("a page that needs more than the reader's heap is too_large, and the server goes on", async () => {
-    const { client, read, pid, baseline } = await server({ EVIDENT_WEB_READ_THREAD_HEAP_MB: "16" });
+  it("reads a PDF on a thread: its text by page and its title; a scanned one's failure crosses as it is", async () => {
+    const { client, read, pid, baseline } = await server();
     try {
-      const envelope = await read("/large");
-      assert.equal(envelope.error?.code, "provider_failed", JSON.stringify(envelope));
-      assert.deepEqual(envelope.error.provider_reasons, { direct: "too_large" });
-      assert.match(envelope.error.provider_errors.direct, /more than the 16 MB its reader may use/);
-      await until(() => threadsOf(pid) === baseline);
-      assert.equal((await read("/small")).title, "Small");
+      let most = baseline;
+      let reading = true;
+      const answer = read("/report.pdf").finally(() => {
+        reading = false;
+      });
+      await until(() => {
+        most = Math.max(most, threadsOf(pid));
+        return !reading;
+      });
+      const envelope = await answer;
+      assert.equal(most, baseline + 1, "one thread more while the PDF was read");
+      assert.equal(envelope.title, "Quarterly report");
+      assert.match(
+        envelope.content[0].text,
+        /^--- page 1 of 2 ---\n\nQuarterly report\nRevenue grew by twelve percent in the third quarter\./,
+      );
+      const scanned = await read("/scanned.pdf");
+      assert.equal(scanned.error?.code, "provider_failed");
+      assert.deepEqual(scanned.error.provider_reasons, { direct: "upstream" });
+      assert.match(
+        scanned.error.provider_errors.direct,
+        /has no text layer to read, probably scanned images/,
+      );
     } finally {
       await client.close();
     }
   });
 
-  it("an unusable EVIDENT_WEB_READ_THREAD_HEAP_MB is a configuration_error naming it", async () => {
+  for (const [what, path] of [
+    ["an HTML page that needs more than the reader's heap", "/large"],
+    ["a PDF that inflates past the reader's memory, outside the heap", "/inflating.pdf"],
+  ] as const) {
+    it(`${what} is too_large, and the server goes on`, async () => {
+      const { client, read, pid, baseline } = await server({ EVIDENT_WEB_READ_MEMORY_MB: "32" });
+      try {
+        const envelope = await read(path);
+        assert.equal(envelope.error?.code, "provider_failed", JSON.stringify(envelope).slice(0, 400));
+        assert.deepEqual(envelope.error.provider_reasons, { direct: "too_large" });
+        assert.match(envelope.error.provider_errors.direct, /more than the 32 MB its reader may use/);
+        await until(() => threadsOf(pid) === baseline);
+        assert.equal((await read("/small")).title, "Small");
+      } finally {
+        await client.close();
+      }
+    });
+  }
+
+  it("an unusable EVIDENT_WEB_READ_MEMORY_MB is a configuration_error naming it", async () => {
     const transport = new StdioClientTransport({
       command: process.execPath,
       args: [CLI, "mcp"],
@@ -223,7 +306,7 @@ describe("web_read: large pages on a thread of their own", () => {
         HOME: base,
         XDG_CONFIG_HOME: join(base, "config"),
         EVIDENT_ALLOW_PRIVATE_NETWORK: "true",
-        EVIDENT_WEB_READ_THREAD_HEAP_MB: "8",
+        EVIDENT_WEB_READ_MEMORY_MB: "8",
       },
     });
     const client = new Client({ name: "threads", version: "1.0.0" });
@@ -232,7 +315,7 @@ describe("web_read: large pages on a thread of their own", () => {
       const result = await client.callTool({ name: "web_read", arguments: { url: `${site.url}/small` } });
       const envelope = JSON.parse((result.content as Array<{ text: string }>)[0]?.text ?? "") as Envelope;
       assert.equal(result.isError, true);
-      assert.match(JSON.stringify(envelope.error), /EVIDENT_WEB_READ_THREAD_HEAP_MB/);
+      assert.match(JSON.stringify(envelope.error), /EVIDENT_WEB_READ_MEMORY_MB/);
     } finally {
       await client.close();
     }

@@ -8,7 +8,7 @@
 
 import { type Env, envInteger } from "../../../core/env.js";
 import { EvidentError } from "../../../core/errors.js";
-import { WEB_READ_THREAD_HEAP_MB, WEB_READ_THREAD_MIN_CHARS } from "../../../core/limits.js";
+import { WEB_READ_MEMORY_MB, WEB_READ_THREAD_MIN_CHARS } from "../../../core/limits.js";
 import type { HttpResponse } from "../../../net/http-client.js";
 import {
   type Provider,
@@ -20,8 +20,8 @@ import {
 import { clientFailure } from "../shared/http.js";
 import { decodeBody } from "./charset.js";
 import { readHtml } from "./html.js";
-import { readHtmlOnThread } from "./html-thread.js";
-import { isPdf, readPdf } from "./pdf.js";
+import { isPdf } from "./pdf.js";
+import { readOnThread } from "./reader-thread.js";
 import { readText, TEXT_TYPES } from "./text.js";
 
 export interface DirectProviderOptions {
@@ -39,13 +39,13 @@ const HTML = /^(text\/html|application\/xhtml\+xml)$/;
 const UNTYPED = /^(|application\/octet-stream|binary\/octet-stream|application\/unknown)$/;
 
 /**
- * `env` holds the operator's settings of the reader itself (EVIDENT_WEB_READ_THREAD_HEAP_MB); an
+ * `env` holds the operator's settings of the reader itself (EVIDENT_WEB_READ_MEMORY_MB); an
  * unusable value is a configuration_error naming the variable.
  */
 export function createDirectProvider(options: DirectProviderOptions = {}, env: Env = {}): Provider {
   const id = options.id ?? "direct";
   const reading: ReadBodyOptions = {
-    threadHeapMb: envInteger(env, "EVIDENT_WEB_READ_THREAD_HEAP_MB", WEB_READ_THREAD_HEAP_MB, { min: 16 }),
+    readerMemoryMb: envInteger(env, "EVIDENT_WEB_READ_MEMORY_MB", WEB_READ_MEMORY_MB, { min: 32 }),
   };
   return {
     id,
@@ -88,8 +88,8 @@ export function createDirectProvider(options: DirectProviderOptions = {}, env: E
 }
 
 export interface ReadBodyOptions {
-  /** The heap a page read on a thread of its own may use (see html-thread.ts). */
-  readonly threadHeapMb?: number;
+  /** The memory a page read on a thread of its own may take (see reader-thread.ts). */
+  readonly readerMemoryMb?: number;
 }
 
 /** Reads a fetched body by its declared type, or by its bytes when the type says nothing. */
@@ -101,13 +101,14 @@ export async function readBody(
   signal: AbortSignal,
   options: ReadBodyOptions = {},
 ): Promise<ProviderReadOutcome> {
+  const memoryMb = options.readerMemoryMb ?? WEB_READ_MEMORY_MB;
   const readPage = (html: string) =>
     html.length >= WEB_READ_THREAD_MIN_CHARS
-      ? readHtmlOnThread(html, url, id, signal, options.threadHeapMb ?? WEB_READ_THREAD_HEAP_MB)
+      ? readOnThread({ kind: "html", html, pageUrl: url }, id, signal, memoryMb)
       : readHtml(html, url);
   const type = mediaType(contentType);
   if (type === "application/pdf" || ((UNTYPED.test(type) || type === "text/plain") && isPdf(body))) {
-    return readPdf(body, id, signal);
+    return readOnThread({ kind: "pdf", body, id }, id, signal, memoryMb);
   }
   if (HTML.test(type)) return readPage(decodeBody(body, contentType, true).text);
   if (TEXT_TYPES.test(type)) return readText(decodeBody(body, contentType, /xml/.test(type)).text, type, id);

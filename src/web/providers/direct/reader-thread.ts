@@ -1,0 +1,149 @@
+/**
+ * PDFs and large HTML pages are read on a thread of their own (reader-worker.ts). Reading is
+ * synchronous work in proportion to the page: on the calling thread every other call of the
+ * server waits for it, and no cancel or deadline can act until it ends; a page near the body
+ * cap, or a small PDF whose compressed content inflates a thousandfold, held a whole server up
+ * and took gigabytes (bench/web-read/RESULTS.md). On a thread the server keeps answering, a
+ * cancel or the deadline terminates the read at once, and the memory goes back when the thread
+ * ends. Its memory is bounded: V8 caps the thread's heap, and the process's resident set is
+ * watched while it runs for what the heap cap does not see (decoded PDF streams live outside
+ * it); beyond either, the page is `too_large`. At most WEB_READ_THREADS pages are read this
+ * way at once; the rest wait their turn, and one cancelled while it waits starts nothing.
+ *
+ * HTML pages under WEB_READ_THREAD_MIN_CHARS, most of the web, are read on the calling thread:
+ * a thread's start would cost them more than their reading does.
+ */
+import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { Worker } from "node:worker_threads";
+import { abortReason } from "../../../core/abort.js";
+import { type ErrorCode, type ErrorDetails, EvidentError } from "../../../core/errors.js";
+import { WEB_READ_MEMORY_CHECK_MS, WEB_READ_THREADS } from "../../../core/limits.js";
+import { Slots } from "../../../core/slots.js";
+import { ProviderError, type ProviderReadOutcome } from "../../provider.js";
+import { readHtml } from "./html.js";
+import { readPdf } from "./pdf.js";
+
+/** What a thread is given to read. */
+export type ThreadPage =
+  | { readonly kind: "html"; readonly html: string; readonly pageUrl: string }
+  | { readonly kind: "pdf"; readonly body: Uint8Array; readonly id: string };
+
+/** What it answers: the outcome, or a failure as data. */
+export type ThreadReply =
+  | { readonly outcome: ProviderReadOutcome }
+  | {
+      readonly providerFailure: {
+        readonly kind: ProviderError["kind"];
+        readonly reason: string;
+        readonly status?: number;
+      };
+    }
+  | {
+      readonly evidentFailure: {
+        readonly code: ErrorCode;
+        readonly message: string;
+        readonly details: ErrorDetails;
+      };
+    };
+
+const threads = new Slots(WEB_READ_THREADS);
+
+// Built, the thread's module sits next to this one. Run from source (tsx), there is none: Node 20
+// does not apply tsx's hooks inside a thread, so the page is read on the calling thread.
+const entry = new URL("./reader-worker.js", import.meta.url);
+
+export function readOnThread(
+  page: ThreadPage,
+  id: string,
+  signal: AbortSignal,
+  memoryMb: number,
+): Promise<ProviderReadOutcome> {
+  // Also when a bundler inlined this module and left the thread's file behind.
+  if (!existsSync(fileURLToPath(entry))) {
+    return page.kind === "html" ? readHtml(page.html, page.pageUrl) : readPdf(page.body, page.id, signal);
+  }
+  return threads.acquire(signal).then((release) => run(page, id, signal, memoryMb, release));
+}
+
+function run(
+  page: ThreadPage,
+  id: string,
+  signal: AbortSignal,
+  memoryMb: number,
+  release: () => void,
+): Promise<ProviderReadOutcome> {
+  let worker: Worker;
+  try {
+    worker = new Worker(entry, {
+      workerData: page,
+      resourceLimits: { maxOldGenerationSizeMb: memoryMb },
+      // Its stdout is not the process's: on stdio that is the protocol channel.
+      stdout: true,
+    });
+  } catch (thrown) {
+    release();
+    return Promise.reject(thrown);
+  }
+  worker.stdout.resume();
+  // The slot is free once the thread has ended, not when its answer is in: the bound is on
+  // threads that hold memory.
+  worker.once("exit", release);
+  const startRss = process.memoryUsage.rss();
+  const tooLarge = () =>
+    new ProviderError(
+      id,
+      "too_large",
+      `${id}: reading this page needs more than the ${memoryMb} MB its reader may use (EVIDENT_WEB_READ_MEMORY_MB); it was not read`,
+    );
+  return new Promise<ProviderReadOutcome>((resolve, reject) => {
+    // The first of answer, failure, end, abort or memory settles; the listeners stay (a
+    // thread's late `error` with no listener would throw in this one).
+    let settled = false;
+    const settle = (done: () => void) => {
+      if (settled) return;
+      settled = true;
+      clearInterval(watch);
+      signal.removeEventListener("abort", onAbort);
+      done();
+    };
+    const stop = (error: Error) => {
+      settle(() => reject(error));
+      void worker.terminate();
+    };
+    const onAbort = () => stop(abortReason(signal));
+    const watch = setInterval(() => {
+      if (process.memoryUsage.rss() - startRss > memoryMb * 1024 * 1024) stop(tooLarge());
+    }, WEB_READ_MEMORY_CHECK_MS);
+    watch.unref();
+    worker.on("message", (reply: ThreadReply) => settle(() => answer(reply, id, resolve, reject)));
+    worker.on("error", (error: Error) =>
+      settle(() =>
+        reject((error as { code?: unknown }).code === "ERR_WORKER_OUT_OF_MEMORY" ? tooLarge() : error),
+      ),
+    );
+    worker.once("exit", (code: number) =>
+      settle(() =>
+        reject(new ProviderError(id, "upstream", `${id}: the page reader stopped (exit code ${code})`)),
+      ),
+    );
+    if (signal.aborted) onAbort();
+    else signal.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+function answer(
+  reply: ThreadReply,
+  id: string,
+  resolve: (outcome: ProviderReadOutcome) => void,
+  reject: (error: Error) => void,
+): void {
+  if ("outcome" in reply) resolve(reply.outcome);
+  else if ("providerFailure" in reply) {
+    const { kind, reason, status } = reply.providerFailure;
+    reject(new ProviderError(id, kind, reason, status === undefined ? {} : { status }));
+  } else {
+    const { code, message, details } = reply.evidentFailure;
+    reject(new EvidentError(code, message, { details }));
+  }
+}
