@@ -289,7 +289,7 @@ describe("two replicas, one Redis, nginx in front", () => {
     }
   });
 
-  it("G01, A02: a replica killed mid-walk: the walk finishes on the other", async () => {
+  it("G01, G06, A02: a replica killed mid-walk: both walks (code_search's pages, web_read's parts) finish on the other", async () => {
     const url = `${nginx.url}/mcp`;
     const before = throughNginx;
     const summary = await codeSearch(url, { pattern: "needle_" });
@@ -302,6 +302,12 @@ describe("two replicas, one Redis, nginx in front", () => {
       seen.push(...indicesOf(page));
       cursor = nextCursor(page);
     }
+    const fetched = pageFetches();
+    const parts = [await webRead(url, { url: `${pageServer.url}/long` })];
+    parts.push(await webRead(url, { cursor: parts[0]?.cursor }));
+    calls += 2;
+    assert.notEqual(parts.at(-1)?.cursor, undefined, "the page has a part left after the kill");
+    const beforeKill = calls;
     const [victim, survivor] = replicas as [Replica, Replica];
     await victim.stop("SIGKILL");
     while (cursor !== undefined) {
@@ -310,10 +316,21 @@ describe("two replicas, one Redis, nginx in front", () => {
       seen.push(...indicesOf(page));
       cursor = nextCursor(page);
     }
+    while (parts.at(-1)?.cursor !== undefined) {
+      const part = await webRead(url, { cursor: parts.at(-1)?.cursor });
+      calls++;
+      assert.equal(part.error, undefined, JSON.stringify(part.error));
+      parts.push(part);
+    }
     assert.deepEqual(seen, everyIndex);
+    const text = parts
+      .map((part) => part.content.map((piece: { text: string }) => piece.text).join(""))
+      .join("");
+    assert.equal(text, LONG_PAGE);
+    assert.equal(pageFetches() - fetched, 1, "the parts after the kill came from Redis, not a new fetch");
     const served = (await loggedCalls(throughNginx)).slice(before);
     assert.equal(served.length, calls);
-    const afterKill = served.slice(5);
+    const afterKill = served.slice(beforeKill);
     assert.ok(afterKill.length > 5);
     for (const call of afterKill) {
       assert.equal(call.status, "200");
