@@ -17,8 +17,13 @@ import { after, before, describe, it } from "node:test";
 import { deflateSync } from "node:zlib";
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
-import { WEB_READ_THREAD_MIN_CHARS, WEB_READ_THREADS } from "../../../src/core/limits.js";
+import {
+  WEB_READ_THREAD_MIN_CHARS,
+  WEB_READ_THREAD_MIN_ELEMENTS,
+  WEB_READ_THREADS,
+} from "../../../src/core/limits.js";
 import { readHtml } from "../../../src/web/providers/direct/html.js";
+import { heavyHtml } from "../../../src/web/providers/direct/reader-thread.js";
 import { type Loopback, startLoopback } from "../../net/loopback.js";
 
 const ROOT = resolve(import.meta.dirname, "../../..");
@@ -77,6 +82,11 @@ function inflatingPdf(mb: number): Buffer {
 }
 
 const LARGE = largePage();
+/** Short, but with as many elements as goes to a thread. */
+const MANY = `<!doctype html><html><head><title>Many</title></head><body><article>${Array.from(
+  { length: WEB_READ_THREAD_MIN_ELEMENTS },
+  (_, i) => `<p>Item ${i}</p>`,
+).join("")}</article></body></html>`;
 const REPORT_PDF = readFileSync(resolve(import.meta.dirname, "fixtures/report.pdf"));
 const SCANNED_PDF = readFileSync(resolve(import.meta.dirname, "fixtures/scanned.pdf"));
 const INFLATING_PDF = inflatingPdf(128);
@@ -110,6 +120,7 @@ describe("web_read: large pages on a thread of their own", () => {
       ];
       res.setHeader("content-type", pdf === undefined ? "text/html; charset=utf-8" : "application/pdf");
       if (pdf !== undefined) res.end(pdf);
+      else if (req.url === "/many") res.end(MANY);
       else if (req.url?.startsWith("/large")) {
         sent.push(new Promise((resolve) => res.once("finish", () => resolve())));
         res.end(LARGE);
@@ -172,6 +183,42 @@ describe("web_read: large pages on a thread of their own", () => {
       assert.ok(text.length > 1000);
       assert.equal(text, (here.content[0] as { text: string }).text.slice(0, text.length));
       assert.equal(envelope.title, "Large");
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("a short page with many elements goes to a thread too; what decides is counted cheaply", async () => {
+    assert.ok(MANY.length < WEB_READ_THREAD_MIN_CHARS / 10);
+    const tags = (n: number, tag = "p") => `<html>${`<${tag}>x`.repeat(n)}</html>`;
+    assert.equal(
+      heavyHtml(tags(WEB_READ_THREAD_MIN_ELEMENTS - 3)),
+      false,
+      "html + n - 3 + ... under the bound",
+    );
+    assert.equal(heavyHtml(tags(WEB_READ_THREAD_MIN_ELEMENTS - 1)), true);
+    assert.equal(heavyHtml(tags(WEB_READ_THREAD_MIN_ELEMENTS, "P")), true, "upper case counts");
+    assert.equal(
+      heavyHtml(`<html>${"< p>x<!-- c -->x</>".repeat(WEB_READ_THREAD_MIN_ELEMENTS)}</html>`),
+      false,
+    );
+    assert.equal(heavyHtml(" ".repeat(WEB_READ_THREAD_MIN_CHARS)), true);
+    const { client, read, pid, baseline } = await server();
+    try {
+      let most = baseline;
+      let reading = true;
+      const answer = read("/many").finally(() => {
+        reading = false;
+      });
+      await until(() => {
+        most = Math.max(most, threadsOf(pid));
+        return !reading;
+      });
+      const envelope = await answer;
+      assert.equal(most, baseline + 1, "one thread more while the page was read");
+      const here = await readHtml(MANY, `${site.url}/many`);
+      const text = envelope.content.map((piece: { text: string }) => piece.text).join("");
+      assert.equal(text, (here.content[0] as { text: string }).text.slice(0, text.length));
     } finally {
       await client.close();
     }

@@ -8,7 +8,7 @@
 
 import { type Env, envInteger } from "../../../core/env.js";
 import { EvidentError } from "../../../core/errors.js";
-import { WEB_READ_MEMORY_MB, WEB_READ_THREAD_MIN_CHARS } from "../../../core/limits.js";
+import { WEB_READ_MEMORY_MB } from "../../../core/limits.js";
 import type { HttpResponse } from "../../../net/http-client.js";
 import {
   type Provider,
@@ -21,7 +21,7 @@ import { clientFailure } from "../shared/http.js";
 import { decodeBody } from "./charset.js";
 import { readHtml } from "./html.js";
 import { isPdf } from "./pdf.js";
-import { readOnThread } from "./reader-thread.js";
+import { heavyHtml, readOnThread } from "./reader-thread.js";
 import { readText, TEXT_TYPES } from "./text.js";
 
 export interface DirectProviderOptions {
@@ -103,7 +103,7 @@ export async function readBody(
 ): Promise<ProviderReadOutcome> {
   const memoryMb = options.readerMemoryMb ?? WEB_READ_MEMORY_MB;
   const readPage = (html: string) =>
-    html.length >= WEB_READ_THREAD_MIN_CHARS
+    heavyHtml(html)
       ? readOnThread({ kind: "html", html, pageUrl: url }, id, signal, memoryMb)
       : readHtml(html, url);
   const type = mediaType(contentType);

@@ -10,15 +10,21 @@
  * it); beyond either, the page is `too_large`. At most WEB_READ_THREADS pages are read this
  * way at once; the rest wait their turn, and one cancelled while it waits starts nothing.
  *
- * HTML pages under WEB_READ_THREAD_MIN_CHARS, most of the web, are read on the calling thread:
- * a thread's start would cost them more than their reading does.
+ * Most HTML pages are read on the calling thread: a thread's start would cost them more than
+ * their reading does. What a page costs to read follows the number of its elements more than its
+ * size (scripts and styles are long and cheap), so a page goes to a thread by either.
  */
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 import { abortReason } from "../../../core/abort.js";
 import { type ErrorCode, type ErrorDetails, EvidentError } from "../../../core/errors.js";
-import { WEB_READ_MEMORY_CHECK_MS, WEB_READ_THREADS } from "../../../core/limits.js";
+import {
+  WEB_READ_MEMORY_CHECK_MS,
+  WEB_READ_THREAD_MIN_CHARS,
+  WEB_READ_THREAD_MIN_ELEMENTS,
+  WEB_READ_THREADS,
+} from "../../../core/limits.js";
 import { Slots } from "../../../core/slots.js";
 import { ProviderError, type ProviderReadOutcome } from "../../provider.js";
 import { readHtml } from "./html.js";
@@ -52,6 +58,17 @@ const threads = new Slots(WEB_READ_THREADS);
 // Built, the thread's module sits next to this one. Run from source (tsx), there is none: Node 20
 // does not apply tsx's hooks inside a thread, so the page is read on the calling thread.
 const entry = new URL("./reader-worker.js", import.meta.url);
+
+/** An HTML page worth a thread: long, or with many start tags (`<` then a letter). */
+export function heavyHtml(html: string): boolean {
+  if (html.length >= WEB_READ_THREAD_MIN_CHARS) return true;
+  let elements = 0;
+  for (let at = html.indexOf("<"); at >= 0; at = html.indexOf("<", at + 1)) {
+    const next = html.charCodeAt(at + 1) | 0x20;
+    if (next >= 0x61 && next <= 0x7a && ++elements >= WEB_READ_THREAD_MIN_ELEMENTS) return true;
+  }
+  return false;
+}
 
 export function readOnThread(
   page: ThreadPage,
