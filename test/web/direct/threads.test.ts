@@ -132,7 +132,8 @@ describe("web_read: large pages on a thread of their own", () => {
     await rm(base, { recursive: true, force: true });
   });
 
-  async function server(env: Record<string, string> = {}) {
+  /** A server over stdio, and a web_read through it (its envelope, an error's too). */
+  async function connect(env: Record<string, string> = {}) {
     const transport = new StdioClientTransport({
       command: process.execPath,
       args: [CLI, "mcp"],
@@ -155,26 +156,37 @@ describe("web_read: large pages on a thread of their own", () => {
       );
       return JSON.parse((result.content as Array<{ text: string }>)[0]?.text ?? "") as Envelope;
     };
+    return { client, transport, read };
+  }
+
+  /** The same, once a small page has been read. */
+  async function server(env: Record<string, string> = {}) {
+    const { client, transport, read } = await connect(env);
     // A small page first: whatever the server starts lazily (its thread pool, the reader's
     // modules) is running before its threads are counted.
     assert.equal((await read("/small")).error, undefined);
     const pid = transport.pid as number;
-    return { client, read, pid, baseline: threadsOf(pid) };
-  }
-
-  it("reads a large page on a thread that ends with it, to the same text as on the calling thread", async () => {
-    const { client, read, pid, baseline } = await server();
-    try {
+    const baseline = threadsOf(pid);
+    /** One read, and the most threads the server had while it ran. */
+    const watched = async (path: string) => {
       let most = baseline;
       let reading = true;
-      const answer = read("/large").finally(() => {
+      const answer = read(path).finally(() => {
         reading = false;
       });
       await until(() => {
         most = Math.max(most, threadsOf(pid));
         return !reading;
       });
-      const envelope = await answer;
+      return { envelope: await answer, most };
+    };
+    return { client, read, watched, pid, baseline };
+  }
+
+  it("reads a large page on a thread that ends with it, to the same text as on the calling thread", async () => {
+    const { client, watched, pid, baseline } = await server();
+    try {
+      const { envelope, most } = await watched("/large");
       assert.equal(envelope.error, undefined, JSON.stringify(envelope.error));
       assert.equal(most, baseline + 1, "one thread more while the page was read");
       await until(() => threadsOf(pid) === baseline);
@@ -203,18 +215,9 @@ describe("web_read: large pages on a thread of their own", () => {
       false,
     );
     assert.equal(heavyHtml(" ".repeat(WEB_READ_THREAD_MIN_CHARS)), true);
-    const { client, read, pid, baseline } = await server();
+    const { client, watched, baseline } = await server();
     try {
-      let most = baseline;
-      let reading = true;
-      const answer = read("/many").finally(() => {
-        reading = false;
-      });
-      await until(() => {
-        most = Math.max(most, threadsOf(pid));
-        return !reading;
-      });
-      const envelope = await answer;
+      const { envelope, most } = await watched("/many");
       assert.equal(most, baseline + 1, "one thread more while the page was read");
       const here = await readHtml(MANY, `${site.url}/many`);
       const text = envelope.content.map((piece: { text: string }) => piece.text).join("");
@@ -294,18 +297,9 @@ describe("web_read: large pages on a thread of their own", () => {
   });
 
   it("reads a PDF on a thread: its text by page and its title; a scanned one's failure crosses as it is", async () => {
-    const { client, read, pid, baseline } = await server();
+    const { client, read, watched, baseline } = await server();
     try {
-      let most = baseline;
-      let reading = true;
-      const answer = read("/report.pdf").finally(() => {
-        reading = false;
-      });
-      await until(() => {
-        most = Math.max(most, threadsOf(pid));
-        return !reading;
-      });
-      const envelope = await answer;
+      const { envelope, most } = await watched("/report.pdf");
       assert.equal(most, baseline + 1, "one thread more while the PDF was read");
       assert.equal(envelope.title, "Quarterly report");
       assert.match(
@@ -344,24 +338,10 @@ describe("web_read: large pages on a thread of their own", () => {
   }
 
   it("an unusable EVIDENT_WEB_READ_MEMORY_MB is a configuration_error naming it", async () => {
-    const transport = new StdioClientTransport({
-      command: process.execPath,
-      args: [CLI, "mcp"],
-      cwd: base,
-      env: {
-        PATH: process.env.PATH ?? "",
-        HOME: base,
-        XDG_CONFIG_HOME: join(base, "config"),
-        EVIDENT_ALLOW_PRIVATE_NETWORK: "true",
-        EVIDENT_WEB_READ_MEMORY_MB: "8",
-      },
-    });
-    const client = new Client({ name: "threads", version: "1.0.0" });
-    await client.connect(transport);
+    const { client, read } = await connect({ EVIDENT_WEB_READ_MEMORY_MB: "8" });
     try {
-      const result = await client.callTool({ name: "web_read", arguments: { url: `${site.url}/small` } });
-      const envelope = JSON.parse((result.content as Array<{ text: string }>)[0]?.text ?? "") as Envelope;
-      assert.equal(result.isError, true);
+      const envelope = await read("/small");
+      assert.equal(envelope.error?.code, "configuration_error", JSON.stringify(envelope).slice(0, 400));
       assert.match(JSON.stringify(envelope.error), /EVIDENT_WEB_READ_MEMORY_MB/);
     } finally {
       await client.close();
