@@ -5,7 +5,6 @@
  * (html.ts), PDF as text by page (pdf.ts), plain text, Markdown and JSON as they are (text.ts).
  * Anything else is `unsupported_content`, naming the type, rather than bytes posing as text.
  */
-
 import { type Env, envInteger } from "../../../core/env.js";
 import { EvidentError } from "../../../core/errors.js";
 import { WEB_READ_MEMORY_MB } from "../../../core/limits.js";

@@ -133,7 +133,12 @@ function run(
       if (process.memoryUsage.rss() - startRss > memoryMb * 1024 * 1024) stop(tooLarge());
     }, WEB_READ_MEMORY_CHECK_MS);
     watch.unref();
-    worker.on("message", (reply: ThreadReply) => settle(() => answer(reply, id, resolve, reject)));
+    worker.on("message", (reply: ThreadReply) => {
+      settle(() => answer(reply, id, resolve, reject));
+      // Its answer is all a thread is for: a timer a library left behind must not keep it, and
+      // its slot, alive.
+      void worker.terminate();
+    });
     worker.on("error", (error: Error) =>
       settle(() =>
         reject((error as { code?: unknown }).code === "ERR_WORKER_OUT_OF_MEMORY" ? tooLarge() : error),
