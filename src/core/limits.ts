@@ -61,9 +61,9 @@ export const WEB_PAGES_MAX_BYTES = 64 * 1024 * 1024;
  * The `direct` reader reads PDFs, and HTML pages of at least WEB_READ_THREAD_MIN_CHARS
  * characters or WEB_READ_THREAD_MIN_ELEMENTS start tags, on a thread of their own (see
  * web/providers/direct/reader-thread.ts): at most WEB_READ_THREADS at once, each with at most
- * WEB_READ_MEMORY_MB of memory (EVIDENT_WEB_READ_MEMORY_MB: its heap, and the growth of the
- * process's resident set while it reads, checked every WEB_READ_MEMORY_CHECK_MS; a page that
- * needs more is not read: `too_large`).
+ * WEB_READ_MEMORY_MB of memory (EVIDENT_WEB_READ_MEMORY_MB: its heap, its buffers, and the
+ * growth of the process's resident set while it reads, the last two checked every
+ * WEB_READ_MEMORY_CHECK_MS; a page that needs more is not read: `too_large`).
  */
 export const WEB_READ_THREAD_MIN_CHARS = 1024 * 1024;
 export const WEB_READ_THREAD_MIN_ELEMENTS = 3_000;

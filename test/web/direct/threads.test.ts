@@ -337,6 +337,27 @@ describe("web_read: large pages on a thread of their own", () => {
     });
   }
 
+  it("PDFs inflating past the reader's memory, one after another, do not ratchet the process up", async () => {
+    // The C allocator keeps what an ended thread freed and hands it to the next; a bound on the
+    // process's growth alone let each such PDF add its allowance on top of the last one's.
+    const { client, read, pid, baseline } = await server({ EVIDENT_WEB_READ_MEMORY_MB: "32" });
+    try {
+      const resident: number[] = [];
+      for (let i = 0; i < 6; i++) {
+        assert.deepEqual((await read("/inflating.pdf")).error?.provider_reasons, { direct: "too_large" });
+        await until(() => threadsOf(pid) === baseline);
+        resident.push(Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1]) / 1024);
+      }
+      const grown = (resident[5] as number) - (resident[1] as number);
+      assert.ok(
+        grown < 32,
+        `resident ${resident.map((mb) => mb.toFixed(0)).join(", ")} MB: ${grown.toFixed(0)} MB more`,
+      );
+    } finally {
+      await client.close();
+    }
+  });
+
   it("an unusable EVIDENT_WEB_READ_MEMORY_MB is a configuration_error naming it", async () => {
     const { client, read } = await connect({ EVIDENT_WEB_READ_MEMORY_MB: "8" });
     try {

@@ -5,10 +5,13 @@
  * cap, or a small PDF whose compressed content inflates a thousandfold, held a whole server up
  * and took gigabytes (bench/web-read/RESULTS.md). On a thread the server keeps answering, a
  * cancel or the deadline terminates the read at once, and the memory goes back when the thread
- * ends. Its memory is bounded: V8 caps the thread's heap, and the process's resident set is
- * watched while it runs for what the heap cap does not see (decoded PDF streams live outside
- * it); beyond either, the page is `too_large`. At most WEB_READ_THREADS pages are read this
- * way at once; the rest wait their turn, and one cancelled while it waits starts nothing.
+ * ends. Its memory is bounded: V8 caps the thread's heap; the thread checks its own buffers,
+ * which the cap does not see (decoded PDF streams); and the process's resident set is watched
+ * from here for reading that runs too long to let the thread check. Beyond any, the page is
+ * `too_large`. The process's growth alone would not do: the C allocator keeps what an ended
+ * thread freed and hands it to the next, so the growth each thread is allowed would pile up.
+ * At most WEB_READ_THREADS pages are read this way at once; the rest wait their turn, and one
+ * cancelled while it waits starts nothing.
  *
  * Most HTML pages are read on the calling thread: a thread's start would cost them more than
  * their reading does. What a page costs to read follows the number of its elements more than its
@@ -38,6 +41,7 @@ export type ThreadPage =
 /** What it answers: the outcome, or a failure as data. */
 export type ThreadReply =
   | { readonly outcome: ProviderReadOutcome }
+  | { readonly tooLarge: true }
   | {
       readonly providerFailure: {
         readonly kind: ProviderError["kind"];
@@ -93,7 +97,7 @@ function run(
   let worker: Worker;
   try {
     worker = new Worker(entry, {
-      workerData: page,
+      workerData: { page, memoryMb },
       resourceLimits: { maxOldGenerationSizeMb: memoryMb },
       // Its stdout is not the process's: on stdio that is the protocol channel.
       stdout: true,
@@ -134,7 +138,7 @@ function run(
     }, WEB_READ_MEMORY_CHECK_MS);
     watch.unref();
     worker.on("message", (reply: ThreadReply) => {
-      settle(() => answer(reply, id, resolve, reject));
+      settle(() => ("tooLarge" in reply ? reject(tooLarge()) : answer(reply, id, resolve, reject)));
       // Its answer is all a thread is for: a timer a library left behind must not keep it, and
       // its slot, alive.
       void worker.terminate();
@@ -155,7 +159,7 @@ function run(
 }
 
 function answer(
-  reply: ThreadReply,
+  reply: Exclude<ThreadReply, { readonly tooLarge: true }>,
   id: string,
   resolve: (outcome: ProviderReadOutcome) => void,
   reject: (error: Error) => void,

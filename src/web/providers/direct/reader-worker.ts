@@ -5,12 +5,25 @@
  */
 import { parentPort, workerData } from "node:worker_threads";
 import { EvidentError } from "../../../core/errors.js";
+import { WEB_READ_MEMORY_CHECK_MS } from "../../../core/limits.js";
 import { ProviderError } from "../../provider.js";
 import { readHtml } from "./html.js";
 import { readPdf } from "./pdf.js";
 import type { ThreadPage, ThreadReply } from "./reader-thread.js";
 
-const page = workerData as ThreadPage;
+const { page, memoryMb } = workerData as { readonly page: ThreadPage; readonly memoryMb: number };
+
+// V8's cap bounds this thread's heap, not its buffers (a PDF's inflated streams): their bytes
+// are this thread's own (`external`), checked whenever the reading yields. The calling thread's
+// watch on the whole process catches what runs too long to yield.
+const watch = setInterval(() => {
+  if (process.memoryUsage().external > memoryMb * 1024 * 1024) {
+    parentPort?.postMessage({ tooLarge: true } satisfies ThreadReply);
+    process.exit(1);
+  }
+}, WEB_READ_MEMORY_CHECK_MS);
+watch.unref();
+
 let reply: ThreadReply;
 try {
   const outcome =
@@ -32,4 +45,5 @@ try {
     reply = { evidentFailure: { code: thrown.code, message: thrown.message, details: thrown.details } };
   } else throw thrown;
 }
+clearInterval(watch);
 parentPort?.postMessage(reply);
