@@ -4,13 +4,15 @@
  * node_modules/.cache/evident-runtimes (the npm registry is the only network this needs).
  */
 import assert from "node:assert/strict";
-import { execFileSync, spawnSync } from "node:child_process";
+import { execFile, execFileSync, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { before, describe, it } from "node:test";
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import { WEB_READ_MEMORY_MIN_MB } from "../../src/core/limits.js";
+import { startLoopback } from "../net/loopback.js";
 
 const ROOT = resolve(import.meta.dirname ?? new URL(".", import.meta.url).pathname, "../..");
 const CACHE = join(ROOT, "node_modules/.cache/evident-runtimes");
@@ -110,6 +112,43 @@ describe("A08: other runtimes run the built package", () => {
         assert.equal(bad.isError, true);
       } finally {
         await client.close();
+      }
+    });
+
+    it(`${name}: web_read reads a PDF on a thread of its own, at the smallest memory allowance`, async () => {
+      // The reading thread is the one part of web_read that leans on runtime internals (worker
+      // threads, their heap cap, their stdout), and a thread's start costs more on some runtimes.
+      const site = await startLoopback((_req, res) => {
+        res.setHeader("content-type", "application/pdf");
+        res.end(readFileSync(join(ROOT, "test/web/direct/fixtures/report.pdf")));
+      });
+      const home = mkdtempSync(join(tmpdir(), "evident-runtime-read-"));
+      try {
+        // Not spawnSync: the page is served by this process, which must keep answering.
+        const read = await new Promise<{ code: number | null; stdout: string; stderr: string }>((done) => {
+          const child = execFile(
+            runtime.bin,
+            [CLI, "read", `${site.url}/report.pdf`],
+            {
+              env: {
+                PATH: process.env.PATH ?? "",
+                HOME: home,
+                EVIDENT_CACHE_DIR: join(home, "c"),
+                EVIDENT_ALLOW_PRIVATE_NETWORK: "true",
+                EVIDENT_WEB_READ_MEMORY_MB: String(WEB_READ_MEMORY_MIN_MB),
+              },
+              timeout: 60_000,
+            },
+            (_error, stdout, stderr) => done({ code: child.exitCode, stdout, stderr }),
+          );
+        });
+        assert.equal(read.code, 0, read.stderr);
+        const envelope = JSON.parse(read.stdout) as { title: string; content: Array<{ text: string }> };
+        assert.equal(envelope.title, "Quarterly report");
+        assert.match(envelope.content[0]?.text ?? "", /^--- page 1 of 2 ---\n\nQuarterly report/);
+      } finally {
+        await site.close();
+        rmSync(home, { recursive: true, force: true });
       }
     });
   }

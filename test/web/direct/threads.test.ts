@@ -89,7 +89,11 @@ const MANY = `<!doctype html><html><head><title>Many</title></head><body><articl
 ).join("")}</article></body></html>`;
 const REPORT_PDF = readFileSync(resolve(import.meta.dirname, "fixtures/report.pdf"));
 const SCANNED_PDF = readFileSync(resolve(import.meta.dirname, "fixtures/scanned.pdf"));
-const INFLATING_PDF = inflatingPdf(128);
+const INFLATING_PDF = inflatingPdf(256);
+/** Small elements, many of them, up to the body cap: more heap than the smallest allowance. */
+const HEAVY = `<!doctype html><html><head><title>Heavy</title></head><body><article>${"<p><i>a</i></p>".repeat(
+  Math.floor((4 * 1024 * 1024 - 1024) / 15),
+)}</article></body></html>`;
 const SMALL =
   "<!doctype html><html><head><title>Small</title></head><body><article><p>A small page, read where it arrives.</p></article></body></html>";
 
@@ -121,6 +125,7 @@ describe("web_read: large pages on a thread of their own", () => {
       res.setHeader("content-type", pdf === undefined ? "text/html; charset=utf-8" : "application/pdf");
       if (pdf !== undefined) res.end(pdf);
       else if (req.url === "/many") res.end(MANY);
+      else if (req.url === "/heavy") res.end(HEAVY);
       else if (req.url?.startsWith("/large")) {
         sent.push(new Promise((resolve) => res.once("finish", () => resolve())));
         res.end(LARGE);
@@ -319,16 +324,16 @@ describe("web_read: large pages on a thread of their own", () => {
   });
 
   for (const [what, path] of [
-    ["an HTML page that needs more than the reader's heap", "/large"],
+    ["an HTML page that needs more than the reader's heap", "/heavy"],
     ["a PDF that inflates past the reader's memory, outside the heap", "/inflating.pdf"],
   ] as const) {
     it(`${what} is too_large, and the server goes on`, async () => {
-      const { client, read, pid, baseline } = await server({ EVIDENT_WEB_READ_MEMORY_MB: "32" });
+      const { client, read, pid, baseline } = await server({ EVIDENT_WEB_READ_MEMORY_MB: "64" });
       try {
         const envelope = await read(path);
         assert.equal(envelope.error?.code, "provider_failed", JSON.stringify(envelope).slice(0, 400));
         assert.deepEqual(envelope.error.provider_reasons, { direct: "too_large" });
-        assert.match(envelope.error.provider_errors.direct, /more than the 32 MB its reader may use/);
+        assert.match(envelope.error.provider_errors.direct, /more than the 64 MB its reader may use/);
         await until(() => threadsOf(pid) === baseline);
         assert.equal((await read("/small")).title, "Small");
       } finally {
@@ -340,7 +345,7 @@ describe("web_read: large pages on a thread of their own", () => {
   it("PDFs inflating past the reader's memory, one after another, do not ratchet the process up", async () => {
     // The C allocator keeps what an ended thread freed and hands it to the next; a bound on the
     // process's growth alone let each such PDF add its allowance on top of the last one's.
-    const { client, read, pid, baseline } = await server({ EVIDENT_WEB_READ_MEMORY_MB: "32" });
+    const { client, read, pid, baseline } = await server({ EVIDENT_WEB_READ_MEMORY_MB: "64" });
     try {
       const resident: number[] = [];
       for (let i = 0; i < 6; i++) {
@@ -350,7 +355,7 @@ describe("web_read: large pages on a thread of their own", () => {
       }
       const grown = (resident[5] as number) - (resident[1] as number);
       assert.ok(
-        grown < 32,
+        grown < 64,
         `resident ${resident.map((mb) => mb.toFixed(0)).join(", ")} MB: ${grown.toFixed(0)} MB more`,
       );
     } finally {

@@ -7,7 +7,7 @@
  */
 import { type Env, envInteger } from "../../../core/env.js";
 import { EvidentError } from "../../../core/errors.js";
-import { WEB_READ_MEMORY_MB } from "../../../core/limits.js";
+import { WEB_READ_MEMORY_MB, WEB_READ_MEMORY_MIN_MB } from "../../../core/limits.js";
 import type { HttpResponse } from "../../../net/http-client.js";
 import {
   type Provider,
@@ -44,7 +44,9 @@ const UNTYPED = /^(|application\/octet-stream|binary\/octet-stream|application\/
 export function createDirectProvider(options: DirectProviderOptions = {}, env: Env = {}): Provider {
   const id = options.id ?? "direct";
   const reading: ReadBodyOptions = {
-    readerMemoryMb: envInteger(env, "EVIDENT_WEB_READ_MEMORY_MB", WEB_READ_MEMORY_MB, { min: 32 }),
+    readerMemoryMb: envInteger(env, "EVIDENT_WEB_READ_MEMORY_MB", WEB_READ_MEMORY_MB, {
+      min: WEB_READ_MEMORY_MIN_MB,
+    }),
   };
   return {
     id,

@@ -7,8 +7,8 @@
  * cancel or the deadline terminates the read at once, and the memory goes back when the thread
  * ends. Its memory is bounded: V8 caps the thread's heap; the thread checks its own buffers,
  * which the cap does not see (decoded PDF streams); and the process's resident set is watched
- * from here for reading that runs too long to let the thread check. Beyond any, the page is
- * `too_large`. The process's growth alone would not do: the C allocator keeps what an ended
+ * from here, with room for the thread's own start, for reading that runs too long to let the
+ * thread check. Beyond any, the page is `too_large`. The process's growth alone would not do: the C allocator keeps what an ended
  * thread freed and hands it to the next, so the growth each thread is allowed would pile up.
  * At most WEB_READ_THREADS pages are read this way at once; the rest wait their turn, and one
  * cancelled while it waits starts nothing.
@@ -24,6 +24,7 @@ import { abortReason } from "../../../core/abort.js";
 import { type ErrorCode, type ErrorDetails, EvidentError } from "../../../core/errors.js";
 import {
   WEB_READ_MEMORY_CHECK_MS,
+  WEB_READ_PROCESS_GROWTH_FACTOR,
   WEB_READ_THREAD_MIN_CHARS,
   WEB_READ_THREAD_MIN_ELEMENTS,
   WEB_READ_THREADS,
@@ -133,8 +134,10 @@ function run(
       void worker.terminate();
     };
     const onAbort = () => stop(abortReason(signal));
+    // A backstop with room for what a thread's start costs the process (more on some runtimes).
+    const growth = WEB_READ_PROCESS_GROWTH_FACTOR * memoryMb * 1024 * 1024;
     const watch = setInterval(() => {
-      if (process.memoryUsage.rss() - startRss > memoryMb * 1024 * 1024) stop(tooLarge());
+      if (process.memoryUsage.rss() - startRss > growth) stop(tooLarge());
     }, WEB_READ_MEMORY_CHECK_MS);
     watch.unref();
     worker.on("message", (reply: ThreadReply) => {
