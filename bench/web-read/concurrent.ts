@@ -16,8 +16,8 @@ import { readFileSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
-import { deflateSync } from "node:zlib";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { inflatingPdf, TEXT_OPERATORS } from "../../test/fixtures/inflating-pdf.js";
 import { evalDir, loadEval, pageBytes } from "./eval-set.js";
 
 const repo = fileURLToPath(new URL("../../", import.meta.url));
@@ -39,35 +39,7 @@ for (let size = 0; size < TARGET_BYTES; size += Buffer.byteLength(body) + 20)
   parts.push(`<section>${body}</section>`);
 const html = `<!doctype html><html><head><title>Long</title></head><body><article>${parts.join("\n")}</article></body></html>`;
 
-/** One page whose content stream inflates to `mb` MB of text-drawing operators. */
-function inflatingPdf(mb: number): Buffer {
-  const line = "BT /F1 12 Tf 72 712 Td (Hello, inflated text) Tj ET\n";
-  const content = deflateSync(Buffer.from(line.repeat(Math.ceil((mb * 1024 * 1024) / line.length))), {
-    level: 9,
-  });
-  const objects: Buffer[] = [
-    "<< /Type /Catalog /Pages 2 0 R >>",
-    "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-    "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>",
-    `<< /Length ${content.length} /Filter /FlateDecode >>\nstream\n`,
-    "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
-  ].map((text, i) =>
-    i === 3 ? Buffer.concat([Buffer.from(text), content, Buffer.from("\nendstream")]) : Buffer.from(text),
-  );
-  const parts = [Buffer.from("%PDF-1.4\n")];
-  const offsets: number[] = [];
-  let size = parts[0]?.length ?? 0;
-  for (const [i, object] of objects.entries()) {
-    offsets.push(size);
-    const part = Buffer.concat([Buffer.from(`${i + 1} 0 obj\n`), object, Buffer.from("\nendobj\n")]);
-    parts.push(part);
-    size += part.length;
-  }
-  const table = offsets.map((offset) => `${String(offset).padStart(10, "0")} 00000 n \n`).join("");
-  const trailer = `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n${table}trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${size}\n%%EOF\n`;
-  return Buffer.concat([...parts, Buffer.from(trailer)]);
-}
-const pdf = inflatingPdf(PDF_MB);
+const pdf = inflatingPdf(PDF_MB, TEXT_OPERATORS);
 
 const site = createServer((req, res) => {
   const isPdf = req.url === "/inflating.pdf";

@@ -14,16 +14,17 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { deflateSync } from "node:zlib";
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import {
+  WEB_READ_MEMORY_MIN_MB,
   WEB_READ_THREAD_MIN_CHARS,
   WEB_READ_THREAD_MIN_ELEMENTS,
   WEB_READ_THREADS,
 } from "../../../src/core/limits.js";
 import { readHtml } from "../../../src/web/providers/direct/html.js";
 import { heavyHtml } from "../../../src/web/providers/direct/reader-thread.js";
+import { inflatingPdf } from "../../fixtures/inflating-pdf.js";
 import { type Loopback, startLoopback } from "../../net/loopback.js";
 
 const ROOT = resolve(import.meta.dirname, "../../..");
@@ -42,43 +43,6 @@ function largePage(): string {
     size += part.length;
   }
   return `<!doctype html><html><head><title>Large</title></head><body><article>${parts.join("\n")}</article></body></html>`;
-}
-
-/**
- * A one-page PDF whose content stream inflates to `mb` MB of spaces: under 200 KB sent, and
- * nothing in it for V8's heap to hold, only the inflated buffer.
- */
-function inflatingPdf(mb: number): Buffer {
-  const content = deflateSync(Buffer.alloc(mb * 1024 * 1024, " "), { level: 9 });
-  const objects: Array<string | Buffer> = [
-    "<< /Type /Catalog /Pages 2 0 R >>",
-    "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-    "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R >>",
-    Buffer.concat([
-      Buffer.from(`<< /Length ${content.length} /Filter /FlateDecode >>\nstream\n`),
-      content,
-      Buffer.from("\nendstream"),
-    ]),
-  ];
-  const parts: Buffer[] = [Buffer.from("%PDF-1.4\n")];
-  const offsets: number[] = [];
-  let size = parts[0]?.length ?? 0;
-  for (const [i, object] of objects.entries()) {
-    offsets.push(size);
-    const part = Buffer.concat([
-      Buffer.from(`${i + 1} 0 obj\n`),
-      Buffer.from(object),
-      Buffer.from("\nendobj\n"),
-    ]);
-    parts.push(part);
-    size += part.length;
-  }
-  const xref = [
-    `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n`,
-    ...offsets.map((offset) => `${String(offset).padStart(10, "0")} 00000 n \n`),
-    `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${size}\n%%EOF\n`,
-  ].join("");
-  return Buffer.concat([...parts, Buffer.from(xref)]);
 }
 
 const LARGE = largePage();
@@ -328,12 +292,17 @@ describe("web_read: large pages on a thread of their own", () => {
     ["a PDF that inflates past the reader's memory, outside the heap", "/inflating.pdf"],
   ] as const) {
     it(`${what} is too_large, and the server goes on`, async () => {
-      const { client, read, pid, baseline } = await server({ EVIDENT_WEB_READ_MEMORY_MB: "64" });
+      const { client, read, pid, baseline } = await server({
+        EVIDENT_WEB_READ_MEMORY_MB: String(WEB_READ_MEMORY_MIN_MB),
+      });
       try {
         const envelope = await read(path);
         assert.equal(envelope.error?.code, "provider_failed", JSON.stringify(envelope).slice(0, 400));
         assert.deepEqual(envelope.error.provider_reasons, { direct: "too_large" });
-        assert.match(envelope.error.provider_errors.direct, /more than the 64 MB its reader may use/);
+        assert.match(
+          envelope.error.provider_errors.direct,
+          new RegExp(`more than the ${WEB_READ_MEMORY_MIN_MB} MB its reader may use`),
+        );
         await until(() => threadsOf(pid) === baseline);
         assert.equal((await read("/small")).title, "Small");
       } finally {
@@ -345,7 +314,9 @@ describe("web_read: large pages on a thread of their own", () => {
   it("PDFs inflating past the reader's memory, one after another, do not ratchet the process up", async () => {
     // The C allocator keeps what an ended thread freed and hands it to the next; a bound on the
     // process's growth alone let each such PDF add its allowance on top of the last one's.
-    const { client, read, pid, baseline } = await server({ EVIDENT_WEB_READ_MEMORY_MB: "64" });
+    const { client, read, pid, baseline } = await server({
+      EVIDENT_WEB_READ_MEMORY_MB: String(WEB_READ_MEMORY_MIN_MB),
+    });
     try {
       const resident: number[] = [];
       for (let i = 0; i < 6; i++) {
@@ -355,7 +326,7 @@ describe("web_read: large pages on a thread of their own", () => {
       }
       const grown = (resident[5] as number) - (resident[1] as number);
       assert.ok(
-        grown < 64,
+        grown < WEB_READ_MEMORY_MIN_MB,
         `resident ${resident.map((mb) => mb.toFixed(0)).join(", ")} MB: ${grown.toFixed(0)} MB more`,
       );
     } finally {
@@ -364,7 +335,9 @@ describe("web_read: large pages on a thread of their own", () => {
   });
 
   it("an unusable EVIDENT_WEB_READ_MEMORY_MB is a configuration_error naming it", async () => {
-    const { client, read } = await connect({ EVIDENT_WEB_READ_MEMORY_MB: "8" });
+    const { client, read } = await connect({
+      EVIDENT_WEB_READ_MEMORY_MB: String(WEB_READ_MEMORY_MIN_MB - 1),
+    });
     try {
       const envelope = await read("/small");
       assert.equal(envelope.error?.code, "configuration_error", JSON.stringify(envelope).slice(0, 400));

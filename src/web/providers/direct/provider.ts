@@ -109,7 +109,7 @@ export async function readBody(
       : readHtml(html, url);
   const type = mediaType(contentType);
   if (type === "application/pdf" || ((UNTYPED.test(type) || type === "text/plain") && isPdf(body))) {
-    return readOnThread({ kind: "pdf", body, id }, id, signal, memoryMb);
+    return readOnThread({ kind: "pdf", body }, id, signal, memoryMb);
   }
   if (HTML.test(type)) return readPage(decodeBody(body, contentType, true).text);
   if (TEXT_TYPES.test(type)) return readText(decodeBody(body, contentType, /xml/.test(type)).text, type, id);

@@ -37,7 +37,12 @@ import { readPdf } from "./pdf.js";
 /** What a thread is given to read. */
 export type ThreadPage =
   | { readonly kind: "html"; readonly html: string; readonly pageUrl: string }
-  | { readonly kind: "pdf"; readonly body: Uint8Array; readonly id: string };
+  | { readonly kind: "pdf"; readonly body: Uint8Array };
+
+/** Reads a page where it is called: on its thread, or here when there is no thread module. */
+export function readPage(page: ThreadPage, id: string, signal: AbortSignal): Promise<ProviderReadOutcome> {
+  return page.kind === "html" ? readHtml(page.html, page.pageUrl) : readPdf(page.body, id, signal);
+}
 
 /** What it answers: the outcome, or a failure as data. */
 export type ThreadReply =
@@ -61,8 +66,10 @@ export type ThreadReply =
 const threads = new Slots(WEB_READ_THREADS);
 
 // Built, the thread's module sits next to this one. Run from source (tsx), there is none: Node 20
-// does not apply tsx's hooks inside a thread, so the page is read on the calling thread.
+// does not apply tsx's hooks inside a thread, so pages are read on the calling thread (as also
+// when a bundler inlined this module and left the thread's file behind).
 const entry = new URL("./reader-worker.js", import.meta.url);
+const threadModule = existsSync(fileURLToPath(entry));
 
 /** An HTML page worth a thread: long, or with many start tags (`<` then a letter). */
 export function heavyHtml(html: string): boolean {
@@ -81,10 +88,7 @@ export function readOnThread(
   signal: AbortSignal,
   memoryMb: number,
 ): Promise<ProviderReadOutcome> {
-  // Also when a bundler inlined this module and left the thread's file behind.
-  if (!existsSync(fileURLToPath(entry))) {
-    return page.kind === "html" ? readHtml(page.html, page.pageUrl) : readPdf(page.body, page.id, signal);
-  }
+  if (!threadModule) return readPage(page, id, signal);
   return threads.acquire(signal).then((release) => run(page, id, signal, memoryMb, release));
 }
 
@@ -98,7 +102,7 @@ function run(
   let worker: Worker;
   try {
     worker = new Worker(entry, {
-      workerData: { page, memoryMb },
+      workerData: { page, id, memoryMb },
       resourceLimits: { maxOldGenerationSizeMb: memoryMb },
       // Its stdout is not the process's: on stdio that is the protocol channel.
       stdout: true,

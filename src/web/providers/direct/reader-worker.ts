@@ -7,11 +7,13 @@ import { parentPort, workerData } from "node:worker_threads";
 import { EvidentError } from "../../../core/errors.js";
 import { WEB_READ_MEMORY_CHECK_MS } from "../../../core/limits.js";
 import { ProviderError } from "../../provider.js";
-import { readHtml } from "./html.js";
-import { readPdf } from "./pdf.js";
-import type { ThreadPage, ThreadReply } from "./reader-thread.js";
+import { readPage, type ThreadPage, type ThreadReply } from "./reader-thread.js";
 
-const { page, memoryMb } = workerData as { readonly page: ThreadPage; readonly memoryMb: number };
+const { page, id, memoryMb } = workerData as {
+  readonly page: ThreadPage;
+  readonly id: string;
+  readonly memoryMb: number;
+};
 
 // V8's cap bounds this thread's heap, not its buffers (a PDF's inflated streams): their bytes
 // are this thread's own (`external`), checked whenever the reading yields. The calling thread's
@@ -26,11 +28,8 @@ watch.unref();
 
 let reply: ThreadReply;
 try {
-  const outcome =
-    page.kind === "html"
-      ? await readHtml(page.html, page.pageUrl)
-      : // The thread is terminated to stop a read: the signal never aborts here.
-        await readPdf(page.body, page.id, new AbortController().signal);
+  // The thread is terminated to stop a read: the signal never aborts here.
+  const outcome = await readPage(page, id, new AbortController().signal);
   reply = { outcome };
 } catch (thrown) {
   if (thrown instanceof ProviderError) {
