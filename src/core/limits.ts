@@ -62,8 +62,8 @@ export const WEB_PAGES_MAX_BYTES = 64 * 1024 * 1024;
  * characters or WEB_READ_THREAD_MIN_ELEMENTS start tags, on a thread of their own (see
  * web/providers/direct/reader-thread.ts): at most WEB_READ_THREADS at once, each with at most
  * WEB_READ_MEMORY_MB of heap and as much again of buffers (EVIDENT_WEB_READ_MEMORY_MB, at least
- * WEB_READ_MEMORY_MIN_MB), while the process may grow by WEB_READ_PROCESS_GROWTH_FACTOR times
- * that (the thread's start and its modules included); buffers and growth are checked every
+ * WEB_READ_MEMORY_MIN_MB), while the process may grow by that plus WEB_READ_THREAD_START_MB (what
+ * a thread's start and the reader's modules cost it); buffers and growth are checked every
  * WEB_READ_MEMORY_CHECK_MS. A page that needs more is not read: `too_large`.
  */
 export const WEB_READ_THREAD_MIN_CHARS = 1024 * 1024;
@@ -71,7 +71,7 @@ export const WEB_READ_THREAD_MIN_ELEMENTS = 3_000;
 export const WEB_READ_THREADS = 1;
 export const WEB_READ_MEMORY_MB = 512;
 export const WEB_READ_MEMORY_MIN_MB = 64;
-export const WEB_READ_PROCESS_GROWTH_FACTOR = 2;
+export const WEB_READ_THREAD_START_MB = 128;
 export const WEB_READ_MEMORY_CHECK_MS = 50;
 /** PDF pages the `direct` reader extracts, and how long it may spend extracting them. */
 export const PDF_MAX_PAGES = 200;

@@ -24,9 +24,9 @@ import { abortReason } from "../../../core/abort.js";
 import { type ErrorCode, type ErrorDetails, EvidentError } from "../../../core/errors.js";
 import {
   WEB_READ_MEMORY_CHECK_MS,
-  WEB_READ_PROCESS_GROWTH_FACTOR,
   WEB_READ_THREAD_MIN_CHARS,
   WEB_READ_THREAD_MIN_ELEMENTS,
+  WEB_READ_THREAD_START_MB,
   WEB_READ_THREADS,
 } from "../../../core/limits.js";
 import { Slots } from "../../../core/slots.js";
@@ -139,7 +139,7 @@ function run(
     };
     const onAbort = () => stop(abortReason(signal));
     // A backstop with room for what a thread's start costs the process (more on some runtimes).
-    const growth = WEB_READ_PROCESS_GROWTH_FACTOR * memoryMb * 1024 * 1024;
+    const growth = (memoryMb + WEB_READ_THREAD_START_MB) * 1024 * 1024;
     const watch = setInterval(() => {
       if (process.memoryUsage.rss() - startRss > growth) stop(tooLarge());
     }, WEB_READ_MEMORY_CHECK_MS);
