@@ -327,6 +327,11 @@ export const SYNTAX_FACT_BYTES_ESTIMATE = 256;
 // Transports.
 // ---------------------------------------------------------------------------------------------
 
+/**
+ * `evident mcp` runs one full garbage collection once no call has run for this long
+ * (EVIDENT_IDLE_COLLECT_MS; 0 never), so a quiet server gives back its last calls' garbage.
+ */
+export const IDLE_COLLECT_AFTER_MS = 10_000;
 /** Largest MCP message on stdio (one line); a longer one is skipped and answered with an error. */
 export const STDIO_MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
 export const HTTP_DEFAULT_HOST = "127.0.0.1";

@@ -6,6 +6,7 @@ import { z } from "zod";
 import { abortReason } from "../core/abort.js";
 import { EvidentError } from "../core/errors.js";
 import { silentLogger } from "../core/logger.js";
+import type { CallObserver } from "../core/process-memory.js";
 import { failure, type ToolResult } from "../core/result.js";
 import type { ToolContext, ToolDefinition } from "./tool.js";
 import { parseArguments } from "./validation.js";
@@ -24,11 +25,18 @@ export class ToolRegistry {
   readonly #tools = new Map<string, ToolDefinition>();
   #listings: ToolListing[] | undefined;
   #closing: Promise<void> | undefined;
+  readonly #observers: CallObserver[] = [];
 
   register<T extends ToolDefinition>(definition: T): this {
     if (this.#tools.has(definition.name)) throw new Error(`tool ${definition.name} registered twice`);
     this.#tools.set(definition.name, definition as unknown as ToolDefinition);
     this.#listings = undefined;
+    return this;
+  }
+
+  /** Tells `observer` when each call starts and ends (the executable's idle collection). */
+  observe(observer: CallObserver): this {
+    this.#observers.push(observer);
     return this;
   }
 
@@ -61,6 +69,19 @@ export class ToolRegistry {
     name: string,
     rawArguments: unknown,
     context: Partial<ToolContext> = {},
+  ): Promise<ToolResult<unknown>> {
+    for (const observer of this.#observers) observer.callStarted();
+    try {
+      return await this.#call(name, rawArguments, context);
+    } finally {
+      for (const observer of this.#observers) observer.callEnded();
+    }
+  }
+
+  async #call(
+    name: string,
+    rawArguments: unknown,
+    context: Partial<ToolContext>,
   ): Promise<ToolResult<unknown>> {
     const tool = this.#tools.get(name);
     if (tool === undefined) {

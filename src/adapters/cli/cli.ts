@@ -7,6 +7,7 @@
 import { userInfo } from "node:os";
 import { type ErrorPayload, EvidentError } from "../../core/errors.js";
 import { createStderrLogger, type Logger, parseLogLevel, secretsFromEnv } from "../../core/logger.js";
+import { type IdleCollection, tuneServerMemory } from "../../core/process-memory.js";
 import { type RootSetting, resolveServerRoot } from "../../tools/project-root.js";
 import type { ToolRegistry } from "../../tools/registry.js";
 import { resolveHttpSettings } from "../mcp/http-config.js";
@@ -38,6 +39,11 @@ export interface CliOptions {
     /** A server's project root (`--root`, EVIDENT_ROOT, its cwd); tool commands use the shell's cwd. */
     root?: RootSetting,
   ) => ToolRegistry | Promise<ToolRegistry>;
+  /**
+   * Set by the executable, whose process this is: `evident mcp` then tunes the runtime's memory
+   * (core/process-memory.ts). Tests that run the CLI inside their own process leave it unset.
+   */
+  readonly ownsProcess?: boolean;
   /** Cancellation from outside (SIGINT); also stops `evident mcp`. */
   readonly signal?: AbortSignal;
   /** Tool commands; defaults to search, read and grep. */
@@ -170,6 +176,14 @@ async function runMcp(
   } catch (error) {
     return fail(io, error);
   }
+  let idle: IdleCollection | undefined;
+  if (options.ownsProcess === true) {
+    try {
+      idle = tuneServerMemory(io.env, process.execArgv, logger);
+    } catch (error) {
+      return fail(io, error);
+    }
+  }
   // A bad or refused root does not stop the server: code_search calls explain it (tools stay listed).
   const root = resolveServerRoot({ flag: rootFlag, env: io.env, cwd: io.cwd });
   if ("error" in root) logger.warn(root.error.message);
@@ -181,6 +195,7 @@ async function runMcp(
       return fail(io, error);
     }
     const registry = await options.createRegistry(logger, "remote", root);
+    if (idle !== undefined) registry.observe(idle);
     const { startHttpServer } = await import("../mcp/http-server.js");
     const server = await startHttpServer({ registry, logger, settings, structured });
     const info = createStderrLogger({ level: "info", write: (line) => io.stderr.write(line) });
@@ -191,13 +206,16 @@ async function runMcp(
           : `bearer (${settings.tokens.length} token${settings.tokens.length === 1 ? "" : "s"})`,
     });
     await waitForAbort(options.signal);
+    idle?.close();
     await server.close();
     return EXIT_OK;
   }
   const registry = await options.createRegistry(logger, "server", root);
+  if (idle !== undefined) registry.observe(idle);
   const { startStdioServer } = await import("../mcp/stdio.js");
   const handle = startStdioServer({ registry, logger, structured });
   await Promise.race([handle.closed, waitForAbort(options.signal)]);
+  idle?.close();
   await handle.close();
   await registry.close();
   return EXIT_OK;

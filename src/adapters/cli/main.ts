@@ -21,6 +21,7 @@ const code = await runCli(
   process.argv.slice(2),
   { stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd() },
   {
+    ownsProcess: true,
     signal: controller.signal,
     // A tool command is one process per call: its cursors must outlive it (MCP keeps memory).
     createRegistry: (logger, surface, root) =>
