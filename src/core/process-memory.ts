@@ -59,8 +59,12 @@ export function keepYoungGenerationSmall(
 ): boolean {
   const chosen = [nodeOptions ?? "", ...execArgv].some((option) => /semi[-_]space/.test(option));
   if (chosen) return false;
-  setFlagsFromString("--semi-space-growth-factor=1");
-  return true;
+  try {
+    setFlagsFromString("--semi-space-growth-factor=1");
+    return true;
+  } catch {
+    return false; // a runtime without V8's flags
+  }
 }
 
 /**

@@ -13,8 +13,10 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { createInterface } from "node:readline";
 import { after, afterEach, before, describe, it, mock } from "node:test";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { z } from "zod";
 import { EvidentError } from "../../src/core/errors.js";
+import { HTTP_MIN_TOKEN_CHARS } from "../../src/core/limits.js";
 import { fullCollection, IdleCollection } from "../../src/core/process-memory.js";
 import { success } from "../../src/core/result.js";
 import { ToolRegistry } from "../../src/tools/registry.js";
@@ -185,8 +187,8 @@ describe("evident mcp: the executable's server collects when idle", () => {
   });
   after(() => rm(base, { recursive: true, force: true }));
 
-  function serve(env: Record<string, string>) {
-    const child = spawn(process.execPath, [CLI, "mcp"], {
+  function serve(env: Record<string, string>, args: readonly string[] = []) {
+    const child = spawn(process.execPath, [CLI, "mcp", ...args], {
       cwd: base,
       env: {
         PATH: process.env.PATH ?? "",
@@ -252,6 +254,40 @@ describe("evident mcp: the executable's server collects when idle", () => {
     } finally {
       server.child.stdin.end();
       await server.exited;
+    }
+  });
+
+  it("over HTTP too, after the call, and once per quiet period", async () => {
+    const token = `${"i".repeat(HTTP_MIN_TOKEN_CHARS)}-idle`;
+    const server = serve(
+      {
+        EVIDENT_IDLE_COLLECT_MS: "50",
+        EVIDENT_LOG_LEVEL: "debug",
+        EVIDENT_AUTH_TOKEN: token,
+        EVIDENT_HTTP_PORT: "0",
+      },
+      ["--transport", "http"],
+    );
+    const client = new Client({ name: "idle", version: "1.0.0" });
+    try {
+      const url =
+        /listening on (\S+)/.exec(server.log[await server.logged(/listening on /)] ?? "")?.[1] ?? "";
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(url), {
+          requestInit: { headers: { authorization: `Bearer ${token}` } },
+        }),
+      );
+      for (let round = 0; round < 2; round++) {
+        const from = server.log.length;
+        const result = await client.callTool({ name: "code_search", arguments: { pattern: "needle" } });
+        assert.match((result.content as Array<{ text: string }>)[0]?.text ?? "", /notes\.txt/);
+        const at = await server.logged(/idle: full garbage collection/, from);
+        assert.ok(at >= from);
+      }
+    } finally {
+      await client.close().catch(() => {});
+      server.child.kill("SIGTERM");
+      assert.equal(await server.exited, 0);
     }
   });
 
