@@ -4,8 +4,9 @@
  * alone). Two settings, measured in bench/hardening/RESULTS.md:
  * - V8's young generation stops growing where it stands (1-2 MB semi-spaces when a server starts)
  *   instead of growing to 16 MB semi-spaces: a server's calls make short-lived garbage by the
- *   megabyte, and a grown young generation holds about 30 MB for good. Node reads `--max-semi-space-size` only at start, but V8 reads its
- *   growth factor whenever the young generation would grow, so it can be set from here.
+ *   megabyte, and a grown young generation holds about 30 MB for good. Node reads
+ *   `--max-semi-space-size` only at start, but V8 reads its growth factor whenever the young
+ *   generation would grow, so it can be set from here.
  * - once no call has run for a while, one full collection: V8 collects when allocation asks it
  *   to, so a server that goes quiet keeps the garbage of its last calls (and the native memory
  *   that garbage holds) until the next one.
@@ -76,11 +77,10 @@ export function fullCollection(): (() => void) | undefined {
   try {
     setFlagsFromString("--expose-gc");
     const gc: unknown = runInNewContext("typeof gc === 'function' ? gc : undefined");
+    setFlagsFromString("--no-expose-gc");
     return typeof gc === "function" ? () => void gc() : undefined;
   } catch {
-    return undefined;
-  } finally {
-    setFlagsFromString("--no-expose-gc");
+    return undefined; // a runtime without V8's flags or its gc extension
   }
 }
 
