@@ -29,6 +29,11 @@ export class Slots {
     return this.#running;
   }
 
+  /** Whether `acquire` would wait now: every slot taken, or callers already queued. */
+  get full(): boolean {
+    return this.#running >= this.#limit || this.#queue.length > 0;
+  }
+
   /** Starts waiting for a slot. */
   get waiting(): number {
     return this.#queue.length;

@@ -69,6 +69,11 @@ export interface ProviderContext {
   readonly signal: AbortSignal;
   readonly http: HttpClient;
   readonly logger: Logger;
+  /**
+   * Says what the attempt is waiting for now, not the vendor (`undefined` once it no longer
+   * waits), so that a timeout says so: "the page reader, busy with another large page".
+   */
+  readonly waiting?: (what: string | undefined) => void;
 }
 
 export interface ProviderCapabilities {

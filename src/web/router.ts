@@ -398,11 +398,15 @@ export class WebRouter {
     }
     const ms = provider.attemptDeadlineMs ?? this.#options.attemptDeadlineMs ?? PROVIDER_ATTEMPT_DEADLINE_MS;
     const attempt = withDeadline(signal, ms, `${id} attempt`);
+    let waitingFor: string | undefined;
     try {
       const context: ProviderContext = {
         signal: attempt.signal,
         http: this.#options.http,
         logger: this.#logger,
+        waiting: (what) => {
+          waitingFor = what;
+        },
       };
       const outcome = await raceAbort(run(provider, context), attempt.signal);
       return { ok: true, outcome, anonymous: provider.anonymous };
@@ -410,7 +414,7 @@ export class WebRouter {
       // A refused URL (a redirect to a private address) ends the call: no other provider should
       // be sent there either.
       if (thrown instanceof EvidentError && thrown.code === "url_not_allowed") throw thrown;
-      const { reason, failure } = this.#reason(id, thrown, signal, attempt.signal, ms);
+      const { reason, failure } = this.#reason(id, thrown, signal, attempt.signal, ms, waitingFor);
       this.#logger.debug(`provider ${id} failed: ${reason}`, {
         class: failure,
         ...codeField(thrown),
@@ -427,13 +431,16 @@ export class WebRouter {
     callSignal: AbortSignal,
     attemptSignal: AbortSignal,
     ms: number,
+    waitingFor: string | undefined,
   ): { reason: string; failure: ProviderFailure } {
+    const waited = waitingFor === undefined ? "" : ` while waiting for ${waitingFor}`;
     if (callSignal.aborted && abortReason(callSignal).code === "deadline_exceeded") {
-      return { reason: `${id}: timed out at the call's overall deadline`, failure: "timeout" };
+      return { reason: `${id}: timed out at the call's overall deadline${waited}`, failure: "timeout" };
     }
     if (attemptSignal.aborted) {
       const why = abortReason(attemptSignal);
-      if (why.code === "deadline_exceeded") return { reason: timedOutReason(id, ms), failure: "timeout" };
+      if (why.code === "deadline_exceeded")
+        return { reason: `${timedOutReason(id, ms)}${waited}`, failure: "timeout" };
       if (why.code === "cancelled") return { reason: `${id} request was cancelled`, failure: "cancelled" };
     }
     if (thrown instanceof ProviderError) return { reason: thrown.reason, failure: thrown.failure };

@@ -100,6 +100,35 @@ describe("web router: route mode", () => {
     assert.equal(result.data.providerErrors?.a, "a: timed out after 30 ms");
   });
 
+  it("S12: a timeout says what the attempt was waiting for, if it still was", async () => {
+    const waiting = fake("a", {
+      search: (_r, context) => {
+        context.waiting?.("the page reader, busy with another large page");
+        return untilAborted(context);
+      },
+      attemptDeadlineMs: 30,
+    });
+    const waited = fake("b", {
+      search: (_r, context) => {
+        context.waiting?.("a slot");
+        context.waiting?.(undefined);
+        return untilAborted(context);
+      },
+      attemptDeadlineMs: 30,
+    });
+    const c = fake("c", { search: async () => rows("c") });
+    const result = await router([waiting, waited, c]).search({ query: "q" }, live());
+    assert.equal(
+      result.data.providerErrors?.a,
+      "a: timed out after 30 ms while waiting for the page reader, busy with another large page",
+    );
+    assert.equal(
+      result.data.providerErrors?.b,
+      "b: timed out after 30 ms",
+      "no longer waiting: the vendor was slow",
+    );
+  });
+
   it("S12: the router's default attempt deadline applies to providers without an override", async () => {
     const a = fake("a", { search: (_r, context) => untilAborted(context) });
     const b = fake("b", { search: async () => rows("b") });

@@ -17,6 +17,7 @@ import { after, before, describe, it } from "node:test";
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import {
+  WEB_READ_MEMORY_MB,
   WEB_READ_MEMORY_MIN_MB,
   WEB_READ_THREAD_MIN_CHARS,
   WEB_READ_THREAD_MIN_ELEMENTS,
@@ -345,5 +346,25 @@ describe("web_read: large pages on a thread of their own", () => {
     } finally {
       await client.close();
     }
+  });
+  it("a page queued behind another says what it waits for, until its turn; one that finds the reader free says nothing", async () => {
+    // The built module, as the server runs it (from source there is no thread to wait for).
+    const built = resolve(ROOT, "dist/web/providers/direct/reader-thread.js");
+    const { readOnThread, READER_BUSY } = (await import(
+      built
+    )) as typeof import("../../../src/web/providers/direct/reader-thread.js");
+    const page = { kind: "html", html: LARGE, pageUrl: `${site.url}/large` } as const;
+    const live = new AbortController().signal;
+    // In this process the reader is free: the first page says nothing.
+    const firstSaid: Array<string | undefined> = [];
+    const first = readOnThread(page, "direct", live, WEB_READ_MEMORY_MB, (what) => firstSaid.push(what));
+    const said: Array<string | undefined> = [];
+    const second = readOnThread(page, "direct", live, WEB_READ_MEMORY_MB, (what) => said.push(what));
+    assert.deepEqual(said, [READER_BUSY], "said at once, while the first page holds the reader");
+    const [a, b] = await Promise.all([first, second]);
+    assert.deepEqual(said, [READER_BUSY, undefined], "and no longer once its turn came");
+    assert.deepEqual(firstSaid, []);
+    assert.equal(a.title, "Large");
+    assert.equal(b.title, "Large");
   });
 });

@@ -82,7 +82,7 @@ export function createDirectProvider(options: DirectProviderOptions = {}, env: E
         response.headers["content-type"],
         response.url,
         context.signal,
-        reading,
+        context.waiting === undefined ? reading : { ...reading, waiting: context.waiting },
       );
     },
   };
@@ -91,6 +91,8 @@ export function createDirectProvider(options: DirectProviderOptions = {}, env: E
 export interface ReadBodyOptions {
   /** The memory a page read on a thread of its own may take (see reader-thread.ts). */
   readonly readerMemoryMb?: number;
+  /** Told while the page waits for the reader's thread (ProviderContext.waiting). */
+  readonly waiting?: (what: string | undefined) => void;
 }
 
 /** Reads a fetched body by its declared type, or by its bytes when the type says nothing. */
@@ -105,11 +107,11 @@ export async function readBody(
   const memoryMb = options.readerMemoryMb ?? WEB_READ_MEMORY_MB;
   const readPage = (html: string) =>
     heavyHtml(html)
-      ? readOnThread({ kind: "html", html, pageUrl: url }, id, signal, memoryMb)
+      ? readOnThread({ kind: "html", html, pageUrl: url }, id, signal, memoryMb, options.waiting)
       : readHtml(html, url);
   const type = mediaType(contentType);
   if (type === "application/pdf" || ((UNTYPED.test(type) || type === "text/plain") && isPdf(body))) {
-    return readOnThread({ kind: "pdf", body }, id, signal, memoryMb);
+    return readOnThread({ kind: "pdf", body }, id, signal, memoryMb, options.waiting);
   }
   if (HTML.test(type)) return readPage(decodeBody(body, contentType, true).text);
   if (TEXT_TYPES.test(type)) return readText(decodeBody(body, contentType, /xml/.test(type)).text, type, id);

@@ -82,14 +82,23 @@ export function heavyHtml(html: string): boolean {
   return false;
 }
 
+/** What a read queued behind another says it waits for (a timeout's reason then says so). */
+export const READER_BUSY = "the page reader, busy with another large page";
+
 export function readOnThread(
   page: ThreadPage,
   id: string,
   signal: AbortSignal,
   memoryMb: number,
+  waiting?: (what: string | undefined) => void,
 ): Promise<ProviderReadOutcome> {
   if (!threadModule) return readPage(page, id, signal);
-  return threads.acquire(signal).then((release) => run(page, id, signal, memoryMb, release));
+  const queued = threads.full;
+  if (queued) waiting?.(READER_BUSY);
+  return threads.acquire(signal).then((release) => {
+    if (queued) waiting?.(undefined);
+    return run(page, id, signal, memoryMb, release);
+  });
 }
 
 function run(
