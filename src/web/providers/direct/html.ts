@@ -5,6 +5,7 @@
  * linkedom and Readability load on the first HTML page: together they cost more at startup
  * than the whole MCP server, and many sessions never read a page.
  */
+import { WEB_READ_MAX_DEPTH } from "../../../core/limits.js";
 import type { ProviderReadOutcome, ReadMetadata } from "../../provider.js";
 import { wellFormed } from "./document.js";
 import type { extractMain } from "./extract.js";
@@ -27,11 +28,77 @@ function loadTools(): Promise<HtmlTools> {
 
 export async function readHtml(html: string, pageUrl: string): Promise<ProviderReadOutcome> {
   const { parseHTML, extractMain } = await loadTools();
-  return htmlOutcome(parseHTML(wellFormed(html)).document, pageUrl, extractMain);
+  const document = parseHTML(wellFormed(html)).document;
+  if (deeperThan(document.documentElement, WEB_READ_MAX_DEPTH)) return plainText(document, pageUrl);
+  return htmlOutcome(document, pageUrl, extractMain);
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: linkedom's Document type is the DOM lib's, which this project does not load.
 type Dom = any;
+
+/** Whether some element lies more than `limit` levels below `root`; walked without recursion. */
+function deeperThan(root: Dom, limit: number): boolean {
+  let node = root;
+  let depth = 0;
+  for (;;) {
+    const child = node.firstElementChild;
+    if (child) {
+      if (++depth > limit) return true;
+      node = child;
+      continue;
+    }
+    while (node !== root && !node.nextElementSibling) {
+      node = node.parentElement;
+      depth--;
+    }
+    if (node === root) return false;
+    node = node.nextElementSibling;
+  }
+}
+
+/** Elements whose text is not the page's, and elements that end a line of text. */
+const HIDDEN = new Set(["SCRIPT", "STYLE", "NOSCRIPT", "TEMPLATE", "SVG", "HEAD"]);
+const BLOCK =
+  /^(ADDRESS|ARTICLE|ASIDE|BLOCKQUOTE|BR|DD|DIV|DL|DT|FIELDSET|FIGCAPTION|FIGURE|FOOTER|FORM|H[1-6]|HEADER|HR|LI|MAIN|NAV|OL|P|PRE|SECTION|TABLE|TD|TH|TR|UL)$/;
+
+/**
+ * A page nested too deep to extract from safely: its visible text in document order, a line
+ * per block, walked without recursion (Markdown conversion recurses, and would overflow).
+ */
+function plainText(document: Dom, pageUrl: string): ProviderReadOutcome {
+  const stated = pageMetadata(document, pageUrl);
+  const root = document.body ?? document.documentElement;
+  const parts: string[] = [];
+  let node = root.firstChild;
+  while (node && node !== root) {
+    const element = node.nodeType === 1;
+    if (node.nodeType === 3) parts.push(node.data);
+    else if (element && BLOCK.test(node.nodeName)) parts.push("\n");
+    if (element && !HIDDEN.has(node.nodeName.toUpperCase()) && node.firstChild) {
+      node = node.firstChild;
+      continue;
+    }
+    while (node !== root && !node.nextSibling) {
+      node = node.parentNode;
+      if (node !== root && BLOCK.test(node.nodeName)) parts.push("\n");
+    }
+    if (node === root) break;
+    node = node.nextSibling;
+  }
+  const text = parts
+    .join("")
+    .split("\n")
+    .map((line) => line.replace(/\s+/g, " ").trim())
+    .filter((line) => line !== "")
+    .join("\n\n");
+  return {
+    ...(stated.title === undefined ? {} : { title: stated.title }),
+    content: [{ type: "text", text }],
+    warnings: [
+      `direct: the page nests elements more than ${WEB_READ_MAX_DEPTH} deep; its text was read without main-content extraction or formatting`,
+    ],
+  };
+}
 
 function htmlOutcome(document: Dom, pageUrl: string, extract: typeof extractMain): ProviderReadOutcome {
   const links: string[] = [];

@@ -1,0 +1,53 @@
+/**
+ * Pages nested deeper than WEB_READ_MAX_DEPTH: main-content extraction takes time that grows
+ * with the cube of the depth (a 33 KB page of 3,000 nested elements held its reader for
+ * minutes) and Markdown conversion recurses, so such a page is read as plain text, in document
+ * order, with a warning; a page at the bound is extracted as usual.
+ */
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { WEB_READ_MAX_DEPTH } from "../../../src/core/limits.js";
+import { readHtml } from "../../../src/web/providers/direct/html.js";
+
+const nested = (depth: number, inner: string) => `${"<div>".repeat(depth)}${inner}${"</div>".repeat(depth)}`;
+const text = (outcome: Awaited<ReturnType<typeof readHtml>>) =>
+  outcome.content.map((part) => ("text" in part ? part.text : "")).join("");
+
+describe("direct reader: pages nested too deep", () => {
+  it("S16: a page nested 3,000 deep is read as its text in order, with its title and a warning saying why", async () => {
+    const html = `<!doctype html><html><head><title>Deep</title><style>p { color: red }</style></head><body>
+      <h1>Heading</h1><p>First paragraph.</p>
+      ${nested(3_000, "<p>Deep <b>inside</b> it.</p><script>var hidden = 1;</script>")}
+      <p>Last paragraph.</p></body></html>`;
+    const outcome = await readHtml(html, "https://example.test/deep");
+    assert.equal(outcome.title, "Deep");
+    assert.equal(text(outcome), "Heading\n\nFirst paragraph.\n\nDeep inside it.\n\nLast paragraph.");
+    assert.equal(outcome.warnings?.length, 1);
+    assert.match(outcome.warnings?.[0] ?? "", new RegExp(`more than ${WEB_READ_MAX_DEPTH} deep`));
+  });
+
+  it("reads a page nested 20,000 deep (Markdown conversion would overflow the stack) and one never closed", async () => {
+    const deep = await readHtml(
+      `<html><body>${nested(20_000, "bottom")}</body></html>`.replace("<div>", "<div>top "),
+      "https://example.test/deeper",
+    );
+    assert.equal(text(deep), "top\n\nbottom");
+    const unclosed = await readHtml(
+      `<html><body>${"<section>".repeat(500)}<p>never closed`,
+      "https://e.test/",
+    );
+    assert.equal(text(unclosed), "never closed");
+    assert.equal(unclosed.warnings?.length, 1);
+  });
+
+  it("a page at the bound is extracted and formatted as usual", async () => {
+    // html and body are two levels; the paragraph sits at the bound.
+    const html = `<html><head><title>At the bound</title></head><body>${nested(
+      WEB_READ_MAX_DEPTH - 3,
+      `<h2>Section</h2><p>${"A sentence of the article that is long enough to read as content. ".repeat(6)}</p>`,
+    )}</body></html>`;
+    const outcome = await readHtml(html, "https://example.test/bound");
+    assert.equal(outcome.warnings, undefined);
+    assert.match(text(outcome), /^## Section\n\nA sentence of the article/m);
+  });
+});
