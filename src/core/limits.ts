@@ -314,6 +314,14 @@ export const PARSE_FILES_DEFAULT = 200;
  * one call adds (bench/hardening/RESULTS.md).
  */
 export const PARSE_BYTES_MAX = 4 * 1024 * 1024;
+/**
+ * Steps down the syntax trees an impact call may take to place its occurrences (a node's
+ * children looked at, or a step of a search among them): a file of deeply nested code would
+ * otherwise take a time quadratic in its depth. Beyond it, occurrences stay unclassified.
+ */
+export const IMPACT_ROLE_STEPS = 2_000_000;
+/** Nearest ancestors a role looks at: strings and import or export clauses hold names within a few levels. */
+export const IMPACT_ROLE_ANCESTORS = 8;
 /** Structure patterns remembered as valid or not per language (the checks are cleared beyond it). */
 export const STRUCTURE_PATTERN_CHECKS_MAX = 256;
 /** Parses in flight at once (each on a thread of libuv's pool). */

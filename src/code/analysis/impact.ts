@@ -16,6 +16,7 @@
  * evaluated, tests are never run and coverage is never measured, and the answer says so.
  */
 import { EvidentError } from "../../core/errors.js";
+import { IMPACT_ROLE_STEPS } from "../../core/limits.js";
 import type { Git } from "../git/process.js";
 import { type PathRules, resolveSourceFile, type SearchTarget } from "../path-policy.js";
 import { type ImpactRequest, invalid } from "../request.js";
@@ -28,7 +29,7 @@ import type { SourceDocument } from "../source/document.js";
 import { PARSE_BYTES_TEXT, ParseBudget } from "../syntax/budget.js";
 import type { SyntaxLayer } from "../syntax/layer.js";
 import { enclosingSymbol, pickSymbol, type SymbolRange, symbolsNamed } from "../syntax/symbols.js";
-import { nodeAt, roleOf } from "./roles.js";
+import { NodeLocator, roleOf } from "./roles.js";
 import { type AnalysisScans, isScript, navigationRoot, startingDocument, treeFields } from "./sources.js";
 import { type AnalysisBounds, type AnalysisDraft, TextTable } from "./store.js";
 import { isTestPath, namedTests } from "./test-files.js";
@@ -87,6 +88,9 @@ export async function impactOf(deps: ImpactDeps, request: ImpactRequest): Promis
   const classified: Record<string, number> = {};
   let parsed = 0;
   const budget = new ParseBudget();
+  /** Steps down the syntax trees to place occurrences, shared by the call's files. */
+  const steps = { steps: IMPACT_ROLE_STEPS };
+  let overBudget = 0;
   for (const path of [...byFile.keys()].sort(compareKeys)) {
     const positions = byFile.get(path) as number[];
     const trusted: Revision | undefined = Object.hasOwn(lines.trusted, path)
@@ -116,14 +120,17 @@ export async function impactOf(deps: ImpactDeps, request: ImpactRequest): Promis
     }
     const key = why === undefined ? "classified" : `unclassified: ${why}`;
     classified[key] = (classified[key] ?? 0) + 1;
+    const locator =
+      tree !== undefined && tree.status === "ok" && why === undefined
+        ? new NodeLocator(tree.root.root(), steps)
+        : undefined;
     for (const position of positions) {
       const match = matchAt(lines.table, position);
       const text = table.add(path, match.line, match.text);
       for (const o of match.occurrences) {
-        const role =
-          tree !== undefined && tree.status === "ok" && why === undefined
-            ? roleOf(nodeAt(tree.root.root(), match.line - 1, o.startColumn, o.endColumn))
-            : "unclassified";
+        const way = locator?.pathTo(match.line - 1, o.startColumn, o.endColumn);
+        const role = way === undefined ? "unclassified" : roleOf(way);
+        if (locator !== undefined && way === undefined) overBudget++;
         items.push({
           kind: "occurrence",
           path,
@@ -134,7 +141,11 @@ export async function impactOf(deps: ImpactDeps, request: ImpactRequest): Promis
           endColumn: o.endColumn,
           text,
           role,
-          ...(why === undefined ? {} : { note: why }),
+          ...(why !== undefined
+            ? { note: why }
+            : way === undefined
+              ? { note: `beyond the budget of ${IMPACT_ROLE_STEPS} syntax steps (deeply nested code)` }
+              : {}),
         });
       }
     }
@@ -165,13 +176,20 @@ export async function impactOf(deps: ImpactDeps, request: ImpactRequest): Promis
       : tests.length > room
         ? { status: "partial", detail: `${tests.length - room} candidates beyond the budget` }
         : { status: "complete" };
-  const unclassified = Object.entries(classified).filter(([k]) => k !== "classified");
+  const unclassified = Object.entries(classified)
+    .filter(([k]) => k !== "classified")
+    .map(([k, n]) => `${n} file(s) ${k}`);
+  if (overBudget > 0) {
+    unclassified.push(
+      `${overBudget} occurrence(s) unclassified: beyond the budget of ${IMPACT_ROLE_STEPS} syntax steps (deeply nested code)`,
+    );
+  }
   const syntax: CoverageFact =
     unclassified.length === 0
       ? { status: "complete" }
       : {
           status: (classified.classified ?? 0) === 0 ? "none" : "partial",
-          detail: unclassified.map(([k, n]) => `${n} file(s) ${k}`).join("; "),
+          detail: unclassified.join("; "),
         };
   const { symbol } = target;
   return {

@@ -5,6 +5,7 @@
  * binding is not evaluated here or anywhere in impact.
  */
 import type { SgNode } from "@ast-grep/napi";
+import { IMPACT_ROLE_ANCESTORS } from "../../core/limits.js";
 
 /** The vocabulary of roles, in the order answers count them. */
 export const ROLES = [
@@ -58,19 +59,86 @@ const IMPORTS = new Set([
 ]);
 const JSX_NAMES = new Set(["jsx_opening_element", "jsx_closing_element", "jsx_self_closing_element"]);
 
-/** The deepest node whose range holds the span (0-based line, UTF-16 columns on that line). */
-export function nodeAt(root: SgNode, line: number, startColumn: number, endColumn: number): SgNode {
-  let node = root;
-  for (;;) {
-    const child = node.children().find((c) => {
-      const r = c.range();
-      const startsBefore = r.start.line < line || (r.start.line === line && r.start.column <= startColumn);
-      const endsAfter = r.end.line > line || (r.end.line === line && r.end.column >= endColumn);
-      return startsBefore && endsAfter;
-    });
-    if (child === undefined) return node;
-    node = child;
+interface Visited {
+  readonly node: SgNode;
+  readonly start: Position;
+  readonly end: Position;
+  children?: Visited[];
+}
+
+interface Position {
+  readonly line: number;
+  readonly column: number;
+}
+
+/**
+ * Finds the nodes that hold occurrences in one parsed file, by walking down from the root:
+ * tree-sitter finds a node's parent by walking down from the root itself, so asking each node
+ * for its parent costs the depth every time. The nodes seen on the way down are kept for the
+ * file's next occurrence (children in position order, found by binary search). `budget.steps`,
+ * shared by every file of a call, bounds the work: a file of deeply nested code (50,000 nested
+ * calls) would otherwise take a quadratic time on the calling thread.
+ */
+export class NodeLocator {
+  readonly #root: Visited;
+  readonly #budget: { steps: number };
+
+  constructor(root: SgNode, budget: { steps: number }) {
+    const range = root.range();
+    this.#root = { node: root, start: range.start, end: range.end };
+    this.#budget = budget;
   }
+
+  /**
+   * The path from the root to the deepest node whose range holds the span (0-based line, UTF-16
+   * columns on that line), or undefined once the budget is spent.
+   */
+  pathTo(line: number, startColumn: number, endColumn: number): SgNode[] | undefined {
+    const path = [this.#root.node];
+    let at = this.#root;
+    for (;;) {
+      if (at.children === undefined) {
+        const children = at.node.children();
+        this.#budget.steps -= children.length;
+        at.children = children.map((node) => {
+          const range = node.range();
+          return { node, start: range.start, end: range.end };
+        });
+      }
+      this.#budget.steps -= 1 + Math.ceil(Math.log2(at.children.length + 1));
+      if (this.#budget.steps < 0) return undefined;
+      const child = holding(at.children, line, startColumn, endColumn);
+      if (child === undefined) return path;
+      path.push(child.node);
+      at = child;
+    }
+  }
+}
+
+/**
+ * The child whose range holds the span: children are in position order and do not overlap, so
+ * only the last one starting at or before the span can (an occurrence is never zero-width).
+ */
+function holding(
+  children: readonly Visited[],
+  line: number,
+  startColumn: number,
+  endColumn: number,
+): Visited | undefined {
+  let low = 0;
+  let high = children.length - 1;
+  let found: Visited | undefined;
+  while (low <= high) {
+    const middle = (low + high) >> 1;
+    const child = children[middle] as Visited;
+    if (child.start.line < line || (child.start.line === line && child.start.column <= startColumn)) {
+      found = child;
+      low = middle + 1;
+    } else high = middle - 1;
+  }
+  if (found === undefined) return undefined;
+  const endsAfter = found.end.line > line || (found.end.line === line && found.end.column >= endColumn);
+  return endsAfter ? found : undefined;
 }
 
 function sameRange(a: SgNode, b: SgNode | null | undefined): boolean {
@@ -82,12 +150,15 @@ function field(node: SgNode, name: string): SgNode | null {
   return (node as unknown as { field(name: string): SgNode | null }).field(name);
 }
 
-/** The role of the occurrence spanning exactly `node` (or lying inside it, for text nodes). */
-export function roleOf(node: SgNode): Role {
+/**
+ * The role of the occurrence spanning exactly the last node of `path` (or lying inside it, for
+ * text nodes); `path` runs from the root down (NodeLocator.pathTo).
+ */
+export function roleOf(path: readonly SgNode[]): Role {
+  const node = path[path.length - 1] as SgNode;
   const kind = node.kind() as string;
   if (kind === "comment") return "comment";
-  const ancestors: SgNode[] = [];
-  for (let a = node.parent(); a !== null; a = a.parent()) ancestors.push(a);
+  const ancestors = path.slice(Math.max(0, path.length - 1 - IMPACT_ROLE_ANCESTORS), -1).reverse();
   if (STRINGS.has(kind)) return "string";
   for (const ancestor of ancestors) {
     const k = ancestor.kind() as string;

@@ -4,7 +4,12 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import type { CodeSearchResponse } from "../../../src/code/service.js";
-import { ANALYSIS_ITEMS_PER_PAGE, DETAIL_PAGE_MAX_BYTES, PARSE_BYTES_MAX } from "../../../src/core/limits.js";
+import {
+  ANALYSIS_ITEMS_PER_PAGE,
+  DETAIL_PAGE_MAX_BYTES,
+  IMPACT_ROLE_STEPS,
+  PARSE_BYTES_MAX,
+} from "../../../src/core/limits.js";
 import { reposRemovedAfter } from "../git/helpers.js";
 import { ctx, makeService } from "../service-helpers.js";
 
@@ -262,6 +267,34 @@ describe("impact", () => {
     assert.deepEqual(notes("src/d.ts"), ["beyond the parse budget of 4 MiB of source"]);
     assert.ok(!notes("src/b.ts").some((n) => /budget/.test(n ?? "")), notes("src/b.ts").join());
     assert.match(first.data.coverage?.syntax?.detail ?? "", /beyond the parse budget of 4 MiB of source/);
+    await service.close();
+  });
+
+  it("G17: a file of 20,000 nested calls keeps every occurrence: those within the syntax steps' budget classified, the rest unclassified saying why", async () => {
+    // Placing each occurrence walks down from the root: quadratic in the nesting without a bound.
+    const depth = 20_000;
+    const service = makeService(
+      await repo({
+        "src/deep.ts": `export function g(x: number) { return ${"g(".repeat(depth)}x${")".repeat(depth)}; }\n`,
+      }),
+    );
+    const first = await service.run({ impact: true, path: "src/deep.ts", line: 1 }, ctx());
+    const items = await everyItem(service, first);
+    assert.equal(items.length, depth + 1, "every occurrence is kept");
+    assert.equal(items[0]?.role, "declaration");
+    assert.equal(items[1]?.role, "call");
+    const over = items.filter((i) => i.role === "unclassified");
+    assert.ok(over.length > 0 && over.length < depth, `${over.length} unclassified`);
+    assert.ok(
+      over.every(
+        (i) => i.note === `beyond the budget of ${IMPACT_ROLE_STEPS} syntax steps (deeply nested code)`,
+      ),
+    );
+    assert.equal(first.data.coverage?.syntax?.status, "partial");
+    assert.match(
+      first.data.coverage?.syntax?.detail ?? "",
+      new RegExp(`^${over.length} occurrence\\(s\\) unclassified: beyond the budget`),
+    );
     await service.close();
   });
 
