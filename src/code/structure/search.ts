@@ -14,6 +14,7 @@ import { throwIfAborted } from "../../core/abort.js";
 import { EvidentError } from "../../core/errors.js";
 import {
   SNAPSHOT_MATCH_OVERHEAD_BYTES,
+  SNAPSHOT_MAX_BYTES,
   SNAPSHOT_MAX_MATCHES,
   STRUCTURE_PATTERN_CHECKS_MAX,
 } from "../../core/limits.js";
@@ -41,7 +42,8 @@ export interface StructureRun {
   readonly nodes: readonly StructureNode[];
   readonly trusted: Record<string, Revision>;
   readonly coverage: CodeSearchCoverage;
-  readonly partial: boolean;
+  /** Why retention stopped early: the match count or the text kept (as a pattern search's). */
+  readonly partialReason: "max_matches" | "max_bytes" | undefined;
   readonly bytes: number;
 }
 
@@ -96,7 +98,8 @@ export async function structureSearch(
   const found: { match: ParsedMatch; node: StructureNode; column: number }[] = [];
   const trusted: Record<string, Revision> = {};
   const invalidIn = new Set<string>();
-  let retentionStopped = false;
+  let retentionStopped: StructureRun["partialReason"];
+  let bytes = 0;
   const budget = new ParseBudget();
   for (const name of chosen) {
     throwIfAborted(options.signal);
@@ -133,10 +136,19 @@ export async function structureSearch(
     trusted[name] = document.revision;
     for (const node of findAll(tree.root, request.structure)) {
       if (found.length >= SNAPSHOT_MAX_MATCHES) {
-        retentionStopped = true;
+        retentionStopped = "max_matches";
         break;
       }
-      found.push(toMatch(name, document, node, tree.facts.symbols));
+      const match = toMatch(name, document, node, tree.facts.symbols);
+      // Each match keeps its line: on a long line of nested code, 50,000 nodes would keep
+      // 50,000 copies of it (gigabytes), so the text kept is bounded as a pattern search's is.
+      const size = matchBytes(match.match);
+      if (bytes + size > SNAPSHOT_MAX_BYTES) {
+        retentionStopped = "max_bytes";
+        break;
+      }
+      bytes += size;
+      found.push(match);
     }
   }
   if (counts.parsed === undefined && invalidIn.size > 0) {
@@ -158,18 +170,18 @@ export async function structureSearch(
     matches: found.map((f) => f.match),
     nodes: found.map((f) => f.node),
     trusted,
-    partial: retentionStopped,
-    bytes: found.reduce(
-      (n, f) => n + f.match.text.length * 2 + f.match.path.length + SNAPSHOT_MATCH_OVERHEAD_BYTES + 64,
-      0,
-    ),
+    partialReason: retentionStopped,
+    bytes,
     coverage: {
       occurrences: {
         status: "complete",
         counts: { candidateFiles: listed.length },
       },
       syntax: { status: notSearched === 0 ? "complete" : parsed === 0 ? "none" : "partial", counts },
-      retention: { status: retentionStopped ? "partial" : "complete", counts: { matches: found.length } },
+      retention: {
+        status: retentionStopped === undefined ? "complete" : "partial",
+        counts: { matches: found.length },
+      },
     },
   };
 }
@@ -251,6 +263,11 @@ function patternParses(napi: typeof import("@ast-grep/napi"), language: string, 
     validPatterns.set(key, valid);
   }
   return valid;
+}
+
+/** What a match costs the snapshot store: its line as UTF-16, its path, the fixed overhead. */
+function matchBytes(match: ParsedMatch): number {
+  return match.text.length * 2 + match.path.length + SNAPSHOT_MATCH_OVERHEAD_BYTES + 64;
 }
 
 function toMatch(

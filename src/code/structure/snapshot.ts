@@ -36,7 +36,7 @@ export function structureSnapshot(
     files,
     totalOccurrences: run.matches.length,
     trustedRevisions: run.trusted,
-    partialReason: run.partial ? "max_matches" : undefined,
+    partialReason: run.partialReason,
     searchErrors: 0,
     bytes: run.bytes,
     reusable: false,

@@ -11,7 +11,12 @@ import { allMatches } from "../../../src/code/rg/match-table.js";
 import { FileSnapshotStore } from "../../../src/code/snapshots/file-store/store.js";
 import { searchSnapshot } from "../../../src/code/snapshots/store.js";
 import { literalWords } from "../../../src/code/structure/search.js";
-import { PARSE_BYTES_MAX, PARSE_CONCURRENCY, SOURCE_DOCUMENT_MAX_BYTES } from "../../../src/core/limits.js";
+import {
+  PARSE_BYTES_MAX,
+  PARSE_CONCURRENCY,
+  SNAPSHOT_MAX_BYTES,
+  SOURCE_DOCUMENT_MAX_BYTES,
+} from "../../../src/core/limits.js";
 import { rawMatches, treesRemovedAfter } from "../helpers.js";
 import { ctx, errorCode, makeService } from "../service-helpers.js";
 
@@ -169,6 +174,27 @@ describe("structure search", () => {
         /syntax partial: 4 parsed \(1 with syntax errors, where matches may be missed\); not searched: 3 over the parse budget \(maxParseFiles files and 4 MiB of source a call/,
       );
       assert.match(answer.text, /retention complete: \d+ matches kept/);
+    } finally {
+      await service.close();
+    }
+  });
+
+  it("G05: nodes on one long line of nested calls: retention stops at the text a snapshot may keep, and says so", async () => {
+    // Every match keeps its line: 20,000 nested calls on one 60 KB line would keep 1.2 GB of it
+    // (50,000 took the process past 4 GB of heap and ended it).
+    const depth = 20_000;
+    const root = await makeTree({
+      "deep.ts": `export const v = ${"g(".repeat(depth)}x${")".repeat(depth)};\n`,
+    });
+    const service = makeService(root);
+    try {
+      const answer = await service.run({ structure: "g($A)" }, ctx());
+      const kept = answer.data.totalMatches ?? 0;
+      assert.equal(answer.data.status, "partial");
+      assert.equal(answer.data.coverage?.retention?.status, "partial");
+      assert.ok(kept > 0 && kept < depth, `${kept} kept`);
+      assert.ok(kept * 2 * 3 * depth <= SNAPSHOT_MAX_BYTES, "the kept lines fit the snapshot's bound");
+      assert.match(answer.text, /retention stopped at 32 MiB of retained text/);
     } finally {
       await service.close();
     }
