@@ -320,6 +320,8 @@ export const PARSE_BYTES_MAX = 4 * 1024 * 1024;
  * otherwise take a time quadratic in its depth. Beyond it, occurrences stay unclassified.
  */
 export const IMPACT_ROLE_STEPS = 2_000_000;
+/** Import specifiers navigation resolves between turns of the event loop (each stats the tree). */
+export const NAVIGATION_RESOLVE_TURN = 256;
 /** Nearest ancestors a role looks at: strings and import or export clauses hold names within a few levels. */
 export const IMPACT_ROLE_ANCESTORS = 8;
 /** Structure patterns remembered as valid or not per language (the checks are cleared beyond it). */

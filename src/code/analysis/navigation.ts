@@ -19,7 +19,7 @@ import { compareKeys, displayPath } from "../snapshots/sequence.js";
 import type { SourceDocument } from "../source/document.js";
 import { PARSE_BYTES_TEXT, ParseBudget } from "../syntax/budget.js";
 import type { SyntaxLayer } from "../syntax/layer.js";
-import { resolveSpecifier } from "./resolve.js";
+import { resolveInTurns } from "./resolve.js";
 import { type AnalysisScans, isScript, navigationRoot, startingDocument, treeFields } from "./sources.js";
 import type { AnalysisDraft } from "./store.js";
 import { TextTable } from "./store.js";
@@ -77,21 +77,28 @@ export async function navigate(deps: NavigateDeps, request: NavigateRequest): Pr
     }
     const lines = document.text.split("\n");
     const unresolved: AnalysisItem[] = [];
-    for (const { specifier, line } of own.specifiers) {
-      const resolved = resolveSpecifier(specifier, file.absolute, root.canonical);
-      if (resolved.kind === "file") {
-        items.push(
-          fileItem("imports", keyOf(resolved.path), `"${specifier}" on line ${line}, ${resolved.via}`),
-        );
-      } else {
-        unresolved.push({
-          ...fileItem("unresolved", keyOf(file.absolute), `"${specifier}": ${resolved.why}`),
-          line,
-          text: table.add(keyOf(file.absolute), line, (lines[line - 1] ?? "").replace(/\r$/, "")),
-        });
-      }
-    }
-    items.push(...unresolved);
+    await resolveInTurns(
+      own.specifiers,
+      file.absolute,
+      root.canonical,
+      deps.signal,
+      ({ specifier, line }, resolved) => {
+        if (resolved.kind === "file") {
+          items.push(
+            fileItem("imports", keyOf(resolved.path), `"${specifier}" on line ${line}, ${resolved.via}`),
+          );
+        } else {
+          unresolved.push({
+            ...fileItem("unresolved", keyOf(file.absolute), `"${specifier}": ${resolved.why}`),
+            line,
+            text: table.add(keyOf(file.absolute), line, (lines[line - 1] ?? "").replace(/\r$/, "")),
+          });
+        }
+        return false;
+      },
+    );
+    // A loop, not a spread: a file may hold more imports than a call may take arguments.
+    for (const item of unresolved) items.push(item);
     for (const importer of importers.files) {
       items.push(fileItem("imported-by", importer, "imports it"));
     }
@@ -203,9 +210,10 @@ async function importersOf(
       skip(`not parsed (${found.status})`);
       continue;
     }
-    const imports = found.specifiers.some((s) => {
-      const resolved = resolveSpecifier(s.specifier, absolute, root.canonical);
-      return resolved.kind === "file" && resolved.path === document.path;
+    let imports = false;
+    await resolveInTurns(found.specifiers, absolute, root.canonical, deps.signal, (_s, resolved) => {
+      imports = resolved.kind === "file" && resolved.path === document.path;
+      return imports;
     });
     if (imports) files.push(key);
   }

@@ -1,13 +1,46 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
-import { resolveSpecifier } from "../../../src/code/analysis/resolve.js";
+import { resolveInTurns, resolveSpecifier } from "../../../src/code/analysis/resolve.js";
 import { isTestPath, namedTests, testSubject } from "../../../src/code/analysis/test-files.js";
+import { EvidentError } from "../../../src/core/errors.js";
+import { NAVIGATION_RESOLVE_TURN } from "../../../src/core/limits.js";
 import { treesRemovedAfter } from "../helpers.js";
 
 const tree = treesRemovedAfter(after);
 
 describe("static import resolution", () => {
+  it("resolves a file's specifiers in turns of the event loop, and stops at the first turn after its signal aborts", async () => {
+    const root = await tree({ "src/x.ts": "", "src/y.ts": "" });
+    const from = join(root, "src/x.ts");
+    // A file of many imports: each resolution stats the tree synchronously.
+    const specifiers = Array.from({ length: 10 * NAVIGATION_RESOLVE_TURN }, (_, i) => ({
+      specifier: i % 2 === 0 ? "./y" : `./missing${i}`,
+    }));
+    const all: string[] = [];
+    await resolveInTurns(specifiers, from, root, new AbortController().signal, (s, r) => {
+      all.push(`${s.specifier}:${r.kind}`);
+      return false;
+    });
+    assert.equal(all.length, specifiers.length);
+    assert.deepEqual(all.slice(0, 2), ["./y:file", "./missing1:unresolved"]);
+    let stoppedAt = 0;
+    await resolveInTurns(specifiers, from, root, new AbortController().signal, () => ++stoppedAt === 3);
+    assert.equal(stoppedAt, 3, "a true from take stops it");
+    // Aborted while the first turn runs: seen at the next one, having resolved only that far.
+    const controller = new AbortController();
+    setImmediate(() => controller.abort());
+    let seen = 0;
+    await assert.rejects(
+      resolveInTurns(specifiers, from, root, controller.signal, () => {
+        seen += 1;
+        return false;
+      }),
+      (error: unknown) => error instanceof EvidentError && error.code === "cancelled",
+    );
+    assert.equal(seen, NAVIGATION_RESOLVE_TURN);
+  });
+
   it("resolves relative specifiers as TypeScript and Node would find the file", async () => {
     const root = await tree({
       "src/a.ts": "",

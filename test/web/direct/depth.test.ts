@@ -2,7 +2,9 @@
  * Pages nested deeper than WEB_READ_MAX_DEPTH: main-content extraction takes time that grows
  * with the cube of the depth (a 33 KB page of 3,000 nested elements held its reader for
  * minutes) and Markdown conversion recurses, so such a page is read as plain text, in document
- * order, with a warning; a page at the bound is extracted as usual.
+ * order, with a warning; a page at the bound is extracted as usual. And very wide pages: a block
+ * of 200,000 paragraphs is read whole (its text was gathered once per paragraph, and its blocks
+ * passed as one call's arguments, which overflowed the stack).
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
@@ -13,7 +15,7 @@ const nested = (depth: number, inner: string) => `${"<div>".repeat(depth)}${inne
 const text = (outcome: Awaited<ReturnType<typeof readHtml>>) =>
   outcome.content.map((part) => ("text" in part ? part.text : "")).join("");
 
-describe("direct reader: pages nested too deep", () => {
+describe("direct reader: pages nested too deep, and very wide ones", () => {
   it("S16: a page nested 3,000 deep is read as its text in order, with its title and a warning saying why", async () => {
     const html = `<!doctype html><html><head><title>Deep</title><style>p { color: red }</style></head><body>
       <h1>Heading</h1><p>First paragraph.</p>
@@ -49,5 +51,15 @@ describe("direct reader: pages nested too deep", () => {
     const outcome = await readHtml(html, "https://example.test/bound");
     assert.equal(outcome.warnings, undefined);
     assert.match(text(outcome), /^## Section\n\nA sentence of the article/m);
+  });
+
+  it("S16: a block of 200,000 paragraphs is read whole, in order", async () => {
+    const count = 200_000;
+    const html = `<html><body><div>${Array.from({ length: count }, (_, i) => `<p>p${i}</p>`).join("")}</div></body></html>`;
+    const outcome = await readHtml(html, "https://example.test/wide");
+    const paragraphs = text(outcome).split("\n\n");
+    assert.equal(paragraphs.length, count);
+    assert.equal(paragraphs[0], "p0");
+    assert.equal(paragraphs[count - 1], `p${count - 1}`);
   });
 });

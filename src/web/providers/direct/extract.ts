@@ -316,19 +316,22 @@ function isInlineTeaser(element: Dom, text: string): boolean {
 function dropBoilerplateText(root: Dom): void {
   const active = Object.entries(PATTERNS);
   const doomed: Dom[] = [];
+  // A parent's text, gathered once: thousands of paragraphs in one block would each gather it.
+  const texts = new Map<Dom, string>();
+  const textOf = (element: Dom): string => {
+    const known = texts.get(element);
+    if (known !== undefined) return known;
+    const text: string = (element.textContent ?? "").replace(/\s+/g, " ").trim();
+    texts.set(element, text);
+    return text;
+  };
   for (const element of Array.from(root.querySelectorAll("*")) as Dom[]) {
     if (!LEAF_BLOCKS.has(element.localName)) continue;
-    const text = (element.textContent ?? "").replace(/\s+/g, " ").trim();
+    const text = textOf(element);
     if (text === "" || text.length > 300) continue;
     // Only the outermost block that holds just this text (a figure keeps its image).
     const parent = element.parentNode;
-    if (
-      parent &&
-      parent !== root &&
-      LEAF_BLOCKS.has(parent.localName) &&
-      (parent.textContent ?? "").replace(/\s+/g, " ").trim() === text
-    )
-      continue;
+    if (parent && parent !== root && LEAF_BLOCKS.has(parent.localName) && textOf(parent) === text) continue;
     if (isInlineTeaser(element, text)) {
       doomed.push(element);
       continue;

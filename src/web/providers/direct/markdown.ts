@@ -170,7 +170,7 @@ class Converter {
     const out: string[] = [];
     let inline = new InlineBuilder();
     const flush = () => {
-      if (!inline.empty) out.push(...paragraphs(inline.result().text));
+      if (!inline.empty) append(out, paragraphs(inline.result().text));
       inline = new InlineBuilder();
     };
     for (const child of mergedChildren(node)) {
@@ -182,7 +182,7 @@ class Converter {
       if (SKIP.has(tag)) continue;
       if (BLOCK.has(tag) || hasBlock(child)) {
         flush();
-        out.push(...this.#block(child, tag));
+        append(out, this.#block(child, tag));
       } else {
         this.#inline(child, tag, inline);
       }
@@ -260,8 +260,15 @@ class Converter {
         const last = items.at(-1);
         if (last !== undefined && nested.length > 0) {
           const indent = " ".repeat((last[0]?.indexOf(" ") ?? 1) + 1);
-          last.push(...(nested[0] as string).split("\n").map((line) => (line === "" ? "" : indent + line)));
-        } else items.push(...nested.map((block) => [block]));
+          append(
+            last,
+            (nested[0] as string).split("\n").map((line) => (line === "" ? "" : indent + line)),
+          );
+        } else
+          append(
+            items,
+            nested.map((block) => [block]),
+          );
       } else if (child.nodeType === TEXT || child.nodeType === ELEMENT) {
         stray.push(child);
       }
@@ -639,4 +646,9 @@ function hasBlock(node: MdNode): boolean {
     if (BLOCK.has(tag) || (!SKIP.has(tag) && hasBlock(child))) return true;
   }
   return false;
+}
+
+/** Appends in a loop: a spread passes every item as an argument, and a page may hold more blocks than a call takes. */
+function append<T>(into: T[], items: readonly T[]): void {
+  for (const item of items) into.push(item);
 }
