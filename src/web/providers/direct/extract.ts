@@ -316,22 +316,25 @@ function isInlineTeaser(element: Dom, text: string): boolean {
 function dropBoilerplateText(root: Dom): void {
   const active = Object.entries(PATTERNS);
   const doomed: Dom[] = [];
-  // A parent's text, gathered once: thousands of paragraphs in one block would each gather it.
-  const texts = new Map<Dom, string>();
-  const textOf = (element: Dom): string => {
+  // A block's text, gathered once (thousands of paragraphs in one block would each gather the
+  // block's), and kept only when short enough to matter here: null for longer ones.
+  const texts = new Map<Dom, string | null>();
+  const shortText = (element: Dom): string | null => {
     const known = texts.get(element);
     if (known !== undefined) return known;
     const text: string = (element.textContent ?? "").replace(/\s+/g, " ").trim();
-    texts.set(element, text);
-    return text;
+    const kept = text.length > 300 ? null : text;
+    texts.set(element, kept);
+    return kept;
   };
   for (const element of Array.from(root.querySelectorAll("*")) as Dom[]) {
     if (!LEAF_BLOCKS.has(element.localName)) continue;
-    const text = textOf(element);
-    if (text === "" || text.length > 300) continue;
+    const text = shortText(element);
+    if (text === null || text === "") continue;
     // Only the outermost block that holds just this text (a figure keeps its image).
     const parent = element.parentNode;
-    if (parent && parent !== root && LEAF_BLOCKS.has(parent.localName) && textOf(parent) === text) continue;
+    if (parent && parent !== root && LEAF_BLOCKS.has(parent.localName) && shortText(parent) === text)
+      continue;
     if (isInlineTeaser(element, text)) {
       doomed.push(element);
       continue;
