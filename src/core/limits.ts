@@ -69,8 +69,8 @@ export const WEB_PAGES_MAX_BYTES = 64 * 1024 * 1024;
 export const WEB_READ_THREAD_MIN_CHARS = 1024 * 1024;
 /**
  * Deepest element nesting the `direct` reader extracts main content from: Readability's time
- * grows with the cube of the depth (a 33 KB page of 3,000 nested elements held its reader for
- * minutes), while no page of the 990 in the development set nests deeper than 41. A deeper page
+ * grows with the cube of the depth, while real pages nest far less (both measured in
+ * bench/web-read/RESULTS.md, "Deeply nested pages"). A deeper page
  * is read as plain text, with a warning.
  */
 export const WEB_READ_MAX_DEPTH = 128;

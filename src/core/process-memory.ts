@@ -4,7 +4,7 @@
  * alone). Two settings, measured in bench/hardening/RESULTS.md:
  * - V8's young generation stops growing where it stands (1-2 MB semi-spaces when a server starts)
  *   instead of growing to 16 MB semi-spaces: a server's calls make short-lived garbage by the
- *   megabyte, and a grown young generation holds about 30 MB for good. Node reads
+ *   megabyte, and a grown young generation holds on to its size for good. Node reads
  *   `--max-semi-space-size` only at start, but V8 reads its growth factor whenever the young
  *   generation would grow, so it can be set from here.
  * - once no call has run for a while, one full collection: V8 collects when allocation asks it

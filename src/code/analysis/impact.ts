@@ -53,6 +53,9 @@ export const IMPACT_NOTES = [
   "Related tests are candidates: none was run, and coverage was not evaluated.",
 ];
 
+/** Why an occurrence past the steps' budget has no role, in its note and in the coverage. */
+const ROLE_BUDGET_TEXT = `beyond the budget of ${IMPACT_ROLE_STEPS} syntax steps (deeply nested code)`;
+
 interface Target {
   readonly document: SourceDocument;
   readonly display: string;
@@ -141,11 +144,7 @@ export async function impactOf(deps: ImpactDeps, request: ImpactRequest): Promis
           endColumn: o.endColumn,
           text,
           role,
-          ...(why !== undefined
-            ? { note: why }
-            : way === undefined
-              ? { note: `beyond the budget of ${IMPACT_ROLE_STEPS} syntax steps (deeply nested code)` }
-              : {}),
+          ...(why !== undefined ? { note: why } : way === undefined ? { note: ROLE_BUDGET_TEXT } : {}),
         });
       }
     }
@@ -180,9 +179,7 @@ export async function impactOf(deps: ImpactDeps, request: ImpactRequest): Promis
     .filter(([k]) => k !== "classified")
     .map(([k, n]) => `${n} file(s) ${k}`);
   if (overBudget > 0) {
-    unclassified.push(
-      `${overBudget} occurrence(s) unclassified: beyond the budget of ${IMPACT_ROLE_STEPS} syntax steps (deeply nested code)`,
-    );
+    unclassified.push(`${overBudget} occurrence(s) unclassified: ${ROLE_BUDGET_TEXT}`);
   }
   const syntax: CoverageFact =
     unclassified.length === 0

@@ -34,7 +34,7 @@ export type Resolution =
 /**
  * Resolves the specifiers of one file, a turn of the event loop every NAVIGATION_RESOLVE_TURN
  * (each resolution asks the file system synchronously, and a file may hold hundreds of thousands
- * of imports: 20,000 took 3 s), stopping at the first turn after `signal` aborts. `take` sees
+ * of imports; bench/web-read/RESULTS.md), stopping at the first turn after `signal` aborts. `take` sees
  * each resolution in order and returns true to stop early.
  */
 export async function resolveInTurns<T extends { readonly specifier: string }>(

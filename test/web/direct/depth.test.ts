@@ -1,7 +1,6 @@
 /**
  * Pages nested deeper than WEB_READ_MAX_DEPTH: main-content extraction takes time that grows
- * with the cube of the depth (a 33 KB page of 3,000 nested elements held its reader for
- * minutes) and Markdown conversion recurses, so such a page is read as plain text, in document
+ * with the cube of the depth (bench/web-read/RESULTS.md) and Markdown conversion recurses, so such a page is read as plain text, in document
  * order, with a warning; a page at the bound is extracted as usual. And very wide pages: a block
  * of 200,000 paragraphs is read whole (its text was gathered once per paragraph, and its blocks
  * passed as one call's arguments, which overflowed the stack).

@@ -70,17 +70,18 @@ function plainText(document: Dom, pageUrl: string): ProviderReadOutcome {
   const root = document.body ?? document.documentElement;
   const parts: string[] = [];
   let node = root.firstChild;
+  const name = (element: Dom): string => String(element.nodeName).toUpperCase();
   while (node && node !== root) {
     const element = node.nodeType === 1;
     if (node.nodeType === 3) parts.push(node.data);
-    else if (element && BLOCK.test(node.nodeName)) parts.push("\n");
-    if (element && !HIDDEN.has(node.nodeName.toUpperCase()) && node.firstChild) {
+    else if (element && BLOCK.test(name(node))) parts.push("\n");
+    if (element && !HIDDEN.has(name(node)) && node.firstChild) {
       node = node.firstChild;
       continue;
     }
     while (node !== root && !node.nextSibling) {
       node = node.parentNode;
-      if (node !== root && BLOCK.test(node.nodeName)) parts.push("\n");
+      if (node !== root && BLOCK.test(name(node))) parts.push("\n");
     }
     if (node === root) break;
     node = node.nextSibling;
