@@ -98,6 +98,24 @@ function rssMb(pid: number, field: "VmRSS" | "VmHWM" = "VmRSS"): number {
   return kb / 1024;
 }
 
+/**
+ * Where a resident set lives, from /proc/PID/smaps: the C allocator's main heap (`[heap]`, what
+ * glibc keeps after frees), anonymous mappings (V8's heap pages, thread stacks, other arenas)
+ * and file-backed pages (the node binary and native modules), in MB.
+ */
+function residentParts(pid: number): { heap: number; anonymous: number; files: number } {
+  const parts = { heap: 0, anonymous: 0, files: 0 };
+  let kind: keyof typeof parts = "anonymous";
+  for (const line of readFileSync(`/proc/${pid}/smaps`, "utf8").split("\n")) {
+    const mapping = /^[0-9a-f]+-[0-9a-f]+ \S+ \S+ \S+ (\d+)\s*(.*)$/.exec(line);
+    if (mapping !== null) {
+      const name = mapping[2] ?? "";
+      kind = name === "[heap]" ? "heap" : name.startsWith("/") ? "files" : "anonymous";
+    } else if (line.startsWith("Rss:")) parts[kind] += Number(line.split(/\s+/)[1]) / 1024;
+  }
+  return parts;
+}
+
 /** User plus system CPU seconds of a process so far (fields 14 and 15 of /proc/PID/stat). */
 function cpuSeconds(pid: number): number {
   const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
@@ -212,6 +230,11 @@ async function main(): Promise<void> {
         `server CPU ${cpuSeconds(server.pid as number).toFixed(1)} s`,
     );
   }
+  const parts = residentParts(server.pid as number);
+  console.log(
+    `resident at the end: C heap ${parts.heap.toFixed(1)} MB, other anonymous ${parts.anonymous.toFixed(1)} MB, ` +
+      `file-backed ${parts.files.toFixed(1)} MB`,
+  );
   server.stdin?.end();
   await new Promise((resolve) => server.once("exit", resolve));
 }
