@@ -83,6 +83,10 @@ export class ToolRegistry {
     rawArguments: unknown,
     context: Partial<ToolContext>,
   ): Promise<ToolResult<unknown>> {
+    // A closed registry runs nothing: a late call would start what nothing closes again.
+    if (this.#closing !== undefined) {
+      return failure(new EvidentError("cancelled", "This evident instance is closed: create a new one."));
+    }
     const tool = this.#tools.get(name);
     if (tool === undefined) {
       return failure(

@@ -76,4 +76,29 @@ describe("ToolRegistry", () => {
     const result = await registry.call("echo", { text: "a" }, { signal: controller.signal });
     assert.equal(result.isError && result.data.error.code, "cancelled");
   });
+
+  it("runs nothing once closed: a later call is cancelled, its handler never started", async () => {
+    let started = 0;
+    let closed = 0;
+    const counted = defineTool({
+      ...echo,
+      name: "counted",
+      handler: async (input) => {
+        started++;
+        return success(input.text, { text: input.text });
+      },
+      close: async () => {
+        closed++;
+      },
+    });
+    const own = new ToolRegistry().register(counted);
+    assert.equal((await own.call("counted", { text: "a" })).isError, false);
+    await own.close();
+    const late = await own.call("counted", { text: "b" });
+    assert.equal(late.isError && late.data.error.code, "cancelled");
+    assert.match(late.text, /closed/);
+    assert.equal(started, 1);
+    await own.close();
+    assert.equal(closed, 1);
+  });
 });
