@@ -46,7 +46,7 @@ export interface Evident {
   webSearch(input: WebSearchInput, options?: CallOptions): Promise<Evidence<WebSearchOutput>>;
   webRead(input: WebReadInput, options?: CallOptions): Promise<Evidence<WebReadOutput>>;
   codeSearch(input: CodeSearchInput, options?: CallOptions): Promise<Evidence<CodeSearchOutput>>;
-  /** Releases processes, connections and snapshots. Call it in `finally`. */
+  /** Releases processes, connections and snapshots; later calls reject with `cancelled`. Call it in `finally`. */
   close(): Promise<void>;
 }
 
