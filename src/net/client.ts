@@ -8,11 +8,13 @@
  * for that very connection, for every hop. undici loads on the first request: it costs more than
  * a hundred milliseconds at startup, and MCP `tools/list` must not wait for it.
  */
+import type { Readable } from "node:stream";
 import type { Dispatcher } from "undici";
 import { abortReason } from "../core/abort.js";
 import { EvidentError } from "../core/errors.js";
 import { MAX_REDIRECTS, MAX_RESPONSE_BODY_BYTES } from "../core/limits.js";
 import { type Logger, silentLogger } from "../core/logger.js";
+import { contentCodings, decodeBody, isDecodeError } from "./encoding.js";
 import { classifyNetworkError } from "./failure.js";
 import {
   addressRefusal,
@@ -111,23 +113,31 @@ class UndiciHttpClient implements HttpClient {
   async request(request: HttpRequest): Promise<HttpResponse> {
     const cap = request.maxBodyBytes ?? MAX_RESPONSE_BODY_BYTES;
     const { response, url } = await this.#exchange(request, cap);
+    const codings = contentCodings(response.headers["content-encoding"]);
     let bytes: Uint8Array;
     try {
-      bytes = await readCapped(response.body, cap, request.signal);
+      bytes = await readCapped(decoded(response.body, codings), cap, request.signal);
     } catch (thrown) {
       throw thrown instanceof HttpClientError && thrown.kind === "network"
         ? this.#networkError(thrown.cause, url, false)
         : thrown;
     }
-    return makeResponse(response.statusCode, flattenHeaders(response.headers), url, bytes);
+    return makeResponse(
+      response.statusCode,
+      decodedHeaders(flattenHeaders(response.headers), codings),
+      url,
+      bytes,
+    );
   }
 
   async stream(request: HttpRequest): Promise<Response> {
     const cap = request.maxBodyBytes ?? MAX_RESPONSE_BODY_BYTES;
     const { response, url } = await this.#exchange(request, cap);
+    const codings = contentCodings(response.headers["content-encoding"]);
     const headers = new Headers();
     for (const [name, value] of Object.entries(response.headers)) {
       if (value === undefined) continue;
+      if (codings.length > 0 && DECODED_AWAY.has(name.toLowerCase())) continue;
       for (const item of Array.isArray(value) ? value : [value]) headers.append(name, item);
     }
     if (NULL_BODY_STATUSES.has(response.statusCode)) {
@@ -135,7 +145,7 @@ class UndiciHttpClient implements HttpClient {
       return new Response(null, { status: response.statusCode, headers });
     }
     // Read on demand (no Readable.toWeb: on Node 20 it writes to a cancelled stream and throws).
-    const source = response.body;
+    const source = decoded(response.body, codings);
     const chunks = source[Symbol.asyncIterator]();
     let seen = 0;
     const body = new ReadableStream<Uint8Array>({
@@ -156,7 +166,9 @@ class UndiciHttpClient implements HttpClient {
           controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
         } catch (thrown) {
           controller.error(
-            request.signal.aborted ? abortReason(request.signal) : this.#networkError(thrown, url, false),
+            request.signal.aborted
+              ? abortReason(request.signal)
+              : (decodeFailure(thrown) ?? this.#networkError(thrown, url, false)),
           );
         }
       },
@@ -360,15 +372,43 @@ async function discard(body: Dispatcher.ResponseData["body"]): Promise<void> {
   }
 }
 
+/** Headers that describe the encoded body, dropped once it is decoded. */
+const DECODED_AWAY = new Set(["content-encoding", "content-length"]);
+
+/** The body decoded; a decoder's own failure surfaces as an `encoding` error when read. */
+function decoded(body: Dispatcher.ResponseData["body"], codings: readonly string[]): Readable {
+  if (codings.length === 0) return body;
+  try {
+    return decodeBody(body, codings);
+  } catch (thrown) {
+    body.on("error", () => {}).destroy();
+    throw thrown;
+  }
+}
+
+function decodeFailure(thrown: unknown): HttpClientError | undefined {
+  if (!isDecodeError(thrown)) return undefined;
+  return new HttpClientError(
+    "encoding",
+    "the response body could not be decoded: it is damaged or cut short",
+    {
+      cause: thrown,
+    },
+  );
+}
+
+function decodedHeaders(headers: Record<string, string>, codings: readonly string[]): Record<string, string> {
+  if (codings.length === 0) return headers;
+  const kept: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) if (!DECODED_AWAY.has(name)) kept[name] = value;
+  return kept;
+}
+
 function tooLarge(cap: number): HttpClientError {
   return new HttpClientError("body_too_large", `the response body exceeds ${cap} bytes`);
 }
 
-async function readCapped(
-  body: Dispatcher.ResponseData["body"],
-  cap: number,
-  signal: AbortSignal,
-): Promise<Uint8Array> {
+async function readCapped(body: Readable, cap: number, signal: AbortSignal): Promise<Uint8Array> {
   const chunks: Buffer[] = [];
   let total = 0;
   try {
@@ -384,6 +424,8 @@ async function readCapped(
   } catch (thrown) {
     if (thrown instanceof HttpClientError) throw thrown;
     if (signal.aborted) throw abortReason(signal);
+    const failure = decodeFailure(thrown);
+    if (failure !== undefined) throw failure;
     throw new HttpClientError("network", "the connection failed while reading the body", { cause: thrown });
   }
   return Buffer.concat(chunks, total);

@@ -55,8 +55,11 @@ export interface HttpClient {
  * `message` is safe to show (fixed words: no host, URL or body).
  */
 export class HttpClientError extends Error {
-  /** A network failure class (see net/failure.ts), or a body over the cap, or a bad redirect. */
-  readonly kind: NetworkFailureKind | "body_too_large" | "redirect";
+  /**
+   * A network failure class (see net/failure.ts), or a body over the cap, or a bad redirect, or
+   * a body in a content encoding that cannot be decoded.
+   */
+  readonly kind: NetworkFailureKind | "body_too_large" | "redirect" | "encoding";
   /** The underlying error code (ENOTFOUND, ECONNREFUSED...), for logs. */
   readonly code?: string;
 

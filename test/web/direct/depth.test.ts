@@ -61,4 +61,19 @@ describe("direct reader: pages nested too deep, and very wide ones", () => {
     assert.equal(paragraphs[0], "p0");
     assert.equal(paragraphs[count - 1], `p${count - 1}`);
   });
+
+  it("S16: a paragraph of 20,000 links is read whole, in order (its text is built in linear time)", async () => {
+    // Built piece by piece, the paragraph was asked whether it ended with a line break before
+    // each space: that copied all of it each time, 17 s for this page (bench/hardening/RESULTS.md).
+    const count = 20_000;
+    const links = Array.from({ length: count }, (_, i) => `<a href="/l${i}">link ${i}</a>`).join(" ");
+    const outcome = await readHtml(
+      `<html><body><article><p>Links: ${links}</p></article></body></html>`,
+      "https://example.test/links",
+    );
+    const body = text(outcome);
+    assert.ok(body.startsWith("Links: [link 0](https://example.test/l0) [link 1](https://example.test/l1) "));
+    assert.ok(body.endsWith(`[link ${count - 1}](https://example.test/l${count - 1})`));
+    assert.equal(body.match(/\]\(https:\/\/example\.test\/l\d+\)/g)?.length, count);
+  });
 });

@@ -126,10 +126,15 @@ class InlineBuilder {
   #text = "";
   #lead = false;
   #pending = false;
+  /**
+   * Whether the text ends with a line break, kept here: asking the text itself flattens the
+   * string built so far, each time, which made a paragraph of many links quadratic.
+   */
+  #afterBreak = false;
 
   space(): void {
     if (this.#text === "") this.#lead = true;
-    else if (!this.#text.endsWith(BREAK)) this.#pending = true;
+    else if (!this.#afterBreak) this.#pending = true;
   }
 
   push(markdown: string): void {
@@ -137,11 +142,13 @@ class InlineBuilder {
     if (this.#pending) this.#text += " ";
     this.#pending = false;
     this.#text += markdown;
+    this.#afterBreak = markdown.endsWith(BREAK);
   }
 
   lineBreak(): void {
     this.#pending = false;
     this.#text += BREAK;
+    this.#afterBreak = true;
   }
 
   piece(piece: Piece, wrap: (text: string) => string = (text) => text): void {

@@ -114,7 +114,7 @@ export function clientFailure(providerId: string, thrown: unknown): ProviderErro
         { cause: thrown },
       );
     }
-    if (thrown.kind === "redirect") {
+    if (thrown.kind === "redirect" || thrown.kind === "encoding") {
       return new ProviderError(providerId, "upstream", `${providerId}: ${thrown.message}`, { cause: thrown });
     }
     return new ProviderError(providerId, thrown.kind, `${providerId}: ${thrown.message}`, { cause: thrown });
