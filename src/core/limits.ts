@@ -360,6 +360,13 @@ export const HTTP_MAX_BODY_BYTES = 1024 * 1024;
 /** Requests served at once; the next is answered 503 with Retry-After. */
 export const HTTP_MAX_CONCURRENT_REQUESTS = 32;
 export const HTTP_RETRY_AFTER_SECONDS = 1;
+/**
+ * Open connections the HTTP server holds; further ones are closed as they arrive, so idle or
+ * half-open sockets cannot take the file descriptors and memory that calls need.
+ */
+export const HTTP_MAX_CONNECTIONS = 512;
+/** At most one warning per this long while connections are refused at HTTP_MAX_CONNECTIONS. */
+export const HTTP_CONNECTION_DROP_LOG_MS = 10_000;
 /** How long in-flight requests may run after SIGTERM/SIGINT before the server closes anyway. */
 export const HTTP_SHUTDOWN_GRACE_MS = 10_000;
 /**

@@ -93,4 +93,23 @@ describe("MCP stdio framing", () => {
     server.child.stdin.end();
     assert.equal(await server.exited, 0);
   });
+
+  it("a byte-order mark before a message (as some Windows pipes write), CRLF endings and a message split into single bytes are read as the message", async () => {
+    const server = startServer();
+    try {
+      server.child.stdin.write(`\uFEFF${initialize}\r\n`);
+      const first = await server.nth(1);
+      assert.equal(first.id, 1, JSON.stringify(first));
+      assert.equal(first.error, undefined);
+      server.send(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }));
+      for (const byte of Buffer.from(`\uFEFF${echo(2, "é, split")}\r\n`))
+        server.child.stdin.write(Buffer.of(byte));
+      const second = await server.nth(2);
+      assert.equal(second.id, 2, JSON.stringify(second));
+      assert.equal(second.result?.content?.[0]?.text, "é, split");
+    } finally {
+      server.child.stdin.end();
+    }
+    assert.equal(await server.exited, 0);
+  });
 });

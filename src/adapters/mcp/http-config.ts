@@ -11,6 +11,7 @@ import {
   HTTP_KEEP_ALIVE_TIMEOUT_MS,
   HTTP_MAX_BODY_BYTES,
   HTTP_MAX_CONCURRENT_REQUESTS,
+  HTTP_MAX_CONNECTIONS,
   HTTP_MIN_TOKEN_CHARS,
   HTTP_SHUTDOWN_GRACE_MS,
   HTTP_SHUTDOWN_QUIET_MS,
@@ -30,6 +31,8 @@ export interface HttpSettings {
   readonly allowedOrigins: readonly string[] | "loopback";
   readonly maxBodyBytes: number;
   readonly maxConcurrentRequests: number;
+  /** Open connections held at once; more are closed as they arrive. */
+  readonly maxConnections: number;
   readonly shutdownGraceMs: number;
   /** See HTTP_SHUTDOWN_QUIET_MS; a setting so tests can lengthen it. */
   readonly shutdownQuietMs: number;
@@ -95,6 +98,7 @@ export function resolveHttpSettings(env: Readonly<Record<string, string | undefi
     allowedOrigins: origins ?? (loopbackBound ? "loopback" : []),
     maxBodyBytes: positiveInt(env, "EVIDENT_HTTP_MAX_BODY_BYTES", HTTP_MAX_BODY_BYTES),
     maxConcurrentRequests: positiveInt(env, "EVIDENT_HTTP_MAX_CONCURRENT", HTTP_MAX_CONCURRENT_REQUESTS),
+    maxConnections: positiveInt(env, "EVIDENT_HTTP_MAX_CONNECTIONS", HTTP_MAX_CONNECTIONS),
     shutdownGraceMs: positiveInt(env, "EVIDENT_HTTP_SHUTDOWN_GRACE_MS", HTTP_SHUTDOWN_GRACE_MS),
     shutdownQuietMs: HTTP_SHUTDOWN_QUIET_MS,
     headersTimeoutMs: HTTP_HEADERS_TIMEOUT_MS,

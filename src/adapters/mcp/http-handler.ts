@@ -84,6 +84,8 @@ export interface HttpHandlerPhases extends HttpHandler {
 
 const MCP_PATH = "/mcp";
 const HEALTH_PATH = "/healthz";
+/** Methods served on /mcp besides OPTIONS (the SDK answers GET and DELETE itself). */
+const MCP_METHODS = new Set(["POST", "GET", "DELETE"]);
 /** Request headers a browser client may send (MCP's own, and what the SDK client sets). */
 const CORS_ALLOW_HEADERS =
   "authorization, content-type, accept, mcp-protocol-version, mcp-session-id, last-event-id, mcp-method, mcp-name";
@@ -135,6 +137,9 @@ export function createHttpHandler(options: HttpHandlerOptions): HttpHandlerPhase
 
     // A preflight carries no credentials: it is answered before the token check.
     if (method === "OPTIONS") return finish(preflight(origin));
+    // GET and DELETE are the SDK's to answer (405 while serving statelessly); anything else,
+    // TRACE among them, which a web-standard Request cannot even carry, is refused here.
+    if (!MCP_METHODS.has(method)) return finish(methodNotAllowed("POST"));
 
     let token: string | undefined;
     let caller = callerOf(undefined);

@@ -12,7 +12,11 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { type AddressInfo, Server as NetServer, type Socket } from "node:net";
 import { EvidentError } from "../../core/errors.js";
-import { HTTP_RETRY_AFTER_SECONDS, HTTP_SHUTDOWN_FLUSH_MS } from "../../core/limits.js";
+import {
+  HTTP_CONNECTION_DROP_LOG_MS,
+  HTTP_RETRY_AFTER_SECONDS,
+  HTTP_SHUTDOWN_FLUSH_MS,
+} from "../../core/limits.js";
 import type { Logger } from "../../core/logger.js";
 import type { ToolRegistry } from "../../tools/registry.js";
 import type { HttpSettings } from "./http-config.js";
@@ -75,6 +79,17 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
     },
   );
   server.on("connection", (socket: Socket) => open.connected(socket));
+  // Beyond the bound Node closes each new connection at once: idle or half-open sockets
+  // (each lives until the headers timeout) cannot take the descriptors that calls need.
+  server.maxConnections = settings.maxConnections;
+  let lastDropWarning = Number.NEGATIVE_INFINITY;
+  server.on("drop", () => {
+    if (performance.now() - lastDropWarning < HTTP_CONNECTION_DROP_LOG_MS) return;
+    lastDropWarning = performance.now();
+    logger.warn("connection limit reached; closing new connections until others end", {
+      maxConnections: settings.maxConnections,
+    });
+  });
   await listen(server, settings.port, settings.host);
   const { port } = server.address() as AddressInfo;
   const hostForUrl = settings.host.includes(":") ? `[${settings.host}]` : settings.host;

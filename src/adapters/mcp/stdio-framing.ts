@@ -13,6 +13,7 @@ import { STDIO_MAX_MESSAGE_BYTES } from "../../core/limits.js";
 import type { Logger } from "../../core/logger.js";
 
 const NEWLINE = 0x0a;
+const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
 const PARSE_ERROR = -32700;
 const INVALID_REQUEST = -32600;
 
@@ -41,7 +42,9 @@ export function frameStdin(
     stdout.write(`${JSON.stringify({ jsonrpc: "2.0", id, error: { code, message } })}\n`);
   };
 
-  const line = (bytes: Buffer) => {
+  const line = (read: Buffer) => {
+    // A UTF-8 byte-order mark, which some Windows pipes put first, is no part of the message.
+    const bytes = read.subarray(0, 3).equals(BOM) ? read.subarray(3) : read;
     const text = bytes.toString("utf8").replace(/\r$/, "");
     if (text.trim() === "") return;
     let value: unknown;
