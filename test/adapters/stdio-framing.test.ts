@@ -15,9 +15,10 @@ interface Message {
   error?: { code: number; message: string };
 }
 
-function startServer() {
+function startServer(env: Record<string, string> = {}) {
   const child = spawn(process.execPath, ["--import", "tsx", "test/fixtures/test-cli.ts", "mcp"], {
     stdio: ["pipe", "pipe", "pipe"],
+    env: { ...process.env, ...env },
   });
   const received: Message[] = [];
   let wake: () => void = () => {};
@@ -111,5 +112,43 @@ describe("MCP stdio framing", () => {
       server.child.stdin.end();
     }
     assert.equal(await server.exited, 0);
+  });
+
+  it("a client that stops reading the answers while it writes requests is not read further until it reads again, and loses no answer", async () => {
+    const { child } = startServer({ EVIDENT_LOG_LEVEL: "debug" });
+    const count = 20_000;
+    const lines = [initialize, JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" })];
+    for (let id = 2; id < count + 2; id++)
+      lines.push(JSON.stringify({ jsonrpc: "2.0", id, method: "tools/list" }));
+    // stdout is not read: the answers back up in the pipe, then in the server.
+    child.stdout.pause();
+    const paused = new Promise<string>((resolve) => {
+      let stderr = "";
+      child.stderr.on("data", (chunk: Buffer) => {
+        stderr += chunk.toString();
+        if (/input paused/.test(stderr)) resolve("paused");
+      });
+    });
+    const consumed = new Promise<string>((resolve) =>
+      child.stdin.write(`${lines.join("\n")}\n`, () => resolve("consumed")),
+    );
+    try {
+      // Without the bound, the server reads every request and holds every answer (the write
+      // completes); with it, reading stops while the answers are not read.
+      assert.equal(await Promise.race([paused, consumed]), "paused");
+      let answered = 0;
+      const answers = createInterface({ input: child.stdout }).on("line", () => {
+        answered++;
+      });
+      const allRead = new Promise((resolve) => answers.once("close", resolve));
+      child.stdout.resume();
+      assert.equal(await consumed, "consumed");
+      child.stdin.end();
+      assert.equal(await new Promise((resolve) => child.once("exit", resolve)), 0);
+      await allRead;
+      assert.equal(answered, count + 1, "every request answered, initialize included");
+    } finally {
+      child.kill();
+    }
   });
 });
