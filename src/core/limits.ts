@@ -10,6 +10,14 @@ import { availableParallelism } from "node:os";
 // Tool inputs shared by every surface (schemas read these).
 // ---------------------------------------------------------------------------------------------
 
+/**
+ * An `invalid_arguments` answer names at most this many issues and unknown fields, each name
+ * cut to ARGUMENT_NAME_MAX_CHARS, and says how many more: it echoes what the caller wrote, so
+ * unbounded it grows with the request (60,000 unknown keys: a 2.3 MB answer).
+ */
+export const ARGUMENT_ISSUES_SHOWN = 10;
+export const ARGUMENT_NAME_MAX_CHARS = 100;
+
 /** web_search `query` length bounds, in characters. */
 export const WEB_QUERY_MIN_CHARS = 1;
 export const WEB_QUERY_MAX_CHARS = 4_000;

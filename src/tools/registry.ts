@@ -9,7 +9,7 @@ import { silentLogger } from "../core/logger.js";
 import type { CallObserver } from "../core/process-memory.js";
 import { failure, type ToolResult } from "../core/result.js";
 import type { ToolContext, ToolDefinition } from "./tool.js";
-import { parseArguments } from "./validation.js";
+import { parseArguments, unknownToolMessage } from "./validation.js";
 
 /** What `tools/list` advertises for one tool, derived once from its definition. */
 export interface ToolListing {
@@ -90,13 +90,9 @@ export class ToolRegistry {
     const tool = this.#tools.get(name);
     if (tool === undefined) {
       return failure(
-        new EvidentError(
-          "invalid_arguments",
-          `Unknown tool "${name}". Known tools: ${this.names().join(", ")}.`,
-          {
-            details: { field: "name" },
-          },
-        ),
+        new EvidentError("invalid_arguments", unknownToolMessage(name, this.names()), {
+          details: { field: "name" },
+        }),
       );
     }
     const full: ToolContext = {

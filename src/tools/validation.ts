@@ -4,6 +4,7 @@
  */
 import type { z } from "zod";
 import { EvidentError } from "../core/errors.js";
+import { ARGUMENT_ISSUES_SHOWN, ARGUMENT_NAME_MAX_CHARS } from "../core/limits.js";
 
 export interface ArgumentIssue {
   readonly field: string;
@@ -12,30 +13,43 @@ export interface ArgumentIssue {
 
 export function fieldName(path: readonly PropertyKey[]): string {
   if (path.length === 0) return "(arguments)";
-  return path
+  const name = path
     .map((part, index) =>
       typeof part === "number" ? `[${part}]` : `${index === 0 ? "" : "."}${String(part)}`,
     )
     .join("");
+  return name.length <= ARGUMENT_NAME_MAX_CHARS ? name : `${name.slice(0, ARGUMENT_NAME_MAX_CHARS)}...`;
+}
+
+/** The first ARGUMENT_ISSUES_SHOWN items, and how many more there are. */
+function shown<T>(items: readonly T[]): { readonly items: readonly T[]; readonly more: string } {
+  const more = items.length - ARGUMENT_ISSUES_SHOWN;
+  return { items: items.slice(0, ARGUMENT_ISSUES_SHOWN), more: more > 0 ? ` (and ${more} more)` : "" };
 }
 
 export function invalidArguments(error: z.ZodError): EvidentError {
-  const issues: ArgumentIssue[] = error.issues.map((issue) => {
+  const all: ArgumentIssue[] = error.issues.map((issue) => {
     // Unknown keys are reported on their parent; name the key itself, it is what the agent wrote.
     if (issue.code === "unrecognized_keys") {
-      const keys = issue.keys.map((key) => fieldName([...issue.path, key]));
-      return {
-        field: keys.join(", "),
-        message: `unknown field${keys.length > 1 ? "s" : ""}: ${keys.join(", ")}`,
-      };
+      const keys = shown(issue.keys.map((key) => fieldName([...issue.path, key])));
+      const names = `${keys.items.join(", ")}${keys.more}`;
+      return { field: names, message: `unknown field${issue.keys.length > 1 ? "s" : ""}: ${names}` };
     }
     return { field: fieldName(issue.path), message: issue.message };
   });
+  const { items: issues, more } = shown(all);
   const first = issues[0] ?? { field: "(arguments)", message: "invalid arguments" };
-  const summary = issues.map((i) => `${i.field}: ${i.message}`).join("; ");
+  const summary = `${issues.map((i) => `${i.field}: ${i.message}`).join("; ")}${more.replace(")", " issues)")}`;
   return new EvidentError("invalid_arguments", `Invalid arguments: ${summary}`, {
     details: { field: first.field, issues },
   });
+}
+
+/** What an unknown tool name is answered with: the name as written, cut to its bound. */
+export function unknownToolMessage(name: string, known: readonly string[]): string {
+  const shown =
+    name.length <= ARGUMENT_NAME_MAX_CHARS ? name : `${name.slice(0, ARGUMENT_NAME_MAX_CHARS)}...`;
+  return `Unknown tool "${shown}". Known tools: ${known.join(", ")}.`;
 }
 
 /** Parses raw arguments with a tool's schema, throwing `invalid_arguments` on rejection. */

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { z } from "zod";
 import { EvidentError } from "../../src/core/errors.js";
+import { ARGUMENT_ISSUES_SHOWN, ARGUMENT_NAME_MAX_CHARS } from "../../src/core/limits.js";
 import { success } from "../../src/core/result.js";
 import { ToolRegistry } from "../../src/tools/registry.js";
 import { defineTool } from "../../src/tools/tool.js";
@@ -58,6 +59,35 @@ describe("ToolRegistry", () => {
     assert.doesNotMatch(boom.text, /passwd/);
   });
 
+  it("A07: an invalid_arguments answer stays bounded however many unknown fields, and however long, the call names", async () => {
+    const args: Record<string, unknown> = { text: "a", [`long${"x".repeat(100_000)}`]: 1 };
+    for (let i = 0; i < 60_000; i++) args[`k${i}`] = i;
+    const result = await registry.call("echo", args);
+    assert.equal(result.isError && result.data.error.code, "invalid_arguments");
+    // Each name shown is cut to its bound, and the list to its count; the rest is counted.
+    const bound = ARGUMENT_ISSUES_SHOWN * (ARGUMENT_NAME_MAX_CHARS + 10) * 4 + 1_000;
+    assert.ok(result.text.length < bound, `${result.text.length} characters`);
+    assert.match(result.text, /unknown fields: longx{96}\.\.\., k0, k1/);
+    assert.match(result.text, new RegExp(`and ${60_001 - ARGUMENT_ISSUES_SHOWN} more`));
+  });
+
+  it("A07: many invalid fields are counted past the first few", async () => {
+    const many = defineTool({
+      name: "many",
+      title: "Many",
+      description: "Many numbers.",
+      inputSchema: z.strictObject({ values: z.array(z.number()) }),
+      outputSchema: z.object({}),
+      annotations: { readOnlyHint: true, openWorldHint: false },
+      handler: async () => success("", {}),
+    });
+    const result = await new ToolRegistry().register(many).call("many", { values: Array(5_000).fill("x") });
+    assert.equal(result.isError && result.data.error.code, "invalid_arguments");
+    assert.equal(result.isError && result.data.error.field, "values[0]");
+    assert.ok(result.text.length < 5_000, `${result.text.length} characters`);
+    assert.match(result.text, new RegExp(`and ${5_000 - ARGUMENT_ISSUES_SHOWN} more issues`));
+  });
+
   it("lists JSON schemas that reject unknown fields", () => {
     const [listing] = registry.list();
     assert.equal(listing?.name, "echo");
@@ -68,6 +98,9 @@ describe("ToolRegistry", () => {
   it("reports an unknown tool as invalid_arguments", async () => {
     const result = await registry.call("nope", {});
     assert.equal(result.isError && result.data.error.code, "invalid_arguments");
+    const long = await registry.call(`nope${"x".repeat(100_000)}`, {});
+    assert.equal(long.isError && long.data.error.code, "invalid_arguments");
+    assert.ok(long.text.length < ARGUMENT_NAME_MAX_CHARS + 500, `${long.text.length} characters`);
   });
 
   it("returns cancelled when the signal is already aborted", async () => {

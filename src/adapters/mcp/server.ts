@@ -12,6 +12,7 @@ import type { Logger } from "../../core/logger.js";
 import type { ToolResult } from "../../core/result.js";
 import type { ToolRegistry } from "../../tools/registry.js";
 import type { ProgressUpdate } from "../../tools/tool.js";
+import { unknownToolMessage } from "../../tools/validation.js";
 import { PACKAGE_VERSION } from "../version.js";
 import { ClientRoots } from "./client-roots.js";
 import type { TrackedCall } from "./http-calls.js";
@@ -70,10 +71,7 @@ export function createMcpServer(options: McpServerOptions, callerInfo: CallerInf
     const { name, arguments: args } = request.params;
     // The 2025-11-25 specification makes an unknown tool a protocol error, not a tool result.
     if (registry.get(name) === undefined) {
-      throw new ProtocolError(
-        ProtocolErrorCode.InvalidParams,
-        `Unknown tool "${name}". Known tools: ${registry.names().join(", ")}.`,
-      );
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, unknownToolMessage(name, registry.names()));
     }
     const progressToken = request.params._meta?.progressToken ?? ctx.mcpReq._meta?.progressToken;
     // Notifications are chained and awaited before the result goes out: a client drops progress
