@@ -18,13 +18,20 @@ export function fieldName(path: readonly PropertyKey[]): string {
       typeof part === "number" ? `[${part}]` : `${index === 0 ? "" : "."}${String(part)}`,
     )
     .join("");
+  return cut(name);
+}
+
+/** A name the caller wrote, cut to ARGUMENT_NAME_MAX_CHARS. */
+function cut(name: string): string {
   return name.length <= ARGUMENT_NAME_MAX_CHARS ? name : `${name.slice(0, ARGUMENT_NAME_MAX_CHARS)}...`;
 }
 
-/** The first ARGUMENT_ISSUES_SHOWN items, and how many more there are. */
-function shown<T>(items: readonly T[]): { readonly items: readonly T[]; readonly more: string } {
-  const more = items.length - ARGUMENT_ISSUES_SHOWN;
-  return { items: items.slice(0, ARGUMENT_ISSUES_SHOWN), more: more > 0 ? ` (and ${more} more)` : "" };
+/** The first ARGUMENT_ISSUES_SHOWN items, and how many are left out. */
+function shown<T>(items: readonly T[]): { readonly items: readonly T[]; readonly more: number } {
+  return {
+    items: items.slice(0, ARGUMENT_ISSUES_SHOWN),
+    more: Math.max(0, items.length - ARGUMENT_ISSUES_SHOWN),
+  };
 }
 
 export function invalidArguments(error: z.ZodError): EvidentError {
@@ -32,14 +39,14 @@ export function invalidArguments(error: z.ZodError): EvidentError {
     // Unknown keys are reported on their parent; name the key itself, it is what the agent wrote.
     if (issue.code === "unrecognized_keys") {
       const keys = shown(issue.keys.map((key) => fieldName([...issue.path, key])));
-      const names = `${keys.items.join(", ")}${keys.more}`;
+      const names = `${keys.items.join(", ")}${keys.more > 0 ? ` (and ${keys.more} more)` : ""}`;
       return { field: names, message: `unknown field${issue.keys.length > 1 ? "s" : ""}: ${names}` };
     }
     return { field: fieldName(issue.path), message: issue.message };
   });
   const { items: issues, more } = shown(all);
   const first = issues[0] ?? { field: "(arguments)", message: "invalid arguments" };
-  const summary = `${issues.map((i) => `${i.field}: ${i.message}`).join("; ")}${more.replace(")", " issues)")}`;
+  const summary = `${issues.map((i) => `${i.field}: ${i.message}`).join("; ")}${more > 0 ? ` (and ${more} more issues)` : ""}`;
   return new EvidentError("invalid_arguments", `Invalid arguments: ${summary}`, {
     details: { field: first.field, issues },
   });
@@ -47,9 +54,7 @@ export function invalidArguments(error: z.ZodError): EvidentError {
 
 /** What an unknown tool name is answered with: the name as written, cut to its bound. */
 export function unknownToolMessage(name: string, known: readonly string[]): string {
-  const shown =
-    name.length <= ARGUMENT_NAME_MAX_CHARS ? name : `${name.slice(0, ARGUMENT_NAME_MAX_CHARS)}...`;
-  return `Unknown tool "${shown}". Known tools: ${known.join(", ")}.`;
+  return `Unknown tool "${cut(name)}". Known tools: ${known.join(", ")}.`;
 }
 
 /** Parses raw arguments with a tool's schema, throwing `invalid_arguments` on rejection. */

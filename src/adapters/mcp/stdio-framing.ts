@@ -71,8 +71,8 @@ export function frameStdin(
   };
 
   // A client that stops reading our answers while it keeps writing requests would have every
-  // answer held in memory (20,000 requests in one write: 421 MB). Input is read only while the
-  // answers flow: reading resumes once stdout has drained.
+  // answer held in memory. Input is read only while the answers flow: reading resumes once
+  // stdout has drained.
   let stopped = false;
   const resume = () => {
     if (!stopped) stdin.resume();
