@@ -245,7 +245,12 @@ describe("web_read: large pages on a thread of their own", () => {
   });
 
   it(`reads at most ${WEB_READ_THREADS} large page(s) at once; the others wait their turn`, async () => {
-    const { client, read, pid, baseline } = await server();
+    // The bound is what is tested, not the deadline: on a loaded machine the third page can wait
+    // past the 20 s attempt deadline (then rightly a timeout), so this server's deadlines are long.
+    const { client, read, pid, baseline } = await server({
+      EVIDENT_DIRECT_DEADLINE_MS: "120000",
+      EVIDENT_CALL_DEADLINE_MS: "180000",
+    });
     try {
       let most = baseline;
       let pending = 3;
