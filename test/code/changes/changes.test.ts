@@ -207,6 +207,31 @@ describe("changes", () => {
     assert.notEqual(await readFile(marker, "utf8").catch(() => ""), "");
   });
 
+  it("runs no filter driver whose name Git's -c cannot switch off (a name with '=')", async () => {
+    const root = await repo({ "a.txt": "needle\n" });
+    const marker = join(root, "..", `${root.split("/").pop()}-ran`);
+    const evil = join(root, "evil.sh");
+    await writeFile(evil, `#!/bin/sh\necho "$0" >> '${marker}'\ncat\n`);
+    await chmod(evil, 0o755);
+    // `-c filter.x=y.clean=` is read as the key `filter.x`: the driver would stay configured.
+    git(root, "config", "filter.x=y.clean", evil);
+    git(root, "config", "filter.x=y.required", "true");
+    await writeFile(join(root, ".gitattributes"), "*.txt filter=x=y\n");
+    await writeFile(join(root, "a.txt"), "needle\nneedle changed\n");
+    const s = service(root);
+    const error = await s.run({ pattern: "needle", changes: "worktree" }, ctx()).catch((e: unknown) => e);
+    assert.equal(await readFile(marker, "utf8").catch(() => ""), "", "the repository's filter ran");
+    assert.equal((error as { code?: string }).code, "configuration_error");
+    assert.match((error as Error).message, /filter driver "x=y"/);
+    // What reads no working tree still answers.
+    const commits = await s.run({ pattern: "needle", changes: "HEAD..HEAD" }, ctx());
+    assert.equal(commits.data.totalMatches, 0);
+    await s.close();
+    // Plain Git with the same override does run it, so the test would see it.
+    spawnSync("git", ["-c", "filter.x=y.clean=", "diff"], { cwd: root, env: GIT_ENV });
+    assert.notEqual(await readFile(marker, "utf8").catch(() => ""), "");
+  });
+
   it("reads history as written, ignoring replacement objects", async () => {
     const root = await repo({ "a.ts": "original needle\n" });
     await commit(root, { "a.ts": "second needle\n" });
