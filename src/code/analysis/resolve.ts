@@ -22,7 +22,7 @@ import {
 } from "node:fs";
 import { dirname, extname, join, resolve, sep } from "node:path";
 import { throwIfAborted } from "../../core/abort.js";
-import { MANIFEST_MAX_BYTES, NAVIGATION_RESOLVE_TURN } from "../../core/limits.js";
+import { MANIFEST_MAX_BYTES, MANIFEST_TARGET_DEPTH, NAVIGATION_RESOLVE_TURN } from "../../core/limits.js";
 
 /** Extensions tried after the specifier as written, in order. */
 const EXTENSIONS = [".ts", ".tsx", ".d.ts", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs", ".json"];
@@ -256,12 +256,16 @@ function mapped(map: unknown, key: string): string | undefined {
   return undefined;
 }
 
-/** A target: a string, the first usable of an array, or the preferred condition of an object. */
-function target(value: unknown, star: string): string | undefined {
+/**
+ * A target: a string, the first usable of an array, or the preferred condition of an object.
+ * Nested at most MANIFEST_TARGET_DEPTH deep: a manifest nesting deeper would exhaust the stack.
+ */
+function target(value: unknown, star: string, depth = 0): string | undefined {
   if (typeof value === "string") return value.replaceAll("*", star);
+  if (depth >= MANIFEST_TARGET_DEPTH) return undefined;
   if (Array.isArray(value)) {
     for (const v of value) {
-      const t = target(v, star);
+      const t = target(v, star, depth + 1);
       if (t !== undefined) return t;
     }
     return undefined;
@@ -270,7 +274,7 @@ function target(value: unknown, star: string): string | undefined {
     const conditions = value as Record<string, unknown>;
     for (const condition of CONDITIONS) {
       if (condition in conditions) {
-        const t = target(conditions[condition], star);
+        const t = target(conditions[condition], star, depth + 1);
         if (t !== undefined) return t;
       }
     }

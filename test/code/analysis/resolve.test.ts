@@ -6,7 +6,11 @@ import { after, describe, it } from "node:test";
 import { Manifests, resolveInTurns, resolveSpecifier } from "../../../src/code/analysis/resolve.js";
 import { isTestPath, namedTests, testSubject } from "../../../src/code/analysis/test-files.js";
 import { EvidentError } from "../../../src/core/errors.js";
-import { MANIFEST_MAX_BYTES, NAVIGATION_RESOLVE_TURN } from "../../../src/core/limits.js";
+import {
+  MANIFEST_MAX_BYTES,
+  MANIFEST_TARGET_DEPTH,
+  NAVIGATION_RESOLVE_TURN,
+} from "../../../src/core/limits.js";
 import { treesRemovedAfter } from "../helpers.js";
 
 const tree = treesRemovedAfter(after);
@@ -124,6 +128,17 @@ describe("static import resolution", () => {
     assert.equal(resolveSpecifier("me", from, root).kind, "unresolved", "a new call reads it again");
     assert.deepEqual(resolveSpecifier("./big/x.ts", join(root, "a.ts"), root).kind, "file");
     assert.deepEqual(resolveSpecifier("../big", from, root), { kind: "unresolved", why: "no such file" });
+  });
+
+  it("follows an exports target nested at most its bound deep: a deeper one is unresolved, not a crash", async () => {
+    const deep = (n: number) => `${"[".repeat(n)}"./src/index.ts"${"]".repeat(n)}`;
+    const root = await tree({
+      "package.json": `{"name":"me","exports":${deep(200_000)},"imports":{"#ok":${deep(MANIFEST_TARGET_DEPTH - 1)}}}`,
+      "src/index.ts": "",
+    });
+    const from = join(root, "src/feature.ts");
+    assert.deepEqual(resolveSpecifier("me", from, root), { kind: "unresolved", why: "no such file" });
+    assert.equal(resolveSpecifier("#ok", from, root).kind, "file");
   });
 
   it("reads a package.json only when it is a regular file: a FIFO in its place never blocks resolution", async () => {
