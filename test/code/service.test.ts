@@ -249,6 +249,22 @@ describe("code_search policy", () => {
     assert.match(result.text, /PARTIAL: retention stopped at a line too long to read/);
   });
 
+  it("G04: a subpath search cut before it kept a match is not called empty, nor widened to the root", async () => {
+    const huge = `needle ${"z".repeat(RG_MAX_PROTOCOL_LINE_BYTES)}`;
+    const root = await tree({ "sub/b.txt": `${huge}\n`, "other.txt": "needle elsewhere\n" });
+    const result = await makeService(root).run({ pattern: "needle", path: "sub" }, ctx());
+    assert.equal(result.data.status, "partial");
+    assert.equal(result.data.partialReason, "protocol_line_limit");
+    assert.equal(result.data.expanded, false);
+    assert.equal(result.data.totalMatches, 0);
+    assert.doesNotMatch(result.text, /Nothing matched|No matches/);
+    assert.match(
+      result.text,
+      /No matching line could be kept for "needle" .* in "sub": the search stopped early/,
+    );
+    assert.match(result.text, /PARTIAL: retention stopped at a line too long to read/);
+  });
+
   it("G10: long lines are excerpted around occurrences with absolute columns; excess ranges are counted", async () => {
     const long = `${"x".repeat(3000)}NEEDLE${"y".repeat(3000)}`;
     const dense = Array.from({ length: 30 }, () => "ab").join(" ");
