@@ -19,7 +19,7 @@
  */
 import { createHash } from "node:crypto";
 import { mkdir, writeFile } from "node:fs/promises";
-import { dirname, join, relative } from "node:path";
+import { dirname, join, relative, sep } from "node:path";
 import { allEnded, mapBounded } from "../../core/concurrency.js";
 import { EvidentError } from "../../core/errors.js";
 import {
@@ -149,6 +149,12 @@ export async function openChangeScope(
     ...untracked.map((path) => ({ changed: undefined, path })),
   ];
   for (const { changed, path } of candidates) {
+    // Git never checks such a path out, but a crafted tree holds one as written: joined, it
+    // would lead out of the repository (a read) and out of the scope's tree (a write).
+    if (path.split("/").some((part) => part === "" || part === "." || part === "..")) {
+      notCovered.push({ path, reason: "its path has a '.' or '..' component, which Git never checks out" });
+      continue;
+    }
     const absolute = join(repository.root, path);
     if (protectedReason(absolute, target.rg.protectedAreas) !== undefined) continue;
     const key = layout.keyOf(absolute);
@@ -279,9 +285,15 @@ async function buildTree(
       });
       continue;
     }
+    const destination = join(dir, w.key);
+    // Never outside the tree, whatever a key holds (the paths were checked when listed).
+    if (!destination.startsWith(`${dir}${sep}`)) {
+      notCovered.push({ path: w.key, reason: "its path leads out of the comparison's tree" });
+      continue;
+    }
     total += bytes.length;
     ids.set(w.key, w.id as string);
-    writes.push({ destination: join(dir, w.key), bytes });
+    writes.push({ destination, bytes });
   }
   // Directories once each (parents first), then the files, several at a time.
   for (const directory of [...new Set(writes.map((w) => dirname(w.destination)))].sort()) {

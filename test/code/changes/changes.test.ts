@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { chmod, mkdir, readdir, readFile, stat, symlink, utimes, writeFile } from "node:fs/promises";
+import { existsSync } from "node:fs";
+import { chmod, mkdir, readdir, readFile, rm, stat, symlink, utimes, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
@@ -230,6 +231,38 @@ describe("changes", () => {
     // Plain Git with the same override does run it, so the test would see it.
     spawnSync("git", ["-c", "filter.x=y.clean=", "diff"], { cwd: root, env: GIT_ENV });
     assert.notEqual(await readFile(marker, "utf8").catch(() => ""), "");
+  });
+
+  it("never writes or reads outside its tree for a Git path with a '..' component", async () => {
+    const root = await repo({ "base.txt": "base\n" });
+    // A crafted commit: `sub/../../NAME` in its tree. Git prints the path as stored, and the
+    // scope's tree would put its bytes two levels up from itself, in the temporary directory.
+    const name = `evident-escape-${process.pid}-${Date.now()}.txt`;
+    const escaped = join(tmpdir(), name);
+    const hash = (input: string, ...args: string[]) =>
+      spawnSync("git", args, { cwd: root, env: GIT_ENV, input, encoding: "utf8" }).stdout.trim();
+    const blob = hash("needle escaped\n", "hash-object", "-w", "--stdin");
+    let tree = hash(`100644 blob ${blob}\t${name}\n`, "mktree");
+    tree = hash(`040000 tree ${tree}\t..\n`, "mktree");
+    tree = hash(`040000 tree ${tree}\t..\n`, "mktree");
+    const top = hash(`${git(root, "ls-tree", "HEAD")}040000 tree ${tree}\tsub\n`, "mktree");
+    const evil = git(root, "commit-tree", top, "-p", "HEAD", "-m", "evil").trim();
+    assert.match(git(root, "diff-tree", "-r", "--name-only", "HEAD", evil), /^sub\/\.\.\/\.\.\//m);
+    const s = service(root);
+    try {
+      const result = await s.run({ pattern: "needle", changes: `HEAD..${evil}` }, ctx());
+      assert.equal(existsSync(escaped), false, "a file was written outside the scope's tree");
+      assert.equal(result.data.status, "partial");
+      assert.deepEqual(result.data.changes?.notCovered, [
+        {
+          path: `sub/../../${name}`,
+          reason: "its path has a '.' or '..' component, which Git never checks out",
+        },
+      ]);
+    } finally {
+      await s.close();
+      await rm(escaped, { force: true });
+    }
   });
 
   it("reads history as written, ignoring replacement objects", async () => {
