@@ -265,6 +265,23 @@ describe("changes", () => {
     }
   });
 
+  it("never runs a git of the repository's own through a relative PATH entry", async () => {
+    const root = await repo({ "a.txt": "needle\n" });
+    await write(root, { "a.txt": "needle\nneedle changed\n" });
+    const marker = join(root, "..", `${root.split("/").pop()}-ran`);
+    const real = spawnSync("sh", ["-c", "command -v git"], { encoding: "utf8" }).stdout.trim();
+    await mkdir(join(root, "node_modules/.bin"), { recursive: true });
+    const fake = join(root, "node_modules/.bin/git");
+    await writeFile(fake, `#!/bin/sh\necho ran >> '${marker}'\nexec '${real}' "$@"\n`);
+    await chmod(fake, 0o755);
+    // A common setup: the project's own tools first, relative to wherever a command runs.
+    const s = service(root, { env: { ...GIT_ENV, PATH: `./node_modules/.bin:${process.env.PATH}` } });
+    const result = await s.run({ pattern: "needle", changes: "worktree" }, ctx());
+    await s.close();
+    assert.deepEqual(lines(result), ["a.txt:2:needle changed"]);
+    assert.equal(await readFile(marker, "utf8").catch(() => ""), "", "the repository's git ran");
+  });
+
   it("reads history as written, ignoring replacement objects", async () => {
     const root = await repo({ "a.ts": "original needle\n" });
     await commit(root, { "a.ts": "second needle\n" });
