@@ -93,6 +93,8 @@ export interface ScopeBuild {
 interface NotCovered {
   readonly path: string;
   readonly reason: string;
+  /** Changed files the entry stands for (named once with how many more), if not one. */
+  readonly files?: number;
 }
 
 /** A changed file on its way into a tree. */
@@ -213,6 +215,7 @@ export async function openChangeScope(
     notCovered.push({
       path: beyond[0] as string,
       reason: `beyond the ${CHANGES_MAX_FILES} files a comparison covers, with ${beyond.length - 1} more after it`,
+      files: beyond.length,
     });
   }
   const digest = createHash("sha256")
@@ -334,7 +337,9 @@ class Scope implements ChangeScope {
       side: spec.side,
       scope: spec.scope,
       source: spec.side === "old" || spec.compare !== "worktree" ? "objects" : "worktree",
-      filesChanged: [...this.files.keys()].filter((k) => !excluded.has(k)).length + this.notCovered.length,
+      filesChanged:
+        [...this.files.keys()].filter((k) => !excluded.has(k)).length +
+        this.notCovered.reduce((sum, f) => sum + (f.files ?? 1), 0),
       notCovered: this.notCovered.map((f) => ({ path: layout.shown(f.path), reason: f.reason })),
     };
   }

@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import type { CodeSearchResponse } from "../../../src/code/service.js";
+import { CHANGES_MAX_FILES } from "../../../src/core/limits.js";
 import { commit, GIT_ENV, git, gitVersion, reposRemovedAfter, write } from "../git/helpers.js";
 import { isRunning, treesRemovedAfter } from "../helpers.js";
 import { ctx, makeService } from "../service-helpers.js";
@@ -280,6 +281,23 @@ describe("changes", () => {
     await s.close();
     assert.deepEqual(lines(result), ["a.txt:2:needle changed"]);
     assert.equal(await readFile(marker, "utf8").catch(() => ""), "", "the repository's git ran");
+  });
+
+  it("counts every changed file in scope, those beyond the file bound included", async () => {
+    const root = await repo({ "a.txt": "start\n" });
+    const files: Record<string, string> = {};
+    for (let i = 0; i < CHANGES_MAX_FILES + 5; i++) files[`new/f${String(i).padStart(5, "0")}.txt`] = "";
+    await write(root, files);
+    const s = service(root);
+    const result = await s.run({ pattern: "needle", changes: "worktree", changeScope: "files" }, ctx());
+    await s.close();
+    assert.equal(result.data.changes?.filesChanged, CHANGES_MAX_FILES + 5);
+    assert.deepEqual(result.data.changes?.notCovered, [
+      {
+        path: `new/f${String(CHANGES_MAX_FILES).padStart(5, "0")}.txt`,
+        reason: `beyond the ${CHANGES_MAX_FILES} files a comparison covers, with 4 more after it`,
+      },
+    ]);
   });
 
   it("reads history as written, ignoring replacement objects", async () => {
