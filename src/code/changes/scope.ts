@@ -245,6 +245,7 @@ async function buildTree(
         repository,
         wanted.flatMap((w) => w.id ?? []),
         CHANGES_FILE_MAX_BYTES,
+        CHANGES_MAX_BYTES,
         signal,
       )
     : undefined;
@@ -277,6 +278,15 @@ async function buildTree(
       }
       if (blob.kind === "too-large") {
         notCovered.push({ path: w.key, reason: `larger than ${CHANGES_FILE_MAX_BYTES / (1024 * 1024)} MiB` });
+        continue;
+      }
+      // Not read: past the same total bound as below (which also counts what else this tree
+      // holds), so said the same way.
+      if (blob.kind === "over-total") {
+        notCovered.push({
+          path: w.key,
+          reason: `beyond the ${CHANGES_MAX_BYTES / (1024 * 1024)} MiB a comparison covers`,
+        });
         continue;
       }
       bytes = blob.bytes;
