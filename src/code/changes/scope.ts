@@ -261,7 +261,7 @@ async function buildTree(
   );
   const ids = new Map<string, string>();
   const notCovered: NotCovered[] = [];
-  const writes: { destination: string; bytes: Buffer }[] = [];
+  const writes: { destination: string; key: string; bytes: Buffer }[] = [];
   let total = 0;
   for (const [i, w] of wanted.entries()) {
     const reread = late[i];
@@ -306,7 +306,22 @@ async function buildTree(
     }
     total += bytes.length;
     ids.set(w.key, w.id as string);
-    writes.push({ destination, bytes });
+    writes.push({ destination, key: w.key, bytes });
+  }
+  // A crafted tree can hold a file and a directory of one name: the directory is kept.
+  const directories = new Set<string>();
+  for (const { destination } of writes) {
+    for (let d = dirname(destination); d !== dir && !directories.has(d); d = dirname(d)) directories.add(d);
+  }
+  for (let i = writes.length - 1; i >= 0; i--) {
+    const { destination, key } = writes[i] as (typeof writes)[number];
+    if (!directories.has(destination)) continue;
+    writes.splice(i, 1);
+    ids.delete(key);
+    notCovered.push({
+      path: key,
+      reason: "a directory of the same name is changed too, so it cannot be compared",
+    });
   }
   // Directories once each (parents first), then the files, several at a time.
   for (const directory of [...new Set(writes.map((w) => dirname(w.destination)))].sort()) {

@@ -266,6 +266,28 @@ describe("changes", () => {
     }
   });
 
+  it("a crafted commit with a file and a directory of one name answers, the file not covered", async () => {
+    const root = await repo({ "base.txt": "base\n" });
+    const hash = (input: string, ...args: string[]) =>
+      spawnSync("git", args, { cwd: root, env: GIT_ENV, input, encoding: "utf8" }).stdout.trim();
+    const file = hash("needle file\n", "hash-object", "-w", "--stdin");
+    const inner = hash("needle inner\n", "hash-object", "-w", "--stdin");
+    const tree = hash(`100644 blob ${inner}\tinner.txt\n`, "mktree");
+    const top = hash(
+      `${git(root, "ls-tree", "HEAD")}100644 blob ${file}\ta\n040000 tree ${tree}\ta\n`,
+      "mktree",
+    );
+    const crafted = git(root, "commit-tree", top, "-p", "HEAD", "-m", "both").trim();
+    const s = service(root);
+    const result = await s.run({ pattern: "needle", changes: `HEAD..${crafted}`, mode: "matches" }, ctx());
+    await s.close();
+    assert.deepEqual(lines(result), ["a/inner.txt:1:needle inner"]);
+    assert.equal(result.data.status, "partial");
+    assert.deepEqual(result.data.changes?.notCovered, [
+      { path: "a", reason: "a directory of the same name is changed too, so it cannot be compared" },
+    ]);
+  });
+
   it("never runs a git of the repository's own through a relative PATH entry", async () => {
     const root = await repo({ "a.txt": "needle\n" });
     await write(root, { "a.txt": "needle\nneedle changed\n" });
