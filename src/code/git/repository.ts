@@ -138,7 +138,8 @@ async function safetyConfig(
       "config",
       "-z",
       "--get-regexp",
-      "^(filter\\..+\\.(clean|smudge|process|required)|remote\\..+\\.promisor|extensions\\.partialclone)$",
+      // `.*`: a driver's (or remote's) name may be empty (`[filter ""]`, named by `filter=`).
+      "^(filter\\..*\\.(clean|smudge|process|required)|remote\\..*\\.promisor|extensions\\.partialclone)$",
     ],
     signal,
   });
@@ -153,7 +154,7 @@ async function safetyConfig(
     const newline = record.indexOf("\n");
     const key = newline === -1 ? record : record.slice(0, newline);
     const value = newline === -1 ? "" : record.slice(newline + 1);
-    const filter = /^filter\.(.+)\.(?:clean|smudge|process|required)$/s.exec(key);
+    const filter = /^filter\.(.*)\.(?:clean|smudge|process|required)$/s.exec(key);
     if (filter !== null) drivers.add(filter[1] as string);
     else if (key === "extensions.partialclone" || value.toLowerCase() !== "false") promisor = key;
   }

@@ -322,6 +322,27 @@ describe("changes", () => {
     ]);
   });
 
+  it("runs no filter driver with an empty name", async () => {
+    const root = await repo({ "a.txt": "needle\n" });
+    const marker = join(root, "..", `${root.split("/").pop()}-ran`);
+    const evil = join(root, "evil.sh");
+    await writeFile(evil, `#!/bin/sh\necho "$0" >> '${marker}'\ncat\n`);
+    await chmod(evil, 0o755);
+    // `[filter ""]`, named by `filter=` with nothing after it.
+    git(root, "config", "filter..clean", evil);
+    git(root, "config", "filter..required", "true");
+    await writeFile(join(root, ".gitattributes"), "*.txt filter=\n");
+    await writeFile(join(root, "a.txt"), "needle\nneedle changed\n");
+    const s = service(root);
+    const result = await s.run({ pattern: "needle", changes: "worktree" }, ctx());
+    await s.close();
+    assert.equal(await readFile(marker, "utf8").catch(() => ""), "", "the repository's filter ran");
+    assert.deepEqual(lines(result), ["a.txt:2:needle changed"]);
+    // Plain Git runs it, so the test would see it.
+    spawnSync("git", ["diff"], { cwd: root, env: GIT_ENV });
+    assert.notEqual(await readFile(marker, "utf8").catch(() => ""), "");
+  });
+
   it("reads history as written, ignoring replacement objects", async () => {
     const root = await repo({ "a.ts": "original needle\n" });
     await commit(root, { "a.ts": "second needle\n" });
