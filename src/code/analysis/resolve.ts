@@ -124,7 +124,7 @@ export function resolveSpecifier(
 }
 
 /** The specifier's file: as written, mapped to source, with an extension, or a directory's entry. */
-function asFile(path: string, manifests: Manifests): string | undefined {
+function asFile(path: string, manifests: Manifests, followMain = true): string | undefined {
   if (isFile(path)) return path;
   const ext = extname(path);
   for (const source of SOURCE_OF[ext] ?? []) {
@@ -133,10 +133,12 @@ function asFile(path: string, manifests: Manifests): string | undefined {
   }
   for (const extension of EXTENSIONS) if (isFile(`${path}${extension}`)) return `${path}${extension}`;
   if (isDirectory(path)) {
-    const json = manifests.read(path);
+    const json = followMain ? manifests.read(path) : undefined;
     const entry = json === undefined ? undefined : mainOf(json);
     if (entry !== undefined) {
-      const file = asFile(resolve(path, entry), manifests);
+      // Once, as Node does: a main naming a directory takes its index, not its own main (a
+      // main naming its own directory, or a cycle of them, would recurse without end).
+      const file = asFile(resolve(path, entry), manifests, false);
       if (file !== undefined) return file;
     }
     for (const extension of EXTENSIONS) {

@@ -141,6 +141,21 @@ describe("static import resolution", () => {
     assert.equal(resolveSpecifier("#ok", from, root).kind, "file");
   });
 
+  it("follows a directory's main once: a main naming its own directory, or a cycle, is unresolved", async () => {
+    const root = await tree({
+      "src/self/package.json": JSON.stringify({ main: "." }),
+      "src/m/package.json": JSON.stringify({ main: "../m2" }),
+      "src/m2/package.json": JSON.stringify({ main: "../m" }),
+      "src/lib/package.json": JSON.stringify({ main: "dist" }),
+      "src/lib/dist/index.ts": "",
+    });
+    const from = join(root, "src/a.ts");
+    assert.deepEqual(resolveSpecifier("./self", from, root), { kind: "unresolved", why: "no such file" });
+    assert.deepEqual(resolveSpecifier("./m", from, root), { kind: "unresolved", why: "no such file" });
+    const lib = resolveSpecifier("./lib", from, root);
+    assert.equal(lib.kind === "file" ? lib.path.slice(root.length + 1) : lib.why, "src/lib/dist/index.ts");
+  });
+
   it("reads a package.json only when it is a regular file: a FIFO in its place never blocks resolution", async () => {
     const root = await tree({ "src/index.ts": "", "src/feature.ts": "" });
     const fifo = join(root, "package.json");
