@@ -17,7 +17,7 @@ import { EvidentError } from "../core/errors.js";
 import { DETAIL_PAGE_MAX_BYTES, PAGE_FRAME_RESERVE_CHARS } from "../core/limits.js";
 import { Slots } from "../core/slots.js";
 import { analysisPageFromCursor, firstAnalysisAnswer } from "./analysis/answers.js";
-import { scanAnyOf } from "./analysis/any-of.js";
+import { type AnyOfScan, scanAnyOf } from "./analysis/any-of.js";
 import { impactOf } from "./analysis/impact.js";
 import { navigate } from "./analysis/navigation.js";
 import type { AnalysisScans } from "./analysis/sources.js";
@@ -62,6 +62,7 @@ import {
   type SearchExecutorOptions,
 } from "./search/executor.js";
 import { type CodeSearchSettings, codeSearchSettings } from "./settings.js";
+import type { ChangesSummary } from "./snapshots/analysis.js";
 import { buildSnapshot, snapshotFromLines } from "./snapshots/build.js";
 import { wholeSequence } from "./snapshots/sequence.js";
 import { MemorySnapshotStore, type SnapshotData, type SnapshotStore } from "./snapshots/store.js";
@@ -265,7 +266,7 @@ export class CodeSearchService {
   async #anyOf(request: AnyOfRequest, context: RunningCall): Promise<CodeSearchResponse> {
     const cwd = this.#options.cwd;
     const requested = await resolveSearchTarget(cwd, request.path, this.#options.pathRules);
-    const at = (target: SearchTarget) => {
+    const at = (target: SearchTarget): Promise<AnyOfScan & { changes?: ChangesSummary }> => {
       const changes = request.changes;
       if (changes === undefined) {
         return scanAnyOf(
@@ -296,8 +297,12 @@ export class CodeSearchService {
     let target = requested;
     let scanned = await at(target);
     let expanded = false;
-    if (scanned.items.length === 0 && requested.isSubpath && request.scope === "expand") {
-      // An empty subpath is not evidence of absence: search the project root, same filters.
+    const covered =
+      Object.values(scanned.coverage).every((fact) => fact.status === "complete") &&
+      (scanned.changes?.notCovered.length ?? 0) === 0;
+    if (scanned.items.length === 0 && covered && requested.isSubpath && request.scope === "expand") {
+      // An empty subpath is not evidence of absence: search the project root, same filters (not
+      // one whose scan was cut: widening it would claim nothing matched there).
       target = await resolveSearchTarget(cwd, undefined, this.#options.pathRules);
       scanned = await at(target);
       expanded = true;
@@ -423,8 +428,14 @@ export class CodeSearchService {
       return snapshotFromLines(request.query, requestedTarget, target, expanded, lines);
     };
     let snapshot = await at(requestedTarget, false);
-    if (snapshot.matches.length === 0 && requestedTarget.isSubpath && request.scope === "expand") {
-      // An empty subpath is not evidence of absence: search the project root, same filters.
+    if (
+      snapshot.matches.length === 0 &&
+      !isPartial(snapshot) &&
+      requestedTarget.isSubpath &&
+      request.scope === "expand"
+    ) {
+      // An empty subpath is not evidence of absence: search the project root, same filters. One
+      // cut before it kept a match is not empty: widening it would claim nothing matched there.
       snapshot = await at(await resolveSearchTarget(cwd, undefined, this.#options.pathRules), true);
     }
     // Stopped while its last files were re-checked: no answer is built after the stop.

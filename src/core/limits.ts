@@ -328,6 +328,13 @@ export const PARSE_BYTES_MAX = 4 * 1024 * 1024;
  * otherwise take a time quadratic in its depth. Beyond it, occurrences stay unclassified.
  */
 export const IMPACT_ROLE_STEPS = 2_000_000;
+/**
+ * Largest package.json navigation reads to resolve imports (read synchronously, once per
+ * directory and call); a larger one counts as absent. Real manifests are kilobytes.
+ */
+export const MANIFEST_MAX_BYTES = 1024 * 1024;
+/** Nesting of an `exports` or `imports` target (conditions, fallbacks) navigation follows. */
+export const MANIFEST_TARGET_DEPTH = 32;
 /** Import specifiers navigation resolves between turns of the event loop (each stats the tree). */
 export const NAVIGATION_RESOLVE_TURN = 256;
 /** Nearest ancestors a role looks at: strings and import or export clauses hold names within a few levels. */

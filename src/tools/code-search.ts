@@ -132,10 +132,12 @@ export function createCodeSearchTool(env: ToolEnvironment) {
       // surfaces keep snapshots on disk so the next process can continue a cursor.
       const shared = await sharedStore(env);
       let store: SnapshotStore;
-      if (shared !== undefined) store = shared;
+      const { scopedStore } = await import("../code/snapshots/store.js");
+      if (shared !== undefined) store = scopedStore(shared, root.path);
       else if (env.snapshots === "persistent") {
         const { FileSnapshotStore } = await import("../code/snapshots/file-store/store.js");
-        store = new FileSnapshotStore({ env: env.env, cwd: root.path, logger: env.logger });
+        const files = new FileSnapshotStore({ env: env.env, cwd: root.path, logger: env.logger });
+        store = scopedStore(files, root.path);
       } else {
         // One memory store, so the roots served share its bounds; each service sees its own.
         memory ??= new (await import("../code/snapshots/store.js")).MemorySnapshotStore();

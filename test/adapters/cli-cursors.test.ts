@@ -30,9 +30,9 @@ interface Output {
   matches?: Array<{ index: number; path: string; line: number; text: string }>;
 }
 
-function grep(args: string[], cacheDir = cache) {
+function grep(args: string[], cacheDir = cache, cwd = tree) {
   const run = spawnSync(process.execPath, [CLI, "grep", ...args], {
-    cwd: tree,
+    cwd,
     encoding: "utf8",
     env: { PATH: process.env.PATH ?? "", HOME: base, EVIDENT_CACHE_DIR: cacheDir },
     timeout: 60_000,
@@ -124,6 +124,18 @@ describe("CLI cursors persist between processes", () => {
     assert.equal(errorCode(["--cursor", "AAAAAAAA"]), "cursor_malformed");
     // The same cursor against another cache (another key) is not reinterpreted.
     assert.equal(errorCode(["--cursor", summaryCursor], join(base, "other-cache")), "cursor_malformed");
+  });
+
+  it("a cursor is continued only under the project root it was made in", async () => {
+    // Another directory with the same cache: its answers start with its own root, so the
+    // cursor's result (searched elsewhere, its paths relative to there) is not found there.
+    const elsewhere = join(base, "elsewhere");
+    await mkdir(join(elsewhere, "src"), { recursive: true });
+    await writeFile(join(elsewhere, "src/f004.ts"), "export const needle0 = 'not the searched file';\n");
+    const run = grep(["--cursor", summaryCursor, "--paths", "src/f004.ts"], cache, elsewhere);
+    assert.equal(run.code, 1, run.stdout);
+    assert.equal((JSON.parse(run.stderr) as { error: { code: string } }).error.code, "cursor_not_found");
+    assert.equal(ok(["--cursor", summaryCursor, "--paths", "src/f004.ts"]).view, "details");
   });
 
   it("a cache dir writable by others is refused with configuration_error naming EVIDENT_CACHE_DIR", async () => {

@@ -52,6 +52,16 @@ describe("evident inspect", () => {
     assert.equal(answer.fragments[0].text, "export function small() {\n  return 1; // needle\n}\n");
   });
 
+  it("inspects several matches of an earlier grep with --match-indices, as its help says", () => {
+    const found = json(["grep", "return", "--mode", "summary"]);
+    const answer = json(["grep", "--cursor", found.cursor, "--match-indices", "1", "--match-indices", "2"]);
+    assert.equal(answer.view, "inspection");
+    assert.deepEqual(
+      answer.inspections.map((o: { symbol: { name: string } }) => o.symbol.name),
+      ["small", "big"],
+    );
+  });
+
   it("inspects PATH:LINE targets and continues with --source-cursor", () => {
     const answer = json(["inspect", "a.ts:2", "a.ts:7"]);
     assert.deepEqual(

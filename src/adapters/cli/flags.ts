@@ -49,6 +49,27 @@ export function propertyKind(schema: unknown): PropertyKind {
   return "unknown";
 }
 
+/** The kind of an array property's items (`--match-indices 1 --match-indices 2` are numbers). */
+function itemKind(schema: unknown): PropertyKind {
+  if (typeof schema !== "object" || schema === null) return "unknown";
+  const s = schema as { items?: unknown; anyOf?: unknown[]; oneOf?: unknown[] };
+  const alternatives = s.anyOf ?? s.oneOf;
+  if (Array.isArray(alternatives)) {
+    for (const alternative of alternatives) {
+      const kind = itemKind(alternative);
+      if (kind !== "unknown") return kind;
+    }
+    return "unknown";
+  }
+  return propertyKind(s.items);
+}
+
+/** A numeric token as a number; anything else as it is, for the schema to reject by name. */
+function numberOr(raw: string): number | string {
+  const n = Number(raw);
+  return raw.trim() !== "" && Number.isFinite(n) ? n : raw;
+}
+
 export function camelCase(flag: string): string {
   return flag.replace(/-([a-z0-9])/g, (_m, c: string) => c.toUpperCase());
 }
@@ -79,14 +100,13 @@ export function parseCommand(
       return;
     }
     if (kind === "number") {
-      const n = Number(raw);
-      args[key] = raw.trim() !== "" && Number.isFinite(n) ? n : raw;
+      args[key] = numberOr(raw);
     } else if (kind === "boolean") {
       args[key] = raw === "true" ? true : raw === "false" ? false : raw;
     } else if (kind === "array" || kind === "string-or-array") {
       const previous = args[key];
       const list = previous === undefined ? [] : Array.isArray(previous) ? previous : [previous];
-      list.push(raw);
+      list.push(itemKind(properties[key]) === "number" ? numberOr(raw) : raw);
       args[key] = kind === "string-or-array" && list.length === 1 ? list[0] : list;
     } else {
       args[key] = raw;

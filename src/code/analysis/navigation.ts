@@ -19,7 +19,7 @@ import { compareKeys, displayPath } from "../snapshots/sequence.js";
 import type { SourceDocument } from "../source/document.js";
 import { PARSE_BYTES_TEXT, ParseBudget } from "../syntax/budget.js";
 import type { SyntaxLayer } from "../syntax/layer.js";
-import { resolveInTurns } from "./resolve.js";
+import { Manifests, resolveInTurns } from "./resolve.js";
 import { type AnalysisScans, isScript, navigationRoot, startingDocument, treeFields } from "./sources.js";
 import type { AnalysisDraft } from "./store.js";
 import { TextTable } from "./store.js";
@@ -57,7 +57,10 @@ export async function navigate(deps: NavigateDeps, request: NavigateRequest): Pr
       { details: { field: "path" } },
     );
   }
-  const importers = script ? await importersOf(deps, request, root, document) : { files: [], skipped: {} };
+  const manifests = new Manifests();
+  const importers = script
+    ? await importersOf(deps, request, root, document, manifests)
+    : { files: [], skipped: {} };
   const skippedText = Object.entries(importers.skipped)
     .map(([why, n]) => `${n} candidate file(s) ${why}`)
     .join("; ");
@@ -96,6 +99,7 @@ export async function navigate(deps: NavigateDeps, request: NavigateRequest): Pr
         }
         return false;
       },
+      manifests,
     );
     // A loop, not a spread: a file may hold more imports than a call may take arguments.
     for (const item of unresolved) items.push(item);
@@ -167,6 +171,7 @@ async function importersOf(
   request: NavigateRequest,
   root: SearchTarget,
   document: SourceDocument,
+  manifests: Manifests,
 ): Promise<Importers> {
   const name = sourceSubject(document.path);
   const pattern = `["'\`][^"'\`]*${name.replace(/[\\.+*?()|[\]{}^$#&\-~]/g, "\\$&")}[^"'\`]*["'\`]`;
@@ -211,10 +216,17 @@ async function importersOf(
       continue;
     }
     let imports = false;
-    await resolveInTurns(found.specifiers, absolute, root.canonical, deps.signal, (_s, resolved) => {
-      imports = resolved.kind === "file" && resolved.path === document.path;
-      return imports;
-    });
+    await resolveInTurns(
+      found.specifiers,
+      absolute,
+      root.canonical,
+      deps.signal,
+      (_s, resolved) => {
+        imports = resolved.kind === "file" && resolved.path === document.path;
+        return imports;
+      },
+      manifests,
+    );
     if (imports) files.push(key);
   }
   return { files, skipped };

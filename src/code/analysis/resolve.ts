@@ -10,10 +10,19 @@
  * Everything else (a dependency, a Node built-in, an alias only a bundler knows) is unresolved,
  * and said to be.
  */
-import { lstatSync, readFileSync, realpathSync, statSync } from "node:fs";
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  lstatSync,
+  openSync,
+  readSync,
+  realpathSync,
+  statSync,
+} from "node:fs";
 import { dirname, extname, join, resolve, sep } from "node:path";
 import { throwIfAborted } from "../../core/abort.js";
-import { NAVIGATION_RESOLVE_TURN } from "../../core/limits.js";
+import { MANIFEST_MAX_BYTES, MANIFEST_TARGET_DEPTH, NAVIGATION_RESOLVE_TURN } from "../../core/limits.js";
 
 /** Extensions tried after the specifier as written, in order. */
 const EXTENSIONS = [".ts", ".tsx", ".d.ts", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs", ".json"];
@@ -43,6 +52,7 @@ export async function resolveInTurns<T extends { readonly specifier: string }>(
   root: string,
   signal: AbortSignal,
   take: (item: T, resolved: Resolution) => boolean | undefined,
+  manifests: Manifests = new Manifests(),
 ): Promise<void> {
   const seen = new Map<string, Resolution>();
   for (let i = 0; i < specifiers.length; i++) {
@@ -53,7 +63,7 @@ export async function resolveInTurns<T extends { readonly specifier: string }>(
     const item = specifiers[i] as T;
     let resolved = seen.get(item.specifier);
     if (resolved === undefined) {
-      resolved = resolveSpecifier(item.specifier, from, root);
+      resolved = resolveSpecifier(item.specifier, from, root, manifests);
       seen.set(item.specifier, resolved);
     }
     if (take(item, resolved) === true) return;
@@ -64,7 +74,12 @@ export async function resolveInTurns<T extends { readonly specifier: string }>(
  * Resolves `specifier` imported by the file `from` (absolute). Only files inside `root` count:
  * a specifier that leads outside it is unresolved.
  */
-export function resolveSpecifier(specifier: string, from: string, root: string): Resolution {
+export function resolveSpecifier(
+  specifier: string,
+  from: string,
+  root: string,
+  manifests: Manifests = new Manifests(),
+): Resolution {
   const inside = (path: string) =>
     path === root || path.startsWith(root.endsWith(sep) ? root : `${root}${sep}`);
   const found = (path: string | undefined, via: "relative" | "package-local"): Resolution => {
@@ -76,19 +91,19 @@ export function resolveSpecifier(specifier: string, from: string, root: string):
       : { kind: "unresolved", why: "outside the navigation root" };
   };
   if (specifier.startsWith("./") || specifier.startsWith("../") || specifier === "." || specifier === "..") {
-    return found(asFile(resolve(dirname(from), specifier)), "relative");
+    return found(asFile(resolve(dirname(from), specifier), manifests), "relative");
   }
   if (specifier.startsWith("/")) return { kind: "unresolved", why: "an absolute path" };
-  const manifest = nearestManifest(dirname(from), root);
+  const manifest = nearestManifest(dirname(from), root, manifests);
   if (specifier.startsWith("#")) {
     const target = manifest === undefined ? undefined : mapped(manifest.json.imports, specifier);
     if (target === undefined) return { kind: "unresolved", why: "not in the package's imports" };
-    return found(asFile(resolve(manifest?.dir ?? "", target)), "package-local");
+    return found(asFile(resolve(manifest?.dir ?? "", target), manifests), "package-local");
   }
   const { name, subpath } = splitPackage(specifier);
   if (name === undefined) return { kind: "unresolved", why: "not a package name" };
   if (manifest !== undefined && manifest.json.name === name) {
-    return found(packageEntry(manifest.dir, manifest.json, subpath), "package-local");
+    return found(packageEntry(manifest.dir, manifest.json, subpath, manifests), "package-local");
   }
   // A workspace package: linked into node_modules from inside the root.
   for (let dir = dirname(from); inside(dir); dir = dirname(dir)) {
@@ -100,8 +115,8 @@ export function resolveSpecifier(specifier: string, from: string, root: string):
       real = undefined;
     }
     if (real !== undefined && inside(real)) {
-      const json = readManifest(real);
-      return found(packageEntry(real, json ?? {}, subpath), "package-local");
+      const json = manifests.read(real);
+      return found(packageEntry(real, json ?? {}, subpath, manifests), "package-local");
     }
     if (dir === root || dirname(dir) === dir) break;
   }
@@ -109,7 +124,7 @@ export function resolveSpecifier(specifier: string, from: string, root: string):
 }
 
 /** The specifier's file: as written, mapped to source, with an extension, or a directory's entry. */
-function asFile(path: string): string | undefined {
+function asFile(path: string, manifests: Manifests, followMain = true): string | undefined {
   if (isFile(path)) return path;
   const ext = extname(path);
   for (const source of SOURCE_OF[ext] ?? []) {
@@ -118,10 +133,12 @@ function asFile(path: string): string | undefined {
   }
   for (const extension of EXTENSIONS) if (isFile(`${path}${extension}`)) return `${path}${extension}`;
   if (isDirectory(path)) {
-    const json = readManifest(path);
+    const json = followMain ? manifests.read(path) : undefined;
     const entry = json === undefined ? undefined : mainOf(json);
     if (entry !== undefined) {
-      const file = asFile(resolve(path, entry));
+      // Once, as Node does: a main naming a directory takes its index, not its own main (a
+      // main naming its own directory, or a cycle of them, would recurse without end).
+      const file = asFile(resolve(path, entry), manifests, false);
       if (file !== undefined) return file;
     }
     for (const extension of EXTENSIONS) {
@@ -140,25 +157,67 @@ interface Manifest {
   readonly imports?: unknown;
 }
 
-function readManifest(dir: string): Manifest | undefined {
-  try {
-    const json: unknown = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
-    return typeof json === "object" && json !== null ? (json as Manifest) : undefined;
-  } catch {
-    return undefined;
+/**
+ * The `package.json` of each directory, read once per navigation call: a file of many imports
+ * asks for the same manifests again and again, and each read is synchronous.
+ */
+export class Manifests {
+  readonly #read = new Map<string, Manifest | undefined>();
+
+  read(dir: string): Manifest | undefined {
+    if (this.#read.has(dir)) return this.#read.get(dir);
+    const json = readManifest(join(dir, "package.json"));
+    this.#read.set(dir, json);
+    return json;
   }
 }
 
-function nearestManifest(start: string, root: string): { dir: string; json: Manifest } | undefined {
+/**
+ * A regular file of at most MANIFEST_MAX_BYTES, parsed; anything else is no manifest. Opened
+ * without blocking and checked before reading: a FIFO or a device in its place would otherwise
+ * hold the event loop (the read is synchronous) until a writer came, or forever.
+ */
+function readManifest(path: string): Manifest | undefined {
+  let fd: number | undefined;
+  try {
+    fd = openSync(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
+    const stats = fstatSync(fd);
+    if (!stats.isFile() || stats.size > MANIFEST_MAX_BYTES) return undefined;
+    const bytes = Buffer.alloc(stats.size);
+    let total = 0;
+    while (total < bytes.length) {
+      const n = readSync(fd, bytes, total, bytes.length - total, total);
+      if (n === 0) break;
+      total += n;
+    }
+    const json: unknown = JSON.parse(bytes.subarray(0, total).toString("utf8"));
+    return typeof json === "object" && json !== null ? (json as Manifest) : undefined;
+  } catch {
+    return undefined;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+function nearestManifest(
+  start: string,
+  root: string,
+  manifests: Manifests,
+): { dir: string; json: Manifest } | undefined {
   for (let dir = start; ; dir = dirname(dir)) {
-    const json = readManifest(dir);
+    const json = manifests.read(dir);
     if (json !== undefined) return { dir, json };
     if (dir === root || dirname(dir) === dir) return undefined;
   }
 }
 
 /** The file a package's subpath names: its `exports` if it has them, else the path itself. */
-function packageEntry(dir: string, json: Manifest, subpath: string): string | undefined {
+function packageEntry(
+  dir: string,
+  json: Manifest,
+  subpath: string,
+  manifests: Manifests,
+): string | undefined {
   if (json.exports !== undefined) {
     const key = subpath === "" ? "." : `./${subpath}`;
     const exports =
@@ -166,11 +225,11 @@ function packageEntry(dir: string, json: Manifest, subpath: string): string | un
         ? { ".": json.exports }
         : json.exports;
     const target = mapped(exports, key);
-    if (target !== undefined) return asFile(resolve(dir, target));
+    if (target !== undefined) return asFile(resolve(dir, target), manifests);
   }
-  if (subpath !== "") return asFile(resolve(dir, subpath));
+  if (subpath !== "") return asFile(resolve(dir, subpath), manifests);
   const entry = mainOf(json);
-  return asFile(resolve(dir, entry ?? "index"));
+  return asFile(resolve(dir, entry ?? "index"), manifests);
 }
 
 function hasSubpathKeys(value: unknown): boolean {
@@ -199,12 +258,16 @@ function mapped(map: unknown, key: string): string | undefined {
   return undefined;
 }
 
-/** A target: a string, the first usable of an array, or the preferred condition of an object. */
-function target(value: unknown, star: string): string | undefined {
+/**
+ * A target: a string, the first usable of an array, or the preferred condition of an object.
+ * Nested at most MANIFEST_TARGET_DEPTH deep: a manifest nesting deeper would exhaust the stack.
+ */
+function target(value: unknown, star: string, depth = 0): string | undefined {
   if (typeof value === "string") return value.replaceAll("*", star);
+  if (depth >= MANIFEST_TARGET_DEPTH) return undefined;
   if (Array.isArray(value)) {
     for (const v of value) {
-      const t = target(v, star);
+      const t = target(v, star, depth + 1);
       if (t !== undefined) return t;
     }
     return undefined;
@@ -213,7 +276,7 @@ function target(value: unknown, star: string): string | undefined {
     const conditions = value as Record<string, unknown>;
     for (const condition of CONDITIONS) {
       if (condition in conditions) {
-        const t = target(conditions[condition], star);
+        const t = target(conditions[condition], star, depth + 1);
         if (t !== undefined) return t;
       }
     }

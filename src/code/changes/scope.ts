@@ -19,7 +19,7 @@
  */
 import { createHash } from "node:crypto";
 import { mkdir, writeFile } from "node:fs/promises";
-import { dirname, join, relative } from "node:path";
+import { dirname, join, relative, sep } from "node:path";
 import { allEnded, mapBounded } from "../../core/concurrency.js";
 import { EvidentError } from "../../core/errors.js";
 import {
@@ -93,6 +93,8 @@ export interface ScopeBuild {
 interface NotCovered {
   readonly path: string;
   readonly reason: string;
+  /** Changed files the entry stands for (named once with how many more), if not one. */
+  readonly files?: number;
 }
 
 /** A changed file on its way into a tree. */
@@ -149,6 +151,12 @@ export async function openChangeScope(
     ...untracked.map((path) => ({ changed: undefined, path })),
   ];
   for (const { changed, path } of candidates) {
+    // Git never checks such a path out, but a crafted tree holds one as written: joined, it
+    // would lead out of the repository (a read) and out of the scope's tree (a write).
+    if (path.split("/").some((part) => part === "" || part === "." || part === "..")) {
+      notCovered.push({ path, reason: "its path has a '.' or '..' component, which Git never checks out" });
+      continue;
+    }
     const absolute = join(repository.root, path);
     if (protectedReason(absolute, target.rg.protectedAreas) !== undefined) continue;
     const key = layout.keyOf(absolute);
@@ -207,6 +215,7 @@ export async function openChangeScope(
     notCovered.push({
       path: beyond[0] as string,
       reason: `beyond the ${CHANGES_MAX_FILES} files a comparison covers, with ${beyond.length - 1} more after it`,
+      files: beyond.length,
     });
   }
   const digest = createHash("sha256")
@@ -236,6 +245,7 @@ async function buildTree(
         repository,
         wanted.flatMap((w) => w.id ?? []),
         CHANGES_FILE_MAX_BYTES,
+        CHANGES_MAX_BYTES,
         signal,
       )
     : undefined;
@@ -251,7 +261,7 @@ async function buildTree(
   );
   const ids = new Map<string, string>();
   const notCovered: NotCovered[] = [];
-  const writes: { destination: string; bytes: Buffer }[] = [];
+  const writes: { destination: string; key: string; bytes: Buffer }[] = [];
   let total = 0;
   for (const [i, w] of wanted.entries()) {
     const reread = late[i];
@@ -270,6 +280,15 @@ async function buildTree(
         notCovered.push({ path: w.key, reason: `larger than ${CHANGES_FILE_MAX_BYTES / (1024 * 1024)} MiB` });
         continue;
       }
+      // Not read: past the same total bound as below (which also counts what else this tree
+      // holds), so said the same way.
+      if (blob.kind === "over-total") {
+        notCovered.push({
+          path: w.key,
+          reason: `beyond the ${CHANGES_MAX_BYTES / (1024 * 1024)} MiB a comparison covers`,
+        });
+        continue;
+      }
       bytes = blob.bytes;
     }
     if (total + bytes.length > CHANGES_MAX_BYTES) {
@@ -279,9 +298,30 @@ async function buildTree(
       });
       continue;
     }
+    const destination = join(dir, w.key);
+    // Never outside the tree, whatever a key holds (the paths were checked when listed).
+    if (!destination.startsWith(`${dir}${sep}`)) {
+      notCovered.push({ path: w.key, reason: "its path leads out of the comparison's tree" });
+      continue;
+    }
     total += bytes.length;
     ids.set(w.key, w.id as string);
-    writes.push({ destination: join(dir, w.key), bytes });
+    writes.push({ destination, key: w.key, bytes });
+  }
+  // A crafted tree can hold a file and a directory of one name: the directory is kept.
+  const directories = new Set<string>();
+  for (const { destination } of writes) {
+    for (let d = dirname(destination); d !== dir && !directories.has(d); d = dirname(d)) directories.add(d);
+  }
+  for (let i = writes.length - 1; i >= 0; i--) {
+    const { destination, key } = writes[i] as (typeof writes)[number];
+    if (!directories.has(destination)) continue;
+    writes.splice(i, 1);
+    ids.delete(key);
+    notCovered.push({
+      path: key,
+      reason: "a directory of the same name is changed too, so it cannot be compared",
+    });
   }
   // Directories once each (parents first), then the files, several at a time.
   for (const directory of [...new Set(writes.map((w) => dirname(w.destination)))].sort()) {
@@ -322,7 +362,9 @@ class Scope implements ChangeScope {
       side: spec.side,
       scope: spec.scope,
       source: spec.side === "old" || spec.compare !== "worktree" ? "objects" : "worktree",
-      filesChanged: [...this.files.keys()].filter((k) => !excluded.has(k)).length + this.notCovered.length,
+      filesChanged:
+        [...this.files.keys()].filter((k) => !excluded.has(k)).length +
+        this.notCovered.reduce((sum, f) => sum + (f.files ?? 1), 0),
       notCovered: this.notCovered.map((f) => ({ path: layout.shown(f.path), reason: f.reason })),
     };
   }

@@ -1,16 +1,20 @@
 /**
  * Blob contents from Git's object database (`cat-file --batch`: no filters, no textconv), one
- * process for all of them. A blob over the size bound is read past, not kept; a missing one is
- * reported as missing (in a partial clone under Git 2.45+, lazy fetching is off).
+ * process for all of them. A blob over the size bound is read past, not kept; the first that
+ * would pass the bound on all kept together stops the read, it and the rest unread (a few
+ * kilobytes of compressed objects can hold gigabytes); a missing one is reported as missing (in
+ * a partial clone under Git 2.45+, lazy fetching is off).
  */
 import type { Readable } from "node:stream";
 import { EvidentError } from "../../core/errors.js";
+import type { ConsumeResult } from "../process/owned-process.js";
 import { type Git, gitMessage } from "./process.js";
 import type { Repository } from "./repository.js";
 
 export type Blob =
   | { readonly kind: "bytes"; readonly bytes: Buffer }
   | { readonly kind: "too-large"; readonly size: number }
+  | { readonly kind: "over-total" }
   | { readonly kind: "missing" };
 
 export async function readBlobs(
@@ -18,6 +22,7 @@ export async function readBlobs(
   repository: Repository,
   ids: readonly string[],
   maxBytes: number,
+  maxTotalBytes: number,
   signal?: AbortSignal,
 ): Promise<Map<string, Blob>> {
   const wanted = [...new Set(ids)];
@@ -31,9 +36,9 @@ export async function readBlobs(
       config: repository.config,
       signal,
     },
-    (stdout) => readBatch(stdout, wanted, maxBytes, blobs),
+    (stdout) => readBatch(stdout, wanted, { maxBytes, maxTotalBytes }, blobs),
   );
-  if (outcome.exitCode !== 0)
+  if (outcome.exitCode !== 0 && !outcome.stopped)
     throw new EvidentError("internal_error", `git cat-file failed: ${gitMessage(outcome.stderr)}`);
   return blobs;
 }
@@ -42,14 +47,16 @@ export async function readBlobs(
 function readBatch(
   stdout: Readable,
   wanted: readonly string[],
-  maxBytes: number,
+  bounds: { readonly maxBytes: number; readonly maxTotalBytes: number },
   blobs: Map<string, Blob>,
-): Promise<"done"> {
+): Promise<ConsumeResult> {
   return new Promise((resolve, reject) => {
     let buffered: Buffer = Buffer.alloc(0);
     let next = 0;
+    let kept = 0;
     /** The object whose content is being read: its id, size, and what has arrived. */
     let body: { id: string; size: number; parts: Buffer[]; got: number; keep: boolean } | undefined;
+    let stopped = false;
     const step = (): boolean => {
       if (body !== undefined) {
         const need = body.size + 1 - body.got;
@@ -58,10 +65,11 @@ function readBatch(
         body.got += piece.length;
         buffered = buffered.subarray(piece.length);
         if (body.got < body.size + 1) return false;
-        const content = body.keep ? Buffer.concat(body.parts).subarray(0, body.size) : undefined;
         blobs.set(
           body.id,
-          content === undefined ? { kind: "too-large", size: body.size } : { kind: "bytes", bytes: content },
+          body.keep
+            ? { kind: "bytes", bytes: Buffer.concat(body.parts).subarray(0, body.size) }
+            : { kind: "too-large", size: body.size },
         );
         body = undefined;
         return true;
@@ -85,10 +93,21 @@ function readBatch(
           `git cat-file answered an unexpected header: ${header.slice(0, 120)}`,
         );
       }
-      body = { id, size, parts: [], got: 0, keep: size <= maxBytes };
+      if (size <= bounds.maxBytes && kept + size > bounds.maxTotalBytes) {
+        // Everything from here is past the total: stop Git rather than read it all past.
+        for (const rest of wanted.slice(next - 1))
+          if (!blobs.has(rest)) blobs.set(rest, { kind: "over-total" });
+        stopped = true;
+        resolve("stop");
+        return false;
+      }
+      const keep = size <= bounds.maxBytes;
+      if (keep) kept += size;
+      body = { id, size, parts: [], got: 0, keep };
       return true;
     };
     stdout.on("data", (chunk: Buffer) => {
+      if (stopped) return;
       buffered = buffered.length === 0 ? chunk : Buffer.concat([buffered, chunk]);
       try {
         while (buffered.length > 0 && step()) {
@@ -100,10 +119,14 @@ function readBatch(
       }
     });
     stdout.once("end", () => {
+      if (stopped) return;
       if (body !== undefined || next < wanted.length) {
         reject(new EvidentError("internal_error", "git cat-file ended before answering every object."));
       } else resolve("done");
     });
     stdout.once("error", reject);
+    // Destroyed before its end (cancellation, the deadline): without this the call would wait
+    // forever (after "end", the promise is settled and this does nothing).
+    stdout.once("close", () => reject(new Error("Git's output closed before it ended")));
   });
 }

@@ -20,6 +20,7 @@ import type { Readable } from "node:stream";
 import { EvidentError } from "../../core/errors.js";
 import { GIT_NO_LAZY_FETCH_SINCE } from "../../core/limits.js";
 import type { Slots } from "../../core/slots.js";
+import { findOnPath } from "../process/executables.js";
 import { type ConsumeResult, type OwnedProcessOutcome, startOwnedProcess } from "../process/owned-process.js";
 
 /** The overrides every Git command gets (before the command name). */
@@ -76,6 +77,7 @@ export class Git {
   readonly #options: GitOptions;
   readonly #env: NodeJS.ProcessEnv;
   #version: Promise<GitVersion> | undefined;
+  #executable: Promise<string> | undefined;
 
   constructor(options: GitOptions) {
     this.#options = options;
@@ -139,6 +141,22 @@ export class Git {
     return { major: Number(parsed[1]), minor: Number(parsed[2]), patch: Number(parsed[3] ?? 0), text };
   }
 
+  /**
+   * Git's absolute path, from PATH's absolute entries only: Git runs in the repository, so a
+   * relative entry (`./node_modules/.bin`, a common one) would run the repository's own `git`.
+   */
+  #path(): Promise<string> {
+    this.#executable ??= findOnPath(this.#options.env, "git").then((found) => {
+      if (found !== undefined) return found;
+      throw new EvidentError("configuration_error", "Git is not on PATH (its absolute entries).");
+    });
+    // A failure is not kept: the operator may install Git meanwhile.
+    this.#executable.catch(() => {
+      this.#executable = undefined;
+    });
+    return this.#executable;
+  }
+
   async #spawn(
     run: GitRun,
     global: readonly string[],
@@ -148,7 +166,7 @@ export class Git {
     let started: Awaited<ReturnType<typeof startOwnedProcess>>;
     try {
       started = await startOwnedProcess({
-        command: "git",
+        command: await this.#path(),
         args: ["--no-replace-objects", ...global, ...config, ...run.args],
         cwd: run.cwd,
         env: this.#env,

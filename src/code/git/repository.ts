@@ -38,7 +38,7 @@ export async function openRepository(
 ): Promise<OpenedRepository> {
   // The configuration is read alongside (it names what later commands must not run).
   const needsConfig = readsWorktree || !(await git.hasNoLazyFetch(signal));
-  const config = needsConfig ? safetyConfig(git, dir, signal) : Promise.resolve([]);
+  const config = needsConfig ? safetyConfig(git, dir, readsWorktree, signal) : Promise.resolve([]);
   config.catch(() => {});
   try {
     // Callers' revisions never start with "-" (request.ts); `^{commit}` keeps them revisions, and
@@ -126,14 +126,20 @@ async function resolveEach(
  * The overrides that empty every filter driver the configuration names; and, where Git would
  * fetch missing objects on demand, the refusal of a partial clone.
  */
-async function safetyConfig(git: Git, dir: string, signal: AbortSignal | undefined): Promise<string[]> {
+async function safetyConfig(
+  git: Git,
+  dir: string,
+  readsWorktree: boolean,
+  signal: AbortSignal | undefined,
+): Promise<string[]> {
   const settings = await git.run({
     cwd: dir,
     args: [
       "config",
       "-z",
       "--get-regexp",
-      "^(filter\\..+\\.(clean|smudge|process|required)|remote\\..+\\.promisor|extensions\\.partialclone)$",
+      // `.*`: a driver's (or remote's) name may be empty (`[filter ""]`, named by `filter=`).
+      "^(filter\\..*\\.(clean|smudge|process|required)|remote\\..*\\.promisor|extensions\\.partialclone)$",
     ],
     signal,
   });
@@ -148,7 +154,7 @@ async function safetyConfig(git: Git, dir: string, signal: AbortSignal | undefin
     const newline = record.indexOf("\n");
     const key = newline === -1 ? record : record.slice(0, newline);
     const value = newline === -1 ? "" : record.slice(newline + 1);
-    const filter = /^filter\.(.+)\.(?:clean|smudge|process|required)$/s.exec(key);
+    const filter = /^filter\.(.*)\.(?:clean|smudge|process|required)$/s.exec(key);
     if (filter !== null) drivers.add(filter[1] as string);
     else if (key === "extensions.partialclone" || value.toLowerCase() !== "false") promisor = key;
   }
@@ -159,6 +165,18 @@ async function safetyConfig(git: Git, dir: string, signal: AbortSignal | undefin
       `The repository at ${dir} is a partial clone (${promisor}): Git fetches its missing objects on demand, and ` +
         `${version.text} cannot be told not to (that needs Git 2.45 or newer). Compare changes in a full clone, or upgrade Git.`,
       { details: { reason: "partial_clone_needs_git_2_45" } },
+    );
+  }
+  // `-c` splits at the first "=", so a driver whose name has one cannot be emptied: Git would
+  // run it on the working tree. Only such a repository's working tree is refused.
+  const unsafe = readsWorktree ? [...drivers].find((name) => name.includes("=")) : undefined;
+  if (unsafe !== undefined) {
+    throw new EvidentError(
+      "configuration_error",
+      `The repository at ${dir} configures a filter driver ${JSON.stringify(unsafe.slice(0, 100))} whose name ` +
+        'contains "=": Git\'s command line cannot switch it off, and Git would run it on the working tree. ' +
+        "Compare commits (BASE..TARGET) instead, or remove that driver from the repository's configuration.",
+      { details: { reason: "filter_driver_not_overridable" } },
     );
   }
   return [...drivers].flatMap((name) => [

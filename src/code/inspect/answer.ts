@@ -3,8 +3,10 @@
  * the one INSPECT_RESPONSE_MAX_BYTES budget, and what is owed through a `sourceCursor`. The same
  * renderer continues a source cursor, so a continuation reads like the answer it continues.
  */
+
 import { EvidentError } from "../../core/errors.js";
 import { INSPECT_RESPONSE_MAX_BYTES } from "../../core/limits.js";
+import { printablePath } from "../render/detail-page.js";
 import type { CodeSearchCoverage, CodeSearchOutput, InspectionOutcome } from "../schema.js";
 import type { SnapshotStore } from "../snapshots/store.js";
 import { readSourceDocument, type SourceDocument } from "../source/document.js";
@@ -127,13 +129,13 @@ function compose(
   const notes = [coverageLine(coverage)];
   if (placement.remaining.length > 0) {
     notes.push(
-      `Not shown yet: ${placement.remaining.map((s) => `${s.display} ${spanLines(s)} (bytes ${s.range.startByte}-${s.range.endByte})`).join(", ")}. ` +
+      `Not shown yet: ${placement.remaining.map((s) => `${printablePath(s.display)} ${spanLines(s)} (bytes ${s.range.startByte}-${s.range.endByte})`).join(", ")}. ` +
         `Continue with {"sourceCursor":"${sourceCursor}"}.`,
     );
   }
   if (placement.lossyOmitted.length > 0) {
     notes.push(
-      `Not shown, and not continued because the file is not valid UTF-8: ${placement.lossyOmitted.map((s) => `${s.display} ${spanLines(s)}`).join(", ")}.`,
+      `Not shown, and not continued because the file is not valid UTF-8: ${placement.lossyOmitted.map((s) => `${printablePath(s.display)} ${spanLines(s)}`).join(", ")}.`,
     );
   }
   const text = `${[head, ...lines].join("\n")}\n${placement.text}${notes.join("\n")}\n`;
@@ -212,7 +214,7 @@ export async function continueSource(
     if (!read.ok || read.document.hash !== continued.hash) {
       throw new EvidentError(
         "source_changed",
-        `${continued.display} is no longer the version this sourceCursor continues (${read.ok ? "its content differs" : read.reason}); inspect it again.`,
+        `${printablePath(continued.display)} is no longer the version this sourceCursor continues (${read.ok ? "its content differs" : read.reason}); inspect it again.`,
         { details: { field: "sourceCursor", path: continued.display } },
       );
     }

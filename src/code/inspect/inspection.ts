@@ -8,9 +8,11 @@
  * a line is shown once however many targets hold it (G24), and each input gets its own outcome.
  * What does not fit is owed through a sealed, version-bound `sourceCursor`.
  */
+
 import { EvidentError, toEvidentError } from "../../core/errors.js";
 import { INSPECT_EXCERPT_RADIUS_LINES, SOURCE_DOCUMENT_MAX_BYTES } from "../../core/limits.js";
 import { type PathRules, resolveSourceFile } from "../path-policy.js";
+import { printablePath } from "../render/detail-page.js";
 import { type InspectRequest, type InspectTarget, invalid } from "../request.js";
 import { pathUnder, type Revision } from "../revisions/scan.js";
 import { loadMatches, matchAt } from "../rg/match-table.js";
@@ -130,8 +132,8 @@ async function snapshotOf(deps: InspectDeps, cursor: string): Promise<SnapshotDa
 
 function describe(target: InspectTarget): string {
   if (target.kind === "match") return `match [${target.index}]`;
-  if (target.kind === "line") return `${target.path}:${target.line}`;
-  return `${target.path} symbol ${target.symbol}`;
+  if (target.kind === "line") return `${printablePath(target.path)}:${target.line}`;
+  return `${printablePath(target.path)} symbol ${target.symbol}`;
 }
 
 function resolveDocument(
@@ -153,7 +155,7 @@ function resolveDocument(
       ? snapshot.trustedRevisions[match.path]
       : "missing";
     item.line = match.line;
-    item.described = `match [${target.index}] ${display}:${match.line}`;
+    item.described = `match [${target.index}] ${printablePath(display)}:${match.line}`;
   } else {
     const file = resolveSourceFile(deps.cwd, target.path, deps.pathRules);
     absolute = file.absolute;
@@ -182,12 +184,12 @@ function failureError(work: DocumentWork, failure: ReadFailure): EvidentError {
     case "changed":
       return sourceChanged(
         scoped
-          ? `${work.display} changed since the search; its current lines are not the matched ones. Run the search again.`
-          : `${work.display} changed while it was read; inspect it again.`,
+          ? `${printablePath(work.display)} changed since the search; its current lines are not the matched ones. Run the search again.`
+          : `${printablePath(work.display)} changed while it was read; inspect it again.`,
       );
     case "missing":
       return scoped
-        ? sourceChanged(`${work.display} no longer exists; run the search again.`)
+        ? sourceChanged(`${printablePath(work.display)} no longer exists; run the search again.`)
         : invalid("path", `"${work.display}" does not exist.`);
     case "not_a_file":
       return invalid("path", `"${work.display}" is not a file; inspect a file.`);
@@ -196,7 +198,7 @@ function failureError(work: DocumentWork, failure: ReadFailure): EvidentError {
     case "too_large":
       return new EvidentError(
         "source_too_large",
-        `${work.display} has ${failure.size} bytes, more than the ${SOURCE_DOCUMENT_MAX_BYTES / (1024 * 1024)} MiB a document may have; search it with a pattern instead.`,
+        `${printablePath(work.display)} has ${failure.size} bytes, more than the ${SOURCE_DOCUMENT_MAX_BYTES / (1024 * 1024)} MiB a document may have; search it with a pattern instead.`,
         { details: { field: "path" } },
       );
   }
@@ -209,7 +211,7 @@ function sourceChanged(message: string): EvidentError {
 async function rangeOf(deps: InspectDeps, item: Item, work: DocumentWork): Promise<void> {
   if (work.expected === "missing") {
     throw sourceChanged(
-      `${work.display} was not verified unchanged during the search, so its current lines cannot be tied to ${item.described}. Run the search again, or inspect it by path and line.`,
+      `${printablePath(work.display)} was not verified unchanged during the search, so its current lines cannot be tied to ${item.described}. Run the search again, or inspect it by path and line.`,
     );
   }
   if (work.failure !== undefined) throw work.failure;
@@ -222,7 +224,7 @@ async function rangeOf(deps: InspectDeps, item: Item, work: DocumentWork): Promi
     if (symbols.status !== "ok") {
       throw new EvidentError(
         "syntax_unavailable",
-        `Symbols of ${work.display} are not available (${symbols.reason}); inspect it by line instead.`,
+        `Symbols of ${printablePath(work.display)} are not available (${symbols.reason}); inspect it by line instead.`,
         { details: { field: "symbol", status: symbols.status } },
       );
     }
@@ -231,7 +233,7 @@ async function rangeOf(deps: InspectDeps, item: Item, work: DocumentWork): Promi
       const known = symbols.symbols.slice(0, 20).map((s) => s.qualifiedName);
       throw invalid(
         "symbol",
-        `no symbol named "${target.symbol}" in ${work.display}${known.length > 0 ? ` (it has ${known.join(", ")}${symbols.symbols.length > known.length ? ", ..." : ""})` : ""}.`,
+        `no symbol named "${target.symbol}" in ${printablePath(work.display)}${known.length > 0 ? ` (it has ${known.join(", ")}${symbols.symbols.length > known.length ? ", ..." : ""})` : ""}.`,
       );
     }
     if ("ambiguous" in picked) {
@@ -240,7 +242,7 @@ async function rangeOf(deps: InspectDeps, item: Item, work: DocumentWork): Promi
         .map((s) => `${s.qualifiedName} (${s.kind}, lines ${s.startLine}-${s.endLine})`);
       throw invalid(
         "symbol",
-        `"${target.symbol}" names ${picked.ambiguous.length} symbols in ${work.display}: ${listed.join("; ")}. Name one by its qualified name, or by line.`,
+        `"${target.symbol}" names ${picked.ambiguous.length} symbols in ${printablePath(work.display)}: ${listed.join("; ")}. Name one by its qualified name, or by line.`,
       );
     }
     setSymbol(item, picked.symbol, symbols);
@@ -257,7 +259,7 @@ async function rangeOf(deps: InspectDeps, item: Item, work: DocumentWork): Promi
   if (line > total) {
     throw invalid(
       target.kind === "match" ? "inspect" : "line",
-      `line ${line} is past the end of ${work.display} (${total} lines).`,
+      `line ${line} is past the end of ${printablePath(work.display)} (${total} lines).`,
     );
   }
   if (symbols.status === "ok") {

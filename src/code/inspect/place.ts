@@ -8,6 +8,7 @@
  */
 
 import { INSPECT_MIN_CUT_BYTES } from "../../core/limits.js";
+import { printablePath } from "../render/detail-page.js";
 import { redactText } from "../render/redact.js";
 import { lineAt, lineEnd, lineStart, type SourceDocument } from "../source/document.js";
 import { type ByteRange, utf8Boundary } from "../source/ranges.js";
@@ -113,7 +114,7 @@ export function placeSpans(spans: readonly SourceSpan[], budget: number, redact:
 
 function fragmentHeader(span: SourceSpan, shownEnd: number): string {
   const shown: SourceSpan = { ...span, range: { startByte: span.range.startByte, endByte: shownEnd } };
-  return `${span.display} ${spanLines(shown)}${span.document.utf8 ? "" : " (not valid UTF-8: a lossy preview)"}:\n`;
+  return `${printablePath(span.display)} ${spanLines(shown)}${span.document.utf8 ? "" : " (not valid UTF-8: a lossy preview)"}:\n`;
 }
 
 /** The document's line before `line` ("" before the first): redaction reads it (redact.ts). */

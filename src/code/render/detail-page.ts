@@ -62,13 +62,23 @@ export interface DetailPage {
   readonly contextUnavailableFiles: readonly string[];
 }
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are the point.
+const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
+// What JSON.stringify leaves as it is: C1 controls, separators and bidirectional controls.
+const UNPRINTABLE_ALL = /[\u007f-\u009f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+
 /**
  * A path as one line of text: names with control characters (a newline is legal in a file
- * name) are shown as JSON strings so they cannot fake or break the surrounding lines.
+ * name), Unicode line or paragraph separators, bidirectional controls, or a start like a match
+ * line's `[n] ` are shown as JSON strings (those characters escaped) so they cannot fake or
+ * break the surrounding lines.
  */
 export function printablePath(path: string): string {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are the point.
-  return /[\u0000-\u001f\u007f]/.test(path) ? JSON.stringify(path) : path;
+  if (!UNPRINTABLE.test(path) && !/^\[\d+\] /.test(path)) return path;
+  return JSON.stringify(path).replace(
+    UNPRINTABLE_ALL,
+    (c) => `\\u${(c.codePointAt(0) as number).toString(16).padStart(4, "0")}`,
+  );
 }
 
 export async function renderDetailPage(options: DetailOptions): Promise<DetailPage> {

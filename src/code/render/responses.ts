@@ -18,6 +18,7 @@ import {
   describeSearch,
   fileRow,
   frameText,
+  isPartial,
   notesText,
   pageData,
   pageNotes,
@@ -40,7 +41,17 @@ export function emptyResponse(
 ): CodeSearchResponse {
   const q = describeSearch(snapshot);
   let text: string;
-  if (snapshot.expanded) {
+  if (isPartial(snapshot)) {
+    // Nothing kept from a search that did not cover everything: no claim of absence.
+    const where = snapshot.expanded
+      ? `the project root (searched too, same filters, since nothing matched in "${snapshot.requestedRoot}")`
+      : snapshot.requestedRoot === "."
+        ? rootName(snapshot.effectiveRoot)
+        : `"${snapshot.requestedRoot}"`;
+    text =
+      `No matching line could be kept for ${q} in ${where}: the search stopped early or did not cover ` +
+      "everything (see below), so this is not evidence that the pattern is absent.";
+  } else if (snapshot.expanded) {
     text = `No matches for ${q} in "${snapshot.requestedRoot}", nor anywhere under the project root (searched too, same filters).`;
   } else if (request.path !== undefined && request.scope === "strict" && snapshot.requestedRoot !== ".") {
     text =

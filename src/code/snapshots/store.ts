@@ -144,6 +144,32 @@ export interface SnapshotStore {
   close(): Promise<void>;
 }
 
+// Paths hold no NUL: a scope's owners never collide with another scope's.
+const scopePrefix = (scope: string) => `${scope}\0`;
+
+/**
+ * `store` as one project root's service sees it: what it keeps is found only under the same
+ * root, whatever the store (memory, the CLI's files, Redis). A result continued under another
+ * root would start with that root's name over files searched elsewhere. Closing it closes `store`.
+ */
+export function scopedStore(store: SnapshotStore, scope: string): SnapshotStore {
+  const prefix = scopePrefix(scope);
+  const owner = (caller: string) => `${prefix}${caller}`;
+  return {
+    put: (caller, data) => store.put(owner(caller), data),
+    get: (caller, id) => store.get(owner(caller), id),
+    release: (caller, id) => store.release(owner(caller), id),
+    rememberSelection: (caller, id, signature, keys) =>
+      store.rememberSelection(owner(caller), id, signature, keys),
+    selection: (caller, id, signature) => store.selection(owner(caller), id, signature),
+    encodeCursor: (state) => store.encodeCursor(state),
+    decodeCursor: (token) => store.decodeCursor(token),
+    seal: (purpose, caller, payload) => store.seal(purpose, owner(caller), payload),
+    open: (purpose, caller, token) => store.open(purpose, owner(caller), token),
+    close: () => store.close(),
+  };
+}
+
 export interface MemorySnapshotStoreOptions {
   readonly ttlMs?: number;
   readonly maxCount?: number;
@@ -192,20 +218,9 @@ export class MemorySnapshotStore implements SnapshotStore {
    * view, and goes when the view closes (a retired root's cursors then read as expired).
    */
   view(scope: string): SnapshotStore {
-    // Paths hold no NUL: a scope's owners never collide with another scope's.
-    const prefix = `${scope}\0`;
-    const owner = (caller: string) => `${prefix}${caller}`;
+    const prefix = scopePrefix(scope);
     return {
-      put: (caller, data) => this.put(owner(caller), data),
-      get: (caller, id) => this.get(owner(caller), id),
-      release: (caller, id) => this.release(owner(caller), id),
-      rememberSelection: (caller, id, signature, keys) =>
-        this.rememberSelection(owner(caller), id, signature, keys),
-      selection: (caller, id, signature) => this.selection(owner(caller), id, signature),
-      encodeCursor: (state) => this.encodeCursor(state),
-      decodeCursor: (token) => this.decodeCursor(token),
-      seal: (purpose, caller, payload) => this.seal(purpose, owner(caller), payload),
-      open: (purpose, caller, token) => this.open(purpose, owner(caller), token),
+      ...scopedStore(this, scope),
       close: async () => {
         for (const [id, entry] of this.#entries)
           if (entry.caller.startsWith(prefix)) this.#drop(id, "released");

@@ -8,6 +8,7 @@ import {
   ANALYSIS_ITEMS_PER_PAGE,
   ANYOF_GROUP_TERMS,
   DETAIL_PAGE_MAX_BYTES,
+  RG_MAX_PROTOCOL_LINE_BYTES,
 } from "../../../src/core/limits.js";
 import { isRunning, treesRemovedAfter } from "../helpers.js";
 import { ctx, errorCode, makeService } from "../service-helpers.js";
@@ -278,6 +279,18 @@ describe("anyOf", () => {
     const strict = await service.run({ anyOf: ["needle", "haystack"], path: "src", scope: "strict" }, ctx());
     assert.equal(strict.data.view, "empty");
     assert.equal(strict.data.totalItems, 0);
+    await service.close();
+  });
+
+  it("a subpath whose scan was cut before it found anything is not widened, nor called empty", async () => {
+    const huge = `needle ${"z".repeat(RG_MAX_PROTOCOL_LINE_BYTES)}`;
+    const root = await tree({ "src/a.txt": `${huge}\n`, "lib/b.ts": "needle haystack\n" });
+    const service = makeService(root);
+    const result = await service.run({ anyOf: ["needle", "haystack"], path: "src" }, ctx());
+    assert.equal(result.data.expanded, false);
+    assert.equal(result.data.totalItems, 0);
+    assert.doesNotMatch(result.text, /Nothing matched|No matches/);
+    assert.match(result.text, /PARTIAL occurrences: a candidate scan stopped .*protocol_line_limit/);
     await service.close();
   });
 

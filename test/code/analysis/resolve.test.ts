@@ -1,10 +1,16 @@
 import assert from "node:assert/strict";
+import { execFileSync, spawn } from "node:child_process";
+import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
-import { resolveInTurns, resolveSpecifier } from "../../../src/code/analysis/resolve.js";
+import { Manifests, resolveInTurns, resolveSpecifier } from "../../../src/code/analysis/resolve.js";
 import { isTestPath, namedTests, testSubject } from "../../../src/code/analysis/test-files.js";
 import { EvidentError } from "../../../src/core/errors.js";
-import { NAVIGATION_RESOLVE_TURN } from "../../../src/core/limits.js";
+import {
+  MANIFEST_MAX_BYTES,
+  MANIFEST_TARGET_DEPTH,
+  NAVIGATION_RESOLVE_TURN,
+} from "../../../src/core/limits.js";
 import { treesRemovedAfter } from "../helpers.js";
 
 const tree = treesRemovedAfter(after);
@@ -102,6 +108,73 @@ describe("static import resolution", () => {
     assert.equal(file("left-pad"), "unresolved: a dependency or built-in, outside the tree");
     assert.equal(file("node:fs"), "unresolved: not a package name");
     assert.equal(file("#nope"), "unresolved: not in the package's imports");
+  });
+
+  it("reads each package.json once per navigation call, and none larger than its bound", async () => {
+    const root = await tree({
+      "package.json": JSON.stringify({ name: "me", exports: "./src/index.ts" }),
+      "src/index.ts": "",
+      "src/feature.ts": "",
+      "big/package.json": JSON.stringify({ name: "big", main: "x.ts", pad: "x".repeat(MANIFEST_MAX_BYTES) }),
+      "big/x.ts": "",
+    });
+    const from = join(root, "src/feature.ts");
+    const manifests = new Manifests();
+    assert.equal(resolveSpecifier("me", from, root, manifests).kind, "file");
+    // Read once: a file of many imports asks again for each (a 4 MB manifest and 2,000 imports
+    // took 140 s, bench/hardening/RESULTS.md).
+    await rm(join(root, "package.json"));
+    assert.equal(resolveSpecifier("me", from, root, manifests).kind, "file");
+    assert.equal(resolveSpecifier("me", from, root).kind, "unresolved", "a new call reads it again");
+    assert.deepEqual(resolveSpecifier("./big/x.ts", join(root, "a.ts"), root).kind, "file");
+    assert.deepEqual(resolveSpecifier("../big", from, root), { kind: "unresolved", why: "no such file" });
+  });
+
+  it("follows an exports target nested at most its bound deep: a deeper one is unresolved, not a crash", async () => {
+    const deep = (n: number) => `${"[".repeat(n)}"./src/index.ts"${"]".repeat(n)}`;
+    const root = await tree({
+      "package.json": `{"name":"me","exports":${deep(200_000)},"imports":{"#ok":${deep(MANIFEST_TARGET_DEPTH - 1)}}}`,
+      "src/index.ts": "",
+    });
+    const from = join(root, "src/feature.ts");
+    assert.deepEqual(resolveSpecifier("me", from, root), { kind: "unresolved", why: "no such file" });
+    assert.equal(resolveSpecifier("#ok", from, root).kind, "file");
+  });
+
+  it("follows a directory's main once: a main naming its own directory, or a cycle, is unresolved", async () => {
+    const root = await tree({
+      "src/self/package.json": JSON.stringify({ main: "." }),
+      "src/m/package.json": JSON.stringify({ main: "../m2" }),
+      "src/m2/package.json": JSON.stringify({ main: "../m" }),
+      "src/lib/package.json": JSON.stringify({ main: "dist" }),
+      "src/lib/dist/index.ts": "",
+    });
+    const from = join(root, "src/a.ts");
+    assert.deepEqual(resolveSpecifier("./self", from, root), { kind: "unresolved", why: "no such file" });
+    assert.deepEqual(resolveSpecifier("./m", from, root), { kind: "unresolved", why: "no such file" });
+    const lib = resolveSpecifier("./lib", from, root);
+    assert.equal(lib.kind === "file" ? lib.path.slice(root.length + 1) : lib.why, "src/lib/dist/index.ts");
+  });
+
+  it("reads a package.json only when it is a regular file: a FIFO in its place never blocks resolution", async () => {
+    const root = await tree({ "src/index.ts": "", "src/feature.ts": "" });
+    const fifo = join(root, "package.json");
+    execFileSync("mkfifo", [fifo]);
+    // A writer waiting on the FIFO: a read of it would take this manifest (and without a
+    // writer, block the event loop in open() until one came).
+    const manifest = JSON.stringify({ name: "me", exports: "./src/index.ts" });
+    const writer = spawn("sh", ["-c", `printf '%s' '${manifest}' > package.json`], {
+      cwd: root,
+      stdio: "ignore",
+    });
+    const exited = new Promise((done) => writer.once("exit", done));
+    try {
+      const r = resolveSpecifier("me", join(root, "src/feature.ts"), root);
+      assert.deepEqual(r, { kind: "unresolved", why: "a dependency or built-in, outside the tree" });
+    } finally {
+      writer.kill("SIGKILL");
+      await exited;
+    }
   });
 });
 

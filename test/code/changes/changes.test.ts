@@ -1,10 +1,12 @@
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { chmod, mkdir, readdir, readFile, stat, symlink, utimes, writeFile } from "node:fs/promises";
+import { existsSync } from "node:fs";
+import { chmod, mkdir, readdir, readFile, rm, stat, symlink, utimes, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import type { CodeSearchResponse } from "../../../src/code/service.js";
+import { CHANGES_MAX_FILES } from "../../../src/core/limits.js";
 import { commit, GIT_ENV, git, gitVersion, reposRemovedAfter, write } from "../git/helpers.js";
 import { isRunning, treesRemovedAfter } from "../helpers.js";
 import { ctx, makeService } from "../service-helpers.js";
@@ -203,6 +205,140 @@ describe("changes", () => {
       "no Git or ripgrep left running",
     );
     // The same configuration does run with plain Git, so the test would see it.
+    spawnSync("git", ["diff"], { cwd: root, env: GIT_ENV });
+    assert.notEqual(await readFile(marker, "utf8").catch(() => ""), "");
+  });
+
+  it("runs no filter driver whose name Git's -c cannot switch off (a name with '=')", async () => {
+    const root = await repo({ "a.txt": "needle\n" });
+    const marker = join(root, "..", `${root.split("/").pop()}-ran`);
+    const evil = join(root, "evil.sh");
+    await writeFile(evil, `#!/bin/sh\necho "$0" >> '${marker}'\ncat\n`);
+    await chmod(evil, 0o755);
+    // `-c filter.x=y.clean=` is read as the key `filter.x`: the driver would stay configured.
+    git(root, "config", "filter.x=y.clean", evil);
+    git(root, "config", "filter.x=y.required", "true");
+    await writeFile(join(root, ".gitattributes"), "*.txt filter=x=y\n");
+    await writeFile(join(root, "a.txt"), "needle\nneedle changed\n");
+    const s = service(root);
+    const error = await s.run({ pattern: "needle", changes: "worktree" }, ctx()).catch((e: unknown) => e);
+    assert.equal(await readFile(marker, "utf8").catch(() => ""), "", "the repository's filter ran");
+    assert.equal((error as { code?: string }).code, "configuration_error");
+    assert.match((error as Error).message, /filter driver "x=y"/);
+    // What reads no working tree still answers.
+    const commits = await s.run({ pattern: "needle", changes: "HEAD..HEAD" }, ctx());
+    assert.equal(commits.data.totalMatches, 0);
+    await s.close();
+    // Plain Git with the same override does run it, so the test would see it.
+    spawnSync("git", ["-c", "filter.x=y.clean=", "diff"], { cwd: root, env: GIT_ENV });
+    assert.notEqual(await readFile(marker, "utf8").catch(() => ""), "");
+  });
+
+  it("never writes or reads outside its tree for a Git path with a '..' component", async () => {
+    const root = await repo({ "base.txt": "base\n" });
+    // A crafted commit: `sub/../../NAME` in its tree. Git prints the path as stored, and the
+    // scope's tree would put its bytes two levels up from itself, in the temporary directory.
+    const name = `evident-escape-${process.pid}-${Date.now()}.txt`;
+    const escaped = join(tmpdir(), name);
+    const hash = (input: string, ...args: string[]) =>
+      spawnSync("git", args, { cwd: root, env: GIT_ENV, input, encoding: "utf8" }).stdout.trim();
+    const blob = hash("needle escaped\n", "hash-object", "-w", "--stdin");
+    let tree = hash(`100644 blob ${blob}\t${name}\n`, "mktree");
+    tree = hash(`040000 tree ${tree}\t..\n`, "mktree");
+    tree = hash(`040000 tree ${tree}\t..\n`, "mktree");
+    const top = hash(`${git(root, "ls-tree", "HEAD")}040000 tree ${tree}\tsub\n`, "mktree");
+    const evil = git(root, "commit-tree", top, "-p", "HEAD", "-m", "evil").trim();
+    assert.match(git(root, "diff-tree", "-r", "--name-only", "HEAD", evil), /^sub\/\.\.\/\.\.\//m);
+    const s = service(root);
+    try {
+      const result = await s.run({ pattern: "needle", changes: `HEAD..${evil}` }, ctx());
+      assert.equal(existsSync(escaped), false, "a file was written outside the scope's tree");
+      assert.equal(result.data.status, "partial");
+      assert.deepEqual(result.data.changes?.notCovered, [
+        {
+          path: `sub/../../${name}`,
+          reason: "its path has a '.' or '..' component, which Git never checks out",
+        },
+      ]);
+    } finally {
+      await s.close();
+      await rm(escaped, { force: true });
+    }
+  });
+
+  it("a crafted commit with a file and a directory of one name answers, the file not covered", async () => {
+    const root = await repo({ "base.txt": "base\n" });
+    const hash = (input: string, ...args: string[]) =>
+      spawnSync("git", args, { cwd: root, env: GIT_ENV, input, encoding: "utf8" }).stdout.trim();
+    const file = hash("needle file\n", "hash-object", "-w", "--stdin");
+    const inner = hash("needle inner\n", "hash-object", "-w", "--stdin");
+    const tree = hash(`100644 blob ${inner}\tinner.txt\n`, "mktree");
+    const top = hash(
+      `${git(root, "ls-tree", "HEAD")}100644 blob ${file}\ta\n040000 tree ${tree}\ta\n`,
+      "mktree",
+    );
+    const crafted = git(root, "commit-tree", top, "-p", "HEAD", "-m", "both").trim();
+    const s = service(root);
+    const result = await s.run({ pattern: "needle", changes: `HEAD..${crafted}`, mode: "matches" }, ctx());
+    await s.close();
+    assert.deepEqual(lines(result), ["a/inner.txt:1:needle inner"]);
+    assert.equal(result.data.status, "partial");
+    assert.deepEqual(result.data.changes?.notCovered, [
+      { path: "a", reason: "a directory of the same name is changed too, so it cannot be compared" },
+    ]);
+  });
+
+  it("never runs a git of the repository's own through a relative PATH entry", async () => {
+    const root = await repo({ "a.txt": "needle\n" });
+    await write(root, { "a.txt": "needle\nneedle changed\n" });
+    const marker = join(root, "..", `${root.split("/").pop()}-ran`);
+    const real = spawnSync("sh", ["-c", "command -v git"], { encoding: "utf8" }).stdout.trim();
+    await mkdir(join(root, "node_modules/.bin"), { recursive: true });
+    const fake = join(root, "node_modules/.bin/git");
+    await writeFile(fake, `#!/bin/sh\necho ran >> '${marker}'\nexec '${real}' "$@"\n`);
+    await chmod(fake, 0o755);
+    // A common setup: the project's own tools first, relative to wherever a command runs.
+    const s = service(root, { env: { ...GIT_ENV, PATH: `./node_modules/.bin:${process.env.PATH}` } });
+    const result = await s.run({ pattern: "needle", changes: "worktree" }, ctx());
+    await s.close();
+    assert.deepEqual(lines(result), ["a.txt:2:needle changed"]);
+    assert.equal(await readFile(marker, "utf8").catch(() => ""), "", "the repository's git ran");
+  });
+
+  it("counts every changed file in scope, those beyond the file bound included", async () => {
+    const root = await repo({ "a.txt": "start\n" });
+    const files: Record<string, string> = {};
+    for (let i = 0; i < CHANGES_MAX_FILES + 5; i++) files[`new/f${String(i).padStart(5, "0")}.txt`] = "";
+    await write(root, files);
+    const s = service(root);
+    const result = await s.run({ pattern: "needle", changes: "worktree", changeScope: "files" }, ctx());
+    await s.close();
+    assert.equal(result.data.changes?.filesChanged, CHANGES_MAX_FILES + 5);
+    assert.deepEqual(result.data.changes?.notCovered, [
+      {
+        path: `new/f${String(CHANGES_MAX_FILES).padStart(5, "0")}.txt`,
+        reason: `beyond the ${CHANGES_MAX_FILES} files a comparison covers, with 4 more after it`,
+      },
+    ]);
+  });
+
+  it("runs no filter driver with an empty name", async () => {
+    const root = await repo({ "a.txt": "needle\n" });
+    const marker = join(root, "..", `${root.split("/").pop()}-ran`);
+    const evil = join(root, "evil.sh");
+    await writeFile(evil, `#!/bin/sh\necho "$0" >> '${marker}'\ncat\n`);
+    await chmod(evil, 0o755);
+    // `[filter ""]`, named by `filter=` with nothing after it.
+    git(root, "config", "filter..clean", evil);
+    git(root, "config", "filter..required", "true");
+    await writeFile(join(root, ".gitattributes"), "*.txt filter=\n");
+    await writeFile(join(root, "a.txt"), "needle\nneedle changed\n");
+    const s = service(root);
+    const result = await s.run({ pattern: "needle", changes: "worktree" }, ctx());
+    await s.close();
+    assert.equal(await readFile(marker, "utf8").catch(() => ""), "", "the repository's filter ran");
+    assert.deepEqual(lines(result), ["a.txt:2:needle changed"]);
+    // Plain Git runs it, so the test would see it.
     spawnSync("git", ["diff"], { cwd: root, env: GIT_ENV });
     assert.notEqual(await readFile(marker, "utf8").catch(() => ""), "");
   });
