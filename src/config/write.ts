@@ -5,11 +5,11 @@
  * and an atomic replace, so a reader never sees half a file and a failed write loses nothing.
  */
 import { randomBytes } from "node:crypto";
-import { chmod, mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { chmod, mkdir, rename, rm, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import type { z } from "zod";
 import { EvidentError } from "../core/errors.js";
-import { configPath, type Env, issueKey } from "./load.js";
+import { configPath, type Env, issueKey, jsonProblem, readConfigText } from "./load.js";
 import { type HttpAdapter, PROVIDER_ID_PATTERN } from "./schema.js";
 
 /** Adapters whose entry is a key away from working; the ones a key entry offers. */
@@ -31,23 +31,23 @@ type FileObject = Record<string, unknown>;
  */
 export async function readConfigObject(env: Env): Promise<{ path: string; file: FileObject }> {
   const { path } = configPath(env);
-  let raw: string;
-  try {
-    raw = await readFile(path, "utf8");
-  } catch (thrown) {
-    if ((thrown as { code?: string }).code === "ENOENT") return { path, file: {} };
-    throw new EvidentError("configuration_error", `The config file ${path} cannot be read.`, {
-      cause: thrown,
-    });
+  const read = readConfigText(path);
+  if ("absent" in read) return { path, file: {} };
+  if ("problem" in read) {
+    throw new EvidentError(
+      "configuration_error",
+      `The config file ${path} ${read.problem}; nothing was changed.`,
+      read.cause === undefined ? {} : { cause: read.cause },
+    );
   }
   let file: unknown;
   try {
-    file = JSON.parse(raw);
+    file = JSON.parse(read.text);
   } catch (thrown) {
+    // No cause: the parser's own message quotes the file, saved keys included.
     throw new EvidentError(
       "configuration_error",
-      `The config file ${path} is not valid JSON; fix or remove it (nothing was changed).`,
-      { cause: thrown },
+      `The config file ${path} is not valid JSON (${jsonProblem(thrown, read.text)}); fix or remove it (nothing was changed).`,
     );
   }
   if (typeof file !== "object" || file === null || Array.isArray(file)) {

@@ -37,6 +37,16 @@ export const WEB_PROVIDERS_MAX = 16;
 export const PROVIDER_ID_MAX_CHARS = 64;
 
 // ---------------------------------------------------------------------------------------------
+// The config file.
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * Largest config file read: a real one is a few KB, and it is read again before every web call,
+ * so anything larger (or a device, a FIFO) is refused as a configuration error instead.
+ */
+export const CONFIG_FILE_MAX_BYTES = 1024 * 1024;
+
+// ---------------------------------------------------------------------------------------------
 // Web routing, network and envelope.
 // ---------------------------------------------------------------------------------------------
 
