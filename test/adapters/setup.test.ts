@@ -4,8 +4,18 @@
  * checked as the loader reads it: mode 0600, everything not chosen kept (S07).
  */
 import assert from "node:assert/strict";
-import { execFileSync, spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { execFileSync, spawn, spawnSync } from "node:child_process";
+import {
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { after, describe, it } from "node:test";
@@ -129,7 +139,66 @@ describe("evident setup by flags", () => {
     assert.match(run.stderr, /not one\. Give flags instead/);
     assert.throws(() => statSync(file), /ENOENT/);
   });
+
+  it("S07: eight setups at once each keep their provider and key (none silently lost)", async () => {
+    const { xdg, file } = home(SAVED);
+    const ids = Array.from({ length: 8 }, (_, i) => `extra-${i}`);
+    const runs = await Promise.all(
+      ids.map((id) =>
+        setupAsync(["--provider", id, "--type", "tavily", "--key-stdin"], xdg, `key-of-${id}\n`),
+      ),
+    );
+    for (const run of runs) assert.equal(run.status, 0, run.stderr);
+    const saved = readJson(file);
+    for (const id of ids) assert.equal(saved.providers[id]?.apiKey, `key-of-${id}`, `${id} was lost`);
+    assert.deepEqual(saved.providers.tavily, SAVED.providers.tavily);
+    assert.deepEqual(readdirSync(join(xdg, "evident")), ["config.json"], "no lock left behind");
+  });
+
+  it("a lock left by a process that is gone is taken over", () => {
+    const { xdg, file } = home(SAVED);
+    const gone = spawnSync(process.execPath, ["-e", "process.pid"]).pid;
+    writeFileSync(`${file}.lock`, String(gone));
+    const run = setup(["--locale", "zh-CN"], xdg);
+    assert.equal(run.status, 0, run.stderr);
+    assert.equal(readJson(file).locale, "zh-CN");
+    assert.deepEqual(readdirSync(join(xdg, "evident")), ["config.json"]);
+  });
+
+  it("a config file that is a symbolic link is not replaced: nothing is written, the link stays", () => {
+    const { xdg, file } = home();
+    const target = join(dir, `dotfiles-${homes}.json`);
+    writeFileSync(target, JSON.stringify(SAVED), { mode: 0o600 });
+    symlinkSync(target, file);
+    const run = setup(["--locale", "zh-CN"], xdg);
+    assert.equal(run.status, 1);
+    assert.match(run.stderr, /is a symbolic link to .*nothing was written.*EVIDENT_CONFIG/);
+    assert.ok(lstatSync(file).isSymbolicLink());
+    assert.deepEqual(readJson(target), SAVED);
+    // The file it points to, named directly, is written as any other.
+    const direct = spawnSync(process.execPath, [CLI, "setup", "--locale", "zh-CN"], {
+      encoding: "utf8",
+      env: { PATH: process.env.PATH ?? "", HOME: dir, EVIDENT_CONFIG: target },
+    });
+    assert.equal(direct.status, 0, direct.stderr);
+    assert.equal(readJson(target).locale, "zh-CN");
+  });
 });
+
+function setupAsync(args: string[], xdg: string, input: string) {
+  return new Promise<{ status: number | null; stderr: string }>((done, failed) => {
+    const child = spawn(process.execPath, [CLI, "setup", ...args], {
+      env: { PATH: process.env.PATH ?? "", HOME: dir, XDG_CONFIG_HOME: xdg },
+    });
+    let stderr = "";
+    child.stderr.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    child.on("error", failed);
+    child.on("close", (status) => done({ status, stderr }));
+    child.stdin.end(input);
+  });
+}
 
 /** A pseudo-terminal: tmux on a server socket of this test's own, polled for what is shown. */
 class Terminal {
