@@ -155,6 +155,17 @@ describe("evident setup by flags", () => {
     assert.deepEqual(readdirSync(join(xdg, "evident")), ["config.json"], "no lock left behind");
   });
 
+  it("refuses a saved key holding a control character or a space, naming the key; nothing is written", () => {
+    const { xdg, file } = home(SAVED);
+    const before = readFileSync(file, "utf8");
+    for (const key of ["tvly-\u0001\u0002secret", "two words"]) {
+      const run = setup(["--provider", "exa", "--key-stdin"], xdg, `${key}\n`);
+      assert.equal(run.status, 1, run.stderr);
+      assert.match(run.stderr, /providers\.exa\.apiKey: a saved key is one word/);
+      assert.equal(readFileSync(file, "utf8"), before);
+    }
+  });
+
   it("a lock left by a process that is gone is taken over", () => {
     const { xdg, file } = home(SAVED);
     const gone = spawnSync(process.execPath, ["-e", "process.pid"]).pid;

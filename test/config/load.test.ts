@@ -200,6 +200,8 @@ describe("configuration", () => {
       [{ envelopeBudgetChars: 10 }, "envelopeBudgetChars"],
       [{ providers: { exa: { type: "mcp", preset: "exa-hosted", tools: {} } } }, "providers.exa.tools"],
       [{ providers: { s: { type: "searxng", baseUrl: "file:///x" } } }, "providers.s.baseUrl"],
+      // A control character in a header fails every request as a "network error".
+      [{ providers: { b: { type: "brave", apiKey: "key\u0001x" } } }, "providers.b.apiKey"],
     ];
     for (const [content, key] of cases) {
       const bad = await fails(withFile(content));
