@@ -10,7 +10,7 @@
 import { createHash } from "node:crypto";
 import { closeSync, constants, fstatSync, openSync, readSync, statSync } from "node:fs";
 import { homedir } from "node:os";
-import { join } from "node:path";
+import { isAbsolute, join } from "node:path";
 import type { z } from "zod";
 import { EvidentError } from "../core/errors.js";
 import {
@@ -182,7 +182,10 @@ export function searchProviderIdsHint(env: Env): string[] {
 export function configPath(env: Env): { path: string; explicit: boolean } {
   const explicit = nonEmpty(env.EVIDENT_CONFIG);
   if (explicit !== undefined) return { path: explicit, explicit: true };
-  const base = nonEmpty(env.XDG_CONFIG_HOME) ?? join(nonEmpty(env.HOME) ?? homedir(), ".config");
+  // A relative XDG_CONFIG_HOME is ignored, as the XDG spec says: it would read (and run the MCP
+  // commands of) a config file from whatever directory evident was started in.
+  const xdg = nonEmpty(env.XDG_CONFIG_HOME);
+  const base = xdg !== undefined && isAbsolute(xdg) ? xdg : join(nonEmpty(env.HOME) ?? homedir(), ".config");
   return { path: join(base, "evident", "config.json"), explicit: false };
 }
 

@@ -27,8 +27,9 @@ function home(content?: string): { xdg: string; file: string } {
   return { xdg, file };
 }
 
-function cli(args: string[], env: Record<string, string>, input = "") {
+function cli(args: string[], env: Record<string, string>, input = "", cwd = dir) {
   return spawnSync(process.execPath, [CLI, ...args], {
+    cwd,
     encoding: "utf8",
     env: { PATH: process.env.PATH ?? "", HOME: dir, ...env },
     input,
@@ -125,6 +126,18 @@ describe("a config path that is not a small regular file", () => {
     const run = cli(["config", "show"], { XDG_CONFIG_HOME: over });
     assert.equal(run.status, 1);
     assert.match(JSON.parse(run.stdout).error.message, /is larger than 1048576 bytes/);
+  });
+});
+
+describe("where the config file is", () => {
+  it("a relative XDG_CONFIG_HOME is ignored: no config file is read from the working directory", () => {
+    // A repository could hold rel/evident/config.json binding an MCP provider that runs its command.
+    const project = join(dir, "project");
+    mkdirSync(join(project, "rel", "evident"), { recursive: true });
+    writeFileSync(join(project, "rel", "evident", "config.json"), '{"locale":"zh-CN"}');
+    const run = cli(["config", "path"], { XDG_CONFIG_HOME: "rel" }, "", project);
+    assert.equal(run.status, 0, run.stderr);
+    assert.equal(run.stdout, `${join(dir, ".config", "evident", "config.json")}\n`);
   });
 });
 
