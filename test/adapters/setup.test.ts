@@ -19,6 +19,7 @@ import {
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { after, describe, it } from "node:test";
+import { SAVED_KEY_MAX_CHARS } from "../../src/core/limits.js";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 const CLI = join(ROOT, "dist/adapters/cli/main.js");
@@ -164,6 +165,18 @@ describe("evident setup by flags", () => {
       assert.match(run.stderr, /providers\.exa\.apiKey: a saved key is one word/);
       assert.equal(readFileSync(file, "utf8"), before);
     }
+  });
+
+  it("--key-stdin reads at most SAVED_KEY_MAX_CHARS bytes: an endless pipe is refused, not held", () => {
+    const { xdg, file } = home(SAVED);
+    const before = readFileSync(file, "utf8");
+    const long = setup(["--provider", "exa", "--key-stdin"], xdg, "k".repeat(SAVED_KEY_MAX_CHARS + 1));
+    assert.equal(long.status, 2, long.stderr);
+    assert.match(long.stderr, /--key-stdin read more than 4096 bytes/);
+    assert.equal(readFileSync(file, "utf8"), before);
+    const longest = setup(["--provider", "exa", "--key-stdin"], xdg, "k".repeat(SAVED_KEY_MAX_CHARS));
+    assert.equal(longest.status, 0, longest.stderr);
+    assert.equal(readJson(file).providers.exa.apiKey.length, SAVED_KEY_MAX_CHARS);
   });
 
   it("a lock left by a process that is gone is taken over", () => {

@@ -4,6 +4,7 @@
  * wait for answers nobody can give. Both forms end in the same setup plan and write path.
  */
 import { EvidentError } from "../../core/errors.js";
+import { SAVED_KEY_MAX_CHARS } from "../../core/limits.js";
 import {
   applySetup,
   INTERFACE_LOCALES,
@@ -173,8 +174,17 @@ const VALUE_FLAGS = new Set([
   "--locale",
 ]);
 
+/** Standard input as text, refused beyond SAVED_KEY_MAX_CHARS bytes (an endless pipe is not a key). */
 async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
   const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(Buffer.from(chunk as Buffer));
+  let bytes = 0;
+  for await (const chunk of stream) {
+    const buffer = Buffer.from(chunk as Buffer);
+    bytes += buffer.length;
+    if (bytes > SAVED_KEY_MAX_CHARS) {
+      throw new Error(`--key-stdin read more than ${SAVED_KEY_MAX_CHARS} bytes, more than a key holds.`);
+    }
+    chunks.push(buffer);
+  }
   return Buffer.concat(chunks).toString("utf8").trim();
 }
