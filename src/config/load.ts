@@ -741,7 +741,7 @@ function parseBoolean(name: string, value: string): boolean {
 
 function positiveInt(name: string, value: string, max: number, min = 1): number {
   const parsed = Number(value);
-  if (!Number.isInteger(parsed) || parsed < min || parsed > max) {
+  if (!/^\d+$/.test(value) || parsed < min || parsed > max) {
     throw configError(name, `must be an integer from ${min} to ${max}`);
   }
   return parsed;
