@@ -131,6 +131,10 @@ describe("evident setup by flags", () => {
     assert.equal(setup(["--bogus"], xdg).status, 2);
     assert.equal(setup(["--key-env", "X"], xdg).status, 2, "a key without --provider");
     assert.equal(setup(["--provider", "tavily", "--locale", "fr"], xdg).status, 2);
+    // Not a name an object can keep: it said Saved and saved nothing.
+    const proto = setup(["--intent", "__proto__=duckduckgo"], xdg);
+    assert.equal(proto.status, 2, proto.stdout);
+    assert.equal(readFileSync(file, "utf8"), before);
   });
 
   it("without flags and without a terminal it refuses with exit 2 instead of waiting", () => {

@@ -142,6 +142,8 @@ async function parseSetupFlags(args: readonly string[], io: SetupIo): Promise<Se
     const [intent, route] = spec.split("=", 2);
     if (intent === undefined || route === undefined || intent === "")
       throw new Error(`--intent ${spec}: use NAME=A,B.`);
+    // Assigning it would set an object's prototype: the intent would vanish while setup said Saved.
+    if (intent === "__proto__") throw new Error("--intent __proto__: choose another intent name.");
     intents[intent] = route
       .split(",")
       .map((part) => part.trim())
