@@ -72,7 +72,19 @@ export async function updateConfigObject(
   schema?: z.ZodType,
 ): Promise<{ path: string }> {
   const { path } = configPath(env);
-  await mkdir(dirname(path), { recursive: true, mode: 0o700 });
+  try {
+    await mkdir(dirname(path), { recursive: true, mode: 0o700 });
+  } catch (thrown) {
+    const code = (thrown as { code?: string }).code ?? "error";
+    // Node answers EEXIST when a file stands where the directory (or one above it) should be.
+    const problem =
+      code === "EEXIST" || code === "ENOTDIR" ? "is not a directory" : `cannot be created (${code})`;
+    throw new EvidentError(
+      "configuration_error",
+      `The config file's directory ${dirname(path)} ${problem}; nothing was written.`,
+      { cause: thrown, details: { file: path } },
+    );
+  }
   const release = await lockConfig(path);
   try {
     await refuseSymlink(path);

@@ -183,6 +183,17 @@ describe("evident setup by flags", () => {
     assert.equal(readJson(file).providers.exa.apiKey.length, SAVED_KEY_MAX_CHARS);
   });
 
+  it("a config path whose directory cannot be created says why", () => {
+    const blocker = join(dir, `not-a-dir-${homes++}`);
+    writeFileSync(blocker, "");
+    const run = spawnSync(process.execPath, [CLI, "setup", "--locale", "en"], {
+      encoding: "utf8",
+      env: { PATH: process.env.PATH ?? "", HOME: dir, EVIDENT_CONFIG: join(blocker, "config.json") },
+    });
+    assert.equal(run.status, 1);
+    assert.match(run.stderr, /directory .*not-a-dir-\d+\/?\S* is not a directory; nothing was written/);
+  });
+
   it("a lock left by a process that is gone is taken over", () => {
     const { xdg, file } = home(SAVED);
     const gone = spawnSync(process.execPath, ["-e", "process.pid"]).pid;
