@@ -8,13 +8,13 @@
  * a broken configuration never hides a tool.
  */
 import { createHash } from "node:crypto";
-import { existsSync, readFileSync, statSync } from "node:fs";
-import { readFile } from "node:fs/promises";
+import { closeSync, constants, fstatSync, openSync, readSync, statSync } from "node:fs";
 import { homedir } from "node:os";
-import { join } from "node:path";
+import { isAbsolute, join } from "node:path";
 import type { z } from "zod";
 import { EvidentError } from "../core/errors.js";
 import {
+  CONFIG_FILE_MAX_BYTES,
   WEB_CALL_DEADLINE_MS,
   WEB_ENVELOPE_BUDGET_CHARS,
   WEB_ENVELOPE_MAX_BUDGET_CHARS,
@@ -162,9 +162,9 @@ export function searchProviderIdsHint(env: Env): string[] {
     if (name.trim() !== "") ids.add(`mcp-${name.trim()}`);
   }
   try {
-    const { path } = configPath(env);
-    if (!existsSync(path)) return [...ids];
-    const file = JSON.parse(readFileSync(path, "utf8")) as ConfigFile;
+    const read = readConfigText(configPath(env).path);
+    if (!("text" in read)) return [...ids];
+    const file = JSON.parse(read.text) as ConfigFile;
     for (const [id, entry] of Object.entries(file.providers ?? {})) {
       const { type, ...options } = entry as { type: AdapterName } & Record<string, unknown>;
       const keyed = options.apiKey !== undefined || CREDENTIAL_ENV[type as HttpAdapter]?.some((n) => env[n]);
@@ -182,7 +182,10 @@ export function searchProviderIdsHint(env: Env): string[] {
 export function configPath(env: Env): { path: string; explicit: boolean } {
   const explicit = nonEmpty(env.EVIDENT_CONFIG);
   if (explicit !== undefined) return { path: explicit, explicit: true };
-  const base = nonEmpty(env.XDG_CONFIG_HOME) ?? join(nonEmpty(env.HOME) ?? homedir(), ".config");
+  // A relative XDG_CONFIG_HOME is ignored, as the XDG spec says: it would read (and run the MCP
+  // commands of) a config file from whatever directory evident was started in.
+  const xdg = nonEmpty(env.XDG_CONFIG_HOME);
+  const base = xdg !== undefined && isAbsolute(xdg) ? xdg : join(nonEmpty(env.HOME) ?? homedir(), ".config");
   return { path: join(base, "evident", "config.json"), explicit: false };
 }
 
@@ -194,12 +197,71 @@ export function configPath(env: Env): { path: string; explicit: boolean } {
  */
 export async function configRevision(env: Env): Promise<string> {
   const { path } = configPath(env);
+  const read = readConfigText(path);
+  if ("absent" in read) return `${path}:absent`;
+  if ("problem" in read) return `${path}:unreadable`;
+  return `${path}:${createHash("sha256").update(read.text).digest("base64url")}`;
+}
+
+export type ConfigText =
+  | { readonly text: string }
+  | { readonly absent: true }
+  | { readonly problem: string; readonly cause?: unknown };
+
+/**
+ * The config file's text, read only from a regular file of at most CONFIG_FILE_MAX_BYTES. The
+ * open never blocks (a FIFO at the path would otherwise hang every call, signals included) and
+ * symlinks are followed: a config file kept elsewhere and linked is common.
+ */
+export function readConfigText(path: string): ConfigText {
+  let fd: number;
   try {
-    if (!existsSync(path)) return `${path}:absent`;
-    return `${path}:${createHash("sha256").update(readFileSync(path)).digest("base64url")}`;
-  } catch {
-    return `${path}:unreadable`;
+    fd = openSync(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
+  } catch (thrown) {
+    const code = (thrown as { code?: string }).code;
+    if (code === "ENOENT") return { absent: true };
+    return { problem: `cannot be read (${code ?? "error"})`, cause: thrown };
   }
+  try {
+    const stat = fstatSync(fd);
+    if (!stat.isFile()) return { problem: "is not a regular file" };
+    if (stat.size > CONFIG_FILE_MAX_BYTES) {
+      return { problem: `is larger than ${CONFIG_FILE_MAX_BYTES} bytes (${stat.size})` };
+    }
+    const buffer = Buffer.alloc(CONFIG_FILE_MAX_BYTES + 1);
+    let length = 0;
+    for (;;) {
+      const read = readSync(fd, buffer, length, buffer.length - length, null);
+      if (read === 0) break;
+      length += read;
+      // Grown past the bound since the fstat: refused the same way.
+      if (length > CONFIG_FILE_MAX_BYTES) {
+        return { problem: `is larger than ${CONFIG_FILE_MAX_BYTES} bytes` };
+      }
+    }
+    return { text: buffer.toString("utf8", 0, length) };
+  } catch (thrown) {
+    return { problem: `cannot be read (${(thrown as { code?: string }).code ?? "error"})`, cause: thrown };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Why a config file's text is not JSON, without quoting it: V8's message shows the characters
+ * around the error, which may be a saved key. Only the grammar part and the position are kept.
+ */
+export function jsonProblem(thrown: unknown, text: string): string {
+  const message = thrown instanceof Error ? thrown.message : "";
+  if (message.startsWith("Unexpected end of JSON input")) return "it ends too early";
+  const at = /^([^"]*?) (?:in|after) JSON at position (\d+)/.exec(message);
+  if (at !== null) {
+    const before = text.slice(0, Number(at[2]));
+    const line = before.split("\n").length;
+    const column = before.length - before.lastIndexOf("\n");
+    return `${at[1]} at line ${line}, column ${column}`;
+  }
+  return "an unexpected character";
 }
 
 export async function loadConfig(env: Env, options: LoadConfigOptions): Promise<ConfigResult> {
@@ -231,25 +293,25 @@ async function readConfigFile(
   schema: z.ZodType,
 ): Promise<{ file: ConfigFile; path: string; notices: string[] } | undefined> {
   const { path, explicit } = configPath(env);
-  let raw: string;
-  try {
-    raw = await readFile(path, "utf8");
-  } catch (thrown) {
-    const code = (thrown as { code?: string }).code;
-    if (code === "ENOENT" && !explicit) return undefined;
+  const read = readConfigText(path);
+  if ("absent" in read) {
+    if (!explicit) return undefined;
+    throw configError("EVIDENT_CONFIG", `the config file ${path} does not exist`);
+  }
+  if ("problem" in read) {
     throw configError(
       explicit ? "EVIDENT_CONFIG" : path,
-      code === "ENOENT"
-        ? `the config file ${path} does not exist`
-        : `the config file ${path} cannot be read (${code ?? "error"})`,
-      thrown,
+      `the config file ${path} ${read.problem}`,
+      read.cause,
     );
   }
+  const raw = read.text;
   let json: unknown;
   try {
     json = JSON.parse(raw);
   } catch (thrown) {
-    throw configError(path, `the file is not valid JSON (${(thrown as Error).message})`, thrown);
+    // No cause: the parser's own message quotes the file.
+    throw configError(path, `the file is not valid JSON (${jsonProblem(thrown, raw)})`);
   }
   const parsed = schema.safeParse(json);
   if (!parsed.success) {
@@ -679,7 +741,7 @@ function parseBoolean(name: string, value: string): boolean {
 
 function positiveInt(name: string, value: string, max: number, min = 1): number {
   const parsed = Number(value);
-  if (!Number.isInteger(parsed) || parsed < min || parsed > max) {
+  if (!/^\d+$/.test(value) || parsed < min || parsed > max) {
     throw configError(name, `must be an integer from ${min} to ${max}`);
   }
   return parsed;

@@ -11,6 +11,7 @@
 import { z } from "zod";
 import {
   PROVIDER_ID_MAX_CHARS,
+  SAVED_KEY_MAX_CHARS,
   WEB_CALL_DEADLINE_MS,
   WEB_ENVELOPE_MAX_BUDGET_CHARS,
   WEB_ENVELOPE_MIN_BUDGET_CHARS,
@@ -53,8 +54,20 @@ export const credentialRefSchema = z
   })
   .describe("Read the value from this environment variable when the config is loaded.");
 
+/** What a saved key may hold: no whitespace, no control characters. */
+export const SAVED_KEY_PATTERN = /^[^\s\p{Cc}]+$/u;
+
 /** A secret: a saved literal (keep the file private, mode 0600) or a credential reference. */
-export const secretSchema = z.union([z.string().min(1), credentialRefSchema]);
+export const secretSchema = z.union([
+  // A key is sent in a header: a control character makes every request fail before it leaves
+  // (reported as a network error), and whitespace is a paste gone wrong.
+  z
+    .string()
+    .min(1)
+    .max(SAVED_KEY_MAX_CHARS)
+    .regex(SAVED_KEY_PATTERN, "a saved key is one word: no spaces or control characters"),
+  credentialRefSchema,
+]);
 export type Secret = z.infer<typeof secretSchema>;
 
 const httpUrlSchema = z

@@ -5,11 +5,13 @@
  * and an atomic replace, so a reader never sees half a file and a failed write loses nothing.
  */
 import { randomBytes } from "node:crypto";
-import { chmod, mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { chmod, lstat, mkdir, open, readFile, readlink, rename, rm, stat, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
+import { setTimeout as delay } from "node:timers/promises";
 import type { z } from "zod";
 import { EvidentError } from "../core/errors.js";
-import { configPath, type Env, issueKey } from "./load.js";
+import { CONFIG_LOCK_POLL_MS, CONFIG_LOCK_STALE_MS, CONFIG_LOCK_WAIT_MS } from "../core/limits.js";
+import { configPath, type Env, issueKey, jsonProblem, readConfigText } from "./load.js";
 import { type HttpAdapter, PROVIDER_ID_PATTERN } from "./schema.js";
 
 /** Adapters whose entry is a key away from working; the ones a key entry offers. */
@@ -31,23 +33,23 @@ type FileObject = Record<string, unknown>;
  */
 export async function readConfigObject(env: Env): Promise<{ path: string; file: FileObject }> {
   const { path } = configPath(env);
-  let raw: string;
-  try {
-    raw = await readFile(path, "utf8");
-  } catch (thrown) {
-    if ((thrown as { code?: string }).code === "ENOENT") return { path, file: {} };
-    throw new EvidentError("configuration_error", `The config file ${path} cannot be read.`, {
-      cause: thrown,
-    });
+  const read = readConfigText(path);
+  if ("absent" in read) return { path, file: {} };
+  if ("problem" in read) {
+    throw new EvidentError(
+      "configuration_error",
+      `The config file ${path} ${read.problem}; nothing was changed.`,
+      read.cause === undefined ? {} : { cause: read.cause },
+    );
   }
   let file: unknown;
   try {
-    file = JSON.parse(raw);
+    file = JSON.parse(read.text);
   } catch (thrown) {
+    // No cause: the parser's own message quotes the file, saved keys included.
     throw new EvidentError(
       "configuration_error",
-      `The config file ${path} is not valid JSON; fix or remove it (nothing was changed).`,
-      { cause: thrown },
+      `The config file ${path} is not valid JSON (${jsonProblem(thrown, read.text)}); fix or remove it (nothing was changed).`,
     );
   }
   if (typeof file !== "object" || file === null || Array.isArray(file)) {
@@ -57,6 +59,116 @@ export async function readConfigObject(env: Env): Promise<{ path: string; file: 
     );
   }
   return { path, file: file as FileObject };
+}
+
+/**
+ * Reads the file, lets `change` make the next one, and writes it, holding the file's lock
+ * throughout: two writers at once (two setups, setup and the Pi key entry) each see the other's
+ * change instead of the last one silently dropping the first's.
+ */
+export async function updateConfigObject(
+  env: Env,
+  change: (file: FileObject, path: string) => Promise<FileObject> | FileObject,
+  schema?: z.ZodType,
+): Promise<{ path: string }> {
+  const { path } = configPath(env);
+  try {
+    await mkdir(dirname(path), { recursive: true, mode: 0o700 });
+  } catch (thrown) {
+    const code = (thrown as { code?: string }).code ?? "error";
+    // Node answers EEXIST when a file stands where the directory (or one above it) should be.
+    const problem =
+      code === "EEXIST" || code === "ENOTDIR" ? "is not a directory" : `cannot be created (${code})`;
+    throw new EvidentError(
+      "configuration_error",
+      `The config file's directory ${dirname(path)} ${problem}; nothing was written.`,
+      { cause: thrown, details: { file: path } },
+    );
+  }
+  const release = await lockConfig(path);
+  try {
+    await refuseSymlink(path);
+    const { file } = await readConfigObject(env);
+    await writeConfigObject(path, await change(file, path), schema);
+    return { path };
+  } finally {
+    await release();
+  }
+}
+
+/**
+ * The file is replaced by a rename, which would replace a symlink itself and leave the file it
+ * points to (a dotfiles checkout, say) stale: refused instead, saying how to write the target.
+ */
+async function refuseSymlink(path: string): Promise<void> {
+  const info = await lstat(path).catch(() => undefined);
+  if (info?.isSymbolicLink() !== true) return;
+  const target = await readlink(path).catch(() => "another file");
+  throw new EvidentError(
+    "configuration_error",
+    `The config file ${path} is a symbolic link to ${target}; evident does not replace a link, so nothing was written. Edit that file, or set EVIDENT_CONFIG to its path.`,
+    { details: { key: "EVIDENT_CONFIG", file: path } },
+  );
+}
+
+/** Takes `<path>.lock` (created exclusively, holding this process id); returns its release. */
+async function lockConfig(path: string): Promise<() => Promise<void>> {
+  const lock = `${path}.lock`;
+  const started = Date.now();
+  for (;;) {
+    try {
+      const handle = await open(lock, "wx", 0o600);
+      try {
+        await handle.writeFile(String(process.pid));
+      } finally {
+        await handle.close();
+      }
+      return () => rm(lock, { force: true });
+    } catch (thrown) {
+      if ((thrown as { code?: string }).code !== "EEXIST") {
+        throw new EvidentError("configuration_error", `The config file's lock ${lock} cannot be created.`, {
+          cause: thrown,
+        });
+      }
+    }
+    const holder = await lockHolder(lock);
+    if (holder.stale) {
+      await rm(lock, { force: true });
+      continue;
+    }
+    if (Date.now() - started >= CONFIG_LOCK_WAIT_MS) {
+      throw new EvidentError(
+        "configuration_error",
+        `Another process${holder.pid === undefined ? "" : ` (${holder.pid})`} is writing ${path} and held its lock for ${CONFIG_LOCK_WAIT_MS / 1000} s; nothing was written. Try again, or delete ${lock} if no evident setup is running.`,
+        { details: { key: "EVIDENT_CONFIG", file: path } },
+      );
+    }
+    await delay(CONFIG_LOCK_POLL_MS);
+  }
+}
+
+async function lockHolder(lock: string): Promise<{ stale: boolean; pid?: number }> {
+  const [text, info] = await Promise.all([
+    readFile(lock, "utf8").catch(() => undefined),
+    stat(lock).catch(() => undefined),
+  ]);
+  // Gone meanwhile: try again at once.
+  if (info === undefined) return { stale: false };
+  const pid = Number(text);
+  const known = Number.isInteger(pid) && pid > 0;
+  if (Date.now() - info.mtimeMs > CONFIG_LOCK_STALE_MS) return { stale: true };
+  // An empty file is a lock being written right now; only a named, dead process is stale.
+  if (known && !alive(pid)) return { stale: true };
+  return known ? { stale: false, pid } : { stale: false };
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (thrown) {
+    return (thrown as { code?: string }).code === "EPERM";
+  }
 }
 
 /**
@@ -108,22 +220,25 @@ export async function saveProviderKey(
   if (key.length === 0 || /\s/.test(key)) {
     throw new EvidentError("invalid_arguments", "An API key is one word without spaces; nothing was saved.");
   }
-  const { path, file } = await readConfigObject(env);
-  const providers = (file.providers ?? {}) as Record<string, FileObject>;
-  if (typeof providers !== "object" || Array.isArray(providers)) {
-    throw new EvidentError(
-      "configuration_error",
-      `providers in ${path} is not an object; nothing was saved.`,
-    );
-  }
-  const existing = providers[id];
-  if (existing !== undefined && existing.type !== type) {
-    throw new EvidentError(
-      "configuration_error",
-      `providers.${id} in ${path} is of type ${String(existing.type)}, not ${type}; nothing was saved.`,
-    );
-  }
-  const next = { ...file, providers: { ...providers, [id]: { ...(existing ?? { type }), apiKey: key } } };
-  await writeConfigObject(path, next, schema);
-  return { path };
+  return updateConfigObject(
+    env,
+    (file, path) => {
+      const providers = (file.providers ?? {}) as Record<string, FileObject>;
+      if (typeof providers !== "object" || Array.isArray(providers)) {
+        throw new EvidentError(
+          "configuration_error",
+          `providers in ${path} is not an object; nothing was saved.`,
+        );
+      }
+      const existing = providers[id];
+      if (existing !== undefined && existing.type !== type) {
+        throw new EvidentError(
+          "configuration_error",
+          `providers.${id} in ${path} is of type ${String(existing.type)}, not ${type}; nothing was saved.`,
+        );
+      }
+      return { ...file, providers: { ...providers, [id]: { ...(existing ?? { type }), apiKey: key } } };
+    },
+    schema,
+  );
 }

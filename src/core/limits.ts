@@ -37,6 +37,30 @@ export const WEB_PROVIDERS_MAX = 16;
 export const PROVIDER_ID_MAX_CHARS = 64;
 
 // ---------------------------------------------------------------------------------------------
+// The config file.
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * Largest config file read: a real one is a few KB, and it is read again before every web call,
+ * so anything larger (or a device, a FIFO) is refused as a configuration error instead.
+ */
+export const CONFIG_FILE_MAX_BYTES = 1024 * 1024;
+/**
+ * Longest saved API key, in characters (vendors' keys and JWTs are well under it); also what
+ * `evident setup --key-stdin` reads at most, in bytes, so an endless stdin is refused, not held.
+ */
+export const SAVED_KEY_MAX_CHARS = 4_096;
+/**
+ * Writers of the config file (setup, the Pi key entry) take a lock file beside it: a second
+ * writer waits at most CONFIG_LOCK_WAIT_MS, checking every CONFIG_LOCK_POLL_MS. A lock whose
+ * process is gone, or older than CONFIG_LOCK_STALE_MS (a writer takes well under a second), is
+ * left over from a crash and taken over.
+ */
+export const CONFIG_LOCK_WAIT_MS = 10_000;
+export const CONFIG_LOCK_POLL_MS = 25;
+export const CONFIG_LOCK_STALE_MS = 60_000;
+
+// ---------------------------------------------------------------------------------------------
 // Web routing, network and envelope.
 // ---------------------------------------------------------------------------------------------
 

@@ -3,6 +3,8 @@
  * protocol, and every other surface keeps stdout for its one JSON document.
  */
 
+import { EvidentError } from "./errors.js";
+
 export type LogLevel = "debug" | "info" | "warn" | "error" | "silent";
 
 const ORDER: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 };
@@ -14,8 +16,23 @@ export interface Logger {
   error(message: string, fields?: Record<string, unknown>): void;
 }
 
-export function parseLogLevel(value: string | undefined, fallback: LogLevel = "info"): LogLevel {
-  return value !== undefined && value in ORDER ? (value as LogLevel) : fallback;
+/**
+ * EVIDENT_LOG_LEVEL, or `fallback` when it is unset or empty. Any other value is a
+ * configuration_error naming the variable: a mistyped `debug` would otherwise log at `warn`
+ * while the operator waits for debug lines.
+ */
+export function logLevelFromEnv(
+  env: Readonly<Record<string, string | undefined>>,
+  fallback: LogLevel,
+): LogLevel {
+  const raw = env.EVIDENT_LOG_LEVEL?.trim();
+  if (raw === undefined || raw === "") return fallback;
+  if (Object.hasOwn(ORDER, raw)) return raw as LogLevel;
+  throw new EvidentError(
+    "configuration_error",
+    `EVIDENT_LOG_LEVEL must be one of ${Object.keys(ORDER).join(", ")}, got "${env.EVIDENT_LOG_LEVEL}".`,
+    { details: { key: "EVIDENT_LOG_LEVEL" } },
+  );
 }
 
 export interface StderrLoggerOptions {

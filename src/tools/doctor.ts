@@ -59,6 +59,8 @@ export interface ConfigView {
   };
   readonly callDeadlineMs?: number;
   readonly envelopeBudgetChars?: number;
+  /** What the operator should fix that stops nothing (a config file with keys others can read). */
+  readonly notices?: readonly string[];
   readonly http: { readonly tokens: number; readonly anonymous: boolean };
 }
 
@@ -121,6 +123,7 @@ export async function configView(env: Env): Promise<ConfigView> {
     },
     callDeadlineMs: config.callDeadlineMs,
     envelopeBudgetChars: config.envelopeBudgetChars,
+    ...(config.notices.length === 0 ? {} : { notices: config.notices }),
     http,
   };
 }

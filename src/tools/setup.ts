@@ -10,7 +10,7 @@ import { dirname, join } from "node:path";
 import { canRead, canSearch, type Env } from "../config/load.js";
 import type { HttpAdapter } from "../config/schema.js";
 import { planSetup, type SetupChoices } from "../config/setup-plan.js";
-import { readConfigObject, writeConfigObject } from "../config/write.js";
+import { readConfigObject, updateConfigObject } from "../config/write.js";
 import { EvidentError } from "../core/errors.js";
 import { configFileSchema } from "../web/config-schema.js";
 import { loadWebConfig } from "../web/service.js";
@@ -91,16 +91,20 @@ export async function readSetupState(env: Env): Promise<SetupState> {
 
 /** Applies the choices to the file and writes it (checked, 0600, atomic). Returns the path. */
 export async function applySetup(env: Env, choices: SetupChoices): Promise<{ path: string }> {
-  const { path, file } = await readConfigObject(env);
-  let next: Record<string, unknown>;
-  try {
-    next = planSetup(file, choices);
-  } catch (thrown) {
-    throw new EvidentError("configuration_error", `${(thrown as Error).message}.`, { cause: thrown });
-  }
-  await refuseNewProblem(env, path, next);
-  await writeConfigObject(path, next, configFileSchema);
-  return { path };
+  return updateConfigObject(
+    env,
+    async (file, path) => {
+      let next: Record<string, unknown>;
+      try {
+        next = planSetup(file, choices);
+      } catch (thrown) {
+        throw new EvidentError("configuration_error", `${(thrown as Error).message}.`, { cause: thrown });
+      }
+      await refuseNewProblem(env, path, next);
+      return next;
+    },
+    configFileSchema,
+  );
 }
 
 /**
@@ -109,7 +113,7 @@ export async function applySetup(env: Env, choices: SetupChoices): Promise<{ pat
  * the environment already had is not the plan's doing and does not stop it.
  */
 async function refuseNewProblem(env: Env, path: string, planned: Record<string, unknown>): Promise<void> {
-  if (!configFileSchema.safeParse(planned).success) return; // writeConfigObject says what is wrong
+  if (!configFileSchema.safeParse(planned).success) return; // the write path says what is wrong
   // Beside the real file: the directory is private, and the plan may hold keys.
   await mkdir(dirname(path), { recursive: true, mode: 0o700 });
   const trial = join(dirname(path), `.config.check.${randomBytes(6).toString("hex")}.json`);

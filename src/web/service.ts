@@ -10,6 +10,7 @@
  */
 import { type ConfigResult, configRevision, loadConfig, type WebConfig } from "../config/load.js";
 import type { ProviderEntry } from "../config/schema.js";
+import { anySignal } from "../core/abort.js";
 import { EvidentError } from "../core/errors.js";
 import { FileKeptStore } from "../core/file-kept-store.js";
 import { type KeptStore, type KeptStoreBounds, MemoryKeptStore } from "../core/kept.js";
@@ -66,6 +67,11 @@ export class WebService {
   #loading: Promise<Generation> | undefined;
   #closing: Promise<void> | undefined;
   readonly #all = new Set<Generation>();
+  /**
+   * Aborted by close() before the HTTP clients are: a call in flight then ends `cancelled`,
+   * not as a provider's "network error" when its connection is torn down under it.
+   */
+  readonly #stopping = new AbortController();
   /** Outlives configuration generations: a cursor from before a config change still reads. */
   readonly #pages: ReadPages;
 
@@ -80,11 +86,11 @@ export class WebService {
   }
 
   async search(input: SearchInput, signal: AbortSignal): Promise<ToolSuccess<SearchEnvelope>> {
-    return this.#with((router) => router.search(input, signal));
+    return this.#with((router, linked) => router.search(input, linked), signal);
   }
 
   async read(input: ReadInput, signal: AbortSignal, caller?: string): Promise<ToolSuccess<ReadEnvelope>> {
-    return this.#with((router) => router.read(input, signal, caller));
+    return this.#with((router, linked) => router.read(input, linked, caller), signal);
   }
 
   /** The next part of a long read, from the kept document (no provider is called). */
@@ -99,6 +105,7 @@ export class WebService {
 
   close(): Promise<void> {
     this.#closing ??= (async () => {
+      this.#stopping.abort(new EvidentError("cancelled", "The web tools are shutting down."));
       await this.#loading?.catch(() => undefined);
       await Promise.allSettled([...this.#all].map((generation) => this.#closeGeneration(generation)));
       await this.#pages.close();
@@ -106,14 +113,21 @@ export class WebService {
     return this.#closing;
   }
 
-  async #with<T>(work: (router: WebRouter) => Promise<T>): Promise<T> {
+  async #with<T>(
+    work: (router: WebRouter, signal: AbortSignal) => Promise<T>,
+    signal?: AbortSignal,
+  ): Promise<T> {
     if (this.#closing !== undefined) throw new EvidentError("cancelled", "The web tools are shutting down.");
     const generation = await this.#generation();
     if (!generation.result.ok) throw generation.result.error;
     generation.inFlight++;
+    const linked = anySignal(
+      signal === undefined ? [this.#stopping.signal] : [signal, this.#stopping.signal],
+    );
     try {
-      return await work(generation.router as WebRouter);
+      return await work(generation.router as WebRouter, linked.signal);
     } finally {
+      linked.dispose();
       generation.inFlight--;
       if (generation.retired && generation.inFlight === 0) void this.#closeGeneration(generation);
     }

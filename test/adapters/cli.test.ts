@@ -87,6 +87,21 @@ describe("CLI contract", () => {
     assert.match(cli(["mcp", "--help"]).stdout, /--structured/);
   });
 
+  it("refuses an EVIDENT_LOG_LEVEL that is not a level, naming it, instead of logging at warn", () => {
+    for (const value of ["verbose", "DEBUG", "toString"]) {
+      for (const args of [["echo", "hi"], ["mcp"]]) {
+        const run = cli(args, { EVIDENT_LOG_LEVEL: value });
+        assert.equal(run.code, 1, `${value}: ${run.stderr}`);
+        const { error } = JSON.parse(run.stderr);
+        assert.equal(error.code, "configuration_error");
+        assert.equal(error.key, "EVIDENT_LOG_LEVEL");
+        assert.match(error.message, /must be one of debug, info, warn, error, silent/);
+      }
+    }
+    assert.equal(cli(["echo", "hi"], { EVIDENT_LOG_LEVEL: "debug" }).code, 0);
+    assert.equal(cli(["echo", "hi"], { EVIDENT_LOG_LEVEL: "" }).code, 0);
+  });
+
   it("refuses to start HTTP without a token, or with a short one, and says why", () => {
     const none = cli(["mcp", "--transport", "http"], { EVIDENT_AUTH_TOKEN: "", EVIDENT_HTTP_PORT: "0" });
     assert.equal(none.code, 1);

@@ -4,11 +4,22 @@
  * checked as the loader reads it: mode 0600, everything not chosen kept (S07).
  */
 import assert from "node:assert/strict";
-import { execFileSync, spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { execFileSync, spawn, spawnSync } from "node:child_process";
+import {
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { after, describe, it } from "node:test";
+import { SAVED_KEY_MAX_CHARS } from "../../src/core/limits.js";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 const CLI = join(ROOT, "dist/adapters/cli/main.js");
@@ -120,6 +131,10 @@ describe("evident setup by flags", () => {
     assert.equal(setup(["--bogus"], xdg).status, 2);
     assert.equal(setup(["--key-env", "X"], xdg).status, 2, "a key without --provider");
     assert.equal(setup(["--provider", "tavily", "--locale", "fr"], xdg).status, 2);
+    // Not a name an object can keep: it said Saved and saved nothing.
+    const proto = setup(["--intent", "__proto__=duckduckgo"], xdg);
+    assert.equal(proto.status, 2, proto.stdout);
+    assert.equal(readFileSync(file, "utf8"), before);
   });
 
   it("without flags and without a terminal it refuses with exit 2 instead of waiting", () => {
@@ -129,7 +144,100 @@ describe("evident setup by flags", () => {
     assert.match(run.stderr, /not one\. Give flags instead/);
     assert.throws(() => statSync(file), /ENOENT/);
   });
+
+  it("S07: eight setups at once each keep their provider and key (none silently lost)", async () => {
+    const { xdg, file } = home(SAVED);
+    const ids = Array.from({ length: 8 }, (_, i) => `extra-${i}`);
+    const runs = await Promise.all(
+      ids.map((id) =>
+        setupAsync(["--provider", id, "--type", "tavily", "--key-stdin"], xdg, `key-of-${id}\n`),
+      ),
+    );
+    for (const run of runs) assert.equal(run.status, 0, run.stderr);
+    const saved = readJson(file);
+    for (const id of ids) assert.equal(saved.providers[id]?.apiKey, `key-of-${id}`, `${id} was lost`);
+    assert.deepEqual(saved.providers.tavily, SAVED.providers.tavily);
+    assert.deepEqual(readdirSync(join(xdg, "evident")), ["config.json"], "no lock left behind");
+  });
+
+  it("refuses a saved key holding a control character or a space, naming the key; nothing is written", () => {
+    const { xdg, file } = home(SAVED);
+    const before = readFileSync(file, "utf8");
+    for (const key of ["tvly-\u0001\u0002secret", "two words"]) {
+      const run = setup(["--provider", "exa", "--key-stdin"], xdg, `${key}\n`);
+      assert.equal(run.status, 1, run.stderr);
+      assert.match(run.stderr, /providers\.exa\.apiKey: a saved key is one word/);
+      assert.equal(readFileSync(file, "utf8"), before);
+    }
+  });
+
+  it("--key-stdin reads at most SAVED_KEY_MAX_CHARS bytes: an endless pipe is refused, not held", () => {
+    const { xdg, file } = home(SAVED);
+    const before = readFileSync(file, "utf8");
+    const long = setup(["--provider", "exa", "--key-stdin"], xdg, "k".repeat(SAVED_KEY_MAX_CHARS + 1));
+    assert.equal(long.status, 2, long.stderr);
+    assert.match(long.stderr, /--key-stdin read more than 4096 bytes/);
+    assert.equal(readFileSync(file, "utf8"), before);
+    const longest = setup(["--provider", "exa", "--key-stdin"], xdg, "k".repeat(SAVED_KEY_MAX_CHARS));
+    assert.equal(longest.status, 0, longest.stderr);
+    assert.equal(readJson(file).providers.exa.apiKey.length, SAVED_KEY_MAX_CHARS);
+  });
+
+  it("a config path whose directory cannot be created says why", () => {
+    const blocker = join(dir, `not-a-dir-${homes++}`);
+    writeFileSync(blocker, "");
+    const run = spawnSync(process.execPath, [CLI, "setup", "--locale", "en"], {
+      encoding: "utf8",
+      env: { PATH: process.env.PATH ?? "", HOME: dir, EVIDENT_CONFIG: join(blocker, "config.json") },
+    });
+    assert.equal(run.status, 1);
+    assert.match(run.stderr, /directory .*not-a-dir-\d+\/?\S* is not a directory; nothing was written/);
+  });
+
+  it("a lock left by a process that is gone is taken over", () => {
+    const { xdg, file } = home(SAVED);
+    const gone = spawnSync(process.execPath, ["-e", "process.pid"]).pid;
+    writeFileSync(`${file}.lock`, String(gone));
+    const run = setup(["--locale", "zh-CN"], xdg);
+    assert.equal(run.status, 0, run.stderr);
+    assert.equal(readJson(file).locale, "zh-CN");
+    assert.deepEqual(readdirSync(join(xdg, "evident")), ["config.json"]);
+  });
+
+  it("a config file that is a symbolic link is not replaced: nothing is written, the link stays", () => {
+    const { xdg, file } = home();
+    const target = join(dir, `dotfiles-${homes}.json`);
+    writeFileSync(target, JSON.stringify(SAVED), { mode: 0o600 });
+    symlinkSync(target, file);
+    const run = setup(["--locale", "zh-CN"], xdg);
+    assert.equal(run.status, 1);
+    assert.match(run.stderr, /is a symbolic link to .*nothing was written.*EVIDENT_CONFIG/);
+    assert.ok(lstatSync(file).isSymbolicLink());
+    assert.deepEqual(readJson(target), SAVED);
+    // The file it points to, named directly, is written as any other.
+    const direct = spawnSync(process.execPath, [CLI, "setup", "--locale", "zh-CN"], {
+      encoding: "utf8",
+      env: { PATH: process.env.PATH ?? "", HOME: dir, EVIDENT_CONFIG: target },
+    });
+    assert.equal(direct.status, 0, direct.stderr);
+    assert.equal(readJson(target).locale, "zh-CN");
+  });
 });
+
+function setupAsync(args: string[], xdg: string, input: string) {
+  return new Promise<{ status: number | null; stderr: string }>((done, failed) => {
+    const child = spawn(process.execPath, [CLI, "setup", ...args], {
+      env: { PATH: process.env.PATH ?? "", HOME: dir, XDG_CONFIG_HOME: xdg },
+    });
+    let stderr = "";
+    child.stderr.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    child.on("error", failed);
+    child.on("close", (status) => done({ status, stderr }));
+    child.stdin.end(input);
+  });
+}
 
 /** A pseudo-terminal: tmux on a server socket of this test's own, polled for what is shown. */
 class Terminal {

@@ -115,6 +115,16 @@ describe("configuration", () => {
     assert.equal((await ok(withFile({ callDeadlineMs: 30_000 }))).callDeadlineMs, 30_000);
     const bad = await fails(env({ EVIDENT_CALL_DEADLINE_MS: "soon" }));
     assert.equal(bad.error.details.key, "EVIDENT_CALL_DEADLINE_MS");
+    // Number() reads these as 16 and 1000: a decimal integer only, as every other EVIDENT_* number.
+    for (const [name, value] of [
+      ["EVIDENT_CALL_DEADLINE_MS", "0x10"],
+      ["EVIDENT_CALL_DEADLINE_MS", "1e3"],
+      ["EVIDENT_TAVILY_DEADLINE_MS", "0x10"],
+      ["EVIDENT_ENVELOPE_BUDGET_CHARS", "3e3"],
+    ] as const) {
+      const odd = await fails(env({ [name]: value, TAVILY_API_KEY: "tvly-key-0123456789" }));
+      assert.equal(odd.error.details.key, name, `${name}=${value}`);
+    }
   });
 
   it("EVIDENT_ALLOW_PRIVATE_NETWORK is true/false only", async () => {
@@ -200,6 +210,8 @@ describe("configuration", () => {
       [{ envelopeBudgetChars: 10 }, "envelopeBudgetChars"],
       [{ providers: { exa: { type: "mcp", preset: "exa-hosted", tools: {} } } }, "providers.exa.tools"],
       [{ providers: { s: { type: "searxng", baseUrl: "file:///x" } } }, "providers.s.baseUrl"],
+      // A control character in a header fails every request as a "network error".
+      [{ providers: { b: { type: "brave", apiKey: "key\u0001x" } } }, "providers.b.apiKey"],
     ];
     for (const [content, key] of cases) {
       const bad = await fails(withFile(content));

@@ -206,6 +206,27 @@ describe("the CLI's operator commands", () => {
     assert.equal(cli(["config", "nonsense"], {}).status, 2);
   });
 
+  it("a config file holding saved keys that others can read is named by doctor and config show", () => {
+    const home = join(dir, "xdg-open");
+    mkdirSync(join(home, "evident"), { recursive: true });
+    const file = join(home, "evident", "config.json");
+    const content = {
+      providers: { tav: { type: "tavily", apiKey: "tvly-open-secret-abcd" } },
+      read: { route: ["direct"] },
+    };
+    writeFileSync(file, JSON.stringify(content));
+    chmodSync(file, 0o644);
+    const doctor = cli(["doctor"], { XDG_CONFIG_HOME: home, EVIDENT_TAVILY_BASE_URL: "http://127.0.0.1:9" });
+    assert.match(
+      doctor.stdout,
+      /NOTICE the config file .* holds saved API keys and is readable by other users \(mode 644\); run: chmod 600/,
+    );
+    const show = JSON.parse(cli(["config", "show"], { XDG_CONFIG_HOME: home }).stdout);
+    assert.match(show.notices[0], /readable by other users/);
+    chmodSync(file, 0o600);
+    assert.equal(JSON.parse(cli(["config", "show"], { XDG_CONFIG_HOME: home }).stdout).notices, undefined);
+  });
+
   it("doctor exits 1 when a configured provider fails and prints its class; --json is the report", () => {
     const env = {
       XDG_CONFIG_HOME: join(dir, "none"),

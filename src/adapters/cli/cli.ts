@@ -6,7 +6,13 @@
  */
 import { userInfo } from "node:os";
 import { type ErrorPayload, EvidentError } from "../../core/errors.js";
-import { createStderrLogger, type Logger, parseLogLevel, secretsFromEnv } from "../../core/logger.js";
+import {
+  createStderrLogger,
+  type Logger,
+  type LogLevel,
+  logLevelFromEnv,
+  secretsFromEnv,
+} from "../../core/logger.js";
 import { type IdleCollection, tuneServerMemory } from "../../core/process-memory.js";
 import { type RootSetting, resolveServerRoot } from "../../tools/project-root.js";
 import type { ToolRegistry } from "../../tools/registry.js";
@@ -56,11 +62,6 @@ export const EXIT_USAGE = 2;
 
 export async function runCli(argv: readonly string[], io: CliIo, options: CliOptions): Promise<number> {
   const [command, ...rest] = argv;
-  const logger = createStderrLogger({
-    level: parseLogLevel(io.env.EVIDENT_LOG_LEVEL, "warn"),
-    write: (line) => io.stderr.write(line),
-    secrets: secretsFromEnv(io.env),
-  });
   if (command === undefined || command === "--help" || command === "-h" || command === "help") {
     io.stdout.write(usage());
     return command === undefined ? EXIT_USAGE : EXIT_OK;
@@ -69,6 +70,17 @@ export async function runCli(argv: readonly string[], io: CliIo, options: CliOpt
     io.stdout.write(`${PACKAGE_VERSION}\n`);
     return EXIT_OK;
   }
+  let level: LogLevel;
+  try {
+    level = logLevelFromEnv(io.env, "warn");
+  } catch (error) {
+    return fail(io, error);
+  }
+  const logger = createStderrLogger({
+    level,
+    write: (line) => io.stderr.write(line),
+    secrets: secretsFromEnv(io.env),
+  });
   if (command === "mcp") return runMcp(rest, io, options, logger);
   if (command === "setup") {
     const stdin = io.stdin ?? process.stdin;

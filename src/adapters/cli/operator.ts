@@ -71,6 +71,7 @@ function renderDoctor(report: DoctorReport): string {
     `config file  ${file.path} (${file.exists ? `mode ${file.mode}` : "not present: environment and defaults only"})`,
   );
   if (!config.ok) lines.push(`  ERROR  ${config.error?.message ?? "the configuration cannot be used"}`);
+  for (const notice of config.notices ?? []) lines.push(`  NOTICE ${notice}`);
   for (const provider of config.providers ?? []) {
     const extra = [
       provider.key === undefined ? undefined : `key ${provider.key}`,

@@ -4,6 +4,7 @@
  * wait for answers nobody can give. Both forms end in the same setup plan and write path.
  */
 import { EvidentError } from "../../core/errors.js";
+import { SAVED_KEY_MAX_CHARS } from "../../core/limits.js";
 import {
   applySetup,
   INTERFACE_LOCALES,
@@ -141,6 +142,8 @@ async function parseSetupFlags(args: readonly string[], io: SetupIo): Promise<Se
     const [intent, route] = spec.split("=", 2);
     if (intent === undefined || route === undefined || intent === "")
       throw new Error(`--intent ${spec}: use NAME=A,B.`);
+    // Assigning it would set an object's prototype: the intent would vanish while setup said Saved.
+    if (intent === "__proto__") throw new Error("--intent __proto__: choose another intent name.");
     intents[intent] = route
       .split(",")
       .map((part) => part.trim())
@@ -173,8 +176,17 @@ const VALUE_FLAGS = new Set([
   "--locale",
 ]);
 
+/** Standard input as text, refused beyond SAVED_KEY_MAX_CHARS bytes (an endless pipe is not a key). */
 async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
   const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(Buffer.from(chunk as Buffer));
+  let bytes = 0;
+  for await (const chunk of stream) {
+    const buffer = Buffer.from(chunk as Buffer);
+    bytes += buffer.length;
+    if (bytes > SAVED_KEY_MAX_CHARS) {
+      throw new Error(`--key-stdin read more than ${SAVED_KEY_MAX_CHARS} bytes, more than a key holds.`);
+    }
+    chunks.push(buffer);
+  }
   return Buffer.concat(chunks).toString("utf8").trim();
 }

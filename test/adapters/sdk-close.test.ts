@@ -1,0 +1,63 @@
+/**
+ * The SDK's close() while calls are in flight, against a real loopback server that takes the
+ * requests and never answers: each call ends `cancelled`, never as a provider failure.
+ */
+import assert from "node:assert/strict";
+import { createServer, type IncomingMessage } from "node:http";
+import type { AddressInfo } from "node:net";
+import { after, before, describe, it } from "node:test";
+import { silentLogger } from "../../src/core/logger.js";
+import { createEvident } from "../../src/index.js";
+
+describe("SDK close() during calls", () => {
+  const received: IncomingMessage[] = [];
+  let arrived: () => void = () => {};
+  const server = createServer((request) => {
+    received.push(request);
+    arrived();
+  });
+  let base = "";
+  before(async () => {
+    await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  after(async () => {
+    server.closeAllConnections();
+    await new Promise((done) => server.close(done));
+  });
+
+  /** Resolves once the server holds `count` requests (the calls are waiting on it). */
+  const requests = (count: number) =>
+    new Promise<void>((done) => {
+      arrived = () => {
+        if (received.length >= count) done();
+      };
+      arrived();
+    });
+
+  it("S04: web calls in flight end cancelled, not as the provider's network error", async () => {
+    const evident = createEvident({
+      cwd: process.cwd(),
+      env: {
+        PATH: process.env.PATH ?? "",
+        EVIDENT_ALLOW_PRIVATE_NETWORK: "true",
+        TAVILY_API_KEY: "tvly-test-key-0123456789",
+        EVIDENT_TAVILY_BASE_URL: base,
+        XDG_CONFIG_HOME: "/nonexistent-evident-config",
+      },
+      logger: silentLogger,
+    });
+    const outcome = (call: Promise<unknown>) =>
+      call.then(
+        () => "answered",
+        (error: { code?: string; message?: string }) => `${error.code}: ${error.message}`,
+      );
+    const read = outcome(evident.webRead({ url: `${base}/page` }));
+    const search = outcome(evident.webSearch({ query: "hello" }));
+    await requests(2);
+    await Promise.all([evident.close(), evident.close()]);
+    assert.match(await read, /^cancelled: /);
+    assert.match(await search, /^cancelled: /);
+    assert.match(await outcome(evident.webSearch({ query: "again" })), /^cancelled: /);
+  });
+});
