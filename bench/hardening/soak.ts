@@ -14,9 +14,11 @@
  * Usage: npm run build && node --import tsx bench/hardening/soak.ts
  *          [--calls 10000] [--every 1000] [--files 400] [--parallel 2] [--seed 1] [--cli PATH]
  *          [--env NAME=VALUE ...]   (the server's environment only, e.g. NODE_OPTIONS or LD_PRELOAD)
+ *          [--glibc]   (at the end, through gdb: glibc's malloc_stats on the server's stderr, then
+ *                       the resident set after malloc_trim(0), i.e. what glibc kept but held free)
  * The tree is generated once into bench/.corpora/soak-<files>.
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
@@ -235,6 +237,17 @@ async function main(): Promise<void> {
     `resident at the end: C heap ${parts.heap.toFixed(1)} MB, other anonymous ${parts.anonymous.toFixed(1)} MB, ` +
       `file-backed ${parts.files.toFixed(1)} MB`,
   );
+  if (process.argv.includes("--glibc")) {
+    const gdb = (call: string) =>
+      execFileSync("gdb", ["-p", String(server.pid), "-batch", "-nx", "-ex", call], { stdio: "ignore" });
+    gdb("call (void) malloc_stats()");
+    gdb("call (int) malloc_trim(0)");
+    const trimmed = residentParts(server.pid as number);
+    console.log(
+      `after malloc_trim(0): RSS ${rssMb(server.pid as number).toFixed(1)} MB; C heap ${trimmed.heap.toFixed(1)} MB, ` +
+        `other anonymous ${trimmed.anonymous.toFixed(1)} MB, file-backed ${trimmed.files.toFixed(1)} MB`,
+    );
+  }
   server.stdin?.end();
   await new Promise((resolve) => server.once("exit", resolve));
 }

@@ -10,7 +10,7 @@ import { EvidentError } from "../../core/errors.js";
 import { CHANGES_CONTENT_IDS_MAX, CHANGES_FILE_MAX_BYTES } from "../../core/limits.js";
 import type { Git } from "../git/process.js";
 import type { Repository } from "../git/repository.js";
-import { type Revision, readRevisionSync, sameRevision } from "../revisions/scan.js";
+import { type Revision, readRevisionSync, revisionSize, sameRevision } from "../revisions/scan.js";
 
 /** Untracked files that are not ignored, repository-relative. */
 export async function untrackedFiles(
@@ -76,7 +76,7 @@ export async function readCurrent(
   if (!isRegularFile(absolute)) return "it is not a regular file any more";
   const before = readRevisionSync(absolute);
   if (before === undefined) return "it cannot be read";
-  if (BigInt(before.size) > BigInt(CHANGES_FILE_MAX_BYTES)) {
+  if (BigInt(revisionSize(before)) > BigInt(CHANGES_FILE_MAX_BYTES)) {
     return `larger than ${CHANGES_FILE_MAX_BYTES / (1024 * 1024)} MiB`;
   }
   const known = ids.get(absolute, before);
@@ -102,7 +102,7 @@ export async function readBytes(absolute: string, expected: Revision): Promise<B
     return "it cannot be read";
   }
   const after = readRevisionSync(absolute);
-  if (!sameRevision(expected, after) || String(bytes.length) !== expected.size) {
+  if (!sameRevision(expected, after) || String(bytes.length) !== revisionSize(expected)) {
     return "it changed while it was read";
   }
   return bytes;

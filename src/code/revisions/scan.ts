@@ -22,8 +22,17 @@ import type { SearchQuery } from "../request.js";
 import { buildFilesArgs } from "../rg/args.js";
 import { LineSplitter } from "../rg/events.js";
 
-/** What identifies one version of a file's bytes (nanosecond times, as decimal strings). */
-export interface Revision {
+/**
+ * What identifies one version of a file's bytes: its size, nanosecond modification and change
+ * times, inode and device, as one string of five decimal numbers (`revisionOf`). Snapshots keep
+ * one per file they retained: one flat string is a fraction of an object of five strings
+ * (bench/hardening/RESULTS.md, seventh pass).
+ */
+export type Revision = string & { readonly [revisionBrand]: true };
+declare const revisionBrand: unique symbol;
+
+/** The five numbers a revision is made of, as decimal strings. */
+export interface RevisionParts {
   readonly size: string;
   readonly mtimeNs: string;
   readonly ctimeNs: string;
@@ -31,16 +40,41 @@ export interface Revision {
   readonly dev: string;
 }
 
+const PART_NAMES = ["size", "mtimeNs", "ctimeNs", "ino", "dev"] as const;
+/** Five numbers of at most 20 digits and their separators. */
+const scratch = Buffer.allocUnsafeSlow(5 * 21);
+
+/**
+ * The revision of these parts, or undefined unless each is a decimal number (a stored or sealed
+ * form read back). Written out through a buffer: a string built by concatenation is a tree of
+ * its pieces in V8, larger than the object it replaces.
+ */
+export function revisionOf(parts: Readonly<Record<keyof RevisionParts, string | bigint>>): Revision;
+export function revisionOf(parts: Readonly<Record<keyof RevisionParts, unknown>>): Revision | undefined;
+export function revisionOf(parts: Readonly<Record<keyof RevisionParts, unknown>>): Revision | undefined {
+  let at = 0;
+  for (const name of PART_NAMES) {
+    const part = parts[name];
+    const text = typeof part === "bigint" ? part.toString() : part;
+    if (typeof text !== "string" || !/^[0-9]{1,20}$/.test(text)) return undefined;
+    if (at > 0) at += scratch.write(":", at, "latin1");
+    at += scratch.write(text, at, "latin1");
+  }
+  return scratch.toString("latin1", 0, at) as Revision;
+}
+
+export function revisionParts(revision: Revision): RevisionParts {
+  const [size, mtimeNs, ctimeNs, ino, dev] = revision.split(":") as [string, string, string, string, string];
+  return { size, mtimeNs, ctimeNs, ino, dev };
+}
+
+/** The file's size in bytes when the revision was observed, as a decimal string. */
+export function revisionSize(revision: Revision): string {
+  return revision.slice(0, revision.indexOf(":"));
+}
+
 export function sameRevision(a: Revision | undefined, b: Revision | undefined): boolean {
-  return (
-    a !== undefined &&
-    b !== undefined &&
-    a.size === b.size &&
-    a.mtimeNs === b.mtimeNs &&
-    a.ctimeNs === b.ctimeNs &&
-    a.ino === b.ino &&
-    a.dev === b.dev
-  );
+  return a !== undefined && a === b;
 }
 
 /** Reads one file's revision, or undefined when it cannot be read (it then stays unverified). */
@@ -81,13 +115,7 @@ export function pathUnder(cwd: string, name: string): string {
 
 function toRevision(s: BigIntStats): Revision | undefined {
   if (!s.isFile()) return undefined;
-  return {
-    size: s.size.toString(),
-    mtimeNs: s.mtimeNs.toString(),
-    ctimeNs: s.ctimeNs.toString(),
-    ino: s.ino.toString(),
-    dev: s.dev.toString(),
-  };
+  return revisionOf(s);
 }
 
 export interface RevisionScan {

@@ -26,8 +26,9 @@ export interface RawMatchTable {
   readonly kind: "raw";
   readonly length: number;
   /**
-   * ripgrep's `--json` output as received, chunk by chunk (copying it into one buffer would cost
-   * more than the rest of indexing), plus copies of the few events that straddled two chunks.
+   * While indexing, ripgrep's `--json` output as received, chunk by chunk, plus copies of the few
+   * events that straddled two chunks; in a snapshot, one buffer of exactly its match events
+   * (snapshots/build.ts), so a kept snapshot does not hold ripgrep's read chunks.
    */
   readonly chunks: readonly Uint8Array[];
   /** Where each match event is, by position: its chunk, and its byte range there (no line feed). */

@@ -122,17 +122,25 @@ function withoutRaw(match: ParsedMatch): ParsedMatch {
 /**
  * Matches ordered by path, then line. ripgrep searches files in parallel but reports each file's
  * matches together and in line order, so ordering the per-file runs is enough (and far cheaper
- * than sorting every match); a stable path order makes indices reproducible. Only the offsets
- * move: no match is decoded.
+ * than sorting every match); a stable path order makes indices reproducible. No match is
+ * decoded: their events are copied, in that order, into one buffer of exactly their size, so a
+ * kept snapshot holds its matches' bytes, not ripgrep's read chunks (with the other events in
+ * them), which the C allocator would keep scattered through its heap for the snapshot's life.
  */
 function inPathOrder(table: RawMatchTable, runs: readonly IndexedRun[]): RawMatchTable {
   const ordered = [...runs].sort((a, b) => compareKeys(a.key, b.key));
-  const chunkOf = new Uint32Array(table.length);
+  let total = 0;
+  for (const run of ordered) {
+    for (let i = run.first, end = run.first + run.count; i < end; i++)
+      total += (table.ends[i] as number) - (table.starts[i] as number);
+  }
+  const bytes = Buffer.allocUnsafeSlow(total);
   const starts = new Uint32Array(table.length);
   const ends = new Uint32Array(table.length);
   const runStarts: number[] = [];
   const runKeys: string[] = [];
   let position = 0;
+  let used = 0;
   for (let r = 0; r < ordered.length; r++) {
     const run = ordered[r] as IndexedRun;
     // A file reported in two runs (never seen from ripgrep, but not ruled out) becomes one run.
@@ -142,16 +150,20 @@ function inPathOrder(table: RawMatchTable, runs: readonly IndexedRun[]): RawMatc
     }
     // Element by element: a subarray per run is three objects per file for the collector.
     for (let i = run.first, end = run.first + run.count; i < end; i++, position++) {
-      chunkOf[position] = table.chunkOf[i] as number;
-      starts[position] = table.starts[i] as number;
-      ends[position] = table.ends[i] as number;
+      const chunk = table.chunks[table.chunkOf[i] as number] as Uint8Array;
+      const from = table.starts[i] as number;
+      const to = table.ends[i] as number;
+      bytes.set(chunk.subarray(from, to), used);
+      starts[position] = used;
+      used += to - from;
+      ends[position] = used;
     }
   }
   const result: RawMatchTable = {
     kind: "raw",
     length: position,
-    chunks: table.chunks,
-    chunkOf,
+    chunks: position === 0 ? [] : [bytes],
+    chunkOf: new Uint32Array(table.length),
     starts,
     ends,
     runStarts: Uint32Array.from(runStarts),

@@ -8,7 +8,7 @@
 import { createHash } from "node:crypto";
 import { open, stat } from "node:fs/promises";
 import { SOURCE_DOCUMENT_MAX_BYTES } from "../../core/limits.js";
-import { type Revision, readRevision, sameRevision } from "../revisions/scan.js";
+import { type Revision, readRevision, revisionSize, sameRevision } from "../revisions/scan.js";
 
 export interface SourceDocument {
   /** Absolute path as opened. */
@@ -49,7 +49,7 @@ export async function readSourceDocument(path: string, options: ReadOptions = {}
   const { revision } = before;
   if (options.expected !== undefined && !sameRevision(options.expected, revision))
     return { ok: false, reason: "changed" };
-  const size = Number(revision.size);
+  const size = Number(revisionSize(revision));
   if (size > maxBytes) return { ok: false, reason: "too_large", size };
   let bytes: Buffer;
   try {

@@ -8,7 +8,7 @@ import { constants } from "node:fs";
 import { open } from "node:fs/promises";
 import { resolve } from "node:path";
 import { CONTEXT_FILE_MAX_BYTES } from "../../core/limits.js";
-import { type Revision, readRevisionSync, sameRevision } from "../revisions/scan.js";
+import { type Revision, readRevisionSync, revisionSize, sameRevision } from "../revisions/scan.js";
 
 /** `unverified`: no trusted revision from the search; `changed`: edited since the search. */
 export type FileStatus = "current" | "changed" | "unverified";
@@ -59,12 +59,13 @@ export class PageSources {
   async #read(key: string): Promise<readonly string[] | undefined> {
     if ((await this.status(key)) !== "current") return undefined;
     const revision = this.trusted[key];
-    if (revision === undefined || BigInt(revision.size) > BigInt(CONTEXT_FILE_MAX_BYTES)) return undefined;
+    if (revision === undefined || BigInt(revisionSize(revision)) > BigInt(CONTEXT_FILE_MAX_BYTES))
+      return undefined;
     const path = resolve(this.rgCwd, key);
     const bytes = await readRegularFile(path);
     if (bytes === undefined) return undefined;
     // The file may have changed while it was read; then its lines are not the searched version.
-    if (!sameRevision(revision, readRevisionSync(path)) || String(bytes.length) !== revision.size) {
+    if (!sameRevision(revision, readRevisionSync(path)) || String(bytes.length) !== revisionSize(revision)) {
       this.#status.set(key, Promise.resolve("changed"));
       return undefined;
     }

@@ -8,7 +8,7 @@
  */
 import { EvidentError } from "../../core/errors.js";
 import { SOURCE_CURSOR_TTL_MS } from "../../core/limits.js";
-import type { Revision } from "../revisions/scan.js";
+import { type Revision, revisionOf, revisionParts } from "../revisions/scan.js";
 import type { ByteRange } from "./ranges.js";
 
 /** What seals and opens tokens (the snapshot store, under its cursor key). */
@@ -43,7 +43,7 @@ export function encodeSourceCursor(sealer: TokenSealer, caller: string, state: S
     state.documents.map((d) => [
       d.path,
       d.display,
-      [d.revision.size, d.revision.mtimeNs, d.revision.ctimeNs, d.revision.ino, d.revision.dev],
+      revisionFields(d.revision),
       d.hash,
       d.ranges.map((r) => [r.startByte, r.endByte]),
     ]),
@@ -114,13 +114,21 @@ function parse(payload: Buffer): SourceCursorState | undefined {
       byteRanges.push({ startByte, endByte });
     }
     const [size, mtimeNs, ctimeNs, ino, dev] = revision as string[];
+    const parsed = revisionOf({ size, mtimeNs, ctimeNs, ino, dev });
+    if (parsed === undefined) return undefined;
     documents.push({
       path,
       display,
-      revision: { size, mtimeNs, ctimeNs, ino, dev } as Revision,
+      revision: parsed,
       hash,
       ranges: byteRanges,
     });
   }
   return documents.length === 0 ? undefined : { issuedAt: value[1] as number, documents };
+}
+
+/** A revision's five numbers in the token's order (the form tokens have always carried). */
+function revisionFields(revision: Revision): string[] {
+  const { size, mtimeNs, ctimeNs, ino, dev } = revisionParts(revision);
+  return [size, mtimeNs, ctimeNs, ino, dev];
 }

@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { appendFile, utimes, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
+import { revisionOf } from "../../../src/code/revisions/scan.js";
 import { codeSearchInputSchema } from "../../../src/code/schema.js";
 import { MemorySnapshotStore } from "../../../src/code/snapshots/store.js";
 import { decodeSourceCursor, encodeSourceCursor } from "../../../src/code/source/source-cursor.js";
@@ -191,7 +192,7 @@ describe("inspection", () => {
         {
           path: "/x",
           display: "x",
-          revision: { size: "1", mtimeNs: "1", ctimeNs: "1", ino: "1", dev: "1" },
+          revision: revisionOf({ size: "1", mtimeNs: "1", ctimeNs: "1", ino: "1", dev: "1" }),
           hash: "h",
           ranges: [{ startByte: 0, endByte: 1 }],
         },

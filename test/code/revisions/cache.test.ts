@@ -8,6 +8,7 @@ import {
   type Revision,
   readRevisionSync,
   recheckRevisions,
+  revisionOf,
 } from "../../../src/code/revisions/scan.js";
 import { STAT_SLICE_FILES } from "../../../src/core/limits.js";
 import { isAlive, makeTree, processesIn, removeTree } from "../helpers.js";
@@ -19,7 +20,7 @@ after(async () => {
 });
 
 function revision(size: string): Revision {
-  return { size, mtimeNs: "1", ctimeNs: "1", ino: "1", dev: "1" };
+  return revisionOf({ size, mtimeNs: "1", ctimeNs: "1", ino: "1", dev: "1" });
 }
 
 describe("revision cache", () => {

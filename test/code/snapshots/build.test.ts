@@ -57,6 +57,34 @@ describe("snapshot building", () => {
     assert.deepEqual(lines(snapshot), ["./a:2", "./a:5", "./b:1"]);
   });
 
+  it("keeps exactly its matches' bytes, in path order, not ripgrep's read chunks", () => {
+    const run = indexRun([match("./b", 4), match("./a", 2), match("./a", 9)]);
+    const snapshot = buildSnapshot(query, target, target, false, { run, trusted: {} }, false);
+    const table = snapshot.matches;
+    assert.equal(table.kind, "raw");
+    if (table.kind !== "raw") return;
+    // ripgrep's output also holds begin, end and summary events: none of them is kept.
+    const read = run.table.chunks.reduce((sum, c) => sum + c.length, 0);
+    let events = 0;
+    for (let i = 0; i < run.table.length; i++)
+      events += (run.table.ends[i] as number) - (run.table.starts[i] as number);
+    assert.ok(read > events);
+    assert.equal(table.chunks.length, 1);
+    assert.equal(table.chunks[0]?.length, events);
+    assert.equal(table.ends[table.length - 1], events);
+    assert.deepEqual(lines(snapshot), ["./a:2", "./a:9", "./b:4"]);
+    assert.deepEqual(
+      allMatches(table),
+      allMatches(run.table).sort((x, y) => x.path.localeCompare(y.path) || x.line - y.line),
+    );
+  });
+
+  it("an empty result keeps no bytes", () => {
+    const table = build([]).matches;
+    assert.equal(table.length, 0);
+    assert.deepEqual(table.kind === "raw" ? table.chunks : [], []);
+  });
+
   it("G03: ranks files by matching lines, ties by path, and counts occurrences separately", () => {
     const snapshot = build([
       match("./z", 1, 3),

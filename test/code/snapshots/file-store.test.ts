@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { createInterface } from "node:readline";
 import { after, describe, it } from "node:test";
+import { revisionOf } from "../../../src/code/revisions/scan.js";
 import { parsedTable } from "../../../src/code/rg/match-table.js";
 import { FileSnapshotStore } from "../../../src/code/snapshots/file-store/store.js";
 import { MemorySnapshotStore, selectionSignature } from "../../../src/code/snapshots/store.js";
@@ -59,7 +60,7 @@ describe("FileSnapshotStore", () => {
         },
       ]),
       files: [{ path: "a.ts", key: "a.ts", matches: 1, occurrences: 1 }],
-      trustedRevisions: { "a.ts": { size: "5", mtimeNs: "1", ctimeNs: "2", ino: "3", dev: "4" } },
+      trustedRevisions: { "a.ts": revisionOf({ size: "5", mtimeNs: "1", ctimeNs: "2", ino: "3", dev: "4" }) },
     };
     const id = await first.put("cli:1", data);
     const sig = selectionSignature(["a.ts"]);

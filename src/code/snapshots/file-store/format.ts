@@ -18,7 +18,8 @@ export const TOMBSTONE_NAME = /^([0-9a-f]{32})\.expired$/;
 export const SELECTION_NAME = /^([0-9a-f]{32})\.[0-9a-f]{32}\.selection$/;
 /** Format version and the runtime whose `node:v8` serialization the payload uses. */
 // evs2: snapshots keep ripgrep's output indexed (match-table.ts) instead of decoded matches.
-const FORMAT = Buffer.from("evs2", "latin1");
+// evs3: a file revision is one string (revisions/scan.ts), not an object of five.
+const FORMAT = Buffer.from("evs3", "latin1");
 export const MAGIC = Buffer.concat([
   FORMAT,
   Buffer.from(process.versions.bun === undefined ? "N" : "B", "latin1"),

@@ -13,7 +13,7 @@ import { promisify } from "node:util";
 import { deflateRaw, inflateRawSync } from "node:zlib";
 import { SNAPSHOT_BLOCK_MATCHES } from "../../../core/limits.js";
 import type { SearchQuery } from "../../request.js";
-import type { Revision } from "../../revisions/scan.js";
+import { type Revision, revisionOf, revisionParts } from "../../revisions/scan.js";
 import type { PartialReason } from "../../rg/content-search.js";
 import type { ParsedMatch } from "../../rg/events.js";
 import {
@@ -147,14 +147,10 @@ export async function encodeSnapshot(key: Buffer, id: string, data: StoredResult
     paths,
     files: data.files.map((f) => [indexOf(f.key), f.matches, f.occurrences]),
     runs,
-    trusted: Object.entries(data.trustedRevisions).map(([path, r]) => [
-      indexOf(path),
-      r.size,
-      r.mtimeNs,
-      r.ctimeNs,
-      r.ino,
-      r.dev,
-    ]),
+    trusted: Object.entries(data.trustedRevisions).map(([path, r]) => {
+      const { size, mtimeNs, ctimeNs, ino, dev } = revisionParts(r);
+      return [indexOf(path), size, mtimeNs, ctimeNs, ino, dev];
+    }),
     changes: data.changes ?? null,
     ...(data.structure === undefined ? {} : { structure: data.structure }),
   };
@@ -203,7 +199,8 @@ export function decodeHeader(
   });
   const trustedRevisions: Record<string, Revision> = {};
   for (const [index, size, mtimeNs, ctimeNs, ino, dev] of header.trusted) {
-    trustedRevisions[path(index)] = { size, mtimeNs, ctimeNs, ino, dev };
+    const revision = revisionOf({ size, mtimeNs, ctimeNs, ino, dev });
+    if (revision !== undefined) trustedRevisions[path(index)] = revision;
   }
   const files: SnapshotFile[] = header.files.map(([index, matches, occurrences]) => ({
     path: displayPath(path(index)),
