@@ -8,10 +8,11 @@
  * a broken configuration never hides a tool.
  */
 import { createHash } from "node:crypto";
-import { closeSync, constants, fstatSync, openSync, readSync, statSync } from "node:fs";
+import { statSync } from "node:fs";
 import { homedir } from "node:os";
 import { isAbsolute, join } from "node:path";
 import type { z } from "zod";
+import { readRegularFileSync } from "../core/bounded-read.js";
 import { EvidentError } from "../core/errors.js";
 import {
   CONFIG_FILE_MAX_BYTES,
@@ -214,36 +215,20 @@ export type ConfigText =
  * symlinks are followed: a config file kept elsewhere and linked is common.
  */
 export function readConfigText(path: string): ConfigText {
-  let fd: number;
-  try {
-    fd = openSync(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
-  } catch (thrown) {
-    const code = (thrown as { code?: string }).code;
-    if (code === "ENOENT") return { absent: true };
-    return { problem: `cannot be read (${code ?? "error"})`, cause: thrown };
-  }
-  try {
-    const stat = fstatSync(fd);
-    if (!stat.isFile()) return { problem: "is not a regular file" };
-    if (stat.size > CONFIG_FILE_MAX_BYTES) {
-      return { problem: `is larger than ${CONFIG_FILE_MAX_BYTES} bytes (${stat.size})` };
-    }
-    const buffer = Buffer.alloc(CONFIG_FILE_MAX_BYTES + 1);
-    let length = 0;
-    for (;;) {
-      const read = readSync(fd, buffer, length, buffer.length - length, null);
-      if (read === 0) break;
-      length += read;
-      // Grown past the bound since the fstat: refused the same way.
-      if (length > CONFIG_FILE_MAX_BYTES) {
-        return { problem: `is larger than ${CONFIG_FILE_MAX_BYTES} bytes` };
-      }
-    }
-    return { text: buffer.toString("utf8", 0, length) };
-  } catch (thrown) {
-    return { problem: `cannot be read (${(thrown as { code?: string }).code ?? "error"})`, cause: thrown };
-  } finally {
-    closeSync(fd);
+  const read = readRegularFileSync(path, CONFIG_FILE_MAX_BYTES);
+  switch (read.kind) {
+    case "bytes":
+      return { text: read.bytes.toString("utf8") };
+    case "absent":
+      return { absent: true };
+    case "not a regular file":
+      return { problem: "is not a regular file" };
+    case "too large":
+      return {
+        problem: `is larger than ${CONFIG_FILE_MAX_BYTES} bytes${read.size === undefined ? "" : ` (${read.size})`}`,
+      };
+    case "error":
+      return { problem: `cannot be read (${read.code})`, cause: read.cause };
   }
 }
 

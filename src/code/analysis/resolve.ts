@@ -10,18 +10,10 @@
  * Everything else (a dependency, a Node built-in, an alias only a bundler knows) is unresolved,
  * and said to be.
  */
-import {
-  closeSync,
-  constants,
-  fstatSync,
-  lstatSync,
-  openSync,
-  readSync,
-  realpathSync,
-  statSync,
-} from "node:fs";
+import { lstatSync, realpathSync, statSync } from "node:fs";
 import { dirname, extname, join, resolve, sep } from "node:path";
 import { throwIfAborted } from "../../core/abort.js";
+import { readRegularFileSync } from "../../core/bounded-read.js";
 import { MANIFEST_MAX_BYTES, MANIFEST_TARGET_DEPTH, NAVIGATION_RESOLVE_TURN } from "../../core/limits.js";
 
 /** Extensions tried after the specifier as written, in order. */
@@ -178,24 +170,13 @@ export class Manifests {
  * hold the event loop (the read is synchronous) until a writer came, or forever.
  */
 function readManifest(path: string): Manifest | undefined {
-  let fd: number | undefined;
+  const read = readRegularFileSync(path, MANIFEST_MAX_BYTES);
+  if (read.kind !== "bytes") return undefined;
   try {
-    fd = openSync(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
-    const stats = fstatSync(fd);
-    if (!stats.isFile() || stats.size > MANIFEST_MAX_BYTES) return undefined;
-    const bytes = Buffer.alloc(stats.size);
-    let total = 0;
-    while (total < bytes.length) {
-      const n = readSync(fd, bytes, total, bytes.length - total, total);
-      if (n === 0) break;
-      total += n;
-    }
-    const json: unknown = JSON.parse(bytes.subarray(0, total).toString("utf8"));
+    const json: unknown = JSON.parse(read.bytes.toString("utf8"));
     return typeof json === "object" && json !== null ? (json as Manifest) : undefined;
   } catch {
     return undefined;
-  } finally {
-    if (fd !== undefined) closeSync(fd);
   }
 }
 
