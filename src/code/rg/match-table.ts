@@ -8,13 +8,19 @@
  * decoded. `parsed` holds lines already decoded (tests, and anything built from ParsedMatch
  * values).
  *
- * Both forms are plain data (typed arrays, strings, plain objects) so a store can serialize a
- * snapshot as it is; the functions below are the only way to read them. A third form, `paged`,
+ * A kept snapshot holds its matches in `compact` records (compact.ts), or as `raw` events when
+ * an event is not of the shape the records expect.
+ *
+ * These forms are plain data (typed arrays, strings, plain objects) so a store can serialize a
+ * snapshot as it is; the functions below are the only way to read them. One more form, `paged`,
  * is a snapshot read back from a shared store: it holds the per-file index, and its matches are
  * fetched only for the positions a page asks for (`loadMatches`) before it reads them.
  */
 import { EvidentError } from "../../core/errors.js";
-import { fastMatch, fullMatch, type ParsedMatch } from "../rg/events.js";
+import { type CompactMatchTable, compactMatchAt, isCompactTable } from "./compact.js";
+import { fastMatch, fullMatch, type ParsedMatch } from "./events.js";
+
+export type { CompactMatchTable } from "./compact.js";
 
 export interface ParsedMatchTable {
   readonly kind: "parsed";
@@ -57,7 +63,7 @@ export interface PagedMatchTable {
   readonly source: MatchSource;
 }
 
-export type MatchTable = ParsedMatchTable | RawMatchTable | PagedMatchTable;
+export type MatchTable = ParsedMatchTable | RawMatchTable | CompactMatchTable | PagedMatchTable;
 
 export function parsedTable(list: readonly ParsedMatch[]): ParsedMatchTable {
   return { kind: "parsed", length: list.length, list };
@@ -70,6 +76,7 @@ export function isMatchTable(value: unknown): value is MatchTable {
   if (typeof value !== "object" || value === null) return false;
   const t = value as Partial<Record<keyof RawMatchTable | "list", unknown>>;
   if (t.kind === "parsed") return Array.isArray(t.list) && t.length === t.list.length;
+  if (t.kind === "compact") return isCompactTable(value as Partial<Record<keyof CompactMatchTable, unknown>>);
   return (
     t.kind === "raw" &&
     Array.isArray(t.chunks) &&
@@ -115,6 +122,15 @@ export function matchAt(table: MatchTable, position: number): ParsedMatch {
       throw new EvidentError("internal_error", "a stored match names another file than its run.");
     }
     return match;
+  }
+  if (table.kind === "compact") {
+    const run = runIndex(table, position);
+    const parsed = compactMatchAt(table, position, run);
+    const key = table.runKeys[run] as string;
+    if (parsed.path !== key) {
+      throw new EvidentError("internal_error", "a retained match record names another file than its run.");
+    }
+    return { ...parsed, path: key };
   }
   const chunk = table.chunks[table.chunkOf[position] as number] as Uint8Array;
   const parsed = decodeEvent(chunk, table.starts[position] as number, table.ends[position] as number);
@@ -168,7 +184,7 @@ export function decodeEvent(bytes: Uint8Array, start: number, end: number): Pars
 }
 
 /** The run containing `position`: the last run start not after it. */
-function runIndex(table: RawMatchTable | PagedMatchTable, position: number): number {
+export function runIndex(table: Exclude<MatchTable, ParsedMatchTable>, position: number): number {
   const starts = table.runStarts;
   let low = 0;
   let high = starts.length - 1;

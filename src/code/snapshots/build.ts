@@ -8,9 +8,10 @@ import { SNAPSHOT_FILE_OVERHEAD_BYTES, SNAPSHOT_MATCH_OVERHEAD_BYTES } from "../
 import type { SearchTarget } from "../path-policy.js";
 import { invalid, type SearchQuery } from "../request.js";
 import type { Revision } from "../revisions/scan.js";
+import { type CompactMatchTable, compactEvents } from "../rg/compact.js";
 import type { IndexedRun, PartialReason, SearchRun } from "../rg/content-search.js";
 import type { ParsedMatch } from "../rg/events.js";
-import { fileRange, matchAt, parsedTable, type RawMatchTable } from "../rg/match-table.js";
+import { fileRange, type MatchTable, matchAt, parsedTable, type RawMatchTable } from "../rg/match-table.js";
 import type { ChangesSummary } from "./analysis.js";
 import { arraySequence, compareKeys, displayPath, type MatchSequence } from "./sequence.js";
 import type { SnapshotData, SnapshotFile } from "./store.js";
@@ -123,12 +124,16 @@ function withoutRaw(match: ParsedMatch): ParsedMatch {
  * Matches ordered by path, then line. ripgrep searches files in parallel but reports each file's
  * matches together and in line order, so ordering the per-file runs is enough (and far cheaper
  * than sorting every match); a stable path order makes indices reproducible. No match is
- * decoded: their events are copied, in that order, into one buffer of exactly their size, so a
- * kept snapshot holds its matches' bytes, not ripgrep's read chunks (with the other events in
- * them), which the C allocator would keep scattered through its heap for the snapshot's life.
+ * decoded: their events are made compact records (rg/compact.ts), in that order, in one buffer
+ * of exactly their size, so a kept snapshot holds a quarter of the bytes and none of ripgrep's
+ * read chunks (with the other events in them), which the C allocator would keep scattered
+ * through its heap for the snapshot's life. Events the records do not take are copied as they
+ * are.
  */
-function inPathOrder(table: RawMatchTable, runs: readonly IndexedRun[]): RawMatchTable {
+function inPathOrder(table: RawMatchTable, runs: readonly IndexedRun[]): MatchTable {
   const ordered = [...runs].sort((a, b) => compareKeys(a.key, b.key));
+  const compact = compactInOrder(table, ordered);
+  if (compact !== undefined) return compact;
   let total = 0;
   for (const run of ordered) {
     for (let i = run.first, end = run.first + run.count; i < end; i++)
@@ -171,6 +176,47 @@ function inPathOrder(table: RawMatchTable, runs: readonly IndexedRun[]): RawMatc
   };
   if (runKeys.length < ordered.length) sortMergedRuns(result);
   return result;
+}
+
+/**
+ * The runs' events as compact records, or undefined when a file was reported in two runs (never
+ * seen from ripgrep, but not ruled out; the copy below puts such a file's matches in line order)
+ * or an event is not of the records' shape.
+ */
+function compactInOrder(table: RawMatchTable, ordered: readonly IndexedRun[]): CompactMatchTable | undefined {
+  const runStarts = new Uint32Array(ordered.length);
+  const runKeys: string[] = [];
+  const chunkOf = new Uint32Array(table.length);
+  const starts = new Uint32Array(table.length);
+  const ends = new Uint32Array(table.length);
+  let position = 0;
+  for (let r = 0; r < ordered.length; r++) {
+    const run = ordered[r] as IndexedRun;
+    if (runKeys[runKeys.length - 1] === run.key) return undefined;
+    runStarts[r] = position;
+    runKeys.push(run.key);
+    for (let i = run.first, end = run.first + run.count; i < end; i++, position++) {
+      chunkOf[position] = table.chunkOf[i] as number;
+      starts[position] = table.starts[i] as number;
+      ends[position] = table.ends[i] as number;
+    }
+  }
+  const event: { chunk: Uint8Array; start: number; end: number } = {
+    chunk: new Uint8Array(0),
+    start: 0,
+    end: 0,
+  };
+  return compactEvents(
+    position,
+    (p) => {
+      event.chunk = table.chunks[chunkOf[p] as number] as Uint8Array;
+      event.start = starts[p] as number;
+      event.end = ends[p] as number;
+      return event;
+    },
+    runStarts,
+    runKeys,
+  );
 }
 
 /** Puts the matches of files reported in several runs in line order (decoding only those). */

@@ -57,21 +57,20 @@ describe("snapshot building", () => {
     assert.deepEqual(lines(snapshot), ["./a:2", "./a:5", "./b:1"]);
   });
 
-  it("keeps exactly its matches' bytes, in path order, not ripgrep's read chunks", () => {
+  it("keeps its matches as compact records in path order, not ripgrep's read chunks", () => {
     const run = indexRun([match("./b", 4), match("./a", 2), match("./a", 9)]);
     const snapshot = buildSnapshot(query, target, target, false, { run, trusted: {} }, false);
     const table = snapshot.matches;
-    assert.equal(table.kind, "raw");
-    if (table.kind !== "raw") return;
-    // ripgrep's output also holds begin, end and summary events: none of them is kept.
-    const read = run.table.chunks.reduce((sum, c) => sum + c.length, 0);
+    assert.equal(table.kind, "compact");
+    if (table.kind !== "compact") return;
+    // ripgrep's output also holds begin, end and summary events: none of them is kept, nor the
+    // paths and key names each match event repeats.
     let events = 0;
     for (let i = 0; i < run.table.length; i++)
       events += (run.table.ends[i] as number) - (run.table.starts[i] as number);
-    assert.ok(read > events);
-    assert.equal(table.chunks.length, 1);
-    assert.equal(table.chunks[0]?.length, events);
-    assert.equal(table.ends[table.length - 1], events);
+    assert.ok(table.bytes.length * 2 < events, `${table.bytes.length} of ${events} bytes`);
+    assert.equal(table.offsets[table.length], table.bytes.length);
+    assert.deepEqual(table.runPaths, ['{"text":"./a"}', '{"text":"./b"}']);
     assert.deepEqual(lines(snapshot), ["./a:2", "./a:9", "./b:4"]);
     assert.deepEqual(
       allMatches(table),
@@ -82,7 +81,7 @@ describe("snapshot building", () => {
   it("an empty result keeps no bytes", () => {
     const table = build([]).matches;
     assert.equal(table.length, 0);
-    assert.deepEqual(table.kind === "raw" ? table.chunks : [], []);
+    assert.equal(table.kind === "compact" ? table.bytes.length : -1, 0);
   });
 
   it("G03: ranks files by matching lines, ties by path, and counts occurrences separately", () => {

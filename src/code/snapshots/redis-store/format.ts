@@ -14,6 +14,7 @@ import { deflateRaw, inflateRawSync } from "node:zlib";
 import { SNAPSHOT_BLOCK_MATCHES } from "../../../core/limits.js";
 import type { SearchQuery } from "../../request.js";
 import { type Revision, revisionOf, revisionParts } from "../../revisions/scan.js";
+import { eventOf } from "../../rg/compact.js";
 import type { PartialReason } from "../../rg/content-search.js";
 import type { ParsedMatch } from "../../rg/events.js";
 import {
@@ -21,6 +22,7 @@ import {
   type MatchSource,
   type MatchTable,
   type PagedMatchTable,
+  runIndex,
 } from "../../rg/match-table.js";
 import { type AnalysisData, type ChangesSummary, isAnalysisData } from "../analysis.js";
 import { displayPath } from "../sequence.js";
@@ -142,7 +144,7 @@ export async function encodeSnapshot(key: Buffer, id: string, data: StoredResult
     bytes: data.bytes,
     reusable: data.reusable,
     length: table.length,
-    form: table.kind === "raw" ? "events" : "json",
+    form: table.kind === "parsed" ? "json" : "events",
     blockMatches: SNAPSHOT_BLOCK_MATCHES,
     paths,
     files: data.files.map((f) => [indexOf(f.key), f.matches, f.occurrences]),
@@ -303,6 +305,9 @@ function blockBytes(table: Exclude<MatchTable, PagedMatchTable>, from: number, t
     if (table.kind === "raw") {
       const chunk = table.chunks[table.chunkOf[position] as number] as Uint8Array;
       parts.push(chunk.subarray(table.starts[position] as number, table.ends[position] as number), newline);
+    } else if (table.kind === "compact") {
+      // Stored as the event it stands for, so every replica reads one form.
+      parts.push(Buffer.from(eventOf(table, position, runIndex(table, position))), newline);
     } else {
       parts.push(Buffer.from(JSON.stringify(table.list[position])), newline);
     }
@@ -312,7 +317,7 @@ function blockBytes(table: Exclude<MatchTable, PagedMatchTable>, from: number, t
 
 /** File runs in position order: [path, number of matches]. */
 function runsOf(table: Exclude<MatchTable, PagedMatchTable>): Array<[string, number]> {
-  if (table.kind === "raw") {
+  if (table.kind !== "parsed") {
     return table.runKeys.map((key, i) => {
       const end = i + 1 < table.runStarts.length ? (table.runStarts[i + 1] as number) : table.length;
       return [key, end - (table.runStarts[i] as number)];
