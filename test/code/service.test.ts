@@ -246,7 +246,7 @@ describe("code_search policy", () => {
     const result = await makeService(root).run({ pattern: "needle", mode: "matches" }, ctx());
     assert.equal(result.data.status, "partial");
     assert.equal(result.data.partialReason, "protocol_line_limit");
-    assert.match(result.text, /PARTIAL: retention stopped at a line too long to read/);
+    assert.match(result.text, /PARTIAL: retention stopped at a line too long to read \(in b\.txt\);/);
   });
 
   it("G04: a subpath search cut before it kept a match is not called empty, nor widened to the root", async () => {
@@ -262,6 +262,7 @@ describe("code_search policy", () => {
       result.text,
       /No matching line could be kept for "needle" .* in "sub": the search stopped early/,
     );
+    assert.match(result.text, /a line too long to read \(in sub\/b\.txt\)/);
     assert.match(result.text, /PARTIAL: retention stopped at a line too long to read/);
   });
 

@@ -29,6 +29,7 @@ import type { SourceDocument } from "../source/document.js";
 import { PARSE_BYTES_TEXT, ParseBudget } from "../syntax/budget.js";
 import type { SyntaxLayer } from "../syntax/layer.js";
 import { enclosingSymbol, pickSymbol, type SymbolRange, symbolsNamed } from "../syntax/symbols.js";
+import { scanStop } from "./any-of.js";
 import { NodeLocator, roleOf } from "./roles.js";
 import { type AnalysisScans, isScript, navigationRoot, startingDocument, treeFields } from "./sources.js";
 import { type AnalysisBounds, type AnalysisDraft, TextTable } from "./store.js";
@@ -199,7 +200,7 @@ export async function impactOf(deps: ImpactDeps, request: ImpactRequest): Promis
       occurrences:
         lines.partialReason === undefined
           ? { status: "complete" }
-          : { status: "partial", detail: `the scan stopped at its retention bound (${lines.partialReason})` },
+          : { status: "partial", detail: `the scan stopped at its retention bound (${scanStop(lines)})` },
       syntax,
       relatedTests: relatedTestsFact,
       binding: { status: "not-evaluated", detail: "same spelling is not proof of the same symbol" },

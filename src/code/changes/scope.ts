@@ -63,6 +63,8 @@ export interface ChangeScopeDeps {
 export interface ScopedLines {
   readonly table: ParsedMatchTable;
   readonly partialReason: PartialReason | undefined;
+  /** The file holding the line over the protocol cap, printed as `table`'s paths are. */
+  readonly longLineKey?: string | undefined;
   readonly searchErrors: number;
   readonly trusted: Record<string, Revision>;
 }
@@ -430,6 +432,9 @@ class Scope implements ChangeScope {
     return {
       table: parsedTable(matches),
       partialReason: run.partialReason,
+      ...(run.longLineKey === undefined
+        ? {}
+        : { longLineKey: layout.external ? layout.printed(run.longLineKey) : run.longLineKey }),
       searchErrors: run.searchErrors,
       trusted,
     };
