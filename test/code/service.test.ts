@@ -240,6 +240,33 @@ describe("code_search policy", () => {
     assert.equal(explicit.data.status, "partial");
   });
 
+  it("says whether a file's name or a line is not valid UTF-8, and how to select such a name", async () => {
+    const root = await tree({ "good.txt": Buffer.from("needle \xff line\n", "latin1") });
+    // Names are bytes: one that is not UTF-8 is shown with U+FFFD and cannot be typed back.
+    await writeFile(Buffer.from(join(root, "bad\xffname.txt"), "latin1"), "needle in a bad name\n");
+    const service = makeService(root);
+    const result = await service.run({ pattern: "needle", mode: "matches" }, ctx());
+    assert.match(
+      result.text,
+      /^bad\uFFFDname\.txt {2}\(name not valid UTF-8, shown with U\+FFFD: a glob with \* for each U\+FFFD selects it; revision unverified\)\n\[1\] 1:1 {2}needle in a bad name\n/m,
+    );
+    assert.match(result.text, /^good\.txt\n\[2\] 1:1 {2}needle \uFFFD line {2}\(line not valid UTF-8\)$/m);
+    // The hint holds: the glob selects the file.
+    const selected = await service.run({ pattern: "needle", glob: ["bad*name.txt"], mode: "matches" }, ctx());
+    assert.deepEqual(
+      selected.data.matches?.map((m) => m.path),
+      ["bad\uFFFDname.txt"],
+    );
+    // Its match cannot be inspected by that name, and the refusal says why.
+    const summary = await service.run({ pattern: "needle", mode: "summary" }, ctx());
+    const refused = await service
+      .run({ cursor: summary.data.cursor as string, inspect: 1 }, ctx())
+      .catch((e: unknown) => e);
+    assert.equal((refused as { code?: string }).code, "invalid_arguments");
+    assert.match((refused as Error).message, /name is not valid UTF-8/);
+    await service.close();
+  });
+
   it("G04: a line beyond the protocol cap stops the search as an explicit partial result", async () => {
     const huge = `needle ${"z".repeat(RG_MAX_PROTOCOL_LINE_BYTES)}`;
     const root = await tree({ "a.txt": "needle small\n", "b.txt": `${huge}\n` });
