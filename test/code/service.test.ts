@@ -264,6 +264,11 @@ describe("code_search policy", () => {
       .catch((e: unknown) => e);
     assert.equal((refused as { code?: string }).code, "invalid_arguments");
     assert.match((refused as Error).message, /name is not valid UTF-8/);
+    const impact = await service
+      .run({ impact: true, cursor: summary.data.cursor as string, inspect: 1 }, ctx())
+      .catch((e: unknown) => e);
+    assert.equal((impact as { code?: string }).code, "invalid_arguments");
+    assert.match((impact as Error).message, /name is not valid UTF-8/);
     await service.close();
   });
 
