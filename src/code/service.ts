@@ -276,6 +276,7 @@ export class CodeSearchService {
             return {
               table: run.table,
               partialReason: run.partialReason,
+              longLineKey: run.longLineKey,
               searchErrors: run.searchErrors,
               trusted,
             };
@@ -356,6 +357,7 @@ export class CodeSearchService {
         return {
           table: run.table,
           partialReason: run.partialReason,
+          longLineKey: run.longLineKey,
           searchErrors: run.searchErrors,
           trusted,
         };

@@ -93,4 +93,22 @@ describe("evident inspect", () => {
     const both = cli(["inspect", "a.ts:2", "--symbol", "small"]);
     assert.equal(both.code, 2);
   });
+
+  it("says what inspect needs when a file comes without a line, or nothing is named", () => {
+    for (const [args, said] of [
+      [["inspect", "a.ts"], /^"a\.ts" has no line: evident inspect needs PATH:LINE/],
+      [["inspect", "a.ts:2", "a.ts"], /^"a\.ts" has no line: evident inspect needs PATH:LINE/],
+      [["inspect"], /^evident inspect needs PATH:LINE/],
+    ] as const) {
+      const run = cli([...args]);
+      assert.equal(run.code, 2, args.join(" "));
+      const error = JSON.parse(run.stderr).error;
+      assert.equal(error.code, "invalid_arguments");
+      assert.match(error.message, said);
+      assert.match(error.message, /PATH --symbol NAME/);
+      assert.doesNotMatch(error.message, /pattern is required/);
+    }
+    // A line given by flag still completes a bare path.
+    assert.equal(json(["inspect", "a.ts", "--line", "2"]).inspections[0].symbol.name, "small");
+  });
 });

@@ -74,6 +74,9 @@ describe("CLI contract", () => {
     // A short alias is shown with the option it stands for.
     assert.match(help.stdout, /^ {2}-t, --times VALUE/m);
     assert.match(help.stdout, /--text/);
+    // An array flag takes one value and repeats, as the parser reads it (`--tags a b` is not two).
+    assert.match(help.stdout, /^ {2}--tags VALUE \(repeatable: --tags A --tags B\)/m);
+    assert.doesNotMatch(help.stdout, /VALUE\.\.\./);
     const mcpHelp = cli(["mcp", "--help"]);
     assert.match(mcpHelp.stdout, /EVIDENT_AUTH_TOKEN/);
   });

@@ -240,13 +240,45 @@ describe("code_search policy", () => {
     assert.equal(explicit.data.status, "partial");
   });
 
+  it("says whether a file's name or a line is not valid UTF-8, and how to select such a name", async () => {
+    const root = await tree({ "good.txt": Buffer.from("needle \xff line\n", "latin1") });
+    // Names are bytes: one that is not UTF-8 is shown with U+FFFD and cannot be typed back.
+    await writeFile(Buffer.from(join(root, "bad\xffname.txt"), "latin1"), "needle in a bad name\n");
+    const service = makeService(root);
+    const result = await service.run({ pattern: "needle", mode: "matches" }, ctx());
+    assert.match(
+      result.text,
+      /^bad\uFFFDname\.txt {2}\(name not valid UTF-8, shown with U\+FFFD: a glob with \* for each U\+FFFD selects it; revision unverified\)\n\[1\] 1:1 {2}needle in a bad name\n/m,
+    );
+    assert.match(result.text, /^good\.txt\n\[2\] 1:1 {2}needle \uFFFD line {2}\(line not valid UTF-8\)$/m);
+    // The hint holds: the glob selects the file.
+    const selected = await service.run({ pattern: "needle", glob: ["bad*name.txt"], mode: "matches" }, ctx());
+    assert.deepEqual(
+      selected.data.matches?.map((m) => m.path),
+      ["bad\uFFFDname.txt"],
+    );
+    // Its match cannot be inspected by that name, and the refusal says why.
+    const summary = await service.run({ pattern: "needle", mode: "summary" }, ctx());
+    const refused = await service
+      .run({ cursor: summary.data.cursor as string, inspect: 1 }, ctx())
+      .catch((e: unknown) => e);
+    assert.equal((refused as { code?: string }).code, "invalid_arguments");
+    assert.match((refused as Error).message, /name is not valid UTF-8/);
+    const impact = await service
+      .run({ impact: true, cursor: summary.data.cursor as string, inspect: 1 }, ctx())
+      .catch((e: unknown) => e);
+    assert.equal((impact as { code?: string }).code, "invalid_arguments");
+    assert.match((impact as Error).message, /name is not valid UTF-8/);
+    await service.close();
+  });
+
   it("G04: a line beyond the protocol cap stops the search as an explicit partial result", async () => {
     const huge = `needle ${"z".repeat(RG_MAX_PROTOCOL_LINE_BYTES)}`;
     const root = await tree({ "a.txt": "needle small\n", "b.txt": `${huge}\n` });
     const result = await makeService(root).run({ pattern: "needle", mode: "matches" }, ctx());
     assert.equal(result.data.status, "partial");
     assert.equal(result.data.partialReason, "protocol_line_limit");
-    assert.match(result.text, /PARTIAL: retention stopped at a line too long to read/);
+    assert.match(result.text, /PARTIAL: retention stopped at a line too long to read \(in b\.txt\);/);
   });
 
   it("G04: a subpath search cut before it kept a match is not called empty, nor widened to the root", async () => {
@@ -262,6 +294,7 @@ describe("code_search policy", () => {
       result.text,
       /No matching line could be kept for "needle" .* in "sub": the search stopped early/,
     );
+    assert.match(result.text, /a line too long to read \(in sub\/b\.txt\)/);
     assert.match(result.text, /PARTIAL: retention stopped at a line too long to read/);
   });
 

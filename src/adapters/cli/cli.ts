@@ -109,6 +109,9 @@ export async function runCli(argv: readonly string[], io: CliIo, options: CliOpt
       io.stdout.write(commandHelp(command, spec, tool.description, properties));
       return EXIT_OK;
     }
+    if (parsed.problem !== undefined) {
+      return fail(io, usageError(`${parsed.problem} Usage: ${spec.usage}`, "(arguments)"));
+    }
     if (parsed.extra.length > 0) {
       return fail(
         io,
@@ -336,10 +339,16 @@ function commandHelp(
   const options = Object.entries(properties).map(([name, schema]) => {
     const s = schema as { description?: string; default?: unknown };
     const kind = propertyKind(schema);
+    const flag = `--${kebabCase(name)}`;
+    // An array flag takes one value each time and repeats: what follows it is a positional.
     const value =
-      kind === "boolean" ? "" : kind === "array" || kind === "string-or-array" ? " VALUE..." : " VALUE";
+      kind === "boolean"
+        ? ""
+        : kind === "array" || kind === "string-or-array"
+          ? ` VALUE (repeatable: ${flag} A ${flag} B)`
+          : " VALUE";
     const extra = s.default === undefined ? "" : ` (default ${JSON.stringify(s.default)})`;
-    return `  ${aliasesOf(name)}--${kebabCase(name)}${value}${s.description ? `  ${s.description}` : ""}${extra}`;
+    return `  ${aliasesOf(name)}${flag}${value}${s.description ? `  ${s.description}` : ""}${extra}`;
   });
   return [
     `evident ${command}: ${spec.summary}`,

@@ -14,7 +14,7 @@ export const TOOL_COMMANDS: Readonly<
     aliases: { "--provider": "providers", "-n": "maxResults" },
     summary: "Search the web through the configured providers (keyless default: duckduckgo).",
     usage:
-      "evident search QUERY [--provider ID ...] [--max-results N] [--time-range day|week|month|year] [--intent NAME]",
+      "evident search QUERY [--provider ID]... [--max-results N] [--time-range day|week|month|year] [--intent NAME]",
   },
   read: {
     tool: "web_read",
@@ -41,15 +41,15 @@ export const TOOL_COMMANDS: Readonly<
     },
     summary: "Search the codebase with ripgrep; bounded, paginated evidence with cursors.",
     usage:
-      "evident grep PATTERN [PATH] [-i] [-w] [-F] [-C N] [-g GLOB ...] [--mode auto|summary|matches] [--cursor C]\n" +
+      "evident grep PATTERN [PATH] [-i] [-w] [-F] [-C N] [-g GLOB]... [--mode auto|summary|matches] [--cursor C]\n" +
       "       evident grep --any-of TEXT --any-of TEXT ... [--path PATH]   (exact texts, each occurrence attributed)\n" +
       "       evident grep PATTERN --changes worktree|staged|BASE..TARGET [--change-scope lines|files] [--change-side new|old]\n" +
-      "       evident grep --structure 'console.log($A)' [PATH] [-g GLOB ...]\n" +
+      "       evident grep --structure 'console.log($A)' [PATH] [-g GLOB]...\n" +
       "       evident grep --cursor C --inspect N   (or --match-indices N ...)\n" +
       "       evident grep --impact PATH:LINE   (or --impact PATH --symbol NAME: every same-spelling use, then tests)\n" +
       "       evident grep --navigate imports|tests PATH",
     note:
-      `A cursor works in later runs too (\`evident grep --cursor C [--paths FILE ...]\`) for ${SNAPSHOT_TTL_MS / 60_000} minutes after its\n` +
+      `A cursor works in later runs too (\`evident grep --cursor C [--paths FILE]...\`) for ${SNAPSHOT_TTL_MS / 60_000} minutes after its\n` +
       "last use: results are kept in a private cache directory ($EVIDENT_CACHE_DIR/snapshots, else\n" +
       "$XDG_CACHE_HOME/evident/snapshots, else ~/.cache/evident/snapshots).",
   },
@@ -67,15 +67,31 @@ export const TOOL_COMMANDS: Readonly<
   },
 };
 
-/** `a.ts:12` is a path and a line; anything else is a path (with --line or --symbol). */
+const INSPECT_NEEDS = "evident inspect needs PATH:LINE, PATH --symbol NAME, or --source-cursor C.";
+
+/**
+ * `a.ts:12` is a path and a line; anything else is a path, which one lone path may complete with
+ * --line or --symbol. Without them the tool would read a search without a pattern.
+ */
 function inspectTargets(args: Record<string, unknown>, tokens: readonly string[]) {
-  if (tokens.length === 0) return { args, extra: tokens };
-  const targets = tokens.map((token) => {
+  const given = ["line", "symbol", "sourceCursor", "targets"].some((k) => args[k] !== undefined);
+  if (tokens.length === 0) return { args, extra: tokens, problem: given ? undefined : INSPECT_NEEDS };
+  const targets: { path: string; line?: number }[] = tokens.map((token) => {
     const match = /^(.+):(\d+)$/.exec(token);
-    return match === null ? { path: token } : { path: match[1], line: Number(match[2]) };
+    return match === null ? { path: token } : { path: match[1] as string, line: Number(match[2]) };
   });
   const [only] = targets;
-  return { args: targets.length === 1 ? { ...args, ...only } : { ...args, targets }, extra: [] };
+  if (targets.length === 1) return { args: { ...args, ...only }, extra: [], problem: lineless(only, given) };
+  return {
+    args: { ...args, targets },
+    extra: [],
+    problem: lineless(targets.find((t) => t.line === undefined)),
+  };
+}
+
+function lineless(target: { path: string; line?: number } | undefined, completed = false) {
+  if (target === undefined || target.line !== undefined || completed) return undefined;
+  return `${JSON.stringify(target.path)} has no line: ${INSPECT_NEEDS}`;
 }
 
 /**

@@ -13,12 +13,17 @@ export interface CommandSpec {
   readonly aliases?: Readonly<Record<string, string>>;
   /**
    * Reshapes what positionals meant once every flag is known (`evident inspect a.ts:12` ->
-   * `{ path, line }`); positionals it leaves in `extra` are reported as unexpected.
+   * `{ path, line }`); positionals it leaves in `extra` are reported as unexpected, and a
+   * `problem` (what the command's own form lacks, which the tool cannot name) as a usage error.
    */
   readonly shape?: (
     args: Record<string, unknown>,
     extra: readonly string[],
-  ) => { readonly args: Record<string, unknown>; readonly extra: readonly string[] };
+  ) => {
+    readonly args: Record<string, unknown>;
+    readonly extra: readonly string[];
+    readonly problem?: string | undefined;
+  };
 }
 
 export interface ParsedCommand {
@@ -27,6 +32,8 @@ export interface ParsedCommand {
   readonly help: boolean;
   /** Tokens that could not be placed (an extra positional); reported as invalid arguments. */
   readonly extra: readonly string[];
+  /** What the command's form lacks (see `CommandSpec.shape`); reported as invalid arguments. */
+  readonly problem?: string | undefined;
 }
 
 type PropertyKind = "boolean" | "number" | "string" | "array" | "string-or-array" | "unknown";
@@ -168,5 +175,5 @@ export function parseCommand(
     else put(key, value);
   });
   const shaped = spec.shape?.(args, extra) ?? { args, extra };
-  return { args: shaped.args, text, help, extra: shaped.extra };
+  return { args: shaped.args, text, help, extra: shaped.extra, problem: shaped.problem };
 }

@@ -11,13 +11,14 @@
  */
 import { mapBounded } from "../../core/concurrency.js";
 import { ANYOF_CONCURRENT_GROUPS, ANYOF_GROUP_TERMS } from "../../core/limits.js";
+import { printablePath } from "../render/detail-page.js";
 import type { AnyOfRequest, SearchQuery } from "../request.js";
 import type { Revision } from "../revisions/scan.js";
 import type { PartialReason } from "../rg/content-search.js";
 import type { ParsedMatch } from "../rg/events.js";
 import { keyAt, type MatchTable, matchAt } from "../rg/match-table.js";
 import type { AnalysisItem, CoverageFact } from "../snapshots/analysis.js";
-import { compareKeys } from "../snapshots/sequence.js";
+import { compareKeys, displayPath } from "../snapshots/sequence.js";
 import { TextTable } from "./store.js";
 import {
   alternation,
@@ -32,9 +33,17 @@ import {
 export interface CandidateLines {
   readonly table: MatchTable;
   readonly partialReason: PartialReason | undefined;
+  /** The file holding the line over the protocol cap, by path (`protocol_line_limit`). */
+  readonly longLineKey?: string | undefined;
   readonly searchErrors: number;
   /** Revisions observed unchanged around the scan, by path. */
   readonly trusted: Readonly<Record<string, Revision>>;
+}
+
+/** Why a candidate scan stopped, naming the file whose line was too long to read. */
+export function scanStop(lines: CandidateLines): string | undefined {
+  if (lines.partialReason === undefined || lines.longLineKey === undefined) return lines.partialReason;
+  return `${lines.partialReason} in ${printablePath(displayPath(lines.longLineKey))}`;
 }
 
 /** Runs one candidate scan of the request's file scope (or of a change scope's content). */
@@ -196,7 +205,7 @@ async function scanGroup(
   return {
     items,
     complete: run.partialReason === undefined,
-    stop: run.partialReason,
+    stop: scanStop(run),
     unverified: [...unverified],
     searchErrors: run.searchErrors,
   };

@@ -19,6 +19,7 @@ import { EvidentError } from "../../core/errors.js";
 import { IMPACT_ROLE_STEPS } from "../../core/limits.js";
 import type { Git } from "../git/process.js";
 import { type PathRules, resolveSourceFile, type SearchTarget } from "../path-policy.js";
+import { printablePath } from "../render/detail-page.js";
 import { type ImpactRequest, invalid } from "../request.js";
 import { pathUnder, type Revision } from "../revisions/scan.js";
 import { loadMatches, matchAt } from "../rg/match-table.js";
@@ -29,6 +30,7 @@ import type { SourceDocument } from "../source/document.js";
 import { PARSE_BYTES_TEXT, ParseBudget } from "../syntax/budget.js";
 import type { SyntaxLayer } from "../syntax/layer.js";
 import { enclosingSymbol, pickSymbol, type SymbolRange, symbolsNamed } from "../syntax/symbols.js";
+import { scanStop } from "./any-of.js";
 import { NodeLocator, roleOf } from "./roles.js";
 import { type AnalysisScans, isScript, navigationRoot, startingDocument, treeFields } from "./sources.js";
 import { type AnalysisBounds, type AnalysisDraft, TextTable } from "./store.js";
@@ -199,7 +201,7 @@ export async function impactOf(deps: ImpactDeps, request: ImpactRequest): Promis
       occurrences:
         lines.partialReason === undefined
           ? { status: "complete" }
-          : { status: "partial", detail: `the scan stopped at its retention bound (${lines.partialReason})` },
+          : { status: "partial", detail: `the scan stopped at its retention bound (${scanStop(lines)})` },
       syntax,
       relatedTests: relatedTestsFact,
       binding: { status: "not-evaluated", detail: "same spelling is not proof of the same symbol" },
@@ -230,6 +232,12 @@ async function selectTarget(deps: ImpactDeps, request: ImpactRequest): Promise<T
     }
     await loadMatches(snapshot.matches, [target.index - 1]);
     const match = matchAt(snapshot.matches, target.index - 1);
+    if (match.pathLossy) {
+      throw invalid(
+        "inspect",
+        `match [${target.index}] is in ${printablePath(displayPath(match.path))}, whose name is not valid UTF-8 (shown with U+FFFD), so the file cannot be read again by that name.`,
+      );
+    }
     if (!Object.hasOwn(snapshot.trustedRevisions, match.path)) {
       throw new EvidentError(
         "source_changed",

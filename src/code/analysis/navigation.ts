@@ -19,6 +19,7 @@ import { compareKeys, displayPath } from "../snapshots/sequence.js";
 import type { SourceDocument } from "../source/document.js";
 import { PARSE_BYTES_TEXT, ParseBudget } from "../syntax/budget.js";
 import type { SyntaxLayer } from "../syntax/layer.js";
+import { scanStop } from "./any-of.js";
 import { Manifests, resolveInTurns } from "./resolve.js";
 import { type AnalysisScans, isScript, navigationRoot, startingDocument, treeFields } from "./sources.js";
 import type { AnalysisDraft } from "./store.js";
@@ -190,7 +191,7 @@ async function importersOf(
     skipped[why] = (skipped[why] ?? 0) + 1;
   };
   if (lines.partialReason !== undefined)
-    skip(`beyond the candidate scan's retention bound (${lines.partialReason})`);
+    skip(`beyond the candidate scan's retention bound (${scanStop(lines)})`);
   let parsed = 0;
   const budget = new ParseBudget();
   for (const key of [...candidates].sort(compareKeys)) {

@@ -63,6 +63,8 @@ export interface ChangeScopeDeps {
 export interface ScopedLines {
   readonly table: ParsedMatchTable;
   readonly partialReason: PartialReason | undefined;
+  /** The file holding the line over the protocol cap, printed as `table`'s paths are. */
+  readonly longLineKey?: string | undefined;
   readonly searchErrors: number;
   readonly trusted: Record<string, Revision>;
 }
@@ -151,6 +153,14 @@ export async function openChangeScope(
     ...untracked.map((path) => ({ changed: undefined, path })),
   ];
   for (const { changed, path } of candidates) {
+    // Git lists a directory holding a repository of its own (not a submodule) as one entry.
+    if (changed === undefined && path.endsWith("/")) {
+      const nested = path.slice(0, -1);
+      const absolute = join(repository.root, nested);
+      if (protectedReason(absolute, target.rg.protectedAreas) !== undefined) continue;
+      notCovered.push({ path: layout.keyOf(absolute), reason: NESTED_REPOSITORY });
+      continue;
+    }
     // Git never checks such a path out, but a crafted tree holds one as written: joined, it
     // would lead out of the repository (a read) and out of the scope's tree (a write).
     if (path.split("/").some((part) => part === "" || part === "." || part === "..")) {
@@ -164,8 +174,12 @@ export async function openChangeScope(
     if (changed === undefined && !isRegularFile(absolute)) continue;
     if (changed !== undefined) {
       const mode = spec.side === "new" ? changed.newMode : changed.oldMode;
-      // Absent on this side (added or deleted), a symbolic link, or a submodule.
-      if (mode === "000000" || mode === "120000" || mode === "160000") continue;
+      // Absent on this side (added or deleted), or a symbolic link (never followed).
+      if (mode === "000000" || mode === "120000") continue;
+      if (mode === SUBMODULE) {
+        notCovered.push({ path: key, reason: submoduleReason(changed) });
+        continue;
+      }
       if (changed.lossy) {
         notCovered.push({ path: key, reason: "its name is not valid UTF-8" });
         continue;
@@ -229,6 +243,25 @@ export async function openChangeScope(
     ...notCovered,
     ...mirror.data.notCovered,
   ]);
+}
+
+/** Git's mode for a submodule (a commit recorded in the tree). */
+const SUBMODULE = "160000";
+
+const NESTED_REPOSITORY =
+  "an untracked directory holding a Git repository of its own: the files inside it are not compared";
+
+/** Why a changed submodule is not covered: its files are another repository's. */
+function submoduleReason(changed: ChangedFile): string {
+  const what =
+    changed.oldMode === "000000"
+      ? "added"
+      : changed.newMode === "000000"
+        ? "removed"
+        : changed.oldMode === changed.newMode
+          ? "its recorded commit changed"
+          : "a file or link on the other side";
+  return `a submodule, ${what}: the files inside it are not compared`;
 }
 
 /** Writes a scope's files into `dir`: working-tree bytes already read, or Git objects. */
@@ -399,6 +432,9 @@ class Scope implements ChangeScope {
     return {
       table: parsedTable(matches),
       partialReason: run.partialReason,
+      ...(run.longLineKey === undefined
+        ? {}
+        : { longLineKey: layout.external ? layout.printed(run.longLineKey) : run.longLineKey }),
       searchErrors: run.searchErrors,
       trusted,
     };

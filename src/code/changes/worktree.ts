@@ -88,12 +88,19 @@ export async function readCurrent(
   return { revision: before, id, bytes: read };
 }
 
-/** The file's bytes if its revision is `expected` before and after reading them. */
+/**
+ * The file's bytes if its revision is `expected` before and after reading them. Opened without
+ * blocking and checked again: a FIFO swapped in since the listing would hold the read.
+ */
 export async function readBytes(absolute: string, expected: Revision): Promise<Buffer | string> {
   let bytes: Buffer;
   try {
-    const handle = await open(absolute, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
+    const handle = await open(
+      absolute,
+      constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0),
+    );
     try {
+      if (!(await handle.stat()).isFile()) return "it is not a regular file any more";
       bytes = await handle.readFile();
     } finally {
       await handle.close();

@@ -9,8 +9,10 @@
  * index): it is dropped. Renames are not detected, so a renamed file is a deletion and an
  * addition.
  */
+import type { Readable } from "node:stream";
 import { EvidentError } from "../../core/errors.js";
 import { GIT_HEADER_LINE_MAX_BYTES } from "../../core/limits.js";
+import type { ConsumeResult } from "../process/owned-process.js";
 import { type Git, gitMessage } from "./process.js";
 import type { Repository } from "./repository.js";
 
@@ -54,7 +56,9 @@ const COMMON = [
   "--no-ext-diff",
   "--no-textconv",
   "--no-color",
-  "--ignore-submodules=all",
+  // A submodule whose recorded commit changed is listed (the caller names it as not covered);
+  // edits inside one are not looked for: Git would run inside it, under its own configuration.
+  "--ignore-submodules=dirty",
   "--src-prefix=a/",
   "--dst-prefix=b/",
 ];
@@ -91,21 +95,7 @@ export async function changedFiles(
   const parser = new DiffParser(withPatch);
   const outcome = await git.stream(
     { cwd: repository.root, args: diffArgs(sides, pathspecs, withPatch), config: repository.config, signal },
-    (stdout) =>
-      new Promise((resolve, reject) => {
-        stdout.on("data", (chunk: Buffer) => {
-          try {
-            parser.push(chunk);
-          } catch (error) {
-            stdout.destroy();
-            reject(error);
-          }
-        });
-        stdout.once("end", () => resolve("done"));
-        stdout.once("error", reject);
-        // Destroyed before its end (cancellation): without this the call would wait forever.
-        stdout.once("close", () => reject(new Error("Git's output closed before it ended")));
-      }),
+    (stdout) => readDiff(stdout, parser),
   );
   if (outcome.exitCode !== 0) {
     throw new EvidentError(
@@ -114,6 +104,28 @@ export async function changedFiles(
     );
   }
   return parser.finish();
+}
+
+/** Feeds Git's output to `parser` until it ends; fails if it is destroyed first. */
+export function readDiff(stdout: Readable, parser: DiffParser): Promise<ConsumeResult> {
+  return new Promise((resolve, reject) => {
+    const closed = () => reject(new Error("Git's output closed before it ended"));
+    // Already over before this was called: no event would come again.
+    if (stdout.readableEnded) return resolve("done");
+    if (stdout.destroyed) return closed();
+    stdout.on("data", (chunk: Buffer) => {
+      try {
+        parser.push(chunk);
+      } catch (error) {
+        stdout.destroy();
+        reject(error);
+      }
+    });
+    stdout.once("end", () => resolve("done"));
+    stdout.once("error", reject);
+    // Destroyed before its end (cancellation): without this the call would wait forever.
+    stdout.once("close", closed);
+  });
 }
 
 interface RawEntry {

@@ -44,7 +44,7 @@ export async function readBlobs(
 }
 
 /** `<id> <type> <size>\n<content>\n` per object, or `<id> missing\n`. */
-function readBatch(
+export function readBatch(
   stdout: Readable,
   wanted: readonly string[],
   bounds: { readonly maxBytes: number; readonly maxTotalBytes: number },
@@ -106,6 +106,16 @@ function readBatch(
       body = { id, size, parts: [], got: 0, keep };
       return true;
     };
+    const closed = () => reject(new Error("Git's output closed before it ended"));
+    const ended = () => {
+      if (stopped) return;
+      if (body !== undefined || next < wanted.length) {
+        reject(new EvidentError("internal_error", "git cat-file ended before answering every object."));
+      } else resolve("done");
+    };
+    // Over before this was called: no event would come again.
+    if (stdout.readableEnded) return ended();
+    if (stdout.destroyed) return closed();
     stdout.on("data", (chunk: Buffer) => {
       if (stopped) return;
       buffered = buffered.length === 0 ? chunk : Buffer.concat([buffered, chunk]);
@@ -118,15 +128,10 @@ function readBatch(
         reject(error);
       }
     });
-    stdout.once("end", () => {
-      if (stopped) return;
-      if (body !== undefined || next < wanted.length) {
-        reject(new EvidentError("internal_error", "git cat-file ended before answering every object."));
-      } else resolve("done");
-    });
+    stdout.once("end", ended);
     stdout.once("error", reject);
     // Destroyed before its end (cancellation, the deadline): without this the call would wait
     // forever (after "end", the promise is settled and this does nothing).
-    stdout.once("close", () => reject(new Error("Git's output closed before it ended")));
+    stdout.once("close", closed);
   });
 }

@@ -149,6 +149,12 @@ function resolveDocument(
   if (target.kind === "match") {
     if (snapshot === undefined) throw new EvidentError("internal_error", "a match target without its result");
     const match = matchAt(snapshot.matches, target.index - 1);
+    if (match.pathLossy) {
+      throw invalid(
+        "inspect",
+        `match [${target.index}] is in ${printablePath(displayPath(match.path))}, whose name is not valid UTF-8 (shown with U+FFFD), so the file cannot be read again by that name; its line is in the result as searched.`,
+      );
+    }
     absolute = pathUnder(snapshot.rgCwd, match.path);
     display = displayPath(match.path);
     expected = Object.hasOwn(snapshot.trustedRevisions, match.path)

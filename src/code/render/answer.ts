@@ -88,7 +88,7 @@ export function notesText(snapshot: SnapshotData, budget: ContextBudget): string
   }
   if (snapshot.partialReason !== undefined) {
     notes.push(
-      `PARTIAL: retention stopped at ${PARTIAL_TEXT[snapshot.partialReason]}; more matches exist than are counted here. ` +
+      `PARTIAL: retention stopped at ${PARTIAL_TEXT[snapshot.partialReason]}${snapshot.longLineFile === undefined ? "" : ` (in ${printablePath(snapshot.longLineFile)})`}; more matches exist than are counted here. ` +
         "Narrow the pattern, path or glob for complete evidence.",
     );
   }

@@ -195,12 +195,18 @@ export async function renderDetailPage(options: DetailOptions): Promise<DetailPa
   };
 }
 
+/**
+ * A name that is not UTF-8 is shown with U+FFFD and cannot be named back; ripgrep's globs match
+ * its bytes, so a `*` for each U+FFFD selects it.
+ */
+const LOSSY_NAME = "name not valid UTF-8, shown with U+FFFD: a glob with * for each U+FFFD selects it";
+
 function fileHeader(match: SnapshotMatch, status: FileStatus): string {
   const path = printablePath(displayPath(match.path));
-  if (status === "changed")
-    return `${path}  (changed since the search: lines are as searched; no current context)`;
-  if (status === "unverified") return `${path}  (revision unverified)`;
-  return path;
+  const notes = match.pathLossy ? [LOSSY_NAME] : [];
+  if (status === "changed") notes.push("changed since the search: lines are as searched; no current context");
+  if (status === "unverified") notes.push("revision unverified");
+  return notes.length === 0 ? path : `${path}  (${notes.join("; ")})`;
 }
 
 /**
@@ -262,7 +268,7 @@ export function renderMatch(
   const notes: string[] = [];
   if (omitted > 0) notes.push(`+${omitted} more ranges on this line`);
   if (excerpt) notes.push(`excerpt of a ${match.text.length}-character line`);
-  if (match.textLossy || match.pathLossy) notes.push("not valid UTF-8");
+  if (match.textLossy) notes.push("line not valid UTF-8");
   if (node !== undefined) {
     const to =
       node.endLine === node.startLine

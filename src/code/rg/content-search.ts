@@ -43,6 +43,8 @@ export interface SearchRun {
   /** Estimated retained memory. */
   readonly bytes: number;
   readonly partialReason: PartialReason | undefined;
+  /** The file holding the line over the protocol cap, as ripgrep printed it (`protocol_line_limit`). */
+  readonly longLineKey?: string | undefined;
   /** ripgrep completed but reported errors for some files (unreadable files, for instance). */
   readonly searchErrors: number;
 }
@@ -161,6 +163,7 @@ function interpret(outcome: OwnedProcessOutcome, indexer: RgOutputIndexer): Sear
     occurrences: indexed.occurrences,
     bytes: indexed.bytes,
     partialReason: indexed.partialReason,
+    longLineKey: indexed.longLineKey,
     searchErrors,
   });
   if (outcome.stopped) return run(0);

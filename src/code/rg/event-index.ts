@@ -43,6 +43,8 @@ export interface IndexedOutput {
   /** Estimated retained memory: the protocol bytes kept and their offsets. */
   readonly bytes: number;
   readonly partialReason: PartialReason | undefined;
+  /** The file whose line was over the protocol cap (`protocol_line_limit`), when one was open. */
+  readonly longLineKey: string | undefined;
 }
 
 const prefix = (s: string) => Uint8Array.from(Buffer.from(s, "latin1"));
@@ -87,6 +89,7 @@ export class RgOutputIndexer {
   #occurrences = 0;
   #bytes = 0;
   #partial: PartialReason | undefined;
+  #longLineKey: string | undefined;
   #summary: RgSummary | undefined;
   readonly #exclude: ((key: string) => boolean) | undefined;
 
@@ -198,6 +201,7 @@ export class RgOutputIndexer {
       occurrences: this.#occurrences,
       bytes: this.#bytes,
       partialReason: this.#partial,
+      longLineKey: this.#longLineKey,
     };
   }
 
@@ -292,6 +296,9 @@ export class RgOutputIndexer {
 
   #stop(reason: PartialReason): boolean {
     this.#partial = reason;
+    // Named so the caller can narrow; a file the filter drops is never named.
+    if (reason === "protocol_line_limit" && this.#open?.excluded === false)
+      this.#longLineKey = this.#open.key;
     this.#closeCounted();
     return true;
   }

@@ -54,6 +54,7 @@ export function buildSnapshot(
     totalOccurrences: run.occurrences,
     trustedRevisions: execution.trusted,
     partialReason: run.partialReason,
+    ...(run.longLineKey === undefined ? {} : { longLineFile: displayPath(run.longLineKey) }),
     searchErrors: run.searchErrors,
     bytes: run.bytes,
     reusable,
@@ -65,6 +66,8 @@ export interface MatchedLines {
   readonly matches: readonly ParsedMatch[];
   readonly trusted: Record<string, Revision>;
   readonly partialReason: PartialReason | undefined;
+  /** As the scan printed it (`protocol_line_limit`). */
+  readonly longLineKey?: string | undefined;
   readonly searchErrors: number;
   readonly changes: ChangesSummary | undefined;
 }
@@ -108,6 +111,7 @@ export function snapshotFromLines(
     totalOccurrences: occurrences,
     trustedRevisions: lines.trusted,
     partialReason: lines.partialReason,
+    ...(lines.longLineKey === undefined ? {} : { longLineFile: displayPath(lines.longLineKey) }),
     searchErrors: lines.searchErrors,
     bytes,
     reusable: false,

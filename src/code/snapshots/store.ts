@@ -58,6 +58,8 @@ export interface SnapshotData {
   /** Revisions observed identically before and after the search, by key. */
   readonly trustedRevisions: Readonly<Record<string, Revision>>;
   readonly partialReason: PartialReason | undefined;
+  /** The file holding the line over the protocol cap, as shown (`protocol_line_limit`). */
+  readonly longLineFile?: string | undefined;
   readonly searchErrors: number;
   readonly bytes: number;
   /**

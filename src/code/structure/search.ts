@@ -9,6 +9,7 @@
  * counted by why (no provider, oversized, unreadable, changed, over the parse budget), apart
  * from the matches and from what the snapshot retained (G05).
  */
+import { isUtf8 } from "node:buffer";
 import type { SgNode, SgRoot } from "@ast-grep/napi";
 import { throwIfAborted } from "../../core/abort.js";
 import { EvidentError } from "../../core/errors.js";
@@ -292,7 +293,8 @@ function toMatch(
       line,
       absoluteOffset: lineStart(document, line),
       text,
-      textLossy: !document.utf8,
+      // The line's own bytes: a document that is not UTF-8 may still have this line right.
+      textLossy: !document.utf8 && !isUtf8(lineBytes),
       occurrences: [
         {
           startByte: Buffer.byteLength(text.slice(0, range.start.column)),

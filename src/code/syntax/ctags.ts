@@ -3,8 +3,13 @@
  * is optional: it is looked up on the service's PATH once, must be Universal Ctags with JSON
  * output (`--list-features` says so; Exuberant Ctags has neither), and its absence is a status
  * callers report, never an error. It reads the file itself, so callers check that the file still
- * has the revision they read (see syntax/layer.ts).
+ * has the revision they read (see syntax/layer.ts). ctags writes its tags to a temporary file
+ * even when it prints them, and one that is stopped leaves it (tens of MB for a large file): each
+ * run gets a TMPDIR of its own, removed once ctags has exited.
  */
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { Readable } from "node:stream";
 import { findOnPath } from "../process/executables.js";
 import { runOwnedProcess } from "../process/owned-process.js";
@@ -76,51 +81,62 @@ export async function ctagsSymbols(
 ): Promise<CtagsOutcome> {
   const tags: Omit<SymbolRange, "qualifiedName">[] = [];
   let tagsSeen = 0;
-  const outcome = await runOwnedProcess(
-    {
-      command: ctags,
-      args: ["--output-format=json", "--fields=+neKZl", "--extras=-F", "--sort=no", "-f", "-", absolutePath],
-      cwd: "/",
-      ...(signal === undefined ? {} : { signal }),
-    },
-    async (stdout) => {
-      const splitter = new LineSplitter();
-      const onLine = (line: Buffer) => {
-        let tag: {
-          _type?: string;
-          name?: string;
-          line?: number;
-          end?: number;
-          kind?: string;
-          language?: string;
+  const outcome = await withPrivateTmp((env) =>
+    runOwnedProcess(
+      {
+        command: ctags,
+        args: [
+          "--output-format=json",
+          "--fields=+neKZl",
+          "--extras=-F",
+          "--sort=no",
+          "-f",
+          "-",
+          absolutePath,
+        ],
+        cwd: "/",
+        env,
+        ...(signal === undefined ? {} : { signal }),
+      },
+      async (stdout) => {
+        const splitter = new LineSplitter();
+        const onLine = (line: Buffer) => {
+          let tag: {
+            _type?: string;
+            name?: string;
+            line?: number;
+            end?: number;
+            kind?: string;
+            language?: string;
+          };
+          try {
+            tag = JSON.parse(line.toString("utf8"));
+          } catch {
+            return;
+          }
+          if (tag._type !== "tag") return;
+          tagsSeen++;
+          if (
+            typeof tag.name !== "string" ||
+            typeof tag.line !== "number" ||
+            typeof tag.end !== "number" ||
+            tag.end < tag.line ||
+            !SYMBOL_KINDS.has(tag.kind ?? "")
+          )
+            return;
+          tags.push({
+            name: tag.name,
+            kind: tag.kind as string,
+            startLine: tag.line,
+            endLine: tag.end,
+            hasSyntaxError: false,
+          });
         };
-        try {
-          tag = JSON.parse(line.toString("utf8"));
-        } catch {
-          return;
-        }
-        if (tag._type !== "tag") return;
-        tagsSeen++;
-        if (
-          typeof tag.name !== "string" ||
-          typeof tag.line !== "number" ||
-          typeof tag.end !== "number" ||
-          tag.end < tag.line ||
-          !SYMBOL_KINDS.has(tag.kind ?? "")
-        )
-          return;
-        tags.push({
-          name: tag.name,
-          kind: tag.kind as string,
-          startLine: tag.line,
-          endLine: tag.end,
-          hasSyntaxError: false,
-        });
-      };
-      for await (const chunk of stdout) splitter.push(chunk as Buffer, onLine);
-      splitter.end(onLine);
-      return "done";
-    },
+        for await (const chunk of stdout) splitter.push(chunk as Buffer, onLine);
+        splitter.end(onLine);
+        return "done";
+      },
+    ),
   );
   if (outcome.exitCode !== 0)
     return { status: "parse_error", reason: `ctags failed: ${outcome.stderr.trim().split("\n")[0] ?? ""}` };
@@ -144,6 +160,16 @@ async function knowsLanguage(ctags: string, absolutePath: string, signal?: Abort
     },
   );
   return !/:\s*NONE\s*$/.test(output.trim());
+}
+
+/** Runs `run` with a TMPDIR of its own, removed after it (every way out of an owned process waits for its exit). */
+async function withPrivateTmp<T>(run: (env: NodeJS.ProcessEnv) => Promise<T>): Promise<T> {
+  const dir = await mkdtemp(join(tmpdir(), "evident-ctags-"));
+  try {
+    return await run({ ...process.env, TMPDIR: dir });
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 }
 
 async function readAll(stream: Readable): Promise<string> {

@@ -290,7 +290,10 @@ describe("anyOf", () => {
     assert.equal(result.data.expanded, false);
     assert.equal(result.data.totalItems, 0);
     assert.doesNotMatch(result.text, /Nothing matched|No matches/);
-    assert.match(result.text, /PARTIAL occurrences: a candidate scan stopped .*protocol_line_limit/);
+    assert.match(
+      result.text,
+      /PARTIAL occurrences: a candidate scan stopped .*protocol_line_limit in src\/a\.txt/,
+    );
     await service.close();
   });
 

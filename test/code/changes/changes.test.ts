@@ -14,13 +14,35 @@ import { ctx, makeService } from "../service-helpers.js";
 const repo = reposRemovedAfter(after);
 const tree = treesRemovedAfter(after);
 
+/** Services closed when the file ends, so a test that fails before its close leaves no tree behind. */
+const services: ReturnType<typeof makeService>[] = [];
+after(async () => {
+  await Promise.all(services.map((s) => s.close()));
+});
+
 /** The service with the test's Git environment (no global or system configuration). */
 function service(root: string, extra: Parameters<typeof makeService>[1] = {}) {
-  return makeService(root, { env: GIT_ENV, ...extra });
+  const s = makeService(root, { env: GIT_ENV, ...extra });
+  services.push(s);
+  return s;
 }
+
+/**
+ * Where what a repository must not run would leave its trace: outside the repository (a file in
+ * it would be a change), in a tree of its own that is removed with the others.
+ */
+const markerFile = async () => join(await tree({}), "ran");
 
 const lines = (result: CodeSearchResponse) =>
   (result.data.matches ?? []).map((m) => `${m.path}:${m.line}:${m.text}`);
+
+const SUBMODULE_CHANGED = "a submodule, its recorded commit changed: the files inside it are not compared";
+
+/** Commits `files` inside the checked-out submodule at `path`; returns the new commit. */
+async function commitIn(root: string, path: string, files: Record<string, string>): Promise<string> {
+  await commit(join(root, path), files);
+  return git(join(root, path), "rev-parse", "HEAD").trim();
+}
 
 describe("changes", () => {
   it("keeps only occurrences on changed lines of the working tree, untracked files counting as added", async () => {
@@ -150,7 +172,7 @@ describe("changes", () => {
 
   it("runs no hook, filter, fsmonitor, external diff or textconv a repository configures, and writes no index", async () => {
     const root = await repo({ "a.txt": "needle\n", "b.txt": "needle\n" });
-    const marker = join(root, "..", `${root.split("/").pop()}-ran`);
+    const marker = await markerFile();
     const evil = join(root, "evil.sh");
     await writeFile(evil, `#!/bin/sh\necho "$0 $*" >> '${marker}'\ncat\n`);
     await chmod(evil, 0o755);
@@ -190,7 +212,7 @@ describe("changes", () => {
     const indexTime = (await stat(join(root, ".git/index"))).mtimeMs;
     const spawned: number[] = [];
     const s = service(root, { onProcessSpawn: (pid) => spawned.push(pid) });
-    const worktree = await s.run({ pattern: "needle", changes: "worktree" }, ctx());
+    const worktree = await s.run({ pattern: "needle", changes: "worktree", mode: "matches" }, ctx());
     assert.deepEqual(lines(worktree), ["a.txt:2:needle changed", "new.txt:1:needle untracked"]);
     await s.run({ pattern: "needle", changes: "worktree", changeSide: "old" }, ctx());
     await s.run({ anyOf: ["needle", "changed"], changes: "staged" }, ctx());
@@ -211,7 +233,7 @@ describe("changes", () => {
 
   it("runs no filter driver whose name Git's -c cannot switch off (a name with '=')", async () => {
     const root = await repo({ "a.txt": "needle\n" });
-    const marker = join(root, "..", `${root.split("/").pop()}-ran`);
+    const marker = await markerFile();
     const evil = join(root, "evil.sh");
     await writeFile(evil, `#!/bin/sh\necho "$0" >> '${marker}'\ncat\n`);
     await chmod(evil, 0o755);
@@ -291,7 +313,7 @@ describe("changes", () => {
   it("never runs a git of the repository's own through a relative PATH entry", async () => {
     const root = await repo({ "a.txt": "needle\n" });
     await write(root, { "a.txt": "needle\nneedle changed\n" });
-    const marker = join(root, "..", `${root.split("/").pop()}-ran`);
+    const marker = await markerFile();
     const real = spawnSync("sh", ["-c", "command -v git"], { encoding: "utf8" }).stdout.trim();
     await mkdir(join(root, "node_modules/.bin"), { recursive: true });
     const fake = join(root, "node_modules/.bin/git");
@@ -324,7 +346,7 @@ describe("changes", () => {
 
   it("runs no filter driver with an empty name", async () => {
     const root = await repo({ "a.txt": "needle\n" });
-    const marker = join(root, "..", `${root.split("/").pop()}-ran`);
+    const marker = await markerFile();
     const evil = join(root, "evil.sh");
     await writeFile(evil, `#!/bin/sh\necho "$0" >> '${marker}'\ncat\n`);
     await chmod(evil, 0o755);
@@ -407,6 +429,57 @@ describe("changes", () => {
     }
     await s.close();
     await outside.close();
+  });
+
+  it("names a changed submodule as not covered instead of leaving it out", async () => {
+    const inner = await repo({ "in.ts": "needle inside\n" });
+    const root = await repo({ "a.ts": "start\n" });
+    git(root, "-c", "protocol.file.allow=always", "submodule", "add", "-q", inner, "sub");
+    git(root, "commit", "-q", "-m", "submodule");
+    const added = await commitIn(root, "sub", { "in.ts": "needle inside\nneedle added\n" });
+    await write(root, { "a.ts": "start\nneedle a\n" });
+    const s = service(root);
+    // The submodule's checkout moved on: the working tree records another commit for it.
+    const worktree = await s.run({ pattern: "needle", changes: "worktree", mode: "matches" }, ctx());
+    assert.deepEqual(lines(worktree), ["a.ts:2:needle a"]);
+    assert.equal(worktree.data.status, "partial");
+    assert.equal(worktree.data.changes?.filesChanged, 2);
+    assert.deepEqual(worktree.data.changes?.notCovered, [{ path: "sub", reason: SUBMODULE_CHANGED }]);
+    assert.match(worktree.text, /PARTIAL: not covered: sub \(a submodule/);
+    // The same in history, on either side, and for a submodule added or removed.
+    git(root, "add", "sub");
+    git(root, "commit", "-q", "-m", `sub at ${added}`);
+    for (const side of ["new", "old"] as const) {
+      const range = await s.run({ pattern: "needle", changes: "HEAD~1..HEAD", changeSide: side }, ctx());
+      assert.equal(range.data.status, "partial", side);
+      assert.deepEqual(range.data.changes?.notCovered, [{ path: "sub", reason: SUBMODULE_CHANGED }], side);
+    }
+    const first = git(root, "rev-list", "--max-parents=0", "HEAD").trim();
+    const since = await s.run({ pattern: "needle", changes: `${first}..HEAD` }, ctx());
+    assert.deepEqual(since.data.changes?.notCovered, [
+      { path: "sub", reason: "a submodule, added: the files inside it are not compared" },
+    ]);
+    const before = await s.run({ pattern: "needle", changes: `${first}..HEAD`, changeSide: "old" }, ctx());
+    assert.equal(before.data.status, "complete", "nothing was there on the old side");
+    await s.close();
+  });
+
+  it("names an untracked directory holding its own repository as not covered", async () => {
+    const root = await repo({ "a.ts": "start\n" });
+    await write(root, { "b.ts": "needle b\n", "nested/n.ts": "needle nested\n" });
+    git(join(root, "nested"), "init", "-q");
+    const s = service(root);
+    const result = await s.run({ pattern: "needle", changes: "worktree", mode: "matches" }, ctx());
+    await s.close();
+    assert.deepEqual(lines(result), ["b.ts:1:needle b"]);
+    assert.equal(result.data.status, "partial");
+    assert.deepEqual(result.data.changes?.notCovered, [
+      {
+        path: "nested",
+        reason:
+          "an untracked directory holding a Git repository of its own: the files inside it are not compared",
+      },
+    ]);
   });
 
   it("never follows a symbolic link into what it points at", async () => {

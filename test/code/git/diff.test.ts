@@ -1,9 +1,11 @@
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
+import { once } from "node:events";
 import { chmod, rm, symlink, utimes } from "node:fs/promises";
 import { join } from "node:path";
+import { PassThrough } from "node:stream";
 import { after, describe, it } from "node:test";
-import { DiffParser, diffArgs } from "../../../src/code/git/diff.js";
+import { DiffParser, diffArgs, readDiff } from "../../../src/code/git/diff.js";
 import { removeTree } from "../helpers.js";
 import { commit, GIT_ENV, git, makeRepo, write } from "./helpers.js";
 
@@ -22,6 +24,13 @@ function parse(root: string, args: string[], size = Number.POSITIVE_INFINITY) {
 }
 
 describe("git diff parsing", () => {
+  it("an output destroyed before it is handed over fails the read instead of waiting forever", async () => {
+    const stdout = new PassThrough();
+    stdout.destroy();
+    await once(stdout, "close");
+    await assert.rejects(readDiff(stdout, new DiffParser(false)), /closed before it ended/);
+  });
+
   it("lists each changed file with its hunks, names exact, whatever the quoting", async () => {
     const root = await makeRepo({ "a.txt": "one\ntwo\nthree\n", "keep.txt": "same\n" });
     repos.push(root);

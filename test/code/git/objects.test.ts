@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
+import { once } from "node:events";
+import { PassThrough } from "node:stream";
 import { after, describe, it } from "node:test";
-import { readBlobs } from "../../../src/code/git/objects.js";
+import { readBatch, readBlobs } from "../../../src/code/git/objects.js";
 import { Git } from "../../../src/code/git/process.js";
 import { openRepository } from "../../../src/code/git/repository.js";
 import { isRunning, removeTree } from "../helpers.js";
@@ -19,6 +21,14 @@ async function blobsOf(files: Record<string, string>) {
 }
 
 describe("blob reads (git cat-file --batch)", () => {
+  it("an output destroyed before it is handed over fails the read instead of waiting forever", async () => {
+    const stdout = new PassThrough();
+    stdout.destroy();
+    await once(stdout, "close");
+    const bounds = { maxBytes: 10, maxTotalBytes: 10 };
+    await assert.rejects(readBatch(stdout, ["0".repeat(40)], bounds, new Map()), /closed before it ended/);
+  });
+
   it("keeps blobs within the total bound and stops at the first past it, reading no further", async () => {
     const { root, ids } = await blobsOf({
       "a.txt": "a".repeat(100),

@@ -194,6 +194,7 @@ describe("rg JSON stream index", () => {
         Math.max(cap, begin.length),
       );
       assert.equal(out.partialReason, "protocol_line_limit");
+      assert.equal(out.longLineKey, "a", "the file that held the line is named");
       assert.deepEqual(allMatches(out.table), [fullMatch(event)]);
       assert.deepEqual(
         out.runs.map((r) => [r.key, r.count, r.occurrences]),

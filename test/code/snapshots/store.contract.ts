@@ -119,6 +119,10 @@ export function snapshotStoreContract(
       const scoped = { ...snapshotData(), changes: analysis.changes };
       const searchId = await store.put("a", scoped);
       assert.deepEqual(((await store.get("a", searchId)) as SnapshotData).changes, analysis.changes);
+      // The file whose line was too long to read is kept with the stop it caused.
+      const cut = { ...snapshotData(), partialReason: "protocol_line_limit" as const, longLineFile: "b.txt" };
+      const kept = (await store.get("a", await store.put("a", cut))) as SnapshotData;
+      assert.deepEqual([kept.partialReason, kept.longLineFile], ["protocol_line_limit", "b.txt"]);
       await store.close();
     });
 

@@ -76,6 +76,20 @@ describe("structure search", () => {
     }
   });
 
+  it("says a matching line is not valid UTF-8 only when that line is not", async () => {
+    const root = await makeTree({
+      "latin1.js": Buffer.from('// caf\xe9\nconsole.log("plain");\nconsole.log("\xe9t\xe9");\n', "latin1"),
+    });
+    const service = makeService(root);
+    try {
+      const answer = await service.run({ structure: "console.log($A)", mode: "matches" }, ctx());
+      assert.match(answer.text, /^\[1\] 2:1 {2}console\.log\("plain"\); {2}\(node to column \d+\)$/m);
+      assert.match(answer.text, /^\[2\] 3:1 {2}.*\(line not valid UTF-8; node to column \d+\)$/m);
+    } finally {
+      await service.close();
+    }
+  });
+
   it("keeps multi-line nodes whole, pages with cursors, and inspects a match by index", async () => {
     const calls = Array.from({ length: 60 }, (_, i) => `  track(\n    "event-${i}",\n  );`).join("\n");
     const root = await makeTree({ "a.ts": `export function events() {\n${calls}\n}\n` });

@@ -56,6 +56,8 @@ interface StoredHeader {
   readonly rgCwd: string;
   readonly totalOccurrences: number;
   readonly partialReason: PartialReason | null;
+  /** Absent from headers written before it existed. */
+  readonly longLineFile?: string | null;
   readonly searchErrors: number;
   readonly bytes: number;
   readonly reusable: boolean;
@@ -140,6 +142,7 @@ export async function encodeSnapshot(key: Buffer, id: string, data: StoredResult
     rgCwd: data.rgCwd,
     totalOccurrences: data.totalOccurrences,
     partialReason: data.partialReason ?? null,
+    longLineFile: data.longLineFile ?? null,
     searchErrors: data.searchErrors,
     bytes: data.bytes,
     reusable: data.reusable,
@@ -228,6 +231,7 @@ export function decodeHeader(
     totalOccurrences: header.totalOccurrences,
     trustedRevisions,
     partialReason: header.partialReason ?? undefined,
+    ...(typeof header.longLineFile === "string" ? { longLineFile: header.longLineFile } : {}),
     searchErrors: header.searchErrors,
     bytes: header.bytes,
     reusable: header.reusable,
