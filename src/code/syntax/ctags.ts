@@ -6,7 +6,7 @@
  * has the revision they read (see syntax/layer.ts).
  */
 import type { Readable } from "node:stream";
-import { findOnPath } from "../process/executables.js";
+import { findOnPath } from "../../core/executables.js";
 import { runOwnedProcess } from "../process/owned-process.js";
 import { LineSplitter } from "../rg/events.js";
 import { qualify, type SymbolRange } from "./symbols.js";
