@@ -10,7 +10,7 @@
 import { createHash } from "node:crypto";
 import { statSync } from "node:fs";
 import { homedir } from "node:os";
-import { isAbsolute, join } from "node:path";
+import { dirname, isAbsolute, join } from "node:path";
 import type { z } from "zod";
 import { readRegularFileSync } from "../core/bounded-read.js";
 import { EvidentError } from "../core/errors.js";
@@ -290,6 +290,7 @@ async function readConfigFile(
       read.cause,
     );
   }
+  refuseWorldWritable(path, explicit);
   const raw = read.text;
   let json: unknown;
   try {
@@ -680,18 +681,86 @@ function defaultSearchProvider(providers: ReadonlyMap<string, ProviderSpec>): st
   return KEYLESS_SEARCH_PROVIDER;
 }
 
-/** A file holding saved keys should be private; say so when others can read it (POSIX only). */
+/**
+ * Refuses a config file any user could change (POSIX only): the file or its directory writable
+ * by everyone (a sticky directory excepted, where others cannot replace our file). Such a file
+ * can be made to name a command an `mcp` binding runs, or a base URL that receives the keys.
+ */
+function refuseWorldWritable(path: string, explicit: boolean): void {
+  const writable = othersWrite(path);
+  if (writable?.how !== "writable by everyone") return;
+  throw configError(
+    explicit ? "EVIDENT_CONFIG" : path,
+    `${writable.what} is writable by everyone (mode ${writable.mode}): any user could make evident run a command of theirs, so it is not used; run: chmod o-w ${writable.target}`,
+  );
+}
+
+interface OthersWrite {
+  readonly how: "writable by everyone" | "writable by its group";
+  /** "the config file P" or "the config file's directory D". */
+  readonly what: string;
+  readonly target: string;
+  readonly mode: string;
+}
+
+/** Who besides its owner can change the config file: through its own mode or its directory's. */
+function othersWrite(path: string): OthersWrite | undefined {
+  if (process.platform === "win32") return undefined;
+  const directory = dirname(path);
+  for (const [target, what] of [
+    [path, `the config file ${path}`],
+    [directory, `the config file's directory ${directory}`],
+  ] as const) {
+    const stat = statSync(target, { throwIfNoEntry: false });
+    if (stat === undefined) continue;
+    const mode = (stat.mode & 0o7777).toString(8).padStart(4, "0");
+    // In a sticky directory (/tmp) others cannot replace or rename a file they do not own.
+    const sticky = target === directory && (stat.mode & 0o1000) !== 0;
+    if ((stat.mode & 0o002) !== 0 && !sticky) return { how: "writable by everyone", what, target, mode };
+    if ((stat.mode & 0o020) !== 0 && !sticky) return { how: "writable by its group", what, target, mode };
+  }
+  return undefined;
+}
+
+/**
+ * What the operator should know about the file's permissions (POSIX only): credentials written
+ * in it that others can read, and a file that its group can change.
+ */
 function permissionNotices(path: string, file: ConfigFile): string[] {
   if (process.platform === "win32") return [];
-  const savesKeys = Object.values(file.providers ?? {}).some(
-    (entry) => typeof (entry as { apiKey?: unknown }).apiKey === "string",
-  );
-  if (!savesKeys) return [];
+  const notices: string[] = [];
   const mode = statSync(path, { throwIfNoEntry: false })?.mode;
-  if (mode === undefined || (mode & 0o077) === 0) return [];
-  return [
-    `the config file ${path} holds saved API keys and is readable by other users (mode ${(mode & 0o777).toString(8)}); run: chmod 600 ${path}`,
-  ];
+  const credentials = savedCredentials(file);
+  if (credentials.length > 0 && mode !== undefined && (mode & 0o077) !== 0) {
+    notices.push(
+      `the config file ${path} holds saved credentials (${credentials.join(", ")}) and is readable by other users (mode ${(mode & 0o777).toString(8)}); run: chmod 600 ${path}`,
+    );
+  }
+  const writable = othersWrite(path);
+  if (writable !== undefined) {
+    notices.push(
+      `${writable.what} is ${writable.how} (mode ${writable.mode}): other users could make evident run a command of theirs; run: chmod g-w ${writable.target}`,
+    );
+  }
+  return notices;
+}
+
+/** Keys of credentials written in the file: saved API keys, literal MCP headers and env values. */
+function savedCredentials(file: ConfigFile): string[] {
+  const keys: string[] = [];
+  for (const [id, entry] of Object.entries(file.providers ?? {})) {
+    const fields = entry as {
+      apiKey?: unknown;
+      connection?: { headers?: Record<string, unknown>; env?: Record<string, unknown> };
+    };
+    if (typeof fields.apiKey === "string") keys.push(`providers.${id}.apiKey`);
+    for (const part of ["headers", "env"] as const) {
+      for (const [name, value] of Object.entries(fields.connection?.[part] ?? {})) {
+        if (typeof value === "string") keys.push(`providers.${id}.connection.${part}.${name}`);
+      }
+    }
+  }
+  return keys;
 }
 
 /** `providers.tavily.apiKey`, `search.route[1]`: the key as a config file author writes it. */

@@ -7,6 +7,7 @@
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { readFile } from "node:fs/promises";
 import { createServer as createNetServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -219,12 +220,101 @@ describe("the CLI's operator commands", () => {
     const doctor = cli(["doctor"], { XDG_CONFIG_HOME: home, EVIDENT_TAVILY_BASE_URL: "http://127.0.0.1:9" });
     assert.match(
       doctor.stdout,
-      /NOTICE the config file .* holds saved API keys and is readable by other users \(mode 644\); run: chmod 600/,
+      /NOTICE the config file .* holds saved credentials \(providers\.tav\.apiKey\) and is readable by other users \(mode 644\); run: chmod 600/,
     );
     const show = JSON.parse(cli(["config", "show"], { XDG_CONFIG_HOME: home }).stdout);
     assert.match(show.notices[0], /readable by other users/);
     chmodSync(file, 0o600);
     assert.equal(JSON.parse(cli(["config", "show"], { XDG_CONFIG_HOME: home }).stdout).notices, undefined);
+  });
+
+  it("credentials written literally into an mcp binding's headers or env draw the notice too", () => {
+    const home = join(dir, "xdg-literal");
+    mkdirSync(join(home, "evident"), { recursive: true, mode: 0o700 });
+    const file = join(home, "evident", "config.json");
+    const binding = (connection: object) => ({
+      type: "mcp",
+      connection,
+      search: { tool: "s", arguments: { q: "$query" } },
+    });
+    writeFileSync(
+      file,
+      JSON.stringify({
+        providers: {
+          up: binding({ command: "/bin/true", env: { UP_TOKEN: "up-literal-secret", FROM: { env: "X" } } }),
+          web: binding({ url: "https://mcp.example/mcp", headers: { Authorization: "Bearer web-literal" } }),
+        },
+        read: { route: ["direct"] },
+      }),
+    );
+    chmodSync(file, 0o644);
+    const show = JSON.parse(cli(["config", "show"], { XDG_CONFIG_HOME: home }).stdout);
+    assert.deepEqual(show.notices, [
+      `the config file ${file} holds saved credentials (providers.up.connection.env.UP_TOKEN, providers.web.connection.headers.Authorization) and is readable by other users (mode 644); run: chmod 600 ${file}`,
+    ]);
+    assert.ok(
+      !JSON.stringify(show).includes("literal-secret") && !JSON.stringify(show).includes("web-literal"),
+    );
+  });
+
+  it("a config file its group can write draws a notice; one everyone can write is not used", async () => {
+    const home = join(dir, "xdg-writable");
+    const folder = join(home, "evident");
+    mkdirSync(folder, { recursive: true });
+    chmodSync(folder, 0o700);
+    const file = join(folder, "config.json");
+    const marker = join(dir, "writable-command-ran");
+    const command = join(dir, "writable-command.sh");
+    writeFileSync(command, `#!/bin/sh\necho ran >> '${marker}'\n`);
+    chmodSync(command, 0o755);
+    writeFileSync(
+      file,
+      JSON.stringify({
+        providers: {
+          up: { type: "mcp", connection: { command }, search: { tool: "s", arguments: { q: "$query" } } },
+        },
+        search: { route: ["up"] },
+      }),
+    );
+    const env = { XDG_CONFIG_HOME: home };
+    const show = () => JSON.parse(cli(["config", "show"], env).stdout);
+    chmodSync(file, 0o600);
+    assert.equal(show().notices, undefined);
+    chmodSync(file, 0o664);
+    assert.deepEqual(show().notices, [
+      `the config file ${file} is writable by its group (mode 0664): other users could make evident run a command of theirs; run: chmod g-w ${file}`,
+    ]);
+    chmodSync(file, 0o600);
+    chmodSync(folder, 0o770);
+    assert.match(show().notices[0], /the config file's directory .* is writable by its group \(mode 0770\)/);
+    for (const [fileMode, folderMode, target] of [
+      [0o666, 0o700, file],
+      [0o600, 0o777, folder],
+    ] as const) {
+      chmodSync(file, fileMode);
+      chmodSync(folder, folderMode);
+      const refused = show();
+      assert.equal(refused.ok, false);
+      assert.match(
+        refused.error.message,
+        /is writable by everyone \(mode 0(666|777)\): any user could make evident run a command of theirs, so it is not used; run: chmod o-w /,
+      );
+      assert.ok(refused.error.message.endsWith(`chmod o-w ${target}`), refused.error.message);
+      const search = cli(["search", "q"], env);
+      assert.equal(search.status, 1, search.stderr);
+      // The operator's log line comes first; the error payload is the last line.
+      const payload = JSON.parse(search.stderr.trim().split("\n").pop() ?? "");
+      assert.equal(payload.error.code, "configuration_error");
+      assert.equal(
+        await readFile(marker, "utf8").catch(() => ""),
+        "",
+        "the command of a world-writable file ran",
+      );
+    }
+    // In a sticky directory (as /tmp) others cannot replace the file: used as usual.
+    chmodSync(file, 0o600);
+    chmodSync(folder, 0o1777);
+    assert.equal(show().ok, true);
   });
 
   it("doctor exits 1 when a configured provider fails and prints its class; --json is the report", () => {
