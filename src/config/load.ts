@@ -305,12 +305,12 @@ async function readConfigFile(
     const key = issue === undefined ? "(file)" : issueKey(issue);
     throw new EvidentError(
       "configuration_error",
-      `Configuration error in ${path} at ${key}: ${issue?.message ?? "invalid"}`,
+      `Configuration error in ${path} at ${key}: ${issue === undefined ? "invalid" : issueMessage(issue)}`,
       {
         details: {
           key,
           file: path,
-          issues: parsed.error.issues.map((i) => ({ key: issueKey(i), message: i.message })),
+          issues: parsed.error.issues.map((i) => ({ key: issueKey(i), message: issueMessage(i) })),
         },
       },
     );
@@ -320,6 +320,12 @@ async function readConfigFile(
     path,
     notices: permissionNotices(path, parsed.data as ConfigFile),
   };
+}
+
+/** What is wrong: for a record's key, the key schema's own words ("Invalid key in record" says little). */
+export function issueMessage(issue: z.core.$ZodIssue): string {
+  if (issue.code === "invalid_key") return issue.issues[0]?.message ?? issue.message;
+  return issue.message;
 }
 
 /** The key a schema issue is about, as a config file author writes it. */
@@ -768,9 +774,14 @@ function fieldName(path: readonly PropertyKey[]): string {
   if (path.length === 0) return "(file)";
   return path
     .map((part, index) =>
-      typeof part === "number" ? `[${part}]` : `${index === 0 ? "" : "."}${String(part)}`,
+      typeof part === "number" ? `[${part}]` : `${index === 0 ? "" : "."}${printable(String(part))}`,
     )
     .join("");
+}
+
+/** A key as written, quoted when it holds a control character (never raw on a terminal). */
+function printable(key: string): string {
+  return /\p{Cc}/u.test(key) ? JSON.stringify(key) : key;
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

@@ -11,7 +11,7 @@ import { setTimeout as delay } from "node:timers/promises";
 import type { z } from "zod";
 import { EvidentError } from "../core/errors.js";
 import { CONFIG_LOCK_POLL_MS, CONFIG_LOCK_STALE_MS, CONFIG_LOCK_WAIT_MS } from "../core/limits.js";
-import { configPath, type Env, issueKey, jsonProblem, readConfigText } from "./load.js";
+import { configPath, type Env, issueKey, issueMessage, jsonProblem, readConfigText } from "./load.js";
 import { type HttpAdapter, PROVIDER_ID_PATTERN } from "./schema.js";
 
 /** Adapters whose entry is a key away from working; the ones a key entry offers. */
@@ -183,7 +183,7 @@ export async function writeConfigObject(path: string, file: FileObject, schema?:
     const key = issue === undefined ? "(file)" : issueKey(issue);
     throw new EvidentError(
       "configuration_error",
-      `The configuration would be invalid at ${key}: ${issue?.message ?? "invalid"}; nothing was written to ${path}.`,
+      `The configuration would be invalid at ${key}: ${issue === undefined ? "invalid" : issueMessage(issue)}; nothing was written to ${path}.`,
       { details: { key, file: path } },
     );
   }

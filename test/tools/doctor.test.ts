@@ -207,6 +207,28 @@ describe("the CLI's operator commands", () => {
     assert.equal(cli(["config", "nonsense"], {}).status, 2);
   });
 
+  it("bad arguments of doctor and config are the shared error payload, --json or not", () => {
+    for (const args of [
+      ["doctor", "--json", "--bogus"],
+      ["doctor", "--bogus"],
+      ["config", "nonsense"],
+      ["config", "show", "extra"],
+      ["config"],
+    ]) {
+      const run = cli(args, { XDG_CONFIG_HOME: join(dir, "none") });
+      assert.equal(run.status, 2, args.join(" "));
+      assert.equal(run.stdout, "");
+      const { error } = JSON.parse(run.stderr);
+      assert.equal(error.code, "invalid_arguments", args.join(" "));
+      assert.match(error.message, /Usage: evident (doctor|config)/);
+    }
+    const doctor = JSON.parse(cli(["doctor", "--json", "--bogus"], {}).stderr).error;
+    assert.deepEqual(
+      [doctor.field, doctor.message],
+      ["--bogus", 'Unknown option "--bogus" for evident doctor. Usage: evident doctor [--json].'],
+    );
+  });
+
   it("a config file holding saved keys that others can read is named by doctor and config show", () => {
     const home = join(dir, "xdg-open");
     mkdirSync(join(home, "evident"), { recursive: true });
@@ -226,6 +248,18 @@ describe("the CLI's operator commands", () => {
     assert.match(show.notices[0], /readable by other users/);
     chmodSync(file, 0o600);
     assert.equal(JSON.parse(cli(["config", "show"], { XDG_CONFIG_HOME: home }).stdout).notices, undefined);
+  });
+
+  it("a hand-written intent name with a control character is refused, naming it", () => {
+    const home = join(dir, "xdg-intent");
+    mkdirSync(join(home, "evident"), { recursive: true });
+    const file = join(home, "evident", "config.json");
+    writeFileSync(file, JSON.stringify({ search: { intents: { "n\u001bws": ["duckduckgo"] } } }), {
+      mode: 0o600,
+    });
+    const show = JSON.parse(cli(["config", "show"], { XDG_CONFIG_HOME: home }).stdout);
+    assert.equal(show.ok, false);
+    assert.match(show.error.message, /an intent name has no control characters/);
   });
 
   it("credentials written literally into an mcp binding's headers or env draw the notice too", () => {

@@ -5,7 +5,7 @@
  * arguments. `evident mcp` starts a server instead and returns when it stops.
  */
 import { userInfo } from "node:os";
-import { type ErrorPayload, EvidentError } from "../../core/errors.js";
+import { EvidentError } from "../../core/errors.js";
 import {
   createStderrLogger,
   type Logger,
@@ -20,6 +20,7 @@ import { resolveHttpSettings } from "../mcp/http-config.js";
 import { structuredFromEnv } from "../mcp/structured.js";
 import { PACKAGE_VERSION } from "../version.js";
 import { TOOL_COMMANDS } from "./commands.js";
+import { fail, usageError } from "./errors.js";
 import { kebabCase, parseCommand, propertyKind } from "./flags.js";
 import { createSpinner } from "./spinner.js";
 
@@ -251,21 +252,6 @@ function waitForAbort(signal: AbortSignal | undefined): Promise<void> {
   if (signal === undefined) return new Promise(() => {});
   if (signal.aborted) return Promise.resolve();
   return new Promise((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
-}
-
-function usageError(message: string, field: string): EvidentError {
-  return new EvidentError("invalid_arguments", message, { details: { field } });
-}
-
-/** Writes the error payload to stderr and returns the exit status its code calls for. */
-function fail(io: CliIo, thrown: unknown): number {
-  const error =
-    thrown instanceof EvidentError
-      ? thrown
-      : new EvidentError("internal_error", "An internal error occurred.", { cause: thrown });
-  const payload: ErrorPayload = error.toPayload();
-  io.stderr.write(`${JSON.stringify(payload)}\n`);
-  return error.code === "invalid_arguments" ? EXIT_USAGE : EXIT_TOOL_ERROR;
 }
 
 function ensureNewline(text: string): string {
