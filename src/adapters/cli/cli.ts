@@ -110,6 +110,11 @@ export async function runCli(argv: readonly string[], io: CliIo, options: CliOpt
       io.stdout.write(commandHelp(command, spec, tool.description, properties));
       return EXIT_OK;
     }
+    if (parsed.repeated !== undefined) {
+      const { key, first, second } = parsed.repeated;
+      const given = first === second ? `${first} twice` : `${first} and ${second}`;
+      return fail(io, usageError(`--${kebabCase(key)} takes one value, and was given ${given}.`, key));
+    }
     if (parsed.extra.length > 0) {
       return fail(
         io,

@@ -27,6 +27,11 @@ export interface ParsedCommand {
   readonly help: boolean;
   /** Tokens that could not be placed (an extra positional); reported as invalid arguments. */
   readonly extra: readonly string[];
+  /**
+   * A single-value property given twice (`-C 1 -C 2`, or a positional and its flag): refused
+   * rather than letting the last one win silently. Lists (`-g A -g B`) repeat as documented.
+   */
+  readonly repeated?: { readonly key: string; readonly first: string; readonly second: string };
 }
 
 type PropertyKind = "boolean" | "number" | "string" | "array" | "string-or-array" | "unknown";
@@ -93,8 +98,15 @@ export function parseCommand(
   const extra: string[] = [];
   let text = false;
   let help = false;
-  const put = (key: string, raw: string | boolean) => {
+  const given = new Map<string, string>();
+  let repeated: ParsedCommand["repeated"];
+  const put = (key: string, raw: string | boolean, spelling: string) => {
     const kind = propertyKind(properties[key]);
+    if (kind !== "array" && kind !== "string-or-array") {
+      const first = given.get(key);
+      if (first !== undefined) repeated ??= { key, first, second: spelling };
+      given.set(key, spelling);
+    }
     if (typeof raw === "boolean") {
       args[key] = raw;
       return;
@@ -143,11 +155,11 @@ export function parseCommand(
       }
       const kind = propertyKind(properties[key]);
       if (kind === "boolean" && inline === undefined) {
-        put(key, !negated);
+        put(key, !negated, flag);
         continue;
       }
       if (inline !== undefined) {
-        put(key, inline);
+        put(key, inline, flag);
         continue;
       }
       const next = tokens[i + 1];
@@ -156,7 +168,7 @@ export function parseCommand(
         args[key] = kind === "number" ? "" : (args[key] ?? "");
         continue;
       }
-      put(key, next);
+      put(key, next, flag);
       i += 1;
       continue;
     }
@@ -165,8 +177,14 @@ export function parseCommand(
   positionals.forEach((value, index) => {
     const key = spec.positionals[index];
     if (key === undefined) extra.push(value);
-    else put(key, value);
+    else put(key, value, `the ${kebabCase(key)} argument`);
   });
   const shaped = spec.shape?.(args, extra) ?? { args, extra };
-  return { args: shaped.args, text, help, extra: shaped.extra };
+  return {
+    args: shaped.args,
+    text,
+    help,
+    extra: shaped.extra,
+    ...(repeated === undefined ? {} : { repeated }),
+  };
 }
