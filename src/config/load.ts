@@ -13,6 +13,7 @@ import { homedir } from "node:os";
 import { dirname, isAbsolute, join } from "node:path";
 import type { z } from "zod";
 import { readRegularFileSync } from "../core/bounded-read.js";
+import { envValue } from "../core/env.js";
 import { EvidentError } from "../core/errors.js";
 import {
   CONFIG_FILE_MAX_BYTES,
@@ -277,6 +278,7 @@ async function readConfigFile(
   env: Env,
   schema: z.ZodType,
 ): Promise<{ file: ConfigFile; path: string; notices: string[] } | undefined> {
+  envValue(env, "EVIDENT_CONFIG");
   const { path, explicit } = configPath(env);
   const read = readConfigText(path);
   if ("absent" in read) {
@@ -374,9 +376,9 @@ async function resolve(env: Env, options: LoadConfigOptions): Promise<WebConfig>
   for (const [id, spec] of providers) {
     const upper = id.toUpperCase().replace(/-/g, "_");
     const baseVar = `EVIDENT_${upper}_BASE_URL`;
-    const baseUrl = nonEmpty(env[baseVar]);
+    const baseUrl = envValue(env, baseVar);
     const deadlineVar = `EVIDENT_${upper}_DEADLINE_MS`;
-    const deadline = nonEmpty(env[deadlineVar]);
+    const deadline = envValue(env, deadlineVar);
     if (baseUrl === undefined && deadline === undefined) continue;
     const next: Record<string, unknown> = { ...spec.options };
     if (baseUrl !== undefined) {
@@ -442,7 +444,7 @@ async function resolve(env: Env, options: LoadConfigOptions): Promise<WebConfig>
     }
   }
 
-  const privateEnv = nonEmpty(env.EVIDENT_ALLOW_PRIVATE_NETWORK);
+  const privateEnv = envValue(env, "EVIDENT_ALLOW_PRIVATE_NETWORK");
   let allowPrivateNetwork = file.allowPrivateNetwork ?? false;
   let allowPrivateNetworkSource: ConfigSource =
     file.allowPrivateNetwork === undefined ? "default" : "config-file";
@@ -451,7 +453,7 @@ async function resolve(env: Env, options: LoadConfigOptions): Promise<WebConfig>
     allowPrivateNetworkSource = "environment";
   }
 
-  const budgetEnv = nonEmpty(env.EVIDENT_ENVELOPE_BUDGET_CHARS);
+  const budgetEnv = envValue(env, "EVIDENT_ENVELOPE_BUDGET_CHARS");
   const envelopeBudgetChars =
     budgetEnv === undefined
       ? (file.envelopeBudgetChars ?? WEB_ENVELOPE_BUDGET_CHARS)
@@ -462,8 +464,8 @@ async function resolve(env: Env, options: LoadConfigOptions): Promise<WebConfig>
           WEB_ENVELOPE_MIN_BUDGET_CHARS,
         );
 
-  const callDeadlineEnv = nonEmpty(env.EVIDENT_CALL_DEADLINE_MS);
-  const viaProxyEnv = nonEmpty(env.EVIDENT_AGENT_URLS_VIA_PROXY);
+  const callDeadlineEnv = envValue(env, "EVIDENT_CALL_DEADLINE_MS");
+  const viaProxyEnv = envValue(env, "EVIDENT_AGENT_URLS_VIA_PROXY");
   const proxy = proxyFromEnv(env);
   if (proxy.httpProxy !== undefined) secrets.push(...proxyCredentials(proxy.httpProxy));
   if (proxy.httpsProxy !== undefined) secrets.push(...proxyCredentials(proxy.httpsProxy));
@@ -505,8 +507,8 @@ async function resolve(env: Env, options: LoadConfigOptions): Promise<WebConfig>
 function proxyFromEnv(env: Env): ProxyConfig {
   const variables: string[] = [];
   const pick = (lower: string, upper: string, url: boolean): string | undefined => {
-    const name = nonEmpty(env[lower]) !== undefined ? lower : upper;
-    const value = nonEmpty(env[name]);
+    const name = envValue(env, lower) !== undefined ? lower : upper;
+    const value = envValue(env, name);
     if (value === undefined) return undefined;
     if (url && !isHttpUrl(value)) throw configError(name, "must be an http(s) URL of the proxy");
     variables.push(name);
@@ -533,7 +535,7 @@ function envProviders(env: Env, secrets: string[]): ProviderSpec[] {
   const specs: ProviderSpec[] = [];
   const keyOf = (adapter: HttpAdapter): string | undefined => {
     for (const name of CREDENTIAL_ENV[adapter] ?? []) {
-      const value = nonEmpty(env[name]);
+      const value = envValue(env, name);
       if (value !== undefined) {
         secrets.push(value);
         return value;
@@ -547,8 +549,8 @@ function envProviders(env: Env, secrets: string[]): ProviderSpec[] {
       specs.push({ id: adapter, adapter, source: "environment", options: { apiKey } });
   }
   // SEARXNG_URL is the documented variable; EVIDENT_SEARXNG_BASE_URL (the generic override) works too.
-  const searxngVar = nonEmpty(env.SEARXNG_URL) !== undefined ? "SEARXNG_URL" : "EVIDENT_SEARXNG_BASE_URL";
-  const searxngUrl = nonEmpty(env[searxngVar]);
+  const searxngVar = envValue(env, "SEARXNG_URL") !== undefined ? "SEARXNG_URL" : "EVIDENT_SEARXNG_BASE_URL";
+  const searxngUrl = envValue(env, searxngVar);
   if (searxngUrl !== undefined) {
     if (!isHttpUrl(searxngUrl)) throw configError(searxngVar, "must be an http(s) URL");
     const apiKey = keyOf("searxng");
@@ -559,8 +561,8 @@ function envProviders(env: Env, secrets: string[]): ProviderSpec[] {
       options: { baseUrl: searxngUrl, ...(apiKey === undefined ? {} : { apiKey }) },
     });
   }
-  const responsesBase = nonEmpty(env.EVIDENT_RESPONSES_BASE_URL);
-  const responsesModel = nonEmpty(env.EVIDENT_RESPONSES_MODEL);
+  const responsesBase = envValue(env, "EVIDENT_RESPONSES_BASE_URL");
+  const responsesModel = envValue(env, "EVIDENT_RESPONSES_MODEL");
   const responsesKey = keyOf("responses");
   if (responsesBase !== undefined || responsesKey !== undefined || responsesModel !== undefined) {
     if (responsesBase !== undefined && !isHttpUrl(responsesBase)) {
@@ -590,7 +592,7 @@ function fileProvider(id: string, entry: ProviderEntry, env: Env, secrets: strin
   if ("apiKey" in rest && rest.apiKey !== undefined) {
     const resolved = resolveSecret(rest.apiKey as Secret, env);
     if (resolved.value === undefined)
-      unavailable = `the environment variable ${resolved.variable} is not set (providers.${id}.apiKey)`;
+      unavailable = `the environment variable ${resolved.variable} ${resolved.blank === true ? "holds only whitespace" : "is not set"} (providers.${id}.apiKey)`;
     else {
       options.apiKey = resolved.value;
       secrets.push(resolved.value);
@@ -598,7 +600,7 @@ function fileProvider(id: string, entry: ProviderEntry, env: Env, secrets: strin
   } else {
     // No key in the entry: the adapter's usual variable, if set.
     for (const name of CREDENTIAL_ENV[type] ?? []) {
-      const value = nonEmpty(env[name]);
+      const value = envValue(env, name);
       if (value !== undefined) {
         options.apiKey = value;
         secrets.push(value);
@@ -607,12 +609,12 @@ function fileProvider(id: string, entry: ProviderEntry, env: Env, secrets: strin
     }
   }
   if (type === "searxng" && options.baseUrl === undefined) {
-    const fromEnv = nonEmpty(env.SEARXNG_URL);
+    const fromEnv = envValue(env, "SEARXNG_URL");
     if (fromEnv !== undefined && isHttpUrl(fromEnv)) options.baseUrl = fromEnv;
     else unavailable ??= `providers.${id}.baseUrl is not set (nor SEARXNG_URL)`;
   }
   if (type === "responses" && options.model === undefined) {
-    const model = nonEmpty(env.EVIDENT_RESPONSES_MODEL);
+    const model = envValue(env, "EVIDENT_RESPONSES_MODEL");
     if (model !== undefined) options.model = model;
     else unavailable ??= `providers.${id}.model is not set (nor EVIDENT_RESPONSES_MODEL)`;
   }
@@ -629,9 +631,18 @@ function fileProvider(id: string, entry: ProviderEntry, env: Env, secrets: strin
   };
 }
 
-export function resolveSecret(secret: Secret, env: Env): { value: string | undefined; variable?: string } {
+export function resolveSecret(
+  secret: Secret,
+  env: Env,
+): { value: string | undefined; variable?: string; blank?: boolean } {
   if (typeof secret === "string") return { value: secret };
-  return { value: nonEmpty(env[secret.env]), variable: secret.env };
+  const raw = env[secret.env];
+  // A blank variable leaves the provider unusable, as an unset one does, but is named as blank.
+  return {
+    value: nonEmpty(raw),
+    variable: secret.env,
+    ...(raw?.trim() === "" && raw !== "" ? { blank: true } : {}),
+  };
 }
 
 function routeFromEnv(
@@ -639,7 +650,7 @@ function routeFromEnv(
   name: string,
   providers: ReadonlyMap<string, ProviderSpec>,
 ): string[] | undefined {
-  const raw = nonEmpty(env[name]);
+  const raw = envValue(env, name);
   if (raw === undefined) return undefined;
   const ids = raw
     .split(",")

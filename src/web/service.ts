@@ -11,6 +11,7 @@
 import { type ConfigResult, configRevision, loadConfig, type WebConfig } from "../config/load.js";
 import type { ProviderEntry } from "../config/schema.js";
 import { anySignal } from "../core/abort.js";
+import { envValue } from "../core/env.js";
 import { EvidentError } from "../core/errors.js";
 import { FileKeptStore } from "../core/file-kept-store.js";
 import { type KeptStore, type KeptStoreBounds, MemoryKeptStore } from "../core/kept.js";
@@ -275,7 +276,11 @@ async function mcpPresetEntries(env: Readonly<Record<string, string | undefined>
   envEntries: Array<{ id: string; entry: ProviderEntry }>;
   envProblems: EvidentError[];
 }> {
-  if ((env.EVIDENT_MCP_PRESETS ?? "").trim() === "") return { envEntries: [], envProblems: [] };
+  try {
+    if (envValue(env, "EVIDENT_MCP_PRESETS") === undefined) return { envEntries: [], envProblems: [] };
+  } catch (blank) {
+    return { envEntries: [], envProblems: [blank as EvidentError] };
+  }
   const { presetEntriesFromEnv, MCP_PRESET_IDS } = await import("./providers/mcp/index.js");
   const { entries, unknown } = presetEntriesFromEnv(env);
   return {

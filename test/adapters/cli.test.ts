@@ -103,6 +103,13 @@ describe("CLI contract", () => {
     assert.match(cli(["mcp", "--help"]).stdout, /--structured/);
   });
 
+  it("refuses an EVIDENT_TRANSPORT holding only whitespace as a configuration_error naming it", () => {
+    const run = cli(["mcp"], { EVIDENT_TRANSPORT: "  " });
+    assert.equal(run.code, 1, run.stderr);
+    const { error } = JSON.parse(run.stderr);
+    assert.deepEqual([error.code, error.key], ["configuration_error", "EVIDENT_TRANSPORT"]);
+  });
+
   it("refuses an EVIDENT_LOG_LEVEL that is not a level, naming it, instead of logging at warn", () => {
     for (const value of ["verbose", "DEBUG", "toString"]) {
       for (const args of [["echo", "hi"], ["mcp"]]) {

@@ -5,6 +5,7 @@
  * arguments. `evident mcp` starts a server instead and returns when it stops.
  */
 import { userInfo } from "node:os";
+import { envValue } from "../../core/env.js";
 import { EvidentError } from "../../core/errors.js";
 import {
   createStderrLogger,
@@ -151,10 +152,11 @@ async function runMcp(
   options: CliOptions,
   logger: Logger,
 ): Promise<number> {
-  let transport = io.env.EVIDENT_TRANSPORT ?? "stdio";
+  let transport: string;
   let rootFlag: string | undefined;
   let structured: boolean;
   try {
+    transport = envValue(io.env, "EVIDENT_TRANSPORT") ?? "stdio";
     structured = structuredFromEnv(io.env);
   } catch (error) {
     return fail(io, error);
