@@ -251,6 +251,18 @@ describe("evident setup by flags", () => {
     assert.deepEqual(readdirSync(join(xdg, "evident")), ["config.json"]);
   });
 
+  it("an empty lock (a writer killed before writing its pid) is taken over at once, not after a minute", () => {
+    const { xdg, file } = home(SAVED);
+    // A live writer's lock always holds its pid, so an empty or unreadable one was never a live writer's.
+    for (const content of ["", "not a pid"]) {
+      writeFileSync(`${file}.lock`, content);
+      const run = setup(["--locale", content === "" ? "zh-CN" : "en"], xdg);
+      assert.equal(run.status, 0, run.stderr);
+      assert.equal(readJson(file).locale, content === "" ? "zh-CN" : "en");
+      assert.deepEqual(readdirSync(join(xdg, "evident")), ["config.json"], "no lock or lock file left");
+    }
+  });
+
   it("a config file that is a symbolic link is not replaced: nothing is written, the link stays", () => {
     const { xdg, file } = home();
     const target = join(dir, `dotfiles-${homes}.json`);
