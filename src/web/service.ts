@@ -69,10 +69,12 @@ export class WebService {
   #closing: Promise<void> | undefined;
   readonly #all = new Set<Generation>();
   /**
-   * Aborted by close() before the HTTP clients are: a call in flight then ends `cancelled`,
-   * not as a provider's "network error" when its connection is torn down under it.
+   * Calls in flight, each aborted by close() before the HTTP clients are: a call then ends
+   * `cancelled`, not as a provider's "network error" when its connection is torn down under it.
+   * A set rather than one shared signal every call listens to, which gained a listener per call
+   * in flight (MaxListenersExceededWarning from the eleventh).
    */
-  readonly #stopping = new AbortController();
+  readonly #calls = new Set<AbortController>();
   /** Outlives configuration generations: a cursor from before a config change still reads. */
   readonly #pages: ReadPages;
 
@@ -106,7 +108,8 @@ export class WebService {
 
   close(): Promise<void> {
     this.#closing ??= (async () => {
-      this.#stopping.abort(new EvidentError("cancelled", "The web tools are shutting down."));
+      const reason = new EvidentError("cancelled", "The web tools are shutting down.");
+      for (const call of this.#calls) call.abort(reason);
       await this.#loading?.catch(() => undefined);
       await Promise.allSettled([...this.#all].map((generation) => this.#closeGeneration(generation)));
       await this.#pages.close();
@@ -121,13 +124,16 @@ export class WebService {
     if (this.#closing !== undefined) throw new EvidentError("cancelled", "The web tools are shutting down.");
     const generation = await this.#generation();
     if (!generation.result.ok) throw generation.result.error;
+    // Closing began while the configuration loaded: close() did not see this call.
+    if (this.#closing !== undefined) throw new EvidentError("cancelled", "The web tools are shutting down.");
     generation.inFlight++;
-    const linked = anySignal(
-      signal === undefined ? [this.#stopping.signal] : [signal, this.#stopping.signal],
-    );
+    const call = new AbortController();
+    this.#calls.add(call);
+    const linked = anySignal(signal === undefined ? [call.signal] : [signal, call.signal]);
     try {
       return await work(generation.router as WebRouter, linked.signal);
     } finally {
+      this.#calls.delete(call);
       linked.dispose();
       generation.inFlight--;
       if (generation.retired && generation.inFlight === 0) void this.#closeGeneration(generation);
