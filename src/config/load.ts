@@ -192,17 +192,20 @@ export function configPath(env: Env): { path: string; explicit: boolean } {
 }
 
 /**
- * A fingerprint of the config file's content; a change means the configuration must be
- * reloaded. Checked before every web call. A content hash, not inode/size/mtime: an edit of the
- * same size within one timestamp tick changes no metadata. The file is small, and synchronous
- * reads that do not throw for a missing file keep this at a few microseconds.
+ * A fingerprint of the config file's content, and of whether others may write it; a change means
+ * the configuration must be reloaded. Checked before every web call. A content hash, not
+ * inode/size/mtime: an edit of the same size within one timestamp tick changes no metadata. The
+ * file is small, and synchronous reads and stats that do not throw for a missing file keep this
+ * at a few microseconds.
  */
 export async function configRevision(env: Env): Promise<string> {
   const { path } = configPath(env);
   const read = readConfigText(path);
   if ("absent" in read) return `${path}:absent`;
   if ("problem" in read) return `${path}:unreadable`;
-  return `${path}:${createHash("sha256").update(read.text).digest("base64url")}`;
+  // Who may write it is part of the revision: a `chmod o-w` of a refused file takes effect.
+  const writable = othersWrite(path)?.how ?? "private";
+  return `${path}:${writable}:${createHash("sha256").update(read.text).digest("base64url")}`;
 }
 
 export type ConfigText =

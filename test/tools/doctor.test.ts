@@ -12,6 +12,8 @@ import { createServer as createNetServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { after, before, describe, it } from "node:test";
+import { silentLogger } from "../../src/core/logger.js";
+import { createEvident } from "../../src/index.js";
 import type { LookupFunction } from "../../src/net/guard.js";
 import { type ProbeResult, runDoctor } from "../../src/tools/doctor.js";
 import { type FakeVendor, sendJson, sendText, startFakeVendor } from "../web/providers/fake-vendor.js";
@@ -345,6 +347,26 @@ describe("the CLI's operator commands", () => {
         "the command of a world-writable file ran",
       );
     }
+    // A running server takes the chmod the message asks for at its next call (same content).
+    chmodSync(folder, 0o700);
+    chmodSync(file, 0o666);
+    const evident = createEvident({
+      cwd: dir,
+      env: { PATH: process.env.PATH ?? "", ...env },
+      logger: silentLogger,
+    });
+    try {
+      const refused = await evident.webSearch({ query: "q" }).catch((error: { code?: string }) => error.code);
+      assert.equal(refused, "configuration_error");
+      chmodSync(file, 0o600);
+      const outcome = await evident
+        .webSearch({ query: "q" })
+        .catch((error: { code?: string; message?: string }) => `${error.code}: ${error.message}`);
+      assert.doesNotMatch(String(outcome), /writable by everyone/);
+    } finally {
+      await evident.close();
+    }
+    assert.equal(await readFile(marker, "utf8").catch(() => ""), "ran\n", "the private file's command runs");
     // In a sticky directory (as /tmp) others cannot replace the file: used as usual.
     chmodSync(file, 0o600);
     chmodSync(folder, 0o1777);
