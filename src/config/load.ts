@@ -8,7 +8,7 @@
  * a broken configuration never hides a tool.
  */
 import { createHash } from "node:crypto";
-import { statSync } from "node:fs";
+import { realpathSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, isAbsolute, join } from "node:path";
 import type { z } from "zod";
@@ -726,16 +726,23 @@ interface OthersWrite {
 /** Who besides its owner can change the config file: through its own mode or its directory's. */
 function othersWrite(path: string): OthersWrite | undefined {
   if (process.platform === "win32") return undefined;
-  const directory = dirname(path);
-  for (const [target, what] of [
-    [path, `the config file ${path}`],
-    [directory, `the config file's directory ${directory}`],
-  ] as const) {
+  // A linked config file (dotfiles) can be replaced where the link is and where its target is.
+  let real: string | undefined;
+  try {
+    real = realpathSync(path);
+  } catch {
+    real = undefined;
+  }
+  const directories = new Set([dirname(path), ...(real === undefined ? [] : [dirname(real)])]);
+  const targets: Array<[string, string, boolean]> = [[path, `the config file ${path}`, false]];
+  for (const directory of directories)
+    targets.push([directory, `the config file's directory ${directory}`, true]);
+  for (const [target, what, isDirectory] of targets) {
     const stat = statSync(target, { throwIfNoEntry: false });
     if (stat === undefined) continue;
     const mode = (stat.mode & 0o7777).toString(8).padStart(4, "0");
     // In a sticky directory (/tmp) others cannot replace or rename a file they do not own.
-    const sticky = target === directory && (stat.mode & 0o1000) !== 0;
+    const sticky = isDirectory && (stat.mode & 0o1000) !== 0;
     if ((stat.mode & 0o002) !== 0 && !sticky) return { how: "writable by everyone", what, target, mode };
     if ((stat.mode & 0o020) !== 0 && !sticky) return { how: "writable by its group", what, target, mode };
   }

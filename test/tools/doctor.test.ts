@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { createServer as createNetServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -367,6 +367,19 @@ describe("the CLI's operator commands", () => {
       await evident.close();
     }
     assert.equal(await readFile(marker, "utf8").catch(() => ""), "ran\n", "the private file's command runs");
+    // A link to a file in a directory everyone can write: the target can be replaced there.
+    const shared = join(dir, "shared-writable");
+    mkdirSync(shared, { recursive: true });
+    chmodSync(shared, 0o777);
+    const linked = join(dir, "xdg-linked");
+    mkdirSync(join(linked, "evident"), { recursive: true, mode: 0o700 });
+    writeFileSync(join(shared, "config.json"), JSON.stringify({ read: { route: ["direct"] } }), {
+      mode: 0o600,
+    });
+    symlinkSync(join(shared, "config.json"), join(linked, "evident", "config.json"));
+    const throughLink = JSON.parse(cli(["config", "show"], { XDG_CONFIG_HOME: linked }).stdout);
+    assert.equal(throughLink.ok, false);
+    assert.ok(throughLink.error.message.endsWith(`chmod o-w ${shared}`), throughLink.error.message);
     // In a sticky directory (as /tmp) others cannot replace the file: used as usual.
     chmodSync(file, 0o600);
     chmodSync(folder, 0o1777);
