@@ -8,11 +8,12 @@
  * a broken configuration never hides a tool.
  */
 import { createHash } from "node:crypto";
-import { statSync } from "node:fs";
+import { realpathSync, statSync } from "node:fs";
 import { homedir } from "node:os";
-import { isAbsolute, join } from "node:path";
+import { dirname, isAbsolute, join } from "node:path";
 import type { z } from "zod";
 import { readRegularFileSync } from "../core/bounded-read.js";
+import { envValue } from "../core/env.js";
 import { EvidentError } from "../core/errors.js";
 import {
   CONFIG_FILE_MAX_BYTES,
@@ -191,17 +192,20 @@ export function configPath(env: Env): { path: string; explicit: boolean } {
 }
 
 /**
- * A fingerprint of the config file's content; a change means the configuration must be
- * reloaded. Checked before every web call. A content hash, not inode/size/mtime: an edit of the
- * same size within one timestamp tick changes no metadata. The file is small, and synchronous
- * reads that do not throw for a missing file keep this at a few microseconds.
+ * A fingerprint of the config file's content, and of whether others may write it; a change means
+ * the configuration must be reloaded. Checked before every web call. A content hash, not
+ * inode/size/mtime: an edit of the same size within one timestamp tick changes no metadata. The
+ * file is small, and synchronous reads and stats that do not throw for a missing file keep this
+ * at a few microseconds.
  */
 export async function configRevision(env: Env): Promise<string> {
   const { path } = configPath(env);
   const read = readConfigText(path);
   if ("absent" in read) return `${path}:absent`;
   if ("problem" in read) return `${path}:unreadable`;
-  return `${path}:${createHash("sha256").update(read.text).digest("base64url")}`;
+  // Who may write it is part of the revision: a `chmod o-w` of a refused file takes effect.
+  const writable = othersWrite(path)?.how ?? "private";
+  return `${path}:${writable}:${createHash("sha256").update(read.text).digest("base64url")}`;
 }
 
 export type ConfigText =
@@ -277,6 +281,7 @@ async function readConfigFile(
   env: Env,
   schema: z.ZodType,
 ): Promise<{ file: ConfigFile; path: string; notices: string[] } | undefined> {
+  envValue(env, "EVIDENT_CONFIG");
   const { path, explicit } = configPath(env);
   const read = readConfigText(path);
   if ("absent" in read) {
@@ -290,6 +295,7 @@ async function readConfigFile(
       read.cause,
     );
   }
+  refuseWorldWritable(path, explicit);
   const raw = read.text;
   let json: unknown;
   try {
@@ -304,12 +310,12 @@ async function readConfigFile(
     const key = issue === undefined ? "(file)" : issueKey(issue);
     throw new EvidentError(
       "configuration_error",
-      `Configuration error in ${path} at ${key}: ${issue?.message ?? "invalid"}`,
+      `Configuration error in ${path} at ${key}: ${issue === undefined ? "invalid" : issueMessage(issue)}`,
       {
         details: {
           key,
           file: path,
-          issues: parsed.error.issues.map((i) => ({ key: issueKey(i), message: i.message })),
+          issues: parsed.error.issues.map((i) => ({ key: issueKey(i), message: issueMessage(i) })),
         },
       },
     );
@@ -319,6 +325,12 @@ async function readConfigFile(
     path,
     notices: permissionNotices(path, parsed.data as ConfigFile),
   };
+}
+
+/** What is wrong: for a record's key, the key schema's own words ("Invalid key in record" says little). */
+export function issueMessage(issue: z.core.$ZodIssue): string {
+  if (issue.code === "invalid_key") return issue.issues[0]?.message ?? issue.message;
+  return issue.message;
 }
 
 /** The key a schema issue is about, as a config file author writes it. */
@@ -367,9 +379,9 @@ async function resolve(env: Env, options: LoadConfigOptions): Promise<WebConfig>
   for (const [id, spec] of providers) {
     const upper = id.toUpperCase().replace(/-/g, "_");
     const baseVar = `EVIDENT_${upper}_BASE_URL`;
-    const baseUrl = nonEmpty(env[baseVar]);
+    const baseUrl = envValue(env, baseVar);
     const deadlineVar = `EVIDENT_${upper}_DEADLINE_MS`;
-    const deadline = nonEmpty(env[deadlineVar]);
+    const deadline = envValue(env, deadlineVar);
     if (baseUrl === undefined && deadline === undefined) continue;
     const next: Record<string, unknown> = { ...spec.options };
     if (baseUrl !== undefined) {
@@ -435,7 +447,7 @@ async function resolve(env: Env, options: LoadConfigOptions): Promise<WebConfig>
     }
   }
 
-  const privateEnv = nonEmpty(env.EVIDENT_ALLOW_PRIVATE_NETWORK);
+  const privateEnv = envValue(env, "EVIDENT_ALLOW_PRIVATE_NETWORK");
   let allowPrivateNetwork = file.allowPrivateNetwork ?? false;
   let allowPrivateNetworkSource: ConfigSource =
     file.allowPrivateNetwork === undefined ? "default" : "config-file";
@@ -444,7 +456,7 @@ async function resolve(env: Env, options: LoadConfigOptions): Promise<WebConfig>
     allowPrivateNetworkSource = "environment";
   }
 
-  const budgetEnv = nonEmpty(env.EVIDENT_ENVELOPE_BUDGET_CHARS);
+  const budgetEnv = envValue(env, "EVIDENT_ENVELOPE_BUDGET_CHARS");
   const envelopeBudgetChars =
     budgetEnv === undefined
       ? (file.envelopeBudgetChars ?? WEB_ENVELOPE_BUDGET_CHARS)
@@ -455,8 +467,8 @@ async function resolve(env: Env, options: LoadConfigOptions): Promise<WebConfig>
           WEB_ENVELOPE_MIN_BUDGET_CHARS,
         );
 
-  const callDeadlineEnv = nonEmpty(env.EVIDENT_CALL_DEADLINE_MS);
-  const viaProxyEnv = nonEmpty(env.EVIDENT_AGENT_URLS_VIA_PROXY);
+  const callDeadlineEnv = envValue(env, "EVIDENT_CALL_DEADLINE_MS");
+  const viaProxyEnv = envValue(env, "EVIDENT_AGENT_URLS_VIA_PROXY");
   const proxy = proxyFromEnv(env);
   if (proxy.httpProxy !== undefined) secrets.push(...proxyCredentials(proxy.httpProxy));
   if (proxy.httpsProxy !== undefined) secrets.push(...proxyCredentials(proxy.httpsProxy));
@@ -498,8 +510,8 @@ async function resolve(env: Env, options: LoadConfigOptions): Promise<WebConfig>
 function proxyFromEnv(env: Env): ProxyConfig {
   const variables: string[] = [];
   const pick = (lower: string, upper: string, url: boolean): string | undefined => {
-    const name = nonEmpty(env[lower]) !== undefined ? lower : upper;
-    const value = nonEmpty(env[name]);
+    const name = envValue(env, lower) !== undefined ? lower : upper;
+    const value = envValue(env, name);
     if (value === undefined) return undefined;
     if (url && !isHttpUrl(value)) throw configError(name, "must be an http(s) URL of the proxy");
     variables.push(name);
@@ -526,7 +538,7 @@ function envProviders(env: Env, secrets: string[]): ProviderSpec[] {
   const specs: ProviderSpec[] = [];
   const keyOf = (adapter: HttpAdapter): string | undefined => {
     for (const name of CREDENTIAL_ENV[adapter] ?? []) {
-      const value = nonEmpty(env[name]);
+      const value = envValue(env, name);
       if (value !== undefined) {
         secrets.push(value);
         return value;
@@ -540,8 +552,8 @@ function envProviders(env: Env, secrets: string[]): ProviderSpec[] {
       specs.push({ id: adapter, adapter, source: "environment", options: { apiKey } });
   }
   // SEARXNG_URL is the documented variable; EVIDENT_SEARXNG_BASE_URL (the generic override) works too.
-  const searxngVar = nonEmpty(env.SEARXNG_URL) !== undefined ? "SEARXNG_URL" : "EVIDENT_SEARXNG_BASE_URL";
-  const searxngUrl = nonEmpty(env[searxngVar]);
+  const searxngVar = envValue(env, "SEARXNG_URL") !== undefined ? "SEARXNG_URL" : "EVIDENT_SEARXNG_BASE_URL";
+  const searxngUrl = envValue(env, searxngVar);
   if (searxngUrl !== undefined) {
     if (!isHttpUrl(searxngUrl)) throw configError(searxngVar, "must be an http(s) URL");
     const apiKey = keyOf("searxng");
@@ -552,8 +564,8 @@ function envProviders(env: Env, secrets: string[]): ProviderSpec[] {
       options: { baseUrl: searxngUrl, ...(apiKey === undefined ? {} : { apiKey }) },
     });
   }
-  const responsesBase = nonEmpty(env.EVIDENT_RESPONSES_BASE_URL);
-  const responsesModel = nonEmpty(env.EVIDENT_RESPONSES_MODEL);
+  const responsesBase = envValue(env, "EVIDENT_RESPONSES_BASE_URL");
+  const responsesModel = envValue(env, "EVIDENT_RESPONSES_MODEL");
   const responsesKey = keyOf("responses");
   if (responsesBase !== undefined || responsesKey !== undefined || responsesModel !== undefined) {
     if (responsesBase !== undefined && !isHttpUrl(responsesBase)) {
@@ -583,7 +595,7 @@ function fileProvider(id: string, entry: ProviderEntry, env: Env, secrets: strin
   if ("apiKey" in rest && rest.apiKey !== undefined) {
     const resolved = resolveSecret(rest.apiKey as Secret, env);
     if (resolved.value === undefined)
-      unavailable = `the environment variable ${resolved.variable} is not set (providers.${id}.apiKey)`;
+      unavailable = `the environment variable ${resolved.variable} ${resolved.blank === true ? "holds only whitespace" : "is not set"} (providers.${id}.apiKey)`;
     else {
       options.apiKey = resolved.value;
       secrets.push(resolved.value);
@@ -591,7 +603,7 @@ function fileProvider(id: string, entry: ProviderEntry, env: Env, secrets: strin
   } else {
     // No key in the entry: the adapter's usual variable, if set.
     for (const name of CREDENTIAL_ENV[type] ?? []) {
-      const value = nonEmpty(env[name]);
+      const value = envValue(env, name);
       if (value !== undefined) {
         options.apiKey = value;
         secrets.push(value);
@@ -600,12 +612,12 @@ function fileProvider(id: string, entry: ProviderEntry, env: Env, secrets: strin
     }
   }
   if (type === "searxng" && options.baseUrl === undefined) {
-    const fromEnv = nonEmpty(env.SEARXNG_URL);
+    const fromEnv = envValue(env, "SEARXNG_URL");
     if (fromEnv !== undefined && isHttpUrl(fromEnv)) options.baseUrl = fromEnv;
     else unavailable ??= `providers.${id}.baseUrl is not set (nor SEARXNG_URL)`;
   }
   if (type === "responses" && options.model === undefined) {
-    const model = nonEmpty(env.EVIDENT_RESPONSES_MODEL);
+    const model = envValue(env, "EVIDENT_RESPONSES_MODEL");
     if (model !== undefined) options.model = model;
     else unavailable ??= `providers.${id}.model is not set (nor EVIDENT_RESPONSES_MODEL)`;
   }
@@ -622,9 +634,18 @@ function fileProvider(id: string, entry: ProviderEntry, env: Env, secrets: strin
   };
 }
 
-export function resolveSecret(secret: Secret, env: Env): { value: string | undefined; variable?: string } {
+export function resolveSecret(
+  secret: Secret,
+  env: Env,
+): { value: string | undefined; variable?: string; blank?: boolean } {
   if (typeof secret === "string") return { value: secret };
-  return { value: nonEmpty(env[secret.env]), variable: secret.env };
+  const raw = env[secret.env];
+  // A blank variable leaves the provider unusable, as an unset one does, but is named as blank.
+  return {
+    value: nonEmpty(raw),
+    variable: secret.env,
+    ...(raw?.trim() === "" && raw !== "" ? { blank: true } : {}),
+  };
 }
 
 function routeFromEnv(
@@ -632,7 +653,7 @@ function routeFromEnv(
   name: string,
   providers: ReadonlyMap<string, ProviderSpec>,
 ): string[] | undefined {
-  const raw = nonEmpty(env[name]);
+  const raw = envValue(env, name);
   if (raw === undefined) return undefined;
   const ids = raw
     .split(",")
@@ -680,18 +701,93 @@ function defaultSearchProvider(providers: ReadonlyMap<string, ProviderSpec>): st
   return KEYLESS_SEARCH_PROVIDER;
 }
 
-/** A file holding saved keys should be private; say so when others can read it (POSIX only). */
+/**
+ * Refuses a config file any user could change (POSIX only): the file or its directory writable
+ * by everyone (a sticky directory excepted, where others cannot replace our file). Such a file
+ * can be made to name a command an `mcp` binding runs, or a base URL that receives the keys.
+ */
+function refuseWorldWritable(path: string, explicit: boolean): void {
+  const writable = othersWrite(path);
+  if (writable?.how !== "writable by everyone") return;
+  throw configError(
+    explicit ? "EVIDENT_CONFIG" : path,
+    `${writable.what} is writable by everyone (mode ${writable.mode}): any user could make evident run a command of theirs, so it is not used; run: chmod o-w ${writable.target}`,
+  );
+}
+
+interface OthersWrite {
+  readonly how: "writable by everyone" | "writable by its group";
+  /** "the config file P" or "the config file's directory D". */
+  readonly what: string;
+  readonly target: string;
+  readonly mode: string;
+}
+
+/** Who besides its owner can change the config file: through its own mode or its directory's. */
+function othersWrite(path: string): OthersWrite | undefined {
+  if (process.platform === "win32") return undefined;
+  // A linked config file (dotfiles) can be replaced where the link is and where its target is.
+  let real: string | undefined;
+  try {
+    real = realpathSync(path);
+  } catch {
+    real = undefined;
+  }
+  const directories = new Set([dirname(path), ...(real === undefined ? [] : [dirname(real)])]);
+  const targets: Array<[string, string, boolean]> = [[path, `the config file ${path}`, false]];
+  for (const directory of directories)
+    targets.push([directory, `the config file's directory ${directory}`, true]);
+  for (const [target, what, isDirectory] of targets) {
+    const stat = statSync(target, { throwIfNoEntry: false });
+    if (stat === undefined) continue;
+    const mode = (stat.mode & 0o7777).toString(8).padStart(4, "0");
+    // In a sticky directory (/tmp) others cannot replace or rename a file they do not own.
+    const sticky = isDirectory && (stat.mode & 0o1000) !== 0;
+    if ((stat.mode & 0o002) !== 0 && !sticky) return { how: "writable by everyone", what, target, mode };
+    if ((stat.mode & 0o020) !== 0 && !sticky) return { how: "writable by its group", what, target, mode };
+  }
+  return undefined;
+}
+
+/**
+ * What the operator should know about the file's permissions (POSIX only): credentials written
+ * in it that others can read, and a file that its group can change.
+ */
 function permissionNotices(path: string, file: ConfigFile): string[] {
   if (process.platform === "win32") return [];
-  const savesKeys = Object.values(file.providers ?? {}).some(
-    (entry) => typeof (entry as { apiKey?: unknown }).apiKey === "string",
-  );
-  if (!savesKeys) return [];
+  const notices: string[] = [];
   const mode = statSync(path, { throwIfNoEntry: false })?.mode;
-  if (mode === undefined || (mode & 0o077) === 0) return [];
-  return [
-    `the config file ${path} holds saved API keys and is readable by other users (mode ${(mode & 0o777).toString(8)}); run: chmod 600 ${path}`,
-  ];
+  const credentials = savedCredentials(file);
+  if (credentials.length > 0 && mode !== undefined && (mode & 0o077) !== 0) {
+    notices.push(
+      `the config file ${path} holds saved credentials (${credentials.join(", ")}) and is readable by other users (mode ${(mode & 0o777).toString(8)}); run: chmod 600 ${path}`,
+    );
+  }
+  const writable = othersWrite(path);
+  if (writable !== undefined) {
+    notices.push(
+      `${writable.what} is ${writable.how} (mode ${writable.mode}): other users could make evident run a command of theirs; run: chmod g-w ${writable.target}`,
+    );
+  }
+  return notices;
+}
+
+/** Keys of credentials written in the file: saved API keys, literal MCP headers and env values. */
+function savedCredentials(file: ConfigFile): string[] {
+  const keys: string[] = [];
+  for (const [id, entry] of Object.entries(file.providers ?? {})) {
+    const fields = entry as {
+      apiKey?: unknown;
+      connection?: { headers?: Record<string, unknown>; env?: Record<string, unknown> };
+    };
+    if (typeof fields.apiKey === "string") keys.push(`providers.${id}.apiKey`);
+    for (const part of ["headers", "env"] as const) {
+      for (const [name, value] of Object.entries(fields.connection?.[part] ?? {})) {
+        if (typeof value === "string") keys.push(`providers.${id}.connection.${part}.${name}`);
+      }
+    }
+  }
+  return keys;
 }
 
 /** `providers.tavily.apiKey`, `search.route[1]`: the key as a config file author writes it. */
@@ -699,9 +795,14 @@ function fieldName(path: readonly PropertyKey[]): string {
   if (path.length === 0) return "(file)";
   return path
     .map((part, index) =>
-      typeof part === "number" ? `[${part}]` : `${index === 0 ? "" : "."}${String(part)}`,
+      typeof part === "number" ? `[${part}]` : `${index === 0 ? "" : "."}${printable(String(part))}`,
     )
     .join("");
+}
+
+/** A key as written, quoted when it holds a control character (never raw on a terminal). */
+function printable(key: string): string {
+  return /\p{Cc}/u.test(key) ? JSON.stringify(key) : key;
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

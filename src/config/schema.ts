@@ -15,6 +15,7 @@ import {
   WEB_CALL_DEADLINE_MS,
   WEB_ENVELOPE_MAX_BUDGET_CHARS,
   WEB_ENVELOPE_MIN_BUDGET_CHARS,
+  WEB_INTENT_MAX_CHARS,
 } from "../core/limits.js";
 
 /** Built-in HTTP and keyless adapters (the `mcp` adapter is added by the web layer). */
@@ -43,6 +44,21 @@ export const providerIdSchema = z
   .string()
   .max(PROVIDER_ID_MAX_CHARS)
   .regex(PROVIDER_ID_PATTERN, "provider ids use a-z, 0-9, '-' and '_'");
+
+/** Intent names hold no control characters (Cc), which would be saved and later shown raw. */
+const INTENT_NAME_PATTERN = /^\P{Cc}*$/u;
+const INTENT_NAME_CONTROL = "an intent name has no control characters";
+
+/** Why a `search.intents` name cannot be used (the schema's rules, for setup's flags and prompts). */
+export function intentNameProblem(name: string): string | undefined {
+  if (name.length === 0) return "an intent name is not empty";
+  if (name.length > WEB_INTENT_MAX_CHARS)
+    return `an intent name has at most ${WEB_INTENT_MAX_CHARS} characters`;
+  if (!INTENT_NAME_PATTERN.test(name)) return INTENT_NAME_CONTROL;
+  // Assigned to an object it would set the prototype: the intent would vanish while setup said Saved.
+  if (name === "__proto__") return "__proto__ cannot be an intent name";
+  return undefined;
+}
 
 /** A reference to an environment variable that holds a secret; the file never needs the value. */
 export const credentialRefSchema = z
@@ -158,7 +174,10 @@ export function createConfigFileSchema(mcpEntry: z.ZodType) {
         .strictObject({
           route: routeSchema.optional(),
           intents: z
-            .record(z.string().min(1).max(64), routeSchema)
+            .record(
+              z.string().min(1).max(WEB_INTENT_MAX_CHARS).regex(INTENT_NAME_PATTERN, INTENT_NAME_CONTROL),
+              routeSchema,
+            )
             .optional()
             .describe("Routes by web_search intent; a call whose intent is not listed uses `route`."),
         })

@@ -5,13 +5,13 @@
  * and an atomic replace, so a reader never sees half a file and a failed write loses nothing.
  */
 import { randomBytes } from "node:crypto";
-import { chmod, lstat, mkdir, open, readFile, readlink, rename, rm, stat, writeFile } from "node:fs/promises";
+import { chmod, link, lstat, mkdir, readFile, readlink, rename, rm, stat, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
 import type { z } from "zod";
 import { EvidentError } from "../core/errors.js";
 import { CONFIG_LOCK_POLL_MS, CONFIG_LOCK_STALE_MS, CONFIG_LOCK_WAIT_MS } from "../core/limits.js";
-import { configPath, type Env, issueKey, jsonProblem, readConfigText } from "./load.js";
+import { configPath, type Env, issueKey, issueMessage, jsonProblem, readConfigText } from "./load.js";
 import { type HttpAdapter, PROVIDER_ID_PATTERN } from "./schema.js";
 
 /** Adapters whose entry is a key away from working; the ones a key entry offers. */
@@ -111,55 +111,68 @@ async function refuseSymlink(path: string): Promise<void> {
   );
 }
 
-/** Takes `<path>.lock` (created exclusively, holding this process id); returns its release. */
+/**
+ * Takes `<path>.lock`, holding this process id; returns its release. The lock appears with the
+ * pid already in it (a hard link to a file filled first, which fails if the lock exists), so a
+ * lock that is empty or names no process was never a live writer's: a writer killed between
+ * creating a lock and filling it (as an `open` then `write` could be) holds nobody off.
+ */
 async function lockConfig(path: string): Promise<() => Promise<void>> {
   const lock = `${path}.lock`;
-  const started = Date.now();
-  for (;;) {
-    try {
-      const handle = await open(lock, "wx", 0o600);
+  const filled = `${lock}.${process.pid}-${randomBytes(4).toString("hex")}`;
+  try {
+    await writeFile(filled, String(process.pid), { flag: "wx", mode: 0o600 });
+  } catch (cause) {
+    throw new EvidentError("configuration_error", `The config file's lock ${lock} cannot be created.`, {
+      cause,
+    });
+  }
+  try {
+    const started = Date.now();
+    for (;;) {
       try {
-        await handle.writeFile(String(process.pid));
-      } finally {
-        await handle.close();
+        await link(filled, lock);
+        return () => rm(lock, { force: true });
+      } catch (thrown) {
+        if ((thrown as { code?: string }).code !== "EEXIST") {
+          throw new EvidentError("configuration_error", `The config file's lock ${lock} cannot be created.`, {
+            cause: thrown,
+          });
+        }
       }
-      return () => rm(lock, { force: true });
-    } catch (thrown) {
-      if ((thrown as { code?: string }).code !== "EEXIST") {
-        throw new EvidentError("configuration_error", `The config file's lock ${lock} cannot be created.`, {
-          cause: thrown,
-        });
+      const holder = await lockHolder(lock);
+      if (holder.stale) {
+        await rm(lock, { force: true });
+        continue;
       }
+      if (Date.now() - started >= CONFIG_LOCK_WAIT_MS) {
+        throw new EvidentError(
+          "configuration_error",
+          `Another process${holder.pid === undefined ? "" : ` (${holder.pid})`} is writing ${path} and held its lock for ${CONFIG_LOCK_WAIT_MS / 1000} s; nothing was written. Try again, or delete ${lock} if no evident setup is running.`,
+          { details: { key: "EVIDENT_CONFIG", file: path } },
+        );
+      }
+      await delay(CONFIG_LOCK_POLL_MS);
     }
-    const holder = await lockHolder(lock);
-    if (holder.stale) {
-      await rm(lock, { force: true });
-      continue;
-    }
-    if (Date.now() - started >= CONFIG_LOCK_WAIT_MS) {
-      throw new EvidentError(
-        "configuration_error",
-        `Another process${holder.pid === undefined ? "" : ` (${holder.pid})`} is writing ${path} and held its lock for ${CONFIG_LOCK_WAIT_MS / 1000} s; nothing was written. Try again, or delete ${lock} if no evident setup is running.`,
-        { details: { key: "EVIDENT_CONFIG", file: path } },
-      );
-    }
-    await delay(CONFIG_LOCK_POLL_MS);
+  } finally {
+    await rm(filled, { force: true });
   }
 }
 
 async function lockHolder(lock: string): Promise<{ stale: boolean; pid?: number }> {
-  const [text, info] = await Promise.all([
-    readFile(lock, "utf8").catch(() => undefined),
-    stat(lock).catch(() => undefined),
-  ]);
-  // Gone meanwhile: try again at once.
-  if (info === undefined) return { stale: false };
+  let text: string;
+  try {
+    text = await readFile(lock, "utf8");
+  } catch {
+    // Gone meanwhile (try again), or unreadable (wait as for a held lock): never removed unread.
+    return { stale: false };
+  }
   const pid = Number(text);
-  const known = Number.isInteger(pid) && pid > 0;
-  if (Date.now() - info.mtimeMs > CONFIG_LOCK_STALE_MS) return { stale: true };
-  // An empty file is a lock being written right now; only a named, dead process is stale.
-  if (known && !alive(pid)) return { stale: true };
-  return known ? { stale: false, pid } : { stale: false };
+  // Every writer's lock holds its pid from the start: anything else is left over.
+  if (!Number.isInteger(pid) || pid <= 0 || !alive(pid)) return { stale: true };
+  const info = await stat(lock).catch(() => undefined);
+  if (info !== undefined && Date.now() - info.mtimeMs > CONFIG_LOCK_STALE_MS) return { stale: true };
+  return { stale: false, pid };
 }
 
 function alive(pid: number): boolean {
@@ -183,7 +196,7 @@ export async function writeConfigObject(path: string, file: FileObject, schema?:
     const key = issue === undefined ? "(file)" : issueKey(issue);
     throw new EvidentError(
       "configuration_error",
-      `The configuration would be invalid at ${key}: ${issue?.message ?? "invalid"}; nothing was written to ${path}.`,
+      `The configuration would be invalid at ${key}: ${issue === undefined ? "invalid" : issueMessage(issue)}; nothing was written to ${path}.`,
       { details: { key, file: path } },
     );
   }

@@ -6,6 +6,25 @@ import { EvidentError } from "./errors.js";
 
 export type Env = Readonly<Record<string, string | undefined>>;
 
+/**
+ * A setting's value, trimmed; undefined when the variable is unset or empty (`NAME= cmd` unsets it,
+ * as shells mean it). Only whitespace is a mistake (a stray quote, a blank secret file), refused
+ * naming the variable rather than read as unset, which would quietly change what evident does.
+ */
+export function envValue(env: Env, name: string): string | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return undefined;
+  const value = raw.trim();
+  if (value === "") {
+    throw new EvidentError(
+      "configuration_error",
+      `${name} holds only whitespace; set a value, or leave it empty to use the default.`,
+      { details: { key: name } },
+    );
+  }
+  return value;
+}
+
 /** An integer from `min` to `max`, or `fallback` when the variable is unset or empty. */
 export function envInteger(
   env: Env,
@@ -13,8 +32,8 @@ export function envInteger(
   fallback: number,
   { min = 1, max = Number.MAX_SAFE_INTEGER }: { readonly min?: number; readonly max?: number } = {},
 ): number {
-  const raw = env[name]?.trim();
-  if (raw === undefined || raw === "") return fallback;
+  const raw = envValue(env, name);
+  if (raw === undefined) return fallback;
   const value = Number(raw);
   if (!/^\d+$/.test(raw) || value < min || value > max) {
     throw new EvidentError(

@@ -52,9 +52,9 @@ export const CONFIG_FILE_MAX_BYTES = 1024 * 1024;
 export const SAVED_KEY_MAX_CHARS = 4_096;
 /**
  * Writers of the config file (setup, the Pi key entry) take a lock file beside it: a second
- * writer waits at most CONFIG_LOCK_WAIT_MS, checking every CONFIG_LOCK_POLL_MS. A lock whose
- * process is gone, or older than CONFIG_LOCK_STALE_MS (a writer takes well under a second), is
- * left over from a crash and taken over.
+ * writer waits at most CONFIG_LOCK_WAIT_MS, checking every CONFIG_LOCK_POLL_MS. A lock that
+ * names no process (a lock appears with its pid in it), whose process is gone, or older than
+ * CONFIG_LOCK_STALE_MS (a writer takes well under a second), is left over and taken over.
  */
 export const CONFIG_LOCK_WAIT_MS = 10_000;
 export const CONFIG_LOCK_POLL_MS = 25;

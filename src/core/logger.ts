@@ -3,6 +3,7 @@
  * protocol, and every other surface keeps stdout for its one JSON document.
  */
 
+import { envValue } from "./env.js";
 import { EvidentError } from "./errors.js";
 
 export type LogLevel = "debug" | "info" | "warn" | "error" | "silent";
@@ -25,8 +26,8 @@ export function logLevelFromEnv(
   env: Readonly<Record<string, string | undefined>>,
   fallback: LogLevel,
 ): LogLevel {
-  const raw = env.EVIDENT_LOG_LEVEL?.trim();
-  if (raw === undefined || raw === "") return fallback;
+  const raw = envValue(env, "EVIDENT_LOG_LEVEL");
+  if (raw === undefined) return fallback;
   if (Object.hasOwn(ORDER, raw)) return raw as LogLevel;
   throw new EvidentError(
     "configuration_error",

@@ -24,6 +24,7 @@ import {
 import { type FileHandle, open } from "node:fs/promises";
 import { homedir } from "node:os";
 import { dirname, isAbsolute, join, resolve } from "node:path";
+import { envValue } from "./env.js";
 import { EvidentError } from "./errors.js";
 
 /** The setting that moves every private cache directory. */
@@ -53,7 +54,7 @@ export function cacheDir(
   cwd: string,
   kind: string,
 ): string {
-  const explicit = nonEmpty(env[CACHE_DIR_SETTING]);
+  const explicit = envValue(env, CACHE_DIR_SETTING);
   if (explicit !== undefined) return join(resolve(cwd, explicit), kind);
   const xdg = nonEmpty(env.XDG_CACHE_HOME);
   const base = xdg !== undefined && isAbsolute(xdg) ? xdg : join(nonEmpty(env.HOME) ?? homedir(), ".cache");

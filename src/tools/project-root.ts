@@ -13,6 +13,7 @@ import { statSync } from "node:fs";
 import { homedir } from "node:os";
 import { isAbsolute, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { envValue } from "../core/env.js";
 import { EvidentError } from "../core/errors.js";
 import { PROJECT_ROOT_LINE_MAX_BYTES } from "../core/limits.js";
 
@@ -43,7 +44,12 @@ const HOW_TO_SET =
 export function resolveServerRoot(options: ServerRootOptions): RootSetting {
   const flag = nonEmpty(options.flag);
   if (flag !== undefined) return explicitRoot(flag, "--root", options.cwd);
-  const fromEnv = nonEmpty(options.env.EVIDENT_ROOT);
+  let fromEnv: string | undefined;
+  try {
+    fromEnv = envValue(options.env, "EVIDENT_ROOT");
+  } catch (blank) {
+    return { error: blank as EvidentError };
+  }
   if (fromEnv !== undefined) return explicitRoot(fromEnv, "EVIDENT_ROOT", options.cwd);
   const cwd = resolve(options.cwd);
   const home = resolve(options.home ?? homedir());

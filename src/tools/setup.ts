@@ -15,7 +15,7 @@ import { EvidentError } from "../core/errors.js";
 import { configFileSchema } from "../web/config-schema.js";
 import { loadWebConfig } from "../web/service.js";
 
-export { INTERFACE_LOCALES, type InterfaceLocale } from "../config/schema.js";
+export { INTERFACE_LOCALES, type InterfaceLocale, intentNameProblem } from "../config/schema.js";
 export {
   defaultKeyVariable,
   type KeyChoice,

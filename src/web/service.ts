@@ -11,6 +11,7 @@
 import { type ConfigResult, configRevision, loadConfig, type WebConfig } from "../config/load.js";
 import type { ProviderEntry } from "../config/schema.js";
 import { anySignal } from "../core/abort.js";
+import { envValue } from "../core/env.js";
 import { EvidentError } from "../core/errors.js";
 import { FileKeptStore } from "../core/file-kept-store.js";
 import { type KeptStore, type KeptStoreBounds, MemoryKeptStore } from "../core/kept.js";
@@ -68,10 +69,12 @@ export class WebService {
   #closing: Promise<void> | undefined;
   readonly #all = new Set<Generation>();
   /**
-   * Aborted by close() before the HTTP clients are: a call in flight then ends `cancelled`,
-   * not as a provider's "network error" when its connection is torn down under it.
+   * Calls in flight, each aborted by close() before the HTTP clients are: a call then ends
+   * `cancelled`, not as a provider's "network error" when its connection is torn down under it.
+   * A set rather than one shared signal every call listens to, which gained a listener per call
+   * in flight (MaxListenersExceededWarning from the eleventh).
    */
-  readonly #stopping = new AbortController();
+  readonly #calls = new Set<AbortController>();
   /** Outlives configuration generations: a cursor from before a config change still reads. */
   readonly #pages: ReadPages;
 
@@ -105,7 +108,8 @@ export class WebService {
 
   close(): Promise<void> {
     this.#closing ??= (async () => {
-      this.#stopping.abort(new EvidentError("cancelled", "The web tools are shutting down."));
+      const reason = new EvidentError("cancelled", "The web tools are shutting down.");
+      for (const call of this.#calls) call.abort(reason);
       await this.#loading?.catch(() => undefined);
       await Promise.allSettled([...this.#all].map((generation) => this.#closeGeneration(generation)));
       await this.#pages.close();
@@ -120,13 +124,16 @@ export class WebService {
     if (this.#closing !== undefined) throw new EvidentError("cancelled", "The web tools are shutting down.");
     const generation = await this.#generation();
     if (!generation.result.ok) throw generation.result.error;
+    // Closing began while the configuration loaded: close() did not see this call.
+    if (this.#closing !== undefined) throw new EvidentError("cancelled", "The web tools are shutting down.");
     generation.inFlight++;
-    const linked = anySignal(
-      signal === undefined ? [this.#stopping.signal] : [signal, this.#stopping.signal],
-    );
+    const call = new AbortController();
+    this.#calls.add(call);
+    const linked = anySignal(signal === undefined ? [call.signal] : [signal, call.signal]);
     try {
       return await work(generation.router as WebRouter, linked.signal);
     } finally {
+      this.#calls.delete(call);
       linked.dispose();
       generation.inFlight--;
       if (generation.retired && generation.inFlight === 0) void this.#closeGeneration(generation);
@@ -275,7 +282,11 @@ async function mcpPresetEntries(env: Readonly<Record<string, string | undefined>
   envEntries: Array<{ id: string; entry: ProviderEntry }>;
   envProblems: EvidentError[];
 }> {
-  if ((env.EVIDENT_MCP_PRESETS ?? "").trim() === "") return { envEntries: [], envProblems: [] };
+  try {
+    if (envValue(env, "EVIDENT_MCP_PRESETS") === undefined) return { envEntries: [], envProblems: [] };
+  } catch (blank) {
+    return { envEntries: [], envProblems: [blank as EvidentError] };
+  }
   const { presetEntriesFromEnv, MCP_PRESET_IDS } = await import("./providers/mcp/index.js");
   const { entries, unknown } = presetEntriesFromEnv(env);
   return {

@@ -34,6 +34,22 @@ describe("CLI contract", () => {
     assert.equal(JSON.parse(run.stdout).text, "ababab");
   });
 
+  it("refuses a single-value flag given twice, naming it, where the last one used to win", () => {
+    for (const [args, message] of [
+      [["echo", "ab", "-t", "1", "-t", "2"], "--times takes one value, and was given -t twice."],
+      [["echo", "ab", "-t", "1", "--times=2"], "--times takes one value, and was given -t and --times."],
+      [["echo", "ab", "--loud", "--no-loud"], "--loud takes one value, and was given --loud and --no-loud."],
+    ] as const) {
+      const run = cli([...args]);
+      assert.equal(run.code, 2, run.stderr);
+      assert.equal(run.stdout, "");
+      const { error } = JSON.parse(run.stderr);
+      assert.deepEqual([error.code, error.message], ["invalid_arguments", message]);
+    }
+    // A list flag repeats as documented.
+    assert.equal(cli(["echo", "ab", "--tags", "x", "--tags", "y"]).code, 0);
+  });
+
   it("A09: a tool error prints the shared payload on stderr and exits 1", () => {
     const run = cli(["fail", "q"]);
     assert.equal(run.code, 1);
@@ -88,6 +104,13 @@ describe("CLI contract", () => {
     assert.equal(error.code, "configuration_error");
     assert.match(error.message, /EVIDENT_MCP_STRUCTURED must be true or false, got "yes"/);
     assert.match(cli(["mcp", "--help"]).stdout, /--structured/);
+  });
+
+  it("refuses an EVIDENT_TRANSPORT holding only whitespace as a configuration_error naming it", () => {
+    const run = cli(["mcp"], { EVIDENT_TRANSPORT: "  " });
+    assert.equal(run.code, 1, run.stderr);
+    const { error } = JSON.parse(run.stderr);
+    assert.deepEqual([error.code, error.key], ["configuration_error", "EVIDENT_TRANSPORT"]);
   });
 
   it("refuses an EVIDENT_LOG_LEVEL that is not a level, naming it, instead of logging at warn", () => {

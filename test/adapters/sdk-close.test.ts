@@ -60,4 +60,40 @@ describe("SDK close() during calls", () => {
     assert.match(await search, /^cancelled: /);
     assert.match(await outcome(evident.webSearch({ query: "again" })), /^cancelled: /);
   });
+
+  it("many web calls at once add no listener to a signal they share (no MaxListenersExceededWarning)", async () => {
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => warnings.push(`${warning.name}: ${warning.message}`);
+    process.on("warning", onWarning);
+    try {
+      const evident = createEvident({
+        cwd: process.cwd(),
+        env: {
+          PATH: process.env.PATH ?? "",
+          EVIDENT_ALLOW_PRIVATE_NETWORK: "true",
+          TAVILY_API_KEY: "tvly-test-key-0123456789",
+          EVIDENT_TAVILY_BASE_URL: base,
+          XDG_CONFIG_HOME: "/nonexistent-evident-config",
+        },
+        logger: silentLogger,
+      });
+      const count = 30;
+      const before = received.length;
+      const calls = Array.from({ length: count }, (_, i) =>
+        evident.webSearch({ query: `q${i}` }).catch((error: { code?: string }) => error.code),
+      );
+      // All of them in flight at once, held by the server.
+      await requests(before + count);
+      await evident.close();
+      assert.deepEqual(new Set(await Promise.all(calls)), new Set(["cancelled"]));
+      // A warning is emitted on a later tick than the listener that caused it.
+      await new Promise((done) => setImmediate(done));
+      assert.deepEqual(
+        warnings.filter((w) => w.includes("MaxListeners")),
+        [],
+      );
+    } finally {
+      process.off("warning", onWarning);
+    }
+  });
 });

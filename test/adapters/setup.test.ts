@@ -37,6 +37,8 @@ function home(content?: unknown): { xdg: string; file: string } {
 }
 
 const readJson = (file: string) => JSON.parse(readFileSync(file, "utf8"));
+/** The error payload a command wrote on stderr (one JSON document). */
+const errorOf = (run: { stderr: string }) => JSON.parse(run.stderr).error;
 const mode = (file: string) => (statSync(file).mode & 0o777).toString(8);
 
 function setup(args: string[], xdg: string, input?: string) {
@@ -124,8 +126,8 @@ describe("evident setup by flags", () => {
     // What only loading finds: a route naming a provider that exists nowhere.
     const unknownRoute = setup(["--provider", "exa", "--key-env", "EXA_API_KEY", "--route", "exa,nope"], xdg);
     assert.equal(unknownRoute.status, 1, unknownRoute.stderr);
-    assert.match(unknownRoute.stderr, /search\.route\[1\]: unknown provider "nope"/);
-    assert.match(unknownRoute.stderr, /nothing was written/);
+    assert.match(errorOf(unknownRoute).message, /search\.route\[1\]: unknown provider "nope"/);
+    assert.match(errorOf(unknownRoute).message, /nothing was written/);
     assert.equal(readFileSync(file, "utf8"), before);
     assert.deepEqual(readdirSync(join(xdg, "evident")), ["config.json"], "no trial file left behind");
     assert.equal(setup(["--bogus"], xdg).status, 2);
@@ -135,6 +137,51 @@ describe("evident setup by flags", () => {
     const proto = setup(["--intent", "__proto__=duckduckgo"], xdg);
     assert.equal(proto.status, 2, proto.stdout);
     assert.equal(readFileSync(file, "utf8"), before);
+  });
+
+  it("answers every error as the shared payload with a stable code, as the other commands do", () => {
+    const { xdg, file } = home(SAVED);
+    const before = readFileSync(file, "utf8");
+    const cases: [string[], string, string, number][] = [
+      [["--bogus"], "invalid_arguments", "--bogus", 2],
+      [["--route", "tavily", "--route", "brave"], "invalid_arguments", "--route", 2],
+      [["--key-env", "X"], "invalid_arguments", "--provider", 2],
+      [["--provider", "tavily", "--locale", "fr"], "invalid_arguments", "--locale", 2],
+      [[], "invalid_arguments", "(arguments)", 2],
+    ];
+    for (const [args, code, field, status] of cases) {
+      const run = setup(args, xdg);
+      assert.equal(run.status, status, `${args.join(" ")}: ${run.stderr}`);
+      const error = errorOf(run);
+      assert.deepEqual([error.code, error.field], [code, field], args.join(" "));
+      assert.equal(run.stdout, "");
+    }
+    // What only loading finds is the loader's own code and key.
+    const unknownRoute = setup(["--route", "tavily,nope"], xdg);
+    assert.equal(unknownRoute.status, 1);
+    assert.deepEqual(
+      [errorOf(unknownRoute).code, errorOf(unknownRoute).key],
+      ["configuration_error", "search.route[1]"],
+    );
+    assert.equal(readFileSync(file, "utf8"), before);
+  });
+
+  it("refuses an intent name holding a control character, naming it escaped; nothing is written", () => {
+    const { xdg, file } = home(SAVED);
+    const before = readFileSync(file, "utf8");
+    for (const name of ["ne\u0007ws", "a\u001b[2Jb", "tab\tbed", "del\u007f"]) {
+      const run = setup(["--intent", `${name}=duckduckgo`], xdg);
+      assert.equal(run.status, 2, run.stderr);
+      const error = errorOf(run);
+      assert.equal(error.code, "invalid_arguments");
+      assert.equal(
+        error.message,
+        `--intent ${JSON.stringify(name)}: an intent name has no control characters.`,
+      );
+      assert.equal(readFileSync(file, "utf8"), before);
+    }
+    assert.equal(setup(["--intent", "news-2=duckduckgo"], xdg).status, 0, "an ordinary name is saved");
+    assert.deepEqual(readJson(file).search.intents["news-2"], ["duckduckgo"]);
   });
 
   it("without flags and without a terminal it refuses with exit 2 instead of waiting", () => {
@@ -202,6 +249,18 @@ describe("evident setup by flags", () => {
     assert.equal(run.status, 0, run.stderr);
     assert.equal(readJson(file).locale, "zh-CN");
     assert.deepEqual(readdirSync(join(xdg, "evident")), ["config.json"]);
+  });
+
+  it("an empty lock (a writer killed before writing its pid) is taken over at once, not after a minute", () => {
+    const { xdg, file } = home(SAVED);
+    // A live writer's lock always holds its pid, so an empty or unreadable one was never a live writer's.
+    for (const content of ["", "not a pid"]) {
+      writeFileSync(`${file}.lock`, content);
+      const run = setup(["--locale", content === "" ? "zh-CN" : "en"], xdg);
+      assert.equal(run.status, 0, run.stderr);
+      assert.equal(readJson(file).locale, content === "" ? "zh-CN" : "en");
+      assert.deepEqual(readdirSync(join(xdg, "evident")), ["config.json"], "no lock or lock file left");
+    }
   });
 
   it("a config file that is a symbolic link is not replaced: nothing is written, the link stays", () => {

@@ -6,11 +6,14 @@
  */
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { readFile } from "node:fs/promises";
 import { createServer as createNetServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { after, before, describe, it } from "node:test";
+import { silentLogger } from "../../src/core/logger.js";
+import { createEvident } from "../../src/index.js";
 import type { LookupFunction } from "../../src/net/guard.js";
 import { type ProbeResult, runDoctor } from "../../src/tools/doctor.js";
 import { type FakeVendor, sendJson, sendText, startFakeVendor } from "../web/providers/fake-vendor.js";
@@ -206,6 +209,28 @@ describe("the CLI's operator commands", () => {
     assert.equal(cli(["config", "nonsense"], {}).status, 2);
   });
 
+  it("bad arguments of doctor and config are the shared error payload, --json or not", () => {
+    for (const args of [
+      ["doctor", "--json", "--bogus"],
+      ["doctor", "--bogus"],
+      ["config", "nonsense"],
+      ["config", "show", "extra"],
+      ["config"],
+    ]) {
+      const run = cli(args, { XDG_CONFIG_HOME: join(dir, "none") });
+      assert.equal(run.status, 2, args.join(" "));
+      assert.equal(run.stdout, "");
+      const { error } = JSON.parse(run.stderr);
+      assert.equal(error.code, "invalid_arguments", args.join(" "));
+      assert.match(error.message, /Usage: evident (doctor|config)/);
+    }
+    const doctor = JSON.parse(cli(["doctor", "--json", "--bogus"], {}).stderr).error;
+    assert.deepEqual(
+      [doctor.field, doctor.message],
+      ["--bogus", 'Unknown option "--bogus" for evident doctor. Usage: evident doctor [--json].'],
+    );
+  });
+
   it("a config file holding saved keys that others can read is named by doctor and config show", () => {
     const home = join(dir, "xdg-open");
     mkdirSync(join(home, "evident"), { recursive: true });
@@ -219,12 +244,146 @@ describe("the CLI's operator commands", () => {
     const doctor = cli(["doctor"], { XDG_CONFIG_HOME: home, EVIDENT_TAVILY_BASE_URL: "http://127.0.0.1:9" });
     assert.match(
       doctor.stdout,
-      /NOTICE the config file .* holds saved API keys and is readable by other users \(mode 644\); run: chmod 600/,
+      /NOTICE the config file .* holds saved credentials \(providers\.tav\.apiKey\) and is readable by other users \(mode 644\); run: chmod 600/,
     );
     const show = JSON.parse(cli(["config", "show"], { XDG_CONFIG_HOME: home }).stdout);
     assert.match(show.notices[0], /readable by other users/);
     chmodSync(file, 0o600);
     assert.equal(JSON.parse(cli(["config", "show"], { XDG_CONFIG_HOME: home }).stdout).notices, undefined);
+  });
+
+  it("a hand-written intent name with a control character is refused, naming it", () => {
+    const home = join(dir, "xdg-intent");
+    mkdirSync(join(home, "evident"), { recursive: true });
+    const file = join(home, "evident", "config.json");
+    writeFileSync(file, JSON.stringify({ search: { intents: { "n\u001bws": ["duckduckgo"] } } }), {
+      mode: 0o600,
+    });
+    const show = JSON.parse(cli(["config", "show"], { XDG_CONFIG_HOME: home }).stdout);
+    assert.equal(show.ok, false);
+    assert.match(show.error.message, /an intent name has no control characters/);
+  });
+
+  it("credentials written literally into an mcp binding's headers or env draw the notice too", () => {
+    const home = join(dir, "xdg-literal");
+    mkdirSync(join(home, "evident"), { recursive: true, mode: 0o700 });
+    const file = join(home, "evident", "config.json");
+    const binding = (connection: object) => ({
+      type: "mcp",
+      connection,
+      search: { tool: "s", arguments: { q: "$query" } },
+    });
+    writeFileSync(
+      file,
+      JSON.stringify({
+        providers: {
+          up: binding({ command: "/bin/true", env: { UP_TOKEN: "up-literal-secret", FROM: { env: "X" } } }),
+          web: binding({ url: "https://mcp.example/mcp", headers: { Authorization: "Bearer web-literal" } }),
+        },
+        read: { route: ["direct"] },
+      }),
+    );
+    chmodSync(file, 0o644);
+    const show = JSON.parse(cli(["config", "show"], { XDG_CONFIG_HOME: home }).stdout);
+    assert.deepEqual(show.notices, [
+      `the config file ${file} holds saved credentials (providers.up.connection.env.UP_TOKEN, providers.web.connection.headers.Authorization) and is readable by other users (mode 644); run: chmod 600 ${file}`,
+    ]);
+    assert.ok(
+      !JSON.stringify(show).includes("literal-secret") && !JSON.stringify(show).includes("web-literal"),
+    );
+  });
+
+  it("a config file its group can write draws a notice; one everyone can write is not used", async () => {
+    const home = join(dir, "xdg-writable");
+    const folder = join(home, "evident");
+    mkdirSync(folder, { recursive: true });
+    chmodSync(folder, 0o700);
+    const file = join(folder, "config.json");
+    const marker = join(dir, "writable-command-ran");
+    const command = join(dir, "writable-command.sh");
+    writeFileSync(command, `#!/bin/sh\necho ran >> '${marker}'\n`);
+    chmodSync(command, 0o755);
+    writeFileSync(
+      file,
+      JSON.stringify({
+        providers: {
+          up: { type: "mcp", connection: { command }, search: { tool: "s", arguments: { q: "$query" } } },
+        },
+        search: { route: ["up"] },
+      }),
+    );
+    const env = { XDG_CONFIG_HOME: home };
+    const show = () => JSON.parse(cli(["config", "show"], env).stdout);
+    chmodSync(file, 0o600);
+    assert.equal(show().notices, undefined);
+    chmodSync(file, 0o664);
+    assert.deepEqual(show().notices, [
+      `the config file ${file} is writable by its group (mode 0664): other users could make evident run a command of theirs; run: chmod g-w ${file}`,
+    ]);
+    chmodSync(file, 0o600);
+    chmodSync(folder, 0o770);
+    assert.match(show().notices[0], /the config file's directory .* is writable by its group \(mode 0770\)/);
+    for (const [fileMode, folderMode, target] of [
+      [0o666, 0o700, file],
+      [0o600, 0o777, folder],
+    ] as const) {
+      chmodSync(file, fileMode);
+      chmodSync(folder, folderMode);
+      const refused = show();
+      assert.equal(refused.ok, false);
+      assert.match(
+        refused.error.message,
+        /is writable by everyone \(mode 0(666|777)\): any user could make evident run a command of theirs, so it is not used; run: chmod o-w /,
+      );
+      assert.ok(refused.error.message.endsWith(`chmod o-w ${target}`), refused.error.message);
+      const search = cli(["search", "q"], env);
+      assert.equal(search.status, 1, search.stderr);
+      // The operator's log line comes first; the error payload is the last line.
+      const payload = JSON.parse(search.stderr.trim().split("\n").pop() ?? "");
+      assert.equal(payload.error.code, "configuration_error");
+      assert.equal(
+        await readFile(marker, "utf8").catch(() => ""),
+        "",
+        "the command of a world-writable file ran",
+      );
+    }
+    // A running server takes the chmod the message asks for at its next call (same content).
+    chmodSync(folder, 0o700);
+    chmodSync(file, 0o666);
+    const evident = createEvident({
+      cwd: dir,
+      env: { PATH: process.env.PATH ?? "", ...env },
+      logger: silentLogger,
+    });
+    try {
+      const refused = await evident.webSearch({ query: "q" }).catch((error: { code?: string }) => error.code);
+      assert.equal(refused, "configuration_error");
+      chmodSync(file, 0o600);
+      const outcome = await evident
+        .webSearch({ query: "q" })
+        .catch((error: { code?: string; message?: string }) => `${error.code}: ${error.message}`);
+      assert.doesNotMatch(String(outcome), /writable by everyone/);
+    } finally {
+      await evident.close();
+    }
+    assert.equal(await readFile(marker, "utf8").catch(() => ""), "ran\n", "the private file's command runs");
+    // A link to a file in a directory everyone can write: the target can be replaced there.
+    const shared = join(dir, "shared-writable");
+    mkdirSync(shared, { recursive: true });
+    chmodSync(shared, 0o777);
+    const linked = join(dir, "xdg-linked");
+    mkdirSync(join(linked, "evident"), { recursive: true, mode: 0o700 });
+    writeFileSync(join(shared, "config.json"), JSON.stringify({ read: { route: ["direct"] } }), {
+      mode: 0o600,
+    });
+    symlinkSync(join(shared, "config.json"), join(linked, "evident", "config.json"));
+    const throughLink = JSON.parse(cli(["config", "show"], { XDG_CONFIG_HOME: linked }).stdout);
+    assert.equal(throughLink.ok, false);
+    assert.ok(throughLink.error.message.endsWith(`chmod o-w ${shared}`), throughLink.error.message);
+    // In a sticky directory (as /tmp) others cannot replace the file: used as usual.
+    chmodSync(file, 0o600);
+    chmodSync(folder, 0o1777);
+    assert.equal(show().ok, true);
   });
 
   it("doctor exits 1 when a configured provider fails and prints its class; --json is the report", () => {

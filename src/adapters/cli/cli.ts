@@ -5,7 +5,8 @@
  * arguments. `evident mcp` starts a server instead and returns when it stops.
  */
 import { userInfo } from "node:os";
-import { type ErrorPayload, EvidentError } from "../../core/errors.js";
+import { envValue } from "../../core/env.js";
+import { EvidentError } from "../../core/errors.js";
 import {
   createStderrLogger,
   type Logger,
@@ -20,6 +21,7 @@ import { resolveHttpSettings } from "../mcp/http-config.js";
 import { structuredFromEnv } from "../mcp/structured.js";
 import { PACKAGE_VERSION } from "../version.js";
 import { TOOL_COMMANDS } from "./commands.js";
+import { fail, usageError } from "./errors.js";
 import { kebabCase, parseCommand, propertyKind } from "./flags.js";
 import { createSpinner } from "./spinner.js";
 
@@ -109,6 +111,11 @@ export async function runCli(argv: readonly string[], io: CliIo, options: CliOpt
       io.stdout.write(commandHelp(command, spec, tool.description, properties));
       return EXIT_OK;
     }
+    if (parsed.repeated !== undefined) {
+      const { key, first, second } = parsed.repeated;
+      const given = first === second ? `${first} twice` : `${first} and ${second}`;
+      return fail(io, usageError(`--${kebabCase(key)} takes one value, and was given ${given}.`, key));
+    }
     if (parsed.problem !== undefined) {
       return fail(io, usageError(`${parsed.problem} Usage: ${spec.usage}`, "(arguments)"));
     }
@@ -148,10 +155,11 @@ async function runMcp(
   options: CliOptions,
   logger: Logger,
 ): Promise<number> {
-  let transport = io.env.EVIDENT_TRANSPORT ?? "stdio";
+  let transport: string;
   let rootFlag: string | undefined;
   let structured: boolean;
   try {
+    transport = envValue(io.env, "EVIDENT_TRANSPORT") ?? "stdio";
     structured = structuredFromEnv(io.env);
   } catch (error) {
     return fail(io, error);
@@ -254,21 +262,6 @@ function waitForAbort(signal: AbortSignal | undefined): Promise<void> {
   if (signal === undefined) return new Promise(() => {});
   if (signal.aborted) return Promise.resolve();
   return new Promise((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
-}
-
-function usageError(message: string, field: string): EvidentError {
-  return new EvidentError("invalid_arguments", message, { details: { field } });
-}
-
-/** Writes the error payload to stderr and returns the exit status its code calls for. */
-function fail(io: CliIo, thrown: unknown): number {
-  const error =
-    thrown instanceof EvidentError
-      ? thrown
-      : new EvidentError("internal_error", "An internal error occurred.", { cause: thrown });
-  const payload: ErrorPayload = error.toPayload();
-  io.stderr.write(`${JSON.stringify(payload)}\n`);
-  return error.code === "invalid_arguments" ? EXIT_USAGE : EXIT_TOOL_ERROR;
 }
 
 function ensureNewline(text: string): string {

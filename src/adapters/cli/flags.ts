@@ -34,6 +34,11 @@ export interface ParsedCommand {
   readonly extra: readonly string[];
   /** What the command's form lacks (see `CommandSpec.shape`); reported as invalid arguments. */
   readonly problem?: string | undefined;
+  /**
+   * A single-value property given twice (`-C 1 -C 2`, or a positional and its flag): refused
+   * rather than letting the last one win silently. Lists (`-g A -g B`) repeat as documented.
+   */
+  readonly repeated?: { readonly key: string; readonly first: string; readonly second: string };
 }
 
 type PropertyKind = "boolean" | "number" | "string" | "array" | "string-or-array" | "unknown";
@@ -100,8 +105,15 @@ export function parseCommand(
   const extra: string[] = [];
   let text = false;
   let help = false;
-  const put = (key: string, raw: string | boolean) => {
+  const given = new Map<string, string>();
+  let repeated: ParsedCommand["repeated"];
+  const put = (key: string, raw: string | boolean, spelling: string) => {
     const kind = propertyKind(properties[key]);
+    if (kind !== "array" && kind !== "string-or-array") {
+      const first = given.get(key);
+      if (first !== undefined) repeated ??= { key, first, second: spelling };
+      given.set(key, spelling);
+    }
     if (typeof raw === "boolean") {
       args[key] = raw;
       return;
@@ -150,11 +162,11 @@ export function parseCommand(
       }
       const kind = propertyKind(properties[key]);
       if (kind === "boolean" && inline === undefined) {
-        put(key, !negated);
+        put(key, !negated, flag);
         continue;
       }
       if (inline !== undefined) {
-        put(key, inline);
+        put(key, inline, flag);
         continue;
       }
       const next = tokens[i + 1];
@@ -163,7 +175,7 @@ export function parseCommand(
         args[key] = kind === "number" ? "" : (args[key] ?? "");
         continue;
       }
-      put(key, next);
+      put(key, next, flag);
       i += 1;
       continue;
     }
@@ -172,8 +184,15 @@ export function parseCommand(
   positionals.forEach((value, index) => {
     const key = spec.positionals[index];
     if (key === undefined) extra.push(value);
-    else put(key, value);
+    else put(key, value, `the ${kebabCase(key)} argument`);
   });
   const shaped = spec.shape?.(args, extra) ?? { args, extra };
-  return { args: shaped.args, text, help, extra: shaped.extra, problem: shaped.problem };
+  return {
+    args: shaped.args,
+    text,
+    help,
+    extra: shaped.extra,
+    problem: shaped.problem,
+    ...(repeated === undefined ? {} : { repeated }),
+  };
 }

@@ -5,10 +5,9 @@
  */
 import { configFilePath, configView, type DoctorReport, runDoctor } from "../../tools/doctor.js";
 import type { CliIo } from "./cli.js";
+import { EXIT_FAILED, fail, usageError } from "./errors.js";
 
 export const EXIT_OK = 0;
-export const EXIT_FAILED = 1;
-export const EXIT_USAGE = 2;
 
 export async function runConfigCommand(args: readonly string[], io: CliIo): Promise<number> {
   const [sub, ...rest] = args;
@@ -25,8 +24,12 @@ export async function runConfigCommand(args: readonly string[], io: CliIo): Prom
     io.stdout.write(CONFIG_HELP);
     return EXIT_OK;
   }
-  io.stderr.write(CONFIG_HELP);
-  return EXIT_USAGE;
+  const unknown = sub === "path" || sub === "show" ? rest[0] : sub;
+  const what =
+    unknown === undefined
+      ? "evident config needs path or show."
+      : `Unknown argument "${unknown}" for evident config.`;
+  return fail(io, usageError(`${what} Usage: evident config path | show.`, unknown ?? "(arguments)"));
 }
 
 const CONFIG_HELP = [
@@ -46,8 +49,10 @@ export async function runDoctorCommand(args: readonly string[], io: CliIo): Prom
   }
   const unknown = args.find((arg) => arg !== "--json");
   if (unknown !== undefined) {
-    io.stderr.write(`Unknown option "${unknown}" for evident doctor.\n${DOCTOR_HELP}`);
-    return EXIT_USAGE;
+    return fail(
+      io,
+      usageError(`Unknown option "${unknown}" for evident doctor. Usage: evident doctor [--json].`, unknown),
+    );
   }
   const report = await runDoctor(io.env);
   io.stdout.write(json ? `${JSON.stringify(report, null, 2)}\n` : renderDoctor(report));

@@ -10,6 +10,7 @@ import {
   type ExistingProvider,
   INTERFACE_LOCALES,
   type InterfaceLocale,
+  intentNameProblem,
   type KeyChoice,
   maskKey,
   type ProviderChoice,
@@ -124,7 +125,7 @@ export async function runSetupPrompts(io: SetupIo): Promise<number> {
         await prompts.text({
           ...common,
           message: "Intent name",
-          validate: (v) => (v ? undefined : "required"),
+          validate: (v) => intentNameProblem(v ?? ""),
         }),
       );
       intents[intent] = await askRoute(`"${intent}" search`, searchIds, state.intents[intent], common);

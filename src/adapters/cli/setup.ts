@@ -9,12 +9,14 @@ import {
   applySetup,
   INTERFACE_LOCALES,
   type InterfaceLocale,
+  intentNameProblem,
   type ProviderChoice,
   SETUP_ADAPTERS,
   SETUP_PRESETS,
   type SetupChoices,
 } from "../../tools/setup.js";
 import type { CliIo } from "./cli.js";
+import { fail, usageError } from "./errors.js";
 
 export interface SetupIo extends CliIo {
   readonly stdin: NodeJS.ReadableStream & { isTTY?: boolean };
@@ -50,29 +52,28 @@ export async function runSetupCommand(args: readonly string[], io: SetupIo): Pro
   }
   if (args.length === 0) {
     if (io.stdin.isTTY !== true) {
-      io.stderr.write(
-        `evident setup asks its questions at a terminal, and standard input is not one. Give flags instead, e.g.\n  evident setup --provider tavily --key-env TAVILY_API_KEY --route tavily,duckduckgo\n\n${SETUP_HELP}`,
+      return fail(
+        io,
+        usageError(
+          "evident setup asks its questions at a terminal, and standard input is not one. Give flags instead, e.g. evident setup --provider tavily --key-env TAVILY_API_KEY --route tavily,duckduckgo (evident setup --help lists them).",
+          "(arguments)",
+        ),
       );
-      return 2;
     }
     const { runSetupPrompts } = await import("./setup-ui.js");
     return runSetupPrompts(io);
   }
-  let choices: SetupChoices;
   try {
-    choices = await parseSetupFlags(args, io);
-  } catch (thrown) {
-    io.stderr.write(`${(thrown as Error).message}\n\n${SETUP_HELP}`);
-    return 2;
-  }
-  try {
+    const choices = await parseSetupFlags(args, io);
     const { path } = await applySetup(io.env, choices);
     io.stdout.write(`Saved ${path} (mode 0600). Check it with: evident doctor\n`);
     return 0;
   } catch (thrown) {
-    const error = thrown instanceof EvidentError ? thrown : undefined;
-    io.stderr.write(`${error?.message ?? "The configuration could not be saved."}\n`);
-    return 1;
+    const error =
+      thrown instanceof EvidentError
+        ? thrown
+        : new EvidentError("internal_error", "The configuration could not be saved.", { cause: thrown });
+    return fail(io, error);
   }
 }
 
@@ -87,14 +88,15 @@ async function parseSetupFlags(args: readonly string[], io: SetupIo): Promise<Se
       values.set(name, ["true"]);
       continue;
     }
-    if (!VALUE_FLAGS.has(name)) throw new Error(`Unknown option "${token}" for evident setup.`);
+    if (!VALUE_FLAGS.has(name))
+      throw usageError(`Unknown option "${token}" for evident setup (evident setup --help).`, token);
     const value = eq > 0 && token.startsWith("--") ? token.slice(eq + 1) : args[++i];
-    if (value === undefined || value === "") throw new Error(`${name} needs a value.`);
+    if (value === undefined || value === "") throw usageError(`${name} needs a value.`, name);
     values.set(name, [...(values.get(name) ?? []), value]);
   }
   const one = (name: string) => {
     const list = values.get(name);
-    if (list !== undefined && list.length > 1) throw new Error(`${name} may be given once.`);
+    if (list !== undefined && list.length > 1) throw usageError(`${name} may be given once.`, name);
     return list?.[0];
   };
   const ids = (name: string) =>
@@ -109,18 +111,24 @@ async function parseSetupFlags(args: readonly string[], io: SetupIo): Promise<Se
     const type = one("--type") ?? (preset !== undefined ? "mcp" : id);
     if (type === "mcp") {
       if (preset === undefined || !(SETUP_PRESETS as readonly string[]).includes(preset)) {
-        throw new Error(`--provider ${id}: MCP presets are mcp-${SETUP_PRESETS.join(", mcp-")}.`);
+        throw usageError(
+          `--provider ${id}: MCP presets are mcp-${SETUP_PRESETS.join(", mcp-")}.`,
+          "--provider",
+        );
       }
       providers.push({ id, type: "mcp", preset });
     } else {
       if (!(SETUP_ADAPTERS as readonly string[]).includes(type)) {
-        throw new Error(`--type ${type}: setup adds ${SETUP_ADAPTERS.join(", ")} or an MCP preset.`);
+        throw usageError(
+          `--type ${type}: setup adds ${SETUP_ADAPTERS.join(", ")} or an MCP preset.`,
+          "--type",
+        );
       }
       const keyEnv = one("--key-env");
       if (keyEnv !== undefined && values.has("--key-stdin"))
-        throw new Error("Give --key-env or --key-stdin, not both.");
+        throw usageError("Give --key-env or --key-stdin, not both.", "--key-stdin");
       const saved = values.has("--key-stdin") ? await readAll(io.stdin) : undefined;
-      if (saved === "") throw new Error("--key-stdin read no key.");
+      if (saved === "") throw usageError("--key-stdin read no key.", "--key-stdin");
       const key = keyEnv !== undefined ? { env: keyEnv } : saved !== undefined ? { save: saved } : undefined;
       const baseUrl = one("--base-url");
       const model = one("--model");
@@ -135,15 +143,20 @@ async function parseSetupFlags(args: readonly string[], io: SetupIo): Promise<Se
   } else if (
     ["--type", "--key-env", "--key-stdin", "--base-url", "--model"].some((flag) => values.has(flag))
   ) {
-    throw new Error("--type, --key-env, --key-stdin, --base-url and --model describe a --provider.");
+    throw usageError(
+      "--type, --key-env, --key-stdin, --base-url and --model describe a --provider.",
+      "--provider",
+    );
   }
   const intents: Record<string, string[]> = {};
   for (const spec of values.get("--intent") ?? []) {
     const [intent, route] = spec.split("=", 2);
-    if (intent === undefined || route === undefined || intent === "")
-      throw new Error(`--intent ${spec}: use NAME=A,B.`);
-    // Assigning it would set an object's prototype: the intent would vanish while setup said Saved.
-    if (intent === "__proto__") throw new Error("--intent __proto__: choose another intent name.");
+    if (intent === undefined || route === undefined)
+      throw usageError(`--intent ${spec}: use NAME=A,B.`, "--intent");
+    const problem = intentNameProblem(intent);
+    // JSON quoting shows a control character as an escape, never raw on the terminal.
+    if (problem !== undefined)
+      throw usageError(`--intent ${JSON.stringify(intent)}: ${problem}.`, "--intent");
     intents[intent] = route
       .split(",")
       .map((part) => part.trim())
@@ -151,7 +164,7 @@ async function parseSetupFlags(args: readonly string[], io: SetupIo): Promise<Se
   }
   const locale = one("--locale");
   if (locale !== undefined && !(INTERFACE_LOCALES as readonly string[]).includes(locale)) {
-    throw new Error(`--locale ${locale}: use ${INTERFACE_LOCALES.join(" or ")}.`);
+    throw usageError(`--locale ${locale}: use ${INTERFACE_LOCALES.join(" or ")}.`, "--locale");
   }
   const searchRoute = ids("--route");
   const readRoute = ids("--read-route");
@@ -184,7 +197,10 @@ async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
     const buffer = Buffer.from(chunk as Buffer);
     bytes += buffer.length;
     if (bytes > SAVED_KEY_MAX_CHARS) {
-      throw new Error(`--key-stdin read more than ${SAVED_KEY_MAX_CHARS} bytes, more than a key holds.`);
+      throw usageError(
+        `--key-stdin read more than ${SAVED_KEY_MAX_CHARS} bytes, more than a key holds.`,
+        "--key-stdin",
+      );
     }
     chunks.push(buffer);
   }

@@ -2,6 +2,7 @@
  * Streamable HTTP settings, resolved once from the environment (deployment platforms set env,
  * not flags). Refusing to start is a decision made here, with the reason in the error message.
  */
+import { envValue } from "../../core/env.js";
 import { EvidentError } from "../../core/errors.js";
 import {
   HTTP_BODY_READ_TIMEOUT_MS,
@@ -49,8 +50,9 @@ export function isLoopbackHost(host: string): boolean {
   return LOOPBACK_HOSTS.includes(h) || /^127(\.\d{1,3}){3}$/.test(h) || h.endsWith(".localhost");
 }
 
-function list(value: string | undefined): string[] | undefined {
-  if (value === undefined || value.trim() === "") return undefined;
+function list(env: Readonly<Record<string, string | undefined>>, name: string): string[] | undefined {
+  const value = envValue(env, name);
+  if (value === undefined) return undefined;
   return value
     .split(",")
     .map((item) => item.trim())
@@ -62,8 +64,8 @@ function positiveInt(
   name: string,
   fallback: number,
 ): number {
-  const raw = env[name];
-  if (raw === undefined || raw === "") return fallback;
+  const raw = envValue(env, name);
+  if (raw === undefined) return fallback;
   const value = Number(raw);
   if (!Number.isInteger(value) || value <= 0) {
     throw new EvidentError("configuration_error", `${name} must be a positive integer, got "${raw}".`, {
@@ -74,9 +76,9 @@ function positiveInt(
 }
 
 export function resolveHttpSettings(env: Readonly<Record<string, string | undefined>>): HttpSettings {
-  const host = env.EVIDENT_HTTP_HOST?.trim() || HTTP_DEFAULT_HOST;
-  const portRaw = env.EVIDENT_HTTP_PORT ?? env.PORT;
-  const port = portRaw === undefined || portRaw === "" ? HTTP_DEFAULT_PORT : Number(portRaw);
+  const host = envValue(env, "EVIDENT_HTTP_HOST") ?? HTTP_DEFAULT_HOST;
+  const portRaw = envValue(env, env.EVIDENT_HTTP_PORT === undefined ? "PORT" : "EVIDENT_HTTP_PORT");
+  const port = portRaw === undefined ? HTTP_DEFAULT_PORT : Number(portRaw);
   if (!Number.isInteger(port) || port < 0 || port > 65_535) {
     throw new EvidentError(
       "configuration_error",
@@ -88,8 +90,8 @@ export function resolveHttpSettings(env: Readonly<Record<string, string | undefi
   }
   const tokens = resolveTokens(env);
   const loopbackBound = isLoopbackHost(host);
-  const hosts = list(env.EVIDENT_ALLOWED_HOSTS)?.map((h) => h.toLowerCase());
-  const origins = list(env.EVIDENT_ALLOWED_ORIGINS);
+  const hosts = list(env, "EVIDENT_ALLOWED_HOSTS")?.map((h) => h.toLowerCase());
+  const origins = list(env, "EVIDENT_ALLOWED_ORIGINS");
   return {
     host,
     port,

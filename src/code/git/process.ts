@@ -18,9 +18,9 @@
  */
 import type { Readable } from "node:stream";
 import { EvidentError } from "../../core/errors.js";
+import { findOnPath } from "../../core/executables.js";
 import { GIT_NO_LAZY_FETCH_SINCE } from "../../core/limits.js";
 import type { Slots } from "../../core/slots.js";
-import { findOnPath } from "../process/executables.js";
 import { type ConsumeResult, type OwnedProcessOutcome, startOwnedProcess } from "../process/owned-process.js";
 
 /** The overrides every Git command gets (before the command name). */

@@ -5,7 +5,7 @@
  */
 import { isAbsolute } from "node:path";
 import { EvidentError } from "../../core/errors.js";
-import { findOnPath, isExecutable } from "../process/executables.js";
+import { findOnPath, isExecutable } from "../../core/executables.js";
 
 export interface RgResolution {
   readonly path: string;

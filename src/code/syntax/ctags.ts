@@ -11,7 +11,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Readable } from "node:stream";
-import { findOnPath } from "../process/executables.js";
+import { findOnPath } from "../../core/executables.js";
 import { runOwnedProcess } from "../process/owned-process.js";
 import { LineSplitter } from "../rg/events.js";
 import { qualify, type SymbolRange } from "./symbols.js";

@@ -7,6 +7,7 @@
  * than falling back to a per-process store.
  */
 import { hkdfSync } from "node:crypto";
+import { envValue } from "../env.js";
 import { EvidentError } from "../errors.js";
 import { KEPT_KEY_BYTES } from "../kept.js";
 import { CURSOR_KEY_MIN_CHARS } from "../limits.js";
@@ -41,7 +42,7 @@ type Env = Readonly<Record<string, string | undefined>>;
 
 /** The Redis store's settings, or undefined when the environment asks for none. */
 export function resolveRedisStoreSettings(env: Env): RedisStoreSettings | undefined {
-  const raw = env[STORE_VARIABLE]?.trim() ?? "";
+  const raw = envValue(env, STORE_VARIABLE) ?? "";
   if (raw === "" || raw === "memory") return undefined;
   let url: URL;
   try {

@@ -29,6 +29,7 @@ import {
 import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { abortReason } from "../../../core/abort.js";
 import { isEvidentError } from "../../../core/errors.js";
+import { absolutePath, findOnPath } from "../../../core/executables.js";
 import { MAX_RESPONSE_BODY_BYTES, UPSTREAM_SESSION_DELETE_MS } from "../../../core/limits.js";
 import type { Logger } from "../../../core/logger.js";
 import { classifyNetworkError } from "../../../net/failure.js";
@@ -211,7 +212,7 @@ export class UpstreamConnection {
 
   async #open(signal: AbortSignal, http: HttpClient): Promise<Session> {
     const { providerId, connection, logger } = this.#options;
-    const transport = this.#transport(connection, http);
+    const transport = await this.#transport(connection, http);
     const client = new Client(
       { name: this.#options.clientInfo.name, version: this.#options.clientInfo.version },
       { capabilities: {} },
@@ -252,10 +253,10 @@ export class UpstreamConnection {
     return session;
   }
 
-  #transport(
+  async #transport(
     connection: McpConnection,
     http: HttpClient,
-  ): StdioClientTransport | StreamableHTTPClientTransport {
+  ): Promise<StdioClientTransport | StreamableHTTPClientTransport> {
     const id = this.#options.providerId;
     if (isStdioConnection(connection)) {
       const env: Record<string, string> = { ...getDefaultEnvironment() };
@@ -265,8 +266,11 @@ export class UpstreamConnection {
         if (value !== undefined && value !== "") env[name] = value;
       }
       for (const [key, value] of Object.entries(connection.env ?? {})) env[key] = this.#secret(value);
+      // A relative PATH entry (`./node_modules/.bin`) is resolved in the working directory, often
+      // a repository: neither the command nor what it runs by name (npx's `node`) may come from it.
+      if (env.PATH !== undefined) env.PATH = absolutePath(env.PATH);
       return new StdioClientTransport({
-        command: connection.command,
+        command: await this.#command(connection.command, env),
         args: connection.args ?? [],
         env,
         // The child's stderr is its log, not ours to forward: stdout may be our MCP protocol.
@@ -294,6 +298,20 @@ export class UpstreamConnection {
         reconnectionDelayGrowFactor: 1,
       },
     });
+  }
+
+  /** A bare command name as its absolute path, found in PATH's absolute entries only. */
+  async #command(command: string, env: Readonly<Record<string, string>>): Promise<string> {
+    // A path is the operator's own choice; Windows looks commands up its own way (PATHEXT).
+    if (command.includes("/") || process.platform === "win32") return command;
+    const found = await findOnPath(env, command);
+    if (found !== undefined) return found;
+    const id = this.#options.providerId;
+    throw new ProviderError(
+      id,
+      "configuration",
+      `${id} upstream command ${JSON.stringify(command)} is not on PATH (its absolute entries); give its absolute path in connection.command`,
+    );
   }
 
   #secret(value: SecretValue): string {

@@ -1,6 +1,7 @@
 /**
  * Finding an executable the way a shell would, in the PATH of the environment a service was
- * given (not necessarily this process's own), without running anything.
+ * given (not necessarily this process's own), without running anything, and never in the
+ * working directory (a relative PATH entry).
  */
 import { constants } from "node:fs";
 import { access, stat } from "node:fs/promises";
@@ -13,6 +14,17 @@ export async function isExecutable(path: string): Promise<boolean> {
   } catch {
     return false;
   }
+}
+
+/**
+ * PATH without its relative entries. A relative entry (`./node_modules/.bin`, an empty one)
+ * names the working directory, often an untrusted repository, so nothing is looked up there.
+ */
+export function absolutePath(path: string): string {
+  return path
+    .split(delimiter)
+    .filter((dir) => dir !== "" && isAbsolute(dir))
+    .join(delimiter);
 }
 
 /** The first `name` in `env.PATH` that is an executable file (absolute entries only). */
