@@ -388,6 +388,12 @@ export const SYNTAX_FACT_BYTES_ESTIMATE = 256;
  * (EVIDENT_IDLE_COLLECT_MS; 0 never), so a quiet server gives back its last calls' garbage.
  */
 export const IDLE_COLLECT_AFTER_MS = 10_000;
+/**
+ * `evident mcp` lets V8's old generation grow by this many percent past what a full collection
+ * kept before the next (V8's own factor goes up to 300%), so buffers freed only by a full
+ * collection do not pile up between them (core/process-memory.ts).
+ */
+export const OLD_GENERATION_GROWING_PERCENT = 20;
 /** Largest MCP message on stdio (one line); a longer one is skipped and answered with an error. */
 export const STDIO_MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
 export const HTTP_DEFAULT_HOST = "127.0.0.1";

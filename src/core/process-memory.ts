@@ -1,12 +1,17 @@
 /**
  * The memory of a process evident owns: the `evident mcp` server started by the executable, never
  * a host's process (the SDK and the Pi extension run inside someone else's runtime and leave it
- * alone). Two settings, measured in bench/hardening/RESULTS.md:
+ * alone). Three settings, measured in bench/hardening/RESULTS.md:
  * - V8's young generation stops growing where it stands (1-2 MB semi-spaces when a server starts)
  *   instead of growing to 16 MB semi-spaces: a server's calls make short-lived garbage by the
  *   megabyte, and a grown young generation holds on to its size for good. Node reads
  *   `--max-semi-space-size` only at start, but V8 reads its growth factor whenever the young
  *   generation would grow, so it can be set from here.
+ * - V8's old generation may grow by a fifth past what the last full collection kept before the
+ *   next one (OLD_GENERATION_GROWING_PERCENT), not by up to four times: read chunks and other buffers outlive the small young
+ *   generation, and their memory is C memory that only a full collection frees. Freed late,
+ *   it piled up to tens of MB between collections, and glibc keeps its heap at that peak for
+ *   good. V8 reads this factor whenever it sets the next limit, so it too can be set from here.
  * - once no call has run for a while, one full collection: V8 collects when allocation asks it
  *   to, so a server that goes quiet keeps the garbage of its last calls (and the native memory
  *   that garbage holds) until the next one.
@@ -14,11 +19,11 @@
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { type Env, envInteger } from "./env.js";
-import { IDLE_COLLECT_AFTER_MS } from "./limits.js";
+import { IDLE_COLLECT_AFTER_MS, OLD_GENERATION_GROWING_PERCENT } from "./limits.js";
 import type { Logger } from "./logger.js";
 
 /**
- * Both settings for the executable's server, from the operator's environment: the idle
+ * The settings for the executable's server, from the operator's environment: the idle
  * collection to tell about calls, or undefined when EVIDENT_IDLE_COLLECT_MS is 0 or the runtime
  * offers no full collection. A bad EVIDENT_IDLE_COLLECT_MS is a configuration_error, checked
  * before anything is set.
@@ -34,6 +39,10 @@ export function tuneServerMemory(
   });
   const young = keepYoungGenerationSmall(env.NODE_OPTIONS, execArgv);
   logger.debug(`memory: young generation ${young ? "kept from growing" : "sized by the node options"}`);
+  const old = keepOldGenerationTight(env.NODE_OPTIONS, execArgv);
+  logger.debug(
+    `memory: old generation ${old ? `collected after ${OLD_GENERATION_GROWING_PERCENT}% growth` : "grown as node's options say"}`,
+  );
   if (afterMs === 0) return undefined;
   const collect = fullCollection();
   if (collect === undefined) {
@@ -62,6 +71,26 @@ export function keepYoungGenerationSmall(
   if (chosen) return false;
   try {
     setFlagsFromString("--semi-space-growth-factor=1");
+    return true;
+  } catch {
+    return false; // a runtime without V8's flags
+  }
+}
+
+/**
+ * Lets V8's old generation grow by OLD_GENERATION_GROWING_PERCENT past what the last full
+ * collection kept before it collects again, unless the operator chose the factor
+ * (`--heap-growing-percent` on node's command line), whose choice stands. Returns whether it was
+ * set here.
+ */
+export function keepOldGenerationTight(
+  nodeOptions: string | undefined,
+  execArgv: readonly string[],
+): boolean {
+  const chosen = [nodeOptions ?? "", ...execArgv].some((option) => /heap[-_]growing[-_]percent/.test(option));
+  if (chosen) return false;
+  try {
+    setFlagsFromString(`--heap-growing-percent=${OLD_GENERATION_GROWING_PERCENT}`);
     return true;
   } catch {
     return false; // a runtime without V8's flags

@@ -71,12 +71,14 @@ export function compactEvents(
   runKeys: readonly string[],
 ): CompactMatchTable | undefined {
   // First pass: every event's parts and its record's size; second: the records, in one buffer
-  // of exactly their size (no scratch buffer to outlive the call).
-  const lines = new Float64Array(count);
-  const offsets = new Float64Array(count);
-  const linesStart = new Uint32Array(count);
-  const linesEnd = new Uint32Array(count);
-  const rangeStart = new Uint32Array(count + 1);
+  // of exactly their size. The working arrays are plain arrays, in V8's heap: typed arrays would
+  // be short-lived C allocations, which leave glibc's heap holding freed memory among the kept
+  // records.
+  const lines: number[] = [];
+  const offsets: number[] = [];
+  const linesStart: number[] = [];
+  const linesEnd: number[] = [];
+  const rangeStart: number[] = [];
   const ranges: number[] = [];
   const recordStarts = new Uint32Array(count + 1);
   const runPaths: string[] = [];

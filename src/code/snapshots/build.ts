@@ -190,20 +190,14 @@ function inPathOrder(table: RawMatchTable, runs: readonly IndexedRun[]): MatchTa
 function compactInOrder(table: RawMatchTable, ordered: readonly IndexedRun[]): CompactMatchTable | undefined {
   const runStarts = new Uint32Array(ordered.length);
   const runKeys: string[] = [];
-  const chunkOf = new Uint32Array(table.length);
-  const starts = new Uint32Array(table.length);
-  const ends = new Uint32Array(table.length);
-  let position = 0;
+  // Each position's place in ripgrep's order (a plain array: see compactEvents).
+  const order: number[] = [];
   for (let r = 0; r < ordered.length; r++) {
     const run = ordered[r] as IndexedRun;
     if (runKeys[runKeys.length - 1] === run.key) return undefined;
-    runStarts[r] = position;
+    runStarts[r] = order.length;
     runKeys.push(run.key);
-    for (let i = run.first, end = run.first + run.count; i < end; i++, position++) {
-      chunkOf[position] = table.chunkOf[i] as number;
-      starts[position] = table.starts[i] as number;
-      ends[position] = table.ends[i] as number;
-    }
+    for (let i = run.first, end = run.first + run.count; i < end; i++) order.push(i);
   }
   const event: { chunk: Uint8Array; start: number; end: number } = {
     chunk: new Uint8Array(0),
@@ -211,11 +205,12 @@ function compactInOrder(table: RawMatchTable, ordered: readonly IndexedRun[]): C
     end: 0,
   };
   return compactEvents(
-    position,
+    order.length,
     (p) => {
-      event.chunk = table.chunks[chunkOf[p] as number] as Uint8Array;
-      event.start = starts[p] as number;
-      event.end = ends[p] as number;
+      const i = order[p] as number;
+      event.chunk = table.chunks[table.chunkOf[i] as number] as Uint8Array;
+      event.start = table.starts[i] as number;
+      event.end = table.ends[i] as number;
       return event;
     },
     runStarts,
