@@ -205,11 +205,11 @@ describe("the runtime: the old generation", () => {
     `;
     const env = { ...process.env };
     delete env.NODE_OPTIONS;
-    const out = execFileSync(
-      process.execPath,
-      [...execArgv, "--input-type=module", "-e", script],
-      { cwd: ROOT, env, encoding: "utf8" },
-    );
+    const out = execFileSync(process.execPath, [...execArgv, "--input-type=module", "-e", script], {
+      cwd: ROOT,
+      env,
+      encoding: "utf8",
+    });
     return JSON.parse(out.trim().split("\n").at(-1) ?? "{}");
   }
 
