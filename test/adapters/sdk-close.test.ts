@@ -35,8 +35,9 @@ describe("SDK close() during calls", () => {
       arrived();
     });
 
-  it("S04: web calls in flight end cancelled, not as the provider's network error", async () => {
-    const evident = createEvident({
+  /** The SDK with Tavily at the loopback server, which holds every request it receives. */
+  const sdk = () =>
+    createEvident({
       cwd: process.cwd(),
       env: {
         PATH: process.env.PATH ?? "",
@@ -47,6 +48,9 @@ describe("SDK close() during calls", () => {
       },
       logger: silentLogger,
     });
+
+  it("S04: web calls in flight end cancelled, not as the provider's network error", async () => {
+    const evident = sdk();
     const outcome = (call: Promise<unknown>) =>
       call.then(
         () => "answered",
@@ -66,17 +70,7 @@ describe("SDK close() during calls", () => {
     const onWarning = (warning: Error) => warnings.push(`${warning.name}: ${warning.message}`);
     process.on("warning", onWarning);
     try {
-      const evident = createEvident({
-        cwd: process.cwd(),
-        env: {
-          PATH: process.env.PATH ?? "",
-          EVIDENT_ALLOW_PRIVATE_NETWORK: "true",
-          TAVILY_API_KEY: "tvly-test-key-0123456789",
-          EVIDENT_TAVILY_BASE_URL: base,
-          XDG_CONFIG_HOME: "/nonexistent-evident-config",
-        },
-        logger: silentLogger,
-      });
+      const evident = sdk();
       const count = 30;
       const before = received.length;
       const calls = Array.from({ length: count }, (_, i) =>

@@ -2,24 +2,14 @@ import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { rm, writeFile } from "node:fs/promises";
 import { after, before, describe, it } from "node:test";
-import type { SearchTarget } from "../../../src/code/path-policy.js";
 import type { SearchRun } from "../../../src/code/rg/content-search.js";
 import { RgOutputIndexer } from "../../../src/code/rg/event-index.js";
 import type { ParsedMatch } from "../../../src/code/rg/events.js";
 import { allMatches, isMatchTable } from "../../../src/code/rg/match-table.js";
 import { buildSnapshot } from "../../../src/code/snapshots/build.js";
 import { makeTree, RG } from "../helpers.js";
-import { query } from "../snapshots/store.contract.js";
+import { query, target } from "../snapshots/store.contract.js";
 import { rgOutput } from "./rg-events.js";
-
-const target: SearchTarget = {
-  requested: ".",
-  absolute: "/p",
-  canonical: "/p",
-  isDirectory: true,
-  isSubpath: false,
-  rg: { cwd: "/p", root: ".", protectedGlobs: [] },
-};
 
 /** ripgrep's own output, indexed as a search does, fed in `chunk`-byte reads. */
 function indexed(output: Buffer, chunk = 1 << 16): SearchRun {

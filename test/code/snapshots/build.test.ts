@@ -1,21 +1,11 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import type { SearchTarget } from "../../../src/code/path-policy.js";
 import type { ParsedMatch } from "../../../src/code/rg/events.js";
 import { allMatches } from "../../../src/code/rg/match-table.js";
 import { buildSnapshot } from "../../../src/code/snapshots/build.js";
 import type { SnapshotData } from "../../../src/code/snapshots/store.js";
 import { indexRun } from "../rg/rg-events.js";
-import { query } from "./store.contract.js";
-
-const target: SearchTarget = {
-  requested: ".",
-  absolute: "/p",
-  canonical: "/p",
-  isDirectory: true,
-  isSubpath: false,
-  rg: { cwd: "/p", root: ".", protectedGlobs: [] },
-};
+import { query, target } from "./store.contract.js";
 
 function match(path: string, line: number, occurrences = 1): ParsedMatch {
   return {

@@ -5,6 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import type { SearchTarget } from "../../../src/code/path-policy.js";
 import type { SearchQuery } from "../../../src/code/request.js";
 import { EMPTY_TABLE } from "../../../src/code/rg/match-table.js";
 import type { AnalysisData } from "../../../src/code/snapshots/analysis.js";
@@ -25,6 +26,16 @@ export const query: SearchQuery = {
   hidden: true,
   globs: [],
   excludes: [],
+};
+
+/** A directory to search, for snapshots built from fixtures; nothing is read from it. */
+export const target: SearchTarget = {
+  requested: ".",
+  absolute: "/p",
+  canonical: "/p",
+  isDirectory: true,
+  isSubpath: false,
+  rg: { cwd: "/p", root: ".", protectedGlobs: [] },
 };
 
 export function snapshotData(bytes = 100): SnapshotData {
