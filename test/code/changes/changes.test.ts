@@ -332,7 +332,9 @@ describe("changes", () => {
     const files: Record<string, string> = {};
     for (let i = 0; i < CHANGES_MAX_FILES + 5; i++) files[`new/f${String(i).padStart(5, "0")}.txt`] = "";
     await write(root, files);
-    const s = service(root);
+    // The file bound is what is tested: a loaded machine must not turn 10,000 files into a
+    // deadline_exceeded (it did once at a load average of 12).
+    const s = service(root, { env: { ...GIT_ENV, EVIDENT_CODE_SEARCH_DEADLINE_MS: "600000" } });
     const result = await s.run({ pattern: "needle", changes: "worktree", changeScope: "files" }, ctx());
     await s.close();
     assert.equal(result.data.changes?.filesChanged, CHANGES_MAX_FILES + 5);
