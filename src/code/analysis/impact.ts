@@ -29,7 +29,13 @@ import { type SnapshotStore, searchSnapshot } from "../snapshots/store.js";
 import type { SourceDocument } from "../source/document.js";
 import { PARSE_BYTES_TEXT, ParseBudget } from "../syntax/budget.js";
 import type { SyntaxLayer } from "../syntax/layer.js";
-import { enclosingSymbol, pickSymbol, type SymbolRange, symbolsNamed } from "../syntax/symbols.js";
+import {
+  besideOnItsLines,
+  enclosingSymbol,
+  pickSymbol,
+  type SymbolRange,
+  symbolsNamed,
+} from "../syntax/symbols.js";
 import { scanStop } from "./any-of.js";
 import { NodeLocator, roleOf } from "./roles.js";
 import { type AnalysisScans, isScript, navigationRoot, startingDocument, treeFields } from "./sources.js";
@@ -279,6 +285,18 @@ async function selectTarget(deps: ImpactDeps, request: ImpactRequest): Promise<T
       throw invalid(
         field,
         `no named function, class, method, type or variable encloses line ${line} of ${display}; anonymous and default-export functions have no name to search. Give the line of a named symbol, or its name.`,
+      );
+    }
+    const beside = besideOnItsLines(symbols, enclosing);
+    if (beside.length > 0) {
+      const listed = [enclosing, ...beside]
+        .sort((a, b) => (a.startColumn ?? 0) - (b.startColumn ?? 0))
+        .slice(0, 10)
+        .map((s) => `${s.qualifiedName} (${s.kind})`)
+        .join("; ");
+      throw invalid(
+        field,
+        `line ${line} of ${display} holds ${beside.length + 1} symbols side by side (${listed}), so a line does not name one. Name it by its symbol.`,
       );
     }
     symbol = enclosing;

@@ -284,7 +284,11 @@ function toMatch(
   let text = lineBytes.toString("utf8").replace(/\n$/, "");
   if (text.endsWith("\r")) text = text.slice(0, -1);
   const endColumn = endLine === line ? range.end.column : text.length;
-  const symbol = enclosingSymbol(symbols, line, endLine);
+  // The node's own columns: a line can hold several symbols (ast-grep's unit on both sides).
+  const symbol = enclosingSymbol(symbols, line, endLine, {
+    start: range.start.column,
+    end: range.end.column,
+  });
   return {
     column: range.start.column,
     match: {

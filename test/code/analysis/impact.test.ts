@@ -194,6 +194,28 @@ describe("impact", () => {
     await service.close();
   });
 
+  it("refuses a line that holds several symbols side by side, and takes each by name", async () => {
+    const root = await repo({
+      "src/one.ts":
+        "export function alpha() { return 1 } export function beta() { return 2 }\nexport function gamma() {\n  return 3;\n} export function delta() { return 4 }\n",
+    });
+    const service = makeService(root);
+    const error = await service
+      .run({ impact: true, path: "src/one.ts", line: 1 }, ctx())
+      .catch((e: unknown) => e);
+    assert.equal((error as { code?: string }).code, "invalid_arguments");
+    assert.match(
+      (error as Error).message,
+      /line 1 of src\/one\.ts holds 2 symbols side by side \(alpha \(function\); beta \(function\)\)/,
+    );
+    const beta = await service.run({ impact: true, path: "src/one.ts", symbol: "beta" }, ctx());
+    assert.match(beta.text, /impact of function beta \(src\/one\.ts:1-1\)/);
+    // A line holding one symbol's end and another whole names the smaller one.
+    const delta = await service.run({ impact: true, path: "src/one.ts", line: 4 }, ctx());
+    assert.match(delta.text, /impact of function delta \(src\/one\.ts:4-4\)/);
+    await service.close();
+  });
+
   it("never searches an anonymous or default-export placeholder as a name", async () => {
     const root = await repo({
       "src/anon.ts": "export default function () {\n  return 1;\n}\nexport default class {}\n",

@@ -41,6 +41,28 @@ function shownLines(text: string): number[] {
 }
 
 describe("inspection", () => {
+  it("names a symbol that shares a line with another by its own name", async () => {
+    const root = await makeTree({
+      "src/one.ts":
+        "export function alpha() { return 1 } export function beta() { return 2 }\nexport function gamma() {\n  return 3;\n} export function delta() { return 4 }\n",
+    });
+    const service = makeService(root);
+    try {
+      const named = async (input: { symbol: string } | { line: number }) =>
+        (await service.run({ path: "src/one.ts", ...input }, ctx())).data.inspections?.[0]?.symbol
+          ?.qualifiedName;
+      assert.equal(await named({ symbol: "beta" }), "beta");
+      assert.equal(await named({ symbol: "delta" }), "delta");
+      assert.equal(await named({ line: 4 }), "delta");
+      assert.equal(
+        await errorCode(service.run({ path: "src/one.ts", symbol: "alpha.beta" }, ctx())),
+        "invalid_arguments",
+      );
+    } finally {
+      await service.close();
+    }
+  });
+
   it("shows the whole enclosing symbol of a match, with original line numbers", async () => {
     const root = await makeTree({ "src/shapes.ts": SOURCE });
     const service = makeService(root);

@@ -37,6 +37,28 @@ class Logger {
 `;
 
 describe("structure search", () => {
+  it("attributes a match to the symbol it is in when a line holds several", async () => {
+    const root = await makeTree({
+      "src/one.ts":
+        "export function alpha() { return 1 } export function beta() { return 2 }\nexport function gamma() {\n  return 3;\n} export function delta() { return 4 }\n",
+    });
+    const service = makeService(root);
+    try {
+      const answer = await service.run({ structure: "return $A", mode: "matches" }, ctx());
+      assert.deepEqual(
+        (answer.data.matches ?? []).map((m) => [m.line, m.node?.startColumn, m.node?.symbol]),
+        [
+          [1, 27, "alpha"],
+          [1, 63, "beta"],
+          [3, 3, "gamma"],
+          [4, 29, "delta"],
+        ],
+      );
+    } finally {
+      await service.close();
+    }
+  });
+
   it("finds nodes by pattern, with the node's range and the enclosing symbol", async () => {
     const root = await makeTree({
       "src/app.ts": APP,
