@@ -106,6 +106,34 @@ describe("navigation", () => {
     await service.close();
   });
 
+  it("says an importer may be missed where a candidate has syntax errors", async () => {
+    const service = makeService(
+      await tree({
+        "a/y.ts": "export const y = 1;\n",
+        "a/ok.ts": 'import { y } from "./y";\n',
+        // An import the parser cannot recover, and one it can beside an error elsewhere.
+        "a/broken.ts": 'import { y from "./y";\ny();\n',
+        "a/other.ts": 'import { y } from "./y";\nconst x = {;\n',
+      }),
+    );
+    for (const navigate of ["imports", "tests"] as const) {
+      const result = await service.run({ navigate, path: "a/y.ts" }, ctx());
+      assert.equal(result.data.status, "partial", navigate);
+      assert.equal(
+        result.data.coverage?.importers?.detail,
+        "1 candidate file(s) with syntax errors, where an import of it may be missed",
+        navigate,
+      );
+    }
+    const result = await service.run({ navigate: "imports", path: "a/y.ts" }, ctx());
+    assert.deepEqual(listed(result), [
+      "imported-by a/ok.ts (imports it)",
+      "imported-by a/other.ts (imports it)",
+    ]);
+    assert.match(result.text, /PARTIAL importers/);
+    await service.close();
+  });
+
   it("stops parsing importers at the parse budget's bytes, says so, and still parses the first", async () => {
     // Importers of 3/8 of the byte budget each: the third would pass it; a small one after fits.
     const filler = `// ${"x".repeat(76)}\n`.repeat(Math.ceil((PARSE_BYTES_MAX * 3) / 8 / 80));
