@@ -227,6 +227,8 @@ async function selectTarget(deps: ImpactDeps, request: ImpactRequest): Promise<T
   let display: string;
   let expected: Revision | undefined;
   let line: number | undefined;
+  /** A match's first occurrence's column: it tells apart symbols sharing the line. */
+  let column: number | undefined;
   if (target.kind === "match") {
     const state = deps.store.decodeCursor(request.cursor as string);
     const snapshot = await searchSnapshot(deps.store, deps.caller, state.snapshotId);
@@ -255,6 +257,8 @@ async function selectTarget(deps: ImpactDeps, request: ImpactRequest): Promise<T
     display = displayPath(match.path);
     expected = snapshot.trustedRevisions[match.path];
     line = match.line;
+    const first = match.occurrences[0];
+    if (first !== undefined && !match.textLossy) column = first.startColumn;
   } else {
     const resolved = resolveSourceFile(deps.cwd, target.path, deps.pathRules);
     file = resolved.absolute;
@@ -280,14 +284,16 @@ async function selectTarget(deps: ImpactDeps, request: ImpactRequest): Promise<T
   const symbols = facts.facts.symbols;
   let symbol: SymbolRange;
   if (line !== undefined) {
-    const enclosing = enclosingSymbol(symbols, line);
+    const byColumn =
+      column === undefined ? undefined : enclosingSymbol(symbols, line, line, { start: column, end: column });
+    const enclosing = byColumn ?? enclosingSymbol(symbols, line);
     if (enclosing === undefined) {
       throw invalid(
         field,
         `no named function, class, method, type or variable encloses line ${line} of ${display}; anonymous and default-export functions have no name to search. Give the line of a named symbol, or its name.`,
       );
     }
-    const beside = besideOnItsLines(symbols, enclosing);
+    const beside = byColumn === undefined ? besideOnItsLines(symbols, enclosing) : [];
     if (beside.length > 0) {
       const listed = [enclosing, ...beside]
         .sort((a, b) => (a.startColumn ?? 0) - (b.startColumn ?? 0))

@@ -22,7 +22,7 @@ import { type SnapshotData, type SnapshotStore, searchSnapshot } from "../snapsh
 import { lineCount, type ReadFailure, readSourceDocument, type SourceDocument } from "../source/document.js";
 import { bytesOfLines, containsLines, type LineRange, mergeLineRanges } from "../source/ranges.js";
 import type { SymbolsOutcome, SyntaxLayer } from "../syntax/layer.js";
-import { enclosingSymbol, pickSymbol, type SymbolRange, symbolsNamed } from "../syntax/symbols.js";
+import { pickSymbol, type SymbolRange, symbolAtMatch, symbolsNamed } from "../syntax/symbols.js";
 import { type InspectionAnswer, renderInspection } from "./answer.js";
 import type { SourceSpan } from "./place.js";
 
@@ -44,6 +44,8 @@ interface Item {
   described: string;
   document?: DocumentWork;
   line?: number;
+  /** A match's first occurrence's column (UTF-16 units), when its line is not a lossy view. */
+  column?: number;
   range?: LineRange;
   symbol?: SymbolRange;
   syntax?: InspectionOutcome["syntax"];
@@ -161,6 +163,8 @@ function resolveDocument(
       ? snapshot.trustedRevisions[match.path]
       : "missing";
     item.line = match.line;
+    const first = match.occurrences[0];
+    if (first !== undefined && !match.textLossy) item.column = first.startColumn;
     item.described = `match [${target.index}] ${printablePath(display)}:${match.line}`;
   } else {
     const file = resolveSourceFile(deps.cwd, target.path, deps.pathRules);
@@ -269,7 +273,7 @@ async function rangeOf(deps: InspectDeps, item: Item, work: DocumentWork): Promi
     );
   }
   if (symbols.status === "ok") {
-    const symbol = enclosingSymbol(symbols.symbols, line);
+    const symbol = symbolAtMatch(symbols.symbols, line, item.column);
     if (symbol !== undefined && !symbol.hasSyntaxError) {
       setSymbol(item, symbol, symbols);
       return;

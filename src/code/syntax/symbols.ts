@@ -78,6 +78,21 @@ export function enclosingSymbol(
 }
 
 /**
+ * The smallest symbol holding a match at `line`, its first occurrence starting at `column`
+ * (UTF-16 units, as ast-grep counts too): a line can hold several symbols. Where no symbol holds
+ * that column, the smallest holding the line.
+ */
+export function symbolAtMatch(
+  symbols: readonly SymbolRange[],
+  line: number,
+  column: number | undefined,
+): SymbolRange | undefined {
+  const at =
+    column === undefined ? undefined : enclosingSymbol(symbols, line, line, { start: column, end: column });
+  return at ?? enclosingSymbol(symbols, line);
+}
+
+/**
  * Symbols beside `symbol` on its own lines, neither holding the other (`function a() {} function
  * b() {}` on one line): a line names one of them no more than the other. Known only from
  * columns; without them (ctags) none is found.

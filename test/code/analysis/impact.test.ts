@@ -213,6 +213,18 @@ describe("impact", () => {
     // A line holding one symbol's end and another whole names the smaller one.
     const delta = await service.run({ impact: true, path: "src/one.ts", line: 4 }, ctx());
     assert.match(delta.text, /impact of function delta \(src\/one\.ts:4-4\)/);
+    // A match tells them apart by its column.
+    const found = await service.run({ structure: "return $A", path: "src/one.ts", limit: 1 }, ctx());
+    for (const [inspect, name] of [
+      [1, "alpha"],
+      [2, "beta"],
+    ] as const) {
+      const byMatch = await service.run(
+        { impact: true, cursor: found.data.cursor as string, inspect },
+        ctx(),
+      );
+      assert.match(byMatch.text, new RegExp(`impact of function ${name} \\(src/one\\.ts:1-1\\)`));
+    }
     await service.close();
   });
 

@@ -54,6 +54,12 @@ describe("inspection", () => {
       assert.equal(await named({ symbol: "beta" }), "beta");
       assert.equal(await named({ symbol: "delta" }), "delta");
       assert.equal(await named({ line: 4 }), "delta");
+      // A structure match's node: the symbol holding it, not the other one on its line.
+      const found = await service.run({ structure: "return $A", path: "src/one.ts", limit: 1 }, ctx());
+      const cursor = found.data.cursor as string;
+      const ofMatch = async (inspect: number) =>
+        (await service.run({ cursor, inspect }, ctx())).data.inspections?.[0]?.symbol?.qualifiedName;
+      assert.deepEqual([await ofMatch(1), await ofMatch(2), await ofMatch(4)], ["alpha", "beta", "delta"]);
       assert.equal(
         await errorCode(service.run({ path: "src/one.ts", symbol: "alpha.beta" }, ctx())),
         "invalid_arguments",
