@@ -178,7 +178,16 @@ export async function structureSearch(
         status: "complete",
         counts: { candidateFiles: listed.length },
       },
-      syntax: { status: notSearched === 0 ? "complete" : parsed === 0 ? "none" : "partial", counts },
+      // A file parsed with syntax errors may hide matches (the text says so): not complete.
+      syntax: {
+        status:
+          notSearched === 0 && counts.parsed_with_syntax_errors === undefined
+            ? "complete"
+            : parsed === 0
+              ? "none"
+              : "partial",
+        counts,
+      },
       retention: {
         status: retentionStopped === undefined ? "complete" : "partial",
         counts: { matches: found.length },

@@ -37,6 +37,32 @@ class Logger {
 `;
 
 describe("structure search", () => {
+  it("is partial when a parsed file has syntax errors, where matches may be missed", async () => {
+    const root = await makeTree({
+      "ok.ts": "function ok() {\n  call(1);\n}\n",
+      "broken.ts": "function broken( {\n  call(2);\n",
+    });
+    const service = makeService(root);
+    try {
+      const answer = await service.run({ structure: "call($X)", mode: "matches" }, ctx());
+      assert.deepEqual(answer.data.coverage?.syntax, {
+        status: "partial",
+        counts: { parsed: 2, parsed_with_syntax_errors: 1 },
+      });
+      assert.equal(answer.data.status, "partial");
+      assert.match(
+        answer.text,
+        /syntax partial: 2 parsed \(1 with syntax errors, where matches may be missed\)/,
+      );
+      // Without the broken file: complete.
+      const clean = await service.run({ structure: "call($X)", path: "ok.ts" }, ctx());
+      assert.equal(clean.data.coverage?.syntax?.status, "complete");
+      assert.equal(clean.data.status, "complete");
+    } finally {
+      await service.close();
+    }
+  });
+
   it("attributes a match to the symbol it is in when a line holds several", async () => {
     const root = await makeTree({
       "src/one.ts":
