@@ -164,6 +164,13 @@ describe("navigation", () => {
     assert.equal((error as { code?: string }).code, "invalid_arguments");
     const tests = await service.run({ navigate: "tests", path: "pkg/util.py" }, ctx());
     assert.deepEqual(listed(tests), ["test pkg/test_util.py (named after it (util))"]);
+    // The text says how they were found: by name alone, not by import.
+    assert.equal(tests.data.coverage?.importers?.status, "not-evaluated");
+    assert.match(
+      tests.text,
+      /Test files are candidates by name only \(imports are read from JavaScript and TypeScript only/,
+    );
+    assert.doesNotMatch(tests.text, /by name and by import/);
     await service.close();
   });
 });
