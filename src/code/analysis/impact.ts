@@ -9,7 +9,7 @@
  * search and are never targets.
  *
  * Then ripgrep finds every whole-word, case-sensitive occurrence of the name (G17: none is
- * filtered). Each file that parses cleanly, up to the parse budget, classifies its occurrences
+ * filtered; in scripts a word includes `$`, see `spelled`). Each file that parses cleanly, up to the parse budget, classifies its occurrences
  * by syntax role (roles.ts) from its current bytes, read against the revision the scan observed;
  * any other file's occurrences stay, unclassified, with the reason. Related test files follow:
  * tests that mention the name, and tests named after the symbol's file. Binding is never
@@ -22,6 +22,7 @@ import { type PathRules, resolveSourceFile, type SearchTarget } from "../path-po
 import { printablePath } from "../render/detail-page.js";
 import { type ImpactRequest, invalid } from "../request.js";
 import { pathUnder, type Revision } from "../revisions/scan.js";
+import type { Occurrence, ParsedMatch } from "../rg/events.js";
 import { loadMatches, matchAt } from "../rg/match-table.js";
 import type { AnalysisItem, CoverageFact } from "../snapshots/analysis.js";
 import { compareKeys, displayPath } from "../snapshots/sequence.js";
@@ -87,6 +88,7 @@ export async function impactOf(deps: ImpactDeps, request: ImpactRequest): Promis
   const byFile = new Map<string, number[]>();
   for (let position = 0; position < lines.table.length; position++) {
     const match = matchAt(lines.table, position);
+    if (spelled(match).length === 0) continue;
     let positions = byFile.get(match.path);
     if (positions === undefined) {
       positions = [];
@@ -138,7 +140,7 @@ export async function impactOf(deps: ImpactDeps, request: ImpactRequest): Promis
     for (const position of positions) {
       const match = matchAt(lines.table, position);
       const text = table.add(path, match.line, match.text);
-      for (const o of match.occurrences) {
+      for (const o of spelled(match)) {
         const way = locator?.pathTo(match.line - 1, o.startColumn, o.endColumn);
         const role = way === undefined ? "unclassified" : roleOf(way);
         if (locator !== undefined && way === undefined) overBudget++;
@@ -218,6 +220,17 @@ export async function impactOf(deps: ImpactDeps, request: ImpactRequest): Promis
     searchErrors: lines.searchErrors,
     unverifiedFiles: [...byFile.keys()].filter((p) => !Object.hasOwn(lines.trusted, p)).length,
   };
+}
+
+/**
+ * A match's occurrences that are the name itself. ripgrep's word boundary takes `$` for a
+ * boundary, but in a script `$` is part of a name: `el` inside `$el` or `$$el` is another name.
+ */
+function spelled(match: ParsedMatch): readonly Occurrence[] {
+  if (!isScript(match.path)) return match.occurrences;
+  return match.occurrences.filter(
+    (o) => match.text[o.startColumn - 1] !== "$" && match.text[o.endColumn] !== "$",
+  );
 }
 
 /** The one symbol the request names, or why none can be chosen reliably. */

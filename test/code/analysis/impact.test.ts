@@ -228,6 +228,30 @@ describe("impact", () => {
     await service.close();
   });
 
+  it("takes $ as part of a name in scripts: el inside $el or $$el is another name", async () => {
+    const root = await repo({
+      "a.ts":
+        'export function el() { return 1; }\nexport function $el() { return 2; }\nconst $$el = 3;\nel(); $el(); $$el;\nconst s = "el";\n',
+      "notes.md": "Call el, or $el in a shell.\n",
+    });
+    const service = makeService(root);
+    const at = (result: CodeSearchResponse) =>
+      (result.data.items ?? []).map((i) => `${i.path}:${i.line}:${i.startColumn} ${i.role}`);
+    const el = await service.run({ impact: true, path: "a.ts", symbol: "el" }, ctx());
+    // Elsewhere than a script, ripgrep's word boundary stands.
+    assert.deepEqual(at(el), [
+      "a.ts:1:17 declaration",
+      "a.ts:4:1 call",
+      "a.ts:5:12 string",
+      "notes.md:1:6 unclassified",
+      "notes.md:1:14 unclassified",
+    ]);
+    assert.equal(el.data.totalOccurrences, 5);
+    const dollar = await service.run({ impact: true, path: "a.ts", symbol: "$el" }, ctx());
+    assert.deepEqual(at(dollar), ["a.ts:2:17 declaration", "a.ts:4:7 call", "notes.md:1:13 unclassified"]);
+    await service.close();
+  });
+
   it("never searches an anonymous or default-export placeholder as a name", async () => {
     const root = await repo({
       "src/anon.ts": "export default function () {\n  return 1;\n}\nexport default class {}\n",
