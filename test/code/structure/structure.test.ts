@@ -80,6 +80,9 @@ describe("structure search", () => {
           [4, 29, "delta"],
         ],
       );
+      // Two matches on line 1: the summary counts matches, not matching lines.
+      const summary = await service.run({ structure: "return $A", mode: "summary" }, ctx());
+      assert.match(summary.text, /Files 1-1 of 1, ranked by matches:\n {2}4 {2}src\/one\.ts\n/);
     } finally {
       await service.close();
     }
