@@ -47,7 +47,7 @@ describe("navigation", () => {
       'imports src/lib/strings.ts ("#lib/strings" on line 1, package-local)',
       'imports src/helper.ts ("./helper.js" on line 2, relative)',
       'imports src/types.ts ("./types" on line 5, relative)',
-      'unresolved src/parse.ts ("react": a dependency or built-in, outside the tree)',
+      'unresolved src/parse.ts ("react": a package name not followed (a dependency, a built-in, or an alias such as tsconfig paths))',
       'unresolved src/parse.ts ("node:fs": not a package name)',
       "imported-by src/again.js (imports it)",
       "imported-by src/lazy.ts (imports it)",
