@@ -329,6 +329,18 @@ function normalizeStructure(input: CodeSearchInput, context: number, redact: boo
       );
     }
   }
+  // Taken and dropped, these would answer over the whole tree as if they had applied.
+  if (input.anyOf !== undefined) {
+    throw invalid("anyOf", "anyOf cannot go with structure: they are two kinds of search; give one.");
+  }
+  for (const field of ["changes", "changeScope", "changeSide"] as const) {
+    if (input[field] !== undefined) {
+      throw invalid(
+        field,
+        `${field} does not apply to a structure search, which is not scoped to Git changes; search changed lines with pattern or anyOf, or omit it.`,
+      );
+    }
+  }
   return {
     kind: "structure",
     structure,

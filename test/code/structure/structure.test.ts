@@ -331,6 +331,28 @@ describe("structure search", () => {
     }
   });
 
+  it("refuses what it would otherwise drop: anyOf and a change scope", async () => {
+    const root = await makeTree({ "src/app.ts": APP });
+    const service = makeService(root);
+    try {
+      for (const [input, field] of [
+        [{ anyOf: ["a", "b"] }, "anyOf"],
+        [{ changes: "worktree" }, "changes"],
+        [{ changeSide: "old" }, "changeSide"],
+        [{ changeScope: "files" }, "changeScope"],
+      ] as const) {
+        const failure = await service.run({ structure: "console.log($A)", ...input }, ctx()).then(
+          () => undefined,
+          (error: unknown) => error as { code?: string; message?: string },
+        );
+        assert.equal(failure?.code, "invalid_arguments", field);
+        assert.match(failure?.message ?? "", new RegExp(`^Invalid arguments: ${field}: `), field);
+      }
+    } finally {
+      await service.close();
+    }
+  });
+
   it("prefilters candidates with the pattern's longest literal word", () => {
     assert.deepEqual(literalWords("console.log($A, $$$REST)"), ["console", "log"]);
     assert.deepEqual(literalWords("$A($$$)"), []);
