@@ -335,12 +335,13 @@ describe("structure search", () => {
     const root = await makeTree({ "src/app.ts": APP });
     const service = makeService(root);
     try {
-      for (const [input, field] of [
+      const cases: [Record<string, unknown>, string][] = [
         [{ anyOf: ["a", "b"] }, "anyOf"],
         [{ changes: "worktree" }, "changes"],
         [{ changeSide: "old" }, "changeSide"],
         [{ changeScope: "files" }, "changeScope"],
-      ] as const) {
+      ];
+      for (const [input, field] of cases) {
         const failure = await service.run({ structure: "console.log($A)", ...input }, ctx()).then(
           () => undefined,
           (error: unknown) => error as { code?: string; message?: string },
