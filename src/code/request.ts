@@ -551,3 +551,11 @@ export function invalid(field: string, message: string): EvidentError {
     details: { field, issues: [{ field, message }] },
   });
 }
+
+/** A match found in content read from Git objects (an old side, the index, commits). */
+export function historicalMatch(described: string, historical: string): EvidentError {
+  return invalid(
+    "inspect",
+    `${described} was found in content read from Git objects (${historical}), not in the working tree, so it is not tied to any file's current lines and a new search would not change that; inspect the current file by path and line instead.`,
+  );
+}

@@ -20,7 +20,7 @@ import { IMPACT_ROLE_STEPS } from "../../core/limits.js";
 import type { Git } from "../git/process.js";
 import { type PathRules, resolveSourceFile, type SearchTarget } from "../path-policy.js";
 import { printablePath } from "../render/detail-page.js";
-import { type ImpactRequest, invalid } from "../request.js";
+import { historicalMatch, type ImpactRequest, invalid } from "../request.js";
 import { pathUnder, type Revision } from "../revisions/scan.js";
 import type { Occurrence, ParsedMatch } from "../rg/events.js";
 import { loadMatches, matchAt } from "../rg/match-table.js";
@@ -257,6 +257,13 @@ async function selectTarget(deps: ImpactDeps, request: ImpactRequest): Promise<T
       throw invalid(
         "inspect",
         `match [${target.index}] is in ${printablePath(displayPath(match.path))}, whose name is not valid UTF-8 (shown with U+FFFD), so the file cannot be read again by that name.`,
+      );
+    }
+    const changes = snapshot.changes;
+    if (changes?.source === "objects") {
+      throw historicalMatch(
+        `match [${target.index}] ${displayPath(match.path)}:${match.line}`,
+        `the ${changes.side} side of ${changes.comparison}`,
       );
     }
     if (!Object.hasOwn(snapshot.trustedRevisions, match.path)) {

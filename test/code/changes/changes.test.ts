@@ -645,6 +645,31 @@ describe("changes", () => {
     );
   });
 
+  it("refuses to inspect a match read from Git objects, saying a new search would not help", async () => {
+    const root = await repo({
+      "a.ts": 'function one() {\n  return "needle old";\n}\nconst x = "needle two";\n',
+    });
+    await write(root, {
+      "a.ts": '// header\nfunction two() {\n  return "needle new";\n}\nconst y = "needle 2";\n',
+    });
+    const s = service(root);
+    const old = await s.run({ pattern: "needle", changes: "worktree", changeSide: "old", limit: 1 }, ctx());
+    const cursor = old.data.cursor as string;
+    for (const input of [{ inspect: 1 }, { impact: true, inspect: 1 }]) {
+      const error = await s.run({ cursor, ...input }, ctx()).catch((e: unknown) => e);
+      assert.equal((error as { code?: string }).code, "invalid_arguments", JSON.stringify(input));
+      assert.match(
+        (error as Error).message,
+        /match \[1\] a\.ts:2 was found in content read from Git objects \(the old side of working tree vs HEAD \([0-9a-f]{12}\)\), not in the working tree/,
+      );
+    }
+    // The new side is the working tree's, verified: inspected as any match.
+    const current = await s.run({ pattern: "needle", changes: "worktree", limit: 1 }, ctx());
+    const shown = await s.run({ cursor: current.data.cursor as string, inspect: 1 }, ctx());
+    assert.equal(shown.data.inspections?.[0]?.symbol?.qualifiedName, "two");
+    await s.close();
+  });
+
   it("pages a change-scoped result through its cursor like any search", async () => {
     const root = await repo({ "a.ts": "start\n" });
     await write(root, {
