@@ -42,6 +42,19 @@ function endOf(symbol: Omit<SymbolRange, "qualifiedName">): Place {
   return { line: symbol.endLine, column: symbol.endColumn ?? Number.POSITIVE_INFINITY };
 }
 
+/** Both span exactly the same lines and neither has columns to tell them apart. */
+function sameLinesOnly(
+  a: Omit<SymbolRange, "qualifiedName">,
+  b: Omit<SymbolRange, "qualifiedName">,
+): boolean {
+  return (
+    a.startLine === b.startLine &&
+    a.endLine === b.endLine &&
+    a.startColumn === undefined &&
+    b.startColumn === undefined
+  );
+}
+
 function lines(symbol: SymbolRange): number {
   return symbol.endLine - symbol.startLine;
 }
@@ -135,15 +148,27 @@ export function pickSymbol(
 }
 
 /** Adds qualified names from containment, for symbols listed in any order. */
-export function qualify(symbols: readonly Omit<SymbolRange, "qualifiedName">[]): SymbolRange[] {
+export function qualify(
+  symbols: readonly (Omit<SymbolRange, "qualifiedName"> & {
+    /** The enclosing symbol's name as the provider states it (ctags' `scope`), if any. */
+    readonly scope?: string | undefined;
+  })[],
+): SymbolRange[] {
   const sorted = [...symbols].sort((a, b) => compare(startOf(a), startOf(b)) || compare(endOf(b), endOf(a)));
   const stack: SymbolRange[] = [];
   const out: SymbolRange[] = [];
-  for (const symbol of sorted) {
+  for (const { scope, ...symbol } of sorted) {
     // A symbol that ends before this one ends does not hold it (with columns, a sibling on the
     // same line is not a parent).
     while (stack.length > 0 && compare(endOf(stack[stack.length - 1] as SymbolRange), endOf(symbol)) < 0)
       stack.pop();
+    // Without columns, the same lines cannot tell a parent from a sibling (`int a() {} int b()
+    // {}`): only the provider's scope can.
+    while (stack.length > 0 && sameLinesOnly(stack[stack.length - 1] as SymbolRange, symbol)) {
+      const top = stack[stack.length - 1] as SymbolRange;
+      if (scope !== undefined && scope.split(/::|\./).pop() === top.name) break;
+      stack.pop();
+    }
     const parent = stack[stack.length - 1];
     const qualified: SymbolRange = {
       ...symbol,
