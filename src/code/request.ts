@@ -329,6 +329,18 @@ function normalizeStructure(input: CodeSearchInput, context: number, redact: boo
       );
     }
   }
+  // Taken and dropped, these would answer over the whole tree as if they had applied.
+  if (input.anyOf !== undefined) {
+    throw invalid("anyOf", "anyOf cannot go with structure: they are two kinds of search; give one.");
+  }
+  for (const field of ["changes", "changeScope", "changeSide"] as const) {
+    if (input[field] !== undefined) {
+      throw invalid(
+        field,
+        `${field} does not apply to a structure search, which is not scoped to Git changes; search changed lines with pattern or anyOf, or omit it.`,
+      );
+    }
+  }
   return {
     kind: "structure",
     structure,
@@ -538,4 +550,12 @@ export function invalid(field: string, message: string): EvidentError {
   return new EvidentError("invalid_arguments", `Invalid arguments: ${field}: ${message}`, {
     details: { field, issues: [{ field, message }] },
   });
+}
+
+/** A match found in content read from Git objects (an old side, the index, commits). */
+export function historicalMatch(described: string, historical: string): EvidentError {
+  return invalid(
+    "inspect",
+    `${described} was found in content read from Git objects (${historical}), not in the working tree, so it is not tied to any file's current lines and a new search would not change that; inspect the current file by path and line instead.`,
+  );
 }

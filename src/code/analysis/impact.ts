@@ -9,7 +9,7 @@
  * search and are never targets.
  *
  * Then ripgrep finds every whole-word, case-sensitive occurrence of the name (G17: none is
- * filtered). Each file that parses cleanly, up to the parse budget, classifies its occurrences
+ * filtered; in scripts a word includes `$`, see `spelled`). Each file that parses cleanly, up to the parse budget, classifies its occurrences
  * by syntax role (roles.ts) from its current bytes, read against the revision the scan observed;
  * any other file's occurrences stay, unclassified, with the reason. Related test files follow:
  * tests that mention the name, and tests named after the symbol's file. Binding is never
@@ -20,8 +20,9 @@ import { IMPACT_ROLE_STEPS } from "../../core/limits.js";
 import type { Git } from "../git/process.js";
 import { type PathRules, resolveSourceFile, type SearchTarget } from "../path-policy.js";
 import { printablePath } from "../render/detail-page.js";
-import { type ImpactRequest, invalid } from "../request.js";
+import { historicalMatch, type ImpactRequest, invalid } from "../request.js";
 import { pathUnder, type Revision } from "../revisions/scan.js";
+import type { Occurrence, ParsedMatch } from "../rg/events.js";
 import { loadMatches, matchAt } from "../rg/match-table.js";
 import type { AnalysisItem, CoverageFact } from "../snapshots/analysis.js";
 import { compareKeys, displayPath } from "../snapshots/sequence.js";
@@ -29,7 +30,13 @@ import { type SnapshotStore, searchSnapshot } from "../snapshots/store.js";
 import type { SourceDocument } from "../source/document.js";
 import { PARSE_BYTES_TEXT, ParseBudget } from "../syntax/budget.js";
 import type { SyntaxLayer } from "../syntax/layer.js";
-import { enclosingSymbol, pickSymbol, type SymbolRange, symbolsNamed } from "../syntax/symbols.js";
+import {
+  besideOnItsLines,
+  enclosingSymbol,
+  pickSymbol,
+  type SymbolRange,
+  symbolsNamed,
+} from "../syntax/symbols.js";
 import { scanStop } from "./any-of.js";
 import { NodeLocator, roleOf } from "./roles.js";
 import { type AnalysisScans, isScript, navigationRoot, startingDocument, treeFields } from "./sources.js";
@@ -81,6 +88,7 @@ export async function impactOf(deps: ImpactDeps, request: ImpactRequest): Promis
   const byFile = new Map<string, number[]>();
   for (let position = 0; position < lines.table.length; position++) {
     const match = matchAt(lines.table, position);
+    if (spelled(match).length === 0) continue;
     let positions = byFile.get(match.path);
     if (positions === undefined) {
       positions = [];
@@ -132,7 +140,7 @@ export async function impactOf(deps: ImpactDeps, request: ImpactRequest): Promis
     for (const position of positions) {
       const match = matchAt(lines.table, position);
       const text = table.add(path, match.line, match.text);
-      for (const o of match.occurrences) {
+      for (const o of spelled(match)) {
         const way = locator?.pathTo(match.line - 1, o.startColumn, o.endColumn);
         const role = way === undefined ? "unclassified" : roleOf(way);
         if (locator !== undefined && way === undefined) overBudget++;
@@ -214,6 +222,17 @@ export async function impactOf(deps: ImpactDeps, request: ImpactRequest): Promis
   };
 }
 
+/**
+ * A match's occurrences that are the name itself. ripgrep's word boundary takes `$` for a
+ * boundary, but in a script `$` is part of a name: `el` inside `$el` or `$$el` is another name.
+ */
+function spelled(match: ParsedMatch): readonly Occurrence[] {
+  if (!isScript(match.path)) return match.occurrences;
+  return match.occurrences.filter(
+    (o) => match.text[o.startColumn - 1] !== "$" && match.text[o.endColumn] !== "$",
+  );
+}
+
 /** The one symbol the request names, or why none can be chosen reliably. */
 async function selectTarget(deps: ImpactDeps, request: ImpactRequest): Promise<Target> {
   const { target } = request;
@@ -221,6 +240,8 @@ async function selectTarget(deps: ImpactDeps, request: ImpactRequest): Promise<T
   let display: string;
   let expected: Revision | undefined;
   let line: number | undefined;
+  /** A match's first occurrence's column: it tells apart symbols sharing the line. */
+  let column: number | undefined;
   if (target.kind === "match") {
     const state = deps.store.decodeCursor(request.cursor as string);
     const snapshot = await searchSnapshot(deps.store, deps.caller, state.snapshotId);
@@ -238,6 +259,13 @@ async function selectTarget(deps: ImpactDeps, request: ImpactRequest): Promise<T
         `match [${target.index}] is in ${printablePath(displayPath(match.path))}, whose name is not valid UTF-8 (shown with U+FFFD), so the file cannot be read again by that name.`,
       );
     }
+    const changes = snapshot.changes;
+    if (changes?.source === "objects") {
+      throw historicalMatch(
+        `match [${target.index}] ${displayPath(match.path)}:${match.line}`,
+        `the ${changes.side} side of ${changes.comparison}`,
+      );
+    }
     if (!Object.hasOwn(snapshot.trustedRevisions, match.path)) {
       throw new EvidentError(
         "source_changed",
@@ -249,6 +277,8 @@ async function selectTarget(deps: ImpactDeps, request: ImpactRequest): Promise<T
     display = displayPath(match.path);
     expected = snapshot.trustedRevisions[match.path];
     line = match.line;
+    const first = match.occurrences[0];
+    if (first !== undefined && !match.textLossy) column = first.startColumn;
   } else {
     const resolved = resolveSourceFile(deps.cwd, target.path, deps.pathRules);
     file = resolved.absolute;
@@ -274,11 +304,25 @@ async function selectTarget(deps: ImpactDeps, request: ImpactRequest): Promise<T
   const symbols = facts.facts.symbols;
   let symbol: SymbolRange;
   if (line !== undefined) {
-    const enclosing = enclosingSymbol(symbols, line);
+    const byColumn =
+      column === undefined ? undefined : enclosingSymbol(symbols, line, line, { start: column, end: column });
+    const enclosing = byColumn ?? enclosingSymbol(symbols, line);
     if (enclosing === undefined) {
       throw invalid(
         field,
         `no named function, class, method, type or variable encloses line ${line} of ${display}; anonymous and default-export functions have no name to search. Give the line of a named symbol, or its name.`,
+      );
+    }
+    const beside = byColumn === undefined ? besideOnItsLines(symbols, enclosing) : [];
+    if (beside.length > 0) {
+      const listed = [enclosing, ...beside]
+        .sort((a, b) => (a.startColumn ?? 0) - (b.startColumn ?? 0))
+        .slice(0, 10)
+        .map((s) => `${s.qualifiedName} (${s.kind})`)
+        .join("; ");
+      throw invalid(
+        field,
+        `line ${line} of ${display} holds ${beside.length + 1} symbols side by side (${listed}), so a line does not name one. Name it by its symbol.`,
       );
     }
     symbol = enclosing;

@@ -142,7 +142,11 @@ export async function navigate(deps: NavigateDeps, request: NavigateRequest): Pr
     coverage,
     notes:
       request.direction === "tests"
-        ? ["Test files are candidates by name and by import: none was run, and coverage was not evaluated."]
+        ? [
+            script
+              ? "Test files are candidates by name and by import: none was run, and coverage was not evaluated."
+              : "Test files are candidates by name only (imports are read from JavaScript and TypeScript only, so a test that imports this file under another name is not found): none was run, and coverage was not evaluated.",
+          ]
         : [
             "Links are static: specifiers computed at run time, and aliases only a bundler knows, are not followed.",
           ],
@@ -229,6 +233,8 @@ async function importersOf(
       manifests,
     );
     if (imports) files.push(key);
+    // Its quoted name may be an import the parser could not recover: not "does not import it".
+    else if (found.syntaxErrors > 0) skip("with syntax errors, where an import of it may be missed");
   }
   return { files, skipped };
 }

@@ -112,7 +112,10 @@ export function resolveSpecifier(
     }
     if (dir === root || dirname(dir) === dir) break;
   }
-  return { kind: "unresolved", why: "a dependency or built-in, outside the tree" };
+  return {
+    kind: "unresolved",
+    why: "a package name not followed (a dependency, a built-in, or an alias such as tsconfig paths)",
+  };
 }
 
 /** The specifier's file: as written, mapped to source, with an extension, or a directory's entry. */

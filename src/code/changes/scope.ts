@@ -45,7 +45,14 @@ import { compareKeys } from "../snapshots/sequence.js";
 import { changedLines, type LineRuns, onChangedLine } from "./admission.js";
 import { type MirrorLayout, mirrorLayout } from "./layout.js";
 import type { Mirror, MirrorCache } from "./mirrors.js";
-import { type ContentIds, isRegularFile, readBytes, readCurrent, untrackedFiles } from "./worktree.js";
+import {
+  type ContentIds,
+  checkedOutSubmodules,
+  isRegularFile,
+  readBytes,
+  readCurrent,
+  untrackedFiles,
+} from "./worktree.js";
 
 export interface ChangeScopeDeps {
   readonly git: Git;
@@ -95,7 +102,8 @@ export interface ScopeBuild {
 interface NotCovered {
   readonly path: string;
   readonly reason: string;
-  /** Changed files the entry stands for (named once with how many more), if not one. */
+  /** Changed files the entry stands for (named once with how many more; none for a submodule not
+   * known to have changed), if not one. */
   readonly files?: number;
 }
 
@@ -137,10 +145,14 @@ export async function openChangeScope(
     );
   }
   const { sides, comparison } = await comparisonOf(git, repository, spec, commits, signal);
-  const [files, untracked] = await allEnded([
+  const [files, untracked, submodules] = await allEnded([
     changedFiles(git, repository, sides, [pathspec === "" ? "." : pathspec], false, signal),
     spec.compare === "worktree" && spec.side === "new"
       ? untrackedFiles(git, repository, pathspec, signal)
+      : Promise.resolve([]),
+    // Staged and committed sides record a submodule's commit only: nothing inside it to miss.
+    spec.compare === "worktree"
+      ? checkedOutSubmodules(git, repository, pathspec, signal)
       : Promise.resolve([]),
   ]);
   const layout = mirrorLayout(target);
@@ -224,6 +236,16 @@ export async function openChangeScope(
     });
     wanted.splice(0, wanted.length, ...read);
   }
+  // Whether one holds edits would take Git running inside it, under its own configuration: each
+  // is named, and the answer is partial rather than complete about what it never looked at.
+  const named = new Set(notCovered.map((f) => f.path));
+  for (const path of submodules) {
+    if (path.split("/").some((part) => part === "" || part === "." || part === "..")) continue;
+    const absolute = join(repository.root, path);
+    if (protectedReason(absolute, target.rg.protectedAreas) !== undefined) continue;
+    const key = layout.keyOf(absolute);
+    if (!named.has(key)) notCovered.push({ path: key, reason: SUBMODULE_CHECKED_OUT, files: 0 });
+  }
   if (beyond.length > 0) {
     // Named once, with how many more: a listing of thousands would crowd out everything else.
     notCovered.push({
@@ -247,6 +269,9 @@ export async function openChangeScope(
 
 /** Git's mode for a submodule (a commit recorded in the tree). */
 const SUBMODULE = "160000";
+
+const SUBMODULE_CHECKED_OUT =
+  "a submodule checked out here: edits inside it are not looked for, so its files are not compared";
 
 const NESTED_REPOSITORY =
   "an untracked directory holding a Git repository of its own: the files inside it are not compared";

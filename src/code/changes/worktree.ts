@@ -6,6 +6,7 @@
 import { createHash } from "node:crypto";
 import { constants, lstatSync } from "node:fs";
 import { open } from "node:fs/promises";
+import { join } from "node:path";
 import { EvidentError } from "../../core/errors.js";
 import { CHANGES_CONTENT_IDS_MAX, CHANGES_FILE_MAX_BYTES } from "../../core/limits.js";
 import type { Git } from "../git/process.js";
@@ -30,6 +31,64 @@ export async function untrackedFiles(
   const names: string[] = [];
   for (const name of out.stdout.toString("utf8").split("\0")) if (name !== "") names.push(name);
   return names;
+}
+
+/**
+ * Submodules under `pathspec` whose checkout is there (their `.git` exists), repository-relative.
+ * Git is asked only when the working tree has a `.gitmodules`: a repository without one pays
+ * nothing. The index is the truth (an entry of mode 160000), `.gitmodules` only the sign; the
+ * listing is streamed and only submodule entries are kept.
+ */
+export async function checkedOutSubmodules(
+  git: Git,
+  repository: Repository,
+  pathspec: string,
+  signal: AbortSignal,
+): Promise<string[]> {
+  if (!exists(join(repository.root, ".gitmodules"))) return [];
+  const names: Buffer[] = [];
+  let rest = Buffer.alloc(0);
+  const keep = (record: Buffer) => {
+    // "160000 <id> <stage>\t<path>"
+    const tab = record.indexOf(0x09);
+    if (tab >= 0 && record.subarray(0, 7).toString("latin1") === "160000 ")
+      names.push(Buffer.from(record.subarray(tab + 1)));
+  };
+  const outcome = await git.stream(
+    {
+      cwd: repository.root,
+      args: ["ls-files", "--stage", "-z", "--", pathspec === "" ? "." : pathspec],
+      config: repository.config,
+      signal,
+    },
+    async (stdout) => {
+      for await (const chunk of stdout) {
+        let data = rest.length > 0 ? Buffer.concat([rest, chunk as Buffer]) : (chunk as Buffer);
+        for (let end = data.indexOf(0); end >= 0; end = data.indexOf(0)) {
+          keep(data.subarray(0, end));
+          data = data.subarray(end + 1);
+        }
+        // At most one unfinished entry is held.
+        rest = Buffer.from(data);
+      }
+      return "done";
+    },
+  );
+  if (outcome.exitCode !== 0)
+    throw new EvidentError("internal_error", "git ls-files could not list the submodules.");
+  const root = Buffer.from(`${repository.root}/`);
+  return names
+    .filter((name) => exists(Buffer.concat([root, name, Buffer.from("/.git")])))
+    .map((name) => name.toString("utf8"));
+}
+
+function exists(path: string | Buffer): boolean {
+  try {
+    lstatSync(path);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 export interface CurrentContent {

@@ -13,7 +13,7 @@ import { EvidentError, toEvidentError } from "../../core/errors.js";
 import { INSPECT_EXCERPT_RADIUS_LINES, SOURCE_DOCUMENT_MAX_BYTES } from "../../core/limits.js";
 import { type PathRules, resolveSourceFile } from "../path-policy.js";
 import { printablePath } from "../render/detail-page.js";
-import { type InspectRequest, type InspectTarget, invalid } from "../request.js";
+import { historicalMatch, type InspectRequest, type InspectTarget, invalid } from "../request.js";
 import { pathUnder, type Revision } from "../revisions/scan.js";
 import { loadMatches, matchAt } from "../rg/match-table.js";
 import type { CodeSearchCoverage, InspectionOutcome } from "../schema.js";
@@ -22,7 +22,7 @@ import { type SnapshotData, type SnapshotStore, searchSnapshot } from "../snapsh
 import { lineCount, type ReadFailure, readSourceDocument, type SourceDocument } from "../source/document.js";
 import { bytesOfLines, containsLines, type LineRange, mergeLineRanges } from "../source/ranges.js";
 import type { SymbolsOutcome, SyntaxLayer } from "../syntax/layer.js";
-import { enclosingSymbol, pickSymbol, type SymbolRange, symbolsNamed } from "../syntax/symbols.js";
+import { pickSymbol, type SymbolRange, symbolAtMatch, symbolsNamed } from "../syntax/symbols.js";
 import { type InspectionAnswer, renderInspection } from "./answer.js";
 import type { SourceSpan } from "./place.js";
 
@@ -44,6 +44,8 @@ interface Item {
   described: string;
   document?: DocumentWork;
   line?: number;
+  /** A match's first occurrence's column (UTF-16 units), when its line is not a lossy view. */
+  column?: number;
   range?: LineRange;
   symbol?: SymbolRange;
   syntax?: InspectionOutcome["syntax"];
@@ -55,6 +57,8 @@ interface DocumentWork {
   readonly display: string;
   /** For match targets: the revision the search retained; `missing` when it had none. */
   readonly expected: Revision | "missing" | undefined;
+  /** For match targets of a change scope read from Git objects: the comparison and side. */
+  readonly historical?: string | undefined;
   document?: SourceDocument;
   failure?: EvidentError;
   symbols?: SymbolsOutcome;
@@ -161,6 +165,8 @@ function resolveDocument(
       ? snapshot.trustedRevisions[match.path]
       : "missing";
     item.line = match.line;
+    const first = match.occurrences[0];
+    if (first !== undefined && !match.textLossy) item.column = first.startColumn;
     item.described = `match [${target.index}] ${printablePath(display)}:${match.line}`;
   } else {
     const file = resolveSourceFile(deps.cwd, target.path, deps.pathRules);
@@ -171,7 +177,10 @@ function resolveDocument(
   }
   let work = documents.get(absolute);
   if (work === undefined) {
-    work = { absolute, display, expected };
+    const changes = target.kind === "match" ? snapshot?.changes : undefined;
+    const historical =
+      changes?.source === "objects" ? `the ${changes.side} side of ${changes.comparison}` : undefined;
+    work = { absolute, display, expected, historical };
     documents.set(absolute, work);
   }
   return work;
@@ -215,6 +224,8 @@ function sourceChanged(message: string): EvidentError {
 }
 
 async function rangeOf(deps: InspectDeps, item: Item, work: DocumentWork): Promise<void> {
+  // Content read from Git objects is no file's current lines, whenever the search ran.
+  if (work.historical !== undefined) throw historicalMatch(item.described, work.historical);
   if (work.expected === "missing") {
     throw sourceChanged(
       `${printablePath(work.display)} was not verified unchanged during the search, so its current lines cannot be tied to ${item.described}. Run the search again, or inspect it by path and line.`,
@@ -269,7 +280,7 @@ async function rangeOf(deps: InspectDeps, item: Item, work: DocumentWork): Promi
     );
   }
   if (symbols.status === "ok") {
-    const symbol = enclosingSymbol(symbols.symbols, line);
+    const symbol = symbolAtMatch(symbols.symbols, line, item.column);
     if (symbol !== undefined && !symbol.hasSyntaxError) {
       setSymbol(item, symbol, symbols);
       return;

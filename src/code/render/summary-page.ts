@@ -38,7 +38,8 @@ export async function renderSummaryPage(options: SummaryOptions): Promise<Summar
   const end = fileOffset + rows.length;
   const width = String(rows[0]?.matches ?? 0).length;
   const lines = [
-    `Files ${fileOffset + 1}-${end} of ${snapshot.files.length}, ranked by matching lines:`,
+    // A structure match is a node: a line can hold several, so its count is not of lines.
+    `Files ${fileOffset + 1}-${end} of ${snapshot.files.length}, ranked by ${snapshot.structure === undefined ? "matching lines" : "matches"}:`,
     ...rows.map((row) => {
       const extra = row.occurrences !== row.matches ? ` (${row.occurrences} occurrences)` : "";
       return `  ${String(row.matches).padStart(width)}  ${printablePath(displayPath(row.key))}${extra}`;

@@ -87,7 +87,14 @@ export async function searchSnapshot(
   id: string,
 ): Promise<SnapshotData> {
   const data = await store.get(caller, id);
-  if (isAnalysis(data)) throw wrongResultKind();
+  if (isAnalysis(data)) {
+    // Reached by inspect and impact: say how an analysis item is inspected instead.
+    throw new EvidentError(
+      "cursor_wrong_kind",
+      "This cursor belongs to an analysis result (anyOf, impact or navigation), whose items are not inspected through it: inspect an item by its path and line, or page the result with the cursor alone.",
+      { details: { field: "cursor" } },
+    );
+  }
   return data;
 }
 

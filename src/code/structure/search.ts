@@ -178,7 +178,16 @@ export async function structureSearch(
         status: "complete",
         counts: { candidateFiles: listed.length },
       },
-      syntax: { status: notSearched === 0 ? "complete" : parsed === 0 ? "none" : "partial", counts },
+      // A file parsed with syntax errors may hide matches (the text says so): not complete.
+      syntax: {
+        status:
+          notSearched === 0 && counts.parsed_with_syntax_errors === undefined
+            ? "complete"
+            : parsed === 0
+              ? "none"
+              : "partial",
+        counts,
+      },
       retention: {
         status: retentionStopped === undefined ? "complete" : "partial",
         counts: { matches: found.length },
@@ -284,7 +293,11 @@ function toMatch(
   let text = lineBytes.toString("utf8").replace(/\n$/, "");
   if (text.endsWith("\r")) text = text.slice(0, -1);
   const endColumn = endLine === line ? range.end.column : text.length;
-  const symbol = enclosingSymbol(symbols, line, endLine);
+  // The node's own columns: a line can hold several symbols (ast-grep's unit on both sides).
+  const symbol = enclosingSymbol(symbols, line, endLine, {
+    start: range.start.column,
+    end: range.end.column,
+  });
   return {
     column: range.start.column,
     match: {

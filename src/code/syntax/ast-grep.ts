@@ -228,7 +228,14 @@ export function treeFacts(napi: Napi, root: SgRoot, language: AstGrepLanguage): 
       outer = parent;
     }
     const range = outer.range();
-    found.push({ name, kind: rule.label, startLine: range.start.line + 1, endLine: range.end.line + 1 });
+    found.push({
+      name,
+      kind: rule.label,
+      startLine: range.start.line + 1,
+      endLine: range.end.line + 1,
+      startColumn: range.start.column,
+      endColumn: range.end.column,
+    });
   }
   const symbols = qualify(
     found.map((s) => ({

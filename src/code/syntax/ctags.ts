@@ -79,7 +79,7 @@ export async function ctagsSymbols(
   absolutePath: string,
   signal?: AbortSignal,
 ): Promise<CtagsOutcome> {
-  const tags: Omit<SymbolRange, "qualifiedName">[] = [];
+  const tags: Parameters<typeof qualify>[0][number][] = [];
   let tagsSeen = 0;
   const outcome = await withPrivateTmp((env) =>
     runOwnedProcess(
@@ -108,6 +108,7 @@ export async function ctagsSymbols(
             end?: number;
             kind?: string;
             language?: string;
+            scope?: string;
           };
           try {
             tag = JSON.parse(line.toString("utf8"));
@@ -130,6 +131,7 @@ export async function ctagsSymbols(
             startLine: tag.line,
             endLine: tag.end,
             hasSyntaxError: false,
+            ...(typeof tag.scope === "string" ? { scope: tag.scope } : {}),
           });
         };
         for await (const chunk of stdout) splitter.push(chunk as Buffer, onLine);

@@ -257,6 +257,12 @@ describe("anyOf", () => {
     const cursor = first.data.cursor as string;
     assert.equal(await errorCode(service.run({ cursor }, ctx("someone-else"))), "cursor_not_found");
     assert.equal(await errorCode(service.run({ cursor, mode: "summary" }, ctx())), "cursor_wrong_kind");
+    // Its items are inspected by path and line, and the refusal says so.
+    for (const input of [{ inspect: 1 }, { impact: true, inspect: 1 }]) {
+      const error = await service.run({ cursor, ...input }, ctx()).catch((e: unknown) => e);
+      assert.equal((error as { code?: string }).code, "cursor_wrong_kind");
+      assert.match((error as Error).message, /inspect an item by its path and line/);
+    }
     assert.equal(
       await errorCode(service.run({ cursor, anyOf: ["z", "w"] }, ctx())),
       "cursor_option_conflict",

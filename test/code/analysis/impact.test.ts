@@ -194,6 +194,64 @@ describe("impact", () => {
     await service.close();
   });
 
+  it("refuses a line that holds several symbols side by side, and takes each by name", async () => {
+    const root = await repo({
+      "src/one.ts":
+        "export function alpha() { return 1 } export function beta() { return 2 }\nexport function gamma() {\n  return 3;\n} export function delta() { return 4 }\n",
+    });
+    const service = makeService(root);
+    const error = await service
+      .run({ impact: true, path: "src/one.ts", line: 1 }, ctx())
+      .catch((e: unknown) => e);
+    assert.equal((error as { code?: string }).code, "invalid_arguments");
+    assert.match(
+      (error as Error).message,
+      /line 1 of src\/one\.ts holds 2 symbols side by side \(alpha \(function\); beta \(function\)\)/,
+    );
+    const beta = await service.run({ impact: true, path: "src/one.ts", symbol: "beta" }, ctx());
+    assert.match(beta.text, /impact of function beta \(src\/one\.ts:1-1\)/);
+    // A line holding one symbol's end and another whole names the smaller one.
+    const delta = await service.run({ impact: true, path: "src/one.ts", line: 4 }, ctx());
+    assert.match(delta.text, /impact of function delta \(src\/one\.ts:4-4\)/);
+    // A match tells them apart by its column.
+    const found = await service.run({ structure: "return $A", path: "src/one.ts", limit: 1 }, ctx());
+    for (const [inspect, name] of [
+      [1, "alpha"],
+      [2, "beta"],
+    ] as const) {
+      const byMatch = await service.run(
+        { impact: true, cursor: found.data.cursor as string, inspect },
+        ctx(),
+      );
+      assert.match(byMatch.text, new RegExp(`impact of function ${name} \\(src/one\\.ts:1-1\\)`));
+    }
+    await service.close();
+  });
+
+  it("takes $ as part of a name in scripts: el inside $el or $$el is another name", async () => {
+    const root = await repo({
+      "a.ts":
+        'export function el() { return 1; }\nexport function $el() { return 2; }\nconst $$el = 3;\nel(); $el(); $$el;\nconst s = "el";\n',
+      "notes.md": "Call el, or $el in a shell.\n",
+    });
+    const service = makeService(root);
+    const at = (result: CodeSearchResponse) =>
+      (result.data.items ?? []).map((i) => `${i.path}:${i.line}:${i.startColumn} ${i.role}`);
+    const el = await service.run({ impact: true, path: "a.ts", symbol: "el" }, ctx());
+    // Elsewhere than a script, ripgrep's word boundary stands.
+    assert.deepEqual(at(el), [
+      "a.ts:1:17 declaration",
+      "a.ts:4:1 call",
+      "a.ts:5:12 string",
+      "notes.md:1:6 unclassified",
+      "notes.md:1:14 unclassified",
+    ]);
+    assert.equal(el.data.totalOccurrences, 5);
+    const dollar = await service.run({ impact: true, path: "a.ts", symbol: "$el" }, ctx());
+    assert.deepEqual(at(dollar), ["a.ts:2:17 declaration", "a.ts:4:7 call", "notes.md:1:13 unclassified"]);
+    await service.close();
+  });
+
   it("never searches an anonymous or default-export placeholder as a name", async () => {
     const root = await repo({
       "src/anon.ts": "export default function () {\n  return 1;\n}\nexport default class {}\n",

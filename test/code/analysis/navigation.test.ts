@@ -47,7 +47,7 @@ describe("navigation", () => {
       'imports src/lib/strings.ts ("#lib/strings" on line 1, package-local)',
       'imports src/helper.ts ("./helper.js" on line 2, relative)',
       'imports src/types.ts ("./types" on line 5, relative)',
-      'unresolved src/parse.ts ("react": a dependency or built-in, outside the tree)',
+      'unresolved src/parse.ts ("react": a package name not followed (a dependency, a built-in, or an alias such as tsconfig paths))',
       'unresolved src/parse.ts ("node:fs": not a package name)',
       "imported-by src/again.js (imports it)",
       "imported-by src/lazy.ts (imports it)",
@@ -106,6 +106,34 @@ describe("navigation", () => {
     await service.close();
   });
 
+  it("says an importer may be missed where a candidate has syntax errors", async () => {
+    const service = makeService(
+      await tree({
+        "a/y.ts": "export const y = 1;\n",
+        "a/ok.ts": 'import { y } from "./y";\n',
+        // An import the parser cannot recover, and one it can beside an error elsewhere.
+        "a/broken.ts": 'import { y from "./y";\ny();\n',
+        "a/other.ts": 'import { y } from "./y";\nconst x = {;\n',
+      }),
+    );
+    for (const navigate of ["imports", "tests"] as const) {
+      const result = await service.run({ navigate, path: "a/y.ts" }, ctx());
+      assert.equal(result.data.status, "partial", navigate);
+      assert.equal(
+        result.data.coverage?.importers?.detail,
+        "1 candidate file(s) with syntax errors, where an import of it may be missed",
+        navigate,
+      );
+    }
+    const result = await service.run({ navigate: "imports", path: "a/y.ts" }, ctx());
+    assert.deepEqual(listed(result), [
+      "imported-by a/ok.ts (imports it)",
+      "imported-by a/other.ts (imports it)",
+    ]);
+    assert.match(result.text, /PARTIAL importers/);
+    await service.close();
+  });
+
   it("stops parsing importers at the parse budget's bytes, says so, and still parses the first", async () => {
     // Importers of 3/8 of the byte budget each: the third would pass it; a small one after fits.
     const filler = `// ${"x".repeat(76)}\n`.repeat(Math.ceil((PARSE_BYTES_MAX * 3) / 8 / 80));
@@ -136,6 +164,13 @@ describe("navigation", () => {
     assert.equal((error as { code?: string }).code, "invalid_arguments");
     const tests = await service.run({ navigate: "tests", path: "pkg/util.py" }, ctx());
     assert.deepEqual(listed(tests), ["test pkg/test_util.py (named after it (util))"]);
+    // The text says how they were found: by name alone, not by import.
+    assert.equal(tests.data.coverage?.importers?.status, "not-evaluated");
+    assert.match(
+      tests.text,
+      /Test files are candidates by name only \(imports are read from JavaScript and TypeScript only/,
+    );
+    assert.doesNotMatch(tests.text, /by name and by import/);
     await service.close();
   });
 });

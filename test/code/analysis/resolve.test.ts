@@ -105,7 +105,15 @@ describe("static import resolution", () => {
     assert.equal(file("@me/app"), "src/index.ts (package-local)");
     assert.equal(file("@me/app/feature"), "src/feature.ts (package-local)");
     assert.equal(file("lib"), "packages/lib/main.ts (package-local)");
-    assert.equal(file("left-pad"), "unresolved: a dependency or built-in, outside the tree");
+    assert.equal(
+      file("left-pad"),
+      "unresolved: a package name not followed (a dependency, a built-in, or an alias such as tsconfig paths)",
+    );
+    // Installed inside the tree, or a tsconfig alias: not followed, and not said to be outside.
+    assert.equal(
+      file("@/util/strings"),
+      "unresolved: a package name not followed (a dependency, a built-in, or an alias such as tsconfig paths)",
+    );
     assert.equal(file("node:fs"), "unresolved: not a package name");
     assert.equal(file("#nope"), "unresolved: not in the package's imports");
   });
@@ -170,7 +178,10 @@ describe("static import resolution", () => {
     const exited = new Promise((done) => writer.once("exit", done));
     try {
       const r = resolveSpecifier("me", join(root, "src/feature.ts"), root);
-      assert.deepEqual(r, { kind: "unresolved", why: "a dependency or built-in, outside the tree" });
+      assert.deepEqual(r, {
+        kind: "unresolved",
+        why: "a package name not followed (a dependency, a built-in, or an alias such as tsconfig paths)",
+      });
     } finally {
       writer.kill("SIGKILL");
       await exited;

@@ -38,6 +38,9 @@ const lines = (result: CodeSearchResponse) =>
 
 const SUBMODULE_CHANGED = "a submodule, its recorded commit changed: the files inside it are not compared";
 
+const SUBMODULE_CHECKED_OUT =
+  "a submodule checked out here: edits inside it are not looked for, so its files are not compared";
+
 /** Commits `files` inside the checked-out submodule at `path`; returns the new commit. */
 async function commitIn(root: string, path: string, files: Record<string, string>): Promise<string> {
   await commit(join(root, path), files);
@@ -466,6 +469,75 @@ describe("changes", () => {
     await s.close();
   });
 
+  it("names a checked-out submodule as not covered: edits inside it are not looked for", async () => {
+    const inner = await repo({ "in.ts": "needle inside\n" });
+    const root = await repo({ "a.ts": "start\n", "src/b.ts": "start\n" });
+    git(root, "-c", "protocol.file.allow=always", "submodule", "add", "-q", inner, "lib/sub");
+    git(root, "commit", "-q", "-m", "submodule");
+    // An edit not committed inside the submodule, and one in the superproject.
+    await write(root, { "lib/sub/in.ts": "needle inside\nneedle edited\n", "a.ts": "start\nneedle a\n" });
+    const s = service(root);
+    const notCovered = [{ path: "lib/sub", reason: SUBMODULE_CHECKED_OUT }];
+    for (const side of ["new", "old"] as const) {
+      const result = await s.run({ pattern: "needle", changes: "worktree", changeSide: side }, ctx());
+      assert.equal(result.data.status, "partial", side);
+      assert.deepEqual(result.data.changes?.notCovered, notCovered, side);
+      // Not known to have changed: not counted as a changed file.
+      assert.equal(result.data.changes?.filesChanged, 1, side);
+    }
+    const result = await s.run({ pattern: "needle", changes: "worktree", mode: "matches" }, ctx());
+    assert.deepEqual(lines(result), ["a.ts:2:needle a"]);
+    assert.match(result.text, /PARTIAL: not covered: lib\/sub \(a submodule checked out here/);
+    // A scope without the submodule, and sides that record only its commit, are complete.
+    const elsewhere = await s.run(
+      { pattern: "needle", changes: "worktree", path: "src", scope: "strict" },
+      ctx(),
+    );
+    assert.equal(elsewhere.data.status, "complete");
+    assert.deepEqual(elsewhere.data.changes?.notCovered, []);
+    git(root, "add", "a.ts");
+    for (const changes of ["staged", "HEAD~1..HEAD"]) {
+      const other = await s.run({ pattern: "needle", changes }, ctx());
+      assert.equal(other.data.status, "complete", changes);
+      assert.deepEqual(other.data.changes?.notCovered, [], changes);
+      assert.equal(other.data.changes?.filesChanged, 1, changes);
+      if (changes === "staged") git(root, "commit", "-q", "-m", "a");
+    }
+    // Moved on as well as edited: named once, with the reason that says more.
+    await commitIn(root, "lib/sub", { "in.ts": "needle inside\nneedle committed\n" });
+    const moved = await s.run({ pattern: "needle", changes: "worktree" }, ctx());
+    assert.deepEqual(moved.data.changes?.notCovered, [{ path: "lib/sub", reason: SUBMODULE_CHANGED }]);
+    await s.close();
+    // A clone that never initialized the submodule has nothing checked out there.
+    const clone = await tree({});
+    git(clone, "clone", "-q", root, "c");
+    await write(join(clone, "c"), { "a.ts": "needle clone\n" });
+    const fresh = service(join(clone, "c"));
+    const cloned = await fresh.run({ pattern: "needle", changes: "worktree" }, ctx());
+    assert.equal(cloned.data.status, "complete");
+    assert.deepEqual(cloned.data.changes?.notCovered, []);
+    await fresh.close();
+  });
+
+  it("asks Git about submodules only when the working tree has a .gitmodules", async () => {
+    const root = await repo({ "a.ts": "start\n" });
+    const spawned: number[] = [];
+    const s = service(root, { onProcessSpawn: (pid) => spawned.push(pid) });
+    const count = async (text: string) => {
+      await write(root, { "a.ts": `start\n${text}\n` });
+      spawned.length = 0;
+      const result = await s.run({ pattern: "needle", changes: "worktree" }, ctx());
+      assert.equal(result.data.status, "complete", text);
+      return spawned.length;
+    };
+    await count("needle warm");
+    const without = await count("needle one");
+    await commit(root, { ".gitmodules": "" });
+    const withFile = await count("needle two");
+    assert.equal(withFile, without + 1);
+    await s.close();
+  });
+
   it("names an untracked directory holding its own repository as not covered", async () => {
     const root = await repo({ "a.ts": "start\n" });
     await write(root, { "b.ts": "needle b\n", "nested/n.ts": "needle nested\n" });
@@ -573,6 +645,31 @@ describe("changes", () => {
       [],
       "close removes every tree",
     );
+  });
+
+  it("refuses to inspect a match read from Git objects, saying a new search would not help", async () => {
+    const root = await repo({
+      "a.ts": 'function one() {\n  return "needle old";\n}\nconst x = "needle two";\n',
+    });
+    await write(root, {
+      "a.ts": '// header\nfunction two() {\n  return "needle new";\n}\nconst y = "needle 2";\n',
+    });
+    const s = service(root);
+    const old = await s.run({ pattern: "needle", changes: "worktree", changeSide: "old", limit: 1 }, ctx());
+    const cursor = old.data.cursor as string;
+    for (const input of [{ inspect: 1 }, { impact: true, inspect: 1 }]) {
+      const error = await s.run({ cursor, ...input }, ctx()).catch((e: unknown) => e);
+      assert.equal((error as { code?: string }).code, "invalid_arguments", JSON.stringify(input));
+      assert.match(
+        (error as Error).message,
+        /match \[1\] a\.ts:2 was found in content read from Git objects \(the old side of working tree vs HEAD \([0-9a-f]{12}\)\), not in the working tree/,
+      );
+    }
+    // The new side is the working tree's, verified: inspected as any match.
+    const current = await s.run({ pattern: "needle", changes: "worktree", limit: 1 }, ctx());
+    const shown = await s.run({ cursor: current.data.cursor as string, inspect: 1 }, ctx());
+    assert.equal(shown.data.inspections?.[0]?.symbol?.qualifiedName, "two");
+    await s.close();
   });
 
   it("pages a change-scoped result through its cursor like any search", async () => {

@@ -41,6 +41,34 @@ function shownLines(text: string): number[] {
 }
 
 describe("inspection", () => {
+  it("names a symbol that shares a line with another by its own name", async () => {
+    const root = await makeTree({
+      "src/one.ts":
+        "export function alpha() { return 1 } export function beta() { return 2 }\nexport function gamma() {\n  return 3;\n} export function delta() { return 4 }\n",
+    });
+    const service = makeService(root);
+    try {
+      const named = async (input: { symbol: string } | { line: number }) =>
+        (await service.run({ path: "src/one.ts", ...input }, ctx())).data.inspections?.[0]?.symbol
+          ?.qualifiedName;
+      assert.equal(await named({ symbol: "beta" }), "beta");
+      assert.equal(await named({ symbol: "delta" }), "delta");
+      assert.equal(await named({ line: 4 }), "delta");
+      // A structure match's node: the symbol holding it, not the other one on its line.
+      const found = await service.run({ structure: "return $A", path: "src/one.ts", limit: 1 }, ctx());
+      const cursor = found.data.cursor as string;
+      const ofMatch = async (inspect: number) =>
+        (await service.run({ cursor, inspect }, ctx())).data.inspections?.[0]?.symbol?.qualifiedName;
+      assert.deepEqual([await ofMatch(1), await ofMatch(2), await ofMatch(4)], ["alpha", "beta", "delta"]);
+      assert.equal(
+        await errorCode(service.run({ path: "src/one.ts", symbol: "alpha.beta" }, ctx())),
+        "invalid_arguments",
+      );
+    } finally {
+      await service.close();
+    }
+  });
+
   it("shows the whole enclosing symbol of a match, with original line numbers", async () => {
     const root = await makeTree({ "src/shapes.ts": SOURCE });
     const service = makeService(root);

@@ -37,6 +37,57 @@ class Logger {
 `;
 
 describe("structure search", () => {
+  it("is partial when a parsed file has syntax errors, where matches may be missed", async () => {
+    const root = await makeTree({
+      "ok.ts": "function ok() {\n  call(1);\n}\n",
+      "broken.ts": "function broken( {\n  call(2);\n",
+    });
+    const service = makeService(root);
+    try {
+      const answer = await service.run({ structure: "call($X)", mode: "matches" }, ctx());
+      assert.deepEqual(answer.data.coverage?.syntax, {
+        status: "partial",
+        counts: { parsed: 2, parsed_with_syntax_errors: 1 },
+      });
+      assert.equal(answer.data.status, "partial");
+      assert.match(
+        answer.text,
+        /syntax partial: 2 parsed \(1 with syntax errors, where matches may be missed\)/,
+      );
+      // Without the broken file: complete.
+      const clean = await service.run({ structure: "call($X)", path: "ok.ts" }, ctx());
+      assert.equal(clean.data.coverage?.syntax?.status, "complete");
+      assert.equal(clean.data.status, "complete");
+    } finally {
+      await service.close();
+    }
+  });
+
+  it("attributes a match to the symbol it is in when a line holds several", async () => {
+    const root = await makeTree({
+      "src/one.ts":
+        "export function alpha() { return 1 } export function beta() { return 2 }\nexport function gamma() {\n  return 3;\n} export function delta() { return 4 }\n",
+    });
+    const service = makeService(root);
+    try {
+      const answer = await service.run({ structure: "return $A", mode: "matches" }, ctx());
+      assert.deepEqual(
+        (answer.data.matches ?? []).map((m) => [m.line, m.node?.startColumn, m.node?.symbol]),
+        [
+          [1, 27, "alpha"],
+          [1, 63, "beta"],
+          [3, 3, "gamma"],
+          [4, 29, "delta"],
+        ],
+      );
+      // Two matches on line 1: the summary counts matches, not matching lines.
+      const summary = await service.run({ structure: "return $A", mode: "summary" }, ctx());
+      assert.match(summary.text, /Files 1-1 of 1, ranked by matches:\n {2}4 {2}src\/one\.ts\n/);
+    } finally {
+      await service.close();
+    }
+  });
+
   it("finds nodes by pattern, with the node's range and the enclosing symbol", async () => {
     const root = await makeTree({
       "src/app.ts": APP,
@@ -274,6 +325,29 @@ describe("structure search", () => {
         );
         assert.equal(failure?.code, "invalid_arguments", JSON.stringify(structure));
         assert.match(failure?.message ?? "", /structure: ast-grep cannot use this pattern/);
+      }
+    } finally {
+      await service.close();
+    }
+  });
+
+  it("refuses what it would otherwise drop: anyOf and a change scope", async () => {
+    const root = await makeTree({ "src/app.ts": APP });
+    const service = makeService(root);
+    try {
+      const cases: [Record<string, unknown>, string][] = [
+        [{ anyOf: ["a", "b"] }, "anyOf"],
+        [{ changes: "worktree" }, "changes"],
+        [{ changeSide: "old" }, "changeSide"],
+        [{ changeScope: "files" }, "changeScope"],
+      ];
+      for (const [input, field] of cases) {
+        const failure = await service.run({ structure: "console.log($A)", ...input }, ctx()).then(
+          () => undefined,
+          (error: unknown) => error as { code?: string; message?: string },
+        );
+        assert.equal(failure?.code, "invalid_arguments", field);
+        assert.match(failure?.message ?? "", new RegExp(`^Invalid arguments: ${field}: `), field);
       }
     } finally {
       await service.close();

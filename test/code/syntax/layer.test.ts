@@ -9,7 +9,7 @@ import { after, describe, it } from "node:test";
 import { readSourceDocument, type SourceDocument } from "../../../src/code/source/document.js";
 import { estimatedBytes, SyntaxCache } from "../../../src/code/syntax/cache.js";
 import { SyntaxLayer } from "../../../src/code/syntax/layer.js";
-import { enclosingSymbol, pickSymbol, symbolsNamed } from "../../../src/code/syntax/symbols.js";
+import { enclosingSymbol, pickSymbol, qualify, symbolsNamed } from "../../../src/code/syntax/symbols.js";
 import { SYNTAX_CACHE_MAX_BYTES } from "../../../src/core/limits.js";
 import { treesRemovedAfter } from "../helpers.js";
 
@@ -108,6 +108,38 @@ describe("syntax layer", () => {
     assert.deepEqual(
       outcome.symbols.map((s) => `${s.qualifiedName}:${s.startLine}-${s.endLine}`),
       ["Foo:1-5", "Foo.bar:2-4"],
+    );
+  });
+
+  it("tells siblings on one line from a parent and its member, by columns or by ctags' scope", async () => {
+    const root = await makeTree({
+      "x.c": "int a(void) { return 1; } int b(void) { return 2; }\n",
+      "x.ts": "function a() {} function b() {}\nclass C { m() {} }\n",
+    });
+    const layer = new SyntaxLayer({ env });
+    for (const [name, provider, expected] of [
+      ["x.c", "ctags", ["a", "b"]],
+      ["x.ts", "ast-grep", ["a", "b", "C", "C.m"]],
+    ] as const) {
+      const outcome = await layer.symbols(await doc(root, name));
+      assert.equal(outcome.status, "ok", name);
+      if (outcome.status !== "ok") continue;
+      assert.equal(outcome.provider, provider, name);
+      assert.deepEqual(
+        outcome.symbols.map((s) => s.qualifiedName),
+        expected,
+        name,
+      );
+    }
+    // Lines alone: only a stated scope nests (ctags gives one for a member on its class's line).
+    const line = { kind: "function", startLine: 1, endLine: 1, hasSyntaxError: false };
+    assert.deepEqual(
+      qualify([
+        { ...line, name: "A", kind: "class" },
+        { ...line, name: "m", scope: "N::A" },
+        { ...line, name: "f" },
+      ]).map((s) => s.qualifiedName),
+      ["A", "A.m", "f"],
     );
   });
 
