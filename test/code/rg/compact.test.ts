@@ -9,7 +9,7 @@ import { allMatches, isMatchTable } from "../../../src/code/rg/match-table.js";
 import { buildSnapshot } from "../../../src/code/snapshots/build.js";
 import { makeTree, RG } from "../helpers.js";
 import { query, target } from "../snapshots/store.contract.js";
-import { rgOutput } from "./rg-events.js";
+import { eventBytes, rgOutput } from "./rg-events.js";
 
 /** ripgrep's own output, indexed as a search does, fed in `chunk`-byte reads. */
 function indexed(output: Buffer, chunk = 1 << 16): SearchRun {
@@ -89,9 +89,7 @@ describe("compact match records", () => {
     const table = buildSnapshot(query, target, target, false, { run, trusted: {} }, false).matches;
     assert.equal(table.kind, "compact");
     if (table.kind !== "compact") return;
-    let events = 0;
-    for (let i = 0; i < run.table.length; i++)
-      events += (run.table.ends[i] as number) - (run.table.starts[i] as number);
+    const events = eventBytes(run);
     assert.ok(table.bytes.length * 2 < events, `${table.bytes.length} of ${events} bytes`);
     assert.ok(run.table.chunks.every((chunk) => chunk.buffer !== table.bytes.buffer));
   });

@@ -4,7 +4,7 @@ import type { ParsedMatch } from "../../../src/code/rg/events.js";
 import { allMatches } from "../../../src/code/rg/match-table.js";
 import { buildSnapshot } from "../../../src/code/snapshots/build.js";
 import type { SnapshotData } from "../../../src/code/snapshots/store.js";
-import { indexRun } from "../rg/rg-events.js";
+import { eventBytes, indexRun } from "../rg/rg-events.js";
 import { query, target } from "./store.contract.js";
 
 function match(path: string, line: number, occurrences = 1): ParsedMatch {
@@ -55,9 +55,7 @@ describe("snapshot building", () => {
     if (table.kind !== "compact") return;
     // ripgrep's output also holds begin, end and summary events: none of them is kept, nor the
     // paths and key names each match event repeats.
-    let events = 0;
-    for (let i = 0; i < run.table.length; i++)
-      events += (run.table.ends[i] as number) - (run.table.starts[i] as number);
+    const events = eventBytes(run);
     assert.ok(table.bytes.length * 2 < events, `${table.bytes.length} of ${events} bytes`);
     assert.equal(table.offsets[table.length], table.bytes.length);
     assert.deepEqual(table.runPaths, ['{"text":"./a"}', '{"text":"./b"}']);
