@@ -8,10 +8,10 @@
  *   `--max-semi-space-size` only at start, but V8 reads its growth factor whenever the young
  *   generation would grow, so it can be set from here.
  * - V8's old generation may grow by a fifth past what the last full collection kept before the
- *   next one (OLD_GENERATION_GROWING_PERCENT), not by up to four times: read chunks and other buffers outlive the small young
- *   generation, and their memory is C memory that only a full collection frees. Freed late,
- *   it piled up to tens of MB between collections, and glibc keeps its heap at that peak for
- *   good. V8 reads this factor whenever it sets the next limit, so it too can be set from here.
+ *   next one (OLD_GENERATION_GROWING_PERCENT), not by up to four times: read chunks and other
+ *   buffers outlive the small young generation, and their memory is C memory that only a full
+ *   collection frees. Freed late, it piled up between collections, and glibc keeps its heap at
+ *   that peak for good. V8 reads this factor whenever it sets the next limit, so it too can be set from here.
  * - once no call has run for a while, one full collection: V8 collects when allocation asks it
  *   to, so a server that goes quiet keeps the garbage of its last calls (and the native memory
  *   that garbage holds) until the next one.

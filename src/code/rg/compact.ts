@@ -1,7 +1,7 @@
 /**
  * A kept snapshot's matches in compact records. ripgrep's match event repeats the file's path,
- * the protocol's key names and each submatch's text (a copy of part of the line), about three
- * quarters of its bytes on typical code. A record keeps only what decoding reads: the line
+ * the protocol's key names and each submatch's text (a copy of part of the line): most of its
+ * bytes on code (bench/hardening/RESULTS.md, eighth pass). A record keeps only what decoding reads: the line
  * number, the offset, each submatch's byte range, and the line's value as ripgrep wrote it; the
  * path is kept once per file run. Reading a record rebuilds the event without the submatch
  * texts (which decoding never reads) and decodes it as ripgrep's own, so a page shows the same

@@ -129,7 +129,7 @@ function withoutRaw(match: ParsedMatch): ParsedMatch {
  * matches together and in line order, so ordering the per-file runs is enough (and far cheaper
  * than sorting every match); a stable path order makes indices reproducible. No match is
  * decoded: their events are made compact records (rg/compact.ts), in that order, in one buffer
- * of exactly their size, so a kept snapshot holds a quarter of the bytes and none of ripgrep's
+ * of exactly their size, so a kept snapshot holds a fraction of the bytes and none of ripgrep's
  * read chunks (with the other events in them), which the C allocator would keep scattered
  * through its heap for the snapshot's life. Events the records do not take are copied as they
  * are.

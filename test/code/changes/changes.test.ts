@@ -33,6 +33,18 @@ function service(root: string, extra: Parameters<typeof makeService>[1] = {}) {
  */
 const markerFile = async () => join(await tree({}), "ran");
 
+/**
+ * A program in the repository, as a repository could configure one: it leaves its name and
+ * arguments in a marker file outside the repository and passes its input through, as a filter.
+ */
+async function tracingProgram(root: string): Promise<{ marker: string; evil: string }> {
+  const marker = await markerFile();
+  const evil = join(root, "evil.sh");
+  await writeFile(evil, `#!/bin/sh\necho "$0 $*" >> '${marker}'\ncat\n`);
+  await chmod(evil, 0o755);
+  return { marker, evil };
+}
+
 const lines = (result: CodeSearchResponse) =>
   (result.data.matches ?? []).map((m) => `${m.path}:${m.line}:${m.text}`);
 
@@ -175,10 +187,7 @@ describe("changes", () => {
 
   it("runs no hook, filter, fsmonitor, external diff or textconv a repository configures, and writes no index", async () => {
     const root = await repo({ "a.txt": "needle\n", "b.txt": "needle\n" });
-    const marker = await markerFile();
-    const evil = join(root, "evil.sh");
-    await writeFile(evil, `#!/bin/sh\necho "$0 $*" >> '${marker}'\ncat\n`);
-    await chmod(evil, 0o755);
+    const { marker, evil } = await tracingProgram(root);
     await mkdir(join(root, ".git/hooks"), { recursive: true });
     for (const hook of [
       "post-index-change",
@@ -236,10 +245,7 @@ describe("changes", () => {
 
   it("runs no filter driver whose name Git's -c cannot switch off (a name with '=')", async () => {
     const root = await repo({ "a.txt": "needle\n" });
-    const marker = await markerFile();
-    const evil = join(root, "evil.sh");
-    await writeFile(evil, `#!/bin/sh\necho "$0" >> '${marker}'\ncat\n`);
-    await chmod(evil, 0o755);
+    const { marker, evil } = await tracingProgram(root);
     // `-c filter.x=y.clean=` is read as the key `filter.x`: the driver would stay configured.
     git(root, "config", "filter.x=y.clean", evil);
     git(root, "config", "filter.x=y.required", "true");
@@ -351,10 +357,7 @@ describe("changes", () => {
 
   it("runs no filter driver with an empty name", async () => {
     const root = await repo({ "a.txt": "needle\n" });
-    const marker = await markerFile();
-    const evil = join(root, "evil.sh");
-    await writeFile(evil, `#!/bin/sh\necho "$0" >> '${marker}'\ncat\n`);
-    await chmod(evil, 0o755);
+    const { marker, evil } = await tracingProgram(root);
     // `[filter ""]`, named by `filter=` with nothing after it.
     git(root, "config", "filter..clean", evil);
     git(root, "config", "filter..required", "true");
