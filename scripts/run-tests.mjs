@@ -30,9 +30,20 @@ const concurrency = process.env.EVIDENT_TEST_CONCURRENCY ?? "4";
 // naming nothing; with a timeout it fails under its own name. Far above any test's
 // duration on a loaded machine, so it is a guard, not a measurement.
 const timeout = process.env.EVIDENT_TEST_TIMEOUT_MS ?? "300000";
+// Node's own report, then the counts and the skipped tests' reasons (scripts/test-reporter.mjs).
+const reporter = new URL("./test-reporter.mjs", import.meta.url).href;
 const result = spawnSync(
   process.execPath,
-  ["--import", "tsx", "--test", `--test-concurrency=${concurrency}`, `--test-timeout=${timeout}`, ...files],
+  [
+    "--import",
+    "tsx",
+    "--test",
+    `--test-concurrency=${concurrency}`,
+    `--test-timeout=${timeout}`,
+    `--test-reporter=${reporter}`,
+    "--test-reporter-destination=stdout",
+    ...files,
+  ],
   { stdio: "inherit" },
 );
 process.exit(result.status ?? 1);
