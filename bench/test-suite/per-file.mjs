@@ -45,7 +45,17 @@ function runOne(file) {
     const started = process.hrtime.bigint();
     const child = spawn(
       "/bin/sh",
-      ["-c", SCRIPT, process.execPath, "--import", "tsx", "--test", `--test-timeout=${timeout}`, "--test-reporter=tap", file],
+      [
+        "-c",
+        SCRIPT,
+        process.execPath,
+        "--import",
+        "tsx",
+        "--test",
+        `--test-timeout=${timeout}`,
+        "--test-reporter=tap",
+        file,
+      ],
       { stdio: ["ignore", "pipe", "pipe"] },
     );
     let tap = "";
@@ -96,4 +106,6 @@ for (const row of results) {
     `${seconds(row.ms)} ${seconds(row.cpuMs)} cpu  ${row.file}  pass ${row.pass} fail ${row.fail} skipped ${row.skipped}`,
   );
 }
-console.log(`wall ${seconds(wallMs)}, cpu ${seconds(cpuMs)}, ${results.length} files, ${concurrency} at once`);
+console.log(
+  `wall ${seconds(wallMs)}, cpu ${seconds(cpuMs)}, ${results.length} files, ${concurrency} at once`,
+);
