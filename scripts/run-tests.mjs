@@ -3,8 +3,9 @@
 // Node 20's runner does not expand globs, so the files are listed here.
 // Usage: node scripts/run-tests.mjs [dir-or-file ...]   (default: test/)
 import { spawnSync } from "node:child_process";
-import { readdirSync, statSync } from "node:fs";
-import { join } from "node:path";
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
 
 function collect(path, out) {
   const stat = statSync(path);
@@ -19,12 +20,52 @@ function collect(path, out) {
   return out;
 }
 
+/**
+ * Node starts the files in the order given, so the longest start first: one started last would
+ * run on alone after the others end. The order comes from a recorded run's wall times per file
+ * (refresh with `EVIDENT_TEST_DURATIONS=bench/test-suite/durations.json npm test`); a file the
+ * record does not know yet goes first, since it may be long.
+ */
+function longestFirst(paths) {
+  let known = new Map();
+  try {
+    const rows = JSON.parse(
+      readFileSync(new URL("../bench/test-suite/durations.json", import.meta.url), "utf8"),
+    );
+    known = new Map(rows.map((row) => [row.file, row.ms]));
+  } catch {
+    // no record: the files' own order
+  }
+  const weight = (path) => known.get(relative(process.cwd(), path)) ?? Number.POSITIVE_INFINITY;
+  return paths
+    .map((path, index) => ({ path, index, ms: weight(path) }))
+    .sort((a, b) => b.ms - a.ms || a.index - b.index)
+    .map((entry) => entry.path);
+}
+
 const roots = process.argv.slice(2);
-const files = (roots.length > 0 ? roots : ["test"]).flatMap((root) => collect(root, []));
+const files = longestFirst((roots.length > 0 ? roots : ["test"]).flatMap((root) => collect(root, [])));
 if (files.length === 0) {
   console.error("no test files found");
   process.exit(1);
 }
+// The fixtures tests start as processes of their own (a CLI with test tools, an upstream MCP
+// server) run compiled from build/ (test/fixtures/spawned.ts): started through tsx, each start
+// costs about three times the CPU, and some tests start dozens.
+const built = spawnSync(
+  process.execPath,
+  [
+    fileURLToPath(new URL("../node_modules/typescript/bin/tsc", import.meta.url)),
+    "-p",
+    "tsconfig.test-fixtures.json",
+  ],
+  { cwd: fileURLToPath(new URL("..", import.meta.url)), stdio: "inherit" },
+);
+if (built.status !== 0) {
+  console.error("building the spawned test fixtures (tsconfig.test-fixtures.json) failed");
+  process.exit(1);
+}
+
 const concurrency = process.env.EVIDENT_TEST_CONCURRENCY ?? "4";
 // A test that waits for an event that never comes would otherwise hang CI until it is killed,
 // naming nothing; with a timeout it fails under its own name. Far above any test's
