@@ -64,6 +64,8 @@ export interface ChangeScopeDeps {
   readonly retention?: RetentionBounds | undefined;
   readonly onSpawn?: ((pid: number) => void) | undefined;
   readonly slots?: Slots | undefined;
+  /** Files a comparison covers at most (tests make it small); CHANGES_MAX_FILES by default. */
+  readonly maxFiles?: number | undefined;
 }
 
 /** Matching lines of a change scope's content, in path order, paths as an ordinary search prints them. */
@@ -127,6 +129,7 @@ export async function openChangeScope(
   signal: AbortSignal,
 ): Promise<ChangeScope> {
   const { git } = deps;
+  const maxFiles = deps.maxFiles ?? CHANGES_MAX_FILES;
   const dir = target.isDirectory ? target.canonical : dirname(target.canonical);
   const revisions = spec.compare === "commits" ? [spec.base ?? "", spec.target ?? "HEAD"] : ["HEAD"];
   const { repository, commits } = await openRepository(
@@ -197,7 +200,7 @@ export async function openChangeScope(
         continue;
       }
     }
-    if (wanted.length >= CHANGES_MAX_FILES) {
+    if (wanted.length >= maxFiles) {
       beyond.push(key);
       continue;
     }
@@ -250,7 +253,7 @@ export async function openChangeScope(
     // Named once, with how many more: a listing of thousands would crowd out everything else.
     notCovered.push({
       path: beyond[0] as string,
-      reason: `beyond the ${CHANGES_MAX_FILES} files a comparison covers, with ${beyond.length - 1} more after it`,
+      reason: `beyond the ${maxFiles} files a comparison covers, with ${beyond.length - 1} more after it`,
       files: beyond.length,
     });
   }
