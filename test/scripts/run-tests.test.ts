@@ -76,6 +76,7 @@ describe("npm test and optional tools", () => {
           'describe("needs Redis", { skip: missing("redis-server") }, () => { it("uses it", () => { throw new Error("ran"); }); });',
           'it("needs tmux", { skip: missing("tmux") }, () => {});',
           'it("needs two", { skip: missing("nginx", "tmux") }, () => { throw new Error("ran"); });',
+          'it("needs two missing", { skip: missing("redis-server", "nginx") }, () => { throw new Error("ran"); });',
           'it("needs ctags", { skip: missing("ctags") }, () => { throw new Error("ran"); });',
           'it("needs bun", { skip: missing("bun") }, () => { throw new Error("ran"); });',
         ].join("\n"),
@@ -84,13 +85,14 @@ describe("npm test and optional tools", () => {
       { tmux: "exit 0", ctags: "echo 'Exuberant Ctags 5.9'; exit 1", bun: "echo 1.2.9" },
     );
     assert.equal(result.code, 0, result.stdout);
-    assert.equal(result.lines.at(-2), "tests: 2 passed, 0 failed, 4 skipped");
+    assert.equal(result.lines.at(-2), "tests: 2 passed, 0 failed, 5 skipped");
     const last = result.lines.at(-1) ?? "";
     assert.match(last, /^skipped: /);
     for (const reason of [
       "1 × redis-server not on PATH (Debian: apt install redis-server)",
-      // A test that needs two tools names the one missing.
+      // A test that needs two tools names the one missing, or both.
       "1 × nginx not on PATH (Debian: apt install nginx);",
+      "1 × redis-server not on PATH (Debian: apt install redis-server) and nginx not on PATH (Debian: apt install nginx);",
       "ctags is not Universal Ctags with JSON output (Debian: apt install universal-ctags)",
       "bun is Bun 1.2.9, older than 1.4 (npm install -g bun@^1.4)",
     ]) {
