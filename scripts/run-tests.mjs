@@ -3,8 +3,8 @@
 // Node 20's runner does not expand globs, so the files are listed here.
 // Usage: node scripts/run-tests.mjs [dir-or-file ...]   (default: test/)
 import { spawnSync } from "node:child_process";
-import { readdirSync, readFileSync, statSync } from "node:fs";
-import { join, relative } from "node:path";
+import { readdirSync, statSync } from "node:fs";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 function collect(path, out) {
@@ -20,31 +20,8 @@ function collect(path, out) {
   return out;
 }
 
-/**
- * Node starts the files in the order given, so the longest start first: one started last would
- * run on alone after the others end. The order comes from a recorded run's wall times per file
- * (refresh with `EVIDENT_TEST_DURATIONS=bench/test-suite/durations.json npm test`); a file the
- * record does not know yet goes first, since it may be long.
- */
-function longestFirst(paths) {
-  let known = new Map();
-  try {
-    const rows = JSON.parse(
-      readFileSync(new URL("../bench/test-suite/durations.json", import.meta.url), "utf8"),
-    );
-    known = new Map(rows.map((row) => [row.file, row.ms]));
-  } catch {
-    // no record: the files' own order
-  }
-  const weight = (path) => known.get(relative(process.cwd(), path)) ?? Number.POSITIVE_INFINITY;
-  return paths
-    .map((path, index) => ({ path, index, ms: weight(path) }))
-    .sort((a, b) => b.ms - a.ms || a.index - b.index)
-    .map((entry) => entry.path);
-}
-
 const roots = process.argv.slice(2);
-const files = longestFirst((roots.length > 0 ? roots : ["test"]).flatMap((root) => collect(root, [])));
+const files = (roots.length > 0 ? roots : ["test"]).flatMap((root) => collect(root, []));
 if (files.length === 0) {
   console.error("no test files found");
   process.exit(1);
