@@ -15,6 +15,7 @@ import { setMaxListeners } from "node:events";
 import { anySignal, cancelledError, throwIfAborted, withDeadline } from "../core/abort.js";
 import { EvidentError } from "../core/errors.js";
 import { DETAIL_PAGE_MAX_BYTES, PAGE_FRAME_RESERVE_CHARS } from "../core/limits.js";
+import { type Phrasing, phrasingFor } from "../core/phrasing.js";
 import { Slots } from "../core/slots.js";
 import { analysisPageFromCursor, firstAnalysisAnswer } from "./analysis/answers.js";
 import { type AnyOfScan, scanAnyOf } from "./analysis/any-of.js";
@@ -120,6 +121,7 @@ export class CodeSearchService {
   readonly #syntax: SyntaxLayer;
   readonly #settings: CodeSearchSettings;
   readonly #slots: Slots;
+  readonly #phrasing: Phrasing;
   /** Aborts every running call when the service closes. */
   readonly #closing = new AbortController();
   readonly #running = new Set<Promise<unknown>>();
@@ -131,6 +133,7 @@ export class CodeSearchService {
     this.#options = options;
     this.#settings = { ...codeSearchSettings(options.env), ...options.settings };
     this.#store = options.store ?? new MemorySnapshotStore();
+    this.#phrasing = options.phrasing ?? phrasingFor("mcp");
     // Every call in flight listens to it; there may be many more than ten.
     setMaxListeners(0, this.#closing.signal);
     this.#slots = options.slots ?? new Slots(this.#settings.maxProcesses);
@@ -148,7 +151,7 @@ export class CodeSearchService {
 
   async run(input: CodeSearchInput, context: CallContext): Promise<CodeSearchResponse> {
     if (this.#closing.signal.aborted) throw new EvidentError("cancelled", "code_search is shutting down.");
-    const request: CodeSearchRequest = normalizeRequest(input);
+    const request: CodeSearchRequest = normalizeRequest(input, this.#phrasing);
     const { deadlineMs } = this.#settings;
     const spent = context.receivedAt === undefined ? 0 : Math.max(0, Date.now() - context.receivedAt);
     // A call whose time went before it got here starts nothing.
@@ -209,6 +212,7 @@ export class CodeSearchService {
             syntax: this.#syntax,
             caller: call.caller,
             signal: call.signal,
+            phrasing: this.#phrasing,
           },
           request,
         );
@@ -245,7 +249,7 @@ export class CodeSearchService {
         );
       case "source-page":
         return continueSource(
-          { store: this.#store, caller: call.caller },
+          { store: this.#store, caller: call.caller, phrasing: this.#phrasing },
           request.sourceCursor,
           request.redact,
         );
@@ -259,8 +263,8 @@ export class CodeSearchService {
     // Decoding first keeps a malformed cursor the first error reported, whatever its kind.
     const state = this.#store.decodeCursor(request.cursor);
     return state.kind === "analysis"
-      ? analysisPageFromCursor(this.#store, request, caller, state)
-      : pageFromCursor(this.#store, this.#options.cwd, request, caller);
+      ? analysisPageFromCursor(this.#store, request, caller, state, this.#phrasing)
+      : pageFromCursor(this.#store, this.#options.cwd, request, caller, this.#phrasing);
   }
 
   async #anyOf(request: AnyOfRequest, context: RunningCall): Promise<CodeSearchResponse> {
@@ -322,7 +326,14 @@ export class CodeSearchService {
       },
       this.#options.analysisBounds ?? DEFAULT_ANALYSIS_BOUNDS,
     );
-    return firstAnalysisAnswer(this.#store, data, context.caller, request.limit, request.redact);
+    return firstAnalysisAnswer(
+      this.#store,
+      data,
+      context.caller,
+      request.limit,
+      request.redact,
+      this.#phrasing,
+    );
   }
 
   /** An analysis draft admitted by the store's policy and answered with its first page. */
@@ -333,7 +344,7 @@ export class CodeSearchService {
     draft: () => Promise<AnalysisDraft>,
   ): Promise<CodeSearchResponse> {
     const data = retain(await draft(), this.#analysisBounds());
-    return firstAnalysisAnswer(this.#store, data, call.caller, limit, redact);
+    return firstAnalysisAnswer(this.#store, data, call.caller, limit, redact, this.#phrasing);
   }
 
   #analysisBounds(): AnalysisBounds {
@@ -382,6 +393,7 @@ export class CodeSearchService {
         retention: this.#options.retention,
         onSpawn: this.#options.onProcessSpawn,
         slots: this.#slots,
+        phrasing: this.#phrasing,
       },
       target,
       spec,
@@ -488,7 +500,7 @@ export class CodeSearchService {
   ): Promise<CodeSearchResponse> {
     const stored = { ...snapshot, reusable: true };
     const id = await this.#store.put(context.caller, stored);
-    return summaryResponse(this.#store, stored, id, 0, redact, budget);
+    return summaryResponse(this.#store, stored, id, 0, redact, budget, this.#phrasing);
   }
 
   async #firstDetails(
@@ -507,10 +519,18 @@ export class CodeSearchService {
       request.redact,
       true,
     );
-    if (page.nextOffset === undefined)
-      return detailsResponse(this.#store, snapshot, undefined, page, 0, sequence, request.redact, budget);
-    const id = await this.#store.put(context.caller, snapshot);
-    return detailsResponse(this.#store, snapshot, id, page, 0, sequence, request.redact, budget);
+    const id = page.nextOffset === undefined ? undefined : await this.#store.put(context.caller, snapshot);
+    return detailsResponse(
+      this.#store,
+      snapshot,
+      id,
+      page,
+      0,
+      sequence,
+      request.redact,
+      budget,
+      this.#phrasing,
+    );
   }
 }
 

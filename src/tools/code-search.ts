@@ -13,6 +13,7 @@ import type { CodeSearchService } from "../code/service.js";
 import { codeSearchSettings } from "../code/settings.js";
 import type { MemorySnapshotStore, SnapshotStore } from "../code/snapshots/store.js";
 import { CODE_SEARCH_ROOTS_KEPT, PROGRESS_AFTER_MS, PROGRESS_INTERVAL_MS } from "../core/limits.js";
+import { phrasingFor } from "../core/phrasing.js";
 import { success } from "../core/result.js";
 import { Slots } from "../core/slots.js";
 import { type ProjectRoot, projectRootLine, rootForCall } from "./project-root.js";
@@ -28,13 +29,18 @@ const DESCRIPTION = `Search the project's files with ripgrep and get bounded, ex
 
 Answers say what is partial, changed, unverified or not parsed; coverage of matches, syntax and retention is told apart. .git internals and credential stores are never searched. Every result starts with the project root it searched.`;
 
-/** The description, naming the root when the surface fixed one. */
+/** The description, naming the root when the surface fixed one (and client roots where they apply). */
 function describe(env: ToolEnvironment): string {
   const root = env.root ?? { path: env.cwd, origin: "host" };
   if ("error" in root) return `${DESCRIPTION}\nProject root: not set (${root.error.message})`;
   const origin =
     root.origin === "host" || root.origin === "working directory" ? "" : ` (from ${root.origin})`;
-  return `${DESCRIPTION}\nProject root: ${root.path}${origin}, unless the client names its roots (MCP roots), whose first one is searched.`;
+  // Only a local MCP client's roots are followed (rootForCall); HTTP ignores a remote one's.
+  const roots =
+    (env.surface ?? "mcp") === "mcp" && env.confined !== true
+      ? ", unless the client names its roots (MCP roots), whose first one is searched"
+      : "";
+  return `${DESCRIPTION}\nProject root: ${root.path}${origin}${roots}.`;
 }
 
 /** The shared snapshot store the environment asks for, or undefined (configuration_error if it is wrong). */
@@ -150,6 +156,7 @@ export function createCodeSearchTool(env: ToolEnvironment) {
         store,
         slots,
         pathRules: { protectedPaths, confined: env.confined === true },
+        phrasing: phrasingFor(env.surface ?? "mcp"),
         // A long-lived surface keeps the next search's ripgrep started; a one-shot run would not use it.
         ...(env.snapshots === "persistent" ? {} : { prestart: {} }),
       });

@@ -12,7 +12,7 @@ import { after, describe, it } from "node:test";
 import { pathToFileURL } from "node:url";
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
-import { resolveServerRoot, rootsFromUris } from "../../src/tools/project-root.js";
+import { resolveProjectRoot, rootsFromUris } from "../../src/tools/project-root.js";
 import { treesRemovedAfter } from "../code/helpers.js";
 
 const CLI = resolve(import.meta.dirname, "../../dist/adapters/cli/main.js");
@@ -148,15 +148,18 @@ describe("code_search's project root", () => {
     ]);
     const dir = mkdtempSync(join(tmpdir(), "evident-root-"));
     try {
-      assert.deepEqual(resolveServerRoot({ env: {}, cwd: dir, home: "/nonexistent-home" }), {
+      assert.deepEqual(resolveProjectRoot({ surface: "mcp", env: {}, cwd: dir, home: "/nonexistent-home" }), {
         path: dir,
         origin: "working directory",
       });
-      assert.ok("error" in resolveServerRoot({ env: {}, cwd: dir, home: dir }));
-      assert.deepEqual(resolveServerRoot({ env: { EVIDENT_ROOT: "." }, cwd: dir, home: dir }), {
-        path: dir,
-        origin: "EVIDENT_ROOT",
-      });
+      assert.ok("error" in resolveProjectRoot({ surface: "mcp", env: {}, cwd: dir, home: dir }));
+      assert.deepEqual(
+        resolveProjectRoot({ surface: "mcp", env: { EVIDENT_ROOT: "." }, cwd: dir, home: dir }),
+        {
+          path: dir,
+          origin: "EVIDENT_ROOT",
+        },
+      );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -5,6 +5,7 @@
  * within the 16 KiB response bound; whatever is left has a forward cursor, stated in the text
  * and in the data.
  */
+
 import {
   ANALYSIS_ITEMS_PER_PAGE,
   ANYOF_TERM_LABEL_CHARS,
@@ -12,6 +13,7 @@ import {
   LONG_LINE_CHARS,
   PAGE_FRAME_RESERVE_CHARS,
 } from "../../core/limits.js";
+import type { Phrasing } from "../../core/phrasing.js";
 import { rootName } from "../render/answer.js";
 import { type ContextBudget, DEFAULT_BUDGET } from "../render/budget.js";
 import { changesData, changesNote } from "../render/changes.js";
@@ -227,6 +229,7 @@ export function analysisResponse(
   redact: boolean,
   frameText: string,
   budget: ContextBudget,
+  phrasing: Phrasing,
 ): CodeSearchResponse {
   const summary = summarize(data);
   const cursor =
@@ -240,8 +243,9 @@ export function analysisResponse(
     lines.push(`Items ${from}-${to} of ${data.items.length}${orderNote(data)}:`, page.text.trimEnd());
   }
   if (cursor !== undefined) {
+    const arg = (name: string) => phrasing.arg("code_search", name);
     lines.push(
-      `Next page: call code_search with {"cursor":"${cursor}"} (items ${to + 1}-${data.items.length}; repeat "limit" or "redact" to keep them).`,
+      `Next page: ${phrasing.call("code_search", { cursor })} (items ${to + 1}-${data.items.length}; repeat ${arg("limit")} or ${arg("redact")} to keep them).`,
     );
   }
   return {

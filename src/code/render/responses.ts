@@ -8,6 +8,7 @@ import {
   DETAIL_PAGE_MAX_BYTES,
   PAGE_FRAME_RESERVE_CHARS,
 } from "../../core/limits.js";
+import type { Phrasing } from "../../core/phrasing.js";
 import type { NewSearchRequest } from "../request.js";
 import type { CodeSearchOutput } from "../schema.js";
 import { displayPath, type MatchSequence } from "../snapshots/sequence.js";
@@ -71,6 +72,7 @@ export async function summaryResponse(
   fileOffset: number,
   redact: boolean,
   budget: ContextBudget,
+  phrasing: Phrasing,
 ): Promise<CodeSearchResponse> {
   const frame = frameText(snapshot, budget);
   const page = await renderSummaryPage({
@@ -82,12 +84,15 @@ export async function summaryResponse(
   // One summary cursor serves both ways on: its offset is where the next file page starts.
   const nextFileOffset = page.nextFileOffset ?? snapshot.files.length;
   const cursor = store.encodeCursor({ snapshotId: id, offset: nextFileOffset, kind: "summary" });
+  const arg = (name: string) => phrasing.arg("code_search", name);
   const next = [
-    `Matching lines: call code_search with {"cursor":"${cursor}"} (add "paths": [...] for chosen files, "limit" for page size, "context" for surrounding lines).`,
+    `Matching lines: ${phrasing.call("code_search", { cursor })} (add ${arg("paths")} for chosen files, ${arg("limit")} for page size, ${arg("context")} for surrounding lines).`,
   ];
   if (page.nextFileOffset !== undefined) {
     const last = Math.min(snapshot.files.length, page.nextFileOffset + page.rows.length);
-    next.push(`Files ${page.nextFileOffset + 1}-${last}: {"cursor":"${cursor}","mode":"summary"}.`);
+    next.push(
+      `Files ${page.nextFileOffset + 1}-${last}: ${phrasing.call("code_search", { cursor, mode: "summary" })}.`,
+    );
   }
   if (page.previewsOmitted > 0) next.push(`${page.previewsOmitted} sample(s) left out to fit the budget.`);
   return {
@@ -137,6 +142,7 @@ export function detailsResponse(
   sequence: MatchSequence,
   redact: boolean,
   budget: ContextBudget,
+  phrasing: Phrasing,
   selection?: string,
   keys?: readonly string[],
 ): CodeSearchResponse {
@@ -153,9 +159,10 @@ export function detailsResponse(
   if (notes !== "") lines.push(notes.trimEnd());
   if (cursor !== undefined) {
     // Page options are not part of a cursor, so say how to keep them.
+    const arg = (name: string) => phrasing.arg("code_search", name);
     lines.push(
-      `Next page: call code_search with {"cursor":"${cursor}"} (matching lines ${to + 1}-${sequence.length}; ` +
-        'repeat "limit", "context" or "redact" to keep them).',
+      `Next page: ${phrasing.call("code_search", { cursor })} (matching lines ${to + 1}-${sequence.length}; ` +
+        `repeat ${arg("limit")}, ${arg("context")} or ${arg("redact")} to keep them).`,
     );
   }
   return {
