@@ -39,7 +39,7 @@ export const CLI_INSPECT_COMMAND = "inspect";
 
 export interface Phrasing {
   readonly surface: Surface;
-  /** A whole call: `call code_search with {"cursor":"C"}`, or `evident grep --cursor C`. */
+  /** A whole call: `call code_search with {"cursor":"C"}`, or the command in backquotes. */
   call(tool: ToolName, args: Readonly<Record<string, unknown>>): string;
   /**
    * One argument as the caller writes it: `maxParseFiles` or `--max-parse-files`; with a value,
@@ -112,7 +112,8 @@ const CLI_PHRASING: Phrasing = {
     const flags = Object.entries(args)
       .filter(([, value]) => value !== undefined)
       .map(([name, value]) => cliArg(tool, name, value));
-    return ["evident", command, ...flags].join(" ");
+    // In backquotes, so that the sentence around it (a closing period) is never taken for part of it.
+    return `\`${["evident", command, ...flags].join(" ")}\``;
   },
   arg: (tool, name, value) => cliArg(tool, name, value),
   rootRefused: rootRefusal("cli"),
