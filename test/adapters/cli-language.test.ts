@@ -132,6 +132,11 @@ describe("the CLI speaks CLI", () => {
     ],
     [["search", "q", "-n", "0"], "-n", /^-n must be at least 1, got 0\./],
     [["grep", "needle", "--max-parse-files", "3"], "--max-parse-files", /--max-parse-files .*--structure/],
+    [
+      ["grep", "needle", "--targets"],
+      "--targets",
+      /^--targets needs a value \(--targets PATH:LINE\)\. Usage/,
+    ],
   ] as const) {
     it(`evident ${args.join(" ")}: names ${flag} as typed, shows the usage line, exits 2`, async () => {
       const run = await evident(args);
@@ -145,6 +150,20 @@ describe("the CLI speaks CLI", () => {
       assert.doesNotMatch(error.message, SCHEMA_WORDING);
     });
   }
+
+  it("evident mcp's usage errors show its usage line too", async () => {
+    for (const args of [
+      ["mcp", "--bogus"],
+      ["mcp", "--transport", "carrier-pigeon"],
+      ["mcp", "--root"],
+    ]) {
+      const run = await evident(args);
+      assert.equal(run.code, 2, run.stderr);
+      const error = errorOf(run);
+      assert.equal(error.code, "invalid_arguments");
+      assert.match(error.message, /Usage: evident mcp \[--transport stdio\|http\] \[--root DIR\]/);
+    }
+  });
 
   it("a usage line is the one of the form the flag belongs to", async () => {
     const error = errorOf(await evident(["grep", "--any-of", "needle"]));
@@ -230,7 +249,7 @@ describe("the CLI speaks CLI", () => {
   });
 
   it("--hidden false turns hidden files off, as --no-hidden does, instead of reading false as a path", async () => {
-    for (const off of [["--hidden", "false"], ["--no-hidden"], ["--hidden=false"]]) {
+    for (const off of [["--hidden", "false"], ["--no-hidden"], ["--hidden=false"], ["--no-hidden=true"]]) {
       const run = await evident(["grep", "needle", ...off]);
       assert.equal(run.code, 0, run.stderr);
       const data = JSON.parse(run.stdout) as { totalFiles: number; requestedRoot: string };

@@ -30,7 +30,8 @@ export function cliArgumentError(error: EvidentError, context: CommandContext): 
   // An unknown flag explains the rest (it may have taken the next word as its value): alone first.
   const unknown = issues.filter((issue) => issue.code === "unrecognized_keys");
   const shown = unknown.length > 0 ? unknown : issues;
-  const texts = shown.map((issue) => issueText(issue, context));
+  // One flag refused by two rules of a union reads once.
+  const texts = [...new Set(shown.map((issue) => issueText(issue, context)))];
   const first = shown[0];
   const flag = first === undefined ? undefined : flagOf(first, context);
   const message = texts.length > 0 ? texts.join("; ") : error.message;

@@ -239,16 +239,19 @@ async function runMcp(
       rootFlag = rest[i + 1];
       i += 1;
       if (rootFlag === undefined || rootFlag === "") {
-        return fail(io, usageError("--root needs a directory.", "root"));
+        return fail(io, usageError(`--root needs a directory. Usage: ${MCP_USAGE}`, "root"));
       }
     } else if (token.startsWith("--root=")) {
       rootFlag = token.slice("--root=".length);
     } else {
-      return fail(io, usageError(`Unknown option "${token}" for evident mcp.`, token));
+      return fail(io, usageError(`Unknown option "${token}" for evident mcp. Usage: ${MCP_USAGE}`, token));
     }
   }
   if (transport !== "stdio" && transport !== "http") {
-    return fail(io, usageError(`--transport must be stdio or http, got "${transport}".`, "transport"));
+    return fail(
+      io,
+      usageError(`--transport must be stdio or http, got "${transport}". Usage: ${MCP_USAGE}`, "transport"),
+    );
   }
   try {
     // A server whose shared snapshot store is wrong or unreachable refuses to start.
@@ -352,9 +355,11 @@ function usage(): string {
   ].join("\n");
 }
 
+const MCP_USAGE = "evident mcp [--transport stdio|http] [--root DIR] [--structured]";
+
 function mcpHelp(): string {
   return [
-    "Usage: evident mcp [--transport stdio|http] [--root DIR] [--structured]",
+    `Usage: ${MCP_USAGE}`,
     "",
     "stdio (default): MCP over standard input/output; logs go to stderr.",
     "--root DIR (or EVIDENT_ROOT=DIR): the project directory code_search searches. Without it, the",

@@ -255,7 +255,10 @@ export function parseCommand(
         continue;
       }
       if (inline !== undefined) {
-        put(key, inline, flag);
+        // `--no-hidden=false` says hidden twice over: the value, turned around.
+        const value =
+          negated && (inline === "true" || inline === "false") ? String(inline === "false") : inline;
+        put(key, value, flag);
         continue;
       }
       const next = tokens[i + 1];
