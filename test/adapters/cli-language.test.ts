@@ -137,6 +137,7 @@ describe("the CLI speaks CLI", () => {
       "--targets",
       /^--targets needs a value \(--targets PATH:LINE\)\. Usage/,
     ],
+    [["search", "q", "--root", "."], "--root", /^unknown option --root for evident search\./],
   ] as const) {
     it(`evident ${args.join(" ")}: names ${flag} as typed, shows the usage line, exits 2`, async () => {
       const run = await evident(args);

@@ -110,7 +110,7 @@ export async function runCli(argv: readonly string[], io: CliIo, options: CliOpt
   // failed). EVIDENT_LOG_LEVEL set by the user writes them as they come.
   const held = holdLogLines(io, envValue(io.env, "EVIDENT_LOG_LEVEL") !== undefined);
   const logger = createStderrLogger({ level, write: held.write, secrets });
-  const own = splitCliOptions(rest);
+  const own = splitCliOptions(rest, { root: spec.tool === "code_search" });
   if (own.root === "") {
     return fail(io, usageError(`--root needs a directory. Usage: ${spec.usage.split("\n")[0]}`, "root"));
   }

@@ -73,10 +73,10 @@ export interface CliOptions {
 }
 
 /**
- * Takes the command's own options out of argv (up to `--`): `--text`, `--help`/`-h` and
- * `--root DIR`, which are no tool's arguments.
+ * Takes the command's own options out of argv (up to `--`): `--text`, `--help`/`-h` and, for a
+ * command that searches the project (`root`), `--root DIR`; they are no tool's arguments.
  */
-export function splitCliOptions(tokens: readonly string[]): CliOptions {
+export function splitCliOptions(tokens: readonly string[], options: { root: boolean }): CliOptions {
   let text = false;
   let help = false;
   let root: string | undefined;
@@ -89,10 +89,10 @@ export function splitCliOptions(tokens: readonly string[]): CliOptions {
     }
     if (token === "--text") text = true;
     else if (token === "--help" || token === "-h") help = true;
-    else if (token === "--root") {
+    else if (options.root && token === "--root") {
       root = tokens[i + 1] ?? "";
       i += 1;
-    } else if (token.startsWith("--root=")) root = token.slice("--root=".length);
+    } else if (options.root && token.startsWith("--root=")) root = token.slice("--root=".length);
     else rest.push(token);
   }
   return { text, help, root, tokens: rest };
