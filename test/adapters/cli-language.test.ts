@@ -139,7 +139,7 @@ describe("the CLI speaks CLI", () => {
     ],
     [["search", "q", "--root", "."], "--root", /^unknown option --root for evident search\./],
   ] as const) {
-    it(`evident ${args.join(" ")}: names ${flag} as typed, shows the usage line, exits 2`, async () => {
+    it(`A07/A09: evident ${args.join(" ")}: names ${flag} as typed, shows the usage line, exits 2`, async () => {
       const run = await evident(args);
       assert.equal(run.code, 2, run.stderr);
       assert.equal(run.stdout, "");
@@ -273,7 +273,7 @@ describe("the CLI speaks CLI", () => {
     }
   });
 
-  it("an explicit --pattern beside --cursor, --any-of, --structure, --impact or --navigate is refused as MCP refuses it", async () => {
+  it("A07: an explicit --pattern beside --cursor, --any-of, --structure, --impact or --navigate is refused as MCP refuses it", async () => {
     const summary = JSON.parse((await evident(["grep", "crowd"])).stdout) as { cursor: string };
     assert.ok(summary.cursor, "a summary with a cursor");
     const registry = createProductRegistry({ cwd: tree, env: env(), logger: silentLogger });
@@ -304,13 +304,13 @@ describe("the CLI speaks CLI", () => {
     }
   });
 
-  it("a configuration_error leaves exactly one JSON document on standard error", async () => {
+  it("A09: a configuration_error leaves exactly one JSON document on standard error", async () => {
     const run = await evident(["search", "q"], { EVIDENT_CONFIG: join(base, "missing.json") });
     assert.equal(run.code, 1);
     assert.equal(errorOf(run).code, "configuration_error");
   });
 
-  it("an internal_error leaves exactly one JSON document on standard error; EVIDENT_LOG_LEVEL shows its cause", async () => {
+  it("A09: an internal_error leaves exactly one JSON document on standard error; EVIDENT_LOG_LEVEL shows its cause", async () => {
     const rg = join(base, "broken-rg");
     await writeFile(rg, "#!/bin/sh\necho 'broken on purpose' >&2\nexit 3\n");
     await chmod(rg, 0o755);
