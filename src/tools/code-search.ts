@@ -12,7 +12,7 @@ import { type CodeSearchOutput, codeSearchInputSchema, codeSearchOutputSchema } 
 import type { CodeSearchService } from "../code/service.js";
 import { codeSearchSettings } from "../code/settings.js";
 import type { MemorySnapshotStore, SnapshotStore } from "../code/snapshots/store.js";
-import { EvidentError } from "../core/errors.js";
+import { EvidentError, isEvidentError } from "../core/errors.js";
 import { CODE_SEARCH_ROOTS_KEPT, PROGRESS_AFTER_MS, PROGRESS_INTERVAL_MS } from "../core/limits.js";
 import { success, type ToolSuccess } from "../core/result.js";
 import { Slots } from "../core/slots.js";
@@ -51,9 +51,12 @@ function guideAnswer(
   let line: string;
   try {
     root = rootForCall(setting, clientRoots);
-    line = projectRootLine(root.path);
+    const named =
+      root.origin === "host" || root.origin === "working directory" ? "" : ` (from ${root.origin})`;
+    line = `${projectRootLine(root.path).trimEnd()}${named}\n`;
   } catch (error) {
-    line = `Project root: not set (${(error as Error).message})\n`;
+    if (!isEvidentError(error)) throw error;
+    line = `Project root: not set. ${error.message}\n`;
   }
   return success(`${line}${CODE_SEARCH_GUIDE}`, {
     status: "complete",
