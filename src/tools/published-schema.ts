@@ -2,10 +2,12 @@
  * The JSON schemas `tools/list` publishes, derived from each tool's zod schema. Every agent turn
  * carries them, so they hold what a model needs to call a tool correctly and no more.
  *
- * Input schemas keep types, enums, required fields and descriptions: the subset every common
- * function-calling API accepts. Bounds (lengths, counts, ranges, patterns) are left out, since
- * some APIs reject one kind or another: zod still enforces each on every call, answering
- * `invalid_arguments` with the bound, and descriptions or the guide name those a model needs.
+ * Input schemas keep types, enums, required fields, descriptions and `additionalProperties:
+ * false`: what common function-calling APIs accept. Bounds (lengths, counts, ranges, patterns)
+ * are left out, since some APIs reject one kind or another: zod still enforces each on every
+ * call, answering `invalid_arguments` with the bound, and descriptions or the guide name those
+ * a model needs. Alternatives are kept, so the definitions test names the property that brought
+ * one in rather than the list hiding it.
  *
  * Output schemas (sent only with structured output on) name each top-level field with its type
  * and enum; what lies inside nested objects is the SDK's types' to say (`CodeSearchOutput`...),
@@ -56,7 +58,6 @@ function prune(schema: Json): Json {
     } else if (key === "items" && typeof value === "object" && value !== null && !Array.isArray(value)) {
       out[key] = prune(value as Json);
     } else if ((key === "anyOf" || key === "oneOf" || key === "allOf") && Array.isArray(value)) {
-      // Kept, so the rules test sees them and says which property brought one in.
       out[key] = value.map((alternative) => prune(alternative as Json));
     } else {
       out[key] = value;

@@ -57,11 +57,12 @@ async function withServer<T>(
 const bytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value));
 
 /**
- * Where a JSON schema leaves the subset every common function-calling API accepts (OpenAI's
- * strict mode, Gemini's function declarations, Anthropic's tools): one plain `type` string per
- * schema; objects with `properties` and, to close them, only `additionalProperties: false`;
- * arrays with `items`; string enums. No alternatives, references, conditions, constants,
- * formats or bounds.
+ * Where a JSON schema leaves the subset common function-calling APIs accept (OpenAI's strict
+ * mode, Gemini's function declarations, Anthropic's tools): one plain `type` string per schema;
+ * objects with `properties`, closed only by `additionalProperties: false` (which OpenAI's strict
+ * mode requires, and which a client sending to Gemini's OpenAPI-style `parameters` drops); arrays
+ * with `items`; string enums. No alternatives, references, conditions, constants, formats or
+ * bounds.
  */
 function functionCallingViolations(schema: unknown, at = "$"): string[] {
   if (typeof schema !== "object" || schema === null || Array.isArray(schema)) return [`${at}: not a schema`];
