@@ -265,6 +265,10 @@ describe("tool definitions", () => {
             done({ code: error === null ? 0 : ((error as { code?: number }).code ?? null), stdout }),
         );
       });
+    const help = (await run(["grep", "--help"])).stdout;
+    assert.match(help, /--guide {2}/);
+    // Values the schema enumerates are shown, as its short descriptions do not repeat them.
+    assert.match(help, /--mode auto\|summary\|matches\n/);
     const guide = await run(["grep", "--guide", "--text"]);
     assert.equal(guide.code, 0);
     assert.match(guide.stdout, /code_search guide/);
