@@ -181,6 +181,17 @@ describe("tool definitions", () => {
     });
   }
 
+  it("with structured output, answers still match the shorter output schemas (the SDK client checks each)", async () => {
+    await withServer({ cwd: project, args: ["--structured"] }, async (client) => {
+      await client.listTools();
+      for (const args of [{ guide: true }, { pattern: "needle" }, { pattern: "needle", mode: "summary" }]) {
+        const result = await client.callTool({ name: "code_search", arguments: args });
+        assert.equal(result.isError ?? false, false, JSON.stringify(args));
+        assert.equal(typeof (result.structuredContent as Json | undefined)?.view, "string");
+      }
+    });
+  });
+
   it("every input schema keeps to the strictest common function-calling rules", () => {
     for (const tool of answer(false).tools) {
       assert.deepEqual(functionCallingViolations(tool.inputSchema), [], tool.name);
