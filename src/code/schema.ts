@@ -96,7 +96,7 @@ export const codeSearchInputSchema = z.strictObject({
     .min(ANYOF_TERMS_MIN)
     .max(ANYOF_TERMS_MAX)
     .optional()
-    .describe("Instead of pattern: 2-64 exact texts."),
+    .describe(`Instead of pattern: ${ANYOF_TERMS_MIN}-${ANYOF_TERMS_MAX} exact texts.`),
   changes: z
     .string()
     .min(1)
@@ -111,7 +111,7 @@ export const codeSearchInputSchema = z.strictObject({
     .min(INSPECT_TARGETS_MIN)
     .max(INSPECT_TARGETS_MAX)
     .optional()
-    .describe("With cursor: up to 5 matches [n]."),
+    .describe(`With cursor: up to ${INSPECT_TARGETS_MAX} matches [n].`),
   line: lineNumber.optional().describe("With path: inspect the symbol around this line."),
   symbol: symbolName.optional().describe("With path: inspect this symbol, e.g. Parser.parse."),
   targets: z
@@ -119,7 +119,7 @@ export const codeSearchInputSchema = z.strictObject({
     .min(INSPECT_TARGETS_MIN)
     .max(INSPECT_TARGETS_MAX)
     .optional()
-    .describe("Up to 5 {path,line} or {path,symbol}."),
+    .describe(`Up to ${INSPECT_TARGETS_MAX} {path,line} or {path,symbol}.`),
   sourceCursor: z
     .string()
     .min(1)

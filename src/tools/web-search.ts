@@ -7,6 +7,7 @@ import { searchProviderIdsHint } from "../config/load.js";
 import {
   PROVIDER_ID_MAX_CHARS,
   WEB_INTENT_MAX_CHARS,
+  WEB_MAX_RESULTS_DEFAULT,
   WEB_MAX_RESULTS_MAX,
   WEB_MAX_RESULTS_MIN,
   WEB_PROVIDERS_MAX,
@@ -42,7 +43,9 @@ export const webSearchInputSchema = z.strictObject({
     .min(WEB_MAX_RESULTS_MIN)
     .max(WEB_MAX_RESULTS_MAX)
     .optional()
-    .describe("Per provider: 1-20, default 5."),
+    .describe(
+      `Per provider: ${WEB_MAX_RESULTS_MIN}-${WEB_MAX_RESULTS_MAX}, default ${WEB_MAX_RESULTS_DEFAULT}.`,
+    ),
   timeRange: z.enum(["day", "week", "month", "year"]).optional(),
   providers: z
     .array(z.string().min(1).max(PROVIDER_ID_MAX_CHARS))
