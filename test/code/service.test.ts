@@ -170,7 +170,7 @@ describe("code_search policy", () => {
       "cursor_wrong_kind",
     );
     assert.equal(await errorCode(service.run({ cursor, pattern: "x" }, ctx())), "cursor_option_conflict");
-    assert.equal(await errorCode(service.run({ cursor, glob: "*.ts" }, ctx())), "cursor_option_conflict");
+    assert.equal(await errorCode(service.run({ cursor, glob: ["*.ts"] }, ctx())), "cursor_option_conflict");
     assert.equal(
       await errorCode(service.run({ cursor, mode: "summary", paths: ["src/f001.ts"] }, ctx())),
       "cursor_option_conflict",
@@ -209,14 +209,14 @@ describe("code_search policy", () => {
     assert.equal(strict.data.view, "empty");
     assert.match(strict.text, /not evidence that the pattern is absent elsewhere/);
 
-    const none = await service.run({ pattern: "absent-everywhere", path: "src", glob: "*.ts" }, ctx());
+    const none = await service.run({ pattern: "absent-everywhere", path: "src", glob: ["*.ts"] }, ctx());
     assert.equal(none.data.expanded, true);
     assert.match(none.text, /nor anywhere under the project root/);
   });
 
   it("G02: the retry keeps the explicit filters", async () => {
     const root = await tree({ "src/a.ts": "x\n", "lib/b.md": "target\n", "lib/c.ts": "target\n" });
-    const result = await makeService(root).run({ pattern: "target", path: "src", glob: "*.md" }, ctx());
+    const result = await makeService(root).run({ pattern: "target", path: "src", glob: ["*.md"] }, ctx());
     assert.deepEqual(
       result.data.matches?.map((m) => m.path),
       ["lib/b.md"],

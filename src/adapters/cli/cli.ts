@@ -330,7 +330,7 @@ function commandHelp(
       .map(([alias]) => `${alias}, `)
       .join("");
   const options = Object.entries(properties).map(([name, schema]) => {
-    const s = schema as { description?: string; default?: unknown };
+    const s = schema as { description?: string; default?: unknown; enum?: unknown[] };
     const kind = propertyKind(schema);
     const flag = `--${kebabCase(name)}`;
     // An array flag takes one value each time and repeats: what follows it is a positional.
@@ -339,7 +339,10 @@ function commandHelp(
         ? ""
         : kind === "array" || kind === "string-or-array"
           ? ` VALUE (repeatable: ${flag} A ${flag} B)`
-          : " VALUE";
+          : // The values a schema enumerates, which its short description may not repeat.
+            Array.isArray(s.enum)
+            ? ` ${s.enum.join("|")}`
+            : " VALUE";
     const extra = s.default === undefined ? "" : ` (default ${JSON.stringify(s.default)})`;
     return `  ${aliasesOf(name)}${flag}${value}${s.description ? `  ${s.description}` : ""}${extra}`;
   });

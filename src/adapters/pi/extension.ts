@@ -58,8 +58,8 @@ export default function evidentExtension(pi: ExtensionAPI): void {
     ctx.ui.setStatus(STATUS_KEY, line);
   };
 
-  // Registered at load from the process's directory, and again for the session's own
-  // directory once it starts, so code_search's description names the root it searches.
+  // Registered once: definitions name no directory (each answer names the root it searched),
+  // and every call runs in the registry of the session's own directory.
   const registerTools = (registry: ToolRegistry) => {
     for (const tool of registry.list()) {
       pi.registerTool({
@@ -102,10 +102,9 @@ export default function evidentExtension(pi: ExtensionAPI): void {
     handler: (ctx) => openSettingsPanel(ctx, env),
   });
 
-  pi.on("session_start", (_event, ctx) => {
+  pi.on("session_start", () => {
     // The locale is read again for each session, so an edited config file takes effect.
     locale = undefined;
-    if (ctx.cwd !== process.cwd()) registerTools(registryFor(ctx.cwd));
   });
   pi.on("session_shutdown", async (_event, ctx) => {
     ctx.ui.setStatus(STATUS_KEY, undefined);

@@ -32,7 +32,8 @@ export const NO_FACTS: Facts = {
 /** Facts after one returned result; the same facts when the call was no new query. */
 export function recordResult(facts: Facts, tool: string, args: unknown, data: unknown): Facts {
   const input = (typeof args === "object" && args !== null ? args : {}) as Record<string, unknown>;
-  if (input.cursor !== undefined) return facts;
+  // The guide is no query.
+  if (input.cursor !== undefined || input.guide === true) return facts;
   const result = (typeof data === "object" && data !== null ? data : {}) as Record<string, unknown>;
   switch (tool) {
     case "code_search": {

@@ -240,6 +240,17 @@ describe("Pi extension", () => {
     });
   });
 
+  it("G20: code_search's guide is no query: it returns the guide and the status line does not count it", async () => {
+    const root = await tree({ "a.txt": "needle\n" });
+    await withPi(root, async (pi) => {
+      const guide = await pi.call("code_search", { guide: true });
+      assert.equal(guide.isError, false);
+      assert.equal((guide.details as { view: string }).view, "guide");
+      assert.match(guide.text, /code_search guide/);
+      assert.equal(pi.ui.status("evident"), undefined);
+    });
+  });
+
   it("G21: the status line is plain counts in English or Simplified Chinese, claiming nothing", async () => {
     const root = await tree({ "a.txt": "needle\n" });
     const claims =
@@ -281,6 +292,7 @@ describe("Pi extension", () => {
         ["web_search", { query: "搜索 pi" }, await pi.call("web_search", { query: "搜索 pi" })],
         ["web_read", { url: PAGE }, await pi.call("web_read", { url: PAGE })],
         ["code_search", { pattern: "(bad" }, await pi.call("code_search", { pattern: "(bad" })],
+        ["code_search", { guide: true }, await pi.call("code_search", { guide: true })],
       ] as const;
       const modelFacing = JSON.stringify(pi.session.messages);
       const status = pi.ui.status("evident");

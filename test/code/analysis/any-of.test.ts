@@ -308,7 +308,7 @@ describe("anyOf", () => {
     const spawned: number[] = [];
     const service = makeService(root, { onProcessSpawn: (pid) => spawned.push(pid) });
     const terms = Array.from({ length: 30 }, (_, i) => `term${i}`);
-    assert.equal(await errorCode(service.run({ anyOf: terms, glob: "{a" }, ctx())), "invalid_arguments");
+    assert.equal(await errorCode(service.run({ anyOf: terms, glob: ["{a"] }, ctx())), "invalid_arguments");
     assert.ok(spawned.every((pid) => !isRunning(pid)));
     await service.close();
   });

@@ -306,7 +306,7 @@ describe("structure search", () => {
       assert.equal(plain.data.coverage, undefined);
       // Only Python candidates, and the pattern is not Python: that is the agent's to fix.
       assert.equal(
-        await errorCode(service.run({ structure: "function $F() { call($X); }", glob: "*.py" }, ctx())),
+        await errorCode(service.run({ structure: "function $F() { call($X); }", glob: ["*.py"] }, ctx())),
         "invalid_arguments",
       );
     } finally {
