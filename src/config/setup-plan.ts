@@ -27,7 +27,7 @@ export interface ProviderChoice {
 
 export interface SetupChoices {
   readonly providers?: readonly ProviderChoice[];
-  /** The complete search route, in order; one id means no fallback. */
+  /** The complete search route, in order (one id: no fallback, unless `keylessLast` ends it). */
   readonly searchRoute?: readonly string[];
   /** Complete routes by intent; intents not named here are kept. */
   readonly intents?: Readonly<Record<string, readonly string[]>>;
