@@ -299,6 +299,8 @@ export const codeSearchOutputSchema = z.object({
   sourceUnverifiedFileCount: z.number().optional(),
   cursor: z.string().optional(),
   cursorKind: z.enum(["summary", "matches", "analysis"]).optional(),
+  /** The cursor the shown match numbers [n] belong to, for inspect and matchIndices. */
+  inspectCursor: z.string().optional(),
   shownFrom: z.number().optional(),
   shownTo: z.number().optional(),
   selection: z.array(z.string()).optional(),
