@@ -246,7 +246,11 @@ describe("code_search policy", () => {
     assert.equal(result.data.requestedRoot, "src");
     assert.equal(result.data.effectiveRoot, ".");
     assert.equal(result.data.totalMatches, 1);
-    assert.match(result.text, /Nothing matched in "src", so the project root was searched/);
+    // Said on the first line, where the count is: never only in a note below it.
+    assert.match(
+      result.text.split("\n")[0] ?? "",
+      /^code_search "target" .* in the project root, widened from "src" where nothing matched \(same filters; "scope": "strict" keeps to the path\): 1 matching line/,
+    );
 
     const strict = await service.run({ pattern: "target", path: "src", scope: "strict" }, ctx());
     assert.equal(strict.data.expanded, false);

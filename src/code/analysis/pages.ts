@@ -12,7 +12,7 @@ import {
   LONG_LINE_CHARS,
   PAGE_FRAME_RESERVE_CHARS,
 } from "../../core/limits.js";
-import { rootName } from "../render/answer.js";
+import { scopeText } from "../render/answer.js";
 import { type ContextBudget, DEFAULT_BUDGET } from "../render/budget.js";
 import { changesData, changesNote } from "../render/changes.js";
 import { excerptLine, printablePath } from "../render/detail-page.js";
@@ -47,7 +47,7 @@ function countWord(n: number, one: string, many = `${one}s`): string {
 /** The header line: what was asked, where, and the counts of what was kept. */
 function headline(data: AnalysisData, summary: AnalysisSummary): string {
   const atLeast = summary.countsComplete ? "" : "at least ";
-  const where = `in ${rootName(data.effectiveRoot)}`;
+  const where = scopeText(data);
   let counts: string;
   if (data.operation === "anyOf" || data.operation === "impact") {
     counts =
@@ -65,11 +65,6 @@ function headline(data: AnalysisData, summary: AnalysisSummary): string {
 export function analysisFrame(data: AnalysisData, budget: ContextBudget = DEFAULT_BUDGET): string {
   const summary = summarize(data);
   const lines = [headline(data, summary)];
-  if (data.expanded && data.items.length > 0) {
-    lines.push(
-      `Nothing matched in "${data.requestedRoot}", so the project root was searched instead (same filters).`,
-    );
-  }
   if (data.operation === "anyOf") {
     const parts = summary.terms.map((t, i) => {
       const count = t.complete ? `${t.occurrences}` : `at least ${t.occurrences} (partial)`;

@@ -35,6 +35,22 @@ export function rootName(root: string): string {
   return root === "." ? "the project root" : `"${root}"`;
 }
 
+/** The roots a result records: the path asked for, the one searched, and whether it widened. */
+export interface SearchScope {
+  readonly requestedRoot: string;
+  readonly effectiveRoot: string;
+  readonly expanded: boolean;
+}
+
+/**
+ * Where a result looked, as its first line says it: a widening is said there, up front, never
+ * only in a note an agent may read past.
+ */
+export function scopeText(scope: SearchScope): string {
+  if (!scope.expanded) return `in ${rootName(scope.effectiveRoot)}`;
+  return `in ${rootName(scope.effectiveRoot)}, widened from "${scope.requestedRoot}" where nothing matched (same filters; "scope": "strict" keeps to the path)`;
+}
+
 /** What was searched, as the text names it: the pattern (or structure pattern) and its options. */
 export function describeSearch(snapshot: SnapshotData): string {
   return snapshot.structure === undefined
@@ -81,11 +97,6 @@ export function unverifiedCount(snapshot: SnapshotData): number {
 
 export function notesText(snapshot: SnapshotData, budget: ContextBudget): string {
   const notes: string[] = [];
-  if (snapshot.expanded && snapshot.matches.length > 0) {
-    notes.push(
-      `Nothing matched in "${snapshot.requestedRoot}", so the project root was searched instead (same filters).`,
-    );
-  }
   if (snapshot.partialReason !== undefined) {
     notes.push(
       `PARTIAL: retention stopped at ${PARTIAL_TEXT[snapshot.partialReason]}${snapshot.longLineFile === undefined ? "" : ` (in ${printablePath(snapshot.longLineFile)})`}; more matches exist than are counted here. ` +
@@ -162,7 +173,7 @@ export function frameText(snapshot: SnapshotData, budget: ContextBudget): string
   const count = isPartial(snapshot) ? "at least " : "";
   const unit = snapshot.structure === undefined ? ["matching line", "matching lines"] : ["match", "matches"];
   const head =
-    `code_search ${describeSearch(snapshot)} in ${rootName(snapshot.effectiveRoot)}: ` +
+    `code_search ${describeSearch(snapshot)} ${scopeText(snapshot)}: ` +
     `${count}${counted(snapshot.matches.length, unit[0] as string, unit[1])} (${counted(snapshot.totalOccurrences, "occurrence")}) in ${counted(snapshot.files.length, "file")}.`;
   return `${head}${notesText(snapshot, budget)}\n`;
 }
