@@ -322,6 +322,7 @@ export class CodeSearchService {
         terms: request.terms,
         ...scanned,
         notes: [],
+        fileScope: { globs: request.query.globs, excludes: request.query.excludes },
       },
       this.#options.analysisBounds ?? DEFAULT_ANALYSIS_BOUNDS,
     );

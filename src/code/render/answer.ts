@@ -18,6 +18,7 @@ import type { SnapshotData, SnapshotFile, StructureSnapshot } from "../snapshots
 import type { ContextBudget } from "./budget.js";
 import { changesData, changesNote } from "./changes.js";
 import { type DetailPage, printablePath } from "./detail-page.js";
+import { dominantVendoredFolder, type VendoredFolder, vendoredData, vendoredNote } from "./vendored.js";
 
 /** How each retention stop reads in the text. */
 const PARTIAL_TEXT: Record<PartialReason, string> = {
@@ -95,8 +96,34 @@ export function unverifiedCount(snapshot: SnapshotData): number {
   return count;
 }
 
+/** Found once per snapshot, like the unverified count: every page of it says the same. */
+const vendoredFolders = new WeakMap<SnapshotData, VendoredFolder | null>();
+
+/** The folder of installed or generated code that holds most matching lines, if one does. */
+export function vendoredFolder(snapshot: SnapshotData): VendoredFolder | undefined {
+  let found = vendoredFolders.get(snapshot);
+  if (found === undefined) {
+    found =
+      dominantVendoredFolder(
+        snapshot.files.map((file) => ({ path: file.path, count: file.matches })),
+        snapshot.matches.length,
+        {
+          effectiveRoot: snapshot.effectiveRoot,
+          globs: snapshot.query.globs,
+          excludes: snapshot.query.excludes,
+        },
+      ) ?? null;
+    vendoredFolders.set(snapshot, found);
+  }
+  return found ?? undefined;
+}
+
 export function notesText(snapshot: SnapshotData, budget: ContextBudget): string {
   const notes: string[] = [];
+  const vendored = vendoredFolder(snapshot);
+  if (vendored !== undefined) {
+    notes.push(vendoredNote(vendored, snapshot.structure === undefined ? "matching lines" : "matches"));
+  }
   if (snapshot.partialReason !== undefined) {
     notes.push(
       `PARTIAL: retention stopped at ${PARTIAL_TEXT[snapshot.partialReason]}${snapshot.longLineFile === undefined ? "" : ` (in ${printablePath(snapshot.longLineFile)})`}; more matches exist than are counted here. ` +
@@ -230,6 +257,7 @@ export function baseData(
     totalFiles: snapshot.files.length,
     ...(snapshot.partialReason === undefined ? {} : { partialReason: snapshot.partialReason }),
     ...(snapshot.changes === undefined ? {} : { changes: changesData(snapshot.changes) }),
+    ...vendoredData(vendoredFolder(snapshot)),
     searchErrors: snapshot.searchErrors,
     sourceUnverifiedFileCount: unverifiedCount(snapshot),
     occurrenceRangesOmitted: 0,
