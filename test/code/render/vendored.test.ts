@@ -7,10 +7,12 @@
 import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
 import { dominantVendoredFolder, VENDORED_FOLDER_NAMES } from "../../../src/code/render/vendored.js";
+import { reposRemovedAfter } from "../git/helpers.js";
 import { treesRemovedAfter } from "../helpers.js";
 import { ctx, makeService } from "../service-helpers.js";
 
 const tree = treesRemovedAfter(after);
+const repo = reposRemovedAfter(after);
 const ROOT = { effectiveRoot: ".", globs: [], excludes: [] };
 
 /** `count` matching files under `dir`, each holding the word. */
@@ -158,5 +160,18 @@ describe("vendored folders", () => {
       exclude: ["*.md", "dist"],
     });
     assert.match(anyOf.text, /Most occurrences \(8 of 9\) are in dist\/.*"exclude": \["\*\.md","dist"\]/);
+    // impact scans the symbol's repository: a committed vendor copy dominates it the same way.
+    const vendoredRepo = await repo({
+      "src/parse.ts": "export function parse() {}\nparse();\n",
+      "vendor/copy/a.ts": "parse();\nparse();\n",
+      "vendor/copy/b.ts": "parse();\nparse();\n",
+    });
+    const impact = await makeService(vendoredRepo).run(
+      { impact: true, path: "src/parse.ts", symbol: "parse" },
+      ctx(),
+    );
+    assert.equal(impact.data.vendoredFolder?.path, "vendor");
+    assert.equal(impact.data.vendoredFolder?.matches, 4);
+    assert.match(impact.text, /Most occurrences \(4 of 6\) are in vendor\//);
   });
 });
