@@ -120,8 +120,8 @@ export function vendoredNote(found: VendoredFolder, unit: string): string {
   const where = found.path === undefined ? `folders named ${found.folder}` : `${found.path}/`;
   return (
     `Most ${unit} (${found.matches} of ${found.total}) are in ${where}, where installed or generated ` +
-    "code usually lives; no ignore file left it out. To search without it, repeat the call with " +
-    `"exclude": ${JSON.stringify(found.exclude)}.`
+    "code usually lives; no ignore file left it out. To search without it, call code_search again with " +
+    `the same arguments and "exclude": ${JSON.stringify(found.exclude)}.`
   );
 }
 

@@ -113,7 +113,7 @@ describe("vendored folders", () => {
       // Up front: right under the first line, before the matches or files.
       assert.equal(
         result.text.split("\n")[1],
-        'Most matching lines (6 of 8) are in node_modules/, where installed or generated code usually lives; no ignore file left it out. To search without it, repeat the call with "exclude": ["node_modules"].',
+        'Most matching lines (6 of 8) are in node_modules/, where installed or generated code usually lives; no ignore file left it out. To search without it, call code_search again with the same arguments and "exclude": ["node_modules"].',
       );
     }
     // What it advises works: the same search with that exclude sees only the project's own code.
