@@ -262,6 +262,21 @@ export const codeSearchOutputSchema = z.object({
   sourceUnverifiedFileCount: z.number().optional(),
   cursor: z.string().optional(),
   cursorKind: z.enum(["summary", "matches", "analysis"]).optional(),
+  /** The cursor the shown match numbers [n] belong to, for inspect and matchIndices. */
+  inspectCursor: z.string().optional(),
+  /**
+   * A folder of installed or generated code (node_modules, vendor, dist...) holding most of the
+   * result: its name, its path when it is one directory, its matching lines (occurrences for
+   * anyOf and impact), and the whole `exclude` list that would leave it out.
+   */
+  vendoredFolder: z
+    .object({
+      folder: z.string(),
+      path: z.string().optional(),
+      matches: z.number(),
+      exclude: z.array(z.string()),
+    })
+    .optional(),
   shownFrom: z.number().optional(),
   shownTo: z.number().optional(),
   selection: z.array(z.string()).optional(),

@@ -18,7 +18,7 @@ import { createProductRegistry } from "../../tools/product.js";
 import type { ToolRegistry } from "../../tools/registry.js";
 import type { ContextUsage, ProgressUpdate } from "../../tools/tool.js";
 import { type OutputSchemas, renderCall, renderResult } from "./render.js";
-import { type Facts, hasFacts, NO_FACTS, recordResult, statusLine } from "./session-facts.js";
+import { type Facts, hasFacts, NO_FACTS, recordFailure, recordResult, statusLine } from "./session-facts.js";
 import { openSettingsPanel, SETTINGS_SHORTCUT } from "./settings-panel.js";
 
 /** The footer status key this extension owns. */
@@ -78,7 +78,11 @@ export default function evidentExtension(pi: ExtensionAPI): void {
             ...contextUsage(ctx),
           });
           // Pi marks a thrown call as an error result whose text is the message: the error payload.
-          if (result.isError) throw new Error(result.text);
+          if (result.isError) {
+            facts = recordFailure(facts, tool.name, params, errorCode(result.data));
+            await showFacts(ctx);
+            throw new Error(result.text);
+          }
           facts = recordResult(facts, tool.name, params, result.data);
           await showFacts(ctx);
           return { content: [{ type: "text", text: result.text }], details: result.data };
@@ -113,6 +117,12 @@ export default function evidentExtension(pi: ExtensionAPI): void {
     registries.clear();
     await Promise.all(closing);
   });
+}
+
+/** The code of an error result's payload (`{"error": {"code": ...}}`). */
+function errorCode(data: unknown): string | undefined {
+  const code = (data as { error?: { code?: unknown } } | null)?.error?.code;
+  return typeof code === "string" ? code : undefined;
 }
 
 /** Pi's pre-call context usage, when it knows the token count (unknown right after compaction). */

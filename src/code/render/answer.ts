@@ -18,6 +18,7 @@ import type { SnapshotData, SnapshotFile, StructureSnapshot } from "../snapshots
 import type { ContextBudget } from "./budget.js";
 import { changesData, changesNote } from "./changes.js";
 import { type DetailPage, printablePath } from "./detail-page.js";
+import { dominantVendoredFolder, type VendoredFolder, vendoredData, vendoredNote } from "./vendored.js";
 
 /** How each retention stop reads in the text. */
 const PARTIAL_TEXT: Record<PartialReason, string> = {
@@ -33,6 +34,22 @@ export function fileRow(file: SnapshotFile) {
 
 export function rootName(root: string): string {
   return root === "." ? "the project root" : `"${root}"`;
+}
+
+/** The roots a result records: the path asked for, the one searched, and whether it widened. */
+export interface SearchScope {
+  readonly requestedRoot: string;
+  readonly effectiveRoot: string;
+  readonly expanded: boolean;
+}
+
+/**
+ * Where a result looked, as its first line says it: a widening is said there, up front, never
+ * only in a note an agent may read past.
+ */
+export function scopeText(scope: SearchScope): string {
+  if (!scope.expanded) return `in ${rootName(scope.effectiveRoot)}`;
+  return `in ${rootName(scope.effectiveRoot)}, widened from "${scope.requestedRoot}" where nothing matched (same filters; "scope": "strict" keeps to the path)`;
 }
 
 /** What was searched, as the text names it: the pattern (or structure pattern) and its options. */
@@ -79,12 +96,33 @@ export function unverifiedCount(snapshot: SnapshotData): number {
   return count;
 }
 
+/** Found once per snapshot, like the unverified count: every page of it says the same. */
+const vendoredFolders = new WeakMap<SnapshotData, VendoredFolder | null>();
+
+/** The folder of installed or generated code that holds most matching lines, if one does. */
+export function vendoredFolder(snapshot: SnapshotData): VendoredFolder | undefined {
+  let found = vendoredFolders.get(snapshot);
+  if (found === undefined) {
+    found =
+      dominantVendoredFolder(
+        snapshot.files.map((file) => ({ path: file.path, count: file.matches })),
+        snapshot.matches.length,
+        {
+          effectiveRoot: snapshot.effectiveRoot,
+          globs: snapshot.query.globs,
+          excludes: snapshot.query.excludes,
+        },
+      ) ?? null;
+    vendoredFolders.set(snapshot, found);
+  }
+  return found ?? undefined;
+}
+
 export function notesText(snapshot: SnapshotData, budget: ContextBudget): string {
   const notes: string[] = [];
-  if (snapshot.expanded && snapshot.matches.length > 0) {
-    notes.push(
-      `Nothing matched in "${snapshot.requestedRoot}", so the project root was searched instead (same filters).`,
-    );
+  const vendored = vendoredFolder(snapshot);
+  if (vendored !== undefined) {
+    notes.push(vendoredNote(vendored, snapshot.structure === undefined ? "matching lines" : "matches"));
   }
   if (snapshot.partialReason !== undefined) {
     notes.push(
@@ -162,7 +200,7 @@ export function frameText(snapshot: SnapshotData, budget: ContextBudget): string
   const count = isPartial(snapshot) ? "at least " : "";
   const unit = snapshot.structure === undefined ? ["matching line", "matching lines"] : ["match", "matches"];
   const head =
-    `code_search ${describeSearch(snapshot)} in ${rootName(snapshot.effectiveRoot)}: ` +
+    `code_search ${describeSearch(snapshot)} ${scopeText(snapshot)}: ` +
     `${count}${counted(snapshot.matches.length, unit[0] as string, unit[1])} (${counted(snapshot.totalOccurrences, "occurrence")}) in ${counted(snapshot.files.length, "file")}.`;
   return `${head}${notesText(snapshot, budget)}\n`;
 }
@@ -219,6 +257,7 @@ export function baseData(
     totalFiles: snapshot.files.length,
     ...(snapshot.partialReason === undefined ? {} : { partialReason: snapshot.partialReason }),
     ...(snapshot.changes === undefined ? {} : { changes: changesData(snapshot.changes) }),
+    ...vendoredData(vendoredFolder(snapshot)),
     searchErrors: snapshot.searchErrors,
     sourceUnverifiedFileCount: unverifiedCount(snapshot),
     occurrenceRangesOmitted: 0,

@@ -1,8 +1,10 @@
 /**
  * The answers code_search gives, built from a snapshot and the page rendered of it: the empty
- * answer, a summary page with its cursor, and a page of matching lines with its cursor. Each
- * states its range and how to go on, in text and in data.
+ * answer, a summary page with its cursor, a page of matching lines with its cursor, and a whole
+ * compact result. Each states its range and how to go on, in text and in data, and each that
+ * numbers matches carries a cursor those numbers belong to (`inspectCursor`).
  */
+import type { EvidentError } from "../../core/errors.js";
 import {
   DETAIL_PAGE_DEFAULT_MATCHES,
   DETAIL_PAGE_MAX_BYTES,
@@ -32,6 +34,52 @@ import { renderSummaryPage } from "./summary-page.js";
 export interface CodeSearchResponse {
   readonly text: string;
   readonly data: CodeSearchOutput;
+}
+
+/** Where a shown result is kept (its snapshot id), or why it could not be. */
+export type KeptOrNot = { readonly id: string } | { readonly error: EvidentError };
+
+/**
+ * The cursor a result's match numbers belong to: a summary cursor past its last file page, so it
+ * pages nothing by itself, and with `inspect` or `matchIndices` reads the retained revisions.
+ */
+function inspectCursorOf(store: SnapshotStore, id: string, snapshot: SnapshotData): string {
+  return store.encodeCursor({ snapshotId: id, offset: snapshot.files.length, kind: "summary" });
+}
+
+/**
+ * How the numbers of an answer with no further page are inspected, or why they cannot be: the
+ * one place that says it.
+ */
+function inspectAdvice(kept: KeptOrNot, cursor: string | undefined): string {
+  if (cursor !== undefined) {
+    return `Inspect a match by its number: call code_search with {"cursor":"${cursor}","inspect":n} ("matchIndices": [...] for up to 5).`;
+  }
+  const why = "error" in kept ? ` (${kept.error.message})` : "";
+  return `These matches could not be kept, so their numbers cannot be inspected${why}; inspect one with {"path", "line"} instead.`;
+}
+
+/** A complete result shown whole, after its frame (the policy decided it fits). */
+export function wholeResponse(
+  store: SnapshotStore,
+  snapshot: SnapshotData,
+  kept: KeptOrNot,
+  frame: string,
+  page: DetailPage,
+  redact: boolean,
+  budget: ContextBudget,
+): CodeSearchResponse {
+  const inspectCursor = "id" in kept ? inspectCursorOf(store, kept.id, snapshot) : undefined;
+  return {
+    text: `${frame}${page.text}${pageNotes(page)}${inspectAdvice(kept, inspectCursor)}\n`,
+    data: baseData(snapshot, "details", budget, redact, {
+      ...(inspectCursor === undefined ? {} : { inspectCursor }),
+      shownFrom: 1,
+      shownTo: snapshot.matches.length,
+      matches: shownData(page),
+      ...pageData(page),
+    }),
+  };
 }
 
 export function emptyResponse(
@@ -95,6 +143,7 @@ export async function summaryResponse(
     data: baseData(snapshot, "summary", budget, redact, {
       cursor,
       cursorKind: "summary",
+      inspectCursor: cursor,
       files: page.rows.map(fileRow),
       filesFrom: fileOffset + 1,
       filesTo: fileOffset + page.rows.length,
@@ -131,7 +180,7 @@ export function renderDetails(
 export function detailsResponse(
   store: SnapshotStore,
   snapshot: SnapshotData,
-  id: string | undefined,
+  kept: KeptOrNot,
   page: DetailPage,
   offset: number,
   sequence: MatchSequence,
@@ -140,11 +189,13 @@ export function detailsResponse(
   selection?: string,
   keys?: readonly string[],
 ): CodeSearchResponse {
+  const id = "id" in kept ? kept.id : undefined;
   const cursorState: CursorState | undefined =
     id === undefined || page.nextOffset === undefined
       ? undefined
       : { snapshotId: id, offset: page.nextOffset, kind: "matches", selection };
   const cursor = cursorState === undefined ? undefined : store.encodeCursor(cursorState);
+  const inspectCursor = id === undefined ? undefined : inspectCursorOf(store, id, snapshot);
   const from = offset + 1;
   const to = offset + page.shown.length;
   const scope = keys === undefined ? "" : ` of ${keys.map((k) => printablePath(displayPath(k))).join(", ")}`;
@@ -157,11 +208,12 @@ export function detailsResponse(
       `Next page: call code_search with {"cursor":"${cursor}"} (matching lines ${to + 1}-${sequence.length}; ` +
         'repeat "limit", "context" or "redact" to keep them).',
     );
-  }
+  } else lines.push(inspectAdvice(kept, inspectCursor));
   return {
     text: `${frameText(snapshot, budget)}${lines.join("\n")}\n`,
     data: baseData(snapshot, "details", budget, redact, {
       ...(cursor === undefined ? {} : { cursor, cursorKind: "matches" as const }),
+      ...(inspectCursor === undefined ? {} : { inspectCursor }),
       shownFrom: from,
       shownTo: to,
       matches: shownData(page),
