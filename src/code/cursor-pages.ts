@@ -95,16 +95,13 @@ export async function pageFromCursor(
     request.limit,
     request.context,
     request.redact,
+    phrasing,
   );
   const selection = keys === undefined ? undefined : (chosenSignature ?? state.selection);
-  if (page.nextOffset === undefined && !snapshot.reusable) {
-    // The last forward page: nothing can reach this snapshot any more.
-    await store.release(caller, state.snapshotId);
-  }
   return detailsResponse(
     store,
     snapshot,
-    state.snapshotId,
+    { id: state.snapshotId },
     page,
     offset,
     sequence,

@@ -5,11 +5,12 @@
  * scope), runs ripgrep, observes the retained files again and builds a snapshot.
  * A zero-result subpath is retried from the project root unless `scope` is strict, and both
  * roots are recorded. Then, in order: an explicit `summary` gets a ranked file page; an implicit
- * `auto` result that is complete and fits its budget is returned whole, with no cursor; `auto`
- * with an explicit `limit`, and `matches`, get a detail page; any other `auto` result (too big, or
- * partial) gets a summary first. A cursor continues only its stored snapshot: summary cursors
- * page files or start details (optionally for chosen files); match cursors continue their bound
- * selection. Partial retention is said in the text and in the data.
+ * `auto` result that is complete and fits its budget is returned whole; `auto` with an explicit
+ * `limit`, and `matches`, get a detail page; any other `auto` result (too big, or partial) gets a
+ * summary first. Every answer that numbers matches is kept and carries a cursor its numbers
+ * belong to, so [n] works with inspect and matchIndices. A cursor continues only its stored
+ * snapshot: summary cursors page files or start details (optionally for chosen files); match
+ * cursors continue their bound selection. Partial retention is said in the text and in the data.
  */
 import { setMaxListeners } from "node:events";
 import { anySignal, cancelledError, throwIfAborted, withDeadline } from "../core/abort.js";
@@ -36,15 +37,17 @@ import { Git } from "./git/process.js";
 import { continueSource } from "./inspect/answer.js";
 import { inspect } from "./inspect/inspection.js";
 import { type PathRules, resolveSearchTarget, type SearchTarget } from "./path-policy.js";
-import { baseData, frameText, isPartial, pageData, pageNotes, shownData } from "./render/answer.js";
+import { frameText, isPartial } from "./render/answer.js";
 import { type ContextBudget, type ContextUsage, DEFAULT_BUDGET, resolveBudget } from "./render/budget.js";
 import { renderDetailPage } from "./render/detail-page.js";
 import {
   type CodeSearchResponse,
   detailsResponse,
   emptyResponse,
+  type KeptOrNot,
   renderDetails,
   summaryResponse,
+  wholeResponse,
 } from "./render/responses.js";
 import {
   type AnyOfRequest,
@@ -323,6 +326,7 @@ export class CodeSearchService {
         terms: request.terms,
         ...scanned,
         notes: [],
+        fileScope: { globs: request.query.globs, excludes: request.query.excludes },
       },
       this.#options.analysisBounds ?? DEFAULT_ANALYSIS_BOUNDS,
     );
@@ -429,7 +433,7 @@ export class CodeSearchService {
       }
       if (request.changes === undefined) {
         const run = await this.#executor.execute(request.query, target, context);
-        return buildSnapshot(request.query, requestedTarget, target, expanded, run, false);
+        return buildSnapshot(request.query, requestedTarget, target, expanded, run);
       }
       const lines = await this.#inChanges(target, request.changes, context.signal, async (scope) => {
         const scanned = await scope.scan(request.query, context.signal);
@@ -456,14 +460,14 @@ export class CodeSearchService {
     throwIfAborted(context.signal);
     const budget = request.modeImplicit ? resolveBudget(context.contextUsage) : DEFAULT_BUDGET;
 
-    if (snapshot.matches.length === 0) return emptyResponse(snapshot, request, budget);
+    if (snapshot.matches.length === 0) return emptyResponse(snapshot, request, budget, this.#phrasing);
     if (request.mode === "summary") return this.#summaryAnswer(snapshot, context, request.redact, budget);
     if (request.mode === "matches" || request.limit !== undefined) {
       return this.#firstDetails(snapshot, context, request, DEFAULT_BUDGET);
     }
     if (!isPartial(snapshot)) {
       const sources = new PageSources(snapshot.rgCwd, snapshot.trustedRevisions, { justChecked: true });
-      const frame = frameText(snapshot, budget);
+      const frame = frameText(snapshot, budget, this.#phrasing);
       const whole = await renderDetailPage({
         snapshot,
         sequence: wholeSequence(snapshot),
@@ -476,17 +480,18 @@ export class CodeSearchService {
         sources,
       });
       if (whole.nextOffset === undefined) {
-        // Complete and compact: everything is here, so no snapshot outlives this answer.
-        const text = `${frame}${whole.text}${pageNotes(whole)}`;
-        return {
-          text,
-          data: baseData(snapshot, "details", budget, request.redact, {
-            shownFrom: 1,
-            shownTo: snapshot.matches.length,
-            matches: shownData(whole),
-            ...pageData(whole),
-          }),
-        };
+        // Complete and compact: everything is here, kept only so that its numbers can be inspected.
+        const kept = await this.#keep(snapshot, context.caller);
+        return wholeResponse(
+          this.#store,
+          snapshot,
+          kept,
+          frame,
+          whole,
+          request.redact,
+          budget,
+          this.#phrasing,
+        );
       }
     }
     return this.#summaryAnswer(snapshot, context, request.redact, budget);
@@ -498,9 +503,22 @@ export class CodeSearchService {
     redact: boolean,
     budget: ContextBudget,
   ): Promise<CodeSearchResponse> {
-    const stored = { ...snapshot, reusable: true };
-    const id = await this.#store.put(context.caller, stored);
-    return summaryResponse(this.#store, stored, id, 0, redact, budget, this.#phrasing);
+    const id = await this.#store.put(context.caller, snapshot);
+    return summaryResponse(this.#store, snapshot, id, 0, redact, budget, this.#phrasing);
+  }
+
+  /**
+   * Keeps a complete result whose every match is in the answer: only inspection by number needs
+   * it, so a store that cannot keep it (a shared store down, a cache directory that cannot be
+   * written) costs the numbers, said in the answer, not the answer.
+   */
+  async #keep(snapshot: SnapshotData, caller: string): Promise<KeptOrNot> {
+    try {
+      return { id: await this.#store.put(caller, snapshot) };
+    } catch (error) {
+      if (error instanceof EvidentError && NOT_KEPT.has(error.code)) return { error };
+      throw error;
+    }
   }
 
   async #firstDetails(
@@ -517,13 +535,17 @@ export class CodeSearchService {
       request.limit,
       request.context,
       request.redact,
+      this.#phrasing,
       true,
     );
-    const id = page.nextOffset === undefined ? undefined : await this.#store.put(context.caller, snapshot);
+    const kept =
+      page.nextOffset === undefined
+        ? await this.#keep(snapshot, context.caller)
+        : { id: await this.#store.put(context.caller, snapshot) };
     return detailsResponse(
       this.#store,
       snapshot,
-      id,
+      kept,
       page,
       0,
       sequence,
@@ -533,6 +555,9 @@ export class CodeSearchService {
     );
   }
 }
+
+/** A store's failures that leave a complete answer without its numbers rather than fail it. */
+const NOT_KEPT: ReadonlySet<string> = new Set(["store_unavailable", "configuration_error"]);
 
 function caseText(request: AnyOfRequest): string {
   const { caseMode, wholeWord } = request.query;

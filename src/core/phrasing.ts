@@ -37,10 +37,32 @@ export const CLI_TOOL_COMMANDS: Readonly<
 /** The command for code_search's inspections (`evident inspect --source-cursor C`). */
 export const CLI_INSPECT_COMMAND = "inspect";
 
+/** A value the reader fills in: `n` in a JSON call, `N` on a command line. */
+export interface Hole {
+  readonly hole: string;
+}
+
+export function hole(name: string): Hole {
+  return { hole: name };
+}
+
+function isHole(value: unknown): value is Hole {
+  return typeof value === "object" && value !== null && typeof (value as Hole).hole === "string";
+}
+
 export interface Phrasing {
   readonly surface: Surface;
-  /** A whole call: `call code_search with {"cursor":"C"}`, or the command in backquotes. */
+  /**
+   * A whole call: `call code_search with {"cursor":"C"}`, or the command in backquotes
+   * (`` `evident grep --cursor C` ``); a `hole` stands for what the reader fills in.
+   */
   call(tool: ToolName, args: Readonly<Record<string, unknown>>): string;
+  /**
+   * The call that went before, again, with these arguments added (or replaced): `call
+   * code_search again with the same arguments and "exclude": ["dist"]`, or `run the same command
+   * again with --exclude dist`.
+   */
+  again(tool: ToolName, args: Readonly<Record<string, unknown>>): string;
   /**
    * One argument as the caller writes it: `maxParseFiles` or `--max-parse-files`; with a value,
    * `literal=true` or `-F`, `mode="summary"` or `--mode summary`.
@@ -94,27 +116,56 @@ function rootRefusal(surface: Surface) {
 function toolPhrasing(surface: Surface): Phrasing {
   return {
     surface,
-    call: (tool, args) => `call ${tool} with ${JSON.stringify(args)}`,
-    arg: (_tool, name, value) => (value === undefined ? name : `${name}=${JSON.stringify(value)}`),
+    call: (tool, args) => `call ${tool} with {${members(args).join(",")}}`,
+    again: (tool, args) => `call ${tool} again with the same arguments and ${members(args, ": ").join(", ")}`,
+    arg: (_tool, name, value) => (value === undefined ? name : `${name}=${json(value)}`),
     rootRefused: rootRefusal(surface),
     setRoot: () => SET_ROOT[surface],
     internalError: () => INTERNAL[surface],
   };
 }
 
+/** A JSON value, a hole as the bare name the reader replaces. */
+function json(value: unknown): string {
+  return isHole(value) ? value.hole : JSON.stringify(value);
+}
+
+/** The members of a JSON object as written (`"cursor":"C"`), holes bare. */
+function members(args: Readonly<Record<string, unknown>>, colon = ":"): string[] {
+  return Object.entries(args)
+    .filter(([, value]) => value !== undefined)
+    .map(([name, value]) => `${JSON.stringify(name)}${colon}${json(value)}`);
+}
+
+/** `evident inspect PATH:LINE` for a path and a line, the shortest form of that inspection. */
+function inspectPlace(args: Readonly<Record<string, unknown>>): string | undefined {
+  const keys = Object.keys(args).filter((key) => args[key] !== undefined);
+  if (keys.length !== 2 || args.path === undefined || args.line === undefined) return undefined;
+  return `${cliValue(args.path)}:${cliValue(args.line)}`;
+}
+
 const CLI_PHRASING: Phrasing = {
   surface: "cli",
   call(tool, args) {
+    const place = tool === "code_search" ? inspectPlace(args) : undefined;
     const command =
-      tool === "code_search" && args.sourceCursor !== undefined
+      place !== undefined || (tool === "code_search" && args.sourceCursor !== undefined)
         ? CLI_INSPECT_COMMAND
         : CLI_TOOL_COMMANDS[tool].command;
-    const flags = Object.entries(args)
-      .filter(([, value]) => value !== undefined)
-      .map(([name, value]) => cliArg(tool, name, value));
+    const flags =
+      place !== undefined
+        ? [place]
+        : Object.entries(args)
+            .filter(([, value]) => value !== undefined)
+            .map(([name, value]) => cliArg(tool, name, value));
     // In backquotes, so that the sentence around it (a closing period) is never taken for part of it.
     return `\`${["evident", command, ...flags].join(" ")}\``;
   },
+  again: (tool, args) =>
+    `run the same command again with ${Object.entries(args)
+      .filter(([, value]) => value !== undefined)
+      .map(([name, value]) => cliArg(tool, name, value))
+      .join(" ")}`,
   arg: (tool, name, value) => cliArg(tool, name, value),
   rootRefused: rootRefusal("cli"),
   setRoot: () => SET_ROOT.cli,
@@ -136,7 +187,12 @@ function cliArg(tool: ToolName, name: string, value: unknown): string {
   if (value === undefined || value === true) return flag;
   if (value === false) return `--no-${kebabCase(name)}`;
   const values = Array.isArray(value) ? value : [value];
-  return values.map((item) => `${flag} ${shellWord(String(item))}`).join(" ");
+  return values.map((item) => `${flag} ${cliValue(item)}`).join(" ");
+}
+
+/** A value on the command line: a shell word, a hole in capitals. */
+function cliValue(value: unknown): string {
+  return isHole(value) ? value.hole.toUpperCase() : shellWord(String(value));
 }
 
 /** A word a POSIX shell reads back unchanged: as it is when safe, else single-quoted. */

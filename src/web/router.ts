@@ -16,7 +16,7 @@ import { type Logger, silentLogger } from "../core/logger.js";
 import { type Phrasing, phrasingFor } from "../core/phrasing.js";
 import type { ToolSuccess } from "../core/result.js";
 import { success } from "../core/result.js";
-import { underlyingCode } from "../net/failure.js";
+import { networkNextStep, underlyingCode } from "../net/failure.js";
 import { canonicalAddress, type LookupFunction } from "../net/guard.js";
 import type { HttpClient } from "../net/http-client.js";
 import { assertPublicUrl } from "../net/public-url.js";
@@ -494,7 +494,10 @@ export class WebRouter {
     }
     const failed = Object.keys(failures.reasons);
     if (failed.length > 0 && used.length > 0) {
-      warnings.push(`failed before ${used.join(", ")} answered: ${failed.join(", ")} (see providerErrors)`);
+      const next = networkNextStep(Object.values(failures.classes));
+      warnings.push(
+        `failed before ${used.join(", ")} answered: ${failed.join(", ")} (see providerErrors)${next === undefined ? "" : `. ${next}`}`,
+      );
     }
     if (this.#options.allowPrivateNetwork) {
       warnings.push("the operator allows private network addresses (EVIDENT_ALLOW_PRIVATE_NETWORK)");
@@ -516,6 +519,9 @@ function allFailed(attempted: string[], failures: Failures, errors: unknown[], f
       : configuration
         ? "configuration_error"
         : "provider_failed";
+  // One class for every failure (one provider, or a network down for all) is also said at the top.
+  const classes = new Set(Object.values(failures.classes));
+  const next = networkNextStep(classes);
   const message =
     attempted.length === 0
       ? "No provider could be tried."
@@ -524,9 +530,7 @@ function allFailed(attempted: string[], failures: Failures, errors: unknown[], f
         : code === "configuration_error"
           ? `The provider is not configured correctly: ${reasons.join("; ")}. The operator must fix it (docs/CONFIG.md).`
           : `The provider failed: ${reasons.join("; ")}.`;
-  // One class for every failure (one provider, or a network down for all) is also said at the top.
-  const classes = new Set(Object.values(failures.classes));
-  return new EvidentError(code, message, {
+  return new EvidentError(code, next === undefined ? message : `${message} ${next}`, {
     details: {
       ...(classes.size === 1 ? { reason: [...classes][0] } : {}),
       provider_errors: failures.reasons,

@@ -73,6 +73,9 @@ describe("advice is worded for its surface", () => {
     for (let i = 0; i < 40; i++) files[`many/m${String(i).padStart(2, "0")}.txt`] = "crowd line\n".repeat(20);
     const body = Array.from({ length: 1500 }, (_, i) => `  x += ${i}; // filler`).join("\n");
     files["big.ts"] = `export function big() {\n  let x = 0;\n${body}\n  return x;\n}\n`;
+    files["small.ts"] = "export function small() {\n  return 'solitary';\n}\n";
+    for (let i = 0; i < 6; i++) files[`node_modules/lib/v${i}.js`] = "const vendorword = 1;\n";
+    files["src/own.ts"] = "const vendorword = 2;\n";
     tree = await makeTree(files);
     site = await startLoopback((_req, res) => {
       res.setHeader("content-type", "text/plain; charset=utf-8");
@@ -122,6 +125,31 @@ describe("advice is worded for its surface", () => {
     const rest = await shell(next);
     assert.equal(rest.code, 0, rest.stderr);
     assert.equal(JSON.parse(rest.stdout).view, "inspection");
+  });
+
+  it("the CLI's small result says how to inspect a match by number, as a command that runs", async () => {
+    const found = await shell("evident grep solitary --text");
+    assert.equal(found.code, 0, found.stderr);
+    const advice = advised(found.stdout, "Inspect a match by its number: ");
+    assert.match(advice, /^evident grep --cursor \S+ --inspect N$/);
+    assert.match(found.stdout, /\(--match-indices for up to 5\)/);
+    const inspected = await shell(advice.replace(/ N$/, " 1"));
+    assert.equal(inspected.code, 0, inspected.stderr);
+    assert.equal(JSON.parse(inspected.stdout).inspections[0].symbol.name, "small");
+  });
+
+  it("the CLI's note on a vendored folder says to run the same command again with --exclude", async () => {
+    const found = await shell("evident grep vendorword --text");
+    assert.equal(found.code, 0, found.stderr);
+    assert.match(
+      found.stdout,
+      /To search without it, run the same command again with --exclude node_modules\./,
+    );
+    assert.doesNotMatch(found.stdout, /call code_search|"exclude"/);
+    const own = await shell("evident grep vendorword --exclude node_modules --text");
+    assert.equal(own.code, 0, own.stderr);
+    assert.match(own.stdout, /src\/own\.ts/);
+    assert.doesNotMatch(own.stdout, /node_modules\/|installed or generated/);
   });
 
   it("a long page read by the CLI says `evident read --cursor C`, which runs", async () => {

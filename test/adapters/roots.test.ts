@@ -26,7 +26,8 @@ const tree = treesRemovedAfter(after);
 interface Session {
   client: Client;
   search(pattern: string): Promise<{ isError: boolean; text: string }>;
-  description(): Promise<string>;
+  /** code_search's guide, which names the root a search would use. */
+  guide(): Promise<string>;
 }
 
 async function withServer(
@@ -58,9 +59,9 @@ async function withServer(
       const text = (result.content as Array<{ text: string }>).map((part) => part.text).join("");
       return { isError: result.isError === true, text };
     },
-    async description() {
-      const { tools } = await client.listTools();
-      return tools.find((tool) => tool.name === "code_search")?.description ?? "";
+    async guide() {
+      const result = await client.callTool({ name: "code_search", arguments: { guide: true } });
+      return (result.content as Array<{ text: string }>).map((part) => part.text).join("");
     },
   };
   try {
@@ -74,14 +75,14 @@ async function withServer(
 }
 
 describe("code_search's project root", () => {
-  it("--root and EVIDENT_ROOT name it; the description and every result say which", async () => {
+  it("--root and EVIDENT_ROOT name it; the guide and every result say which", async () => {
     const project = realpathSync(await tree({ "a.txt": "needle in project\n" }));
     const elsewhere = await tree({ "b.txt": "needle elsewhere\n" });
     for (const setting of [{ args: ["--root", project] }, { env: { EVIDENT_ROOT: project } }]) {
       await withServer({ cwd: elsewhere, ...setting }, async (session) => {
         assert.match(
-          await session.description(),
-          new RegExp(`Project root: ${project} \\(from (--root|EVIDENT_ROOT)\\)`),
+          await session.guide(),
+          new RegExp(`^Project root: ${project} \\(from (--root|EVIDENT_ROOT)\\)\n`),
         );
         const result = await session.search("needle");
         assert.equal(result.isError, false);
@@ -137,6 +138,7 @@ describe("code_search's project root", () => {
       const two = await session.search("needle");
       assert.ok(two.text.startsWith(`Project root: ${second}\n`), two.text);
       assert.match(two.text, /second\.txt/);
+      assert.ok((await session.guide()).startsWith(`Project root: ${second} (from client roots)\n`));
     });
     // Started in / but the client names its roots: no refusal.
     await withServer({ cwd: "/", roots: [[first]] }, async (session) => {

@@ -23,7 +23,7 @@ export async function firstAnalysisAnswer(
   phrasing: Phrasing,
 ): Promise<CodeSearchResponse> {
   const budget = DEFAULT_BUDGET;
-  const frameText = analysisFrame(data, budget);
+  const frameText = analysisFrame(data, budget, phrasing);
   const page = renderAnalysisPage(data, { offset: 0, limit, redact, frameText, budget });
   const id = page.nextOffset === undefined ? undefined : await store.put(caller, data);
   return analysisResponse(store, data, id, page, 0, redact, frameText, budget, phrasing);
@@ -60,7 +60,7 @@ export async function analysisPageFromCursor(
     );
   }
   const budget = DEFAULT_BUDGET;
-  const frameText = analysisFrame(data, budget);
+  const frameText = analysisFrame(data, budget, phrasing);
   const page = renderAnalysisPage(data, {
     offset: state.offset,
     limit: request.limit,
