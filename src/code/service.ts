@@ -16,6 +16,7 @@ import { setMaxListeners } from "node:events";
 import { anySignal, cancelledError, throwIfAborted, withDeadline } from "../core/abort.js";
 import { EvidentError } from "../core/errors.js";
 import { DETAIL_PAGE_MAX_BYTES, PAGE_FRAME_RESERVE_CHARS } from "../core/limits.js";
+import { type Phrasing, phrasingFor } from "../core/phrasing.js";
 import { Slots } from "../core/slots.js";
 import { analysisPageFromCursor, firstAnalysisAnswer } from "./analysis/answers.js";
 import { type AnyOfScan, scanAnyOf } from "./analysis/any-of.js";
@@ -123,6 +124,7 @@ export class CodeSearchService {
   readonly #syntax: SyntaxLayer;
   readonly #settings: CodeSearchSettings;
   readonly #slots: Slots;
+  readonly #phrasing: Phrasing;
   /** Aborts every running call when the service closes. */
   readonly #closing = new AbortController();
   readonly #running = new Set<Promise<unknown>>();
@@ -134,6 +136,7 @@ export class CodeSearchService {
     this.#options = options;
     this.#settings = { ...codeSearchSettings(options.env), ...options.settings };
     this.#store = options.store ?? new MemorySnapshotStore();
+    this.#phrasing = options.phrasing ?? phrasingFor("mcp");
     // Every call in flight listens to it; there may be many more than ten.
     setMaxListeners(0, this.#closing.signal);
     this.#slots = options.slots ?? new Slots(this.#settings.maxProcesses);
@@ -151,7 +154,7 @@ export class CodeSearchService {
 
   async run(input: CodeSearchInput, context: CallContext): Promise<CodeSearchResponse> {
     if (this.#closing.signal.aborted) throw new EvidentError("cancelled", "code_search is shutting down.");
-    const request: CodeSearchRequest = normalizeRequest(input);
+    const request: CodeSearchRequest = normalizeRequest(input, this.#phrasing);
     const { deadlineMs } = this.#settings;
     const spent = context.receivedAt === undefined ? 0 : Math.max(0, Date.now() - context.receivedAt);
     // A call whose time went before it got here starts nothing.
@@ -212,6 +215,7 @@ export class CodeSearchService {
             syntax: this.#syntax,
             caller: call.caller,
             signal: call.signal,
+            phrasing: this.#phrasing,
           },
           request,
         );
@@ -248,7 +252,7 @@ export class CodeSearchService {
         );
       case "source-page":
         return continueSource(
-          { store: this.#store, caller: call.caller },
+          { store: this.#store, caller: call.caller, phrasing: this.#phrasing },
           request.sourceCursor,
           request.redact,
         );
@@ -262,8 +266,8 @@ export class CodeSearchService {
     // Decoding first keeps a malformed cursor the first error reported, whatever its kind.
     const state = this.#store.decodeCursor(request.cursor);
     return state.kind === "analysis"
-      ? analysisPageFromCursor(this.#store, request, caller, state)
-      : pageFromCursor(this.#store, this.#options.cwd, request, caller);
+      ? analysisPageFromCursor(this.#store, request, caller, state, this.#phrasing)
+      : pageFromCursor(this.#store, this.#options.cwd, request, caller, this.#phrasing);
   }
 
   async #anyOf(request: AnyOfRequest, context: RunningCall): Promise<CodeSearchResponse> {
@@ -326,7 +330,14 @@ export class CodeSearchService {
       },
       this.#options.analysisBounds ?? DEFAULT_ANALYSIS_BOUNDS,
     );
-    return firstAnalysisAnswer(this.#store, data, context.caller, request.limit, request.redact);
+    return firstAnalysisAnswer(
+      this.#store,
+      data,
+      context.caller,
+      request.limit,
+      request.redact,
+      this.#phrasing,
+    );
   }
 
   /** An analysis draft admitted by the store's policy and answered with its first page. */
@@ -337,7 +348,7 @@ export class CodeSearchService {
     draft: () => Promise<AnalysisDraft>,
   ): Promise<CodeSearchResponse> {
     const data = retain(await draft(), this.#analysisBounds());
-    return firstAnalysisAnswer(this.#store, data, call.caller, limit, redact);
+    return firstAnalysisAnswer(this.#store, data, call.caller, limit, redact, this.#phrasing);
   }
 
   #analysisBounds(): AnalysisBounds {
@@ -386,6 +397,7 @@ export class CodeSearchService {
         retention: this.#options.retention,
         onSpawn: this.#options.onProcessSpawn,
         slots: this.#slots,
+        phrasing: this.#phrasing,
       },
       target,
       spec,
@@ -448,14 +460,14 @@ export class CodeSearchService {
     throwIfAborted(context.signal);
     const budget = request.modeImplicit ? resolveBudget(context.contextUsage) : DEFAULT_BUDGET;
 
-    if (snapshot.matches.length === 0) return emptyResponse(snapshot, request, budget);
+    if (snapshot.matches.length === 0) return emptyResponse(snapshot, request, budget, this.#phrasing);
     if (request.mode === "summary") return this.#summaryAnswer(snapshot, context, request.redact, budget);
     if (request.mode === "matches" || request.limit !== undefined) {
       return this.#firstDetails(snapshot, context, request, DEFAULT_BUDGET);
     }
     if (!isPartial(snapshot)) {
       const sources = new PageSources(snapshot.rgCwd, snapshot.trustedRevisions, { justChecked: true });
-      const frame = frameText(snapshot, budget);
+      const frame = frameText(snapshot, budget, this.#phrasing);
       const whole = await renderDetailPage({
         snapshot,
         sequence: wholeSequence(snapshot),
@@ -470,7 +482,16 @@ export class CodeSearchService {
       if (whole.nextOffset === undefined) {
         // Complete and compact: everything is here, kept only so that its numbers can be inspected.
         const kept = await this.#keep(snapshot, context.caller);
-        return wholeResponse(this.#store, snapshot, kept, frame, whole, request.redact, budget);
+        return wholeResponse(
+          this.#store,
+          snapshot,
+          kept,
+          frame,
+          whole,
+          request.redact,
+          budget,
+          this.#phrasing,
+        );
       }
     }
     return this.#summaryAnswer(snapshot, context, request.redact, budget);
@@ -483,7 +504,7 @@ export class CodeSearchService {
     budget: ContextBudget,
   ): Promise<CodeSearchResponse> {
     const id = await this.#store.put(context.caller, snapshot);
-    return summaryResponse(this.#store, snapshot, id, 0, redact, budget);
+    return summaryResponse(this.#store, snapshot, id, 0, redact, budget, this.#phrasing);
   }
 
   /**
@@ -514,14 +535,24 @@ export class CodeSearchService {
       request.limit,
       request.context,
       request.redact,
+      this.#phrasing,
       true,
     );
-    if (page.nextOffset === undefined) {
-      const kept = await this.#keep(snapshot, context.caller);
-      return detailsResponse(this.#store, snapshot, kept, page, 0, sequence, request.redact, budget);
-    }
-    const id = await this.#store.put(context.caller, snapshot);
-    return detailsResponse(this.#store, snapshot, { id }, page, 0, sequence, request.redact, budget);
+    const kept =
+      page.nextOffset === undefined
+        ? await this.#keep(snapshot, context.caller)
+        : { id: await this.#store.put(context.caller, snapshot) };
+    return detailsResponse(
+      this.#store,
+      snapshot,
+      kept,
+      page,
+      0,
+      sequence,
+      request.redact,
+      budget,
+      this.#phrasing,
+    );
   }
 }
 

@@ -14,6 +14,7 @@ import { codeSearchSettings } from "../code/settings.js";
 import type { MemorySnapshotStore, SnapshotStore } from "../code/snapshots/store.js";
 import { EvidentError, isEvidentError } from "../core/errors.js";
 import { CODE_SEARCH_ROOTS_KEPT, PROGRESS_AFTER_MS, PROGRESS_INTERVAL_MS } from "../core/limits.js";
+import { type Phrasing, phrasingFor } from "../core/phrasing.js";
 import { success, type ToolSuccess } from "../core/result.js";
 import { Slots } from "../core/slots.js";
 import { CODE_SEARCH_GUIDE } from "./code-search-guide.js";
@@ -39,10 +40,11 @@ function guideAnswer(
   rest: Record<string, unknown>,
   setting: RootSetting,
   clientRoots: readonly string[] | undefined,
+  phrasing: Phrasing,
 ): ToolSuccess<CodeSearchOutput> {
   const [other] = Object.keys(rest).filter((field) => rest[field] !== undefined);
   if (other !== undefined) {
-    const message = "guide is read alone, without search fields; call again with just guide.";
+    const message = `${phrasing.arg("code_search", "guide")} is read alone, without search fields: ${phrasing.call("code_search", { guide: true })}.`;
     throw new EvidentError("invalid_arguments", `Invalid arguments: ${other}: ${message}`, {
       details: { field: other, issues: [{ field: other, message }] },
     });
@@ -123,6 +125,7 @@ interface KeptService {
 }
 
 export function createCodeSearchTool(env: ToolEnvironment) {
+  const phrasing = phrasingFor(env.surface ?? "mcp");
   // One service per root searched: a surface has one, unless its client changes its roots; the
   // most recently used CODE_SEARCH_ROOTS_KEPT are kept, in use order (oldest first).
   const services = new Map<string, KeptService>();
@@ -180,6 +183,7 @@ export function createCodeSearchTool(env: ToolEnvironment) {
         store,
         slots,
         pathRules: { protectedPaths, confined: env.confined === true },
+        phrasing,
         // A long-lived surface keeps the next search's ripgrep started; a one-shot run would not use it.
         ...(env.snapshots === "persistent" ? {} : { prestart: {} }),
       });
@@ -199,7 +203,7 @@ export function createCodeSearchTool(env: ToolEnvironment) {
     handler: async ({ guide, ...input }, context) => {
       const setting = env.root ?? { path: env.cwd, origin: "host" as const };
       const clientRoots = env.confined === true ? undefined : context.clientRoots;
-      if (guide === true) return guideAnswer(input, setting, clientRoots);
+      if (guide === true) return guideAnswer(input, setting, clientRoots, phrasing);
       // The search's deadline counts from here: loading a root's service is part of the call.
       const receivedAt = Date.now();
       // A remote caller cannot move the root: it searches only where the operator said.

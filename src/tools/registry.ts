@@ -5,6 +5,7 @@
 import { abortReason } from "../core/abort.js";
 import { EvidentError } from "../core/errors.js";
 import { silentLogger } from "../core/logger.js";
+import { type Phrasing, phrasingFor } from "../core/phrasing.js";
 import type { CallObserver } from "../core/process-memory.js";
 import { failure, type ToolResult } from "../core/result.js";
 import { publishedInputSchema, publishedOutputSchema } from "./published-schema.js";
@@ -26,6 +27,12 @@ export class ToolRegistry {
   #listings: ToolListing[] | undefined;
   #closing: Promise<void> | undefined;
   readonly #observers: CallObserver[] = [];
+  readonly #phrasing: Phrasing;
+
+  /** `phrasing`: the surface's wording of the advice the registry itself gives (internal errors). */
+  constructor(phrasing: Phrasing = phrasingFor("mcp")) {
+    this.#phrasing = phrasing;
+  }
 
   register<T extends ToolDefinition>(definition: T): this {
     if (this.#tools.has(definition.name)) throw new Error(`tool ${definition.name} registered twice`);
@@ -108,7 +115,7 @@ export class ToolRegistry {
       if (full.signal.aborted) throw abortReason(full.signal);
       return await tool.handler(input, full);
     } catch (thrown) {
-      const result = failure(thrown);
+      const result = failure(thrown, this.#phrasing.internalError());
       if (result.error.code === "internal_error") {
         // The agent reads a fixed or short message; the operator's log gets what caused it.
         full.logger.error(`tool ${name} failed`, {

@@ -11,6 +11,7 @@ import {
   WEB_PAGES_TTL_MS,
   WEB_URL_MAX_CHARS,
 } from "../core/limits.js";
+import { phrasingFor } from "../core/phrasing.js";
 import type { ToolSuccess } from "../core/result.js";
 import { defineTool, type ToolEnvironment } from "./tool.js";
 import {
@@ -95,6 +96,7 @@ Without \`reader\`, the configured read route is used; with it, only that provid
 
 export function createWebReadTool(env: ToolEnvironment, options: WebToolOptions = {}) {
   const service = webServiceFor(env, options);
+  const phrasing = phrasingFor(env.surface ?? "mcp");
   return defineTool({
     name: "web_read",
     title: "Web read",
@@ -110,9 +112,10 @@ export function createWebReadTool(env: ToolEnvironment, options: WebToolOptions 
       if (cursor !== undefined) {
         const others = [url === undefined ? [] : ["url"], Object.keys(rest)].flat();
         if (others.length > 0) {
+          const without = others.map((name) => phrasing.arg("web_read", name)).join(", ");
           throw new EvidentError(
             "cursor_option_conflict",
-            `A cursor continues the document it was made for; give it alone, without ${others.join(", ")}.`,
+            `A cursor continues the document it was made for; give it alone, without ${without}.`,
             { details: { field: "cursor", conflicts: others } },
           );
         }

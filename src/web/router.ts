@@ -8,10 +8,12 @@
  * An explicit `reader` is tried alone, never with a fallback. The router decides; adapters only
  * translate, and the envelope only formats.
  */
+
 import { abortReason, type Deadline, deadlineError, withDeadline } from "../core/abort.js";
 import { EvidentError } from "../core/errors.js";
 import { PROVIDER_ATTEMPT_DEADLINE_MS, WEB_MAX_RESULTS_DEFAULT } from "../core/limits.js";
 import { type Logger, silentLogger } from "../core/logger.js";
+import { type Phrasing, phrasingFor } from "../core/phrasing.js";
 import type { ToolSuccess } from "../core/result.js";
 import { success } from "../core/result.js";
 import { networkNextStep, underlyingCode } from "../net/failure.js";
@@ -77,6 +79,8 @@ export interface RouterOptions {
   readonly now?: () => Date;
   /** Where long reads are kept for their cursors; without it a long read is only clipped. */
   readonly pages?: ReadPages;
+  /** How advice in warnings and errors is written for the surface (default: MCP's). */
+  readonly phrasing?: Phrasing;
 }
 
 type Attempt<T> =
@@ -178,11 +182,14 @@ export class WebRouter {
           if (provider.capabilities.focus) capable.push(id);
         }
         if (capable.length === 0) {
+          const phrasing = this.#options.phrasing ?? phrasingFor("mcp");
+          const without = `read it without ${phrasing.arg("web_read", "focus")}`;
+          const reader = phrasing.arg("web_read", "reader");
           throw new EvidentError(
             "focus_unsupported",
             reader !== undefined
-              ? `The reader ${candidates[0]} cannot take a focus; call web_read without focus, or name a reader that supports it.`
-              : `No provider on the read route (${candidates.join(", ")}) can take a focus; call web_read without focus or name a reader that supports it.`,
+              ? `The reader ${candidates[0]} cannot take a focus; ${without}, or name a ${reader} that supports it.`
+              : `No provider on the read route (${candidates.join(", ")}) can take a focus; ${without}, or name a ${reader} that supports it.`,
             { details: { field: "focus", providers: [...candidates] } },
           );
         }
@@ -235,6 +242,7 @@ export class WebRouter {
         ...failureFields(failures),
         outcome,
         budgetChars: this.#options.envelopeBudgetChars,
+        ...(this.#options.phrasing === undefined ? {} : { phrasing: this.#options.phrasing }),
       };
       let fitted = buildReadEnvelope(envelope);
       const pages = this.#options.pages;
@@ -288,6 +296,7 @@ export class WebRouter {
       budgetChars: this.#options.envelopeBudgetChars,
       part: { from: offset, total: page.text.length },
       cursor: next,
+      ...(this.#options.phrasing === undefined ? {} : { phrasing: this.#options.phrasing }),
     });
     return success(fitted.json, fitted.data);
   }

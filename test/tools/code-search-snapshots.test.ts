@@ -89,7 +89,10 @@ describe("code_search snapshots by surface", () => {
     assert.equal((result.data as { inspectCursor?: string }).inspectCursor, undefined);
     assert.equal((result.data as { totalMatches: number }).totalMatches, 1);
     assert.match(result.text, /could not be kept, so their numbers cannot be inspected \(The cursor cache /);
-    assert.match(result.text, /inspect one with \{"path", "line"\} instead/);
+    assert.match(
+      result.text,
+      /inspect one by its path and line instead: call code_search with \{"path":path,"line":line\}\./,
+    );
     // A result that needs its cursor to be read at all fails as before.
     const broad = await call(persistent, { pattern: "needle" });
     assert.equal(broad.isError, true);

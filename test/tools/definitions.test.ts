@@ -270,7 +270,12 @@ describe("tool definitions", () => {
           [CLI, ...args],
           {
             cwd: project,
-            env: { PATH: process.env.PATH ?? "", HOME: project, EVIDENT_CACHE_DIR: join(project, ".cache") },
+            // HOME apart from the project: the home directory itself is never taken as one.
+            env: {
+              PATH: process.env.PATH ?? "",
+              HOME: join(project, ".home"),
+              EVIDENT_CACHE_DIR: join(project, ".cache"),
+            },
           },
           (error, stdout) =>
             done({ code: error === null ? 0 : ((error as { code?: number }).code ?? null), stdout }),

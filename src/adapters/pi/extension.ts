@@ -15,6 +15,7 @@ import type { ExtensionAPI, ExtensionContext } from "@mariozechner/pi-coding-age
 import { silentLogger } from "../../core/logger.js";
 import { type InterfaceLocale, readInterfaceLocale } from "../../tools/host-settings.js";
 import { createProductRegistry } from "../../tools/product.js";
+import { resolveProjectRoot } from "../../tools/project-root.js";
 import type { ToolRegistry } from "../../tools/registry.js";
 import type { ContextUsage, ProgressUpdate } from "../../tools/tool.js";
 import { type OutputSchemas, renderCall, renderResult } from "./render.js";
@@ -26,12 +27,14 @@ export const STATUS_KEY = "evident";
 
 export default function evidentExtension(pi: ExtensionAPI): void {
   const env = process.env;
-  // One registry per working directory (a Pi session has one); code_search's root is that cwd.
+  // One registry per working directory (a Pi session has one); code_search's root is that cwd,
+  // by the rule every surface follows (EVIDENT_ROOT first; never `/` or the home directory).
   const registries = new Map<string, ToolRegistry>();
   const registryFor = (cwd: string): ToolRegistry => {
     let registry = registries.get(cwd);
     if (registry === undefined) {
-      registry = createProductRegistry({ cwd, env, logger: silentLogger });
+      const root = resolveProjectRoot({ surface: "pi", env, cwd });
+      registry = createProductRegistry({ cwd, env, logger: silentLogger, root, surface: "pi" });
       registries.set(cwd, registry);
     }
     return registry;

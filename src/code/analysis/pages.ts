@@ -5,6 +5,7 @@
  * within the 16 KiB response bound; whatever is left has a forward cursor, stated in the text
  * and in the data.
  */
+
 import {
   ANALYSIS_ITEMS_PER_PAGE,
   ANYOF_TERM_LABEL_CHARS,
@@ -12,8 +13,9 @@ import {
   LONG_LINE_CHARS,
   PAGE_FRAME_RESERVE_CHARS,
 } from "../../core/limits.js";
+import type { Phrasing } from "../../core/phrasing.js";
 import { scopeText } from "../render/answer.js";
-import { type ContextBudget, DEFAULT_BUDGET } from "../render/budget.js";
+import type { ContextBudget } from "../render/budget.js";
 import { changesData, changesNote } from "../render/changes.js";
 import { excerptLine, printablePath } from "../render/detail-page.js";
 import { redactText } from "../render/redact.js";
@@ -68,7 +70,7 @@ function headline(data: AnalysisData, summary: AnalysisSummary): string {
 }
 
 /** What every page of this analysis says before its items. */
-export function analysisFrame(data: AnalysisData, budget: ContextBudget = DEFAULT_BUDGET): string {
+export function analysisFrame(data: AnalysisData, budget: ContextBudget, phrasing: Phrasing): string {
   const summary = summarize(data);
   const lines = [headline(data, summary)];
   if (data.operation === "anyOf") {
@@ -87,7 +89,7 @@ export function analysisFrame(data: AnalysisData, budget: ContextBudget = DEFAUL
     lines.push(`ripgrep could not read ${data.searchErrors} file(s); their contents are not covered.`);
   }
   const vendored = analysisVendored(data);
-  if (vendored !== undefined) lines.push(vendoredNote(vendored, "occurrences"));
+  if (vendored !== undefined) lines.push(vendoredNote(vendored, "occurrences", phrasing));
   lines.push(...data.notes);
   if (budget.adjusted) {
     lines.push(`Context is ${budget.tier}: this answer was sized for about ${budget.targetTokens} tokens.`);
@@ -230,6 +232,7 @@ export function analysisResponse(
   redact: boolean,
   frameText: string,
   budget: ContextBudget,
+  phrasing: Phrasing,
 ): CodeSearchResponse {
   const summary = summarize(data);
   const cursor =
@@ -243,8 +246,9 @@ export function analysisResponse(
     lines.push(`Items ${from}-${to} of ${data.items.length}${orderNote(data)}:`, page.text.trimEnd());
   }
   if (cursor !== undefined) {
+    const arg = (name: string) => phrasing.arg("code_search", name);
     lines.push(
-      `Next page: call code_search with {"cursor":"${cursor}"} (items ${to + 1}-${data.items.length}; repeat "limit" or "redact" to keep them).`,
+      `Next page: ${phrasing.call("code_search", { cursor })} (items ${to + 1}-${data.items.length}; repeat ${arg("limit")} or ${arg("redact")} to keep them).`,
     );
   }
   return {

@@ -10,6 +10,7 @@ import {
   DETAIL_PAGE_MAX_BYTES,
   PAGE_FRAME_RESERVE_CHARS,
 } from "../../core/limits.js";
+import { hole, type Phrasing } from "../../core/phrasing.js";
 import type { NewSearchRequest } from "../request.js";
 import type { CodeSearchOutput } from "../schema.js";
 import { displayPath, type MatchSequence } from "../snapshots/sequence.js";
@@ -51,12 +52,16 @@ function inspectCursorOf(store: SnapshotStore, id: string, snapshot: SnapshotDat
  * How the numbers of an answer with no further page are inspected, or why they cannot be: the
  * one place that says it.
  */
-function inspectAdvice(kept: KeptOrNot, cursor: string | undefined): string {
+function inspectAdvice(kept: KeptOrNot, cursor: string | undefined, phrasing: Phrasing): string {
   if (cursor !== undefined) {
-    return `Inspect a match by its number: call code_search with {"cursor":"${cursor}","inspect":n} ("matchIndices": [...] for up to 5).`;
+    return (
+      `Inspect a match by its number: ${phrasing.call("code_search", { cursor, inspect: hole("n") })} ` +
+      `(${phrasing.arg("code_search", "matchIndices")} for up to 5).`
+    );
   }
   const why = "error" in kept ? ` (${kept.error.message})` : "";
-  return `These matches could not be kept, so their numbers cannot be inspected${why}; inspect one with {"path", "line"} instead.`;
+  const byPlace = phrasing.call("code_search", { path: hole("path"), line: hole("line") });
+  return `These matches could not be kept, so their numbers cannot be inspected${why}; inspect one by its path and line instead: ${byPlace}.`;
 }
 
 /** A complete result shown whole, after its frame (the policy decided it fits). */
@@ -68,10 +73,11 @@ export function wholeResponse(
   page: DetailPage,
   redact: boolean,
   budget: ContextBudget,
+  phrasing: Phrasing,
 ): CodeSearchResponse {
   const inspectCursor = "id" in kept ? inspectCursorOf(store, kept.id, snapshot) : undefined;
   return {
-    text: `${frame}${page.text}${pageNotes(page)}${inspectAdvice(kept, inspectCursor)}\n`,
+    text: `${frame}${page.text}${pageNotes(page)}${inspectAdvice(kept, inspectCursor, phrasing)}\n`,
     data: baseData(snapshot, "details", budget, redact, {
       ...(inspectCursor === undefined ? {} : { inspectCursor }),
       shownFrom: 1,
@@ -86,6 +92,7 @@ export function emptyResponse(
   snapshot: SnapshotData,
   request: Pick<NewSearchRequest, "path" | "scope" | "redact">,
   budget: ContextBudget,
+  phrasing: Phrasing,
 ): CodeSearchResponse {
   const q = describeSearch(snapshot);
   let text: string;
@@ -108,7 +115,7 @@ export function emptyResponse(
   } else {
     text = `No matches for ${q} in ${rootName(snapshot.effectiveRoot)}.`;
   }
-  text += notesText(snapshot, budget);
+  text += notesText(snapshot, budget, phrasing);
   return { text: `${text}\n`, data: baseData(snapshot, "empty", budget, request.redact, {}) };
 }
 
@@ -119,8 +126,9 @@ export async function summaryResponse(
   fileOffset: number,
   redact: boolean,
   budget: ContextBudget,
+  phrasing: Phrasing,
 ): Promise<CodeSearchResponse> {
-  const frame = frameText(snapshot, budget);
+  const frame = frameText(snapshot, budget, phrasing);
   const page = await renderSummaryPage({
     snapshot,
     fileOffset,
@@ -130,12 +138,15 @@ export async function summaryResponse(
   // One summary cursor serves both ways on: its offset is where the next file page starts.
   const nextFileOffset = page.nextFileOffset ?? snapshot.files.length;
   const cursor = store.encodeCursor({ snapshotId: id, offset: nextFileOffset, kind: "summary" });
+  const arg = (name: string) => phrasing.arg("code_search", name);
   const next = [
-    `Matching lines: call code_search with {"cursor":"${cursor}"} (add "paths": [...] for chosen files, "limit" for page size, "context" for surrounding lines).`,
+    `Matching lines: ${phrasing.call("code_search", { cursor })} (add ${arg("paths")} for chosen files, ${arg("limit")} for page size, ${arg("context")} for surrounding lines).`,
   ];
   if (page.nextFileOffset !== undefined) {
     const last = Math.min(snapshot.files.length, page.nextFileOffset + page.rows.length);
-    next.push(`Files ${page.nextFileOffset + 1}-${last}: {"cursor":"${cursor}","mode":"summary"}.`);
+    next.push(
+      `Files ${page.nextFileOffset + 1}-${last}: ${phrasing.call("code_search", { cursor, mode: "summary" })}.`,
+    );
   }
   if (page.previewsOmitted > 0) next.push(`${page.previewsOmitted} sample(s) left out to fit the budget.`);
   return {
@@ -160,10 +171,11 @@ export function renderDetails(
   limit: number | undefined,
   context: number,
   redact: boolean,
+  phrasing: Phrasing,
   /** The first page of a new search, rendered right after its re-check (see PageSources). */
   justChecked = false,
 ): Promise<DetailPage> {
-  const frame = frameText(snapshot, DEFAULT_BUDGET);
+  const frame = frameText(snapshot, DEFAULT_BUDGET, phrasing);
   return renderDetailPage({
     snapshot,
     sequence,
@@ -186,6 +198,7 @@ export function detailsResponse(
   sequence: MatchSequence,
   redact: boolean,
   budget: ContextBudget,
+  phrasing: Phrasing,
   selection?: string,
   keys?: readonly string[],
 ): CodeSearchResponse {
@@ -204,13 +217,14 @@ export function detailsResponse(
   if (notes !== "") lines.push(notes.trimEnd());
   if (cursor !== undefined) {
     // Page options are not part of a cursor, so say how to keep them.
+    const arg = (name: string) => phrasing.arg("code_search", name);
     lines.push(
-      `Next page: call code_search with {"cursor":"${cursor}"} (matching lines ${to + 1}-${sequence.length}; ` +
-        'repeat "limit", "context" or "redact" to keep them).',
+      `Next page: ${phrasing.call("code_search", { cursor })} (matching lines ${to + 1}-${sequence.length}; ` +
+        `repeat ${arg("limit")}, ${arg("context")} or ${arg("redact")} to keep them).`,
     );
-  } else lines.push(inspectAdvice(kept, inspectCursor));
+  } else lines.push(inspectAdvice(kept, inspectCursor, phrasing));
   return {
-    text: `${frameText(snapshot, budget)}${lines.join("\n")}\n`,
+    text: `${frameText(snapshot, budget, phrasing)}${lines.join("\n")}\n`,
     data: baseData(snapshot, "details", budget, redact, {
       ...(cursor === undefined ? {} : { cursor, cursorKind: "matches" as const }),
       ...(inspectCursor === undefined ? {} : { inspectCursor }),

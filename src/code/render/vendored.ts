@@ -5,6 +5,7 @@
  * itself. But when one holds most of a result, the agent is told which, and the exclude that
  * drops it, so that a search of the project's own code is one call away.
  */
+import type { Phrasing } from "../../core/phrasing.js";
 
 /**
  * Install directories of package managers, virtual environments and the output directories of
@@ -116,12 +117,11 @@ export function dominantVendoredFolder(
 }
 
 /** What the answer says about it, in the words and form of the other advice. */
-export function vendoredNote(found: VendoredFolder, unit: string): string {
+export function vendoredNote(found: VendoredFolder, unit: string, phrasing: Phrasing): string {
   const where = found.path === undefined ? `folders named ${found.folder}` : `${found.path}/`;
   return (
     `Most ${unit} (${found.matches} of ${found.total}) are in ${where}, where installed or generated ` +
-    "code usually lives; no ignore file left it out. To search without it, call code_search again with " +
-    `the same arguments and "exclude": ${JSON.stringify(found.exclude)}.`
+    `code usually lives; no ignore file left it out. To search without it, ${phrasing.again("code_search", { exclude: found.exclude })}.`
   );
 }
 

@@ -115,7 +115,12 @@ describe("Pi extension", () => {
       assert.deepEqual([...runner.getShortcuts({}).keys()], ["ctrl+alt+e"]);
       // Schemas and descriptions are the registry's own, not restated (built from the same
       // environment: web_search's description names the configured search providers).
-      const registry = createProductRegistry({ cwd: root, env: process.env, logger: silentLogger });
+      const registry = createProductRegistry({
+        cwd: root,
+        env: process.env,
+        logger: silentLogger,
+        surface: "pi",
+      });
       for (const listing of registry.list()) {
         const definition = pi.session.getToolDefinition(listing.name);
         assert.deepEqual(definition?.parameters, listing.inputSchema);
@@ -123,6 +128,17 @@ describe("Pi extension", () => {
         assert.equal(definition?.label, listing.title);
       }
       await registry.close();
+    });
+  });
+
+  it("one root rule on every surface: Pi started in / refuses it as the project and says how to name one", async () => {
+    await withPi("/", async (pi) => {
+      const code = await pi.call("code_search", { pattern: "needle" });
+      assert.equal(code.isError, true);
+      const error = JSON.parse(code.text).error;
+      assert.equal(error.code, "configuration_error");
+      assert.match(error.message, /will not search the filesystem root \(\/\)/);
+      assert.match(error.message, /Start Pi in the project directory, or set EVIDENT_ROOT=DIR/);
     });
   });
 
