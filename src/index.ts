@@ -7,7 +7,7 @@ import { createHttpHandler as createAdapterHandler, type HttpHandler } from "./a
 import { structuredFromEnv } from "./adapters/mcp/structured.js";
 import { createStderrLogger, type Logger, secretsFromEnv } from "./core/logger.js";
 import { createProductRegistry } from "./tools/product.js";
-import { resolveServerRoot } from "./tools/project-root.js";
+import { resolveProjectRoot } from "./tools/project-root.js";
 
 export type { HttpHandler } from "./adapters/mcp/http-handler.js";
 export {
@@ -53,9 +53,21 @@ export function createHttpHandler(options: HttpHandlerOptions = {}): HttpHandler
   const logger = options.logger ?? createStderrLogger({ level: "warn", secrets: secretsFromEnv(env) });
   const cwd = process.cwd();
   // An explicit `cwd` is the operator's project directory; otherwise the same rule as `evident mcp`.
-  const root = resolveServerRoot({ flag: options.cwd, env, cwd });
+  const root = resolveProjectRoot({
+    surface: "http",
+    explicit: { value: options.cwd, origin: "host" },
+    env,
+    cwd,
+  });
   // Remote callers: code_search stays inside the project root.
-  const registry = createProductRegistry({ cwd: options.cwd ?? cwd, env, logger, root, confined: true });
+  const registry = createProductRegistry({
+    cwd: options.cwd ?? cwd,
+    env,
+    logger,
+    root,
+    confined: true,
+    surface: "http",
+  });
   const handler = createAdapterHandler({ registry, logger, settings, structured });
   return {
     ...handler,

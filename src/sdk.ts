@@ -8,6 +8,7 @@ import type { z } from "zod";
 import type { codeSearchInputSchema, codeSearchOutputSchema } from "./code/schema.js";
 import { createStderrLogger, type Logger, secretsFromEnv } from "./core/logger.js";
 import { createProductRegistry } from "./tools/product.js";
+import { resolveProjectRoot } from "./tools/project-root.js";
 import type { ContextUsage, ProgressUpdate } from "./tools/tool.js";
 import type { webReadInputSchema, webReadOutputSchema } from "./tools/web-read.js";
 import type { webSearchInputSchema, webSearchOutputSchema } from "./tools/web-search.js";
@@ -20,7 +21,10 @@ export type CodeSearchInput = z.input<typeof codeSearchInputSchema>;
 export type CodeSearchOutput = z.output<typeof codeSearchOutputSchema>;
 
 export interface EvidentOptions {
-  /** code_search's project root. Default: process.cwd(). */
+  /**
+   * code_search's project root. Default: EVIDENT_ROOT, else process.cwd(), unless that is `/` or
+   * the home directory itself (code_search then fails with configuration_error saying so).
+   */
   readonly cwd?: string;
   /** Credentials and settings (provider keys, routes, EVIDENT_*). Default: process.env. */
   readonly env?: Readonly<Record<string, string | undefined>>;
@@ -53,7 +57,14 @@ export interface Evident {
 export function createEvident(options: EvidentOptions = {}): Evident {
   const env = options.env ?? process.env;
   const logger = options.logger ?? createStderrLogger({ level: "warn", secrets: secretsFromEnv(env) });
-  const registry = createProductRegistry({ cwd: options.cwd ?? process.cwd(), env, logger });
+  const cwd = process.cwd();
+  const root = resolveProjectRoot({
+    surface: "sdk",
+    explicit: { value: options.cwd, origin: "host" },
+    env,
+    cwd,
+  });
+  const registry = createProductRegistry({ cwd: options.cwd ?? cwd, env, logger, root, surface: "sdk" });
   // Cursors are bound to this SDK instance: another instance cannot continue its results.
   const caller = `sdk:${randomUUID()}`;
   const call = async <T>(

@@ -117,7 +117,7 @@ try {
     }
   }
   console.log(
-    `\nloopback hits: vendors ${world.hits.vendor}, site ${world.hits.site} (tunnels ${world.hits.tunnels}), canary ${world.hits.canary}`,
+    `\nloopback hits: vendors ${world.hits.vendor}, site ${world.hits.site} (tunnels ${world.hits.tunnels}, forwarded ${world.hits.forwarded}), canary ${world.hits.canary}`,
   );
   console.log(
     failed ? "FAILED" : "PASSED: no crash, hang, malformed answer, internal error, leak or leftover",

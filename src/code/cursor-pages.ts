@@ -5,6 +5,7 @@
  * expired, wrong kind, option conflict, offset.
  */
 import { EvidentError } from "../core/errors.js";
+import type { Phrasing } from "../core/phrasing.js";
 import { DEFAULT_BUDGET } from "./render/budget.js";
 import {
   type CodeSearchResponse,
@@ -22,6 +23,7 @@ export async function pageFromCursor(
   cwd: string,
   request: PageRequest,
   caller: string,
+  phrasing: Phrasing,
 ): Promise<CodeSearchResponse> {
   // The seed's order: malformed, missing, expired, wrong kind, option conflict, offset.
   const state = store.decodeCursor(request.cursor);
@@ -64,7 +66,7 @@ export async function pageFromCursor(
         `there is no file page at ${state.offset + 1}; the result has ${snapshot.files.length} files.`,
       );
     }
-    return summaryResponse(store, snapshot, state.snapshotId, state.offset, request.redact, budget);
+    return summaryResponse(store, snapshot, state.snapshotId, state.offset, request.redact, budget, phrasing);
   }
 
   let keys: readonly string[] | undefined;
@@ -93,21 +95,19 @@ export async function pageFromCursor(
     request.limit,
     request.context,
     request.redact,
+    phrasing,
   );
   const selection = keys === undefined ? undefined : (chosenSignature ?? state.selection);
-  if (page.nextOffset === undefined && !snapshot.reusable) {
-    // The last forward page: nothing can reach this snapshot any more.
-    await store.release(caller, state.snapshotId);
-  }
   return detailsResponse(
     store,
     snapshot,
-    state.snapshotId,
+    { id: state.snapshotId },
     page,
     offset,
     sequence,
     request.redact,
     budget,
+    phrasing,
     selection,
     keys,
   );

@@ -5,6 +5,7 @@
  */
 import { EvidentError } from "../core/errors.js";
 import { ANYOF_TERM_MAX_BYTES, CODE_CONTEXT_DEFAULT_LINES, PARSE_FILES_DEFAULT } from "../core/limits.js";
+import { type Phrasing, phrasingFor } from "../core/phrasing.js";
 import type { CodeSearchInput } from "./schema.js";
 
 /** `smart`: case-sensitive only when the pattern has an uppercase letter (ripgrep's -S). */
@@ -193,7 +194,15 @@ const NOT_FOR_INSPECTION = [
 /** The inspection forms; a request uses at most one. */
 const INSPECTION_FORMS = ["inspect", "matchIndices", "line", "targets"] as const;
 
-export function normalizeRequest(input: CodeSearchInput): CodeSearchRequest {
+/** A field as the surface's caller writes it (`maxParseFiles`, `--max-parse-files`). */
+type Arg = (name: string, value?: unknown) => string;
+
+/** `phrasing` words the refusals for the surface; the rules are the same everywhere. */
+export function normalizeRequest(
+  input: CodeSearchInput,
+  phrasing: Phrasing = phrasingFor("mcp"),
+): CodeSearchRequest {
+  const a: Arg = (name, value) => phrasing.arg("code_search", name, value);
   rejectNul(input);
   const context = input.context ?? CODE_CONTEXT_DEFAULT_LINES;
   const redact = input.redact ?? false;
@@ -204,17 +213,20 @@ export function normalizeRequest(input: CodeSearchInput): CodeSearchRequest {
     if (others.length > 0) {
       throw invalid(
         others[0] as string,
-        "a sourceCursor continues an inspection exactly as it was; pass it alone (redact may be repeated).",
+        `a ${a("sourceCursor")} continues an inspection exactly as it was; pass it alone (${a("redact")} may be repeated).`,
       );
     }
     return { kind: "source-page", sourceCursor: input.sourceCursor, redact };
   }
-  if (input.impact !== undefined) return normalizeImpact(input, redact);
-  if (input.navigate !== undefined) return normalizeNavigate(input, input.navigate, redact);
-  const inspection = normalizeInspection(input, redact);
+  if (input.impact !== undefined) return normalizeImpact(input, redact, a);
+  if (input.navigate !== undefined) return normalizeNavigate(input, input.navigate, redact, a);
+  const inspection = normalizeInspection(input, redact, a);
   if (inspection !== undefined) return inspection;
   if (input.maxParseFiles !== undefined && input.structure === undefined) {
-    throw invalid("maxParseFiles", "maxParseFiles bounds a structure search; it needs structure.");
+    throw invalid(
+      "maxParseFiles",
+      `${a("maxParseFiles")} bounds a structure search; it needs ${a("structure")}.`,
+    );
   }
   if (input.cursor !== undefined) {
     return {
@@ -231,16 +243,16 @@ export function normalizeRequest(input: CodeSearchInput): CodeSearchRequest {
   if (input.paths !== undefined) {
     throw invalid(
       "paths",
-      "paths selects files of an earlier result and needs a cursor; use path to search.",
+      `${a("paths")} selects files of an earlier result and needs a ${a("cursor")}; use ${a("path")} to search.`,
     );
   }
-  if (input.structure !== undefined) return normalizeStructure(input, context, redact);
-  const changes = changeSpec(input);
-  if (input.anyOf !== undefined) return anyOfRequest(input, changes);
+  if (input.structure !== undefined) return normalizeStructure(input, context, redact, a);
+  const changes = changeSpec(input, a);
+  if (input.anyOf !== undefined) return anyOfRequest(input, changes, a);
   if (input.pattern === undefined) {
     throw invalid(
       "pattern",
-      "pattern is required (or anyOf for several exact texts, structure for a code pattern, a cursor to continue an earlier result, or path with line or symbol to inspect).",
+      `${a("pattern")} is required (or ${a("anyOf")} for several exact texts, ${a("structure")} for a code pattern, ${a("cursor")} to continue an earlier result, or ${a("path")} with ${a("line")} or ${a("symbol")} to inspect).`,
     );
   }
   if (/[\r\n]/.test(input.pattern)) {
@@ -282,16 +294,16 @@ function queryOf(input: CodeSearchInput, pattern: string): SearchQuery {
   };
 }
 
-function anyOfRequest(input: CodeSearchInput, changes: ChangeSpec | undefined): AnyOfRequest {
+function anyOfRequest(input: CodeSearchInput, changes: ChangeSpec | undefined, a: Arg): AnyOfRequest {
   const terms = input.anyOf ?? [];
   const conflicts: [keyof CodeSearchInput, string][] = [
-    ["pattern", "anyOf replaces pattern; give the pattern as one of its terms"],
-    ["literal", "anyOf terms are always exact text"],
-    ["mode", "anyOf answers are pages of occurrences; continue them with the cursor"],
-    ["context", "anyOf shows each occurrence's own line; search a term alone for context lines"],
+    ["pattern", `${a("anyOf")} replaces ${a("pattern")}; give the pattern as one of its terms`],
+    ["literal", "its terms are always exact text"],
+    ["mode", `its answers are pages of occurrences; continue them with the ${a("cursor")}`],
+    ["context", "it shows each occurrence's own line; search a term alone for context lines"],
   ];
   for (const [field, why] of conflicts) {
-    if (input[field] !== undefined) throw invalid(field, `${field} cannot go with anyOf: ${why}.`);
+    if (input[field] !== undefined) throw invalid(field, `${a(field)} cannot go with ${a("anyOf")}: ${why}.`);
   }
   const seen = new Set<string>();
   for (const [i, term] of terms.entries()) {
@@ -319,25 +331,33 @@ function anyOfRequest(input: CodeSearchInput, changes: ChangeSpec | undefined): 
   };
 }
 
-function normalizeStructure(input: CodeSearchInput, context: number, redact: boolean): StructureRequest {
+function normalizeStructure(
+  input: CodeSearchInput,
+  context: number,
+  redact: boolean,
+  a: Arg,
+): StructureRequest {
   const structure = input.structure as string;
   for (const field of ["pattern", "literal", "ignoreCase", "wholeWord"] as const) {
     if (input[field] !== undefined) {
       throw invalid(
         field,
-        `${field} belongs to a text pattern; a structure pattern matches code as ast-grep parses it.`,
+        `${a(field)} belongs to a text pattern; a structure pattern matches code as ast-grep parses it.`,
       );
     }
   }
   // Taken and dropped, these would answer over the whole tree as if they had applied.
   if (input.anyOf !== undefined) {
-    throw invalid("anyOf", "anyOf cannot go with structure: they are two kinds of search; give one.");
+    throw invalid(
+      "anyOf",
+      `${a("anyOf")} cannot go with ${a("structure")}: they are two kinds of search; give one.`,
+    );
   }
   for (const field of ["changes", "changeScope", "changeSide"] as const) {
     if (input[field] !== undefined) {
       throw invalid(
         field,
-        `${field} does not apply to a structure search, which is not scoped to Git changes; search changed lines with pattern or anyOf, or omit it.`,
+        `${a(field)} does not apply to a structure search, which is not scoped to Git changes; search changed lines with ${a("pattern")} or ${a("anyOf")}, or omit it.`,
       );
     }
   }
@@ -356,12 +376,12 @@ function normalizeStructure(input: CodeSearchInput, context: number, redact: boo
  * The inspection forms, checked before anything is read: one match index or 1-5 of them with a
  * cursor; path with line or symbol; or 1-5 `targets`. Undefined when the request is not one.
  */
-function normalizeInspection(input: CodeSearchInput, redact: boolean): InspectRequest | undefined {
+function normalizeInspection(input: CodeSearchInput, redact: boolean, a: Arg): InspectRequest | undefined {
   const forms = INSPECTION_FORMS.filter((form) => input[form] !== undefined);
   if (input.symbol !== undefined && !forms.includes("line")) forms.push("line");
   if (forms.length === 0) return undefined;
   if (forms.length > 1) {
-    const named = [...new Set(forms.map((f) => (f === "line" ? "line/symbol" : f)))];
+    const named = [...new Set(forms.map((f) => (f === "line" ? `${a("line")}/${a("symbol")}` : a(f))))];
     throw invalid(
       forms[1] as string,
       `${named.join(" and ")} are different ways to inspect; use one per call.`,
@@ -370,13 +390,13 @@ function normalizeInspection(input: CodeSearchInput, redact: boolean): InspectRe
   const form = forms[0] as (typeof INSPECTION_FORMS)[number];
   const stray = NOT_FOR_INSPECTION.find((field) => input[field] !== undefined);
   if (stray !== undefined) {
-    throw invalid(stray, `${stray} does not apply to an inspection, which shows whole symbols; omit it.`);
+    throw invalid(stray, `${a(stray)} does not apply to an inspection, which shows whole symbols; omit it.`);
   }
   if (form === "inspect" || form === "matchIndices") {
     if (input.cursor === undefined) {
-      throw invalid(form, "match numbers [n] belong to a result: pass its cursor too.");
+      throw invalid(form, `match numbers [n] belong to a result: pass its ${a("cursor")} too.`);
     }
-    if (input.path !== undefined) throw invalid("path", "a match already names its file; omit path.");
+    if (input.path !== undefined) throw invalid("path", `a match already names its file; omit ${a("path")}.`);
     const indices = form === "inspect" ? [input.inspect as number] : (input.matchIndices as number[]);
     return {
       kind: "inspect",
@@ -388,22 +408,22 @@ function normalizeInspection(input: CodeSearchInput, redact: boolean): InspectRe
   if (input.cursor !== undefined) {
     throw invalid(
       "cursor",
-      "a cursor goes with inspect or matchIndices (match numbers); path targets need none.",
+      `a ${a("cursor")} goes with ${a("inspect")} or ${a("matchIndices")} (match numbers); ${a("path")} targets need none.`,
     );
   }
   if (form === "targets") {
-    if (input.path !== undefined) throw invalid("path", "each target names its own path; omit path.");
+    if (input.path !== undefined) throw invalid("path", `each target names its own path; omit ${a("path")}.`);
     const targets = (input.targets ?? []).map((t, i) =>
-      directTarget(t.path, t.line, t.symbol, `targets[${i}]`),
+      directTarget(t.path, t.line, t.symbol, `targets[${i}]`, a),
     );
     return { kind: "inspect", cursor: undefined, targets, redact };
   }
   if (input.path === undefined)
-    throw invalid(input.line !== undefined ? "line" : "symbol", "name the file with path.");
+    throw invalid(input.line !== undefined ? "line" : "symbol", `name the file with ${a("path")}.`);
   return {
     kind: "inspect",
     cursor: undefined,
-    targets: [directTarget(input.path, input.line, input.symbol, "line")],
+    targets: [directTarget(input.path, input.line, input.symbol, "line", a)],
     redact,
   };
 }
@@ -411,12 +431,17 @@ function normalizeInspection(input: CodeSearchInput, redact: boolean): InspectRe
 /** Fields an impact or navigation request may carry besides its own. */
 const ANALYSIS_SCOPE_FIELDS = ["glob", "exclude", "hidden", "maxParseFiles", "limit", "redact"] as const;
 
-function refuseOthers(input: CodeSearchInput, own: readonly (keyof CodeSearchInput)[], what: string): void {
+function refuseOthers(
+  input: CodeSearchInput,
+  own: readonly (keyof CodeSearchInput)[],
+  what: string,
+  a: Arg,
+): void {
   const allowed = new Set<string>([...own, ...ANALYSIS_SCOPE_FIELDS]);
   const stray = (Object.keys(input) as (keyof CodeSearchInput)[]).find(
     (field) => input[field] !== undefined && !allowed.has(field),
   );
-  if (stray !== undefined) throw invalid(stray, `${stray} does not apply to ${what}; omit it.`);
+  if (stray !== undefined) throw invalid(stray, `${a(stray)} does not apply to ${what}; omit it.`);
 }
 
 function scopeQuery(input: CodeSearchInput): SearchQuery {
@@ -432,31 +457,44 @@ function scopeQuery(input: CodeSearchInput): SearchQuery {
 }
 
 /** impact=true with one target: path with line or symbol, or a cursor with inspect=[n]. */
-function normalizeImpact(input: CodeSearchInput, redact: boolean): ImpactRequest {
-  if (input.impact !== true) throw invalid("impact", "set impact to true, or omit it.");
+function normalizeImpact(input: CodeSearchInput, redact: boolean, a: Arg): ImpactRequest {
+  if (input.impact !== true) throw invalid("impact", `set ${a("impact", true)}, or omit it.`);
   refuseOthers(
     input,
     ["impact", "path", "line", "symbol", "cursor", "inspect"],
-    "impact, which takes one symbol",
+    `${a("impact")}, which takes one symbol`,
+    a,
   );
   let target: InspectTarget;
   if (input.inspect !== undefined) {
     if (input.cursor === undefined)
-      throw invalid("inspect", "match numbers [n] belong to a result: pass its cursor too.");
+      throw invalid("inspect", `match numbers [n] belong to a result: pass its ${a("cursor")} too.`);
     if (input.path !== undefined || input.line !== undefined || input.symbol !== undefined) {
-      throw invalid("path", "a match already names its file and line; omit path, line and symbol.");
+      throw invalid(
+        "path",
+        `a match already names its file and line; omit ${a("path")}, ${a("line")} and ${a("symbol")}.`,
+      );
     }
     target = { kind: "match", index: input.inspect };
   } else {
     if (input.cursor !== undefined)
-      throw invalid("cursor", "a cursor goes with inspect=[n]; a path target needs none.");
+      throw invalid(
+        "cursor",
+        `a ${a("cursor")} goes with ${a("inspect")}; a ${a("path")} target needs none.`,
+      );
     if (input.path === undefined) {
       throw invalid(
         "path",
-        "impact needs its symbol: path with line or symbol, or a cursor with inspect=[n].",
+        `${a("impact")} needs its symbol: ${a("path")} with ${a("line")} or ${a("symbol")}, or a ${a("cursor")} with ${a("inspect")}.`,
       );
     }
-    target = directTarget(input.path, input.line, input.symbol, input.line !== undefined ? "line" : "symbol");
+    target = directTarget(
+      input.path,
+      input.line,
+      input.symbol,
+      input.line !== undefined ? "line" : "symbol",
+      a,
+    );
   }
   return {
     kind: "impact",
@@ -473,10 +511,12 @@ function normalizeNavigate(
   input: CodeSearchInput,
   direction: "imports" | "tests",
   redact: boolean,
+  a: Arg,
 ): NavigateRequest {
-  refuseOthers(input, ["navigate", "path"], `navigate="${direction}", which starts from one file`);
+  const navigate = a("navigate", direction);
+  refuseOthers(input, ["navigate", "path"], `${navigate}, which starts from one file`, a);
   if (input.path === undefined)
-    throw invalid("path", `navigate="${direction}" starts from a file: give its path.`);
+    throw invalid("path", `${navigate} starts from a file: give its ${a("path")}.`);
   return {
     kind: "navigate",
     direction,
@@ -493,9 +533,10 @@ function directTarget(
   line: number | undefined,
   symbol: string | undefined,
   field: string,
+  a: Arg,
 ): InspectTarget {
   if ((line === undefined) === (symbol === undefined)) {
-    throw invalid(field, "give a line or a symbol (one of them) to inspect in the file.");
+    throw invalid(field, `give a ${a("line")} or a ${a("symbol")} (one of them) to inspect in the file.`);
   }
   return line !== undefined
     ? { kind: "line", path, line }
@@ -506,11 +547,12 @@ function directTarget(
 // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it refuses.
 const REVISION = /^[^-\s\0-\x1f\x7f][^\s\0-\x1f\x7f]*$/;
 
-function changeSpec(input: CodeSearchInput): ChangeSpec | undefined {
+function changeSpec(input: CodeSearchInput, a: Arg): ChangeSpec | undefined {
   const text = input.changes;
   if (text === undefined) {
     for (const field of ["changeScope", "changeSide"] as const) {
-      if (input[field] !== undefined) throw invalid(field, `${field} needs changes (e.g. "worktree").`);
+      if (input[field] !== undefined)
+        throw invalid(field, `${a(field)} needs ${a("changes")} (e.g. "worktree").`);
     }
     return undefined;
   }

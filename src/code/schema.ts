@@ -23,161 +23,122 @@ import {
   INSPECT_SYMBOL_MAX_CHARS,
   INSPECT_TARGETS_MAX,
   INSPECT_TARGETS_MIN,
-  PARSE_BYTES_MAX,
   PARSE_FILES_MAX,
   PARSE_FILES_MIN,
   SOURCE_CURSOR_MAX_CHARS,
 } from "../core/limits.js";
 
 const glob = z.string().min(1).max(CODE_PATH_MAX_CHARS);
-const globs = z.union([glob, z.array(glob).min(1).max(CODE_GLOBS_MAX)]);
+/**
+ * A list of globs. One glob given as a plain string is still accepted (and read as a list of
+ * one) but not advertised: the published schema shows one shape, a list, since some
+ * function-calling APIs reject alternatives. The cast keeps both shapes in the SDK's input type.
+ */
+const globs = z.preprocess(
+  (value) => (typeof value === "string" ? [value] : value),
+  z.array(glob).min(1).max(CODE_GLOBS_MAX),
+) as unknown as z.ZodType<string[], string | string[]>;
 const filePath = z.string().min(1).max(CODE_PATH_MAX_CHARS);
 const lineNumber = z.number().int().min(1);
 const symbolName = z.string().min(1).max(INSPECT_SYMBOL_MAX_CHARS);
 
+/**
+ * Property descriptions are short: they travel with every agent turn. What each option does in
+ * full, with defaults and limits, is in the guide (`{"guide": true}`, tools/code-search-guide.ts).
+ */
 export const codeSearchInputSchema = z.strictObject({
   pattern: z
     .string()
     .min(1)
     .max(CODE_PATTERN_MAX_CHARS)
     .optional()
-    .describe("What to search for: a Rust-syntax regular expression, or exact text with literal=true."),
+    .describe("Rust regex; exact text with literal."),
   path: z
     .string()
     .min(1)
     .max(CODE_PATH_MAX_CHARS)
     .optional()
-    .describe(
-      "File or directory to search, relative to the project root or absolute. Default: the project root.",
-    ),
+    .describe("File or directory; default: the project root."),
   paths: z
     .array(z.string().min(1).max(CODE_PATH_MAX_CHARS))
     .min(CODE_PATHS_MIN)
     .max(CODE_PATHS_MAX)
     .optional()
-    .describe("With a cursor only: restrict a detail page to these files of the result."),
-  glob: globs
-    .optional()
-    .describe('Only files matching these globs, e.g. "*.ts" or ["src/**", "!*.test.ts"].'),
-  exclude: globs.optional().describe('Skip files or directories matching these globs, e.g. "dist".'),
-  literal: z.boolean().optional().describe("Treat pattern as exact text, not a regular expression."),
-  ignoreCase: z
-    .boolean()
-    .optional()
-    .describe(
-      "true: ignore case; false: exact case. Omitted: smart case (exact only if pattern has capitals).",
-    ),
-  wholeWord: z.boolean().optional().describe("Match whole words only."),
-  hidden: z.boolean().optional().describe("Search hidden files and directories (default true; .git never)."),
-  context: z
-    .number()
-    .int()
-    .min(CODE_CONTEXT_MIN_LINES)
-    .max(CODE_CONTEXT_MAX_LINES)
-    .optional()
-    .describe("Lines of current-file context around each shown match (default 0)."),
+    .describe("With cursor: only these files of the result."),
+  glob: globs.optional().describe('Only matching files, e.g. ["src/**","!*.test.ts"].'),
+  exclude: globs.optional().describe('Skip matching files or directories, e.g. ["dist"].'),
+  literal: z.boolean().optional(),
+  ignoreCase: z.boolean().optional().describe("Omitted: smart case."),
+  wholeWord: z.boolean().optional(),
+  hidden: z.boolean().optional().describe("Default true; .git never."),
+  context: z.number().int().min(CODE_CONTEXT_MIN_LINES).max(CODE_CONTEXT_MAX_LINES).optional(),
   limit: z
     .number()
     .int()
     .min(CODE_LIMIT_MIN)
     .max(CODE_LIMIT_MAX)
     .optional()
-    .describe("Matches per detail page. Setting it returns matches directly instead of a summary."),
+    .describe("Matches per page; returns matches, not a summary."),
   cursor: z
     .string()
     .min(1)
     .max(CODE_CURSOR_MAX_CHARS)
     .optional()
-    .describe("Continue a previous result without searching again."),
+    .describe("Continue a result without searching again."),
   scope: z
     .enum(["strict", "expand"])
     .optional()
-    .describe('"expand" (default): if path has no match, search the project root too. "strict": only path.'),
-  mode: z
-    .enum(["auto", "summary", "matches"])
-    .optional()
-    .describe(
-      '"auto" (default): matches if they fit, else a file summary. "summary": files ranked by count. "matches": a detail page.',
-    ),
-  redact: z.boolean().optional().describe("Mask credential-like values in the shown text (display only)."),
+    .describe("expand (default): no match in path, search the root."),
+  mode: z.enum(["auto", "summary", "matches"]).optional(),
+  redact: z.boolean().optional().describe("Mask secrets in the shown text."),
   anyOf: z
     .array(z.string().min(1).max(ANYOF_TERM_MAX_BYTES))
     .min(ANYOF_TERMS_MIN)
     .max(ANYOF_TERMS_MAX)
     .optional()
-    .describe(
-      `Instead of pattern: ${ANYOF_TERMS_MIN}-${ANYOF_TERMS_MAX} exact texts found at once, each occurrence attributed to its term.`,
-    ),
+    .describe(`Instead of pattern: ${ANYOF_TERMS_MIN}-${ANYOF_TERMS_MAX} exact texts.`),
   changes: z
     .string()
     .min(1)
     .max(GIT_REVISION_MAX_CHARS)
     .optional()
-    .describe(
-      'Only what Git shows changed: "worktree" (vs HEAD), "staged", "BASE..TARGET" or "BASE...TARGET".',
-    ),
-  changeScope: z
-    .enum(["lines", "files"])
-    .optional()
-    .describe('With changes: "lines" (default) keeps occurrences on changed lines, "files" whole files.'),
-  changeSide: z
-    .enum(["new", "old"])
-    .optional()
-    .describe('With changes: search the "new" (default) or the "old" content.'),
-  inspect: lineNumber
-    .optional()
-    .describe("With a cursor: show the whole function, method, class or type around match [n]."),
+    .describe("worktree, staged, BASE..TARGET or BASE...TARGET: only what Git changed."),
+  changeScope: z.enum(["lines", "files"]).optional(),
+  changeSide: z.enum(["new", "old"]).optional(),
+  inspect: lineNumber.optional().describe("With cursor: inspect match [n]."),
   matchIndices: z
     .array(lineNumber)
     .min(INSPECT_TARGETS_MIN)
     .max(INSPECT_TARGETS_MAX)
     .optional()
-    .describe("With a cursor: inspect up to 5 matches [n] in one answer."),
-  line: lineNumber.optional().describe("With path (a file): inspect the symbol enclosing this line."),
-  symbol: symbolName
-    .optional()
-    .describe('With path (a file): inspect the symbol of this name, e.g. "parse" or "Parser.parse".'),
+    .describe(`With cursor: up to ${INSPECT_TARGETS_MAX} matches [n].`),
+  line: lineNumber.optional().describe("With path: inspect the symbol around this line."),
+  symbol: symbolName.optional().describe("With path: inspect this symbol, e.g. Parser.parse."),
   targets: z
     .array(z.strictObject({ path: filePath, line: lineNumber.optional(), symbol: symbolName.optional() }))
     .min(INSPECT_TARGETS_MIN)
     .max(INSPECT_TARGETS_MAX)
     .optional()
-    .describe("Inspect up to 5 {path, line} or {path, symbol} in one answer."),
+    .describe(`Up to ${INSPECT_TARGETS_MAX} {path,line} or {path,symbol}.`),
   sourceCursor: z
     .string()
     .min(1)
     .max(SOURCE_CURSOR_MAX_CHARS)
     .optional()
-    .describe("Continue an inspection that did not fit, alone (its exact missing bytes)."),
+    .describe("Alone: the rest of an inspection."),
   structure: z
     .string()
     .min(1)
     .max(CODE_PATTERN_MAX_CHARS)
     .optional()
-    .describe(
-      'Instead of pattern: an ast-grep code pattern, e.g. "console.log($A)" ($A: any node, $$$: any nodes).',
-    ),
-  maxParseFiles: z
-    .number()
-    .int()
-    .min(PARSE_FILES_MIN)
-    .max(PARSE_FILES_MAX)
-    .optional()
-    .describe(
-      `With structure, impact or navigate: parse at most this many files (default 200), and at most ${PARSE_BYTES_MAX / (1024 * 1024)} MiB of source whatever it says.`,
-    ),
-  impact: z
-    .boolean()
-    .optional()
-    .describe(
-      "true: every exact same-spelling occurrence of the JS/TS symbol at path+line, path+symbol or cursor+inspect, by syntax role, then related tests.",
-    ),
+    .describe("Instead of pattern: ast-grep pattern, e.g. console.log($A)."),
+  maxParseFiles: z.number().int().min(PARSE_FILES_MIN).max(PARSE_FILES_MAX).optional(),
+  impact: z.boolean().optional().describe("With a symbol to inspect: its uses by role, then tests."),
   navigate: z
     .enum(["imports", "tests"])
     .optional()
-    .describe(
-      'With path (a file): "imports" lists what it imports and what imports it; "tests" its likely tests.',
-    ),
+    .describe("With path: its imports both ways, or its tests."),
+  guide: z.boolean().optional().describe("true, alone: the guide to every option."),
 });
 
 export type CodeSearchInput = z.output<typeof codeSearchInputSchema>;
@@ -282,7 +243,9 @@ const changesData = z.object({
 
 export const codeSearchOutputSchema = z.object({
   status: z.enum(["complete", "partial"]),
-  view: z.enum(["empty", "details", "summary", "analysis", "inspection"]),
+  view: z.enum(["empty", "details", "summary", "analysis", "inspection", "guide"]),
+  /** Guide view: the guide's text (also the answer's text). */
+  guide: z.string().optional(),
   /** Search views (pattern or structure search, and their cursor pages). */
   pattern: z.string().optional(),
   structure: z.string().optional(),
@@ -299,6 +262,21 @@ export const codeSearchOutputSchema = z.object({
   sourceUnverifiedFileCount: z.number().optional(),
   cursor: z.string().optional(),
   cursorKind: z.enum(["summary", "matches", "analysis"]).optional(),
+  /** The cursor the shown match numbers [n] belong to, for inspect and matchIndices. */
+  inspectCursor: z.string().optional(),
+  /**
+   * A folder of installed or generated code (node_modules, vendor, dist...) holding most of the
+   * result: its name, its path when it is one directory, its matching lines (occurrences for
+   * anyOf and impact), and the whole `exclude` list that would leave it out.
+   */
+  vendoredFolder: z
+    .object({
+      folder: z.string(),
+      path: z.string().optional(),
+      matches: z.number(),
+      exclude: z.array(z.string()),
+    })
+    .optional(),
   shownFrom: z.number().optional(),
   shownTo: z.number().optional(),
   selection: z.array(z.string()).optional(),

@@ -5,16 +5,18 @@
  * scope), runs ripgrep, observes the retained files again and builds a snapshot.
  * A zero-result subpath is retried from the project root unless `scope` is strict, and both
  * roots are recorded. Then, in order: an explicit `summary` gets a ranked file page; an implicit
- * `auto` result that is complete and fits its budget is returned whole, with no cursor; `auto`
- * with an explicit `limit`, and `matches`, get a detail page; any other `auto` result (too big, or
- * partial) gets a summary first. A cursor continues only its stored snapshot: summary cursors
- * page files or start details (optionally for chosen files); match cursors continue their bound
- * selection. Partial retention is said in the text and in the data.
+ * `auto` result that is complete and fits its budget is returned whole; `auto` with an explicit
+ * `limit`, and `matches`, get a detail page; any other `auto` result (too big, or partial) gets a
+ * summary first. Every answer that numbers matches is kept and carries a cursor its numbers
+ * belong to, so [n] works with inspect and matchIndices. A cursor continues only its stored
+ * snapshot: summary cursors page files or start details (optionally for chosen files); match
+ * cursors continue their bound selection. Partial retention is said in the text and in the data.
  */
 import { setMaxListeners } from "node:events";
 import { anySignal, cancelledError, throwIfAborted, withDeadline } from "../core/abort.js";
 import { EvidentError } from "../core/errors.js";
 import { DETAIL_PAGE_MAX_BYTES, PAGE_FRAME_RESERVE_CHARS } from "../core/limits.js";
+import { type Phrasing, phrasingFor } from "../core/phrasing.js";
 import { Slots } from "../core/slots.js";
 import { analysisPageFromCursor, firstAnalysisAnswer } from "./analysis/answers.js";
 import { type AnyOfScan, scanAnyOf } from "./analysis/any-of.js";
@@ -35,15 +37,17 @@ import { Git } from "./git/process.js";
 import { continueSource } from "./inspect/answer.js";
 import { inspect } from "./inspect/inspection.js";
 import { type PathRules, resolveSearchTarget, type SearchTarget } from "./path-policy.js";
-import { baseData, frameText, isPartial, pageData, pageNotes, shownData } from "./render/answer.js";
+import { frameText, isPartial } from "./render/answer.js";
 import { type ContextBudget, type ContextUsage, DEFAULT_BUDGET, resolveBudget } from "./render/budget.js";
 import { renderDetailPage } from "./render/detail-page.js";
 import {
   type CodeSearchResponse,
   detailsResponse,
   emptyResponse,
+  type KeptOrNot,
   renderDetails,
   summaryResponse,
+  wholeResponse,
 } from "./render/responses.js";
 import {
   type AnyOfRequest,
@@ -122,6 +126,7 @@ export class CodeSearchService {
   readonly #syntax: SyntaxLayer;
   readonly #settings: CodeSearchSettings;
   readonly #slots: Slots;
+  readonly #phrasing: Phrasing;
   /** Aborts every running call when the service closes. */
   readonly #closing = new AbortController();
   readonly #running = new Set<Promise<unknown>>();
@@ -133,6 +138,7 @@ export class CodeSearchService {
     this.#options = options;
     this.#settings = { ...codeSearchSettings(options.env), ...options.settings };
     this.#store = options.store ?? new MemorySnapshotStore();
+    this.#phrasing = options.phrasing ?? phrasingFor("mcp");
     // Every call in flight listens to it; there may be many more than ten.
     setMaxListeners(0, this.#closing.signal);
     this.#slots = options.slots ?? new Slots(this.#settings.maxProcesses);
@@ -150,7 +156,7 @@ export class CodeSearchService {
 
   async run(input: CodeSearchInput, context: CallContext): Promise<CodeSearchResponse> {
     if (this.#closing.signal.aborted) throw new EvidentError("cancelled", "code_search is shutting down.");
-    const request: CodeSearchRequest = normalizeRequest(input);
+    const request: CodeSearchRequest = normalizeRequest(input, this.#phrasing);
     const { deadlineMs } = this.#settings;
     const spent = context.receivedAt === undefined ? 0 : Math.max(0, Date.now() - context.receivedAt);
     // A call whose time went before it got here starts nothing.
@@ -211,6 +217,7 @@ export class CodeSearchService {
             syntax: this.#syntax,
             caller: call.caller,
             signal: call.signal,
+            phrasing: this.#phrasing,
           },
           request,
         );
@@ -247,7 +254,7 @@ export class CodeSearchService {
         );
       case "source-page":
         return continueSource(
-          { store: this.#store, caller: call.caller },
+          { store: this.#store, caller: call.caller, phrasing: this.#phrasing },
           request.sourceCursor,
           request.redact,
         );
@@ -261,8 +268,8 @@ export class CodeSearchService {
     // Decoding first keeps a malformed cursor the first error reported, whatever its kind.
     const state = this.#store.decodeCursor(request.cursor);
     return state.kind === "analysis"
-      ? analysisPageFromCursor(this.#store, request, caller, state)
-      : pageFromCursor(this.#store, this.#options.cwd, request, caller);
+      ? analysisPageFromCursor(this.#store, request, caller, state, this.#phrasing)
+      : pageFromCursor(this.#store, this.#options.cwd, request, caller, this.#phrasing);
   }
 
   async #anyOf(request: AnyOfRequest, context: RunningCall): Promise<CodeSearchResponse> {
@@ -321,10 +328,18 @@ export class CodeSearchService {
         terms: request.terms,
         ...scanned,
         notes: [],
+        fileScope: { globs: request.query.globs, excludes: request.query.excludes },
       },
       this.#options.analysisBounds ?? DEFAULT_ANALYSIS_BOUNDS,
     );
-    return firstAnalysisAnswer(this.#store, data, context.caller, request.limit, request.redact);
+    return firstAnalysisAnswer(
+      this.#store,
+      data,
+      context.caller,
+      request.limit,
+      request.redact,
+      this.#phrasing,
+    );
   }
 
   /** An analysis draft admitted by the store's policy and answered with its first page. */
@@ -335,7 +350,7 @@ export class CodeSearchService {
     draft: () => Promise<AnalysisDraft>,
   ): Promise<CodeSearchResponse> {
     const data = retain(await draft(), this.#analysisBounds());
-    return firstAnalysisAnswer(this.#store, data, call.caller, limit, redact);
+    return firstAnalysisAnswer(this.#store, data, call.caller, limit, redact, this.#phrasing);
   }
 
   #analysisBounds(): AnalysisBounds {
@@ -384,6 +399,7 @@ export class CodeSearchService {
         retention: this.#options.retention,
         onSpawn: this.#options.onProcessSpawn,
         slots: this.#slots,
+        phrasing: this.#phrasing,
         maxFiles: this.#options.changesMaxFiles,
       },
       target,
@@ -420,7 +436,7 @@ export class CodeSearchService {
       }
       if (request.changes === undefined) {
         const run = await this.#executor.execute(request.query, target, context);
-        return buildSnapshot(request.query, requestedTarget, target, expanded, run, false);
+        return buildSnapshot(request.query, requestedTarget, target, expanded, run);
       }
       const lines = await this.#inChanges(target, request.changes, context.signal, async (scope) => {
         const scanned = await scope.scan(request.query, context.signal);
@@ -447,14 +463,14 @@ export class CodeSearchService {
     throwIfAborted(context.signal);
     const budget = request.modeImplicit ? resolveBudget(context.contextUsage) : DEFAULT_BUDGET;
 
-    if (snapshot.matches.length === 0) return emptyResponse(snapshot, request, budget);
+    if (snapshot.matches.length === 0) return emptyResponse(snapshot, request, budget, this.#phrasing);
     if (request.mode === "summary") return this.#summaryAnswer(snapshot, context, request.redact, budget);
     if (request.mode === "matches" || request.limit !== undefined) {
       return this.#firstDetails(snapshot, context, request, DEFAULT_BUDGET);
     }
     if (!isPartial(snapshot)) {
       const sources = new PageSources(snapshot.rgCwd, snapshot.trustedRevisions, { justChecked: true });
-      const frame = frameText(snapshot, budget);
+      const frame = frameText(snapshot, budget, this.#phrasing);
       const whole = await renderDetailPage({
         snapshot,
         sequence: wholeSequence(snapshot),
@@ -467,17 +483,18 @@ export class CodeSearchService {
         sources,
       });
       if (whole.nextOffset === undefined) {
-        // Complete and compact: everything is here, so no snapshot outlives this answer.
-        const text = `${frame}${whole.text}${pageNotes(whole)}`;
-        return {
-          text,
-          data: baseData(snapshot, "details", budget, request.redact, {
-            shownFrom: 1,
-            shownTo: snapshot.matches.length,
-            matches: shownData(whole),
-            ...pageData(whole),
-          }),
-        };
+        // Complete and compact: everything is here, kept only so that its numbers can be inspected.
+        const kept = await this.#keep(snapshot, context.caller);
+        return wholeResponse(
+          this.#store,
+          snapshot,
+          kept,
+          frame,
+          whole,
+          request.redact,
+          budget,
+          this.#phrasing,
+        );
       }
     }
     return this.#summaryAnswer(snapshot, context, request.redact, budget);
@@ -489,9 +506,22 @@ export class CodeSearchService {
     redact: boolean,
     budget: ContextBudget,
   ): Promise<CodeSearchResponse> {
-    const stored = { ...snapshot, reusable: true };
-    const id = await this.#store.put(context.caller, stored);
-    return summaryResponse(this.#store, stored, id, 0, redact, budget);
+    const id = await this.#store.put(context.caller, snapshot);
+    return summaryResponse(this.#store, snapshot, id, 0, redact, budget, this.#phrasing);
+  }
+
+  /**
+   * Keeps a complete result whose every match is in the answer: only inspection by number needs
+   * it, so a store that cannot keep it (a shared store down, a cache directory that cannot be
+   * written) costs the numbers, said in the answer, not the answer.
+   */
+  async #keep(snapshot: SnapshotData, caller: string): Promise<KeptOrNot> {
+    try {
+      return { id: await this.#store.put(caller, snapshot) };
+    } catch (error) {
+      if (error instanceof EvidentError && NOT_KEPT.has(error.code)) return { error };
+      throw error;
+    }
   }
 
   async #firstDetails(
@@ -508,14 +538,29 @@ export class CodeSearchService {
       request.limit,
       request.context,
       request.redact,
+      this.#phrasing,
       true,
     );
-    if (page.nextOffset === undefined)
-      return detailsResponse(this.#store, snapshot, undefined, page, 0, sequence, request.redact, budget);
-    const id = await this.#store.put(context.caller, snapshot);
-    return detailsResponse(this.#store, snapshot, id, page, 0, sequence, request.redact, budget);
+    const kept =
+      page.nextOffset === undefined
+        ? await this.#keep(snapshot, context.caller)
+        : { id: await this.#store.put(context.caller, snapshot) };
+    return detailsResponse(
+      this.#store,
+      snapshot,
+      kept,
+      page,
+      0,
+      sequence,
+      request.redact,
+      budget,
+      this.#phrasing,
+    );
   }
 }
+
+/** A store's failures that leave a complete answer without its numbers rather than fail it. */
+const NOT_KEPT: ReadonlySet<string> = new Set(["store_unavailable", "configuration_error"]);
 
 function caseText(request: AnyOfRequest): string {
   const { caseMode, wholeWord } = request.query;

@@ -22,6 +22,7 @@ import {
   WEB_ENVELOPE_MAX_BUDGET_CHARS,
   WEB_ENVELOPE_MIN_BUDGET_CHARS,
 } from "../core/limits.js";
+import { credentialVariableProblem, placeholderReason } from "./placeholder.js";
 import {
   type AdapterName,
   type ConfigFile,
@@ -45,6 +46,12 @@ export interface ProviderSpec {
   readonly options: Readonly<Record<string, unknown>>;
   /** Why the provider cannot be built (an unset credential variable); calls to it explain this. */
   readonly unavailable?: string;
+  /**
+   * The credential is there but is no key (a variable set but empty, a placeholder): the person
+   * chose this provider, so it keeps its place in the default route and calls say what is wrong,
+   * where a missing credential leaves the default to the next provider.
+   */
+  readonly credentialInvalid?: true;
 }
 
 export interface WebConfig {
@@ -534,46 +541,68 @@ function proxyCredentials(proxy: string): string[] {
   return [url.password, decodeURIComponent(url.password)].filter((part) => part.length > 0);
 }
 
+/** An adapter's key from its usual variables (the first one set and not empty wins). */
+type EnvKey = { readonly apiKey: string } | { readonly problem: string } | undefined;
+
+function envKey(env: Env, adapter: HttpAdapter, secrets: string[]): EnvKey {
+  let empty: string | undefined;
+  for (const name of CREDENTIAL_ENV[adapter] ?? []) {
+    const value = envValue(env, name);
+    if (value === undefined) {
+      if (env[name] === "") empty ??= credentialVariableProblem(name, "");
+      continue;
+    }
+    // Redacted whatever it is: a key the placeholder rules wrongly caught stays out of logs too.
+    secrets.push(value);
+    const problem = credentialVariableProblem(name, value);
+    return problem === undefined ? { apiKey: value } : { problem };
+  }
+  return empty === undefined ? undefined : { problem: empty };
+}
+
+/** The provider options and state an `EnvKey` gives. */
+function keyed(key: EnvKey): {
+  options: Record<string, unknown>;
+  state: Pick<ProviderSpec, "unavailable" | "credentialInvalid">;
+} {
+  if (key === undefined) return { options: {}, state: {} };
+  if ("apiKey" in key) return { options: { apiKey: key.apiKey }, state: {} };
+  return { options: {}, state: { unavailable: key.problem, credentialInvalid: true } };
+}
+
 function envProviders(env: Env, secrets: string[]): ProviderSpec[] {
   const specs: ProviderSpec[] = [];
-  const keyOf = (adapter: HttpAdapter): string | undefined => {
-    for (const name of CREDENTIAL_ENV[adapter] ?? []) {
-      const value = envValue(env, name);
-      if (value !== undefined) {
-        secrets.push(value);
-        return value;
-      }
-    }
-    return undefined;
-  };
   for (const adapter of ["tavily", "brave", "exa", "serper", "jina", "firecrawl"] as const) {
-    const apiKey = keyOf(adapter);
-    if (apiKey !== undefined)
-      specs.push({ id: adapter, adapter, source: "environment", options: { apiKey } });
+    const key = envKey(env, adapter, secrets);
+    if (key === undefined) continue;
+    const { options, state } = keyed(key);
+    specs.push({ id: adapter, adapter, source: "environment", options, ...state });
   }
   // SEARXNG_URL is the documented variable; EVIDENT_SEARXNG_BASE_URL (the generic override) works too.
   const searxngVar = envValue(env, "SEARXNG_URL") !== undefined ? "SEARXNG_URL" : "EVIDENT_SEARXNG_BASE_URL";
   const searxngUrl = envValue(env, searxngVar);
   if (searxngUrl !== undefined) {
     if (!isHttpUrl(searxngUrl)) throw configError(searxngVar, "must be an http(s) URL");
-    const apiKey = keyOf("searxng");
+    const { options, state } = keyed(envKey(env, "searxng", secrets));
     specs.push({
       id: "searxng",
       adapter: "searxng",
       source: "environment",
-      options: { baseUrl: searxngUrl, ...(apiKey === undefined ? {} : { apiKey }) },
+      options: { baseUrl: searxngUrl, ...options },
+      ...state,
     });
   }
   const responsesBase = envValue(env, "EVIDENT_RESPONSES_BASE_URL");
   const responsesModel = envValue(env, "EVIDENT_RESPONSES_MODEL");
-  const responsesKey = keyOf("responses");
+  const responsesKey = envKey(env, "responses", secrets);
   if (responsesBase !== undefined || responsesKey !== undefined || responsesModel !== undefined) {
     if (responsesBase !== undefined && !isHttpUrl(responsesBase)) {
       throw configError("EVIDENT_RESPONSES_BASE_URL", "must be an http(s) URL");
     }
+    const { options: keyOptions, state } = keyed(responsesKey);
     const options = {
       ...(responsesBase === undefined ? {} : { baseUrl: responsesBase }),
-      ...(responsesKey === undefined ? {} : { apiKey: responsesKey }),
+      ...keyOptions,
       ...(responsesModel === undefined ? {} : { model: responsesModel }),
     };
     specs.push({
@@ -581,7 +610,9 @@ function envProviders(env: Env, secrets: string[]): ProviderSpec[] {
       adapter: "responses",
       source: "environment",
       options,
-      ...(responsesModel === undefined ? { unavailable: "EVIDENT_RESPONSES_MODEL is not set" } : {}),
+      ...(state.unavailable === undefined && responsesModel === undefined
+        ? { unavailable: "EVIDENT_RESPONSES_MODEL is not set" }
+        : state),
     });
   }
   return specs;
@@ -592,23 +623,33 @@ function fileProvider(id: string, entry: ProviderEntry, env: Env, secrets: strin
   const { type, ...rest } = entry as ProviderEntry & { type: HttpAdapter };
   const options: Record<string, unknown> = { ...rest };
   let unavailable: string | undefined;
+  let credentialInvalid = false;
   if ("apiKey" in rest && rest.apiKey !== undefined) {
-    const resolved = resolveSecret(rest.apiKey as Secret, env);
-    if (resolved.value === undefined)
-      unavailable = `the environment variable ${resolved.variable} ${resolved.blank === true ? "holds only whitespace" : "is not set"} (providers.${id}.apiKey)`;
-    else {
-      options.apiKey = resolved.value;
+    const secret = rest.apiKey as Secret;
+    const resolved = resolveSecret(secret, env);
+    if (resolved.value === undefined) {
+      unavailable = `the environment variable ${resolved.variable} ${resolved.blank === true ? "holds only whitespace" : resolved.empty === true ? "is set but empty" : "is not set"} (providers.${id}.apiKey)`;
+      credentialInvalid = resolved.blank === true || resolved.empty === true;
+    } else {
       secrets.push(resolved.value);
+      const reason = placeholderReason(resolved.value, resolved.variable);
+      if (reason === undefined) options.apiKey = resolved.value;
+      else {
+        const holder =
+          resolved.variable === undefined
+            ? `providers.${id}.apiKey`
+            : `the environment variable ${resolved.variable} (providers.${id}.apiKey)`;
+        unavailable = `${holder} holds a placeholder, not a key (${reason})`;
+        credentialInvalid = true;
+      }
     }
   } else {
     // No key in the entry: the adapter's usual variable, if set.
-    for (const name of CREDENTIAL_ENV[type] ?? []) {
-      const value = envValue(env, name);
-      if (value !== undefined) {
-        options.apiKey = value;
-        secrets.push(value);
-        break;
-      }
+    const key = envKey(env, type, secrets);
+    if (key !== undefined && "apiKey" in key) options.apiKey = key.apiKey;
+    else if (key !== undefined) {
+      unavailable = key.problem;
+      credentialInvalid = true;
     }
   }
   if (type === "searxng" && options.baseUrl === undefined) {
@@ -631,20 +672,22 @@ function fileProvider(id: string, entry: ProviderEntry, env: Env, secrets: strin
     source: "config-file",
     options,
     ...(unavailable === undefined ? {} : { unavailable }),
+    ...(credentialInvalid ? { credentialInvalid: true } : {}),
   };
 }
 
 export function resolveSecret(
   secret: Secret,
   env: Env,
-): { value: string | undefined; variable?: string; blank?: boolean } {
+): { value: string | undefined; variable?: string; blank?: boolean; empty?: boolean } {
   if (typeof secret === "string") return { value: secret };
   const raw = env[secret.env];
-  // A blank variable leaves the provider unusable, as an unset one does, but is named as blank.
+  // A blank or empty variable leaves the provider unusable, as an unset one does, but is named so.
   return {
     value: nonEmpty(raw),
     variable: secret.env,
     ...(raw?.trim() === "" && raw !== "" ? { blank: true } : {}),
+    ...(raw === "" ? { empty: true } : {}),
   };
 }
 
@@ -687,16 +730,17 @@ function checkRoute(
 }
 
 function defaultSearchProvider(providers: ReadonlyMap<string, ProviderSpec>): string {
+  // A credential that is there but no key keeps its provider chosen: its calls say what is wrong
+  // rather than going, unasked, to the keyless provider (S08).
+  const chosen = (spec: ProviderSpec) => spec.unavailable === undefined || spec.credentialInvalid === true;
   // Providers of the config file, in file order, before the environment's fixed priority.
   for (const spec of providers.values()) {
-    const searches = spec.adapter !== "mcp" && canSearch(spec);
-    if (spec.source === "config-file" && searches && spec.unavailable === undefined) {
-      return spec.id;
-    }
+    const searches = spec.adapter !== "mcp" && (canSearch(spec) || spec.credentialInvalid === true);
+    if (spec.source === "config-file" && searches && chosen(spec)) return spec.id;
   }
   for (const adapter of DEFAULT_SEARCH_PRIORITY) {
     const spec = providers.get(adapter);
-    if (spec !== undefined && spec.source === "environment" && spec.unavailable === undefined) return spec.id;
+    if (spec !== undefined && spec.source === "environment" && chosen(spec)) return spec.id;
   }
   return KEYLESS_SEARCH_PROVIDER;
 }

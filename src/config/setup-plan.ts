@@ -2,9 +2,11 @@
  * The rules `evident setup` (interactive or by flags) applies to the config file, as one pure
  * function from the file and the person's choices to the next file (S07): everything not chosen
  * is kept as it was (saved keys, custom MCP bindings, other providers, intents, usable routes);
- * a route is saved whole, exactly as chosen, and no fallback is ever added by itself.
+ * a route is saved whole, as chosen. The one addition: asked to, the keyless provider ends a
+ * chosen search or read route, so a vendor that fails or is not usable yet does not leave the
+ * tool with nothing (docs/ARCHITECTURE.md, "Setup keeps a keyless end"). No vendor is ever added.
  */
-import { CREDENTIAL_ENV } from "./load.js";
+import { CREDENTIAL_ENV, KEYLESS_READ_PROVIDER, KEYLESS_SEARCH_PROVIDER } from "./load.js";
 import type { HttpAdapter, InterfaceLocale } from "./schema.js";
 
 type FileObject = Record<string, unknown>;
@@ -25,12 +27,18 @@ export interface ProviderChoice {
 
 export interface SetupChoices {
   readonly providers?: readonly ProviderChoice[];
-  /** The complete search route, in order; one id means no fallback. */
+  /** The complete search route, in order (one id: no fallback, unless `keylessLast` ends it). */
   readonly searchRoute?: readonly string[];
   /** Complete routes by intent; intents not named here are kept. */
   readonly intents?: Readonly<Record<string, readonly string[]>>;
   readonly readRoute?: readonly string[];
   readonly locale?: InterfaceLocale;
+  /**
+   * End the chosen search route with `duckduckgo` and the chosen read route with `direct`, each
+   * unless already on it. Intent routes are saved as given: an intent exists to send some
+   * queries only where it says (a `private` intent to a self-hosted SearXNG). Default false.
+   */
+  readonly keylessLast?: boolean;
 }
 
 /** The variable a credential reference points at by default for an adapter (`TAVILY_API_KEY`). */
@@ -64,7 +72,9 @@ export function planSetup(file: Readonly<FileObject>, choices: SetupChoices): Fi
   if (Object.keys(providers).length > 0) next.providers = providers;
 
   const search = { ...((file.search ?? {}) as FileObject) };
-  if (choices.searchRoute !== undefined) search.route = unique(choices.searchRoute);
+  const keyless = (route: readonly string[], id: string) =>
+    choices.keylessLast === true ? unique([...route, id]) : unique(route);
+  if (choices.searchRoute !== undefined) search.route = keyless(choices.searchRoute, KEYLESS_SEARCH_PROVIDER);
   if (choices.intents !== undefined) {
     search.intents = {
       ...((search.intents ?? {}) as Record<string, string[]>),
@@ -75,7 +85,10 @@ export function planSetup(file: Readonly<FileObject>, choices: SetupChoices): Fi
   }
   if (Object.keys(search).length > 0) next.search = search;
   if (choices.readRoute !== undefined)
-    next.read = { ...((file.read ?? {}) as FileObject), route: unique(choices.readRoute) };
+    next.read = {
+      ...((file.read ?? {}) as FileObject),
+      route: keyless(choices.readRoute, KEYLESS_READ_PROVIDER),
+    };
   if (choices.locale !== undefined) next.locale = choices.locale;
   return next;
 }

@@ -78,17 +78,18 @@ export function isEvidentError(value: unknown): value is EvidentError {
 
 /**
  * Turns anything thrown into an EvidentError. Unknown failures become `internal_error` with a
- * fixed message: their text may hold paths, stack fragments or secrets, so it stays in `cause`.
- * An abort reason that is already an EvidentError (a deadline, a cancellation) keeps its code.
+ * fixed message (closed by `internalAdvice`, the surface's word on where the cause is logged):
+ * their text may hold paths, stack fragments or secrets, so it stays in `cause`. An abort reason
+ * that is already an EvidentError (a deadline, a cancellation) keeps its code.
  */
-export function toEvidentError(thrown: unknown): EvidentError {
+export function toEvidentError(thrown: unknown, internalAdvice = "see the server log"): EvidentError {
   if (thrown instanceof EvidentError) return thrown;
   if (thrown instanceof Error && thrown.name === "AbortError") {
     const reason = (thrown as { cause?: unknown }).cause;
     if (reason instanceof EvidentError) return reason;
     return new EvidentError("cancelled", "The operation was cancelled.", { cause: thrown });
   }
-  return new EvidentError("internal_error", "An internal error occurred; see the server log.", {
+  return new EvidentError("internal_error", `An internal error occurred; ${internalAdvice}.`, {
     cause: thrown,
   });
 }

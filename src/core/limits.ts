@@ -394,6 +394,12 @@ export const IDLE_COLLECT_AFTER_MS = 10_000;
  * collection do not pile up between them (core/process-memory.ts).
  */
 export const OLD_GENERATION_GROWING_PERCENT = 20;
+/**
+ * Log lines one `evident` tool command holds until its outcome is known (written after a
+ * success, dropped after a failure, whose standard error is the error document alone); beyond
+ * it the oldest are left out, and the count of them said.
+ */
+export const CLI_HELD_LOG_LINES = 100;
 /** Largest MCP message on stdio (one line); a longer one is skipped and answered with an error. */
 export const STDIO_MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
 export const HTTP_DEFAULT_HOST = "127.0.0.1";

@@ -26,9 +26,12 @@ export function success<T>(text: string, data: T): ToolSuccess<T> {
   return { isError: false, text, data };
 }
 
-/** The failure result of anything thrown; its text is the same JSON payload every surface shows. */
-export function failure(thrown: unknown): ToolFailure {
-  const error = toEvidentError(thrown);
+/**
+ * The failure result of anything thrown; its text is the same JSON payload every surface shows.
+ * `internalAdvice` closes an internal error's message (where its cause is logged).
+ */
+export function failure(thrown: unknown, internalAdvice?: string): ToolFailure {
+  const error = toEvidentError(thrown, internalAdvice);
   const data = error.toPayload();
   return { isError: true, text: JSON.stringify(data), data, error };
 }

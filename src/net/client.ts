@@ -77,7 +77,7 @@ class UndiciHttpClient implements HttpClient {
   readonly #allowPrivate: boolean;
   readonly #treatAsPublic: ReadonlySet<string>;
   #pools: Promise<{ operator: Dispatcher; agent: Dispatcher }> | undefined;
-  /** One dispatcher per proxy URL, created on first use. */
+  /** Per proxy URL, created on first use: a CONNECT tunnel (https) and a forwarding pool (http). */
   readonly #proxies = new Map<string, Dispatcher>();
   #closed = false;
 
@@ -207,18 +207,16 @@ class UndiciHttpClient implements HttpClient {
       if (guarded && proxy !== undefined) await this.#checkBeforeProxy(url, request.signal);
       let response: Dispatcher.ResponseData;
       try {
-        response = await undici.request(url, {
-          dispatcher:
-            proxy !== undefined
-              ? this.#proxyDispatcher(undici, proxy)
-              : guarded
-                ? pools.agent
-                : pools.operator,
-          method,
-          headers,
-          body,
-          signal: request.signal,
-        });
+        const options = { method, headers, body, signal: request.signal };
+        if (proxy !== undefined && new URL(url).protocol === "http:") {
+          response = await this.#forward(undici, proxy, url, options);
+        } else {
+          response = await undici.request(url, {
+            dispatcher:
+              proxy !== undefined ? this.#tunnel(undici, proxy) : guarded ? pools.agent : pools.operator,
+            ...options,
+          });
+        }
       } catch (thrown) {
         throw this.#failure(thrown, request, url, proxy !== undefined);
       }
@@ -298,15 +296,51 @@ class UndiciHttpClient implements HttpClient {
     });
   }
 
-  #proxyDispatcher(undici: Undici, proxy: string): Dispatcher {
-    let dispatcher = this.#proxies.get(proxy);
+  /** https targets: a CONNECT tunnel through the proxy, TLS end to end with the target. */
+  #tunnel(undici: Undici, proxy: string): Dispatcher {
+    let dispatcher = this.#proxies.get(`tunnel ${proxy}`);
     if (dispatcher === undefined) {
-      // The proxy is the operator's: trusted, reached without the guard. Every request tunnels
-      // through it with CONNECT, http targets included.
+      // The proxy is the operator's: trusted, reached without the guard.
       dispatcher = new undici.ProxyAgent({ uri: proxy });
-      this.#proxies.set(proxy, dispatcher);
+      this.#proxies.set(`tunnel ${proxy}`, dispatcher);
     }
     return dispatcher;
+  }
+
+  /**
+   * http targets: the request itself goes to the proxy in absolute form (`GET http://host/path`),
+   * as curl and npm send it; common proxies refuse CONNECT to port 80. A 407 is the proxy's own
+   * refusal, not the target's answer.
+   */
+  async #forward(
+    undici: Undici,
+    proxy: string,
+    url: string,
+    options: {
+      method: HttpRequest["method"];
+      headers: Record<string, string>;
+      body: string | undefined;
+      signal: AbortSignal;
+    },
+  ): Promise<Dispatcher.ResponseData> {
+    const proxyUrl = new URL(proxy);
+    let pool = this.#proxies.get(`forward ${proxy}`);
+    if (pool === undefined) {
+      pool = new undici.Pool(proxyUrl.origin);
+      this.#proxies.set(`forward ${proxy}`, pool);
+    }
+    const target = new URL(url);
+    const response = await pool.request({
+      ...options,
+      // No fragment and no user information: what the target itself would be sent.
+      path: `${target.origin}${target.pathname}${target.search}`,
+      headers: { ...options.headers, host: target.host, ...proxyAuthorization(proxyUrl) },
+    });
+    if (response.statusCode === 407) {
+      await discard(response.body);
+      throw new HttpClientError("proxy", "proxy refused the request (HTTP 407)");
+    }
+    return response;
   }
 
   #policy() {
@@ -353,6 +387,13 @@ function encodeBody(body: HttpRequest["body"], headers: Record<string, string>):
   if (typeof body === "string") return body;
   headers["content-type"] ??= "application/json";
   return JSON.stringify(body);
+}
+
+/** Credentials in the proxy URL (`http://user:pass@proxy:3128`), as ProxyAgent sends them. */
+function proxyAuthorization(proxy: URL): { "proxy-authorization"?: string } {
+  if (proxy.username === "" && proxy.password === "") return {};
+  const pair = `${decodeURIComponent(proxy.username)}:${decodeURIComponent(proxy.password)}`;
+  return { "proxy-authorization": `Basic ${Buffer.from(pair).toString("base64")}` };
 }
 
 /** Headers that may carry a credential are not sent to another origin after a redirect. */

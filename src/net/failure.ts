@@ -70,6 +70,42 @@ export function classifyNetworkError(thrown: unknown, proxied = false): NetworkF
   return { kind: "network", detail: "network error", code };
 }
 
+const NETWORK_KINDS: ReadonlySet<string> = new Set<NetworkFailureKind>([
+  "dns",
+  "connection_refused",
+  "connection_reset",
+  "tls",
+  "proxy",
+  "timeout",
+  "network",
+]);
+
+const DOCTOR = "`evident doctor` shows the proxy in use and probes each provider.";
+
+/**
+ * The next step after a network failure, in fixed words, or undefined when none of `kinds` is
+ * one: the same sentence wherever such a failure is told (web_search, web_read, a page whose
+ * host did not resolve), so an agent with no network learns what to do from any of them.
+ */
+export function networkNextStep(kinds: Iterable<string>): string | undefined {
+  const seen = new Set([...kinds].filter((kind) => NETWORK_KINDS.has(kind)));
+  if (seen.size === 0) return undefined;
+  if (seen.has("proxy")) {
+    return (
+      "Next step: check the proxy that HTTPS_PROXY / HTTP_PROXY name (its address, and credentials " +
+      `as http://user:pass@host:port) and NO_PROXY (hosts reached directly). ${DOCTOR}`
+    );
+  }
+  const tls = seen.size === 1 && seen.has("tls");
+  return (
+    (tls
+      ? "Next step: if a proxy or firewall on this network re-signs TLS, point NODE_EXTRA_CA_CERTS at its certificate; "
+      : "Next step: check this machine's network connection and DNS; ") +
+    "if it reaches the web only through a proxy, set HTTPS_PROXY and HTTP_PROXY to the proxy's URL " +
+    `(NO_PROXY lists hosts reached directly). ${DOCTOR}`
+  );
+}
+
 function isCertificateCode(code: string): boolean {
   return /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|UNABLE_TO_GET_ISSUER|ALTNAME|HOSTNAME_MISMATCH/.test(code);
 }

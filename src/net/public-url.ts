@@ -5,6 +5,7 @@
  */
 import type { LookupAddress } from "node:dns";
 import { EvidentError } from "../core/errors.js";
+import { networkNextStep } from "./failure.js";
 import {
   addressRefusal,
   checkAgentUrl,
@@ -69,7 +70,7 @@ export async function assertPublicUrl(
 export function hostUnresolved(raw: string, hostname: string, cause: unknown): EvidentError {
   return new EvidentError(
     "host_unresolved",
-    `The host ${hostname} could not be resolved (DNS lookup failed), so ${describeUrl(raw)} cannot be read. Check the URL; if it is right, this machine's DNS or proxy settings are at fault (run: evident doctor).`,
+    `The host ${hostname} could not be resolved (DNS lookup failed), so ${describeUrl(raw)} cannot be read. Check the URL. ${networkNextStep(["dns"])}`,
     { cause, details: { url: describeUrl(raw), reason: "dns" } },
   );
 }

@@ -8,33 +8,65 @@
 
 import { realpathSync } from "node:fs";
 import { dirname, resolve } from "node:path";
-import { codeSearchInputSchema, codeSearchOutputSchema } from "../code/schema.js";
+import { type CodeSearchOutput, codeSearchInputSchema, codeSearchOutputSchema } from "../code/schema.js";
 import type { CodeSearchService } from "../code/service.js";
 import { codeSearchSettings } from "../code/settings.js";
 import type { MemorySnapshotStore, SnapshotStore } from "../code/snapshots/store.js";
+import { EvidentError, isEvidentError } from "../core/errors.js";
 import { CODE_SEARCH_ROOTS_KEPT, PROGRESS_AFTER_MS, PROGRESS_INTERVAL_MS } from "../core/limits.js";
-import { success } from "../core/result.js";
+import { type Phrasing, phrasingFor } from "../core/phrasing.js";
+import { success, type ToolSuccess } from "../core/result.js";
 import { Slots } from "../core/slots.js";
-import { type ProjectRoot, projectRootLine, rootForCall } from "./project-root.js";
+import { CODE_SEARCH_GUIDE } from "./code-search-guide.js";
+import { type ProjectRoot, projectRootLine, type RootSetting, rootForCall } from "./project-root.js";
 import { defineTool, type ToolEnvironment } from "./tool.js";
 
-const DESCRIPTION = `Search the project's files with ripgrep and get bounded, exact evidence: each matching line keeps its path, line, columns and a stable index [n]; nothing is dropped silently.
+/**
+ * The same for every server and project, so clients can cache the tool list: the project root
+ * searched is said by every answer (and the guide), not here.
+ */
+const DESCRIPTION = `Search the project's files with ripgrep for bounded, exact evidence: each matching line with its path, line and a stable index [n]; what is cut, partial or unverified is said.
+- Search: pattern (regex; literal for exact text), narrowed by path, glob, exclude. Large results come as files ranked by matches, with a cursor.
+- Page: cursor reads on without searching again (paths, mode).
+- Inspect the whole function or class instead of reading files: cursor+inspect, path+line or path+symbol; several via matchIndices or targets; the rest via sourceCursor alone.
+- Also: structure (ast-grep syntax pattern), anyOf (exact texts), changes (what Git changed), impact (a symbol's uses), navigate (imports, tests).
+{"guide": true} returns the guide to every option, with defaults and limits.`;
 
-1. Search: "pattern" (Rust regex; literal=true for exact text), narrowed by "path", "glob", "exclude". Small results come whole; large ones as files ranked by matches, with a "cursor".
-2. Page: {"cursor"} reads matching lines without searching again ("paths" for chosen files, "mode":"summary" for more files).
-3. Inspect instead of reading files: {"path", "line"} of a shown match (or {"path", "symbol"}) returns the whole function, class or type there, with line numbers; with a cursor, {"cursor", "inspect": n}. Up to 5 via "targets" or "matchIndices". One 16 KiB budget; the rest via {"sourceCursor"}.
-4. "structure" instead of "pattern" matches syntax (ast-grep, e.g. "console.log($A)") in JS/TS, Python, Go, Rust, Java, with each match's enclosing symbol.
-5. "anyOf": 2-64 exact texts at once. "changes": "worktree"|"staged"|"A..B" keeps what Git changed. "impact":true + a symbol as in 3: its uses by syntax role, then tests. "navigate":"imports"|"tests"+"path".
-
-Answers say what is partial, changed, unverified or not parsed; coverage of matches, syntax and retention is told apart. .git internals and credential stores are never searched. Every result starts with the project root it searched.`;
-
-/** The description, naming the root when the surface fixed one. */
-function describe(env: ToolEnvironment): string {
-  const root = env.root ?? { path: env.cwd, origin: "host" };
-  if ("error" in root) return `${DESCRIPTION}\nProject root: not set (${root.error.message})`;
-  const origin =
-    root.origin === "host" || root.origin === "working directory" ? "" : ` (from ${root.origin})`;
-  return `${DESCRIPTION}\nProject root: ${root.path}${origin}, unless the client names its roots (MCP roots), whose first one is searched.`;
+/**
+ * The guide's answer: the root a search would use (or why there is none, which the guide can
+ * still be read without), then the guide. Given with any other field, refused: it is no search.
+ */
+function guideAnswer(
+  rest: Record<string, unknown>,
+  setting: RootSetting,
+  clientRoots: readonly string[] | undefined,
+  phrasing: Phrasing,
+): ToolSuccess<CodeSearchOutput> {
+  const [other] = Object.keys(rest).filter((field) => rest[field] !== undefined);
+  if (other !== undefined) {
+    const message = `${phrasing.arg("code_search", "guide")} is read alone, without search fields: ${phrasing.call("code_search", { guide: true })}.`;
+    throw new EvidentError("invalid_arguments", `Invalid arguments: ${other}: ${message}`, {
+      details: { field: other, issues: [{ field: other, message }] },
+    });
+  }
+  let root: ProjectRoot | undefined;
+  let line: string;
+  try {
+    root = rootForCall(setting, clientRoots);
+    const named =
+      root.origin === "host" || root.origin === "working directory" ? "" : ` (from ${root.origin})`;
+    line = `${projectRootLine(root.path).trimEnd()}${named}\n`;
+  } catch (error) {
+    if (!isEvidentError(error)) throw error;
+    line = `Project root: not set. ${error.message}\n`;
+  }
+  return success(`${line}${CODE_SEARCH_GUIDE}`, {
+    status: "complete",
+    view: "guide",
+    guide: CODE_SEARCH_GUIDE,
+    redacted: false,
+    ...(root === undefined ? {} : { projectRoot: root.path }),
+  });
 }
 
 /** The shared snapshot store the environment asks for, or undefined (configuration_error if it is wrong). */
@@ -93,6 +125,7 @@ interface KeptService {
 }
 
 export function createCodeSearchTool(env: ToolEnvironment) {
+  const phrasing = phrasingFor(env.surface ?? "mcp");
   // One service per root searched: a surface has one, unless its client changes its roots; the
   // most recently used CODE_SEARCH_ROOTS_KEPT are kept, in use order (oldest first).
   const services = new Map<string, KeptService>();
@@ -150,6 +183,7 @@ export function createCodeSearchTool(env: ToolEnvironment) {
         store,
         slots,
         pathRules: { protectedPaths, confined: env.confined === true },
+        phrasing,
         // A long-lived surface keeps the next search's ripgrep started; a one-shot run would not use it.
         ...(env.snapshots === "persistent" ? {} : { prestart: {} }),
       });
@@ -162,18 +196,18 @@ export function createCodeSearchTool(env: ToolEnvironment) {
   return defineTool({
     name: "code_search",
     title: "Code search",
-    description: describe(env),
+    description: DESCRIPTION,
     inputSchema: codeSearchInputSchema,
     outputSchema: codeSearchOutputSchema,
-    annotations: { readOnlyHint: true, openWorldHint: false, idempotentHint: false },
-    handler: async (input, context) => {
+    annotations: { readOnlyHint: true, openWorldHint: false },
+    handler: async ({ guide, ...input }, context) => {
+      const setting = env.root ?? { path: env.cwd, origin: "host" as const };
+      const clientRoots = env.confined === true ? undefined : context.clientRoots;
+      if (guide === true) return guideAnswer(input, setting, clientRoots, phrasing);
       // The search's deadline counts from here: loading a root's service is part of the call.
       const receivedAt = Date.now();
       // A remote caller cannot move the root: it searches only where the operator said.
-      const root = rootForCall(
-        env.root ?? { path: env.cwd, origin: "host" },
-        env.confined === true ? undefined : context.clientRoots,
-      );
+      const root = rootForCall(setting, clientRoots);
       const kept = load(root);
       kept.inFlight++;
       const instance = await kept.service.catch((error: unknown) => {

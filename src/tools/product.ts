@@ -3,6 +3,7 @@
  * (CLI, MCP stdio, MCP HTTP, SDK) builds its registry with this one function, so they list the
  * same tools in the same order.
  */
+import { phrasingFor } from "../core/phrasing.js";
 import { createCodeSearchTool } from "./code-search.js";
 import { ToolRegistry } from "./registry.js";
 import type { ToolEnvironment } from "./tool.js";
@@ -12,7 +13,7 @@ import { createWebSearchTool } from "./web-search.js";
 export const PRODUCT_TOOL_NAMES = ["web_search", "web_read", "code_search"] as const;
 
 export function createProductRegistry(environment: ToolEnvironment): ToolRegistry {
-  return new ToolRegistry()
+  return new ToolRegistry(phrasingFor(environment.surface ?? "mcp"))
     .register(createWebSearchTool(environment))
     .register(createWebReadTool(environment))
     .register(createCodeSearchTool(environment));

@@ -1,13 +1,14 @@
 /**
  * Which directory code_search searches: the one place that decides it, for every surface.
  *
- * In order: the client's roots (an MCP client that offers them, its first `file://` root), an
- * explicit setting (`--root DIR`, else `EVIDENT_ROOT`), else the working directory. Hosts that
- * state their directory themselves (Pi's session cwd, the SDK's `cwd`, a shell running
- * `evident grep`) pass it as the root. A server started without any of these refuses to treat
- * `/` or the home directory itself as the project (clients launch servers in odd places; Claude
- * Desktop may start one in `/`): code_search then fails with a configuration_error that says
- * how to set the root, instead of searching the whole disk.
+ * In order: the client's roots (an MCP client over stdio that offers them, its first `file://`
+ * root), the surface's explicit setting (`--root DIR` of `evident mcp` and the tool commands, the
+ * SDK's or the HTTP handler's `cwd` option), else `EVIDENT_ROOT`, else the working directory (the
+ * shell's, the server's, the program's, Pi's session's). Without a setting, no surface treats `/`
+ * or the home directory itself as the project (clients launch servers in odd places, Claude
+ * Desktop may start one in `/`, a shell may sit in `~`): code_search then fails with a
+ * configuration_error that says how to set the root on that surface, instead of searching the
+ * whole disk.
  */
 import { statSync } from "node:fs";
 import { homedir } from "node:os";
@@ -16,6 +17,7 @@ import { fileURLToPath } from "node:url";
 import { envValue } from "../core/env.js";
 import { EvidentError } from "../core/errors.js";
 import { PROJECT_ROOT_LINE_MAX_BYTES } from "../core/limits.js";
+import { phrasingFor, type Surface } from "../core/phrasing.js";
 
 export type RootOrigin = "client roots" | "--root" | "EVIDENT_ROOT" | "working directory" | "host";
 
@@ -28,53 +30,63 @@ export interface ProjectRoot {
 /** A resolved root, or why there is none (reported by every code_search call). */
 export type RootSetting = ProjectRoot | { readonly error: EvidentError };
 
-export interface ServerRootOptions {
-  /** `--root DIR` as given on the command line. */
-  readonly flag?: string | undefined;
+export interface RootOptions {
+  /** Who asks: the refusal's advice is worded for it. */
+  readonly surface: Surface;
+  /**
+   * The surface's explicit setting, which may name any directory: `--root DIR` as typed, or a
+   * host's `cwd` option ("host": the SDK, the HTTP handler).
+   */
+  readonly explicit?: { readonly value: string | undefined; readonly origin: "--root" | "host" } | undefined;
   readonly env: Readonly<Record<string, string | undefined>>;
+  /** The working directory: relative settings start here, and it is the root without one. */
   readonly cwd: string;
   /** The home directory (default: the OS's). */
   readonly home?: string;
 }
 
-const HOW_TO_SET =
-  "Set the project directory with `evident mcp --root DIR` or EVIDENT_ROOT=DIR, or use an MCP client that offers its roots.";
-
-/** The root of a server surface (`evident mcp`, the HTTP handler), before any client roots. */
-export function resolveServerRoot(options: ServerRootOptions): RootSetting {
-  const flag = nonEmpty(options.flag);
-  if (flag !== undefined) return explicitRoot(flag, "--root", options.cwd);
+/** The root of a surface, before any client roots. */
+export function resolveProjectRoot(options: RootOptions): RootSetting {
+  const phrasing = phrasingFor(options.surface);
+  const explicit = nonEmpty(options.explicit?.value);
+  if (explicit !== undefined) {
+    return explicitRoot(explicit, options.explicit?.origin ?? "--root", options.cwd, phrasing.setRoot());
+  }
   let fromEnv: string | undefined;
   try {
     fromEnv = envValue(options.env, "EVIDENT_ROOT");
   } catch (blank) {
     return { error: blank as EvidentError };
   }
-  if (fromEnv !== undefined) return explicitRoot(fromEnv, "EVIDENT_ROOT", options.cwd);
+  if (fromEnv !== undefined) return explicitRoot(fromEnv, "EVIDENT_ROOT", options.cwd, phrasing.setRoot());
   const cwd = resolve(options.cwd);
   const home = resolve(options.home ?? homedir());
   if (cwd === resolve("/") || cwd === home) {
     const what = cwd === home ? "the home directory" : "the filesystem root";
     return {
-      error: new EvidentError(
-        "configuration_error",
-        `code_search will not search ${what} (${cwd}) as the project: the server was started there without a project directory. ${HOW_TO_SET}`,
-        { details: { key: "root" } },
-      ),
+      error: new EvidentError("configuration_error", phrasing.rootRefused(what, cwd), {
+        details: { key: "root" },
+      }),
     };
   }
   return { path: cwd, origin: "working directory" };
 }
 
-function explicitRoot(value: string, origin: "--root" | "EVIDENT_ROOT", cwd: string): RootSetting {
+function explicitRoot(
+  value: string,
+  origin: "--root" | "host" | "EVIDENT_ROOT",
+  cwd: string,
+  howToSet: string,
+): RootSetting {
   const path = isAbsolute(value) ? resolve(value) : resolve(cwd, value);
   const info = statSync(path, { throwIfNoEntry: false });
   if (info?.isDirectory() !== true) {
+    const named = origin === "host" ? "The cwd option" : origin;
     return {
       error: new EvidentError(
         "configuration_error",
-        `${origin} names ${path}, which is not a directory. ${HOW_TO_SET}`,
-        { details: { key: origin } },
+        `${named} names ${path}, which is not a directory. ${howToSet}`,
+        { details: { key: origin === "host" ? "cwd" : origin } },
       ),
     };
   }

@@ -2,12 +2,13 @@
  * The registry: the one place where a call becomes a result. Every adapter lists tools and calls
  * them through it, so validation, error mapping and result shape cannot differ by surface.
  */
-import { z } from "zod";
 import { abortReason } from "../core/abort.js";
 import { EvidentError } from "../core/errors.js";
 import { silentLogger } from "../core/logger.js";
+import { type Phrasing, phrasingFor } from "../core/phrasing.js";
 import type { CallObserver } from "../core/process-memory.js";
 import { failure, type ToolResult } from "../core/result.js";
+import { publishedInputSchema, publishedOutputSchema } from "./published-schema.js";
 import type { ToolContext, ToolDefinition } from "./tool.js";
 import { parseArguments, unknownToolMessage } from "./validation.js";
 
@@ -26,6 +27,12 @@ export class ToolRegistry {
   #listings: ToolListing[] | undefined;
   #closing: Promise<void> | undefined;
   readonly #observers: CallObserver[] = [];
+  readonly #phrasing: Phrasing;
+
+  /** `phrasing`: the surface's wording of the advice the registry itself gives (internal errors). */
+  constructor(phrasing: Phrasing = phrasingFor("mcp")) {
+    this.#phrasing = phrasing;
+  }
 
   register<T extends ToolDefinition>(definition: T): this {
     if (this.#tools.has(definition.name)) throw new Error(`tool ${definition.name} registered twice`);
@@ -53,8 +60,8 @@ export class ToolRegistry {
       name: tool.name,
       title: tool.title,
       description: tool.description,
-      inputSchema: toJsonSchema(tool.inputSchema, "input"),
-      outputSchema: toJsonSchema(tool.outputSchema, "output"),
+      inputSchema: publishedInputSchema(tool.inputSchema),
+      outputSchema: publishedOutputSchema(tool.outputSchema),
       annotations: tool.annotations,
     }));
     return this.#listings;
@@ -108,7 +115,7 @@ export class ToolRegistry {
       if (full.signal.aborted) throw abortReason(full.signal);
       return await tool.handler(input, full);
     } catch (thrown) {
-      const result = failure(thrown);
+      const result = failure(thrown, this.#phrasing.internalError());
       if (result.error.code === "internal_error") {
         // The agent reads a fixed or short message; the operator's log gets what caused it.
         full.logger.error(`tool ${name} failed`, {
@@ -128,12 +135,6 @@ export class ToolRegistry {
     );
     return this.#closing;
   }
-}
-
-function toJsonSchema(schema: z.ZodType, io: "input" | "output"): Record<string, unknown> {
-  const json = z.toJSONSchema(schema, { io, unrepresentable: "any" }) as Record<string, unknown>;
-  delete json.$schema;
-  return json;
 }
 
 function describeCause(cause: unknown): unknown {

@@ -2,18 +2,20 @@
  * What `evident setup` needs from the layers below: the file as it is (to offer what exists and
  * keep it), the providers it can add, and the one write path: the setup plan applied, checked
  * by the loader itself (its schema, then what only loading finds, such as a route naming no
- * provider), written privately and atomically (config/write.ts).
+ * provider), written privately and atomically (config/write.ts); then what was saved, checked
+ * as doctor checks it, short of a probe.
  */
 import { randomBytes } from "node:crypto";
 import { mkdir, rm, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import { canRead, canSearch, type Env } from "../config/load.js";
+import { type ConfigSource, canRead, canSearch, type Env } from "../config/load.js";
 import type { HttpAdapter } from "../config/schema.js";
 import { planSetup, type SetupChoices } from "../config/setup-plan.js";
 import { readConfigObject, updateConfigObject } from "../config/write.js";
 import { EvidentError } from "../core/errors.js";
 import { configFileSchema } from "../web/config-schema.js";
 import { loadWebConfig } from "../web/service.js";
+import { configView } from "./doctor.js";
 
 export { INTERFACE_LOCALES, type InterfaceLocale, intentNameProblem } from "../config/schema.js";
 export {
@@ -132,4 +134,63 @@ async function refuseNewProblem(env: Env, path: string, planned: Record<string, 
   } finally {
     await rm(trial, { force: true });
   }
+}
+
+/** One route as the saved configuration resolves it in this environment. */
+export interface RouteCheck {
+  readonly tool: "web_search" | "web_read";
+  readonly intent?: string;
+  readonly ids: readonly string[];
+  /** `environment` when a variable (EVIDENT_SEARCH_ROUTE) overrides what the file says. */
+  readonly source: ConfigSource;
+  /** The ids on it that will not work yet. */
+  readonly unusable: readonly string[];
+  /** Who answers until they are fixed: the first usable id; none means every call fails. */
+  readonly answeredBy?: string;
+}
+
+export interface SetupCheck {
+  /** The configuration's own error when it does not load in this environment. */
+  readonly error?: string;
+  readonly routes: readonly RouteCheck[];
+  /** Every configured provider that will not work yet, and why (doctor's reasons, no network). */
+  readonly unusable: ReadonlyArray<{ readonly id: string; readonly why: string }>;
+}
+
+/**
+ * What the saved configuration does in this environment, checked as doctor checks it but
+ * without probing (a probe may be a paid search): which providers cannot work yet and why (an
+ * unset or placeholder key), and for each route who answers meanwhile, if anyone.
+ */
+export async function checkSetup(env: Env): Promise<SetupCheck> {
+  const view = await configView(env);
+  if (!view.ok || view.routes === undefined) {
+    return { error: view.error?.message ?? "the configuration cannot be used", routes: [], unusable: [] };
+  }
+  const unusable = (view.providers ?? [])
+    .filter((provider) => provider.unavailable !== undefined)
+    .map((provider) => ({ id: provider.id, why: provider.unavailable as string }));
+  const broken = new Set(unusable.map((provider) => provider.id));
+  const route = (tool: RouteCheck["tool"], ids: readonly string[], source: ConfigSource, intent?: string) => {
+    const answeredBy = ids.find((id) => !broken.has(id));
+    return {
+      tool,
+      ...(intent === undefined ? {} : { intent }),
+      ids,
+      source,
+      unusable: ids.filter((id) => broken.has(id)),
+      ...(answeredBy === undefined ? {} : { answeredBy }),
+    };
+  };
+  const { routes } = view;
+  return {
+    routes: [
+      route("web_search", routes.search.ids, routes.search.source),
+      ...Object.entries(routes.intents).map(([intent, ids]) =>
+        route("web_search", ids, "config-file", intent),
+      ),
+      route("web_read", routes.read.ids, routes.read.source),
+    ],
+    unusable,
+  };
 }

@@ -5,6 +5,7 @@
 import type { z } from "zod";
 import type { ContextUsage, ProgressUpdate } from "../core/context.js";
 import type { Logger } from "../core/logger.js";
+import type { Surface } from "../core/phrasing.js";
 import type { ToolSuccess } from "../core/result.js";
 import type { RootSetting } from "./project-root.js";
 
@@ -61,6 +62,11 @@ export function defineTool<I extends z.ZodType, O extends z.ZodType>(
  */
 export interface ToolEnvironment {
   readonly cwd: string;
+  /**
+   * Who shows the tools' text (default "mcp"): advice in answers and errors is worded for it
+   * (core/phrasing.ts), `evident grep --cursor C` on the CLI where MCP reads a JSON call.
+   */
+  readonly surface?: Surface;
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly logger: Logger;
   /**

@@ -9,6 +9,17 @@ import { ARGUMENT_ISSUES_SHOWN, ARGUMENT_NAME_MAX_CHARS } from "../core/limits.j
 export interface ArgumentIssue {
   readonly field: string;
   readonly message: string;
+  /**
+   * What the schema refused, for adapters that word it their own way (the CLI's flag language):
+   * zod's issue code (`invalid_type`, `too_small`, `unrecognized_keys`...), or `custom` for a
+   * tool's own check, with the bound or the choices when the rule has them.
+   */
+  readonly code?: string;
+  readonly expected?: string;
+  readonly minimum?: number;
+  readonly maximum?: number;
+  readonly origin?: string;
+  readonly values?: readonly string[];
 }
 
 export function fieldName(path: readonly PropertyKey[]): string {
@@ -40,9 +51,14 @@ export function invalidArguments(error: z.ZodError): EvidentError {
     if (issue.code === "unrecognized_keys") {
       const keys = shown(issue.keys.map((key) => fieldName([...issue.path, key])));
       const names = `${keys.items.join(", ")}${keys.more > 0 ? ` (and ${keys.more} more)` : ""}`;
-      return { field: names, message: `unknown field${issue.keys.length > 1 ? "s" : ""}: ${names}` };
+      return {
+        field: names,
+        message: `unknown field${issue.keys.length > 1 ? "s" : ""}: ${names}`,
+        code: issue.code,
+        values: keys.items,
+      };
     }
-    return { field: fieldName(issue.path), message: issue.message };
+    return { field: fieldName(issue.path), message: issue.message, ...rule(issue) };
   });
   const { items: issues, more } = shown(all);
   const first = issues[0] ?? { field: "(arguments)", message: "invalid arguments" };
@@ -50,6 +66,26 @@ export function invalidArguments(error: z.ZodError): EvidentError {
   return new EvidentError("invalid_arguments", `Invalid arguments: ${summary}`, {
     details: { field: first.field, issues },
   });
+}
+
+/** The rule behind an issue, as JSON-safe facts (bounds are numbers; bigints are left out). */
+function rule(issue: z.core.$ZodIssue): Omit<ArgumentIssue, "field" | "message"> {
+  const facts = issue as {
+    code: string;
+    expected?: unknown;
+    minimum?: unknown;
+    maximum?: unknown;
+    origin?: unknown;
+    values?: unknown[];
+  };
+  return {
+    code: facts.code,
+    ...(typeof facts.expected === "string" ? { expected: facts.expected } : {}),
+    ...(typeof facts.minimum === "number" ? { minimum: facts.minimum } : {}),
+    ...(typeof facts.maximum === "number" ? { maximum: facts.maximum } : {}),
+    ...(typeof facts.origin === "string" ? { origin: facts.origin } : {}),
+    ...(Array.isArray(facts.values) ? { values: facts.values.map(String) } : {}),
+  };
 }
 
 /** What an unknown tool name is answered with: the name as written, cut to its bound. */

@@ -8,8 +8,10 @@ import {
   PROVIDER_ID_MAX_CHARS,
   WEB_CURSOR_MAX_CHARS,
   WEB_FOCUS_MAX_CHARS,
+  WEB_PAGES_TTL_MS,
   WEB_URL_MAX_CHARS,
 } from "../core/limits.js";
+import { phrasingFor } from "../core/phrasing.js";
 import type { ToolSuccess } from "../core/result.js";
 import { defineTool, type ToolEnvironment } from "./tool.js";
 import {
@@ -26,30 +28,26 @@ export const webReadInputSchema = z.strictObject({
     .min(1)
     .max(WEB_URL_MAX_CHARS)
     .optional()
-    .describe(
-      "The public http(s) URL to read, exactly as you want it fetched. Required unless `cursor` is given.",
-    ),
+    .describe("Exactly as it should be fetched. Required unless cursor is given."),
   cursor: z
     .string()
     .min(1)
     .max(WEB_CURSOR_MAX_CHARS)
     .optional()
-    .describe(
-      "The `cursor` of an earlier web_read whose page did not fit: returns the next part of the same document without fetching it again. Give it alone.",
-    ),
+    .describe("An earlier answer's cursor, alone: the next part of its page."),
   reader: z
     .string()
     .min(1)
     .max(PROVIDER_ID_MAX_CHARS)
     .optional()
-    .describe("Use only this reader provider id (no fallback). Omit to use the configured read route."),
+    .describe("Only this reader provider id, no fallback."),
   focus: z
     .string()
     .min(1)
     .max(WEB_FOCUS_MAX_CHARS)
     .optional()
     .describe(
-      "A question or topic the reader should focus on. Only readers that support it receive it (else focus_unsupported); they may leave out content that does not match.",
+      "A question to focus the page on, for readers that support it (else focus_unsupported); they may leave out the rest.",
     ),
 });
 
@@ -92,19 +90,20 @@ export const webReadOutputSchema = z.object({
   remainingChars: z.number().int().optional(),
 });
 
-const DESCRIPTION = `Read one web page. Returns one JSON document: \`content\` holds the page's main content (Markdown, or the reader's native text), in order and unrewritten, cut to the size budget when \`truncated\` is true (\`contentChars\` says how much was kept); \`provenance.url\` is exactly the URL you asked for; \`sources\` lists public links seen on the page (not fetched or verified); \`warnings\` says what to be careful about. Only public http(s) URLs can be read (private, loopback and metadata addresses are refused with url_not_allowed).
-A page longer than the budget ends with \`cursor\` and \`remainingChars\`: call web_read with just {"cursor": "..."} to get the next part of the same document (no new fetch), until no cursor comes back. Cursors expire after 30 minutes unused.
-Without \`reader\`, the configured read route is used; with \`reader\`, only that provider is tried. \`focus\` narrows the page to a question on readers that support it.`;
+const DESCRIPTION = `Read one public http(s) page (private, loopback and metadata addresses: url_not_allowed). Returns JSON: \`content\`, the page's main content (Markdown or the reader's text), in order and unrewritten; \`truncated\` and \`contentChars\` say what was cut; \`provenance.url\` is the URL asked for; \`sources\` lists links seen, not fetched or verified; \`warnings\` says what to watch.
+A longer page ends with \`cursor\`: {"cursor"} alone returns the next part without fetching again, for ${WEB_PAGES_TTL_MS / 60_000} minutes after its last use.
+Without \`reader\`, the configured read route is used; with it, only that provider.`;
 
 export function createWebReadTool(env: ToolEnvironment, options: WebToolOptions = {}) {
   const service = webServiceFor(env, options);
+  const phrasing = phrasingFor(env.surface ?? "mcp");
   return defineTool({
     name: "web_read",
     title: "Web read",
     description: DESCRIPTION,
     inputSchema: webReadInputSchema,
     outputSchema: webReadOutputSchema,
-    annotations: { readOnlyHint: true, openWorldHint: true, destructiveHint: false, idempotentHint: true },
+    annotations: { readOnlyHint: true, openWorldHint: true },
     async handler(input, context) {
       const { cursor, url, ...rest } = input;
       const web = await service.get();
@@ -113,9 +112,10 @@ export function createWebReadTool(env: ToolEnvironment, options: WebToolOptions 
       if (cursor !== undefined) {
         const others = [url === undefined ? [] : ["url"], Object.keys(rest)].flat();
         if (others.length > 0) {
+          const without = others.map((name) => phrasing.arg("web_read", name)).join(", ");
           throw new EvidentError(
             "cursor_option_conflict",
-            `A cursor continues the document it was made for; give it alone, without ${others.join(", ")}.`,
+            `A cursor continues the document it was made for; give it alone, without ${without}.`,
             { details: { field: "cursor", conflicts: others } },
           );
         }

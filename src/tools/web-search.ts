@@ -7,6 +7,7 @@ import { searchProviderIdsHint } from "../config/load.js";
 import {
   PROVIDER_ID_MAX_CHARS,
   WEB_INTENT_MAX_CHARS,
+  WEB_MAX_RESULTS_DEFAULT,
   WEB_MAX_RESULTS_MAX,
   WEB_MAX_RESULTS_MIN,
   WEB_PROVIDERS_MAX,
@@ -29,34 +30,29 @@ export const webSearchInputSchema = z.strictObject({
     .min(WEB_QUERY_MIN_CHARS)
     .max(WEB_QUERY_MAX_CHARS)
     .regex(/\S/, "the query is blank")
-    .describe("What to search for, as you would type it into a search engine."),
+    .describe("As you would type it into a search engine."),
   intent: z
     .string()
     .min(1)
     .max(WEB_INTENT_MAX_CHARS)
     .optional()
-    .describe(
-      "Optional kind of search (e.g. `news`, `code`); selects the operator's route for it when one is configured.",
-    ),
+    .describe("Kind of search (e.g. news, code): the operator's route for it, if configured."),
   maxResults: z
     .number()
     .int()
     .min(WEB_MAX_RESULTS_MIN)
     .max(WEB_MAX_RESULTS_MAX)
     .optional()
-    .describe("Results wanted per provider (1-20, default 5)."),
-  timeRange: z
-    .enum(["day", "week", "month", "year"])
-    .optional()
-    .describe("Only results from the last day, week, month or year."),
+    .describe(
+      `Per provider: ${WEB_MAX_RESULTS_MIN}-${WEB_MAX_RESULTS_MAX}, default ${WEB_MAX_RESULTS_DEFAULT}.`,
+    ),
+  timeRange: z.enum(["day", "week", "month", "year"]).optional(),
   providers: z
     .array(z.string().min(1).max(PROVIDER_ID_MAX_CHARS))
     .min(1)
     .max(WEB_PROVIDERS_MAX)
     .optional()
-    .describe(
-      "Ask exactly these provider ids, in parallel, and get each one's results or failure. Omit to use the configured route.",
-    ),
+    .describe("Exactly these provider ids, in parallel. Omit for the configured route."),
 });
 
 const rowSchema = z.object({
@@ -78,12 +74,12 @@ export const webSearchOutputSchema = z.object({
   omittedResults: z.number().int().optional(),
 });
 
-const DESCRIPTION = `Search the web through the providers the operator configured. Returns one JSON document: \`results\` holds each provider's rows (title, url, snippet, publishedAt/author when known) and its \`answer\` when it gives one, under the provider's id, unmerged and unranked across providers. \`provenance\` says which providers were attempted and used and which were anonymous (keyless); \`warnings\` says what to be careful about; \`truncated\` is true when rows were left out to fit the size budget.
-Without \`providers\`, the configured route is used (one provider after another, only if the previous failed). With \`providers: ["id", ...]\`, exactly those are asked in parallel; failures are listed in \`providerErrors\`. Results are what the providers said: open a page with web_read before relying on it.`;
+const DESCRIPTION = `Search the web through the operator's providers. Returns JSON: \`results\` has each provider's rows (title, url, snippet) and \`answer\` under its id, unmerged and unranked; \`provenance\` names the providers attempted, used and anonymous (keyless); \`warnings\` and \`truncated\` say what to watch and what was cut.
+Without \`providers\` the configured route runs (the next provider only if one fails); with \`providers\`, exactly those, in parallel (failures in \`providerErrors\`). Results are what providers said: read a page with web_read before relying on it.`;
 
 /** The description, with the search provider ids configured when the tools were created. */
 export function webSearchDescription(ids: readonly string[]): string {
-  return `${DESCRIPTION}\nSearch providers configured when this server started (ids for \`providers\`): ${ids.join(", ")}.`;
+  return `${DESCRIPTION}\nProviders configured at start (ids for \`providers\`): ${ids.join(", ")}.`;
 }
 
 export function createWebSearchTool(env: ToolEnvironment, options: WebToolOptions = {}) {
@@ -94,7 +90,7 @@ export function createWebSearchTool(env: ToolEnvironment, options: WebToolOption
     description: webSearchDescription(searchProviderIdsHint(env.env)),
     inputSchema: webSearchInputSchema,
     outputSchema: webSearchOutputSchema,
-    annotations: { readOnlyHint: true, openWorldHint: true, destructiveHint: false, idempotentHint: false },
+    annotations: { readOnlyHint: true, openWorldHint: true },
     async handler(input, context) {
       // The envelope types are the schema's, with readonly arrays.
       return (await service.get()).search(input, context.signal) as Promise<

@@ -5,6 +5,7 @@
  * the first call: registering the tools costs nothing at startup.
  */
 import { z } from "zod";
+import { phrasingFor } from "../core/phrasing.js";
 import { PROVIDER_FAILURES } from "../web/provider.js";
 import type { WebService, WebServiceOptions } from "../web/service.js";
 import type { ToolEnvironment } from "./tool.js";
@@ -52,6 +53,7 @@ export function webServiceFor(env: ToolEnvironment, options: WebToolOptions = {}
             cwd: env.cwd,
             // One-shot surfaces keep long reads on disk so the next process can continue a cursor.
             pages: env.snapshots === "persistent" ? "persistent" : "memory",
+            phrasing: phrasingFor(env.surface ?? "mcp"),
             ...options,
           }),
       );

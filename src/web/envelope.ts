@@ -10,6 +10,7 @@
  */
 import { fitJson, safePrefix } from "../core/budget.js";
 import { WEB_SOURCES_MAX, WEB_SOURCES_MAX_BUDGET_SHARE } from "../core/limits.js";
+import { type Phrasing, phrasingFor } from "../core/phrasing.js";
 import { isPublicUrl } from "../net/public-url.js";
 import type {
   ContentPart,
@@ -231,6 +232,8 @@ export interface ReadEnvelopeInput {
   readonly part?: { readonly from: number; readonly total: number };
   /** Gives the cursor of the part that starts at `offset` (in the whole document), when one can be kept. */
   readonly cursor?: (offset: number) => string;
+  /** How the warning that names the next part's call is written for the surface (default: MCP's). */
+  readonly phrasing?: Phrasing;
 }
 
 export function buildReadEnvelope(input: ReadEnvelopeInput): Fitted<ReadEnvelope> {
@@ -266,7 +269,7 @@ export function buildReadEnvelope(input: ReadEnvelopeInput): Fitted<ReadEnvelope
           ? input.warnings
           : [
               ...input.warnings,
-              `the page continues: ${total - end} of ${total} characters remain; call web_read with {"cursor": "${next}"} for the next part`,
+              `the page continues: ${total - end} of ${total} characters remain; ${(input.phrasing ?? phrasingFor("mcp")).call("web_read", { cursor: next })} for the next part`,
             ],
       ...failureFields(input),
       ...(title === undefined ? {} : { title }),

@@ -8,13 +8,15 @@
  * An explicit `reader` is tried alone, never with a fallback. The router decides; adapters only
  * translate, and the envelope only formats.
  */
+
 import { abortReason, type Deadline, deadlineError, withDeadline } from "../core/abort.js";
 import { EvidentError } from "../core/errors.js";
 import { PROVIDER_ATTEMPT_DEADLINE_MS, WEB_MAX_RESULTS_DEFAULT } from "../core/limits.js";
 import { type Logger, silentLogger } from "../core/logger.js";
+import { type Phrasing, phrasingFor } from "../core/phrasing.js";
 import type { ToolSuccess } from "../core/result.js";
 import { success } from "../core/result.js";
-import { underlyingCode } from "../net/failure.js";
+import { networkNextStep, underlyingCode } from "../net/failure.js";
 import { canonicalAddress, type LookupFunction } from "../net/guard.js";
 import type { HttpClient } from "../net/http-client.js";
 import { assertPublicUrl } from "../net/public-url.js";
@@ -77,6 +79,8 @@ export interface RouterOptions {
   readonly now?: () => Date;
   /** Where long reads are kept for their cursors; without it a long read is only clipped. */
   readonly pages?: ReadPages;
+  /** How advice in warnings and errors is written for the surface (default: MCP's). */
+  readonly phrasing?: Phrasing;
 }
 
 type Attempt<T> =
@@ -178,11 +182,14 @@ export class WebRouter {
           if (provider.capabilities.focus) capable.push(id);
         }
         if (capable.length === 0) {
+          const phrasing = this.#options.phrasing ?? phrasingFor("mcp");
+          const without = `read it without ${phrasing.arg("web_read", "focus")}`;
+          const reader = phrasing.arg("web_read", "reader");
           throw new EvidentError(
             "focus_unsupported",
             reader !== undefined
-              ? `The reader ${candidates[0]} cannot take a focus; call web_read without focus, or name a reader that supports it.`
-              : `No provider on the read route (${candidates.join(", ")}) can take a focus; call web_read without focus or name a reader that supports it.`,
+              ? `The reader ${candidates[0]} cannot take a focus; ${without}, or name a ${reader} that supports it.`
+              : `No provider on the read route (${candidates.join(", ")}) can take a focus; ${without}, or name a ${reader} that supports it.`,
             { details: { field: "focus", providers: [...candidates] } },
           );
         }
@@ -235,6 +242,7 @@ export class WebRouter {
         ...failureFields(failures),
         outcome,
         budgetChars: this.#options.envelopeBudgetChars,
+        ...(this.#options.phrasing === undefined ? {} : { phrasing: this.#options.phrasing }),
       };
       let fitted = buildReadEnvelope(envelope);
       const pages = this.#options.pages;
@@ -288,6 +296,7 @@ export class WebRouter {
       budgetChars: this.#options.envelopeBudgetChars,
       part: { from: offset, total: page.text.length },
       cursor: next,
+      ...(this.#options.phrasing === undefined ? {} : { phrasing: this.#options.phrasing }),
     });
     return success(fitted.json, fitted.data);
   }
@@ -485,7 +494,10 @@ export class WebRouter {
     }
     const failed = Object.keys(failures.reasons);
     if (failed.length > 0 && used.length > 0) {
-      warnings.push(`failed before ${used.join(", ")} answered: ${failed.join(", ")} (see providerErrors)`);
+      const next = networkNextStep(Object.values(failures.classes));
+      warnings.push(
+        `failed before ${used.join(", ")} answered: ${failed.join(", ")} (see providerErrors)${next === undefined ? "" : `. ${next}`}`,
+      );
     }
     if (this.#options.allowPrivateNetwork) {
       warnings.push("the operator allows private network addresses (EVIDENT_ALLOW_PRIVATE_NETWORK)");
@@ -507,6 +519,9 @@ function allFailed(attempted: string[], failures: Failures, errors: unknown[], f
       : configuration
         ? "configuration_error"
         : "provider_failed";
+  // One class for every failure (one provider, or a network down for all) is also said at the top.
+  const classes = new Set(Object.values(failures.classes));
+  const next = networkNextStep(classes);
   const message =
     attempted.length === 0
       ? "No provider could be tried."
@@ -515,9 +530,7 @@ function allFailed(attempted: string[], failures: Failures, errors: unknown[], f
         : code === "configuration_error"
           ? `The provider is not configured correctly: ${reasons.join("; ")}. The operator must fix it (docs/CONFIG.md).`
           : `The provider failed: ${reasons.join("; ")}.`;
-  // One class for every failure (one provider, or a network down for all) is also said at the top.
-  const classes = new Set(Object.values(failures.classes));
-  return new EvidentError(code, message, {
+  return new EvidentError(code, next === undefined ? message : `${message} ${next}`, {
     details: {
       ...(classes.size === 1 ? { reason: [...classes][0] } : {}),
       provider_errors: failures.reasons,

@@ -8,6 +8,7 @@
  * too: every call then fails with the `configuration_error` that names the bad key, and the
  * tools stay listed.
  */
+
 import { type ConfigResult, configRevision, loadConfig, type WebConfig } from "../config/load.js";
 import type { ProviderEntry } from "../config/schema.js";
 import { anySignal } from "../core/abort.js";
@@ -17,6 +18,7 @@ import { FileKeptStore } from "../core/file-kept-store.js";
 import { type KeptStore, type KeptStoreBounds, MemoryKeptStore } from "../core/kept.js";
 import { WEB_PAGES_MAX_BYTES, WEB_PAGES_MAX_COUNT, WEB_PAGES_TTL_MS } from "../core/limits.js";
 import type { Logger } from "../core/logger.js";
+import type { Phrasing } from "../core/phrasing.js";
 import { cacheDir } from "../core/private-dir.js";
 import { RedisKeptStore } from "../core/redis/kept-store.js";
 import { resolveRedisStoreSettings } from "../core/redis/settings.js";
@@ -49,6 +51,8 @@ export interface WebServiceOptions {
   readonly pages?: "memory" | "persistent";
   /** Base of a relative `EVIDENT_CACHE_DIR`. */
   readonly cwd?: string;
+  /** How advice in warnings and errors is written for the surface (default: MCP's). */
+  readonly phrasing?: Phrasing;
 }
 
 interface Generation {
@@ -209,6 +213,7 @@ export class WebService {
       allowPrivateNetwork: config.allowPrivateNetwork,
       ...(this.#options.treatAsPublic === undefined ? {} : { treatAsPublic: this.#options.treatAsPublic }),
       logger: this.#options.logger,
+      ...(this.#options.phrasing === undefined ? {} : { phrasing: this.#options.phrasing }),
       ...(this.#options.lookup === undefined ? {} : { lookup: this.#options.lookup }),
     });
   }

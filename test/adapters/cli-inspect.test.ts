@@ -19,7 +19,8 @@ function cli(args: string[]) {
   const run = spawnSync(process.execPath, [CLI, ...args], {
     cwd: base,
     encoding: "utf8",
-    env: { PATH: process.env.PATH ?? "", HOME: base, EVIDENT_CACHE_DIR: join(base, ".cache") },
+    // HOME apart from the project: the home directory itself is never taken as one.
+    env: { PATH: process.env.PATH ?? "", HOME: join(base, ".home"), EVIDENT_CACHE_DIR: join(base, ".cache") },
     timeout: 60_000,
   });
   return { code: run.status, stdout: run.stdout, stderr: run.stderr };

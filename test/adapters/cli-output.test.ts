@@ -31,7 +31,8 @@ function run(
   return new Promise<Run>((done, fail) => {
     const child = spawn(process.execPath, [CLI, ...args], {
       cwd: base,
-      env: { PATH: process.env.PATH ?? "", HOME: base, EVIDENT_CACHE_DIR: join(base, "cache") },
+      // HOME apart from the project: the home directory itself is never taken as one.
+      env: { PATH: process.env.PATH ?? "", HOME: join(base, "home"), EVIDENT_CACHE_DIR: join(base, "cache") },
       stdio: ["ignore", stdout, "pipe"],
     });
     let stderr = "";

@@ -43,7 +43,7 @@ describe("CLI contract", () => {
       assert.equal(run.code, 2, run.stderr);
       assert.equal(run.stdout, "");
       const { error } = JSON.parse(run.stderr);
-      assert.deepEqual([error.code, error.message], ["invalid_arguments", message]);
+      assert.deepEqual([error.code, error.message], ["invalid_arguments", `${message} Usage: echo TEXT`]);
     }
     // A list flag repeats as documented.
     assert.equal(cli(["echo", "ab", "--tags", "x", "--tags", "y"]).code, 0);
@@ -87,7 +87,7 @@ describe("CLI contract", () => {
     const help = cli(["echo", "--help"]);
     assert.equal(help.code, 0);
     // A short alias is shown with the option it stands for.
-    assert.match(help.stdout, /^ {2}-t, --times VALUE/m);
+    assert.match(help.stdout, /^ {2}-t, --times N$/m);
     assert.match(help.stdout, /--text/);
     // An array flag takes one value and repeats, as the parser reads it (`--tags a b` is not two).
     assert.match(help.stdout, /^ {2}--tags VALUE \(repeatable: --tags A --tags B\)/m);

@@ -2,26 +2,32 @@
  * Which directory code_search searches when an MCP client launches `evident mcp`: the client's
  * roots when it offers them (and again after it says they changed), else `--root` /
  * EVIDENT_ROOT, else the directory it was started in, but never `/` or the home directory
- * itself without a setting. Real server processes, the official SDK client.
+ * itself without a setting. The same rule holds on every surface (the CLI, MCP over HTTP, the
+ * SDK; Pi's case is in pi/extension.test.ts), each saying how to set the root in its own terms.
+ * Real server processes, the official SDK client.
  */
 import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
 import { mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { after, describe, it } from "node:test";
 import { pathToFileURL } from "node:url";
-import { Client } from "@modelcontextprotocol/client";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
-import { resolveServerRoot, rootsFromUris } from "../../src/tools/project-root.js";
+import { resolveProjectRoot, rootsFromUris } from "../../src/tools/project-root.js";
 import { treesRemovedAfter } from "../code/helpers.js";
 
 const CLI = resolve(import.meta.dirname, "../../dist/adapters/cli/main.js");
+const ENTRY = resolve(import.meta.dirname, "../../dist/index.js");
+const TOKEN = "t".repeat(40);
 const tree = treesRemovedAfter(after);
 
 interface Session {
   client: Client;
   search(pattern: string): Promise<{ isError: boolean; text: string }>;
-  description(): Promise<string>;
+  /** code_search's guide, which names the root a search would use. */
+  guide(): Promise<string>;
 }
 
 async function withServer(
@@ -53,9 +59,9 @@ async function withServer(
       const text = (result.content as Array<{ text: string }>).map((part) => part.text).join("");
       return { isError: result.isError === true, text };
     },
-    async description() {
-      const { tools } = await client.listTools();
-      return tools.find((tool) => tool.name === "code_search")?.description ?? "";
+    async guide() {
+      const result = await client.callTool({ name: "code_search", arguments: { guide: true } });
+      return (result.content as Array<{ text: string }>).map((part) => part.text).join("");
     },
   };
   try {
@@ -69,14 +75,14 @@ async function withServer(
 }
 
 describe("code_search's project root", () => {
-  it("--root and EVIDENT_ROOT name it; the description and every result say which", async () => {
+  it("--root and EVIDENT_ROOT name it; the guide and every result say which", async () => {
     const project = realpathSync(await tree({ "a.txt": "needle in project\n" }));
     const elsewhere = await tree({ "b.txt": "needle elsewhere\n" });
     for (const setting of [{ args: ["--root", project] }, { env: { EVIDENT_ROOT: project } }]) {
       await withServer({ cwd: elsewhere, ...setting }, async (session) => {
         assert.match(
-          await session.description(),
-          new RegExp(`Project root: ${project} \\(from (--root|EVIDENT_ROOT)\\)`),
+          await session.guide(),
+          new RegExp(`^Project root: ${project} \\(from (--root|EVIDENT_ROOT)\\)\n`),
         );
         const result = await session.search("needle");
         assert.equal(result.isError, false);
@@ -132,6 +138,7 @@ describe("code_search's project root", () => {
       const two = await session.search("needle");
       assert.ok(two.text.startsWith(`Project root: ${second}\n`), two.text);
       assert.match(two.text, /second\.txt/);
+      assert.ok((await session.guide()).startsWith(`Project root: ${second} (from client roots)\n`));
     });
     // Started in / but the client names its roots: no refusal.
     await withServer({ cwd: "/", roots: [[first]] }, async (session) => {
@@ -148,17 +155,134 @@ describe("code_search's project root", () => {
     ]);
     const dir = mkdtempSync(join(tmpdir(), "evident-root-"));
     try {
-      assert.deepEqual(resolveServerRoot({ env: {}, cwd: dir, home: "/nonexistent-home" }), {
+      assert.deepEqual(resolveProjectRoot({ surface: "mcp", env: {}, cwd: dir, home: "/nonexistent-home" }), {
         path: dir,
         origin: "working directory",
       });
-      assert.ok("error" in resolveServerRoot({ env: {}, cwd: dir, home: dir }));
-      assert.deepEqual(resolveServerRoot({ env: { EVIDENT_ROOT: "." }, cwd: dir, home: dir }), {
-        path: dir,
-        origin: "EVIDENT_ROOT",
-      });
+      assert.ok("error" in resolveProjectRoot({ surface: "mcp", env: {}, cwd: dir, home: dir }));
+      assert.deepEqual(
+        resolveProjectRoot({ surface: "mcp", env: { EVIDENT_ROOT: "." }, cwd: dir, home: dir }),
+        {
+          path: dir,
+          origin: "EVIDENT_ROOT",
+        },
+      );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  it("one rule on every surface: the CLI refuses / and ~ as the server does, and says its own way to set the root", async () => {
+    const home = realpathSync(await tree({ "c.txt": "needle at home\n" }));
+    const project = realpathSync(await tree({ "a.txt": "needle in project\n" }));
+    for (const cwd of ["/", home]) {
+      const run = await processRun(["grep", "needle"], { cwd, env: { HOME: home } });
+      assert.equal(run.code, 1, run.stderr);
+      const error = JSON.parse(run.stderr).error;
+      assert.equal(error.code, "configuration_error");
+      assert.match(error.message, /will not search the (filesystem root|home directory)/);
+      assert.match(error.message, /name it with --root DIR or EVIDENT_ROOT=DIR/);
+      assert.doesNotMatch(error.message, /evident mcp|MCP client|client roots/);
+    }
+    // --root and EVIDENT_ROOT name it, as for the server.
+    for (const setting of [{ args: ["--root", project] }, { env: { EVIDENT_ROOT: project } }]) {
+      const run = await processRun(["grep", "needle", "--text", ...(setting.args ?? [])], {
+        cwd: "/",
+        env: { HOME: home, ...setting.env },
+      });
+      assert.equal(run.code, 0, run.stderr);
+      assert.ok(run.stdout.startsWith(`Project root: ${project}\n`), run.stdout);
+      assert.match(run.stdout, /a\.txt/);
+    }
+    const missing = await processRun(["grep", "needle", "--root", join(project, "missing")], {
+      cwd: project,
+    });
+    assert.equal(JSON.parse(missing.stderr).error.code, "configuration_error");
+    assert.match(JSON.parse(missing.stderr).error.message, /--root names .* not a directory/);
+  });
+
+  it("one rule on every surface: over HTTP the refusal names the server's settings, never client roots", async () => {
+    const child = spawn(process.execPath, [CLI, "mcp", "--transport", "http"], {
+      cwd: "/",
+      env: {
+        PATH: process.env.PATH ?? "",
+        HOME: process.env.HOME ?? "/root",
+        EVIDENT_AUTH_TOKEN: TOKEN,
+        EVIDENT_HTTP_PORT: "0",
+      },
+      stdio: ["ignore", "ignore", "pipe"],
+    });
+    try {
+      const url = await new Promise<string>((found, fail) => {
+        let stderr = "";
+        child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+          stderr += chunk;
+          const listening = /listening on (http:\/\/\S+)/.exec(stderr);
+          if (listening?.[1] !== undefined) found(listening[1]);
+        });
+        child.once("exit", () => fail(new Error(`the server exited: ${stderr}`)));
+      });
+      const client = new Client({ name: "roots-test", version: "1.0.0" });
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(url), {
+          requestInit: { headers: { authorization: `Bearer ${TOKEN}` } },
+        }),
+      );
+      try {
+        const { tools } = await client.listTools();
+        const description = tools.find((tool) => tool.name === "code_search")?.description ?? "";
+        assert.doesNotMatch(description, /client names its roots|MCP roots/);
+        const result = await client.callTool({ name: "code_search", arguments: { pattern: "needle" } });
+        assert.equal(result.isError, true);
+        const error = JSON.parse((result.content as Array<{ text: string }>)[0]?.text ?? "").error;
+        assert.equal(error.code, "configuration_error");
+        assert.match(error.message, /evident mcp --transport http --root DIR/);
+        assert.doesNotMatch(error.message, /client|roots/i);
+      } finally {
+        await client.close();
+      }
+    } finally {
+      child.kill("SIGTERM");
+      await new Promise((done) => (child.exitCode === null ? child.once("exit", done) : done(undefined)));
+    }
+  });
+
+  it("one rule on every surface: the SDK refuses / without a cwd, and says to pass one", async () => {
+    const script = [
+      `import { createEvident } from ${JSON.stringify(ENTRY)};`,
+      "const evident = createEvident({ env: { PATH: process.env.PATH } });",
+      "try { await evident.codeSearch({ pattern: 'needle' }); console.log('{}'); }",
+      "catch (error) { console.log(JSON.stringify({ code: error.code, message: error.message })); }",
+      "finally { await evident.close(); }",
+    ].join("\n");
+    const run = await processRun(["--input-type=module", "-e", script], { cwd: "/", node: true });
+    assert.equal(run.code, 0, run.stderr);
+    const error = JSON.parse(run.stdout);
+    assert.equal(error.code, "configuration_error");
+    assert.match(error.message, /createEvident\(\{ cwd: DIR \}\)/);
+    assert.doesNotMatch(error.message, /evident mcp|client roots/);
+  });
 });
+
+/** `evident ARGS` (or `node ARGS`) in `cwd`; asynchronous, so nothing here waits on a blocked loop. */
+function processRun(
+  args: readonly string[],
+  options: { cwd: string; env?: Record<string, string>; node?: boolean },
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((done, fail) => {
+    const child = spawn(process.execPath, options.node === true ? [...args] : [CLI, ...args], {
+      cwd: options.cwd,
+      env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/root", ...options.env },
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+      stdout += chunk;
+    });
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+      stderr += chunk;
+    });
+    child.once("error", fail);
+    child.once("close", (code) => done({ code, stdout, stderr }));
+  });
+}

@@ -42,10 +42,10 @@ const readJson = (file: string) => JSON.parse(readFileSync(file, "utf8"));
 const errorOf = (run: { stderr: string }) => JSON.parse(run.stderr).error;
 const mode = (file: string) => (statSync(file).mode & 0o777).toString(8);
 
-function setup(args: string[], xdg: string, input?: string) {
+function setup(args: string[], xdg: string, input?: string, vars: Record<string, string> = {}) {
   return spawnSync(process.execPath, [CLI, "setup", ...args], {
     encoding: "utf8",
-    env: { PATH: process.env.PATH ?? "", HOME: dir, XDG_CONFIG_HOME: xdg },
+    env: { PATH: process.env.PATH ?? "", HOME: dir, XDG_CONFIG_HOME: xdg, ...vars },
     input: input ?? "",
     timeout: 60_000,
   });
@@ -81,6 +81,50 @@ describe("evident setup by flags", () => {
       search: { route: ["tavily", "duckduckgo"] },
     });
     assert.equal(mode(file), "600");
+  });
+
+  it("a route keeps the keyless provider at its end, and setup says what will not work yet and who answers", () => {
+    const { xdg, file } = home();
+    const args = ["--provider", "tavily", "--key-env", "TAVILY_API_KEY", "--route", "tavily"];
+    const unset = setup(args, xdg);
+    assert.equal(unset.status, 0, unset.stderr);
+    assert.deepEqual(readJson(file).search, { route: ["tavily", "duckduckgo"] });
+    assert.match(unset.stdout, /^web_search: tavily -> duckduckgo$/m);
+    assert.match(unset.stdout, /^ {2}tavily: the environment variable TAVILY_API_KEY is not set/m);
+    assert.match(unset.stdout, /^Until then web_search answers from duckduckgo\.$/m);
+    assert.match(unset.stdout, /evident doctor/);
+    // With the key in the environment nothing is reported; the read route gets `direct` at its end.
+    const set = setup([...args, "--read-route", "tavily"], xdg, "", {
+      TAVILY_API_KEY: "tvly-dev-0123456789abcdef",
+    });
+    assert.equal(set.status, 0, set.stderr);
+    assert.doesNotMatch(set.stdout, /Not usable yet/);
+    assert.match(set.stdout, /^web_read: tavily -> direct$/m);
+    assert.deepEqual(readJson(file).read, { route: ["tavily", "direct"] });
+  });
+
+  it("--no-keyless saves the routes exactly as given, and setup says every search fails until the key is set", () => {
+    const { xdg, file } = home();
+    const run = setup(
+      ["--provider", "tavily", "--key-env", "TAVILY_API_KEY", "--route", "tavily", "--no-keyless"],
+      xdg,
+    );
+    assert.equal(run.status, 0, run.stderr);
+    assert.deepEqual(readJson(file).search, { route: ["tavily"] });
+    assert.match(run.stdout, /^Until then every web_search call fails with configuration_error\.$/m);
+    const alone = setup(["--no-keyless"], xdg);
+    assert.equal(alone.status, 2);
+    assert.equal(errorOf(alone).field, "--no-keyless");
+  });
+
+  it("a placeholder key in the environment is named as one, never echoed", () => {
+    const { xdg } = home();
+    const run = setup(["--provider", "tavily", "--key-env", "TAVILY_API_KEY", "--route", "tavily"], xdg, "", {
+      TAVILY_API_KEY: "<tavily-key-goes-here-0123>",
+    });
+    assert.equal(run.status, 0, run.stderr);
+    assert.match(run.stdout, /TAVILY_API_KEY \(providers\.tavily\.apiKey\) holds a placeholder, not a key/);
+    assert.ok(!run.stdout.includes("tavily-key-goes-here-0123"), run.stdout);
   });
 
   it("S07: adding a provider keeps saved keys, custom bindings, routes and intents, and adds no fallback", () => {
@@ -387,7 +431,7 @@ describe("evident setup at a terminal", { skip: missing("tmux") }, () => {
     assert.equal(mode(file), "600");
   });
 
-  it("builds a route one provider at a time, with no fallback unless one is chosen; Ctrl-C writes nothing", async () => {
+  it("builds a route one provider at a time: the keyless provider is the offered fallback, no vendor is added unless chosen; Ctrl-C writes nothing", async () => {
     const { xdg, file } = home();
     const terminal = new Terminal();
     try {
@@ -402,26 +446,29 @@ describe("evident setup at a terminal", { skip: missing("tmux") }, () => {
       terminal.keys("Enter"); // TAVILY_API_KEY, offered
       await terminal.waitFor("search route: first provider");
       terminal.keys("Down", "Enter"); // duckduckgo, tavily: the second
-      await terminal.waitFor("Fallback if it fails?");
-      terminal.keys("Down", "Enter"); // duckduckgo as the fallback; nothing is left to add
+      await terminal.waitFor("duckduckgo (keyless: answers when tavily cannot)");
+      terminal.keys("Enter"); // the offered fallback; nothing is left to add
       await terminal.waitFor("Set a search route for an intent");
       terminal.keys("Enter");
       await terminal.waitFor("read route: first provider");
-      terminal.keys("Enter"); // direct
+      terminal.keys("Down", "Enter"); // direct, tavily: the second
       // Not "Fallback if it fails?" alone: the search route's question is still on screen, so a
       // wait for it would return at once and the next key could reach the previous prompt.
-      await terminal.waitFor("read route so far: direct. Fallback if it fails?");
-      terminal.keys("Enter"); // no fallback (the default)
+      await terminal.waitFor("read route so far: tavily. Fallback if it fails?");
+      terminal.keys("Down", "Enter"); // "no fallback", chosen over the offered direct
       await terminal.waitFor("Interface locale");
       terminal.keys("Enter");
       await terminal.waitFor("SETUP-EXIT:0");
+      // What will not work yet is said before the prompts end.
+      assert.match(terminal.screen(), /TAVILY_API_KEY is not set/);
+      assert.match(terminal.screen(), /Until then web_search answers from duckduckgo/);
     } finally {
       terminal.close();
     }
     const saved = readJson(file);
     assert.deepEqual(saved.providers, { tavily: { type: "tavily", apiKey: { env: "TAVILY_API_KEY" } } });
     assert.deepEqual(saved.search.route, ["tavily", "duckduckgo"]);
-    assert.deepEqual(saved.read.route, ["direct"]);
+    assert.deepEqual(saved.read.route, ["tavily"]);
 
     const again = new Terminal();
     const before = readFileSync(file, "utf8");

@@ -131,7 +131,7 @@ describe("path policy", () => {
     try {
       const service = makeService(root);
       const result = await service.run(
-        { pattern: "needle", path: join(external, "proj"), glob: "src/**", mode: "matches" },
+        { pattern: "needle", path: join(external, "proj"), glob: ["src/**"], mode: "matches" },
         ctx(),
       );
       assert.deepEqual(
@@ -139,7 +139,7 @@ describe("path policy", () => {
         [join(await realpath(external), "proj/src/a.ts")],
       );
       const excluded = await service.run(
-        { pattern: "needle", path: join(external, "proj"), exclude: "test/**", mode: "matches" },
+        { pattern: "needle", path: join(external, "proj"), exclude: ["test/**"], mode: "matches" },
         ctx(),
       );
       assert.equal(excluded.data.totalMatches, 1);

@@ -56,7 +56,7 @@ describe("process hygiene", () => {
         await service.run(
           {
             pattern: PATTERNS[i % PATTERNS.length] as string,
-            ...(random() < 0.4 ? { glob: `d${Math.floor(random() * 40)}/**` } : {}),
+            ...(random() < 0.4 ? { glob: [`d${Math.floor(random() * 40)}/**`] } : {}),
             ...(random() < 0.3 ? { mode: "summary" as const } : {}),
           },
           ctx("hygiene", { signal: controller.signal }),

@@ -30,13 +30,16 @@ function manyFiles(files: number): Record<string, string> {
 }
 
 describe("code_search policy", () => {
-  it("G22: a compact complete search returns every match directly and keeps no snapshot", async () => {
+  it("G22: a compact complete search returns every match directly, with the cursor its numbers belong to", async () => {
     const root = await tree({ "a.ts": "alpha\nbeta alpha\n", "b.ts": "gamma\n" });
     const store = new MemorySnapshotStore();
     const service = makeService(root, { store });
     const result = await service.run({ pattern: "alpha" }, ctx());
     assert.equal(result.data.view, "details");
-    assert.equal(result.data.cursor, undefined);
+    assert.equal(result.data.cursor, undefined, "nothing is left to page");
+    const inspectCursor = result.data.inspectCursor as string;
+    assert.ok(inspectCursor);
+    assert.ok(result.text.includes(`{"cursor":"${inspectCursor}","inspect":n}`), result.text);
     assert.deepEqual(
       result.data.matches?.map((m) => [m.index, m.path, m.line]),
       [
@@ -49,7 +52,7 @@ describe("code_search policy", () => {
     ]);
     assert.match(result.text, /\[2\] 2:6 {2}beta alpha/);
     assert.match(result.text, /: 2 matching lines \(2 occurrences\) in 1 file\./);
-    assert.equal(store.size, 0);
+    assert.equal(store.size, 1, "kept for inspection by number, within the store's bounds");
     const one = await service.run({ pattern: "gamma" }, ctx());
     assert.match(one.text, /: 1 matching line \(1 occurrence\) in 1 file\./);
   });
@@ -170,7 +173,7 @@ describe("code_search policy", () => {
       "cursor_wrong_kind",
     );
     assert.equal(await errorCode(service.run({ cursor, pattern: "x" }, ctx())), "cursor_option_conflict");
-    assert.equal(await errorCode(service.run({ cursor, glob: "*.ts" }, ctx())), "cursor_option_conflict");
+    assert.equal(await errorCode(service.run({ cursor, glob: ["*.ts"] }, ctx())), "cursor_option_conflict");
     assert.equal(
       await errorCode(service.run({ cursor, mode: "summary", paths: ["src/f001.ts"] }, ctx())),
       "cursor_option_conflict",
@@ -185,12 +188,53 @@ describe("code_search policy", () => {
       "invalid_arguments",
     );
 
-    // A forward-only walk releases its snapshot at the end; its cursors then read as expired.
+    // A walk to the last page keeps the snapshot (its numbers stay inspectable); it expires by
+    // time or eviction (the store contract), and another caller never finds it.
     await walk(service, matches);
-    assert.equal(await errorCode(service.run({ cursor: matchCursor }, ctx())), "cursor_expired");
+    assert.equal(await errorCode(service.run({ cursor: matchCursor, inspect: 1 }, ctx())), "no error");
     assert.equal(
       await errorCode(service.run({ cursor: matchCursor }, ctx("someone-else"))),
       "cursor_not_found",
+    );
+  });
+
+  it("G08: every answer that numbers matches carries their cursor, so [n] works with inspect and matchIndices", async () => {
+    const root = await tree({
+      ...manyFiles(12),
+      "small.ts": "function small() {\n  return tiny;\n}\nconst tiny = 1;\n",
+    });
+    const service = makeService(root);
+    /** Inspects [n] of an answer through the cursor it carries; returns "path:n" as inspected. */
+    const inspected = async (answer: { data: { inspectCursor?: string } }, n: number) => {
+      const cursor = answer.data.inspectCursor;
+      assert.ok(cursor, "the answer carries the cursor of its numbers");
+      const one = await service.run({ cursor, inspect: n }, ctx());
+      const both = await service.run({ cursor, matchIndices: [n, n] }, ctx());
+      assert.equal(both.data.inspections?.length, 2);
+      return `${one.data.inspections?.[0]?.path}:${one.data.inspections?.[0]?.target.match}`;
+    };
+    // Compact and complete: the whole result, no page to follow.
+    const compact = await service.run({ pattern: "tiny" }, ctx());
+    assert.equal(compact.data.cursor, undefined);
+    assert.equal(await inspected(compact, 2), "small.ts:2");
+    // An explicit page that holds everything, and one that does not, walked to its last page.
+    const fits = await service.run({ pattern: "tiny", mode: "matches" }, ctx());
+    assert.equal(fits.data.cursor, undefined);
+    assert.equal(await inspected(fits, 1), "small.ts:1");
+    let page = await service.run({ pattern: "needle", limit: 30 }, ctx());
+    assert.equal(await inspected(page, 30), `${page.data.matches?.[29]?.path}:30`);
+    while (page.data.cursor !== undefined) page = await service.run({ cursor: page.data.cursor }, ctx());
+    const last = page.data.matches?.at(-1);
+    assert.ok(last);
+    assert.equal(await inspected(page, last.index), `${last.path}:${last.index}`);
+    // A summary's samples: its own cursor.
+    const summary = await service.run({ pattern: "needle", mode: "summary" }, ctx());
+    assert.equal(summary.data.inspectCursor, summary.data.cursor);
+    // The cursor binds the revision the search retained: a file changed since is refused.
+    await writeFile(join(root, "small.ts"), "function small() {\n  return 2;\n}\n");
+    assert.equal(
+      await errorCode(service.run({ cursor: compact.data.inspectCursor, inspect: 2 }, ctx())),
+      "source_changed",
     );
   });
 
@@ -202,21 +246,25 @@ describe("code_search policy", () => {
     assert.equal(result.data.requestedRoot, "src");
     assert.equal(result.data.effectiveRoot, ".");
     assert.equal(result.data.totalMatches, 1);
-    assert.match(result.text, /Nothing matched in "src", so the project root was searched/);
+    // Said on the first line, where the count is: never only in a note below it.
+    assert.match(
+      result.text.split("\n")[0] ?? "",
+      /^code_search "target" .* in the project root, widened from "src" where nothing matched \(same filters; "scope": "strict" keeps to the path\): 1 matching line/,
+    );
 
     const strict = await service.run({ pattern: "target", path: "src", scope: "strict" }, ctx());
     assert.equal(strict.data.expanded, false);
     assert.equal(strict.data.view, "empty");
     assert.match(strict.text, /not evidence that the pattern is absent elsewhere/);
 
-    const none = await service.run({ pattern: "absent-everywhere", path: "src", glob: "*.ts" }, ctx());
+    const none = await service.run({ pattern: "absent-everywhere", path: "src", glob: ["*.ts"] }, ctx());
     assert.equal(none.data.expanded, true);
     assert.match(none.text, /nor anywhere under the project root/);
   });
 
   it("G02: the retry keeps the explicit filters", async () => {
     const root = await tree({ "src/a.ts": "x\n", "lib/b.md": "target\n", "lib/c.ts": "target\n" });
-    const result = await makeService(root).run({ pattern: "target", path: "src", glob: "*.md" }, ctx());
+    const result = await makeService(root).run({ pattern: "target", path: "src", glob: ["*.md"] }, ctx());
     assert.deepEqual(
       result.data.matches?.map((m) => m.path),
       ["lib/b.md"],
@@ -547,6 +595,7 @@ describe("code_search policy", () => {
       const strip = (d: typeof plain.data) => ({
         ...d,
         cursor: undefined,
+        inspectCursor: undefined,
         redacted: undefined,
         matches: d.matches?.map((m) => ({ ...m, text: undefined })),
       });

@@ -185,6 +185,85 @@ describe("configuration", () => {
     assert.equal(config.allowPrivateNetwork, false);
   });
 
+  it("S08: a key set but empty, or an obvious placeholder, keeps its provider chosen but unusable, naming the variable", async () => {
+    const placeholders = [
+      "",
+      "tvly-...",
+      "sk-…",
+      "<your key>",
+      "<TAVILY_API_KEY>",
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the text a client left unexpanded
+      "${TAVILY_API_KEY}",
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the text a client left unexpanded
+      "${env:TAVILY_API_KEY}",
+      "$TAVILY_API_KEY",
+      "%TAVILY_API_KEY%",
+      "xxx",
+      "tvly-xxxxxxxxxxxxxxxx",
+      "sk-proj-XXXX",
+      "****abcd",
+      "your-api-key",
+      "YOUR_TAVILY_API_KEY",
+      "your key here",
+      "changeme",
+      "Change_Me",
+      "placeholder",
+      "api-key-here",
+      "TAVILY_API_KEY",
+    ];
+    for (const value of placeholders) {
+      const config = await ok(env({ TAVILY_API_KEY: value }));
+      // Chosen as the person meant it: no quiet move to the keyless provider (S08).
+      assert.deepEqual(config.searchRoute, ["tavily"], value);
+      const spec = config.providers.get("tavily");
+      assert.equal(spec?.options.apiKey, undefined, value);
+      assert.match(
+        spec?.unavailable ?? "",
+        /^the environment variable TAVILY_API_KEY (is set but empty|holds a placeholder, not a key \(it .+\))$/,
+        value,
+      );
+      // The value itself is never repeated (a real key the rules wrongly caught must not be echoed).
+      if (["tvly-xxxxxxxxxxxxxxxx", "your-api-key", "****abcd", "Change_Me"].includes(value))
+        assert.ok(!spec?.unavailable?.includes(value), value);
+    }
+    // Keys as vendors issue them are keys.
+    for (const key of [
+      "tvly-dev-AbC123xyz0987654321",
+      "BSAx9f8e7d6c5b4a3210",
+      "sk-proj-abcXYZ_123-def456",
+      "fc-0123456789abcdef",
+      "jina_0123456789abcdefYOURkey",
+      "0123456789abcdef0123456789abcdef",
+      "xxxa9f",
+      "k",
+    ]) {
+      const config = await ok(env({ TAVILY_API_KEY: key }));
+      assert.equal(config.providers.get("tavily")?.unavailable, undefined, key);
+      assert.equal(config.providers.get("tavily")?.options.apiKey, key);
+    }
+    // The second Brave variable is read when the first is empty; both empty is reported.
+    const brave = await ok(env({ BRAVE_SEARCH_API_KEY: "", BRAVE_API_KEY: "bk-0123456789" }));
+    assert.equal(brave.providers.get("brave")?.options.apiKey, "bk-0123456789");
+    // In the file: a saved placeholder, a reference to an empty or placeholder variable.
+    const saved = await ok(withFile({ providers: { tav: { type: "tavily", apiKey: "tvly-..." } } }));
+    assert.deepEqual(saved.searchRoute, ["tav"]);
+    assert.match(
+      saved.providers.get("tav")?.unavailable ?? "",
+      /^providers\.tav\.apiKey holds a placeholder/,
+    );
+    const reference = { providers: { tav: { type: "tavily", apiKey: { env: "TAV_KEY" } } } };
+    const empty = await ok(withFile(reference, { TAV_KEY: "" }));
+    assert.deepEqual(empty.searchRoute, ["tav"]);
+    assert.match(empty.providers.get("tav")?.unavailable ?? "", /TAV_KEY is set but empty/);
+    const example = await ok(withFile(reference, { TAV_KEY: "your-tavily-api-key" }));
+    assert.match(
+      example.providers.get("tav")?.unavailable ?? "",
+      /^the environment variable TAV_KEY \(providers\.tav\.apiKey\) holds a placeholder/,
+    );
+    // Unset is not chosen yet: the default stays with the keyless provider, as before.
+    assert.deepEqual((await ok(withFile(reference))).searchRoute, ["duckduckgo"]);
+  });
+
   it("S11: an unset credential reference makes that provider explain itself, not the whole config fail", async () => {
     const config = await ok(
       withFile({ providers: { tav: { type: "tavily", apiKey: { env: "UNSET_VAR_X" } } } }),

@@ -51,6 +51,29 @@ describe("setup plan", () => {
     assert.deepEqual((rebound.providers as Record<string, unknown>)["my-search"], CUSTOM_BINDING);
   });
 
+  it("asked to, the keyless provider ends a chosen search or read route; intents and untouched routes stay as given", () => {
+    const kept = planSetup(BEFORE, {
+      searchRoute: ["brave"],
+      readRoute: ["tavily"],
+      intents: { private: ["my-search"] },
+      keylessLast: true,
+    });
+    assert.deepEqual(kept.search, {
+      route: ["brave", "duckduckgo"],
+      intents: { news: ["brave"], private: ["my-search"] },
+    });
+    assert.deepEqual(kept.read, { route: ["tavily", "direct"] });
+    // Already on the route, wherever the person put it: left there, not repeated.
+    const placed = planSetup(BEFORE, { searchRoute: ["duckduckgo", "brave"], keylessLast: true });
+    assert.deepEqual((placed.search as { route: string[] }).route, ["duckduckgo", "brave"]);
+    // No route chosen: nothing is added to the one in the file.
+    assert.deepEqual(planSetup(BEFORE, { locale: "en", keylessLast: true }).search, BEFORE.search);
+    // Not asked: exactly as chosen.
+    const exact = planSetup(BEFORE, { searchRoute: ["brave"], readRoute: ["tavily"] });
+    assert.deepEqual((exact.search as { route: string[] }).route, ["brave"]);
+    assert.deepEqual(exact.read, { route: ["tavily"] });
+  });
+
   it("a new key replaces the saved one only when given; an id of another type is refused", () => {
     const after = planSetup(BEFORE, {
       providers: [{ id: "tavily", type: "tavily", key: { save: " tvly-new " } }],

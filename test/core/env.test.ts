@@ -15,7 +15,7 @@ import { EvidentError } from "../../src/core/errors.js";
 import { logLevelFromEnv } from "../../src/core/logger.js";
 import { cacheDir } from "../../src/core/private-dir.js";
 import { resolveRedisStoreSettings } from "../../src/core/redis/settings.js";
-import { resolveServerRoot } from "../../src/tools/project-root.js";
+import { resolveProjectRoot } from "../../src/tools/project-root.js";
 import { loadWebConfig } from "../../src/web/service.js";
 
 const BLANKS = [" ", "   ", "\t", " \n"];
@@ -129,7 +129,7 @@ describe("a variable holding only whitespace", () => {
       thrownBy(() => cacheDir({ EVIDENT_CACHE_DIR: " " }, "/tmp", "snapshots")),
       "EVIDENT_CACHE_DIR",
     );
-    const root = resolveServerRoot({ env: { EVIDENT_ROOT: " " }, cwd: "/tmp" });
+    const root = resolveProjectRoot({ surface: "mcp", env: { EVIDENT_ROOT: " " }, cwd: "/tmp" });
     assert.ok("error" in root);
     assertNamed(root.error, "EVIDENT_ROOT");
   });

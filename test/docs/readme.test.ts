@@ -3,10 +3,11 @@
  */
 import assert from "node:assert/strict";
 import { exec as execCallback, spawnSync } from "node:child_process";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { resolve } from "node:path";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
 import { describe, it } from "node:test";
 import { promisify } from "node:util";
 
@@ -14,18 +15,20 @@ const ROOT = resolve(import.meta.dirname, "../..");
 const exec = promisify(execCallback);
 const README = readFileSync(resolve(ROOT, "README.md"), "utf8");
 
+const BIN = (
+  JSON.parse(readFileSync(resolve(ROOT, "package.json"), "utf8")) as { bin: Record<string, string> }
+).bin.evident as string;
+
 /**
- * A README command with `npx evident` as the package's bin resolves it in a clone: the built CLI.
- * Not npx itself: in a clone npx installs the project into its own cache as a link and runs its
- * `prepare` (a full build into dist/), which rewrote dist/ under the other tests running beside
- * this one (a half-written module failed a CI run).
+ * A README command naming the installed `evident` (or the built file the first line runs), as the
+ * built CLI of this clone: what `npm install -g` of the packed tarball puts on PATH is tested
+ * from an installed prefix in test/docs/clients.test.ts.
  */
 function asBuilt(command: string): string {
-  const bin = (
-    JSON.parse(readFileSync(resolve(ROOT, "package.json"), "utf8")) as { bin: Record<string, string> }
-  ).bin.evident;
-  assert.ok(bin !== undefined && command.startsWith("npx evident "), command);
-  return `"${process.execPath}" "${resolve(ROOT, bin)}" ${command.slice("npx evident ".length)}`;
+  const cli = `"${process.execPath}" "${resolve(ROOT, BIN)}"`;
+  if (command.startsWith(`node ${BIN} `)) return `${cli} ${command.slice(`node ${BIN} `.length)}`;
+  assert.ok(command.startsWith("evident "), command);
+  return `${cli} ${command.slice("evident ".length)}`;
 }
 
 function codeBlocks(language: string): string[] {
@@ -40,7 +43,11 @@ describe("README", () => {
 
   it("opens with the two commands: run the main job, run every test", () => {
     assert.equal(lines.length, 2);
-    assert.match(lines[0] ?? "", /^npm install && npx evident search /);
+    // Only what a clone with Node and git has: the build `npm install` makes, no registry name.
+    assert.equal(
+      (lines[0] ?? "").split("#")[0]?.trim().startsWith(`npm install && node ${BIN} search `),
+      true,
+    );
     assert.match(lines[1] ?? "", /^npm ci && npm test\b/);
     const ci = readFileSync(resolve(ROOT, ".ci/run"), "utf8");
     assert.match(ci, /^npm ci && npm test$/m, ".ci/run runs exactly the README's test command");
@@ -77,9 +84,50 @@ describe("README", () => {
   });
 
   it("the grep example in the usage section runs", async () => {
-    assert.ok(README.includes('`npx evident grep "createEvident" src`'));
-    const { stdout } = await exec(asBuilt('npx evident grep "createEvident" src'), { cwd: ROOT });
+    assert.ok(README.includes('`evident grep "createEvident" src`'));
+    const { stdout } = await exec(asBuilt('evident grep "createEvident" src'), { cwd: ROOT });
     assert.ok(JSON.parse(stdout).totalMatches >= 1);
+  });
+
+  it("the setup example works as written: with the key unset searches still answer, with it Tavily answers", async () => {
+    const setup = /`(evident setup --provider [^`]+)`/.exec(README)?.[1];
+    assert.ok(setup, "the README's setup example");
+    const page = readFileSync(resolve(ROOT, "test/web/providers/fixtures/duckduckgo-results.html"), "utf8");
+    const server = createServer((req, res) => {
+      if (req.url?.startsWith("/search") && req.method === "POST") {
+        const ok = req.headers.authorization === "Bearer tvly-dev-0123456789abcdef";
+        res.writeHead(ok ? 200 : 401, { "content-type": "application/json" });
+        res.end(
+          JSON.stringify(ok ? { results: [{ title: "T", url: "https://example.com/t", content: "c" }] } : {}),
+        );
+      } else res.writeHead(200, { "content-type": "text/html; charset=UTF-8" }).end(page);
+    });
+    await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
+    const xdg = mkdtempSync(join(tmpdir(), "evident-readme-setup-"));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const env = {
+        PATH: process.env.PATH ?? "",
+        HOME: xdg,
+        XDG_CONFIG_HOME: xdg,
+        EVIDENT_DUCKDUCKGO_BASE_URL: `http://127.0.0.1:${port}`,
+        EVIDENT_TAVILY_BASE_URL: `http://127.0.0.1:${port}`,
+      };
+      const saved = await exec(asBuilt(setup), { cwd: xdg, env });
+      assert.match(saved.stdout, /TAVILY_API_KEY is not set/);
+      assert.match(saved.stdout, /Until then web_search answers from duckduckgo/);
+      const search = asBuilt('evident search "node streams backpressure"');
+      const keyless = JSON.parse((await exec(search, { cwd: xdg, env })).stdout);
+      assert.deepEqual(keyless.provenance.used, ["duckduckgo"]);
+      assert.ok(keyless.results.duckduckgo.results.length > 0);
+      assert.match(keyless.providerErrors.tavily, /TAVILY_API_KEY is not set/);
+      const keyed = { ...env, TAVILY_API_KEY: "tvly-dev-0123456789abcdef" };
+      const vendor = JSON.parse((await exec(search, { cwd: xdg, env: keyed })).stdout);
+      assert.deepEqual(vendor.provenance.used, ["tavily"]);
+    } finally {
+      server.close();
+      rmSync(xdg, { recursive: true, force: true });
+    }
   });
 
   it("the SDK example runs against the built package", () => {

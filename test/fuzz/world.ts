@@ -3,7 +3,8 @@
  * formats (Tavily, Brave, Jina, DuckDuckGo), failing now and then as vendors do; a site of
  * pages, redirects and odd content; an HTTP proxy every outbound request goes through (so that
  * no URL an agent writes, public address literals included, can leave the machine) which
- * tunnels to the site whatever host it is asked for; and the corpus code_search searches, with
+ * tunnels to the site (https) or answers as the site (http, absolute form) whatever host it is
+ * asked for; and the corpus code_search searches, with
  * a FIFO and symbolic links that point out of it and at `.git`.
  */
 import { execFileSync } from "node:child_process";
@@ -27,7 +28,7 @@ export interface FuzzWorld {
   readonly env: Record<string, string>;
   readonly token: string;
   /** Requests the vendors and the site received. */
-  readonly hits: { vendor: number; site: number; tunnels: number; canary: number };
+  readonly hits: { vendor: number; site: number; tunnels: number; forwarded: number; canary: number };
   close(): Promise<void>;
 }
 
@@ -194,7 +195,7 @@ function corpusAt(dir: string): void {
 }
 
 export async function startFuzzWorld(): Promise<FuzzWorld> {
-  const hits = { vendor: 0, site: 0, tunnels: 0, canary: 0 };
+  const hits = { vendor: 0, site: 0, tunnels: 0, forwarded: 0, canary: 0 };
   const home = mkdtempSync(join(tmpdir(), "evident-fuzz-"));
   const corpus = join(home, "corpus");
   mkdirSync(corpus);
@@ -209,9 +210,14 @@ export async function startFuzzWorld(): Promise<FuzzWorld> {
   const vendorPort = await listen(vendors.server);
   const canaryPort = await listen(canary.server);
   const sitePort = await listen(pages.server);
-  // The proxy tunnels every CONNECT to the site, whatever host:port it names.
+  // The proxy tunnels every CONNECT to the site, whatever host:port it names, and answers every
+  // request in absolute form (`GET http://host/path`, how http targets reach it) as the site.
   const proxy = serve(
-    () => reply(405, "text/plain", "tunnels only"),
+    (req) => {
+      if (!(req.url ?? "").startsWith("http://")) return reply(400, "text/plain", "not a proxy request");
+      hits.forwarded++;
+      return site(req);
+    },
     () => {},
   );
   proxy.server.on("connect", (_req: IncomingMessage, client: Socket, head: Buffer) => {

@@ -1,7 +1,8 @@
 /**
  * Outbound requests through an HTTP proxy (HTTPS_PROXY / HTTP_PROXY / NO_PROXY), against a real
- * CONNECT proxy on loopback: operator URLs tunnel through it, NO_PROXY bypasses it, and agent
- * URLs still pass the public-URL guard (S22) before the proxy is asked to reach them.
+ * proxy on loopback: http targets are sent to it in absolute form, https targets tunnel through
+ * it with CONNECT, NO_PROXY bypasses it, and agent URLs still pass the public-URL guard (S22)
+ * before the proxy is asked to reach them.
  */
 import assert from "node:assert/strict";
 import type { LookupAddress } from "node:dns";
@@ -99,31 +100,65 @@ describe("proxies", () => {
     assert.equal(bypassesProxy(new URL("https://anything.example/"), "*"), true);
   });
 
-  it("operator URLs tunnel through the proxy; NO_PROXY hosts connect directly", async () => {
+  it("http targets go to the proxy in absolute form, as curl sends them, never as a tunnel; NO_PROXY hosts connect directly", async () => {
     const proxied = client({ proxy: { httpProxy: proxy.url } });
-    const before = proxy.tunnels.length;
-    const answer = await proxied.request(get(`${site.url}/vendor`, "operator"));
-    assert.equal(answer.text(), "page /vendor");
-    assert.deepEqual(proxy.tunnels.slice(before), [`127.0.0.1:${site.port}`]);
+    const tunnels = proxy.tunnels.length;
+    const before = proxy.forwarded.length;
+    const answer = await proxied.request(get(`${site.url}/vendor?q=1#part`, "operator"));
+    assert.equal(answer.text(), "page /vendor?q=1");
+    // The fragment stays with the client, as it would without a proxy.
+    assert.deepEqual(proxy.forwarded.slice(before), [`GET http://127.0.0.1:${site.port}/vendor?q=1`]);
+    assert.equal(proxy.forwardedHeaders.at(-1)?.host, `127.0.0.1:${site.port}`);
+    assert.equal(proxy.tunnels.length, tunnels, "no CONNECT for an http target");
 
     const bypassed = client({ proxy: { httpProxy: proxy.url, noProxy: "127.0.0.1" } });
-    const count = proxy.tunnels.length;
+    const count = proxy.forwarded.length;
     assert.equal((await bypassed.request(get(`${site.url}/direct`, "operator"))).text(), "page /direct");
-    assert.equal(proxy.tunnels.length, count, "NO_PROXY: the proxy saw nothing");
+    assert.equal(proxy.forwarded.length, count, "NO_PROXY: the proxy saw nothing");
+    assert.equal(proxy.tunnels.length, tunnels);
+  });
+
+  it("https targets tunnel through the proxy with CONNECT", async () => {
+    const proxied = client({ proxy: { httpsProxy: proxy.url } });
+    const forwarded = proxy.forwarded.length;
+    const before = proxy.tunnels.length;
+    // The site speaks plain HTTP, so TLS inside the tunnel fails: the tunnel was asked for.
+    const error = await proxied
+      .request(get(`https://127.0.0.1:${site.port}/secure`, "operator"))
+      .catch((e: unknown) => e);
+    assert.ok(error instanceof HttpClientError);
+    assert.equal(error.kind, "tls");
+    assert.deepEqual(proxy.tunnels.slice(before), [`127.0.0.1:${site.port}`]);
+    assert.equal(proxy.forwarded.length, forwarded, "an https request is never sent in the clear");
+  });
+
+  it("credentials in the proxy URL go to the proxy alone", async () => {
+    const withCredentials = proxy.url.replace("http://", "http://us%40er:pa55word@");
+    const proxied = client({ proxy: { httpProxy: withCredentials } });
+    const answer = await proxied.request(get(`${site.url}/private`, "operator"));
+    assert.equal(answer.status, 200);
+    assert.equal(
+      proxy.forwardedHeaders.at(-1)?.["proxy-authorization"],
+      `Basic ${Buffer.from("us@er:pa55word").toString("base64")}`,
+    );
+    const reached = site.requests.at(-1);
+    assert.equal(reached?.url, "/private");
+    assert.equal(reached?.headers["proxy-authorization"], undefined);
   });
 
   it("S22: an agent URL through the proxy is checked first: a public host is read, the proxy resolves it", async () => {
     const proxied = client({ proxy: { httpProxy: proxy.url }, treatAsPublic: ["127.0.0.1"] });
-    const before = proxy.tunnels.length;
+    const before = proxy.forwarded.length;
     const answer = await proxied.request(get(`http://public.example:${site.port}/page`, "agent"));
     assert.equal(answer.text(), "page /page");
-    assert.deepEqual(proxy.tunnels.slice(before), [`public.example:${site.port}`]);
+    assert.deepEqual(proxy.forwarded.slice(before), [`GET http://public.example:${site.port}/page`]);
   });
 
   it("S22: the guard still refuses private targets, names and redirects, before the proxy sees them", async () => {
     const proxied = client({ proxy: { httpProxy: proxy.url }, treatAsPublic: ["127.0.0.1"] });
-    const guarded = client({ proxy: { httpProxy: proxy.url } });
-    const before = proxy.tunnels.length;
+    const guarded = client({ proxy: { httpProxy: proxy.url, httpsProxy: proxy.url } });
+    const before = proxy.forwarded.length;
+    const tunnels = proxy.tunnels.length;
     await assert.rejects(
       proxied.request(get(`http://intranet.example:${site.port}/`, "agent")),
       refusal(/private/),
@@ -140,23 +175,28 @@ describe("proxies", () => {
       guarded.request(get("http://169.254.169.254/latest/meta-data/", "agent")),
       refusal(),
     );
-    assert.equal(proxy.tunnels.length, before, "no refused target reached the proxy");
-    // A public page redirecting to an intranet name: the first hop tunnels, the second is refused.
+    await assert.rejects(
+      guarded.request(get(`https://public.example:${site.port}/`, "agent")),
+      refusal(/loopback/),
+    );
+    assert.equal(proxy.forwarded.length, before, "no refused target reached the proxy");
+    assert.equal(proxy.tunnels.length, tunnels, "nor was a tunnel asked for");
+    // A public page redirecting to an intranet name: the first hop is sent, the second refused.
     await assert.rejects(
       proxied.request(get(`http://public.example:${site.port}/to-intranet`, "agent")),
       refusal(/private/),
     );
-    assert.deepEqual(proxy.tunnels.slice(before), [`public.example:${site.port}`]);
+    assert.deepEqual(proxy.forwarded.slice(before), [`GET http://public.example:${site.port}/to-intranet`]);
   });
 
   it("an unresolvable agent host through the proxy is host_unresolved, not sent", async () => {
     const proxied = client({ proxy: { httpProxy: proxy.url } });
-    const before = proxy.tunnels.length;
+    const before = proxy.forwarded.length;
     await assert.rejects(
       proxied.request(get("http://nowhere.example/", "agent")),
       (error: unknown) => error instanceof EvidentError && error.code === "host_unresolved",
     );
-    assert.equal(proxy.tunnels.length, before);
+    assert.equal(proxy.forwarded.length, before);
   });
 
   it("the operator can refuse agent URLs through the proxy altogether", async () => {
@@ -165,25 +205,31 @@ describe("proxies", () => {
       treatAsPublic: ["127.0.0.1"],
       agentUrlsViaProxy: false,
     });
-    const before = proxy.tunnels.length;
+    const before = proxy.forwarded.length;
     await assert.rejects(
       refusing.request(get(`http://public.example:${site.port}/`, "agent")),
       refusal(/EVIDENT_AGENT_URLS_VIA_PROXY=false/),
     );
-    assert.equal(proxy.tunnels.length, before);
+    assert.equal(proxy.forwarded.length, before);
     // Operator URLs still use the proxy.
     assert.equal((await refusing.request(get(`${site.url}/vendor`, "operator"))).status, 200);
-    assert.equal(proxy.tunnels.length, before + 1);
+    assert.equal(proxy.forwarded.length, before + 1);
   });
 
-  it("a proxy that refuses the tunnel, or cannot be reached, is a proxy failure", async () => {
+  it("a proxy that refuses the request or the tunnel, or cannot be reached, is a proxy failure", async () => {
     const proxied = client({ proxy: { httpProxy: proxy.url } });
     proxy.refuseWith = 407;
     try {
       const error = await proxied.request(get(`${site.url}/x`, "operator")).catch((e: unknown) => e);
       assert.ok(error instanceof HttpClientError);
       assert.equal(error.kind, "proxy");
-      assert.equal(error.message, "proxy refused the tunnel (HTTP 407)");
+      assert.equal(error.message, "proxy refused the request (HTTP 407)");
+      const tunnel = await proxied
+        .request(get(`https://127.0.0.1:${site.port}/x`, "operator"))
+        .catch((e: unknown) => e);
+      assert.ok(tunnel instanceof HttpClientError);
+      assert.equal(tunnel.kind, "proxy");
+      assert.equal(tunnel.message, "proxy refused the tunnel (HTTP 407)");
     } finally {
       proxy.refuseWith = undefined;
     }
@@ -245,7 +291,7 @@ describe("proxies", () => {
           ),
         );
       try {
-        const before = proxy.tunnels.length;
+        const before = proxy.forwarded.length;
         const read = await tools.call("web_read", { url: `http://public.example:${site.port}/article` });
         assert.equal(read.isError, false, JSON.stringify(read.data));
         const refused = await tools.call("web_read", { url: `http://intranet.example:${site.port}/` });
@@ -253,9 +299,9 @@ describe("proxies", () => {
         // The keyless search reached its (operator) base URL through the proxy too; its page is
         // not a results page, which is beside the point here.
         await tools.call("web_search", { query: "q" });
-        assert.deepEqual(proxy.tunnels.slice(before), [
-          `public.example:${site.port}`,
-          `127.0.0.1:${site.port}`,
+        assert.deepEqual(proxy.forwarded.slice(before), [
+          `GET http://public.example:${site.port}/article`,
+          `GET http://127.0.0.1:${site.port}/ddg/html/?q=q`,
         ]);
       } finally {
         await tools.close();

@@ -50,7 +50,8 @@ function run(
         encoding: "utf8",
         env: {
           PATH: process.env.PATH ?? "",
-          HOME: cwd,
+          // Apart from the project: the home directory itself is never taken as one.
+          HOME: cache,
           EVIDENT_CACHE_DIR: cache,
           TAVILY_API_KEY: "tvly-skill-test",
           EVIDENT_TAVILY_BASE_URL: vendor.baseUrl,

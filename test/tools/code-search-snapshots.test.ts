@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
@@ -63,15 +63,41 @@ describe("code_search snapshots by surface", () => {
     assert.equal(lost.isError && lost.error.code, "cursor_malformed");
   });
 
-  it("a result that needs no cursor never touches the cache directory", async () => {
-    const cache = join(base, "untouched");
-    const result = await call(
-      { snapshots: "persistent", env: { PATH: process.env.PATH, EVIDENT_CACHE_DIR: cache } },
-      { pattern: "needle", path: "f0.ts" },
-    );
+  it("a compact result is kept so that its numbers can be inspected from the next run", async () => {
+    const persistent = {
+      snapshots: "persistent" as const,
+      env: { PATH: process.env.PATH, EVIDENT_CACHE_DIR: join(base, "compact") },
+    };
+    const result = await call(persistent, { pattern: "needle", path: "f0.ts" });
     assert.equal(result.isError, false, result.text);
-    assert.equal((result.data as { cursor?: string }).cursor, undefined);
-    assert.equal(existsSync(cache), false);
+    const data = result.data as { cursor?: string; inspectCursor?: string };
+    assert.equal(data.cursor, undefined, "nothing is left to page");
+    assert.ok(data.inspectCursor);
+    const inspected = await call(persistent, { cursor: data.inspectCursor, inspect: 1 });
+    assert.equal(inspected.isError, false, inspected.text);
+    assert.match(inspected.text, /match \[1\] f0\.ts:1/);
+  });
+
+  it("a compact result still answers when its matches cannot be kept, and says so", async () => {
+    const blocked = join(base, "not-a-directory");
+    await writeFile(blocked, "");
+    const persistent = {
+      snapshots: "persistent" as const,
+      env: { PATH: process.env.PATH, EVIDENT_CACHE_DIR: blocked },
+    };
+    const result = await call(persistent, { pattern: "needle", path: "f0.ts" });
+    assert.equal(result.isError, false, result.text);
+    assert.equal((result.data as { inspectCursor?: string }).inspectCursor, undefined);
+    assert.equal((result.data as { totalMatches: number }).totalMatches, 1);
+    assert.match(result.text, /could not be kept, so their numbers cannot be inspected \(The cursor cache /);
+    assert.match(
+      result.text,
+      /inspect one by its path and line instead: call code_search with \{"path":path,"line":line\}\./,
+    );
+    // A result that needs its cursor to be read at all fails as before.
+    const broad = await call(persistent, { pattern: "needle" });
+    assert.equal(broad.isError, true);
+    assert.equal(broad.isError && broad.error.code, "configuration_error");
   });
 
   it("G06: EVIDENT_SNAPSHOT_STORE continues a cursor in another registry, on any surface", {

@@ -402,4 +402,42 @@ describe("the CLI's operator commands", () => {
     assert.equal(report.probes.find((p: { id: string }) => p.id === "tavily").reason, "connection_refused");
     assert.ok(!json.stdout.includes("tvly-cli-key-9876"));
   });
+
+  it("S08: a key set but empty or an obvious placeholder fails doctor, naming the variable, with no request sent", async () => {
+    const vendor = await startFakeVendor();
+    try {
+      const env = {
+        XDG_CONFIG_HOME: join(dir, "none"),
+        TAVILY_API_KEY: "tvly-...",
+        EVIDENT_TAVILY_BASE_URL: vendor.baseUrl,
+        BRAVE_SEARCH_API_KEY: "",
+        EVIDENT_BRAVE_BASE_URL: vendor.baseUrl,
+        // An upstream MCP preset's key: a variable the client never expanded.
+        EVIDENT_MCP_PRESETS: "exa",
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: the text a client left unexpanded
+        EXA_API_KEY: "${EXA_API_KEY}",
+      };
+      const text = cli(["doctor"], env);
+      assert.equal(text.status, 1, text.stderr);
+      assert.match(
+        text.stdout,
+        /tavily: FAILED \(configuration\): tavily is not usable: the environment variable TAVILY_API_KEY holds a placeholder, not a key/,
+      );
+      assert.match(
+        text.stdout,
+        /brave: FAILED \(configuration\): brave is not usable: the environment variable BRAVE_SEARCH_API_KEY is set but empty/,
+      );
+      const report = await runDoctor(env);
+      const exa = report.probes.find((probe) => probe.id === "mcp-exa");
+      assert.ok(exa?.status === "failed", JSON.stringify(exa));
+      assert.equal(exa.reason, "configuration");
+      assert.match(
+        exa.message,
+        /EXA_API_KEY holds a placeholder, not a key \(it is a variable reference that was never expanded\)/,
+      );
+      assert.equal(vendor.requests.length, 0, "no placeholder was sent to the vendor");
+    } finally {
+      await vendor.close();
+    }
+  });
 });

@@ -279,6 +279,26 @@ describe("web router: failure reasons", () => {
     assert.deepEqual(result.data.providerReasons, { b: "auth" });
   });
 
+  it("a network failure before another provider answered says the next step in the warnings", async () => {
+    const down = fake("down", {
+      search: async () => {
+        throw new ProviderError("down", "dns", "down: DNS lookup failed");
+      },
+    });
+    const result = await router([down, fake("ok", { search: async () => rows("ok") })]).search(
+      { query: "q" },
+      live(),
+    );
+    const warning = result.data.warnings.find((w) => w.startsWith("failed before ok answered"));
+    assert.match(warning ?? "", /Next step: .*HTTPS_PROXY.*evident doctor/);
+    const refused = fake("refused", { search: failing("refused", 401) });
+    const keyed = await router([refused, fake("ok", { search: async () => rows("ok") })]).search(
+      { query: "q" },
+      live(),
+    );
+    assert.doesNotMatch(keyed.data.warnings.join(" "), /Next step/, "a rejected key is no network failure");
+  });
+
   it("an attempt deadline reads as a timeout in seconds; the debug log keeps the underlying code", async () => {
     const lines: string[] = [];
     const logger = createStderrLogger({ level: "debug", write: (line) => void lines.push(line) });

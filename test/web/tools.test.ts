@@ -114,6 +114,42 @@ describe("web tools", () => {
     }
   });
 
+  it("S08: a placeholder or empty key fails the search that would use it with configuration_error naming the variable; nothing is sent", async () => {
+    const counting = await startLoopback((_req, res) => {
+      res.statusCode = 401;
+      res.end("{}");
+    });
+    try {
+      for (const value of ["tvly-...", "", "<your-tavily-key-0123>"]) {
+        const tools = registry(
+          { TAVILY_API_KEY: value, EVIDENT_TAVILY_BASE_URL: counting.url },
+          { treatAsPublic: ["127.0.0.1"] },
+        );
+        try {
+          const failed = await tools.call("web_search", { query: "evident" });
+          assert.equal(failed.isError, true, value);
+          const error = payload(failed).error;
+          assert.equal(error.code, "configuration_error", value);
+          assert.match(
+            error.message,
+            /the environment variable TAVILY_API_KEY (is set but empty|holds a placeholder)/,
+          );
+          // Not recovered through the keyless default, and the placeholder itself is not echoed.
+          assert.deepEqual(error.providers_attempted, ["tavily"]);
+          if (value !== "" && value !== "tvly-...") assert.ok(!failed.text.includes("your-tavily-key-0123"));
+          // web_read does not use the key: it still works from direct.
+          const read = await tools.call("web_read", { url: `${site.url}/plain` });
+          assert.equal(read.isError, false, read.text);
+        } finally {
+          await tools.close();
+        }
+      }
+      assert.equal(counting.connections, 0, "the vendor was never asked");
+    } finally {
+      await counting.close();
+    }
+  });
+
   it("A07 A12: invalid arguments and key-like fields are invalid_arguments naming the field", async () => {
     const tools = registry({});
     try {

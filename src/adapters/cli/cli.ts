@@ -7,6 +7,7 @@
 import { userInfo } from "node:os";
 import { envValue } from "../../core/env.js";
 import { EvidentError } from "../../core/errors.js";
+import { CLI_HELD_LOG_LINES } from "../../core/limits.js";
 import {
   createStderrLogger,
   type Logger,
@@ -15,14 +16,23 @@ import {
   secretsFromEnv,
 } from "../../core/logger.js";
 import { type IdleCollection, tuneServerMemory } from "../../core/process-memory.js";
-import { type RootSetting, resolveServerRoot } from "../../tools/project-root.js";
+import { type RootSetting, resolveProjectRoot } from "../../tools/project-root.js";
 import type { ToolRegistry } from "../../tools/registry.js";
 import { resolveHttpSettings } from "../mcp/http-config.js";
 import { structuredFromEnv } from "../mcp/structured.js";
 import { PACKAGE_VERSION } from "../version.js";
+import { cliArgumentError, usageProblem } from "./argument-errors.js";
 import { TOOL_COMMANDS } from "./commands.js";
 import { fail, usageError } from "./errors.js";
-import { kebabCase, parseCommand, propertyKind } from "./flags.js";
+import {
+  type CommandSpec,
+  kebabCase,
+  parseCommand,
+  placeholder,
+  propertyKind,
+  splitCliOptions,
+} from "./flags.js";
+import { textOf } from "./plain-text.js";
 import { createSpinner } from "./spinner.js";
 
 export interface CliIo {
@@ -78,12 +88,11 @@ export async function runCli(argv: readonly string[], io: CliIo, options: CliOpt
   } catch (error) {
     return fail(io, error);
   }
-  const logger = createStderrLogger({
-    level,
-    write: (line) => io.stderr.write(line),
-    secrets: secretsFromEnv(io.env),
-  });
-  if (command === "mcp") return runMcp(rest, io, options, logger);
+  const secrets = secretsFromEnv(io.env);
+  if (command === "mcp") {
+    const logger = createStderrLogger({ level, write: (line) => io.stderr.write(line), secrets });
+    return runMcp(rest, io, options, logger);
+  }
   if (command === "setup") {
     const stdin = io.stdin ?? process.stdin;
     return (await import("./setup.js")).runSetupCommand(rest, { ...io, stdin });
@@ -96,7 +105,22 @@ export async function runCli(argv: readonly string[], io: CliIo, options: CliOpt
     const known = [...Object.keys(commands), "mcp", "setup", "doctor", "config"].join(", ");
     return fail(io, usageError(`Unknown command "${command}". Commands: ${known}.`, "command"));
   }
-  const registry = await options.createRegistry(logger, "command");
+  // A failed command's standard error is its one error document: log lines are held until the
+  // outcome is known, written after a success, dropped after a failure (the document says what
+  // failed). EVIDENT_LOG_LEVEL set by the user writes them as they come.
+  const held = holdLogLines(io, envValue(io.env, "EVIDENT_LOG_LEVEL") !== undefined);
+  const logger = createStderrLogger({ level, write: held.write, secrets });
+  const own = splitCliOptions(rest, { root: spec.tool === "code_search" });
+  if (own.root === "") {
+    return fail(io, usageError(`--root needs a directory. Usage: ${spec.usage.split("\n")[0]}`, "root"));
+  }
+  const root = resolveProjectRoot({
+    surface: "cli",
+    explicit: { value: own.root, origin: "--root" },
+    env: io.env,
+    cwd: io.cwd,
+  });
+  const registry = await options.createRegistry(logger, "command", root);
   try {
     const tool = registry.list().find((t) => t.name === spec.tool);
     if (tool === undefined) {
@@ -106,24 +130,24 @@ export async function runCli(argv: readonly string[], io: CliIo, options: CliOpt
       );
     }
     const properties = (tool.inputSchema.properties ?? {}) as Record<string, unknown>;
-    const parsed = parseCommand(rest, spec, properties);
-    if (parsed.help) {
+    if (own.help) {
       io.stdout.write(commandHelp(command, spec, tool.description, properties));
+      held.flush();
       return EXIT_OK;
     }
+    const parsed = parseCommand(own.tokens, spec, properties);
+    const context = { command, spec, properties, parsed };
     if (parsed.repeated !== undefined) {
       const { key, first, second } = parsed.repeated;
       const given = first === second ? `${first} twice` : `${first} and ${second}`;
-      return fail(io, usageError(`--${kebabCase(key)} takes one value, and was given ${given}.`, key));
+      const flag = `--${kebabCase(key)}`;
+      return fail(io, usageProblem(context, `${flag} takes one value, and was given ${given}.`, key, flag));
     }
     if (parsed.problem !== undefined) {
-      return fail(io, usageError(`${parsed.problem} Usage: ${spec.usage}`, "(arguments)"));
+      return fail(io, usageProblem(context, parsed.problem, "(arguments)"));
     }
     if (parsed.extra.length > 0) {
-      return fail(
-        io,
-        usageError(`Unexpected argument "${parsed.extra[0]}". Usage: ${spec.usage}`, "(arguments)"),
-      );
+      return fail(io, usageProblem(context, `Unexpected argument "${parsed.extra[0]}".`, "(arguments)"));
     }
     const controller = new AbortController();
     const onAbort = () => controller.abort(options.signal?.reason);
@@ -137,8 +161,15 @@ export async function runCli(argv: readonly string[], io: CliIo, options: CliOpt
         progress: (update) => spinner.update(update),
       });
       spinner.stop();
-      if (result.isError) return fail(io, result.error);
-      io.stdout.write(parsed.text ? ensureNewline(result.text) : `${JSON.stringify(result.data, null, 2)}\n`);
+      if (result.isError) {
+        const error =
+          result.error.code === "invalid_arguments" ? cliArgumentError(result.error, context) : result.error;
+        return fail(io, error);
+      }
+      held.flush();
+      io.stdout.write(
+        own.text ? ensureNewline(textOf(spec.tool, result)) : `${JSON.stringify(result.data, null, 2)}\n`,
+      );
       return EXIT_OK;
     } finally {
       spinner.stop();
@@ -147,6 +178,33 @@ export async function runCli(argv: readonly string[], io: CliIo, options: CliOpt
   } finally {
     await registry.close();
   }
+}
+
+/**
+ * Log lines of one tool command, held (at most CLI_HELD_LOG_LINES) until it is known whether
+ * they may share standard error with an error document; `passThrough` writes them at once.
+ */
+function holdLogLines(io: CliIo, passThrough: boolean) {
+  const lines: string[] = [];
+  let dropped = 0;
+  return {
+    write(line: string) {
+      if (passThrough) {
+        io.stderr.write(line);
+        return;
+      }
+      if (lines.length >= CLI_HELD_LOG_LINES) {
+        lines.shift();
+        dropped += 1;
+      }
+      lines.push(line);
+    },
+    flush() {
+      if (dropped > 0) io.stderr.write(`evident warn: ${dropped} earlier log line(s) left out\n`);
+      for (const line of lines.splice(0)) io.stderr.write(line);
+      dropped = 0;
+    },
+  };
 }
 
 async function runMcp(
@@ -181,16 +239,19 @@ async function runMcp(
       rootFlag = rest[i + 1];
       i += 1;
       if (rootFlag === undefined || rootFlag === "") {
-        return fail(io, usageError("--root needs a directory.", "root"));
+        return fail(io, usageError(`--root needs a directory. Usage: ${MCP_USAGE}`, "root"));
       }
     } else if (token.startsWith("--root=")) {
       rootFlag = token.slice("--root=".length);
     } else {
-      return fail(io, usageError(`Unknown option "${token}" for evident mcp.`, token));
+      return fail(io, usageError(`Unknown option "${token}" for evident mcp. Usage: ${MCP_USAGE}`, token));
     }
   }
   if (transport !== "stdio" && transport !== "http") {
-    return fail(io, usageError(`--transport must be stdio or http, got "${transport}".`, "transport"));
+    return fail(
+      io,
+      usageError(`--transport must be stdio or http, got "${transport}". Usage: ${MCP_USAGE}`, "transport"),
+    );
   }
   try {
     // A server whose shared snapshot store is wrong or unreachable refuses to start.
@@ -208,7 +269,12 @@ async function runMcp(
     }
   }
   // A bad or refused root does not stop the server: code_search calls explain it (tools stay listed).
-  const root = resolveServerRoot({ flag: rootFlag, env: io.env, cwd: io.cwd });
+  const root = resolveProjectRoot({
+    surface: transport === "http" ? "http" : "mcp",
+    explicit: { value: rootFlag, origin: "--root" },
+    env: io.env,
+    cwd: io.cwd,
+  });
   if ("error" in root) logger.warn(root.error.message);
   if (transport === "http") {
     let settings: ReturnType<typeof resolveHttpSettings>;
@@ -289,9 +355,11 @@ function usage(): string {
   ].join("\n");
 }
 
+const MCP_USAGE = "evident mcp [--transport stdio|http] [--root DIR] [--structured]";
+
 function mcpHelp(): string {
   return [
-    "Usage: evident mcp [--transport stdio|http] [--root DIR] [--structured]",
+    `Usage: ${MCP_USAGE}`,
     "",
     "stdio (default): MCP over standard input/output; logs go to stderr.",
     "--root DIR (or EVIDENT_ROOT=DIR): the project directory code_search searches. Without it, the",
@@ -315,12 +383,7 @@ function mcpHelp(): string {
 
 function commandHelp(
   command: string,
-  spec: {
-    readonly summary: string;
-    readonly usage: string;
-    readonly note?: string;
-    readonly aliases?: Readonly<Record<string, string>>;
-  },
+  spec: CommandSpec & { readonly summary: string; readonly usage: string; readonly note?: string },
   description: string,
   properties: Record<string, unknown>,
 ): string {
@@ -329,31 +392,46 @@ function commandHelp(
       .filter(([, target]) => target === name)
       .map(([alias]) => `${alias}, `)
       .join("");
-  const options = Object.entries(properties).map(([name, schema]) => {
+  const offered = spec.options ?? Object.keys(properties);
+  const options = offered.flatMap((name) => {
+    const schema = properties[name];
+    if (schema === undefined) return [];
     const s = schema as { description?: string; default?: unknown };
     const kind = propertyKind(schema);
     const flag = `--${kebabCase(name)}`;
+    const value = placeholder(spec, name, schema);
     // An array flag takes one value each time and repeats: what follows it is a positional.
-    const value =
+    const form =
       kind === "boolean"
-        ? ""
+        ? `${flag}, --no-${kebabCase(name)}`
         : kind === "array" || kind === "string-or-array"
-          ? ` VALUE (repeatable: ${flag} A ${flag} B)`
-          : " VALUE";
+          ? `${flag} ${value} (repeatable: ${flag} A ${flag} B)`
+          : `${flag} ${value}`;
     const extra = s.default === undefined ? "" : ` (default ${JSON.stringify(s.default)})`;
-    return `  ${aliasesOf(name)}${flag}${value}${s.description ? `  ${s.description}` : ""}${extra}`;
+    return [`  ${aliasesOf(name)}${form}${s.description ? `  ${s.description}` : ""}${extra}`];
   });
+  const rootLine =
+    spec.tool === "code_search"
+      ? [
+          "  --root DIR  the project directory (else EVIDENT_ROOT, else the current directory; never / or ~ itself)",
+        ]
+      : [];
   return [
     `evident ${command}: ${spec.summary}`,
     "",
     `Usage: ${spec.usage}`,
     "",
     ...(spec.note === undefined ? [] : [spec.note, ""]),
-    "Options (the tool's schema; see also the tool description below):",
+    "Options:",
     ...options,
+    "A switch (no value) is on when given; --no-NAME or --NAME=false turns it off.",
+    "",
+    ...rootLine,
     "  --text  print the model-facing text instead of JSON",
     "",
-    description,
-    "",
+    // The whole tool's description is about every form; a command offering a part of them keeps to its own.
+    ...(spec.options === undefined
+      ? [`The ${spec.tool} tool as agents see it (its arguments are the options above):`, "", description, ""]
+      : []),
   ].join("\n");
 }

@@ -1,25 +1,29 @@
 /**
- * The CLI's commands and how their positionals and short flags map onto tool schemas.
- * Everything else about a flag comes from the tool's schema.
+ * The CLI's commands and how their positionals, short flags and value forms map onto tool
+ * schemas. Everything else about a flag comes from the tool's schema; command names and short
+ * flags come from core/phrasing.ts, which words the tools' advice for the CLI with them.
  */
 import { SNAPSHOT_TTL_MS, WEB_PAGES_TTL_MS } from "../../core/limits.js";
+import { CLI_INSPECT_COMMAND, CLI_TOOL_COMMANDS } from "../../core/phrasing.js";
 import type { CommandSpec } from "./flags.js";
 
 export const TOOL_COMMANDS: Readonly<
   Record<string, CommandSpec & { summary: string; usage: string; note?: string }>
 > = {
-  search: {
+  [CLI_TOOL_COMMANDS.web_search.command]: {
     tool: "web_search",
     positionals: ["query"],
-    aliases: { "--provider": "providers", "-n": "maxResults" },
+    aliases: CLI_TOOL_COMMANDS.web_search.aliases,
+    placeholders: { query: "QUERY", providers: "ID", intent: "NAME" },
     summary: "Search the web through the configured providers (keyless default: duckduckgo).",
     usage:
       "evident search QUERY [--provider ID]... [--max-results N] [--time-range day|week|month|year] [--intent NAME]",
   },
-  read: {
+  [CLI_TOOL_COMMANDS.web_read.command]: {
     tool: "web_read",
     positionals: ["url"],
-    aliases: {},
+    aliases: CLI_TOOL_COMMANDS.web_read.aliases,
+    placeholders: { url: "URL", cursor: "C", reader: "ID", focus: "TEXT" },
     summary: "Read one web page as Markdown through the read route (keyless default: direct).",
     usage: "evident read URL [--reader ID] [--focus TEXT] | evident read --cursor C",
     note:
@@ -27,22 +31,30 @@ export const TOOL_COMMANDS: Readonly<
       "minutes after its last use, without fetching the page again (parts are kept in a private cache\n" +
       "directory: $EVIDENT_CACHE_DIR/pages, else $XDG_CACHE_HOME/evident/pages, else ~/.cache/evident/pages).",
   },
-  grep: {
+  [CLI_TOOL_COMMANDS.code_search.command]: {
     tool: "code_search",
-    positionals: ["pattern", "path"],
-    shape: grepPositionals,
-    aliases: {
-      "-i": "ignoreCase",
-      "-w": "wholeWord",
-      "-F": "literal",
-      "-C": "context",
-      "-g": "glob",
-      "-n": "limit",
+    positionals: grepPositionals,
+    shape: impactPlace,
+    aliases: CLI_TOOL_COMMANDS.code_search.aliases,
+    placeholders: {
+      pattern: "PATTERN",
+      path: "PATH",
+      paths: "FILE",
+      glob: "GLOB",
+      exclude: "GLOB",
+      cursor: "C",
+      sourceCursor: "C",
+      anyOf: "TEXT",
+      changes: "worktree|staged|BASE..TARGET",
+      symbol: "NAME",
+      structure: "PATTERN",
+      targets: "PATH:LINE",
     },
+    values: { targets: place },
     summary: "Search the codebase with ripgrep; bounded, paginated evidence with cursors.",
     usage:
       "evident grep PATTERN [PATH] [-i] [-w] [-F] [-C N] [-g GLOB]... [--mode auto|summary|matches] [--cursor C]\n" +
-      "       evident grep --any-of TEXT --any-of TEXT ... [--path PATH]   (exact texts, each occurrence attributed)\n" +
+      "       evident grep --any-of TEXT --any-of TEXT ... [PATH]   (exact texts, each occurrence attributed)\n" +
       "       evident grep PATTERN --changes worktree|staged|BASE..TARGET [--change-scope lines|files] [--change-side new|old]\n" +
       "       evident grep --structure 'console.log($A)' [PATH] [-g GLOB]...\n" +
       "       evident grep --cursor C --inspect N   (or --match-indices N ...)\n" +
@@ -53,10 +65,12 @@ export const TOOL_COMMANDS: Readonly<
       "last use: results are kept in a private cache directory ($EVIDENT_CACHE_DIR/snapshots, else\n" +
       "$XDG_CACHE_HOME/evident/snapshots, else ~/.cache/evident/snapshots).",
   },
-  inspect: {
+  [CLI_INSPECT_COMMAND]: {
     tool: "code_search",
     positionals: [],
     aliases: {},
+    options: ["line", "symbol", "sourceCursor", "redact"],
+    placeholders: { line: "N", symbol: "NAME", sourceCursor: "C" },
     shape: inspectTargets,
     summary: "Show whole symbols (function, method, class...) around file lines, or by name.",
     usage:
@@ -76,10 +90,7 @@ const INSPECT_NEEDS = "evident inspect needs PATH:LINE, PATH --symbol NAME, or -
 function inspectTargets(args: Record<string, unknown>, tokens: readonly string[]) {
   const given = ["line", "symbol", "sourceCursor", "targets"].some((k) => args[k] !== undefined);
   if (tokens.length === 0) return { args, extra: tokens, problem: given ? undefined : INSPECT_NEEDS };
-  const targets: { path: string; line?: number }[] = tokens.map((token) => {
-    const match = /^(.+):(\d+)$/.exec(token);
-    return match === null ? { path: token } : { path: match[1] as string, line: Number(match[2]) };
-  });
+  const targets = tokens.map(place);
   const [only] = targets;
   if (targets.length === 1) return { args: { ...args, ...only }, extra: [], problem: lineless(only, given) };
   return {
@@ -96,15 +107,24 @@ function lineless(target: { path: string; line?: number } | undefined, completed
 
 /**
  * Where no pattern is wanted (--structure is the pattern; --cursor, --any-of, --impact and
- * --navigate take none), a lone positional is the path; for --impact, `PATH:LINE` is both.
+ * --navigate take none), a lone positional is the path. An explicit --pattern stays what it says,
+ * so the tool refuses it beside them as it does over MCP.
  */
-function grepPositionals(args: Record<string, unknown>, extra: readonly string[]) {
-  const pathOnly = ["structure", "cursor", "anyOf", "impact", "navigate"].some((k) => args[k] !== undefined);
-  if (!pathOnly || args.path !== undefined || typeof args.pattern !== "string") return { args, extra };
-  const { pattern, ...rest } = args;
-  const place = /^(.+):(\d+)$/.exec(pattern);
-  if (args.impact !== undefined && place !== null && args.line === undefined && args.symbol === undefined) {
-    return { args: { ...rest, path: place[1], line: Number(place[2]) }, extra };
-  }
-  return { args: { ...rest, path: pattern }, extra };
+function grepPositionals(flags: Readonly<Record<string, unknown>>): readonly string[] {
+  const pathOnly = ["structure", "cursor", "anyOf", "impact", "navigate"].some((k) => flags[k] !== undefined);
+  return pathOnly ? ["path"] : ["pattern", "path"];
+}
+
+/** For --impact, `PATH:LINE` is both the path and the line. */
+function impactPlace(args: Record<string, unknown>, extra: readonly string[]) {
+  if (args.impact === undefined || typeof args.path !== "string") return { args, extra };
+  if (args.line !== undefined || args.symbol !== undefined) return { args, extra };
+  const target = place(args.path);
+  return { args: { ...args, ...target }, extra };
+}
+
+/** `a.ts:12` is a path and a line; anything else is a path. */
+function place(token: string): { path: string; line?: number } {
+  const match = /^(.+):(\d+)$/.exec(token);
+  return match === null ? { path: token } : { path: match[1] as string, line: Number(match[2]) };
 }

@@ -1,16 +1,33 @@
 /**
  * Command-line flags to tool arguments, driven by the tool's own JSON schema. The CLI never
  * validates: it only shapes tokens into an argument object (`--max-results 5` -> `maxResults: 5`)
- * and lets the one schema reject what is wrong, so a bad flag reads exactly like a bad MCP call.
+ * and lets the one schema reject what is wrong, so a bad flag is refused exactly as a bad MCP
+ * call is. What it keeps is how each argument was typed, so that the refusal can name the flag
+ * as the user wrote it (cli/argument-errors.ts).
  */
+import { kebabCase } from "../../core/phrasing.js";
+
+export { kebabCase };
 
 export interface CommandSpec {
   /** Tool the command calls. */
   readonly tool: string;
-  /** Positional arguments, in order, as schema property names. */
-  readonly positionals: readonly string[];
+  /**
+   * Positional arguments, in order, as schema property names; a function when what they mean
+   * depends on the flags given (`evident grep --any-of a --any-of b src`: the path).
+   */
+  readonly positionals: readonly string[] | ((flags: Readonly<Record<string, unknown>>) => readonly string[]);
   /** Extra flag spellings: `-i` -> `ignoreCase`, `--provider` -> `providers`. */
   readonly aliases?: Readonly<Record<string, string>>;
+  /** The schema properties this command offers (default: all); its help lists only these. */
+  readonly options?: readonly string[];
+  /** How help and errors name a value or positional (`PATH`, `N`); default from the schema. */
+  readonly placeholders?: Readonly<Record<string, string>>;
+  /**
+   * Values written in the command's own form, turned into the schema's shape before the schema
+   * sees them (`--targets a.ts:12` -> `{ path: "a.ts", line: 12 }`); the schema still judges them.
+   */
+  readonly values?: Readonly<Record<string, (raw: string) => unknown>>;
   /**
    * Reshapes what positionals meant once every flag is known (`evident inspect a.ts:12` ->
    * `{ path, line }`); positionals it leaves in `extra` are reported as unexpected, and a
@@ -28,8 +45,6 @@ export interface CommandSpec {
 
 export interface ParsedCommand {
   readonly args: Record<string, unknown>;
-  readonly text: boolean;
-  readonly help: boolean;
   /** Tokens that could not be placed (an extra positional); reported as invalid arguments. */
   readonly extra: readonly string[];
   /** What the command's form lacks (see `CommandSpec.shape`); reported as invalid arguments. */
@@ -39,15 +54,61 @@ export interface ParsedCommand {
    * rather than letting the last one win silently. Lists (`-g A -g B`) repeat as documented.
    */
   readonly repeated?: { readonly key: string; readonly first: string; readonly second: string };
+  /** How each property was given: the flag as typed (`-C`), or the positional's name (`PATTERN`). */
+  readonly spellings: Readonly<Record<string, string>>;
+  /** The last token typed for each property (a number flag's `abc`). */
+  readonly raw: Readonly<Record<string, string>>;
+  /** Value flags given without a value (`-C` at the end of the line). */
+  readonly valueless: ReadonlySet<string>;
+}
+
+/** What the `evident` command itself takes, beside the tool's flags. */
+export interface CliOptions {
+  readonly text: boolean;
+  readonly help: boolean;
+  /** `--root DIR`: undefined when not given, "" when given without a directory. */
+  readonly root: string | undefined;
+  /** Everything else, in order, for the tool's flags. */
+  readonly tokens: readonly string[];
+}
+
+/**
+ * Takes the command's own options out of argv (up to `--`): `--text`, `--help`/`-h` and, for a
+ * command that searches the project (`root`), `--root DIR`; they are no tool's arguments.
+ */
+export function splitCliOptions(tokens: readonly string[], options: { root: boolean }): CliOptions {
+  let text = false;
+  let help = false;
+  let root: string | undefined;
+  const rest: string[] = [];
+  for (let i = 0; i < tokens.length; i += 1) {
+    const token = tokens[i] as string;
+    if (token === "--") {
+      rest.push(...tokens.slice(i));
+      break;
+    }
+    if (token === "--text") text = true;
+    else if (token === "--help" || token === "-h") help = true;
+    else if (options.root && token === "--root") {
+      root = tokens[i + 1] ?? "";
+      i += 1;
+    } else if (options.root && token.startsWith("--root=")) root = token.slice("--root=".length);
+    else rest.push(token);
+  }
+  return { text, help, root, tokens: rest };
 }
 
 type PropertyKind = "boolean" | "number" | "string" | "array" | "string-or-array" | "unknown";
 
-/** What kind of value a schema property takes, read from its JSON schema. */
+/**
+ * What kind of value a schema property takes, read from its JSON schema: a plain `type`, a
+ * `type` list, or an `anyOf`/`oneOf` of alternatives.
+ */
 export function propertyKind(schema: unknown): PropertyKind {
   if (typeof schema !== "object" || schema === null) return "unknown";
   const s = schema as { type?: unknown; anyOf?: unknown[]; oneOf?: unknown[]; enum?: unknown[] };
-  const alternatives = s.anyOf ?? s.oneOf;
+  const alternatives =
+    s.anyOf ?? s.oneOf ?? (Array.isArray(s.type) ? s.type.map((type) => ({ ...s, type })) : undefined);
   if (Array.isArray(alternatives)) {
     const kinds = new Set(alternatives.map(propertyKind));
     if (kinds.has("array")) return kinds.size === 1 ? "array" : "string-or-array";
@@ -76,6 +137,18 @@ function itemKind(schema: unknown): PropertyKind {
   return propertyKind(s.items);
 }
 
+/** The values an enum property takes, from the schema (`auto|summary|matches`). */
+export function enumValues(schema: unknown): readonly string[] | undefined {
+  if (typeof schema !== "object" || schema === null) return undefined;
+  const s = schema as { enum?: unknown[]; anyOf?: unknown[]; oneOf?: unknown[] };
+  if (Array.isArray(s.enum)) return s.enum.map(String);
+  for (const alternative of s.anyOf ?? s.oneOf ?? []) {
+    const values = enumValues(alternative);
+    if (values !== undefined) return values;
+  }
+  return undefined;
+}
+
 /** A numeric token as a number; anything else as it is, for the schema to reject by name. */
 function numberOr(raw: string): number | string {
   const n = Number(raw);
@@ -86,14 +159,28 @@ export function camelCase(flag: string): string {
   return flag.replace(/-([a-z0-9])/g, (_m, c: string) => c.toUpperCase());
 }
 
-export function kebabCase(name: string): string {
-  return name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+/** The positionals a spec gives, with the flags known so far. */
+export function positionalsOf(
+  spec: CommandSpec,
+  flags: Readonly<Record<string, unknown>>,
+): readonly string[] {
+  return typeof spec.positionals === "function" ? spec.positionals(flags) : spec.positionals;
+}
+
+/** How help and errors name a property's value: the spec's placeholder, else by its schema. */
+export function placeholder(spec: CommandSpec, name: string, schema: unknown): string {
+  const named = spec.placeholders?.[name];
+  if (named !== undefined) return named;
+  const values = enumValues(schema);
+  if (values !== undefined) return values.join("|");
+  const kind = propertyKind(schema);
+  return kind === "number" || (kind === "array" && itemKind(schema) === "number") ? "N" : "VALUE";
 }
 
 /**
- * Shapes argv tokens into tool arguments. Values are converted only where the schema's type
- * says so (a number flag gets a number when the token is numeric, else the raw token, which the
- * schema then rejects naming the field).
+ * Shapes argv tokens (without the command's own options) into tool arguments. Values are
+ * converted only where the schema's type says so (a number flag gets a number when the token is
+ * numeric, else the raw token, which the schema then rejects naming the field).
  */
 export function parseCommand(
   tokens: readonly string[],
@@ -102,33 +189,36 @@ export function parseCommand(
 ): ParsedCommand {
   const args: Record<string, unknown> = {};
   const positionals: string[] = [];
-  const extra: string[] = [];
-  let text = false;
-  let help = false;
-  const given = new Map<string, string>();
+  const spellings: Record<string, string> = {};
+  const raw: Record<string, string> = {};
+  const valueless = new Set<string>();
   let repeated: ParsedCommand["repeated"];
-  const put = (key: string, raw: string | boolean, spelling: string) => {
+  const put = (key: string, value: string | boolean, spelling: string) => {
     const kind = propertyKind(properties[key]);
     if (kind !== "array" && kind !== "string-or-array") {
-      const first = given.get(key);
+      const first = spellings[key];
       if (first !== undefined) repeated ??= { key, first, second: spelling };
-      given.set(key, spelling);
     }
-    if (typeof raw === "boolean") {
-      args[key] = raw;
+    spellings[key] = spelling;
+    if (typeof value === "boolean") {
+      args[key] = value;
       return;
     }
+    raw[key] = value;
+    const own = spec.values?.[key];
     if (kind === "number") {
-      args[key] = numberOr(raw);
+      args[key] = numberOr(value);
     } else if (kind === "boolean") {
-      args[key] = raw === "true" ? true : raw === "false" ? false : raw;
+      args[key] = value === "true" ? true : value === "false" ? false : value;
     } else if (kind === "array" || kind === "string-or-array") {
       const previous = args[key];
       const list = previous === undefined ? [] : Array.isArray(previous) ? previous : [previous];
-      list.push(itemKind(properties[key]) === "number" ? numberOr(raw) : raw);
+      list.push(
+        own !== undefined ? own(value) : itemKind(properties[key]) === "number" ? numberOr(value) : value,
+      );
       args[key] = kind === "string-or-array" && list.length === 1 ? list[0] : list;
     } else {
-      args[key] = raw;
+      args[key] = own !== undefined ? own(value) : value;
     }
   };
   for (let i = 0; i < tokens.length; i += 1) {
@@ -136,14 +226,6 @@ export function parseCommand(
     if (token === "--") {
       positionals.push(...tokens.slice(i + 1));
       break;
-    }
-    if (token === "--text") {
-      text = true;
-      continue;
-    }
-    if (token === "--help" || token === "-h") {
-      help = true;
-      continue;
     }
     if (token.startsWith("-") && token.length > 1 && !/^-\d/.test(token)) {
       const eq = token.indexOf("=");
@@ -162,16 +244,28 @@ export function parseCommand(
       }
       const kind = propertyKind(properties[key]);
       if (kind === "boolean" && inline === undefined) {
-        put(key, !negated, flag);
+        // `--hidden false` reads as help's "(default true)" invites; short switches take no value.
+        const next = tokens[i + 1];
+        if (!negated && flag.startsWith("--") && (next === "true" || next === "false")) {
+          put(key, next, flag);
+          i += 1;
+        } else {
+          put(key, !negated, flag);
+        }
         continue;
       }
       if (inline !== undefined) {
-        put(key, inline, flag);
+        // `--no-hidden=false` says hidden twice over: the value, turned around.
+        const value =
+          negated && (inline === "true" || inline === "false") ? String(inline === "false") : inline;
+        put(key, value, flag);
         continue;
       }
       const next = tokens[i + 1];
       if (next === undefined) {
         // A value flag with nothing after it: pass an empty marker the schema rejects by name.
+        valueless.add(key);
+        spellings[key] ??= flag;
         args[key] = kind === "number" ? "" : (args[key] ?? "");
         continue;
       }
@@ -181,18 +275,21 @@ export function parseCommand(
     }
     positionals.push(token);
   }
+  const extra: string[] = [];
+  const keys = positionalsOf(spec, args);
   positionals.forEach((value, index) => {
-    const key = spec.positionals[index];
+    const key = keys[index];
     if (key === undefined) extra.push(value);
-    else put(key, value, `the ${kebabCase(key)} argument`);
+    else put(key, value, placeholder(spec, key, properties[key]));
   });
   const shaped = spec.shape?.(args, extra) ?? { args, extra };
   return {
     args: shaped.args,
-    text,
-    help,
     extra: shaped.extra,
     problem: shaped.problem,
     ...(repeated === undefined ? {} : { repeated }),
+    spellings,
+    raw,
+    valueless,
   };
 }

@@ -37,6 +37,7 @@ const code = await runCli(
         cwd: process.cwd(),
         env: process.env,
         logger,
+        surface: surface === "command" ? "cli" : surface === "remote" ? "http" : "mcp",
         snapshots: surface === "command" ? "persistent" : "memory",
         confined: surface === "remote",
         ...(root === undefined ? {} : { root }),

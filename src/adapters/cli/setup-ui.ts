@@ -6,6 +6,7 @@
 import * as prompts from "@clack/prompts";
 import {
   applySetup,
+  checkSetup,
   defaultKeyVariable,
   type ExistingProvider,
   INTERFACE_LOCALES,
@@ -18,7 +19,7 @@ import {
   SETUP_ADAPTERS,
   SETUP_PRESETS,
 } from "../../tools/setup.js";
-import type { SetupIo } from "./setup.js";
+import { renderSetupCheck, type SetupIo } from "./setup.js";
 
 class Cancelled extends Error {}
 
@@ -110,7 +111,7 @@ export async function runSetupPrompts(io: SetupIo): Promise<number> {
     const searchIds = [...known].filter(([, can]) => can.search).map(([id]) => id);
     const readIds = [...known].filter(([, can]) => can.read).map(([id]) => id);
 
-    const searchRoute = await askRoute("search", searchIds, state.searchRoute, common);
+    const searchRoute = await askRoute("search", searchIds, state.searchRoute, common, KEYLESS_SEARCH);
     const intents: Record<string, string[]> = {};
     while (
       answer(
@@ -130,7 +131,7 @@ export async function runSetupPrompts(io: SetupIo): Promise<number> {
       );
       intents[intent] = await askRoute(`"${intent}" search`, searchIds, state.intents[intent], common);
     }
-    const readRoute = await askRoute("read", readIds, state.readRoute, common);
+    const readRoute = await askRoute("read", readIds, state.readRoute, common, KEYLESS_READ);
     const locale = answer(
       await prompts.select<InterfaceLocale>({
         ...common,
@@ -146,7 +147,9 @@ export async function runSetupPrompts(io: SetupIo): Promise<number> {
       readRoute,
       locale,
     });
-    prompts.outro(`Saved ${path} (mode 0600). Check it with: evident doctor`);
+    const [report, closing] = splitCheck(renderSetupCheck(await checkSetup(io.env)));
+    prompts.note(report, `Saved ${path} (mode 0600)`);
+    prompts.outro(closing);
     return 0;
   } catch (thrown) {
     if (thrown instanceof Cancelled) {
@@ -207,15 +210,23 @@ async function askKey(
   return { save: secret };
 }
 
+/** The check's lines as a note (the routes and what is not usable yet) and a closing line. */
+function splitCheck(lines: readonly string[]): [string, string] {
+  return [lines.slice(0, -1).join("\n"), lines.at(-1) ?? ""];
+}
+
 /**
  * A complete route, one provider at a time: the first, then "a fallback after it?" until the
- * person says no. The default is no fallback: none is ever added without being chosen.
+ * person says no. While the keyless provider (`keyless`) is not on the route, it is the offered
+ * fallback, so a vendor not usable yet leaves a working route; "no fallback" is chosen, never
+ * assumed. No vendor is ever offered as the default.
  */
 async function askRoute(
   what: string,
   ids: readonly string[],
   current: readonly string[] | undefined,
   common: Common,
+  keyless?: string,
 ): Promise<string[]> {
   const usable = current?.every((id) => ids.includes(id)) ? current : undefined;
   if (usable !== undefined) {
@@ -240,12 +251,20 @@ async function askRoute(
   for (;;) {
     const rest = ids.filter((id) => !route.includes(id));
     if (rest.length === 0) break;
+    const offered = keyless !== undefined && rest.includes(keyless) ? keyless : undefined;
+    const last = route.at(-1) as string;
     const next = answer(
       await prompts.select<string>({
         ...common,
         message: `${what} route so far: ${route.join(" -> ")}. Fallback if it fails?`,
-        options: [{ value: "", label: "no fallback" }, ...rest.map((value) => ({ value, label: value }))],
-        initialValue: "",
+        options: [
+          ...(offered === undefined
+            ? []
+            : [{ value: offered, label: `${offered} (keyless: answers when ${last} cannot)` }]),
+          { value: "", label: "no fallback" },
+          ...rest.filter((id) => id !== offered).map((value) => ({ value, label: value })),
+        ],
+        initialValue: offered ?? "",
       }),
     );
     if (next === "") break;

@@ -1,18 +1,21 @@
 /**
  * `evident setup`: interactive at a terminal (the Clack prompts, loaded only here), or by flags
  * for scripts and CI. Without flags and without a terminal it refuses (exit 2) rather than
- * wait for answers nobody can give. Both forms end in the same setup plan and write path.
+ * wait for answers nobody can give. Both forms end in the same setup plan and write path, and
+ * both then say what the saved configuration does here: what will not work yet, and why.
  */
 import { EvidentError } from "../../core/errors.js";
 import { SAVED_KEY_MAX_CHARS } from "../../core/limits.js";
 import {
   applySetup,
+  checkSetup,
   INTERFACE_LOCALES,
   type InterfaceLocale,
   intentNameProblem,
   type ProviderChoice,
   SETUP_ADAPTERS,
   SETUP_PRESETS,
+  type SetupCheck,
   type SetupChoices,
 } from "../../tools/setup.js";
 import type { CliIo } from "./cli.js";
@@ -38,10 +41,14 @@ export const SETUP_HELP = [
   "  --key-stdin          read the key from standard input and save it in the file (mode 0600)",
   "  --base-url URL       the provider's base URL (SearXNG instance, Responses endpoint, proxy)",
   "  --model NAME         the Responses provider's model",
-  "  --route A,B          the complete search route, in order (one id: no fallback)",
+  "  --route A,B          the search route, in order; duckduckgo (keyless) is kept at its end",
   "  --intent NAME=A,B    the complete route of one web_search intent (repeatable)",
-  "  --read-route A,B     the complete read route",
+  "  --read-route A,B     the read route, in order; direct (keyless) is kept at its end",
+  "  --no-keyless         save --route and --read-route exactly as given, without the keyless end",
   `  --locale L           interface locale: ${INTERFACE_LOCALES.join(", ")}`,
+  "",
+  "After saving, setup says what will not work yet in this environment and why (an unset or",
+  "placeholder key), and who answers meanwhile. It makes no network call: evident doctor probes.",
   "",
 ].join("\n");
 
@@ -55,7 +62,7 @@ export async function runSetupCommand(args: readonly string[], io: SetupIo): Pro
       return fail(
         io,
         usageError(
-          "evident setup asks its questions at a terminal, and standard input is not one. Give flags instead, e.g. evident setup --provider tavily --key-env TAVILY_API_KEY --route tavily,duckduckgo (evident setup --help lists them).",
+          "evident setup asks its questions at a terminal, and standard input is not one. Give flags instead, e.g. evident setup --provider tavily --key-env TAVILY_API_KEY --route tavily (evident setup --help lists them).",
           "(arguments)",
         ),
       );
@@ -66,7 +73,8 @@ export async function runSetupCommand(args: readonly string[], io: SetupIo): Pro
   try {
     const choices = await parseSetupFlags(args, io);
     const { path } = await applySetup(io.env, choices);
-    io.stdout.write(`Saved ${path} (mode 0600). Check it with: evident doctor\n`);
+    const lines = [`Saved ${path} (mode 0600).`, ...renderSetupCheck(await checkSetup(io.env))];
+    io.stdout.write(`${lines.join("\n")}\n`);
     return 0;
   } catch (thrown) {
     const error =
@@ -79,7 +87,7 @@ export async function runSetupCommand(args: readonly string[], io: SetupIo): Pro
 
 async function parseSetupFlags(args: readonly string[], io: SetupIo): Promise<SetupChoices> {
   const values = new Map<string, string[]>();
-  const flags = new Set(["--key-stdin"]);
+  const flags = new Set(["--key-stdin", "--no-keyless"]);
   for (let i = 0; i < args.length; i += 1) {
     const token = args[i] as string;
     const eq = token.indexOf("=");
@@ -168,8 +176,12 @@ async function parseSetupFlags(args: readonly string[], io: SetupIo): Promise<Se
   }
   const searchRoute = ids("--route");
   const readRoute = ids("--read-route");
+  const exact = values.has("--no-keyless");
+  if (exact && searchRoute === undefined && readRoute === undefined)
+    throw usageError("--no-keyless applies to a --route or --read-route given with it.", "--no-keyless");
   return {
     providers,
+    keylessLast: !exact,
     ...(searchRoute === undefined ? {} : { searchRoute }),
     ...(Object.keys(intents).length === 0 ? {} : { intents }),
     ...(readRoute === undefined ? {} : { readRoute }),
@@ -205,4 +217,43 @@ async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
     chunks.push(buffer);
   }
   return Buffer.concat(chunks).toString("utf8").trim();
+}
+
+/**
+ * What the saved configuration does in this environment, for a person: each route, then what
+ * will not work yet, why, and who answers meanwhile. Shared by the flags and the prompts.
+ */
+export function renderSetupCheck(check: SetupCheck): string[] {
+  if (check.error !== undefined) {
+    return [
+      `It does not load in this environment yet: ${check.error}`,
+      "Every web_search and web_read call answers that error until it is fixed. Check with: evident doctor",
+    ];
+  }
+  const lines: string[] = [];
+  for (const route of check.routes) {
+    const name = route.intent === undefined ? route.tool : `${route.tool} (intent ${route.intent})`;
+    const overridden =
+      route.source === "environment"
+        ? ` (from ${route.tool === "web_search" ? "EVIDENT_SEARCH_ROUTE" : "EVIDENT_READ_ROUTE"} in this environment, which overrides the file)`
+        : "";
+    lines.push(`${name}: ${route.ids.join(" -> ")}${overridden}`);
+  }
+  if (check.unusable.length > 0) {
+    lines.push("Not usable yet:");
+    for (const { id, why } of check.unusable) lines.push(`  ${id}: ${why}`);
+    for (const route of check.routes) {
+      if (route.unusable.length === 0) continue;
+      const name = route.intent === undefined ? route.tool : `${route.tool} with intent ${route.intent}`;
+      if (route.answeredBy === undefined)
+        lines.push(`Until then every ${name} call fails with configuration_error.`);
+      else if (route.answeredBy !== route.ids[0])
+        lines.push(`Until then ${name} answers from ${route.answeredBy}.`);
+    }
+    lines.push(
+      "This is this shell's environment: a variable set only where evident runs (an MCP client's env) counts there.",
+    );
+  }
+  lines.push("Check every provider live with: evident doctor");
+  return lines;
 }

@@ -63,7 +63,8 @@ export function createMcpServer(options: McpServerOptions, callerInfo: CallerInf
       ...(structured
         ? { outputSchema: tool.outputSchema as { type: "object"; [key: string]: unknown } }
         : {}),
-      annotations: { title: tool.title, ...tool.annotations },
+      // The title is the tool's own (every protocol revision served has it); not repeated here.
+      annotations: tool.annotations,
     })),
   }));
 

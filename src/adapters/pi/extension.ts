@@ -15,10 +15,11 @@ import type { ExtensionAPI, ExtensionContext } from "@mariozechner/pi-coding-age
 import { silentLogger } from "../../core/logger.js";
 import { type InterfaceLocale, readInterfaceLocale } from "../../tools/host-settings.js";
 import { createProductRegistry } from "../../tools/product.js";
+import { resolveProjectRoot } from "../../tools/project-root.js";
 import type { ToolRegistry } from "../../tools/registry.js";
 import type { ContextUsage, ProgressUpdate } from "../../tools/tool.js";
 import { type OutputSchemas, renderCall, renderResult } from "./render.js";
-import { type Facts, hasFacts, NO_FACTS, recordResult, statusLine } from "./session-facts.js";
+import { type Facts, hasFacts, NO_FACTS, recordFailure, recordResult, statusLine } from "./session-facts.js";
 import { openSettingsPanel, SETTINGS_SHORTCUT } from "./settings-panel.js";
 
 /** The footer status key this extension owns. */
@@ -26,12 +27,14 @@ export const STATUS_KEY = "evident";
 
 export default function evidentExtension(pi: ExtensionAPI): void {
   const env = process.env;
-  // One registry per working directory (a Pi session has one); code_search's root is that cwd.
+  // One registry per working directory (a Pi session has one); code_search's root is that cwd,
+  // by the rule every surface follows (EVIDENT_ROOT first; never `/` or the home directory).
   const registries = new Map<string, ToolRegistry>();
   const registryFor = (cwd: string): ToolRegistry => {
     let registry = registries.get(cwd);
     if (registry === undefined) {
-      registry = createProductRegistry({ cwd, env, logger: silentLogger });
+      const root = resolveProjectRoot({ surface: "pi", env, cwd });
+      registry = createProductRegistry({ cwd, env, logger: silentLogger, root, surface: "pi" });
       registries.set(cwd, registry);
     }
     return registry;
@@ -58,8 +61,8 @@ export default function evidentExtension(pi: ExtensionAPI): void {
     ctx.ui.setStatus(STATUS_KEY, line);
   };
 
-  // Registered at load from the process's directory, and again for the session's own
-  // directory once it starts, so code_search's description names the root it searches.
+  // Registered once: definitions name no directory (each answer names the root it searched),
+  // and every call runs in the registry of the session's own directory.
   const registerTools = (registry: ToolRegistry) => {
     for (const tool of registry.list()) {
       pi.registerTool({
@@ -78,7 +81,11 @@ export default function evidentExtension(pi: ExtensionAPI): void {
             ...contextUsage(ctx),
           });
           // Pi marks a thrown call as an error result whose text is the message: the error payload.
-          if (result.isError) throw new Error(result.text);
+          if (result.isError) {
+            facts = recordFailure(facts, tool.name, params, errorCode(result.data));
+            await showFacts(ctx);
+            throw new Error(result.text);
+          }
           facts = recordResult(facts, tool.name, params, result.data);
           await showFacts(ctx);
           return { content: [{ type: "text", text: result.text }], details: result.data };
@@ -102,10 +109,9 @@ export default function evidentExtension(pi: ExtensionAPI): void {
     handler: (ctx) => openSettingsPanel(ctx, env),
   });
 
-  pi.on("session_start", (_event, ctx) => {
+  pi.on("session_start", () => {
     // The locale is read again for each session, so an edited config file takes effect.
     locale = undefined;
-    if (ctx.cwd !== process.cwd()) registerTools(registryFor(ctx.cwd));
   });
   pi.on("session_shutdown", async (_event, ctx) => {
     ctx.ui.setStatus(STATUS_KEY, undefined);
@@ -114,6 +120,12 @@ export default function evidentExtension(pi: ExtensionAPI): void {
     registries.clear();
     await Promise.all(closing);
   });
+}
+
+/** The code of an error result's payload (`{"error": {"code": ...}}`). */
+function errorCode(data: unknown): string | undefined {
+  const code = (data as { error?: { code?: unknown } } | null)?.error?.code;
+  return typeof code === "string" ? code : undefined;
 }
 
 /** Pi's pre-call context usage, when it knows the token count (unknown right after compaction). */

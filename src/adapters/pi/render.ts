@@ -62,6 +62,8 @@ export function renderCall(tool: string, args: unknown, theme: RenderTheme): Com
     if (input.cursor !== undefined) {
       const selection = Array.isArray(input.paths) ? ` ${input.paths.length} file(s)` : "";
       what = `next page${selection}${input.mode === "summary" ? " (files)" : ""}`;
+    } else if (tool === "code_search" && input.guide === true) {
+      what = "guide";
     } else if (tool === "code_search") {
       const where = input.path === undefined ? "" : ` in ${String(input.path)}`;
       what = `${theme.fg("accent", quote(input.pattern ?? ""))}${where}`;
@@ -138,6 +140,7 @@ function collapsedSummary(
       cursor?: string;
       budget: { tier: string; adjusted: boolean };
     };
+    if (code.view === "guide") return "the guide to every option";
     parts.push(
       code.status === "complete" ? theme.fg("success", "complete") : theme.fg("warning", code.status),
     );

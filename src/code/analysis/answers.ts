@@ -6,6 +6,7 @@
  * expired, wrong kind, option conflict, offset.
  */
 import { EvidentError } from "../../core/errors.js";
+import type { Phrasing } from "../../core/phrasing.js";
 import { DEFAULT_BUDGET } from "../render/budget.js";
 import type { CodeSearchResponse } from "../render/responses.js";
 import type { PageRequest } from "../request.js";
@@ -19,12 +20,13 @@ export async function firstAnalysisAnswer(
   caller: string,
   limit: number | undefined,
   redact: boolean,
+  phrasing: Phrasing,
 ): Promise<CodeSearchResponse> {
   const budget = DEFAULT_BUDGET;
-  const frameText = analysisFrame(data, budget);
+  const frameText = analysisFrame(data, budget, phrasing);
   const page = renderAnalysisPage(data, { offset: 0, limit, redact, frameText, budget });
   const id = page.nextOffset === undefined ? undefined : await store.put(caller, data);
-  return analysisResponse(store, data, id, page, 0, redact, frameText, budget);
+  return analysisResponse(store, data, id, page, 0, redact, frameText, budget, phrasing);
 }
 
 export async function analysisPageFromCursor(
@@ -32,6 +34,7 @@ export async function analysisPageFromCursor(
   request: PageRequest,
   caller: string,
   state: CursorState,
+  phrasing: Phrasing,
 ): Promise<CodeSearchResponse> {
   const data = await analysisResult(store, caller, state.snapshotId);
   if (request.mode !== undefined) {
@@ -57,7 +60,7 @@ export async function analysisPageFromCursor(
     );
   }
   const budget = DEFAULT_BUDGET;
-  const frameText = analysisFrame(data, budget);
+  const frameText = analysisFrame(data, budget, phrasing);
   const page = renderAnalysisPage(data, {
     offset: state.offset,
     limit: request.limit,
@@ -76,5 +79,6 @@ export async function analysisPageFromCursor(
     request.redact,
     frameText,
     budget,
+    phrasing,
   );
 }

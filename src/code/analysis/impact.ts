@@ -217,6 +217,7 @@ export async function impactOf(deps: ImpactDeps, request: ImpactRequest): Promis
       testCoverage: { status: "not-evaluated" },
     },
     notes: IMPACT_NOTES,
+    fileScope: { globs: request.query.globs, excludes: request.query.excludes },
     searchErrors: lines.searchErrors,
     unverifiedFiles: [...byFile.keys()].filter((p) => !Object.hasOwn(lines.trusted, p)).length,
   };

@@ -5,6 +5,7 @@
  * within the 16 KiB response bound; whatever is left has a forward cursor, stated in the text
  * and in the data.
  */
+
 import {
   ANALYSIS_ITEMS_PER_PAGE,
   ANYOF_TERM_LABEL_CHARS,
@@ -12,12 +13,19 @@ import {
   LONG_LINE_CHARS,
   PAGE_FRAME_RESERVE_CHARS,
 } from "../../core/limits.js";
-import { rootName } from "../render/answer.js";
-import { type ContextBudget, DEFAULT_BUDGET } from "../render/budget.js";
+import type { Phrasing } from "../../core/phrasing.js";
+import { scopeText } from "../render/answer.js";
+import type { ContextBudget } from "../render/budget.js";
 import { changesData, changesNote } from "../render/changes.js";
 import { excerptLine, printablePath } from "../render/detail-page.js";
 import { redactText } from "../render/redact.js";
 import type { CodeSearchResponse } from "../render/responses.js";
+import {
+  dominantVendoredFolder,
+  type VendoredFolder,
+  vendoredData,
+  vendoredNote,
+} from "../render/vendored.js";
 import type { CodeSearchOutput } from "../schema.js";
 import type { AnalysisData, AnalysisItem } from "../snapshots/analysis.js";
 import { displayPath } from "../snapshots/sequence.js";
@@ -47,7 +55,7 @@ function countWord(n: number, one: string, many = `${one}s`): string {
 /** The header line: what was asked, where, and the counts of what was kept. */
 function headline(data: AnalysisData, summary: AnalysisSummary): string {
   const atLeast = summary.countsComplete ? "" : "at least ";
-  const where = `in ${rootName(data.effectiveRoot)}`;
+  const where = scopeText(data);
   let counts: string;
   if (data.operation === "anyOf" || data.operation === "impact") {
     counts =
@@ -62,14 +70,9 @@ function headline(data: AnalysisData, summary: AnalysisSummary): string {
 }
 
 /** What every page of this analysis says before its items. */
-export function analysisFrame(data: AnalysisData, budget: ContextBudget = DEFAULT_BUDGET): string {
+export function analysisFrame(data: AnalysisData, budget: ContextBudget, phrasing: Phrasing): string {
   const summary = summarize(data);
   const lines = [headline(data, summary)];
-  if (data.expanded && data.items.length > 0) {
-    lines.push(
-      `Nothing matched in "${data.requestedRoot}", so the project root was searched instead (same filters).`,
-    );
-  }
   if (data.operation === "anyOf") {
     const parts = summary.terms.map((t, i) => {
       const count = t.complete ? `${t.occurrences}` : `at least ${t.occurrences} (partial)`;
@@ -85,6 +88,8 @@ export function analysisFrame(data: AnalysisData, budget: ContextBudget = DEFAUL
   if (data.searchErrors > 0) {
     lines.push(`ripgrep could not read ${data.searchErrors} file(s); their contents are not covered.`);
   }
+  const vendored = analysisVendored(data);
+  if (vendored !== undefined) lines.push(vendoredNote(vendored, "occurrences", phrasing));
   lines.push(...data.notes);
   if (budget.adjusted) {
     lines.push(`Context is ${budget.tier}: this answer was sized for about ${budget.targetTokens} tokens.`);
@@ -227,6 +232,7 @@ export function analysisResponse(
   redact: boolean,
   frameText: string,
   budget: ContextBudget,
+  phrasing: Phrasing,
 ): CodeSearchResponse {
   const summary = summarize(data);
   const cursor =
@@ -240,8 +246,9 @@ export function analysisResponse(
     lines.push(`Items ${from}-${to} of ${data.items.length}${orderNote(data)}:`, page.text.trimEnd());
   }
   if (cursor !== undefined) {
+    const arg = (name: string) => phrasing.arg("code_search", name);
     lines.push(
-      `Next page: call code_search with {"cursor":"${cursor}"} (items ${to + 1}-${data.items.length}; repeat "limit" or "redact" to keep them).`,
+      `Next page: ${phrasing.call("code_search", { cursor })} (items ${to + 1}-${data.items.length}; repeat ${arg("limit")} or ${arg("redact")} to keep them).`,
     );
   }
   return {
@@ -252,6 +259,33 @@ export function analysisResponse(
       items: [...page.shown],
     }),
   };
+}
+
+/** Found once per result: every page of it says the same. */
+const vendoredFolders = new WeakMap<AnalysisData, VendoredFolder | null>();
+
+/** The folder of installed or generated code holding most of the occurrences, if one does. */
+function analysisVendored(data: AnalysisData): VendoredFolder | undefined {
+  if (data.fileScope === undefined) return undefined;
+  let found = vendoredFolders.get(data);
+  if (found === undefined) {
+    const byPath = new Map<string, number>();
+    let total = 0;
+    for (const item of data.items) {
+      if (item.kind !== "occurrence") continue;
+      const path = displayPath(item.path);
+      byPath.set(path, (byPath.get(path) ?? 0) + 1);
+      total++;
+    }
+    found =
+      dominantVendoredFolder(
+        [...byPath].map(([path, count]) => ({ path, count })),
+        total,
+        { effectiveRoot: data.effectiveRoot, ...data.fileScope },
+      ) ?? null;
+    vendoredFolders.set(data, found);
+  }
+  return found ?? undefined;
 }
 
 function orderNote(data: AnalysisData): string {
@@ -283,6 +317,7 @@ function analysisData(
     ...(data.operation === "anyOf" ? { terms: [...summary.terms] } : {}),
     coverage: { ...data.coverage },
     ...(data.changes === undefined ? {} : { changes: changesData(data.changes) }),
+    ...vendoredData(analysisVendored(data)),
     searchErrors: data.searchErrors,
     sourceUnverifiedFileCount: data.unverifiedFiles,
     occurrenceRangesOmitted: 0,

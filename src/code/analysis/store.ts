@@ -15,6 +15,7 @@ import type {
   AnalysisOperation,
   ChangesSummary,
   CoverageFact,
+  FileScope,
 } from "../snapshots/analysis.js";
 
 export interface AnalysisBounds {
@@ -66,6 +67,7 @@ export interface AnalysisDraft {
   readonly coverage: Readonly<Record<string, CoverageFact>>;
   readonly notes: readonly string[];
   readonly changes?: ChangesSummary | undefined;
+  readonly fileScope?: FileScope | undefined;
   readonly searchErrors: number;
   readonly unverifiedFiles: number;
 }
@@ -126,6 +128,7 @@ export function retain(draft: AnalysisDraft, bounds: AnalysisBounds = DEFAULT_AN
     coverage: { ...draft.coverage, retention },
     notes: draft.notes,
     changes: draft.changes,
+    ...(draft.fileScope === undefined ? {} : { fileScope: draft.fileScope }),
     searchErrors: draft.searchErrors,
     unverifiedFiles: draft.unverifiedFiles,
     bytes,

@@ -17,6 +17,7 @@
  * of the bytes searched, else the file is left out and named, so the scope is partial rather
  * than mixing another version's lines with the change.
  */
+
 import { createHash } from "node:crypto";
 import { mkdir, writeFile } from "node:fs/promises";
 import { dirname, join, relative, sep } from "node:path";
@@ -29,6 +30,7 @@ import {
   CHANGES_MAX_FILES,
   GIT_PATHSPECS_PER_COMMAND,
 } from "../../core/limits.js";
+import type { Phrasing } from "../../core/phrasing.js";
 import type { Slots } from "../../core/slots.js";
 import { type ChangedFile, changedFiles, type DiffSides } from "../git/diff.js";
 import { readBlobs } from "../git/objects.js";
@@ -64,6 +66,8 @@ export interface ChangeScopeDeps {
   readonly retention?: RetentionBounds | undefined;
   readonly onSpawn?: ((pid: number) => void) | undefined;
   readonly slots?: Slots | undefined;
+  /** How a refusal's advice is written for the surface. */
+  readonly phrasing?: Phrasing | undefined;
   /** Files a comparison covers at most (tests make it small); CHANGES_MAX_FILES by default. */
   readonly maxFiles?: number | undefined;
 }
@@ -447,6 +451,7 @@ class Scope implements ChangeScope {
       ...(this.deps.retention === undefined ? {} : { retention: this.deps.retention }),
       ...(this.deps.onSpawn === undefined ? {} : { onSpawn: this.deps.onSpawn }),
       slots: this.deps.slots,
+      ...(this.deps.phrasing === undefined ? {} : { phrasing: this.deps.phrasing }),
     });
     const matches = allMatches(run.table).map((m) =>
       layout.external ? { ...m, path: layout.printed(m.path) } : m,

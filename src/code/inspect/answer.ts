@@ -6,6 +6,7 @@
 
 import { EvidentError } from "../../core/errors.js";
 import { INSPECT_RESPONSE_MAX_BYTES } from "../../core/limits.js";
+import type { Phrasing } from "../../core/phrasing.js";
 import { printablePath } from "../render/detail-page.js";
 import type { CodeSearchCoverage, CodeSearchOutput, InspectionOutcome } from "../schema.js";
 import type { SnapshotStore } from "../snapshots/store.js";
@@ -21,6 +22,8 @@ export interface InspectionAnswer {
 export interface RenderContext {
   readonly store: SnapshotStore;
   readonly caller: string;
+  /** How the continuation's call is written for the surface. */
+  readonly phrasing: Phrasing;
 }
 
 export interface InspectionItem {
@@ -130,7 +133,7 @@ function compose(
   if (placement.remaining.length > 0) {
     notes.push(
       `Not shown yet: ${placement.remaining.map((s) => `${printablePath(s.display)} ${spanLines(s)} (bytes ${s.range.startByte}-${s.range.endByte})`).join(", ")}. ` +
-        `Continue with {"sourceCursor":"${sourceCursor}"}.`,
+        `Continue: ${context.phrasing.call("code_search", { sourceCursor })}.`,
     );
   }
   if (placement.lossyOmitted.length > 0) {

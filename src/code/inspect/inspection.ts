@@ -11,6 +11,7 @@
 
 import { EvidentError, toEvidentError } from "../../core/errors.js";
 import { INSPECT_EXCERPT_RADIUS_LINES, SOURCE_DOCUMENT_MAX_BYTES } from "../../core/limits.js";
+import type { Phrasing } from "../../core/phrasing.js";
 import { type PathRules, resolveSourceFile } from "../path-policy.js";
 import { printablePath } from "../render/detail-page.js";
 import { historicalMatch, type InspectRequest, type InspectTarget, invalid } from "../request.js";
@@ -34,6 +35,8 @@ export interface InspectDeps {
   readonly syntax: SyntaxLayer;
   readonly caller: string;
   readonly signal: AbortSignal;
+  /** How advice is written for the surface. */
+  readonly phrasing: Phrasing;
 }
 
 /** One input on its way to an outcome. */

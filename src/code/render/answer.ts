@@ -3,6 +3,7 @@
  * partial, widened, unverified or budget-shaped evidence explicit, and the structured data
  * shared by all views. Kept apart from the policy so the wording lives in one place.
  */
+
 import {
   MAX_SOURCE_REVISION_FILES,
   PARSE_BYTES_MAX,
@@ -10,6 +11,7 @@ import {
   SNAPSHOT_MAX_MATCHES,
   SNAPSHOT_MAX_OCCURRENCES,
 } from "../../core/limits.js";
+import type { Phrasing } from "../../core/phrasing.js";
 import { counted } from "../../core/plural.js";
 import type { SearchQuery } from "../request.js";
 import type { PartialReason } from "../rg/content-search.js";
@@ -18,6 +20,7 @@ import type { SnapshotData, SnapshotFile, StructureSnapshot } from "../snapshots
 import type { ContextBudget } from "./budget.js";
 import { changesData, changesNote } from "./changes.js";
 import { type DetailPage, printablePath } from "./detail-page.js";
+import { dominantVendoredFolder, type VendoredFolder, vendoredData, vendoredNote } from "./vendored.js";
 
 /** How each retention stop reads in the text. */
 const PARTIAL_TEXT: Record<PartialReason, string> = {
@@ -33,6 +36,22 @@ export function fileRow(file: SnapshotFile) {
 
 export function rootName(root: string): string {
   return root === "." ? "the project root" : `"${root}"`;
+}
+
+/** The roots a result records: the path asked for, the one searched, and whether it widened. */
+export interface SearchScope {
+  readonly requestedRoot: string;
+  readonly effectiveRoot: string;
+  readonly expanded: boolean;
+}
+
+/**
+ * Where a result looked, as its first line says it: a widening is said there, up front, never
+ * only in a note an agent may read past.
+ */
+export function scopeText(scope: SearchScope): string {
+  if (!scope.expanded) return `in ${rootName(scope.effectiveRoot)}`;
+  return `in ${rootName(scope.effectiveRoot)}, widened from "${scope.requestedRoot}" where nothing matched (same filters; "scope": "strict" keeps to the path)`;
 }
 
 /** What was searched, as the text names it: the pattern (or structure pattern) and its options. */
@@ -79,11 +98,34 @@ export function unverifiedCount(snapshot: SnapshotData): number {
   return count;
 }
 
-export function notesText(snapshot: SnapshotData, budget: ContextBudget): string {
+/** Found once per snapshot, like the unverified count: every page of it says the same. */
+const vendoredFolders = new WeakMap<SnapshotData, VendoredFolder | null>();
+
+/** The folder of installed or generated code that holds most matching lines, if one does. */
+export function vendoredFolder(snapshot: SnapshotData): VendoredFolder | undefined {
+  let found = vendoredFolders.get(snapshot);
+  if (found === undefined) {
+    found =
+      dominantVendoredFolder(
+        snapshot.files.map((file) => ({ path: file.path, count: file.matches })),
+        snapshot.matches.length,
+        {
+          effectiveRoot: snapshot.effectiveRoot,
+          globs: snapshot.query.globs,
+          excludes: snapshot.query.excludes,
+        },
+      ) ?? null;
+    vendoredFolders.set(snapshot, found);
+  }
+  return found ?? undefined;
+}
+
+export function notesText(snapshot: SnapshotData, budget: ContextBudget, phrasing: Phrasing): string {
   const notes: string[] = [];
-  if (snapshot.expanded && snapshot.matches.length > 0) {
+  const vendored = vendoredFolder(snapshot);
+  if (vendored !== undefined) {
     notes.push(
-      `Nothing matched in "${snapshot.requestedRoot}", so the project root was searched instead (same filters).`,
+      vendoredNote(vendored, snapshot.structure === undefined ? "matching lines" : "matches", phrasing),
     );
   }
   if (snapshot.partialReason !== undefined) {
@@ -104,7 +146,7 @@ export function notesText(snapshot: SnapshotData, budget: ContextBudget): string
         "recorded). Their lines are what ripgrep read and still count, but no current-file context is shown for them.",
     );
   }
-  if (snapshot.structure !== undefined) notes.push(structureCoverageText(snapshot.structure));
+  if (snapshot.structure !== undefined) notes.push(structureCoverageText(snapshot.structure, phrasing));
   if (budget.adjusted) {
     notes.push(`Context is ${budget.tier}: this answer was sized for about ${budget.targetTokens} tokens.`);
   }
@@ -124,7 +166,7 @@ export function isPartial(snapshot: SnapshotData): boolean {
  * A structure search's three coverages, each on its own (G05): the candidate listing (exact
  * occurrences of the prefilter word), what was parsed, and what was retained.
  */
-export function structureCoverageText(structure: StructureSnapshot): string {
+export function structureCoverageText(structure: StructureSnapshot, phrasing: Phrasing): string {
   const { retention } = structure.coverage;
   const occurrences = structure.coverage.occurrences ?? { status: "complete", counts: {} };
   const syntax = structure.coverage.syntax ?? { status: "complete", counts: {} };
@@ -134,7 +176,7 @@ export function structureCoverageText(structure: StructureSnapshot): string {
       : `${occurrences.counts.candidateFiles} files in scope contain "${structure.prefilter}"`;
   const notParsed = Object.entries(syntax.counts)
     .filter(([key]) => key !== "parsed" && key !== "parsed_with_syntax_errors")
-    .map(([key, n]) => `${n} ${SKIP_TEXT[key] ?? key}`);
+    .map(([key, n]) => `${n} ${skipText(key, phrasing)}`);
   const withErrors = syntax.counts.parsed_with_syntax_errors;
   const parsed =
     `${syntax.counts.parsed ?? 0} parsed` +
@@ -147,24 +189,28 @@ export function structureCoverageText(structure: StructureSnapshot): string {
 }
 
 /** Why a structure candidate was not searched, as the text says it. */
-const SKIP_TEXT: Record<string, string> = {
-  no_provider: "with no parser here",
-  parse_error: "that failed to parse",
-  oversized: "over the 5 MiB document bound",
-  unreadable: "unreadable",
-  changed: "changed while read",
-  over_budget: `over the parse budget (maxParseFiles files and ${PARSE_BYTES_MAX / (1024 * 1024)} MiB of source a call; raise maxParseFiles, or narrow path or glob)`,
-  pattern_not_valid_here: "in a language the pattern is not valid code in",
-  not_searched_retention: "left after the retention bound was reached",
-};
+function skipText(reason: string, phrasing: Phrasing): string {
+  const arg = (name: string) => phrasing.arg("code_search", name);
+  const text: Record<string, string> = {
+    no_provider: "with no parser here",
+    parse_error: "that failed to parse",
+    oversized: "over the 5 MiB document bound",
+    unreadable: "unreadable",
+    changed: "changed while read",
+    over_budget: `over the parse budget (${arg("maxParseFiles")} files and ${PARSE_BYTES_MAX / (1024 * 1024)} MiB of source a call; raise ${arg("maxParseFiles")}, or narrow ${arg("path")} or ${arg("glob")})`,
+    pattern_not_valid_here: "in a language the pattern is not valid code in",
+    not_searched_retention: "left after the retention bound was reached",
+  };
+  return text[reason] ?? reason;
+}
 
-export function frameText(snapshot: SnapshotData, budget: ContextBudget): string {
+export function frameText(snapshot: SnapshotData, budget: ContextBudget, phrasing: Phrasing): string {
   const count = isPartial(snapshot) ? "at least " : "";
   const unit = snapshot.structure === undefined ? ["matching line", "matching lines"] : ["match", "matches"];
   const head =
-    `code_search ${describeSearch(snapshot)} in ${rootName(snapshot.effectiveRoot)}: ` +
+    `code_search ${describeSearch(snapshot)} ${scopeText(snapshot)}: ` +
     `${count}${counted(snapshot.matches.length, unit[0] as string, unit[1])} (${counted(snapshot.totalOccurrences, "occurrence")}) in ${counted(snapshot.files.length, "file")}.`;
-  return `${head}${notesText(snapshot, budget)}\n`;
+  return `${head}${notesText(snapshot, budget, phrasing)}\n`;
 }
 
 export function pageNotes(page: DetailPage): string {
@@ -219,6 +265,7 @@ export function baseData(
     totalFiles: snapshot.files.length,
     ...(snapshot.partialReason === undefined ? {} : { partialReason: snapshot.partialReason }),
     ...(snapshot.changes === undefined ? {} : { changes: changesData(snapshot.changes) }),
+    ...vendoredData(vendoredFolder(snapshot)),
     searchErrors: snapshot.searchErrors,
     sourceUnverifiedFileCount: unverifiedCount(snapshot),
     occurrenceRangesOmitted: 0,

@@ -1,13 +1,16 @@
 /**
  * The answers code_search gives, built from a snapshot and the page rendered of it: the empty
- * answer, a summary page with its cursor, and a page of matching lines with its cursor. Each
- * states its range and how to go on, in text and in data.
+ * answer, a summary page with its cursor, a page of matching lines with its cursor, and a whole
+ * compact result. Each states its range and how to go on, in text and in data, and each that
+ * numbers matches carries a cursor those numbers belong to (`inspectCursor`).
  */
+import type { EvidentError } from "../../core/errors.js";
 import {
   DETAIL_PAGE_DEFAULT_MATCHES,
   DETAIL_PAGE_MAX_BYTES,
   PAGE_FRAME_RESERVE_CHARS,
 } from "../../core/limits.js";
+import { hole, type Phrasing } from "../../core/phrasing.js";
 import type { NewSearchRequest } from "../request.js";
 import type { CodeSearchOutput } from "../schema.js";
 import { displayPath, type MatchSequence } from "../snapshots/sequence.js";
@@ -34,10 +37,62 @@ export interface CodeSearchResponse {
   readonly data: CodeSearchOutput;
 }
 
+/** Where a shown result is kept (its snapshot id), or why it could not be. */
+export type KeptOrNot = { readonly id: string } | { readonly error: EvidentError };
+
+/**
+ * The cursor a result's match numbers belong to: a summary cursor past its last file page, so it
+ * pages nothing by itself, and with `inspect` or `matchIndices` reads the retained revisions.
+ */
+function inspectCursorOf(store: SnapshotStore, id: string, snapshot: SnapshotData): string {
+  return store.encodeCursor({ snapshotId: id, offset: snapshot.files.length, kind: "summary" });
+}
+
+/**
+ * How the numbers of an answer with no further page are inspected, or why they cannot be: the
+ * one place that says it.
+ */
+function inspectAdvice(kept: KeptOrNot, cursor: string | undefined, phrasing: Phrasing): string {
+  if (cursor !== undefined) {
+    return (
+      `Inspect a match by its number: ${phrasing.call("code_search", { cursor, inspect: hole("n") })} ` +
+      `(${phrasing.arg("code_search", "matchIndices")} for up to 5).`
+    );
+  }
+  const why = "error" in kept ? ` (${kept.error.message})` : "";
+  const byPlace = phrasing.call("code_search", { path: hole("path"), line: hole("line") });
+  return `These matches could not be kept, so their numbers cannot be inspected${why}; inspect one by its path and line instead: ${byPlace}.`;
+}
+
+/** A complete result shown whole, after its frame (the policy decided it fits). */
+export function wholeResponse(
+  store: SnapshotStore,
+  snapshot: SnapshotData,
+  kept: KeptOrNot,
+  frame: string,
+  page: DetailPage,
+  redact: boolean,
+  budget: ContextBudget,
+  phrasing: Phrasing,
+): CodeSearchResponse {
+  const inspectCursor = "id" in kept ? inspectCursorOf(store, kept.id, snapshot) : undefined;
+  return {
+    text: `${frame}${page.text}${pageNotes(page)}${inspectAdvice(kept, inspectCursor, phrasing)}\n`,
+    data: baseData(snapshot, "details", budget, redact, {
+      ...(inspectCursor === undefined ? {} : { inspectCursor }),
+      shownFrom: 1,
+      shownTo: snapshot.matches.length,
+      matches: shownData(page),
+      ...pageData(page),
+    }),
+  };
+}
+
 export function emptyResponse(
   snapshot: SnapshotData,
   request: Pick<NewSearchRequest, "path" | "scope" | "redact">,
   budget: ContextBudget,
+  phrasing: Phrasing,
 ): CodeSearchResponse {
   const q = describeSearch(snapshot);
   let text: string;
@@ -60,7 +115,7 @@ export function emptyResponse(
   } else {
     text = `No matches for ${q} in ${rootName(snapshot.effectiveRoot)}.`;
   }
-  text += notesText(snapshot, budget);
+  text += notesText(snapshot, budget, phrasing);
   return { text: `${text}\n`, data: baseData(snapshot, "empty", budget, request.redact, {}) };
 }
 
@@ -71,8 +126,9 @@ export async function summaryResponse(
   fileOffset: number,
   redact: boolean,
   budget: ContextBudget,
+  phrasing: Phrasing,
 ): Promise<CodeSearchResponse> {
-  const frame = frameText(snapshot, budget);
+  const frame = frameText(snapshot, budget, phrasing);
   const page = await renderSummaryPage({
     snapshot,
     fileOffset,
@@ -82,12 +138,15 @@ export async function summaryResponse(
   // One summary cursor serves both ways on: its offset is where the next file page starts.
   const nextFileOffset = page.nextFileOffset ?? snapshot.files.length;
   const cursor = store.encodeCursor({ snapshotId: id, offset: nextFileOffset, kind: "summary" });
+  const arg = (name: string) => phrasing.arg("code_search", name);
   const next = [
-    `Matching lines: call code_search with {"cursor":"${cursor}"} (add "paths": [...] for chosen files, "limit" for page size, "context" for surrounding lines).`,
+    `Matching lines: ${phrasing.call("code_search", { cursor })} (add ${arg("paths")} for chosen files, ${arg("limit")} for page size, ${arg("context")} for surrounding lines).`,
   ];
   if (page.nextFileOffset !== undefined) {
     const last = Math.min(snapshot.files.length, page.nextFileOffset + page.rows.length);
-    next.push(`Files ${page.nextFileOffset + 1}-${last}: {"cursor":"${cursor}","mode":"summary"}.`);
+    next.push(
+      `Files ${page.nextFileOffset + 1}-${last}: ${phrasing.call("code_search", { cursor, mode: "summary" })}.`,
+    );
   }
   if (page.previewsOmitted > 0) next.push(`${page.previewsOmitted} sample(s) left out to fit the budget.`);
   return {
@@ -95,6 +154,7 @@ export async function summaryResponse(
     data: baseData(snapshot, "summary", budget, redact, {
       cursor,
       cursorKind: "summary",
+      inspectCursor: cursor,
       files: page.rows.map(fileRow),
       filesFrom: fileOffset + 1,
       filesTo: fileOffset + page.rows.length,
@@ -111,10 +171,11 @@ export function renderDetails(
   limit: number | undefined,
   context: number,
   redact: boolean,
+  phrasing: Phrasing,
   /** The first page of a new search, rendered right after its re-check (see PageSources). */
   justChecked = false,
 ): Promise<DetailPage> {
-  const frame = frameText(snapshot, DEFAULT_BUDGET);
+  const frame = frameText(snapshot, DEFAULT_BUDGET, phrasing);
   return renderDetailPage({
     snapshot,
     sequence,
@@ -131,20 +192,23 @@ export function renderDetails(
 export function detailsResponse(
   store: SnapshotStore,
   snapshot: SnapshotData,
-  id: string | undefined,
+  kept: KeptOrNot,
   page: DetailPage,
   offset: number,
   sequence: MatchSequence,
   redact: boolean,
   budget: ContextBudget,
+  phrasing: Phrasing,
   selection?: string,
   keys?: readonly string[],
 ): CodeSearchResponse {
+  const id = "id" in kept ? kept.id : undefined;
   const cursorState: CursorState | undefined =
     id === undefined || page.nextOffset === undefined
       ? undefined
       : { snapshotId: id, offset: page.nextOffset, kind: "matches", selection };
   const cursor = cursorState === undefined ? undefined : store.encodeCursor(cursorState);
+  const inspectCursor = id === undefined ? undefined : inspectCursorOf(store, id, snapshot);
   const from = offset + 1;
   const to = offset + page.shown.length;
   const scope = keys === undefined ? "" : ` of ${keys.map((k) => printablePath(displayPath(k))).join(", ")}`;
@@ -153,15 +217,17 @@ export function detailsResponse(
   if (notes !== "") lines.push(notes.trimEnd());
   if (cursor !== undefined) {
     // Page options are not part of a cursor, so say how to keep them.
+    const arg = (name: string) => phrasing.arg("code_search", name);
     lines.push(
-      `Next page: call code_search with {"cursor":"${cursor}"} (matching lines ${to + 1}-${sequence.length}; ` +
-        'repeat "limit", "context" or "redact" to keep them).',
+      `Next page: ${phrasing.call("code_search", { cursor })} (matching lines ${to + 1}-${sequence.length}; ` +
+        `repeat ${arg("limit")}, ${arg("context")} or ${arg("redact")} to keep them).`,
     );
-  }
+  } else lines.push(inspectAdvice(kept, inspectCursor, phrasing));
   return {
-    text: `${frameText(snapshot, budget)}${lines.join("\n")}\n`,
+    text: `${frameText(snapshot, budget, phrasing)}${lines.join("\n")}\n`,
     data: baseData(snapshot, "details", budget, redact, {
       ...(cursor === undefined ? {} : { cursor, cursorKind: "matches" as const }),
+      ...(inspectCursor === undefined ? {} : { inspectCursor }),
       shownFrom: from,
       shownTo: to,
       matches: shownData(page),

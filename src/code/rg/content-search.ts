@@ -13,6 +13,7 @@ import {
   SNAPSHOT_MAX_MATCHES,
   SNAPSHOT_MAX_OCCURRENCES,
 } from "../../core/limits.js";
+import { type Phrasing, phrasingFor } from "../../core/phrasing.js";
 import type { ReleaseSlot, Slots } from "../../core/slots.js";
 import { protectedDescendant, type RgTarget } from "../path-policy.js";
 import {
@@ -71,6 +72,8 @@ export interface ContentSearchOptions {
    * discarded and ripgrep started as usual. Either way it is this call's to reap.
    */
   readonly started?: StartedProcess;
+  /** How a refusal's advice is written for the surface (default: MCP's). */
+  readonly phrasing?: Phrasing;
 }
 
 /** What `startContentSearch` needs: everything about a search but its pattern. */
@@ -126,7 +129,7 @@ async function searchOnce(options: ContentSearchOptions): Promise<SearchRun> {
         ...(signal === undefined ? {} : { signal }),
         ...(slot === undefined ? {} : { slot }),
       });
-      const result = interpret(outcome, indexer);
+      const result = interpret(outcome, indexer, options.phrasing);
       if (result instanceof EvidentError) throw result;
       return result;
     }
@@ -143,7 +146,7 @@ async function searchOnce(options: ContentSearchOptions): Promise<SearchRun> {
     },
     (stdout) => readStream(stdout, indexer, options.onMatches),
   );
-  const result = interpret(outcome, indexer);
+  const result = interpret(outcome, indexer, options.phrasing);
   if (result instanceof EvidentError) throw result;
   return result;
 }
@@ -155,7 +158,11 @@ function newIndexer(options: ContentSearchOptions): RgOutputIndexer {
 }
 
 /** The run's retained matches, or the error its exit status and stderr say. */
-function interpret(outcome: OwnedProcessOutcome, indexer: RgOutputIndexer): SearchRun | EvidentError {
+function interpret(
+  outcome: OwnedProcessOutcome,
+  indexer: RgOutputIndexer,
+  phrasing = phrasingFor("mcp"),
+): SearchRun | EvidentError {
   const indexed = indexer.finish();
   const run = (searchErrors: number): SearchRun => ({
     table: indexed.table,
@@ -174,7 +181,7 @@ function interpret(outcome: OwnedProcessOutcome, indexer: RgOutputIndexer): Sear
     const errors = stderr === "" ? 1 : stderr.split("\n").filter((l) => l.startsWith("rg: ")).length || 1;
     return run(errors);
   }
-  return describeFailure(stderr, outcome.exitCode, outcome.exitSignal);
+  return describeFailure(stderr, outcome.exitCode, outcome.exitSignal, phrasing);
 }
 
 /**
@@ -245,10 +252,18 @@ function readStream(
 const PATTERN_REFUSAL =
   /regex parse error|error parsing regex|regex could not be compiled|PCRE2|literal .* not allowed|exceeds size limit|impossible to match/i;
 
-function describeFailure(stderr: string, code: number | null, signal: NodeJS.Signals | null): EvidentError {
+function describeFailure(
+  stderr: string,
+  code: number | null,
+  signal: NodeJS.Signals | null,
+  phrasing: Phrasing,
+): EvidentError {
   const reason = ripgrepReason(stderr);
   if (code === 2 && PATTERN_REFUSAL.test(stderr)) {
-    return invalid("pattern", `ripgrep rejected the regular expression (${patternHint(stderr)}):\n${reason}`);
+    return invalid(
+      "pattern",
+      `ripgrep rejected the regular expression (${patternHint(stderr, phrasing)}):\n${reason}`,
+    );
   }
   if (code === 2 && /glob/i.test(stderr)) return invalid("glob", `ripgrep rejected a glob:\n${reason}`);
   const first = reason.split("\n")[0]?.slice(0, 300) ?? "";
@@ -259,13 +274,14 @@ function describeFailure(stderr: string, code: number | null, signal: NodeJS.Sig
   });
 }
 
-function patternHint(stderr: string): string {
+function patternHint(stderr: string, phrasing: Phrasing): string {
+  const literal = phrasing.arg("code_search", "literal", true);
   if (/not allowed in a regex/.test(stderr))
     return "matches are found within single lines, so a pattern cannot match a line break";
   if (/impossible to match/.test(stderr)) return "binary files are skipped, so a NUL byte never matches";
   if (/exceeds size limit/.test(stderr))
-    return "it compiles to more than ripgrep allows; use fewer or smaller repetitions, or literal=true";
-  return "use literal=true to search the exact text";
+    return `it compiles to more than ripgrep allows; use fewer or smaller repetitions, or ${literal}`;
+  return `use ${literal} to search the exact text`;
 }
 
 /**

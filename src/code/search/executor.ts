@@ -4,8 +4,10 @@
  * background once the call has its answer), the content search itself, the re-check of the
  * retained files after it, and the ripgrep started ahead for the next search of the same shape.
  */
+
 import { cancelledError } from "../../core/abort.js";
 import type { Logger } from "../../core/logger.js";
+import type { Phrasing } from "../../core/phrasing.js";
 import type { Slots } from "../../core/slots.js";
 import type { SearchTarget } from "../path-policy.js";
 import type { StartedProcess } from "../process/owned-process.js";
@@ -43,6 +45,8 @@ export interface SearchExecutorOptions {
   readonly slots?: Slots;
   /** Keep a ripgrep waiting for the next search of the last one's shape (see prestart.ts). */
   readonly prestart?: PrestartOptions;
+  /** How advice in answers and errors is written for the surface (default: MCP's). */
+  readonly phrasing?: Phrasing;
 }
 
 /**
@@ -132,6 +136,7 @@ export class SearchExecutor {
       ...(context.onMatches === undefined ? {} : { onMatches: context.onMatches }),
       ...(started === undefined ? {} : { started }),
       ...(slot === undefined ? {} : { slot }),
+      ...(this.#options.phrasing === undefined ? {} : { phrasing: this.#options.phrasing }),
     });
     // A file's matches arrive together: its name once per run, in first-seen order.
     const keys = new Set(run.runs.map((r) => r.key));

@@ -69,10 +69,17 @@ export interface AnalysisData {
   readonly notes: readonly string[];
   /** The Git comparison the analysis was scoped to, if any (see code/changes/). */
   readonly changes?: ChangesSummary | undefined;
+  /** The file filters its scans used (anyOf, impact), as the request gave them. */
+  readonly fileScope?: FileScope | undefined;
   readonly searchErrors: number;
   /** Files of the items whose revision was not observed unchanged around the scan. */
   readonly unverifiedFiles: number;
   readonly bytes: number;
+}
+
+export interface FileScope {
+  readonly globs: readonly string[];
+  readonly excludes: readonly string[];
 }
 
 /** A change scope as an answer states it. */

@@ -28,7 +28,6 @@ export function buildSnapshot(
   effective: SearchTarget,
   expanded: boolean,
   execution: Execution,
-  reusable: boolean,
 ): SnapshotData {
   const { run } = execution;
   // Counted per run of one file's matches: one map operation per file, not per match.
@@ -57,7 +56,6 @@ export function buildSnapshot(
     ...(run.longLineKey === undefined ? {} : { longLineFile: displayPath(run.longLineKey) }),
     searchErrors: run.searchErrors,
     bytes: run.bytes,
-    reusable,
   };
 }
 
@@ -114,7 +112,6 @@ export function snapshotFromLines(
     ...(lines.longLineKey === undefined ? {} : { longLineFile: displayPath(lines.longLineKey) }),
     searchErrors: lines.searchErrors,
     bytes,
-    reusable: false,
     changes: lines.changes,
   };
 }

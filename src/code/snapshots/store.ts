@@ -62,11 +62,6 @@ export interface SnapshotData {
   readonly longLineFile?: string | undefined;
   readonly searchErrors: number;
   readonly bytes: number;
-  /**
-   * A summary cursor was handed out: the snapshot stays until it times out or is evicted.
-   * Otherwise only forward match cursors exist and the final page releases it.
-   */
-  readonly reusable: boolean;
   /** A structure search's result: its pattern, the node behind each match (by position), coverage. */
   readonly structure?: StructureSnapshot;
   /** The Git comparison the search was scoped to, if any (see code/changes/). */

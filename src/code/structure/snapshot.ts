@@ -39,7 +39,6 @@ export function structureSnapshot(
     partialReason: run.partialReason,
     searchErrors: 0,
     bytes: run.bytes,
-    reusable: false,
     structure: {
       pattern: request.structure,
       prefilter: run.prefilter,

@@ -38,7 +38,9 @@ let configHome: string;
 before(async () => {
   vendor = await startFakeVendor();
   vendor.handle((request, response) => {
-    if (request.path === "/search") {
+    if (request.path === "/search" && (request.json() as { query?: string }).query === "vendor down") {
+      sendJson(response, 503, { detail: "unavailable" });
+    } else if (request.path === "/search") {
       sendJson(response, 200, {
         query: "q",
         answer: "An answer.",
@@ -113,7 +115,12 @@ describe("Pi extension", () => {
       assert.deepEqual([...runner.getShortcuts({}).keys()], ["ctrl+alt+e"]);
       // Schemas and descriptions are the registry's own, not restated (built from the same
       // environment: web_search's description names the configured search providers).
-      const registry = createProductRegistry({ cwd: root, env: process.env, logger: silentLogger });
+      const registry = createProductRegistry({
+        cwd: root,
+        env: process.env,
+        logger: silentLogger,
+        surface: "pi",
+      });
       for (const listing of registry.list()) {
         const definition = pi.session.getToolDefinition(listing.name);
         assert.deepEqual(definition?.parameters, listing.inputSchema);
@@ -121,6 +128,17 @@ describe("Pi extension", () => {
         assert.equal(definition?.label, listing.title);
       }
       await registry.close();
+    });
+  });
+
+  it("one root rule on every surface: Pi started in / refuses it as the project and says how to name one", async () => {
+    await withPi("/", async (pi) => {
+      const code = await pi.call("code_search", { pattern: "needle" });
+      assert.equal(code.isError, true);
+      const error = JSON.parse(code.text).error;
+      assert.equal(error.code, "configuration_error");
+      assert.match(error.message, /will not search the filesystem root \(\/\)/);
+      assert.match(error.message, /Start Pi in the project directory, or set EVIDENT_ROOT=DIR/);
     });
   });
 
@@ -211,7 +229,7 @@ describe("Pi extension", () => {
     );
   });
 
-  it("G20: only returned new queries are facts; cursor pages and failed calls never count", async () => {
+  it("G20: new queries are facts, a failed one counted as failed; cursor pages never count", async () => {
     const root = await tree(manyFiles(40));
     await withPi(root, async (pi) => {
       assert.equal(pi.ui.status("evident"), undefined, "no status before the first new query");
@@ -225,18 +243,52 @@ describe("Pi extension", () => {
       const cursor = (first.details as { cursor: string }).cursor;
       await pi.call("code_search", { cursor });
       await pi.call("code_search", { cursor, mode: "summary" });
-      const failed = await pi.call("code_search", { pattern: "(unclosed" });
-      assert.equal(failed.isError, true);
       const missing = await pi.call("code_search", { cursor: "not-a-cursor" });
       assert.equal(missing.isError, true);
-      assert.equal(pi.ui.status("evident"), afterFirst, "pages and failures changed nothing");
+      assert.equal(pi.ui.status("evident"), afterFirst, "cursor pages, answered or not, changed nothing");
+      const failed = await pi.call("code_search", { pattern: "(unclosed" });
+      assert.equal(failed.isError, true);
+      assert.equal(
+        pi.ui.status("evident"),
+        "evident this session: 2 code searches (1 complete, 1 summarized by file, 1 failed), 0 web searches, 0 pages read",
+      );
       await pi.call("code_search", { pattern: "needle0 =", mode: "matches" });
       await pi.call("web_search", { query: "q" });
       await pi.call("web_read", { url: PAGE });
       assert.equal(
         pi.ui.status("evident"),
-        "evident this session: 2 code searches (2 complete, 1 summarized by file), 1 web search, 1 page read",
+        "evident this session: 3 code searches (2 complete, 1 summarized by file, 1 failed), 1 web search, 1 page read",
       );
+    });
+  });
+
+  it("a web search or page read that failed is counted as tried and failed, never as none", async () => {
+    const root = await tree({ "a.txt": "needle\n" });
+    await withPi(root, async (pi) => {
+      const down = await pi.call("web_search", { query: "vendor down" });
+      assert.equal(down.isError, true);
+      assert.equal(
+        pi.ui.status("evident"),
+        "evident this session: 0 code searches (0 complete, 0 summarized by file), 1 web search (1 failed), 0 pages read",
+      );
+      const refused = await pi.call("web_read", { url: "http://127.0.0.1/" });
+      assert.equal(refused.isError, true);
+      await pi.call("web_search", { query: "q" });
+      assert.equal(
+        pi.ui.status("evident"),
+        "evident this session: 0 code searches (0 complete, 0 summarized by file), 2 web searches (1 failed), 1 page read (1 failed)",
+      );
+    });
+  });
+
+  it("G20: code_search's guide is no query: it returns the guide and the status line does not count it", async () => {
+    const root = await tree({ "a.txt": "needle\n" });
+    await withPi(root, async (pi) => {
+      const guide = await pi.call("code_search", { guide: true });
+      assert.equal(guide.isError, false);
+      assert.equal((guide.details as { view: string }).view, "guide");
+      assert.match(guide.text, /code_search guide/);
+      assert.equal(pi.ui.status("evident"), undefined);
     });
   });
 
@@ -281,6 +333,7 @@ describe("Pi extension", () => {
         ["web_search", { query: "搜索 pi" }, await pi.call("web_search", { query: "搜索 pi" })],
         ["web_read", { url: PAGE }, await pi.call("web_read", { url: PAGE })],
         ["code_search", { pattern: "(bad" }, await pi.call("code_search", { pattern: "(bad" })],
+        ["code_search", { guide: true }, await pi.call("code_search", { guide: true })],
       ] as const;
       const modelFacing = JSON.stringify(pi.session.messages);
       const status = pi.ui.status("evident");

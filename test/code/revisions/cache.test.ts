@@ -104,7 +104,7 @@ describe("revision cache", () => {
     assert.deepEqual(warm.data.matches, cold.data.matches);
     assert.equal(warm.data.sourceUnverifiedFileCount, 0);
     // Another file scope is another candidate set: it is enumerated.
-    await service.run({ pattern: "needle", glob: "a.*" }, ctx());
+    await service.run({ pattern: "needle", glob: ["a.*"] }, ctx());
     assert.equal(spawned, 5);
   });
 

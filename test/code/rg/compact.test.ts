@@ -61,7 +61,7 @@ describe("compact match records", () => {
   ] as const) {
     it(`G01: a page reads the same match from a record as from ripgrep's event: ${name}`, () => {
       const run = indexed(rg(root, ...args), 97);
-      const snapshot = buildSnapshot(query, target, target, false, { run, trusted: {} }, false);
+      const snapshot = buildSnapshot(query, target, target, false, { run, trusted: {} });
       assert.equal(snapshot.matches.kind, "compact");
       assert.ok(isMatchTable(snapshot.matches));
       const kept = allMatches(snapshot.matches);
@@ -73,7 +73,7 @@ describe("compact match records", () => {
 
   it("covers the lines it was meant for: not UTF-8, CRLF, escapes, far offsets, a name not UTF-8", () => {
     const run = indexed(rg(root, "needle"));
-    const kept = allMatches(buildSnapshot(query, target, target, false, { run, trusted: {} }, false).matches);
+    const kept = allMatches(buildSnapshot(query, target, target, false, { run, trusted: {} }).matches);
     assert.ok(kept.some((m) => m.textLossy && m.rawText !== undefined));
     assert.ok(kept.some((m) => m.pathLossy));
     assert.ok(kept.some((m) => m.path === "./crlf.txt" && m.text === "needle with crlf"));
@@ -86,7 +86,7 @@ describe("compact match records", () => {
 
   it("keeps under half of what ripgrep's events hold, and none of its read chunks", () => {
     const run = indexed(rg(root, "needle"));
-    const table = buildSnapshot(query, target, target, false, { run, trusted: {} }, false).matches;
+    const table = buildSnapshot(query, target, target, false, { run, trusted: {} }).matches;
     assert.equal(table.kind, "compact");
     if (table.kind !== "compact") return;
     const events = eventBytes(run);
@@ -107,7 +107,7 @@ describe("compact match records", () => {
     // A field ripgrep does not write today, as a later version might.
     const output = rgOutput([plain]).replace('"submatches"', '"extra":1,"submatches"');
     const run = indexed(Buffer.from(output));
-    const table = buildSnapshot(query, target, target, false, { run, trusted: {} }, false).matches;
+    const table = buildSnapshot(query, target, target, false, { run, trusted: {} }).matches;
     assert.equal(table.kind, "raw");
     assert.deepEqual(allMatches(table), [plain]);
   });

@@ -25,7 +25,7 @@ function match(path: string, line: number, occurrences = 1): ParsedMatch {
 }
 
 function build(matches: ParsedMatch[]) {
-  return buildSnapshot(query, target, target, false, { run: indexRun(matches), trusted: {} }, false);
+  return buildSnapshot(query, target, target, false, { run: indexRun(matches), trusted: {} });
 }
 
 const lines = (snapshot: SnapshotData) => allMatches(snapshot.matches).map((m) => `${m.path}:${m.line}`);
@@ -49,7 +49,7 @@ describe("snapshot building", () => {
 
   it("keeps its matches as compact records in path order, not ripgrep's read chunks", () => {
     const run = indexRun([match("./b", 4), match("./a", 2), match("./a", 9)]);
-    const snapshot = buildSnapshot(query, target, target, false, { run, trusted: {} }, false);
+    const snapshot = buildSnapshot(query, target, target, false, { run, trusted: {} });
     const table = snapshot.matches;
     assert.equal(table.kind, "compact");
     if (table.kind !== "compact") return;

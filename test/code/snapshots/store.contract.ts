@@ -52,7 +52,6 @@ export function snapshotData(bytes = 100): SnapshotData {
     partialReason: undefined,
     searchErrors: 0,
     bytes,
-    reusable: true,
   };
 }
 

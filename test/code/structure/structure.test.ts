@@ -37,6 +37,34 @@ class Logger {
 `;
 
 describe("structure search", () => {
+  it("an empty subpath is widened to the project root, said on the first line and in the data", async () => {
+    const root = await makeTree({ "src/app.ts": APP, "empty/none.ts": "export const x = 1;\n" });
+    const service = makeService(root);
+    for (const mode of [undefined, "summary", "matches"] as const) {
+      const result = await service.run(
+        { structure: "console.log($A)", path: "empty", ...(mode === undefined ? {} : { mode }) },
+        ctx(),
+      );
+      assert.equal(result.data.requestedRoot, "empty");
+      assert.equal(result.data.effectiveRoot, ".");
+      assert.equal(result.data.expanded, true);
+      assert.equal(result.data.totalMatches, 2);
+      assert.match(
+        result.text.split("\n")[0] ?? "",
+        /^code_search structure "console\.log\(\$A\)" in the project root, widened from "empty" where nothing matched/,
+        `mode ${mode}`,
+      );
+    }
+    const strict = await service.run({ structure: "console.log($A)", path: "empty", scope: "strict" }, ctx());
+    assert.equal(strict.data.expanded, false);
+    assert.equal(strict.data.view, "empty");
+    assert.match(
+      strict.text.split("\n")[0] ?? "",
+      /^No matches for structure .* in "empty"\. scope was strict/,
+    );
+    await service.close();
+  });
+
   it("is partial when a parsed file has syntax errors, where matches may be missed", async () => {
     const root = await makeTree({
       "ok.ts": "function ok() {\n  call(1);\n}\n",
@@ -306,7 +334,7 @@ describe("structure search", () => {
       assert.equal(plain.data.coverage, undefined);
       // Only Python candidates, and the pattern is not Python: that is the agent's to fix.
       assert.equal(
-        await errorCode(service.run({ structure: "function $F() { call($X); }", glob: "*.py" }, ctx())),
+        await errorCode(service.run({ structure: "function $F() { call($X); }", glob: ["*.py"] }, ctx())),
         "invalid_arguments",
       );
     } finally {

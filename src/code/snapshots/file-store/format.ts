@@ -99,7 +99,6 @@ function isSnapshotData(value: unknown): value is SnapshotData {
     data.query !== null &&
     typeof data.rgCwd === "string" &&
     typeof data.bytes === "number" &&
-    typeof data.reusable === "boolean" &&
     typeof data.trustedRevisions === "object" &&
     data.trustedRevisions !== null
   );

@@ -60,7 +60,8 @@ interface StoredHeader {
   readonly longLineFile?: string | null;
   readonly searchErrors: number;
   readonly bytes: number;
-  readonly reusable: boolean;
+  /** Written by earlier versions (whether the last page released the snapshot); not read. */
+  readonly reusable?: boolean;
   readonly length: number;
   readonly form: BlockForm;
   readonly blockMatches: number;
@@ -145,7 +146,6 @@ export async function encodeSnapshot(key: Buffer, id: string, data: StoredResult
     longLineFile: data.longLineFile ?? null,
     searchErrors: data.searchErrors,
     bytes: data.bytes,
-    reusable: data.reusable,
     length: table.length,
     form: table.kind === "parsed" ? "json" : "events",
     blockMatches: SNAPSHOT_BLOCK_MATCHES,
@@ -234,7 +234,6 @@ export function decodeHeader(
     ...(typeof header.longLineFile === "string" ? { longLineFile: header.longLineFile } : {}),
     searchErrors: header.searchErrors,
     bytes: header.bytes,
-    reusable: header.reusable,
     changes: header.changes ?? undefined,
     ...(header.structure === undefined ? {} : { structure: header.structure }),
   };

@@ -27,6 +27,7 @@ import {
   StreamableHTTPClientTransport,
 } from "@modelcontextprotocol/client";
 import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import { credentialVariableProblem } from "../../../config/placeholder.js";
 import { abortReason } from "../../../core/abort.js";
 import { isEvidentError } from "../../../core/errors.js";
 import { absolutePath, findOnPath } from "../../../core/executables.js";
@@ -319,12 +320,16 @@ export class UpstreamConnection {
     const found = this.#options.env[value.env];
     const id = this.#options.providerId;
     if (found === undefined || found.trim().length === 0) {
+      const state =
+        found === undefined ? "is not set" : found === "" ? "is set but empty" : "holds only whitespace";
       throw new ProviderError(
         id,
         "configuration",
-        `${id} needs the environment variable ${value.env}, which is not set`,
+        `${id} needs the environment variable ${value.env}, which ${state}`,
       );
     }
+    const problem = credentialVariableProblem(value.env, found);
+    if (problem !== undefined) throw new ProviderError(id, "configuration", `${id} cannot use ${problem}`);
     return `${value.prefix ?? ""}${found.trim()}`;
   }
 
