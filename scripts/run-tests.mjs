@@ -5,6 +5,7 @@
 import { spawnSync } from "node:child_process";
 import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 
 function collect(path, out) {
   const stat = statSync(path);
@@ -25,14 +26,42 @@ if (files.length === 0) {
   console.error("no test files found");
   process.exit(1);
 }
+// The fixtures tests start as processes of their own (a CLI with test tools, an upstream MCP
+// server) run compiled from build/ (test/fixtures/spawned.ts): started through tsx, each start
+// costs about three times the CPU, and some tests start dozens.
+const built = spawnSync(
+  process.execPath,
+  [
+    fileURLToPath(new URL("../node_modules/typescript/bin/tsc", import.meta.url)),
+    "-p",
+    "tsconfig.test-fixtures.json",
+  ],
+  { cwd: fileURLToPath(new URL("..", import.meta.url)), stdio: "inherit" },
+);
+if (built.status !== 0) {
+  console.error("building the spawned test fixtures (tsconfig.test-fixtures.json) failed");
+  process.exit(1);
+}
+
 const concurrency = process.env.EVIDENT_TEST_CONCURRENCY ?? "4";
 // A test that waits for an event that never comes would otherwise hang CI until it is killed,
 // naming nothing; with a timeout it fails under its own name. Far above any test's
 // duration on a loaded machine, so it is a guard, not a measurement.
 const timeout = process.env.EVIDENT_TEST_TIMEOUT_MS ?? "300000";
+// Node's own report, then the counts and the skipped tests' reasons (scripts/test-reporter.mjs).
+const reporter = new URL("./test-reporter.mjs", import.meta.url).href;
 const result = spawnSync(
   process.execPath,
-  ["--import", "tsx", "--test", `--test-concurrency=${concurrency}`, `--test-timeout=${timeout}`, ...files],
+  [
+    "--import",
+    "tsx",
+    "--test",
+    `--test-concurrency=${concurrency}`,
+    `--test-timeout=${timeout}`,
+    `--test-reporter=${reporter}`,
+    "--test-reporter-destination=stdout",
+    ...files,
+  ],
   { stdio: "inherit" },
 );
 process.exit(result.status ?? 1);

@@ -87,6 +87,8 @@ export interface CodeSearchServiceOptions extends SearchExecutorOptions {
   readonly store?: SnapshotStore;
   /** What an analysis result may keep (tests make it small). */
   readonly analysisBounds?: AnalysisBounds;
+  /** Files a change scope covers at most (tests make it small); CHANGES_MAX_FILES by default. */
+  readonly changesMaxFiles?: number;
   readonly syntaxCache?: SyntaxCacheOptions;
   /** Observes every parse the syntax layer runs (tests). */
   readonly onParse?: (path: string) => void;
@@ -398,6 +400,7 @@ export class CodeSearchService {
         onSpawn: this.#options.onProcessSpawn,
         slots: this.#slots,
         phrasing: this.#phrasing,
+        maxFiles: this.#options.changesMaxFiles,
       },
       target,
       spec,

@@ -1,11 +1,10 @@
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { describe, it } from "node:test";
-
-const FIXTURE = "test/fixtures/test-cli.ts";
+import { TEST_CLI } from "../fixtures/spawned.js";
 
 function cli(args: string[], env: Record<string, string> = {}) {
-  const run = spawnSync(process.execPath, ["--import", "tsx", FIXTURE, ...args], {
+  const run = spawnSync(process.execPath, [TEST_CLI, ...args], {
     encoding: "utf8",
     env: { ...process.env, ...env },
     timeout: 60_000,

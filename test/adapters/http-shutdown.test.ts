@@ -14,6 +14,7 @@ import { HTTP_MIN_TOKEN_CHARS } from "../../src/core/limits.js";
 import { silentLogger } from "../../src/core/logger.js";
 import { success } from "../../src/core/result.js";
 import { defineTool } from "../../src/tools/tool.js";
+import { TEST_CLI } from "../fixtures/spawned.js";
 import { createTestRegistry, Gate } from "../fixtures/test-tools.js";
 import { headOf, legacyHeaders, RawSocket, raw, toolCall } from "./http-raw.js";
 
@@ -272,14 +273,10 @@ describe("HTTP graceful shutdown", () => {
   });
 
   it("SIGTERM stops `evident mcp --transport http` with exit 0", async () => {
-    const child = spawn(
-      process.execPath,
-      ["--import", "tsx", "test/fixtures/test-cli.ts", "mcp", "--transport", "http"],
-      {
-        env: { ...process.env, EVIDENT_AUTH_TOKEN: TOKEN, EVIDENT_HTTP_PORT: "0" },
-        stdio: ["ignore", "pipe", "pipe"],
-      },
-    );
+    const child = spawn(process.execPath, [TEST_CLI, "mcp", "--transport", "http"], {
+      env: { ...process.env, EVIDENT_AUTH_TOKEN: TOKEN, EVIDENT_HTTP_PORT: "0" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     const url = await new Promise<string>((resolve, reject) => {
       let err = "";
       child.stderr.on("data", (chunk: Buffer) => {

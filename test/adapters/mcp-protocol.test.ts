@@ -11,6 +11,7 @@ import { resolveHttpSettings } from "../../src/adapters/mcp/http-config.js";
 import { type RunningHttpServer, startHttpServer } from "../../src/adapters/mcp/http-server.js";
 import { HTTP_MIN_TOKEN_CHARS } from "../../src/core/limits.js";
 import { silentLogger } from "../../src/core/logger.js";
+import { TEST_CLI } from "../fixtures/spawned.js";
 import { createTestRegistry } from "../fixtures/test-tools.js";
 import { JSON_HEADERS, legacyHeaders, messagesOf, raw } from "./http-raw.js";
 
@@ -32,7 +33,7 @@ describe("unknown tool name", () => {
     stdio: () =>
       new StdioClientTransport({
         command: process.execPath,
-        args: ["--import", "tsx", "test/fixtures/test-cli.ts", "mcp"],
+        args: [TEST_CLI, "mcp"],
         stderr: "ignore",
       }),
     http: () =>

@@ -4,8 +4,7 @@ import { createInterface } from "node:readline";
 import { after, before, describe, it } from "node:test";
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
-
-const FIXTURE = "test/fixtures/test-cli.ts";
+import { TEST_CLI } from "../fixtures/spawned.js";
 
 function textOf(result: { content?: unknown }): string {
   const [first] = (result.content ?? []) as Array<{ type: string; text?: string }>;
@@ -20,7 +19,7 @@ for (const negotiation of ["legacy", "auto"] as const) {
     before(async () => {
       const transport = new StdioClientTransport({
         command: process.execPath,
-        args: ["--import", "tsx", FIXTURE, "mcp"],
+        args: [TEST_CLI, "mcp"],
         stderr: "pipe",
       });
       transport.stderr?.on("data", (chunk: Buffer) => {
@@ -105,7 +104,7 @@ for (const [label, args, env] of [
       await client.connect(
         new StdioClientTransport({
           command: process.execPath,
-          args: ["--import", "tsx", FIXTURE, ...args],
+          args: [TEST_CLI, ...args],
           env: { ...(process.env as Record<string, string>), ...env },
           stderr: "ignore",
         }),
@@ -137,7 +136,7 @@ for (const [label, args, env] of [
 
 describe("MCP stdio progress on the wire", () => {
   it("sends notifications/progress for the call's token before the call's result", async () => {
-    const child = spawn(process.execPath, ["--import", "tsx", FIXTURE, "mcp"], {
+    const child = spawn(process.execPath, [TEST_CLI, "mcp"], {
       stdio: ["pipe", "pipe", "ignore"],
     });
     const lines = createInterface({ input: child.stdout });

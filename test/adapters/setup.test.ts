@@ -20,6 +20,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { after, describe, it } from "node:test";
 import { SAVED_KEY_MAX_CHARS } from "../../src/core/limits.js";
+import { missing } from "../fixtures/optional-tools.js";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 const CLI = join(ROOT, "dist/adapters/cli/main.js");
@@ -385,7 +386,7 @@ class Terminal {
   }
 }
 
-describe("evident setup at a terminal", () => {
+describe("evident setup at a terminal", { skip: missing("tmux") }, () => {
   it("S07: the prompts keep what was saved, take a masked key and a locale, and write 0600", async () => {
     const { xdg, file } = home(SAVED);
     const terminal = new Terminal();

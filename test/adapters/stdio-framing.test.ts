@@ -8,6 +8,7 @@ import { spawn } from "node:child_process";
 import { createInterface } from "node:readline";
 import { describe, it } from "node:test";
 import { STDIO_MAX_MESSAGE_BYTES } from "../../src/core/limits.js";
+import { TEST_CLI } from "../fixtures/spawned.js";
 
 interface Message {
   id?: unknown;
@@ -16,7 +17,7 @@ interface Message {
 }
 
 function startServer(env: Record<string, string> = {}) {
-  const child = spawn(process.execPath, ["--import", "tsx", "test/fixtures/test-cli.ts", "mcp"], {
+  const child = spawn(process.execPath, [TEST_CLI, "mcp"], {
     stdio: ["pipe", "pipe", "pipe"],
     env: { ...process.env, ...env },
   });

@@ -12,13 +12,14 @@ import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { resolveHttpSettings } from "../../src/adapters/mcp/http-config.js";
 import { type RunningHttpServer, startHttpServer } from "../../src/adapters/mcp/http-server.js";
 import { silentLogger } from "../../src/core/logger.js";
+import { TEST_CLI } from "../fixtures/spawned.js";
 import { createTestRegistry } from "../fixtures/test-tools.js";
 
 const run = promisify(execFile);
 const INSPECTOR = realpathSync("node_modules/.bin/mcp-inspector");
 const MCP_REMOTE = realpathSync("node_modules/.bin/mcp-remote");
 const TOKEN = "k".repeat(48);
-const STDIO_SERVER = [process.execPath, "--import", "tsx", "test/fixtures/test-cli.ts", "mcp"];
+const STDIO_SERVER = [process.execPath, TEST_CLI, "mcp"];
 
 function startTestServer(): Promise<RunningHttpServer> {
   return startHttpServer({

@@ -5,8 +5,8 @@
  * container network.
  */
 import { spawn } from "node:child_process";
-import { existsSync, readdirSync } from "node:fs";
 import { resolve } from "node:path";
+import { toolPath } from "../fixtures/optional-tools.js";
 import { type OwnedProcess, own, waitForLine } from "../servers/services.js";
 
 export const ROOT = resolve(import.meta.dirname, "../..");
@@ -45,17 +45,11 @@ export const IMAGE_JEMALLOC = "/usr/local/lib/libjemalloc.so.2";
 export const IMAGE_NODE_OPTIONS = "--max-semi-space-size=1";
 
 /**
- * The same settings for a replica on this machine: jemalloc from Debian's libjemalloc2 (which
- * `.ci/run` installs when missing), wherever this architecture keeps it.
+ * The same settings for a replica on this machine: jemalloc from Debian's libjemalloc2 (an
+ * optional tool: `.ci/run` installs it), wherever this architecture keeps it.
  */
 export function imageMemoryEnv(): Record<string, string> {
-  const lib = readdirSync("/usr/lib")
-    .filter((dir) => dir.endsWith("-linux-gnu"))
-    .map((dir) => `/usr/lib/${dir}/libjemalloc.so.2`)
-    .find((path) => existsSync(path));
-  if (lib === undefined)
-    throw new Error("libjemalloc2 is not installed here (.ci/run installs it): the image preloads it");
-  return { LD_PRELOAD: lib, NODE_OPTIONS: IMAGE_NODE_OPTIONS };
+  return { LD_PRELOAD: toolPath("jemalloc"), NODE_OPTIONS: IMAGE_NODE_OPTIONS };
 }
 
 /** Starts a replica serving `cwd`; resolves once it listens (its own log line says where). */

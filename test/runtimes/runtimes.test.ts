@@ -1,7 +1,8 @@
 /**
  * A08: the built CLI and stdio server run under Node 22 and Bun >= 1.4 too, so no runtime-
- * specific API slips in. Both runtimes are npm packages, installed once into
- * node_modules/.cache/evident-runtimes (the npm registry is the only network this needs).
+ * specific API slips in. Node 22 is an npm package, installed once into
+ * node_modules/.cache/evident-runtimes (the npm registry is the only network this needs); Bun is
+ * an optional tool, the `bun` on PATH (`.ci/run` installs it), and its tests skip without it.
  */
 import assert from "node:assert/strict";
 import { execFile, execFileSync, spawnSync } from "node:child_process";
@@ -12,6 +13,7 @@ import { before, describe, it } from "node:test";
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { WEB_READ_MEMORY_MIN_MB } from "../../src/core/limits.js";
+import { missing, toolPath } from "../fixtures/optional-tools.js";
 import { startLoopback } from "../net/loopback.js";
 
 const ROOT = resolve(import.meta.dirname ?? new URL(".", import.meta.url).pathname, "../..");
@@ -20,14 +22,14 @@ const CLI = join(ROOT, "dist/adapters/cli/main.js");
 const VERSION = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { version: string }).version;
 const NODE_PACKAGE = `node-${process.platform}-${process.arch}`;
 
-const RUNTIMES = {
-  "Node 22": { bin: join(CACHE, "node_modules", NODE_PACKAGE, "bin", "node"), spec: `${NODE_PACKAGE}@22` },
-  "Bun 1.4": { bin: join(CACHE, "node_modules", ".bin", "bun"), spec: "bun@^1.4" },
-} as const;
+const NODE_22 = join(CACHE, "node_modules", NODE_PACKAGE, "bin", "node");
+const RUNTIMES: Record<string, { bin: () => string; skip: string | false }> = {
+  "Node 22": { bin: () => NODE_22, skip: false },
+  "Bun 1.4": { bin: () => toolPath("bun"), skip: missing("bun") },
+};
 
-function ensureRuntimes(): void {
-  const missing = Object.values(RUNTIMES).filter((r) => !existsSync(r.bin));
-  if (missing.length === 0) return;
+function ensureNode22(): void {
+  if (existsSync(NODE_22)) return;
   mkdirSync(CACHE, { recursive: true });
   execFileSync(
     process.platform === "win32" ? "npm.cmd" : "npm",
@@ -39,7 +41,7 @@ function ensureRuntimes(): void {
       "--no-fund",
       "--prefix",
       CACHE,
-      ...missing.map((r) => r.spec),
+      `${NODE_PACKAGE}@22`,
     ],
     { stdio: ["ignore", "ignore", "inherit"], timeout: 600_000 },
   );
@@ -48,25 +50,27 @@ function ensureRuntimes(): void {
 describe("A08: other runtimes run the built package", () => {
   before(() => {
     assert.ok(existsSync(CLI), "run `npm run build` first (npm test does)");
-    ensureRuntimes();
+    ensureNode22();
   });
 
   for (const [name, runtime] of Object.entries(RUNTIMES)) {
-    it(`${name}: the CLI answers --version and a usage error with exit 2`, () => {
-      const version = spawnSync(runtime.bin, [CLI, "--version"], { encoding: "utf8", timeout: 60_000 });
+    it(`${name}: the CLI answers --version and a usage error with exit 2`, { skip: runtime.skip }, () => {
+      const version = spawnSync(runtime.bin(), [CLI, "--version"], { encoding: "utf8", timeout: 60_000 });
       assert.equal(version.status, 0, version.stderr);
       assert.equal(version.stdout.trim(), VERSION);
-      const bad = spawnSync(runtime.bin, [CLI, "frobnicate"], { encoding: "utf8", timeout: 60_000 });
+      const bad = spawnSync(runtime.bin(), [CLI, "frobnicate"], { encoding: "utf8", timeout: 60_000 });
       assert.equal(bad.status, 2);
       assert.equal(JSON.parse(bad.stderr).error.code, "invalid_arguments");
     });
 
-    it(`${name}: G06: a grep cursor continues in the next CLI process (persistent snapshots)`, () => {
+    it(`${name}: G06: a grep cursor continues in the next CLI process (persistent snapshots)`, {
+      skip: runtime.skip,
+    }, () => {
       const cache = mkdtempSync(join(tmpdir(), "evident-runtime-cache-"));
       try {
         const env = { PATH: process.env.PATH ?? "", HOME: cache, EVIDENT_CACHE_DIR: join(cache, "c") };
         const run = (args: string[]) =>
-          spawnSync(runtime.bin, [CLI, "grep", ...args], {
+          spawnSync(runtime.bin(), [CLI, "grep", ...args], {
             cwd: ROOT,
             env,
             encoding: "utf8",
@@ -86,11 +90,11 @@ describe("A08: other runtimes run the built package", () => {
       }
     });
 
-    it(`${name}: the stdio server answers tools/list and a call`, async () => {
+    it(`${name}: the stdio server answers tools/list and a call`, { skip: runtime.skip }, async () => {
       const client = new Client({ name: "runtime-smoke", version: "1.0.0" });
       await client.connect(
         new StdioClientTransport({
-          command: runtime.bin,
+          command: runtime.bin(),
           args: [CLI, "mcp", "--structured"],
           cwd: ROOT,
           stderr: "pipe",
@@ -115,7 +119,9 @@ describe("A08: other runtimes run the built package", () => {
       }
     });
 
-    it(`${name}: web_read reads a PDF on a thread of its own, at the smallest memory allowance`, async () => {
+    it(`${name}: web_read reads a PDF on a thread of its own, at the smallest memory allowance`, {
+      skip: runtime.skip,
+    }, async () => {
       // The reading thread is the one part of web_read that leans on runtime internals (worker
       // threads, their heap cap, their stdout), and a thread's start costs more on some runtimes.
       const site = await startLoopback((_req, res) => {
@@ -127,7 +133,7 @@ describe("A08: other runtimes run the built package", () => {
         // Not spawnSync: the page is served by this process, which must keep answering.
         const read = await new Promise<{ code: number | null; stdout: string; stderr: string }>((done) => {
           const child = execFile(
-            runtime.bin,
+            runtime.bin(),
             [CLI, "read", `${site.url}/report.pdf`],
             {
               env: {

@@ -1,28 +1,18 @@
 /**
- * Real services for the shared-store tests: `redis-server` and `nginx` from the system (Debian's
- * packages; `.ci/run` installs them when missing), each on a free loopback port in its own temp
- * directory, started and stopped by the test. Readiness is each server's own log line, never a
- * sleep.
+ * Real services for the shared-store tests: `redis-server` and `nginx` from the system (optional
+ * tools: a test that starts one checks `missing(...)` of ../fixtures/optional-tools.ts first), each
+ * on a free loopback port in its own temp directory, started and stopped by the test. Readiness is
+ * each server's own log line, never a sleep.
  */
 import assert from "node:assert/strict";
-import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { createClient } from "@redis/client";
-
-/** The absolute path of a system command, or a failing assertion that says how to get it. */
-export function systemCommand(name: string, debianPackage: string): string {
-  const found = spawnSync("sh", ["-c", `command -v ${name}`], { encoding: "utf8" }).stdout.trim();
-  assert.notEqual(
-    found,
-    "",
-    `${name} is not installed: apt-get install ${debianPackage} (.ci/run does this)`,
-  );
-  return found;
-}
+import { toolPath } from "../fixtures/optional-tools.js";
 
 /** A port that was free a moment ago on 127.0.0.1 (the caller retries if it is taken since). */
 export function freePort(): Promise<number> {
@@ -109,7 +99,7 @@ export async function redisClient(url: string) {
  * directory; `extra` adds configuration arguments (e.g. `--requirepass`).
  */
 export async function startRedis(port?: number, extra: readonly string[] = []): Promise<RedisServer> {
-  const binary = systemCommand("redis-server", "redis-server");
+  const binary = toolPath("redis-server");
   for (let attempt = 0; ; attempt++) {
     const chosen = port ?? (await freePort());
     const dir = mkdtempSync(join(tmpdir(), "evident-redis-"));
@@ -213,7 +203,7 @@ export interface Nginx extends OwnedProcess {
  * already adapted) on `port`: one process (no master), everything in its own temp directory.
  */
 export async function startNginx(site: (dir: string) => string): Promise<Nginx> {
-  const binary = systemCommand("nginx", "nginx");
+  const binary = toolPath("nginx");
   const dir = mkdtempSync(join(tmpdir(), "evident-nginx-"));
   const main = [
     "daemon off;",

@@ -14,6 +14,7 @@ import { createCodeSearchTool } from "../../src/tools/code-search.js";
 import { ToolRegistry } from "../../src/tools/registry.js";
 import type { ToolEnvironment } from "../../src/tools/tool.js";
 import { makeTree, removeTree } from "../code/helpers.js";
+import { missing } from "../fixtures/optional-tools.js";
 import { startRedis } from "../servers/services.js";
 
 describe("code_search snapshots by surface", () => {
@@ -99,7 +100,9 @@ describe("code_search snapshots by surface", () => {
     assert.equal(broad.isError && broad.error.code, "configuration_error");
   });
 
-  it("G06: EVIDENT_SNAPSHOT_STORE continues a cursor in another registry, on any surface", async () => {
+  it("G06: EVIDENT_SNAPSHOT_STORE continues a cursor in another registry, on any surface", {
+    skip: missing("redis-server"),
+  }, async () => {
     const redis = await startRedis();
     try {
       const env = {

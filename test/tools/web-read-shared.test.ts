@@ -14,6 +14,7 @@ import { silentLogger } from "../../src/core/logger.js";
 import { ToolRegistry } from "../../src/tools/registry.js";
 import type { ToolEnvironment } from "../../src/tools/tool.js";
 import { createWebReadTool } from "../../src/tools/web-read.js";
+import { missing } from "../fixtures/optional-tools.js";
 import { type Loopback, startLoopback } from "../net/loopback.js";
 import { type RedisServer, startRedis } from "../servers/services.js";
 
@@ -28,7 +29,6 @@ type Envelope = Record<string, any>;
 describe("web_read's long pages in the shared store", () => {
   let base: string;
   let site: Loopback;
-  let redis: RedisServer;
   let env: Record<string, string | undefined>;
 
   before(async () => {
@@ -37,19 +37,18 @@ describe("web_read's long pages in the shared store", () => {
       res.setHeader("content-type", "text/plain; charset=utf-8");
       res.end(req.url === "/long" ? PAGE : "a short page");
     });
-    redis = await startRedis();
     env = {
       XDG_CONFIG_HOME: join(base, "no-config"),
       EVIDENT_CACHE_DIR: join(base, "cache"),
       EVIDENT_ALLOW_PRIVATE_NETWORK: "true",
       EVIDENT_ENVELOPE_BUDGET_CHARS: "3000",
-      EVIDENT_SNAPSHOT_STORE: redis.url,
+      // Port 1: nothing listens; the tests that need a store set the Redis they started.
+      EVIDENT_SNAPSHOT_STORE: "redis://127.0.0.1:1",
       EVIDENT_CURSOR_KEY: "0123456789abcdef".repeat(4),
     };
   });
   after(async () => {
-    await redis.stop();
-    await site.close();
+    await site?.close();
     await rm(base, { recursive: true, force: true });
   });
 
@@ -74,26 +73,6 @@ describe("web_read's long pages in the shared store", () => {
     }
   }
 
-  it("G06: each part through a new registry, persistent or not: the parts add up to the page, fetched once, and no cache directory is used", async () => {
-    const fetched = site.requests.filter((r) => r.url === "/long").length;
-    const parts = [(await read({ url: `${site.url}/long` })).envelope];
-    while (parts.at(-1)?.cursor !== undefined) {
-      assert.ok(parts.length < 20);
-      const next = await read(
-        { cursor: parts.at(-1)?.cursor },
-        parts.length % 2 === 0 ? {} : { snapshots: "persistent" },
-      );
-      assert.equal(next.isError, false, JSON.stringify(next.error));
-      parts.push(next.envelope);
-    }
-    assert.ok(parts.length >= 3);
-    assert.equal(parts.map((p) => p.content.map((c: { text: string }) => c.text).join("")).join(""), PAGE);
-    assert.equal(site.requests.filter((r) => r.url === "/long").length - fetched, 1);
-    assert.equal(existsSync(join(base, "cache")), false);
-    const stolen = await read({ cursor: parts[0]?.cursor }, {}, "http:b");
-    assert.equal(stolen.isError && stolen.error?.code, "cursor_not_found");
-  });
-
   it("S11: a wrong shared-store setting is configuration_error on every call, naming the variable, never a per-process store", async () => {
     const saved = env;
     try {
@@ -113,28 +92,62 @@ describe("web_read's long pages in the shared store", () => {
     }
   });
 
-  it("while Redis is away a long read is store_unavailable (no cursor kept elsewhere); a short one needs no store", async () => {
-    const own = await startRedis();
-    const saved = env;
-    env = { ...saved, EVIDENT_SNAPSHOT_STORE: own.url };
-    try {
-      const first = await read({ url: `${site.url}/long` });
-      assert.equal(first.isError, false);
-      await own.stop();
-      const down = await read({ cursor: first.envelope.cursor });
-      assert.equal(down.isError && down.error?.code, "store_unavailable");
-      const long = await read({ url: `${site.url}/long` });
-      assert.equal(long.isError && long.error?.code, "store_unavailable");
-      assert.match(
-        long.error?.message ?? "",
-        /EVIDENT_SNAPSHOT_STORE.*web_read cannot keep or continue long pages/s,
-      );
-      const short = await read({ url: `${site.url}/short` });
-      assert.equal(short.isError, false);
-      assert.equal(short.envelope.cursor, undefined);
-    } finally {
-      env = saved;
-      await own.stop();
-    }
+  describe("with a Redis", { skip: missing("redis-server") }, () => {
+    let redis: RedisServer;
+    let unshared: Record<string, string | undefined>;
+    before(async () => {
+      redis = await startRedis();
+      unshared = env;
+      env = { ...env, EVIDENT_SNAPSHOT_STORE: redis.url };
+    });
+    after(async () => {
+      env = unshared;
+      await redis?.stop();
+    });
+
+    it("G06: each part through a new registry, persistent or not: the parts add up to the page, fetched once, and no cache directory is used", async () => {
+      const fetched = site.requests.filter((r) => r.url === "/long").length;
+      const parts = [(await read({ url: `${site.url}/long` })).envelope];
+      while (parts.at(-1)?.cursor !== undefined) {
+        assert.ok(parts.length < 20);
+        const next = await read(
+          { cursor: parts.at(-1)?.cursor },
+          parts.length % 2 === 0 ? {} : { snapshots: "persistent" },
+        );
+        assert.equal(next.isError, false, JSON.stringify(next.error));
+        parts.push(next.envelope);
+      }
+      assert.ok(parts.length >= 3);
+      assert.equal(parts.map((p) => p.content.map((c: { text: string }) => c.text).join("")).join(""), PAGE);
+      assert.equal(site.requests.filter((r) => r.url === "/long").length - fetched, 1);
+      assert.equal(existsSync(join(base, "cache")), false);
+      const stolen = await read({ cursor: parts[0]?.cursor }, {}, "http:b");
+      assert.equal(stolen.isError && stolen.error?.code, "cursor_not_found");
+    });
+
+    it("while Redis is away a long read is store_unavailable (no cursor kept elsewhere); a short one needs no store", async () => {
+      const own = await startRedis();
+      const saved = env;
+      env = { ...saved, EVIDENT_SNAPSHOT_STORE: own.url };
+      try {
+        const first = await read({ url: `${site.url}/long` });
+        assert.equal(first.isError, false);
+        await own.stop();
+        const down = await read({ cursor: first.envelope.cursor });
+        assert.equal(down.isError && down.error?.code, "store_unavailable");
+        const long = await read({ url: `${site.url}/long` });
+        assert.equal(long.isError && long.error?.code, "store_unavailable");
+        assert.match(
+          long.error?.message ?? "",
+          /EVIDENT_SNAPSHOT_STORE.*web_read cannot keep or continue long pages/s,
+        );
+        const short = await read({ url: `${site.url}/short` });
+        assert.equal(short.isError, false);
+        assert.equal(short.envelope.cursor, undefined);
+      } finally {
+        env = saved;
+        await own.stop();
+      }
+    });
   });
 });

@@ -68,6 +68,8 @@ export interface ChangeScopeDeps {
   readonly slots?: Slots | undefined;
   /** How a refusal's advice is written for the surface. */
   readonly phrasing?: Phrasing | undefined;
+  /** Files a comparison covers at most (tests make it small); CHANGES_MAX_FILES by default. */
+  readonly maxFiles?: number | undefined;
 }
 
 /** Matching lines of a change scope's content, in path order, paths as an ordinary search prints them. */
@@ -131,6 +133,7 @@ export async function openChangeScope(
   signal: AbortSignal,
 ): Promise<ChangeScope> {
   const { git } = deps;
+  const maxFiles = deps.maxFiles ?? CHANGES_MAX_FILES;
   const dir = target.isDirectory ? target.canonical : dirname(target.canonical);
   const revisions = spec.compare === "commits" ? [spec.base ?? "", spec.target ?? "HEAD"] : ["HEAD"];
   const { repository, commits } = await openRepository(
@@ -201,7 +204,7 @@ export async function openChangeScope(
         continue;
       }
     }
-    if (wanted.length >= CHANGES_MAX_FILES) {
+    if (wanted.length >= maxFiles) {
       beyond.push(key);
       continue;
     }
@@ -254,7 +257,7 @@ export async function openChangeScope(
     // Named once, with how many more: a listing of thousands would crowd out everything else.
     notCovered.push({
       path: beyond[0] as string,
-      reason: `beyond the ${CHANGES_MAX_FILES} files a comparison covers, with ${beyond.length - 1} more after it`,
+      reason: `beyond the ${maxFiles} files a comparison covers, with ${beyond.length - 1} more after it`,
       files: beyond.length,
     });
   }

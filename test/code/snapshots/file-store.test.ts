@@ -16,6 +16,7 @@ import { FileSnapshotStore } from "../../../src/code/snapshots/file-store/store.
 import { MemorySnapshotStore, selectionSignature } from "../../../src/code/snapshots/store.js";
 import { cacheDir } from "../../../src/core/private-dir.js";
 import { errorOf } from "../../fixtures/errors.js";
+import { spawnedFixture } from "../../fixtures/spawned.js";
 import { makeTree, removeTree } from "../helpers.js";
 import { ctx, errorCode, makeService, walk } from "../service-helpers.js";
 import { errorCodeOf, snapshotData, snapshotStoreContract } from "./store.contract.js";
@@ -308,7 +309,7 @@ describe("FileSnapshotStore", () => {
     const dir = freshDir();
     mkdirSync(dir, { mode: 0o700 });
     const contenders = Array.from({ length: 6 }, () =>
-      spawn(process.execPath, ["--import", "tsx", join(ROOT, "test/fixtures/key-race.ts"), dir], {
+      spawn(process.execPath, [spawnedFixture("test/fixtures/key-race.ts"), dir], {
         cwd: ROOT,
         stdio: ["pipe", "pipe", "inherit"],
       }),

@@ -31,11 +31,14 @@ import { type Loopback, startLoopback } from "../../net/loopback.js";
 const ROOT = resolve(import.meta.dirname, "../../..");
 const CLI = resolve(ROOT, "dist/adapters/cli/main.js");
 
-/** Sections of long paragraphs: a page just over the size read on a thread. */
+/**
+ * Sections of long paragraphs: a page just over the size read on a thread. Its size is what
+ * sends it there; fewer, longer paragraphs make the same size cheaper to read.
+ */
 function largePage(): string {
   const words = "the reader keeps this sentence of the long article as part of its main content".split(" ");
   const paragraph = (i: number) =>
-    `<p>Paragraph ${i}: ${Array.from({ length: 60 }, (_, k) => words[(i + k) % words.length]).join(" ")}.</p>`;
+    `<p>Paragraph ${i}: ${Array.from({ length: 600 }, (_, k) => words[(i + k) % words.length]).join(" ")}.</p>`;
   const parts: string[] = [];
   let size = 0;
   for (let i = 0; size < WEB_READ_THREAD_MIN_CHARS + 64 * 1024; i++) {

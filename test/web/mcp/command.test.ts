@@ -8,7 +8,6 @@ import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, w
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, it } from "node:test";
-import { fileURLToPath } from "node:url";
 import { silentLogger } from "../../../src/core/logger.js";
 import type { HttpClient } from "../../../src/net/http-client.js";
 import { ProviderError } from "../../../src/web/provider.js";
@@ -29,9 +28,6 @@ const unusedHttp: HttpClient = {
   stream: () => Promise.reject(new Error("a stdio upstream must not use the HTTP client")),
   close: () => Promise.resolve(),
 };
-
-/** tsx by absolute path: the child runs in the fake repository, where `--import tsx` resolves nothing. */
-const TSX = fileURLToPath(import.meta.resolve("tsx"));
 
 describe("mcp upstream command lookup", () => {
   const cleanups: (() => Promise<void> | void)[] = [];
@@ -85,7 +81,7 @@ describe("mcp upstream command lookup", () => {
     cleanups.push(() => upstream.dispose());
     const p = provider({
       command: "npx",
-      args: ["--import", TSX, UPSTREAM_SCRIPT],
+      args: [UPSTREAM_SCRIPT],
       cwd: repo,
       env: { ...upstream.connection.env, PATH: `./node_modules/.bin:${trusted}` },
     });

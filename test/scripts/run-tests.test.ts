@@ -1,0 +1,131 @@
+/**
+ * `npm test` on a machine that lacks an optional tool: the test that needs it is skipped with a
+ * reason that names the tool and how to get it, the run still passes, and its last line lists
+ * what was skipped and why; with EVIDENT_TEST_REQUIRE_TOOLS=1 (.ci/run) the same file fails.
+ * Each case runs the real runner (scripts/run-tests.mjs) on test files of its own, under a PATH
+ * that holds only the stand-in tools the case puts there.
+ */
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { after, describe, it } from "node:test";
+
+const ROOT = resolve(import.meta.dirname, "../..");
+const RUNNER = join(ROOT, "scripts/run-tests.mjs");
+const HELPER = join(ROOT, "test/fixtures/optional-tools.ts");
+const base = mkdtempSync(join(tmpdir(), "evident-run-tests-"));
+after(() => rmSync(base, { recursive: true, force: true }));
+
+let cases = 0;
+
+/**
+ * A directory of test files (name -> body, each importing `missing` from the helper) and a bin
+ * directory of stand-in executables (name -> shell script body); runs the runner on the first
+ * with only the second on PATH.
+ */
+async function run(
+  files: Record<string, string>,
+  bin: Record<string, string> = {},
+  env: Record<string, string> = {},
+): Promise<{ code: number | null; stdout: string; lines: string[]; durations: string }> {
+  const dir = join(base, `case-${cases++}`);
+  const tests = join(dir, "tests");
+  const binDir = join(dir, "bin");
+  mkdirSync(tests, { recursive: true });
+  mkdirSync(binDir);
+  for (const [name, body] of Object.entries(files)) {
+    writeFileSync(
+      join(tests, name),
+      `import { describe, it } from "node:test";\nimport { missing } from ${JSON.stringify(HELPER)};\n${body}\n`,
+    );
+  }
+  for (const [name, body] of Object.entries(bin)) {
+    writeFileSync(join(binDir, name), `#!/bin/sh\n${body}\n`);
+    chmodSync(join(binDir, name), 0o755);
+  }
+  const durations = join(dir, "durations.json");
+  const child = spawn(process.execPath, [RUNNER, tests], {
+    cwd: ROOT,
+    env: { PATH: binDir, HOME: dir, EVIDENT_TEST_DURATIONS: durations, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stdout = "";
+  child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+    stdout += chunk;
+  });
+  child.stderr.resume();
+  const code = await new Promise<number | null>((done) => child.on("close", done));
+  const lines = stdout.trimEnd().split("\n");
+  let written = "";
+  try {
+    written = readFileSync(durations, "utf8");
+  } catch {
+    // not written: the case's assertions say so
+  }
+  return { code, stdout, lines, durations: written };
+}
+
+describe("npm test and optional tools", () => {
+  it("without a tool, the test that needs it is skipped with a reason naming the tool and how to get it; the run passes and ends with the skip line", async () => {
+    const result = await run(
+      {
+        "a.test.ts": [
+          'it("runs everywhere", () => {});',
+          'describe("needs Redis", { skip: missing("redis-server") }, () => { it("uses it", () => { throw new Error("ran"); }); });',
+          'it("needs tmux", { skip: missing("tmux") }, () => {});',
+          'it("needs two", { skip: missing("nginx", "tmux") }, () => { throw new Error("ran"); });',
+          'it("needs two missing", { skip: missing("redis-server", "nginx") }, () => { throw new Error("ran"); });',
+          'it("needs ctags", { skip: missing("ctags") }, () => { throw new Error("ran"); });',
+          'it("needs bun", { skip: missing("bun") }, () => { throw new Error("ran"); });',
+        ].join("\n"),
+      },
+      // tmux is here; this ctags is not Universal Ctags, and this Bun is too old.
+      { tmux: "exit 0", ctags: "echo 'Exuberant Ctags 5.9'; exit 1", bun: "echo 1.2.9" },
+    );
+    assert.equal(result.code, 0, result.stdout);
+    assert.equal(result.lines.at(-2), "tests: 2 passed, 0 failed, 5 skipped");
+    const last = result.lines.at(-1) ?? "";
+    assert.match(last, /^skipped: /);
+    for (const reason of [
+      "1 × redis-server not on PATH (Debian: apt install redis-server)",
+      // A test that needs two tools names the one missing, or both.
+      "1 × nginx not on PATH (Debian: apt install nginx);",
+      "1 × redis-server not on PATH (Debian: apt install redis-server) and nginx not on PATH (Debian: apt install nginx);",
+      "ctags is not Universal Ctags with JSON output (Debian: apt install universal-ctags)",
+      "bun is Bun 1.2.9, older than 1.4 (npm install -g bun@^1.4)",
+    ]) {
+      assert.ok(last.includes(reason), `${reason}\nin: ${last}`);
+    }
+    assert.ok(!last.includes("tmux"), last);
+    // The run's per-file wall times, for bench/test-suite.
+    const rows = JSON.parse(result.durations) as Array<{ file: string; ms: number }>;
+    assert.deepEqual(
+      rows.map((row) => row.file.split("/").at(-1)),
+      ["a.test.ts"],
+    );
+  });
+
+  it("with EVIDENT_TEST_REQUIRE_TOOLS=1, tests whose tools are here run, and a missing tool fails its file, naming the tool, instead of skipping", async () => {
+    const result = await run(
+      {
+        "a.test.ts": [
+          'it("needs tmux", { skip: missing("tmux") }, () => {});',
+          'it("needs ctags", { skip: missing("ctags") }, () => {});',
+          'it("needs bun", { skip: missing("bun") }, () => {});',
+        ].join("\n"),
+        "b.test.ts":
+          'describe("needs nginx", { skip: missing("nginx") }, () => { it("uses it", () => {}); });',
+      },
+      { tmux: "exit 0", ctags: 'echo "json    JSON output"', bun: "echo 1.4.2" },
+      { EVIDENT_TEST_REQUIRE_TOOLS: "1" },
+    );
+    assert.equal(result.code, 1, result.stdout);
+    assert.match(
+      result.stdout,
+      /nginx not on PATH \(Debian: apt install nginx\), and EVIDENT_TEST_REQUIRE_TOOLS=1 makes that a failure/,
+    );
+    assert.deepEqual(result.lines.slice(-2), ["tests: 3 passed, 1 failed, 0 skipped", "skipped: none"]);
+  });
+});
