@@ -6,14 +6,16 @@
  * failures cross the thread as they are, and no more threads run at once than the bound.
  * Through the built CLI over MCP stdio, as users run it (npm test builds first; from source
  * there is no thread module and pages are read on the calling thread). The server's threads are
- * counted in /proc.
+ * counted in /proc. Tests that need the same server share one: each thread reads its page with a
+ * fresh runtime, so what a test costs is mostly its threads and servers. The bound on threads
+ * at once is checked in this process, on the built module, by the order of its events.
  */
 import assert from "node:assert/strict";
 import { existsSync, readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { after, before, describe, it } from "node:test";
+import { after, afterEach, before, describe, it } from "node:test";
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import {
@@ -50,6 +52,10 @@ function largePage(): string {
 }
 
 const LARGE = largePage();
+/** As long as a large page, but almost all of it one script: sent to a thread, cheap to read there. */
+const LONG_SCRIPT = `<!doctype html><html><head><title>Long</title><script>${"var x = 1;\n".repeat(
+  Math.ceil(WEB_READ_THREAD_MIN_CHARS / 11),
+)}</script></head><body><article><p>A page whose size is its script.</p></article></body></html>`;
 /** Short, but with as many elements as goes to a thread. */
 const MANY = `<!doctype html><html><head><title>Many</title></head><body><article>${Array.from(
   { length: WEB_READ_THREAD_MIN_ELEMENTS },
@@ -132,6 +138,8 @@ describe("web_read: large pages on a thread of their own", () => {
     return { client, transport, read };
   }
 
+  type Server = Awaited<ReturnType<typeof server>>;
+
   /** The same, once a small page has been read. */
   async function server(env: Record<string, string> = {}) {
     const { client, transport, read } = await connect(env);
@@ -156,9 +164,27 @@ describe("web_read: large pages on a thread of their own", () => {
     return { client, read, watched, pid, baseline };
   }
 
-  it("reads a large page on a thread that ends with it, to the same text as on the calling thread", async () => {
-    const { client, watched, pid, baseline } = await server();
-    try {
+  /** One server for the tests of a describe; each test leaves it with no reader thread. */
+  function shared(env: Record<string, string> = {}): () => Server {
+    let current: Server | undefined;
+    before(async () => {
+      current = await server(env);
+    });
+    afterEach(async () => {
+      const { pid, baseline } = current as Server;
+      await until(() => threadsOf(pid) === baseline);
+    });
+    after(() => current?.client.close());
+    return () => current as Server;
+  }
+
+  describe("on a server with the reader's default memory", () => {
+    // What is tested is the threads, not the deadlines: on a loaded machine a large page can take
+    // longer than the 20 s attempt deadline, so this server's deadlines are long.
+    const current = shared({ EVIDENT_DIRECT_DEADLINE_MS: "120000", EVIDENT_CALL_DEADLINE_MS: "180000" });
+
+    it("reads a large page on a thread that ends with it, to the same text as on the calling thread", async () => {
+      const { watched, pid, baseline } = current();
       const { envelope, most } = await watched("/large");
       assert.equal(envelope.error, undefined, JSON.stringify(envelope.error));
       assert.equal(most, baseline + 1, "one thread more while the page was read");
@@ -168,41 +194,33 @@ describe("web_read: large pages on a thread of their own", () => {
       assert.ok(text.length > 1000);
       assert.equal(text, (here.content[0] as { text: string }).text.slice(0, text.length));
       assert.equal(envelope.title, "Large");
-    } finally {
-      await client.close();
-    }
-  });
+    });
 
-  it("a short page with many elements goes to a thread too; what decides is counted cheaply", async () => {
-    assert.ok(MANY.length < WEB_READ_THREAD_MIN_CHARS / 10);
-    const tags = (n: number, tag = "p") => `<html>${`<${tag}>x`.repeat(n)}</html>`;
-    assert.equal(
-      heavyHtml(tags(WEB_READ_THREAD_MIN_ELEMENTS - 3)),
-      false,
-      "html + n - 3 + ... under the bound",
-    );
-    assert.equal(heavyHtml(tags(WEB_READ_THREAD_MIN_ELEMENTS - 1)), true);
-    assert.equal(heavyHtml(tags(WEB_READ_THREAD_MIN_ELEMENTS, "P")), true, "upper case counts");
-    assert.equal(
-      heavyHtml(`<html>${"< p>x<!-- c -->x</>".repeat(WEB_READ_THREAD_MIN_ELEMENTS)}</html>`),
-      false,
-    );
-    assert.equal(heavyHtml(" ".repeat(WEB_READ_THREAD_MIN_CHARS)), true);
-    const { client, watched, baseline } = await server();
-    try {
+    it("a short page with many elements goes to a thread too; what decides is counted cheaply", async () => {
+      assert.ok(MANY.length < WEB_READ_THREAD_MIN_CHARS / 10);
+      const tags = (n: number, tag = "p") => `<html>${`<${tag}>x`.repeat(n)}</html>`;
+      assert.equal(
+        heavyHtml(tags(WEB_READ_THREAD_MIN_ELEMENTS - 3)),
+        false,
+        "html + n - 3 + ... under the bound",
+      );
+      assert.equal(heavyHtml(tags(WEB_READ_THREAD_MIN_ELEMENTS - 1)), true);
+      assert.equal(heavyHtml(tags(WEB_READ_THREAD_MIN_ELEMENTS, "P")), true, "upper case counts");
+      assert.equal(
+        heavyHtml(`<html>${"< p>x<!-- c -->x</>".repeat(WEB_READ_THREAD_MIN_ELEMENTS)}</html>`),
+        false,
+      );
+      assert.equal(heavyHtml(" ".repeat(WEB_READ_THREAD_MIN_CHARS)), true);
+      const { watched, baseline } = current();
       const { envelope, most } = await watched("/many");
       assert.equal(most, baseline + 1, "one thread more while the page was read");
       const here = await readHtml(MANY, `${site.url}/many`);
       const text = envelope.content.map((piece: { text: string }) => piece.text).join("");
       assert.equal(text, (here.content[0] as { text: string }).text.slice(0, text.length));
-    } finally {
-      await client.close();
-    }
-  });
+    });
 
-  it("answers other calls while a large page is read", async () => {
-    const { client, read } = await server();
-    try {
+    it("answers other calls while a large page is read", async () => {
+      const { client, read } = current();
       sent = [];
       const order: string[] = [];
       const large = read("/large").then((envelope) => {
@@ -219,14 +237,10 @@ describe("web_read: large pages on a thread of their own", () => {
       }
       assert.equal((await large).error, undefined);
       assert.deepEqual(order, ["list", "list", "list", "list", "list", "read"]);
-    } finally {
-      await client.close();
-    }
-  });
+    });
 
-  it("a cancelled read ends its thread at once, and the server goes on", async () => {
-    const { client, read, pid, baseline } = await server();
-    try {
+    it("a cancelled read ends its thread at once, and the server goes on", async () => {
+      const { read, pid, baseline } = current();
       const controller = new AbortController();
       let settled = false;
       const answer = read("/large", { signal: controller.signal }).then(
@@ -242,41 +256,10 @@ describe("web_read: large pages on a thread of their own", () => {
       assert.equal(await answer, "cancelled");
       await until(() => threadsOf(pid) === baseline);
       assert.equal((await read("/small")).title, "Small");
-    } finally {
-      await client.close();
-    }
-  });
-
-  it(`reads at most ${WEB_READ_THREADS} large page(s) at once; the others wait their turn`, async () => {
-    // The bound is what is tested, not the deadline: on a loaded machine the third page can wait
-    // past the 20 s attempt deadline (then rightly a timeout), so this server's deadlines are long.
-    const { client, read, pid, baseline } = await server({
-      EVIDENT_DIRECT_DEADLINE_MS: "120000",
-      EVIDENT_CALL_DEADLINE_MS: "180000",
     });
-    try {
-      let most = baseline;
-      let pending = 3;
-      const answers = Array.from({ length: 3 }, (_, i) =>
-        read(`/large?${i}`).finally(() => {
-          pending--;
-        }),
-      );
-      await until(() => {
-        most = Math.max(most, threadsOf(pid));
-        return pending === 0;
-      });
-      for (const envelope of await Promise.all(answers)) assert.equal(envelope.error, undefined);
-      assert.ok(most > baseline, "no thread was seen");
-      assert.ok(most <= baseline + WEB_READ_THREADS, `${most - baseline} threads at once`);
-    } finally {
-      await client.close();
-    }
-  });
 
-  it("reads a PDF on a thread: its text by page and its title; a scanned one's failure crosses as it is", async () => {
-    const { client, read, watched, baseline } = await server();
-    try {
+    it("reads a PDF on a thread: its text by page and its title; a scanned one's failure crosses as it is", async () => {
+      const { read, watched, baseline } = current();
       const { envelope, most } = await watched("/report.pdf");
       assert.equal(most, baseline + 1, "one thread more while the PDF was read");
       assert.equal(envelope.title, "Quarterly report");
@@ -291,20 +274,18 @@ describe("web_read: large pages on a thread of their own", () => {
         scanned.error.provider_errors.direct,
         /has no text layer to read, probably scanned images/,
       );
-    } finally {
-      await client.close();
-    }
+    });
   });
 
-  for (const [what, path] of [
-    ["an HTML page that needs more than the reader's heap", "/heavy"],
-    ["a PDF that inflates past the reader's memory, outside the heap", "/inflating.pdf"],
-  ] as const) {
-    it(`${what} is too_large, and the server goes on`, async () => {
-      const { client, read, pid, baseline } = await server({
-        EVIDENT_WEB_READ_MEMORY_MB: String(WEB_READ_MEMORY_MIN_MB),
-      });
-      try {
+  describe(`on a server whose reader may use ${WEB_READ_MEMORY_MIN_MB} MB`, () => {
+    const current = shared({ EVIDENT_WEB_READ_MEMORY_MB: String(WEB_READ_MEMORY_MIN_MB) });
+
+    for (const [what, path] of [
+      ["an HTML page that needs more than the reader's heap", "/heavy"],
+      ["a PDF that inflates past the reader's memory, outside the heap", "/inflating.pdf"],
+    ] as const) {
+      it(`${what} is too_large, and the server goes on`, async () => {
+        const { read, pid, baseline } = current();
         const envelope = await read(path);
         assert.equal(envelope.error?.code, "provider_failed", JSON.stringify(envelope).slice(0, 400));
         assert.deepEqual(envelope.error.provider_reasons, { direct: "too_large" });
@@ -314,19 +295,14 @@ describe("web_read: large pages on a thread of their own", () => {
         );
         await until(() => threadsOf(pid) === baseline);
         assert.equal((await read("/small")).title, "Small");
-      } finally {
-        await client.close();
-      }
-    });
-  }
+      });
+    }
 
-  it("PDFs inflating past the reader's memory, one after another, do not ratchet the process up", async () => {
-    // The C allocator keeps what an ended thread freed and hands it to the next; a bound on the
-    // process's growth alone let each such PDF add its allowance on top of the last one's.
-    const { client, read, pid, baseline } = await server({
-      EVIDENT_WEB_READ_MEMORY_MB: String(WEB_READ_MEMORY_MIN_MB),
-    });
-    try {
+    it("PDFs inflating past the reader's memory, one after another, do not ratchet the process up", async () => {
+      // The C allocator keeps what an ended thread freed and hands it to the next; a bound on the
+      // process's growth alone let each such PDF add its allowance on top of the last one's
+      // (about a quarter of it each time, so it takes four to pass the allowance).
+      const { read, pid, baseline } = current();
       const resident: number[] = [];
       for (let i = 0; i < 6; i++) {
         assert.deepEqual((await read("/inflating.pdf")).error?.provider_reasons, { direct: "too_large" });
@@ -338,9 +314,7 @@ describe("web_read: large pages on a thread of their own", () => {
         grown < WEB_READ_MEMORY_MIN_MB,
         `resident ${resident.map((mb) => mb.toFixed(0)).join(", ")} MB: ${grown.toFixed(0)} MB more`,
       );
-    } finally {
-      await client.close();
-    }
+    });
   });
 
   it("an unusable EVIDENT_WEB_READ_MEMORY_MB is a configuration_error naming it", async () => {
@@ -355,24 +329,47 @@ describe("web_read: large pages on a thread of their own", () => {
       await client.close();
     }
   });
-  it("a page queued behind another says what it waits for, until its turn; one that finds the reader free says nothing", async () => {
-    // The built module, as the server runs it (from source there is no thread to wait for).
+
+  it(`reads at most ${WEB_READ_THREADS} page(s) at once: the others wait their turn, saying what they wait for; one that finds the reader free says nothing`, async () => {
+    // The built module, as the server runs it (from source there is no thread to wait for). Here
+    // the threads are this process's own: a turn comes only once an earlier page's thread has
+    // ended, and each answer comes from a thread running beside no other reader.
     const built = resolve(ROOT, "dist/web/providers/direct/reader-thread.js");
     const { readOnThread, READER_BUSY } = (await import(
       built
     )) as typeof import("../../../src/web/providers/direct/reader-thread.js");
-    const page = { kind: "html", html: LARGE, pageUrl: `${site.url}/large` } as const;
+    const page = { kind: "html", html: LONG_SCRIPT, pageUrl: `${site.url}/long` } as const;
+    assert.equal(heavyHtml(LONG_SCRIPT), true);
     const live = new AbortController().signal;
-    // In this process the reader is free: the first page says nothing.
-    const firstSaid: Array<string | undefined> = [];
-    const first = readOnThread(page, "direct", live, WEB_READ_MEMORY_MB, (what) => firstSaid.push(what));
-    const said: Array<string | undefined> = [];
-    const second = readOnThread(page, "direct", live, WEB_READ_MEMORY_MB, (what) => said.push(what));
-    assert.deepEqual(said, [READER_BUSY], "said at once, while the first page holds the reader");
-    const [a, b] = await Promise.all([first, second]);
-    assert.deepEqual(said, [READER_BUSY, undefined], "and no longer once its turn came");
-    assert.deepEqual(firstSaid, []);
-    assert.equal(a.title, "Large");
-    assert.equal(b.title, "Large");
+    const own = process.pid;
+    const idle = threadsOf(own);
+    const pages = WEB_READ_THREADS + 2;
+    const events: string[] = [];
+    const reads = Array.from({ length: pages }, (_, i) =>
+      readOnThread(page, "direct", live, WEB_READ_MEMORY_MB, (what) => {
+        if (what === READER_BUSY) events.push(`${i} waits`);
+        else {
+          assert.equal(what, undefined);
+          assert.equal(threadsOf(own), idle + WEB_READ_THREADS - 1, `page ${i}'s turn before a thread ended`);
+          events.push(`${i} turn`);
+        }
+      }).then((outcome) => {
+        assert.ok(threadsOf(own) <= idle + WEB_READ_THREADS, `page ${i} read beside another reader`);
+        events.push(`${i} read`);
+        return outcome;
+      }),
+    );
+    // Said at once, while the first pages hold the reader.
+    assert.deepEqual(
+      events,
+      Array.from({ length: pages - WEB_READ_THREADS }, (_, k) => `${WEB_READ_THREADS + k} waits`),
+    );
+    for (const outcome of await Promise.all(reads)) assert.equal(outcome.title, "Long");
+    const waiting = Array.from({ length: pages - WEB_READ_THREADS }, (_, k) => WEB_READ_THREADS + k);
+    for (const i of waiting) {
+      assert.ok(events.indexOf(`${i} turn`) > events.indexOf(`${i - WEB_READ_THREADS} read`), events.join());
+    }
+    for (let i = 0; i < WEB_READ_THREADS; i++)
+      assert.ok(!events.includes(`${i} turn`), "the first said nothing");
   });
 });
