@@ -18,6 +18,7 @@ import { randomUUID } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { ERROR_CODES } from "../../src/core/errors.js";
+import { spawnedFixture } from "../fixtures/spawned.js";
 import { fuzzArguments, type JsonSchema } from "./arguments.js";
 import type { FuzzWorld } from "./world.js";
 
@@ -53,6 +54,11 @@ export interface FuzzOptions {
   readonly first?: number;
   readonly concurrency: number;
   readonly hangMs: number;
+  /**
+   * Start the server compiled, from build/ (scripts/run-tests.mjs builds it first), instead of from
+   * source through tsx, which costs several times the CPU at each start.
+   */
+  readonly compiled?: boolean;
   /** NODE_OPTIONS of the server (e.g. a small heap, to tell a leak from garbage not yet collected). */
   readonly nodeOptions?: string;
   /**
@@ -88,6 +94,11 @@ export interface FuzzReport {
 const SERVER = fileURLToPath(new URL("./server.ts", import.meta.url));
 /** tsx as this repository has it: the server runs in the corpus, which has no node_modules. */
 const TSX = import.meta.resolve("tsx");
+
+/** How the server is started: compiled (as the test runner builds it) or from source through tsx. */
+function serverCommand(compiled: boolean): string[] {
+  return compiled ? [spawnedFixture("test/fuzz/server.ts")] : ["--import", TSX, SERVER];
+}
 const JSON_RPC_INVALID_PARAMS = -32602;
 
 interface Answer {
@@ -104,9 +115,9 @@ abstract class Connection {
   readonly exited: Promise<number | null>;
   #stderr = "";
 
-  constructor(world: FuzzWorld, args: string[], marker: string, nodeOptions: string | undefined) {
+  constructor(world: FuzzWorld, command: string[], marker: string, nodeOptions: string | undefined) {
     const [key, value] = marker.split("=") as [string, string];
-    this.child = spawn(process.execPath, ["--import", TSX, SERVER, ...args], {
+    this.child = spawn(process.execPath, command, {
       cwd: world.corpus,
       env: {
         ...world.env,
@@ -161,8 +172,8 @@ class StdioConnection extends Connection {
   readonly #pending = new Map<number, (answer: Answer) => void>();
   #rest = "";
 
-  constructor(world: FuzzWorld, marker: string, nodeOptions: string | undefined) {
-    super(world, ["mcp"], marker, nodeOptions);
+  constructor(world: FuzzWorld, server: string[], marker: string, nodeOptions: string | undefined) {
+    super(world, [...server, "mcp"], marker, nodeOptions);
     this.child.stdout?.setEncoding("utf8");
     this.child.stdout?.on("data", (chunk: string) => {
       const lines = (this.#rest + chunk).split("\n");
@@ -237,8 +248,8 @@ class HttpConnection extends Connection {
   #url = "";
   readonly #token: string;
 
-  constructor(world: FuzzWorld, marker: string, nodeOptions: string | undefined) {
-    super(world, ["mcp", "--transport", "http"], marker, nodeOptions);
+  constructor(world: FuzzWorld, server: string[], marker: string, nodeOptions: string | undefined) {
+    super(world, [...server, "mcp", "--transport", "http"], marker, nodeOptions);
     this.#token = world.token;
   }
 
@@ -389,10 +400,11 @@ export async function fuzz(options: FuzzOptions): Promise<FuzzReport> {
   const marker = `EVIDENT_FUZZ=${randomUUID()}`;
   const nodeOptions =
     options.measureLive === true ? `${options.nodeOptions ?? ""} --expose-gc`.trim() : options.nodeOptions;
+  const server = serverCommand(options.compiled === true);
   const connection =
     transport === "stdio"
-      ? new StdioConnection(world, marker, nodeOptions)
-      : new HttpConnection(world, marker, nodeOptions);
+      ? new StdioConnection(world, server, marker, nodeOptions)
+      : new HttpConnection(world, server, marker, nodeOptions);
   const started = performance.now();
   const findings: Finding[] = [];
   const outcomes: Record<string, number> = {};

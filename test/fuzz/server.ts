@@ -6,6 +6,7 @@
  * their loopback address, which the guard refuses.
  *
  *   node --import tsx test/fuzz/server.ts mcp [--transport http]
+ *   node build/test/fuzz/server.js mcp [--transport http]   (compiled by scripts/run-tests.mjs)
  */
 import type { LookupAddress } from "node:dns";
 import { runCli } from "../../src/adapters/cli/cli.js";

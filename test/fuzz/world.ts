@@ -255,7 +255,7 @@ export async function startFuzzWorld(): Promise<FuzzWorld> {
     EVIDENT_AUTH_TOKEN: token,
     EVIDENT_HTTP_PORT: "0",
     EVIDENT_LOG_LEVEL: "error",
-    // Under 10 s, the hang bound: a search of "/" ends with its deadline, not after it.
+    // Well under the harness's hang bound: a search of "/" ends with its deadline, not after it.
     EVIDENT_CODE_SEARCH_DEADLINE_MS: "5000",
     EVIDENT_CALL_DEADLINE_MS: "8000",
   };
