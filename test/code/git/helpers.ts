@@ -17,6 +17,10 @@ export const GIT_ENV = {
   GIT_COMMITTER_EMAIL: "t@example.invalid",
   GIT_AUTHOR_DATE: "2024-01-01T00:00:00Z",
   GIT_COMMITTER_DATE: "2024-01-01T00:00:00Z",
+  // A commit otherwise starts `git maintenance run --auto`, half of what it costs.
+  GIT_CONFIG_COUNT: "1",
+  GIT_CONFIG_KEY_0: "maintenance.auto",
+  GIT_CONFIG_VALUE_0: "false",
 };
 
 /** Runs git in `cwd`; fails the test on a non-zero exit. Returns stdout. */
