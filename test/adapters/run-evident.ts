@@ -50,6 +50,14 @@ export async function evidentInProcess(
 ): Promise<Run> {
   let stdout = "";
   let stderr = "";
+  // `evident mcp` over stdio finds its input closed, as with `< /dev/null`: it never reaches
+  // this process's own stdin and stdout (the test runner's channel).
+  const input = new PassThrough();
+  input.end();
+  const output = new PassThrough().setEncoding("utf8");
+  output.on("data", (chunk: string) => {
+    stdout += chunk;
+  });
   const code = await runCli(
     args,
     {
@@ -68,6 +76,7 @@ export async function evidentInProcess(
       },
       env: options.env,
       cwd: options.cwd,
+      protocol: { input, output },
     },
     {
       createRegistry: productRegistryFor(options.cwd, options.env),
