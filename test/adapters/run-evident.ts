@@ -18,7 +18,7 @@ import {
   serializeMessage,
   type Transport,
 } from "@modelcontextprotocol/client";
-import { runCli } from "../../src/adapters/cli/cli.js";
+import { type CliOptions, runCli } from "../../src/adapters/cli/cli.js";
 import { productRegistryFor } from "../../src/adapters/cli/product-registry.js";
 
 /** The built executable (npm test builds first). */
@@ -46,6 +46,8 @@ export async function evidentInProcess(
     readonly signal?: AbortSignal;
     /** Each chunk written to standard error, as it comes. */
     readonly onStderr?: (chunk: string) => void;
+    /** Tools and commands of the test's own in place of the product's (test/fixtures/test-tools.ts). */
+    readonly tools?: Pick<CliOptions, "createRegistry" | "commands">;
   },
 ): Promise<Run> {
   let stdout = "";
@@ -80,6 +82,7 @@ export async function evidentInProcess(
     },
     {
       createRegistry: productRegistryFor(options.cwd, options.env),
+      ...options.tools,
       ...(options.signal === undefined ? {} : { signal: options.signal }),
     },
   );
