@@ -52,8 +52,9 @@ export async function evidentInProcess(
 ): Promise<Run> {
   let stdout = "";
   let stderr = "";
-  // `evident mcp` over stdio finds its input closed, as with `< /dev/null`: it never reaches
-  // this process's own stdin and stdout (the test runner's channel).
+  // Standard input is closed, as with `< /dev/null`: `evident mcp` over stdio finds its input
+  // ended, and `evident setup` has nothing to read; neither reaches this process's own stdin
+  // and stdout (the test runner's channel).
   const input = new PassThrough();
   input.end();
   const output = new PassThrough().setEncoding("utf8");
@@ -78,6 +79,7 @@ export async function evidentInProcess(
       },
       env: options.env,
       cwd: options.cwd,
+      stdin: input,
       protocol: { input, output },
     },
     {
