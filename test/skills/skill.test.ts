@@ -2,9 +2,9 @@
  * The bundled Agent Skill: structurally valid for the reference validator, and true to the CLI
  * it teaches. Every example in its shell block runs against the CLI (a fixture project, a
  * loopback server speaking Tavily's API for the web commands), and every flag and exit code it
- * names is checked against the CLI itself. The exit codes are the built executable's, each run
- * a process; the examples and the help texts run the executable's `runCli` in this process
- * (test/adapters/run-evident.ts).
+ * names is checked against the CLI itself. Each run is the executable's `runCli` in this process
+ * (test/adapters/run-evident.ts), but the failure whose exit code it states is a process of the
+ * built executable, as the agent's shell runs it.
  */
 import assert from "node:assert/strict";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -150,9 +150,9 @@ describe("Agent Skill", () => {
     for (const flag of ["-F", "-i", "-C", "-g", "--paths"]) assert.ok(help.grep?.includes(flag), flag);
     assert.match(SKILL, new RegExp(`Cursors last ${SNAPSHOT_TTL_MS / 60_000} minutes`));
 
-    const ok = await runProcess(["grep", "needle"], project);
+    const ok = await run(["grep", "needle"], project);
     assert.equal(ok.code, 0);
-    const usage = await runProcess(["grep", "needle", "--mode", "everything"], project);
+    const usage = await run(["grep", "needle", "--mode", "everything"], project);
     assert.equal(usage.code, 2);
     assert.equal(errorPayload(usage.stderr).error.code, "invalid_arguments");
     vendor.handle((_request, response) => sendJson(response, 500, { error: "down" }));
