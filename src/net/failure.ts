@@ -5,14 +5,17 @@
  * fixed words only (never a host, URL or body); the underlying code is kept for debug logs.
  */
 
-export type NetworkFailureKind =
-  | "dns"
-  | "connection_refused"
-  | "connection_reset"
-  | "tls"
-  | "proxy"
-  | "timeout"
-  | "network";
+/** The classes, in the order every surface lists them (web/'s provider failures start with them). */
+export const NETWORK_FAILURE_KINDS = [
+  "dns",
+  "connection_refused",
+  "connection_reset",
+  "tls",
+  "proxy",
+  "timeout",
+  "network",
+] as const;
+export type NetworkFailureKind = (typeof NETWORK_FAILURE_KINDS)[number];
 
 export interface NetworkFailure {
   readonly kind: NetworkFailureKind;
@@ -70,15 +73,7 @@ export function classifyNetworkError(thrown: unknown, proxied = false): NetworkF
   return { kind: "network", detail: "network error", code };
 }
 
-const NETWORK_KINDS: ReadonlySet<string> = new Set<NetworkFailureKind>([
-  "dns",
-  "connection_refused",
-  "connection_reset",
-  "tls",
-  "proxy",
-  "timeout",
-  "network",
-]);
+const NETWORK_KINDS: ReadonlySet<string> = new Set(NETWORK_FAILURE_KINDS);
 
 const DOCTOR = "`evident doctor` shows the proxy in use and probes each provider.";
 

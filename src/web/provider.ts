@@ -4,6 +4,7 @@
  * these shapes and back; they never decide routing, fallback or budgets.
  */
 import type { Logger } from "../core/logger.js";
+import { NETWORK_FAILURE_KINDS } from "../net/failure.js";
 import type { HttpClient } from "../net/http-client.js";
 
 export type TimeRange = "day" | "week" | "month" | "year";
@@ -108,13 +109,7 @@ export interface Provider {
  * error payloads, `providerReasons` in results, `doctor`). Stable snake_case values.
  */
 export const PROVIDER_FAILURES = [
-  "dns",
-  "connection_refused",
-  "connection_reset",
-  "tls",
-  "proxy",
-  "timeout",
-  "network",
+  ...NETWORK_FAILURE_KINDS,
   "auth",
   "rate_limited",
   "server_error",

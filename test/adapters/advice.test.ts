@@ -2,14 +2,16 @@
  * Advice is worded for the surface that shows it (core/phrasing.ts): the CLI's answers and
  * refusals name commands and flags (`evident grep --cursor C`, `-F`) where MCP's name tool calls
  * and fields (`call code_search with {"cursor":"C"}`, `literal=true`). A command the CLI advises
- * runs as written: each is taken from the text and run by a shell, with `evident` on PATH as an
- * installed user has it (the built executable).
+ * runs as written: each is taken from the text and read by a shell, with `evident` on PATH; the
+ * arguments the shell passes run through the executable's `runCli` in this process
+ * (test/adapters/run-evident.ts), and one advised command runs the built executable itself, as
+ * `npm install -g` puts it on PATH.
  */
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { chmod, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { z } from "zod";
 import { silentLogger } from "../../src/core/logger.js";
@@ -19,17 +21,18 @@ import { ToolRegistry } from "../../src/tools/registry.js";
 import { defineTool } from "../../src/tools/tool.js";
 import { makeTree, removeTree } from "../code/helpers.js";
 import { type Loopback, startLoopback } from "../net/loopback.js";
-
-const CLI = resolve(import.meta.dirname, "../../dist/adapters/cli/main.js");
+import { EVIDENT_CLI, evidentInProcess, type Run } from "./run-evident.js";
 
 let base: string;
 let tree: string;
 let site: Loopback;
 
-function env(extra: Record<string, string> = {}): Record<string, string> {
+/** Where `evident` is on PATH: the built executable, or a stand-in that prints its arguments. */
+type Bin = "executable" | "arguments";
+
+function env(extra: Record<string, string> = {}, bin: Bin = "arguments"): Record<string, string> {
   return {
-    // `evident` first on PATH: the built executable, as `npm install -g` puts it there.
-    PATH: `${join(base, "bin")}:${process.env.PATH ?? ""}`,
+    PATH: `${join(base, bin)}:${process.env.PATH ?? ""}`,
     HOME: join(base, "home"),
     XDG_CONFIG_HOME: join(base, "config"),
     EVIDENT_CACHE_DIR: join(base, "cache"),
@@ -37,10 +40,10 @@ function env(extra: Record<string, string> = {}): Record<string, string> {
   };
 }
 
-/** A shell command line, run in the tree. */
-function shell(line: string, extra: Record<string, string> = {}) {
-  return new Promise<{ code: number | null; stdout: string; stderr: string }>((done, fail) => {
-    const child = spawn("sh", ["-c", line], { cwd: tree, env: env(extra) });
+/** A command line read by a shell in the tree; `evident` is what `bin` puts on PATH. */
+function sh(line: string, extra: Record<string, string>, bin: Bin): Promise<Run> {
+  return new Promise((done, fail) => {
+    const child = spawn("sh", ["-c", line], { cwd: tree, env: env(extra, bin) });
     let stdout = "";
     let stderr = "";
     child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
@@ -52,6 +55,18 @@ function shell(line: string, extra: Record<string, string> = {}) {
     child.once("error", fail);
     child.once("close", (code) => done({ code, stdout, stderr }));
   });
+}
+
+/**
+ * A command line as a shell runs it: the shell reads the words (quotes, escapes), and the
+ * arguments it passes to `evident` run in this process.
+ */
+async function shell(line: string, extra: Record<string, string> = {}): Promise<Run> {
+  const read = await sh(line, extra, "arguments");
+  assert.equal(read.code, 0, `${line}: ${read.stderr}`);
+  const args = read.stdout.split("\0").slice(0, -1);
+  assert.equal(args[0], "evident", line);
+  return evidentInProcess(args.slice(1), { cwd: tree, env: env(extra) });
 }
 
 /** The command a line of advice names, from `evident` to where the advice goes on. */
@@ -66,9 +81,15 @@ function advised(text: string, lead: string): string {
 describe("advice is worded for its surface", () => {
   before(async () => {
     base = await mkdtemp(join(tmpdir(), "evident-advice-"));
-    await mkdir(join(base, "bin"));
-    await writeFile(join(base, "bin", "evident"), `#!/bin/sh\nexec "${process.execPath}" "${CLI}" "$@"\n`);
-    await chmod(join(base, "bin", "evident"), 0o755);
+    for (const [bin, script] of [
+      ["executable", `exec "${process.execPath}" "${EVIDENT_CLI}" "$@"`],
+      // Its name, then each argument, each ended by NUL (no argument holds one).
+      ["arguments", `printf '%s\\0' evident "$@"`],
+    ] as const) {
+      await mkdir(join(base, bin));
+      await writeFile(join(base, bin, "evident"), `#!/bin/sh\n${script}\n`);
+      await chmod(join(base, bin, "evident"), 0o755);
+    }
     const files: Record<string, string> = {};
     for (let i = 0; i < 40; i++) files[`many/m${String(i).padStart(2, "0")}.txt`] = "crowd line\n".repeat(20);
     const body = Array.from({ length: 1500 }, (_, i) => `  x += ${i}; // filler`).join("\n");
@@ -95,7 +116,8 @@ describe("advice is worded for its surface", () => {
     assert.doesNotMatch(summary.stdout, /call code_search|\{"cursor"/);
     const lines = advised(summary.stdout, "Matching lines: ");
     assert.match(lines, /^evident grep --cursor \S+$/);
-    const page = await shell(lines);
+    // This one as a user's shell runs it: the installed executable, a process of its own.
+    const page = await sh(lines, {}, "executable");
     assert.equal(page.code, 0, page.stderr);
     assert.equal(JSON.parse(page.stdout).view, "details");
     const files = advised(summary.stdout, "Files ");

@@ -1,19 +1,19 @@
 /**
- * Cursors across `evident grep` processes: each call below is its own process of the built CLI
- * (npm test builds first), sharing only EVIDENT_CACHE_DIR, as a shell-using agent pages.
+ * Cursors across `evident grep` runs, sharing only EVIDENT_CACHE_DIR, as a shell-using agent
+ * pages. The search that makes the cursors is a process of the built executable (npm test builds
+ * first), and so is the first run that continues one; the rest run the executable's `runCli` in
+ * this process (test/adapters/run-evident.ts), each with a registry of its own, so a cursor
+ * reaches them only through the cache directory.
  */
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { chmod, mkdir, mkdtemp, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { Client } from "@modelcontextprotocol/client";
-import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import { connectInProcess, EVIDENT_CLI, evidentInProcess, evidentProcess, type Run } from "./run-evident.js";
 
-const ROOT = resolve(import.meta.dirname ?? new URL(".", import.meta.url).pathname, "../..");
-const CLI = resolve(ROOT, "dist/adapters/cli/main.js");
 const FILES = 30;
 /** File i holds i + 1 matching lines. */
 const TOTAL = (FILES * (FILES + 1)) / 2;
@@ -30,31 +30,38 @@ interface Output {
   matches?: Array<{ index: number; path: string; line: number; text: string }>;
 }
 
-function grep(args: string[], cacheDir = cache, cwd = tree) {
-  const run = spawnSync(process.execPath, [CLI, "grep", ...args], {
-    cwd,
-    encoding: "utf8",
-    env: { PATH: process.env.PATH ?? "", HOME: base, EVIDENT_CACHE_DIR: cacheDir },
-    timeout: 60_000,
-  });
-  return { code: run.status, stdout: run.stdout, stderr: run.stderr };
+function env(cacheDir = cache): Record<string, string> {
+  return { PATH: process.env.PATH ?? "", HOME: base, EVIDENT_CACHE_DIR: cacheDir };
 }
 
-function ok(args: string[]): Output {
-  const run = grep(args);
+/** `evident grep ARGS` in this process. */
+function grep(args: string[], cacheDir = cache, cwd = tree): Promise<Run> {
+  return evidentInProcess(["grep", ...args], { cwd, env: env(cacheDir) });
+}
+
+/** `evident grep ARGS` as a process of the built executable. */
+function grepProcess(args: string[]): Promise<Run> {
+  return evidentProcess(["grep", ...args], { cwd: tree, env: env() });
+}
+
+function parsed(run: Run): Output {
   assert.equal(run.code, 0, run.stderr);
   return JSON.parse(run.stdout) as Output;
 }
 
-function errorCode(args: string[], cacheDir = cache): string {
-  const run = grep(args, cacheDir);
+async function ok(args: string[]): Promise<Output> {
+  return parsed(await grep(args));
+}
+
+async function errorCode(args: string[], cacheDir = cache): Promise<string> {
+  const run = await grep(args, cacheDir);
   assert.equal(run.code, 1, run.stdout);
   return (JSON.parse(run.stderr) as { error: { code: string } }).error.code;
 }
 
 describe("CLI cursors persist between processes", () => {
   before(async () => {
-    assert.ok(existsSync(CLI), "run `npm run build` first (npm test does)");
+    assert.ok(existsSync(EVIDENT_CLI), "run `npm run build` first (npm test does)");
     base = await mkdtemp(join(tmpdir(), "evident-cli-cursors-"));
     tree = join(base, "tree");
     cache = join(base, "cache");
@@ -72,7 +79,7 @@ describe("CLI cursors persist between processes", () => {
   let summaryCursor: string;
 
   it("the first call returns a file summary with a cursor, kept in a private cache dir", async () => {
-    const summary = ok(["error", "src"]);
+    const summary = parsed(await grepProcess(["error", "src"]));
     assert.equal(summary.view, "summary");
     assert.equal(summary.totalMatches, TOTAL);
     assert.equal(summary.cursorKind, "summary");
@@ -81,8 +88,8 @@ describe("CLI cursors persist between processes", () => {
     assert.equal((await stat(cache)).mode & 0o777, 0o700);
   });
 
-  it("G06: another process continues the cursor for a chosen file and gets exactly its matches", () => {
-    const page = ok(["--cursor", summaryCursor, "--paths", "src/f004.ts"]);
+  it("G06: another process continues the cursor for a chosen file and gets exactly its matches", async () => {
+    const page = parsed(await grepProcess(["--cursor", summaryCursor, "--paths", "src/f004.ts"]));
     assert.equal(page.view, "details");
     assert.deepEqual(
       (page.matches ?? []).map((m) => [m.path, m.line]),
@@ -90,17 +97,17 @@ describe("CLI cursors persist between processes", () => {
     );
   });
 
-  it("G01: walking match pages, one process each, yields every match exactly once, in order", () => {
+  it("G01: walking match pages, one run each, yields every match exactly once, in order", async () => {
     const seen: NonNullable<Output["matches"]> = [];
-    let page = ok(["--cursor", summaryCursor, "--limit", "60"]);
+    let page = await ok(["--cursor", summaryCursor, "--limit", "60"]);
     seen.push(...(page.matches ?? []));
-    let processes = 1;
+    let runs = 1;
     while (page.cursorKind === "matches" && page.cursor !== undefined) {
-      page = ok(["--cursor", page.cursor, "--limit", "60"]);
+      page = await ok(["--cursor", page.cursor, "--limit", "60"]);
       seen.push(...(page.matches ?? []));
-      assert.ok(++processes < 100, "the walk does not end");
+      assert.ok(++runs < 100, "the walk does not end");
     }
-    assert.equal(processes, Math.ceil(TOTAL / 60));
+    assert.equal(runs, Math.ceil(TOTAL / 60));
     assert.deepEqual(
       seen.map((m) => m.index),
       Array.from({ length: TOTAL }, (_, i) => i + 1),
@@ -108,8 +115,8 @@ describe("CLI cursors persist between processes", () => {
     assert.equal(new Set(seen.map((m) => `${m.path}:${m.line}`)).size, TOTAL);
   });
 
-  it("G07: the summary cursor still works after its detail pages were walked", () => {
-    const again = ok(["--cursor", summaryCursor, "--limit", "5"]);
+  it("G07: the summary cursor still works after its detail pages were walked", async () => {
+    const again = await ok(["--cursor", summaryCursor, "--limit", "5"]);
     assert.equal(again.view, "details");
     assert.deepEqual(
       (again.matches ?? []).map((m) => m.index),
@@ -120,10 +127,10 @@ describe("CLI cursors persist between processes", () => {
   it("G12: a forged or foreign cursor fails with a cursor code, exit 1", async () => {
     const raw = Buffer.from(summaryCursor, "base64url");
     raw[20] = (raw[20] ?? 0) ^ 1;
-    assert.equal(errorCode(["--cursor", raw.toString("base64url")]), "cursor_malformed");
-    assert.equal(errorCode(["--cursor", "AAAAAAAA"]), "cursor_malformed");
+    assert.equal(await errorCode(["--cursor", raw.toString("base64url")]), "cursor_malformed");
+    assert.equal(await errorCode(["--cursor", "AAAAAAAA"]), "cursor_malformed");
     // The same cursor against another cache (another key) is not reinterpreted.
-    assert.equal(errorCode(["--cursor", summaryCursor], join(base, "other-cache")), "cursor_malformed");
+    assert.equal(await errorCode(["--cursor", summaryCursor], join(base, "other-cache")), "cursor_malformed");
   });
 
   it("a cursor is continued only under the project root it was made in", async () => {
@@ -132,25 +139,25 @@ describe("CLI cursors persist between processes", () => {
     const elsewhere = join(base, "elsewhere");
     await mkdir(join(elsewhere, "src"), { recursive: true });
     await writeFile(join(elsewhere, "src/f004.ts"), "export const needle0 = 'not the searched file';\n");
-    const run = grep(["--cursor", summaryCursor, "--paths", "src/f004.ts"], cache, elsewhere);
+    const run = await grep(["--cursor", summaryCursor, "--paths", "src/f004.ts"], cache, elsewhere);
     assert.equal(run.code, 1, run.stdout);
     assert.equal((JSON.parse(run.stderr) as { error: { code: string } }).error.code, "cursor_not_found");
-    assert.equal(ok(["--cursor", summaryCursor, "--paths", "src/f004.ts"]).view, "details");
+    assert.equal((await ok(["--cursor", summaryCursor, "--paths", "src/f004.ts"])).view, "details");
   });
 
   it("a cache dir writable by others is refused with configuration_error naming EVIDENT_CACHE_DIR", async () => {
     const open = join(base, "open-cache");
     await mkdir(open);
     await chmod(open, 0o777);
-    const run = grep(["--cursor", summaryCursor], open);
+    const run = await grep(["--cursor", summaryCursor], open);
     assert.equal(run.code, 1);
     const error = (JSON.parse(run.stderr) as { error: { code: string; message: string } }).error;
     assert.equal(error.code, "configuration_error");
     assert.match(error.message, /EVIDENT_CACHE_DIR/);
   });
 
-  it("`evident grep --help` says cursors persist and where", () => {
-    const run = grep(["--help"]);
+  it("`evident grep --help` says cursors persist and where", async () => {
+    const run = await grep(["--help"]);
     assert.equal(run.code, 0);
     assert.match(run.stdout, /later runs too .*30 minutes/s);
     assert.match(run.stdout, /EVIDENT_CACHE_DIR/);
@@ -159,14 +166,7 @@ describe("CLI cursors persist between processes", () => {
   it("`evident mcp` keeps snapshots in memory: its cursors never touch the cache dir", async () => {
     const mcpCache = join(base, "mcp-cache");
     const client = new Client({ name: "cli-cursors", version: "1.0.0" });
-    await client.connect(
-      new StdioClientTransport({
-        command: process.execPath,
-        args: [CLI, "mcp"],
-        cwd: tree,
-        env: { PATH: process.env.PATH ?? "", HOME: base, EVIDENT_CACHE_DIR: mcpCache },
-      }),
-    );
+    const server = await connectInProcess(client, [], { cwd: tree, env: env(mcpCache) });
     try {
       const result = await client.callTool({ name: "code_search", arguments: { pattern: "error" } });
       assert.notEqual(result.isError, true);
@@ -177,7 +177,7 @@ describe("CLI cursors persist between processes", () => {
       const next = await client.callTool({ name: "code_search", arguments: { cursor } });
       assert.notEqual(next.isError, true);
     } finally {
-      await client.close();
+      await server.close();
     }
     assert.equal(existsSync(mcpCache), false);
   });

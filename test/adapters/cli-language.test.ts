@@ -2,24 +2,21 @@
  * The CLI speaks CLI: a refusal names the flag as it was typed and shows the command's usage
  * line (never the schema validator's wording), every flag a help text lists works as shown
  * there, an explicit flag means what it says, a failed command's standard error is exactly one
- * JSON document, and `--text` prints text for the web tools too. Each `evident` run below is the
- * built executable (npm test builds first) in a temporary tree; the help walk runs the same
- * `runCli` in-process with the product's tools.
+ * JSON document, and `--text` prints text for the web tools too. Each `evident` run is the
+ * executable's `runCli` in this process, in a temporary tree (test/adapters/run-evident.ts);
+ * what lives at the process boundary (exit codes, what reaches the real stdout and stderr) runs
+ * the built executable (npm test builds first).
  */
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { chmod, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { runCli } from "../../src/adapters/cli/cli.js";
 import { silentLogger } from "../../src/core/logger.js";
 import { createProductRegistry } from "../../src/tools/product.js";
 import { makeTree, removeTree } from "../code/helpers.js";
 import { type Loopback, startLoopback } from "../net/loopback.js";
-
-const ROOT = resolve(import.meta.dirname, "../..");
-const CLI = resolve(ROOT, "dist/adapters/cli/main.js");
+import { evidentInProcess, evidentProcess } from "./run-evident.js";
 
 let base: string;
 let tree: string;
@@ -39,24 +36,14 @@ function env(extra: Record<string, string> = {}): Record<string, string> {
   };
 }
 
-/**
- * `evident ARGS` as its own process. Asynchronous: the loopback servers it reaches live in this
- * process, whose event loop must keep running meanwhile.
- */
+/** `evident ARGS` in this process, in the tree. */
 function evident(args: readonly string[], extra: Record<string, string> = {}) {
-  return new Promise<{ code: number | null; stdout: string; stderr: string }>((done, fail) => {
-    const child = spawn(process.execPath, [CLI, ...args], { cwd: tree, env: env(extra) });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
-      stdout += chunk;
-    });
-    child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
-      stderr += chunk;
-    });
-    child.once("error", fail);
-    child.once("close", (code) => done({ code, stdout, stderr }));
-  });
+  return evidentInProcess(args, { cwd: tree, env: env(extra) });
+}
+
+/** `evident ARGS` as a process of the built executable, in the tree. */
+function evidentAsProcess(args: readonly string[], extra: Record<string, string> = {}) {
+  return evidentProcess(args, { cwd: tree, env: env(extra) });
 }
 
 /** The error document a failed run wrote: standard error must parse as exactly one JSON value. */
@@ -152,6 +139,15 @@ describe("the CLI speaks CLI", () => {
     });
   }
 
+  it("A09: as a process, a refused flag exits 2, with nothing on stdout and one JSON document on stderr", async () => {
+    const run = await evidentAsProcess(["grep", "needle", "-C", "abc"]);
+    assert.equal(run.code, 2, run.stderr);
+    assert.equal(run.stdout, "");
+    const error = errorOf(run);
+    assert.deepEqual([error.code, error.flag], ["invalid_arguments", "-C"]);
+    assert.match(error.message, /^-C takes a whole number, got "abc"\. Usage: evident grep /);
+  });
+
   it("evident mcp's usage errors show its usage line too", async () => {
     for (const args of [
       ["mcp", "--bogus"],
@@ -198,7 +194,7 @@ describe("the CLI speaks CLI", () => {
     const replacing = new Set(["--pattern", "--query", "--url"]);
     let walked = 0;
     for (const command of Object.keys(positional)) {
-      const help = await inProcess([command, "--help"]);
+      const help = await evident([command, "--help"]);
       assert.equal(help.code, 0, help.stderr);
       const lines = help.stdout.split("\n").filter((line) => /^ {2}-/.test(line));
       assert.ok(lines.length > 0, `${command} --help lists no option`);
@@ -219,7 +215,7 @@ describe("the CLI speaks CLI", () => {
             flag,
             ...sample,
           ];
-          const run = await inProcess(args);
+          const run = await evident(args);
           walked += 1;
           const label = `${args.join(" ")} (from "${line.trim().slice(0, 60)}")`;
           if (run.code === 0) continue;
@@ -305,7 +301,7 @@ describe("the CLI speaks CLI", () => {
   });
 
   it("A09: a configuration_error leaves exactly one JSON document on standard error", async () => {
-    const run = await evident(["search", "q"], { EVIDENT_CONFIG: join(base, "missing.json") });
+    const run = await evidentAsProcess(["search", "q"], { EVIDENT_CONFIG: join(base, "missing.json") });
     assert.equal(run.code, 1);
     assert.equal(errorOf(run).code, "configuration_error");
   });
@@ -314,11 +310,14 @@ describe("the CLI speaks CLI", () => {
     const rg = join(base, "broken-rg");
     await writeFile(rg, "#!/bin/sh\necho 'broken on purpose' >&2\nexit 3\n");
     await chmod(rg, 0o755);
-    const run = await evident(["grep", "needle"], { EVIDENT_RG_PATH: rg });
+    const run = await evidentAsProcess(["grep", "needle"], { EVIDENT_RG_PATH: rg });
     assert.equal(run.code, 1);
     const error = errorOf(run);
     assert.equal(error.code, "internal_error");
-    const logged = await evident(["grep", "needle"], { EVIDENT_RG_PATH: rg, EVIDENT_LOG_LEVEL: "error" });
+    const logged = await evidentAsProcess(["grep", "needle"], {
+      EVIDENT_RG_PATH: rg,
+      EVIDENT_LOG_LEVEL: "error",
+    });
     assert.equal(logged.code, 1);
     const lines = logged.stderr.trim().split("\n");
     assert.match(lines.slice(0, -1).join("\n"), /evident error: tool code_search failed.*ripgrep exit 3/);
@@ -353,40 +352,3 @@ describe("the CLI speaks CLI", () => {
     assert.match(run.stdout, /^A plain page about needles\.\nIts second line\.$/m);
   });
 });
-
-/** `evident ARGS` in-process, as main.ts wires it (one registry per command, in the tree). */
-async function inProcess(args: readonly string[]) {
-  let stdout = "";
-  let stderr = "";
-  const code = await runCli(
-    args,
-    {
-      stdout: {
-        write: (chunk: string) => {
-          stdout += chunk;
-          return true;
-        },
-      },
-      stderr: {
-        write: (chunk: string) => {
-          stderr += chunk;
-          return true;
-        },
-      },
-      env: env(),
-      cwd: tree,
-    },
-    {
-      createRegistry: (logger, _surface, root) =>
-        createProductRegistry({
-          cwd: tree,
-          env: env(),
-          logger,
-          surface: "cli",
-          snapshots: "persistent",
-          ...(root === undefined ? {} : { root }),
-        }),
-    },
-  );
-  return { code, stdout, stderr };
-}

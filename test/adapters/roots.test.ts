@@ -4,7 +4,9 @@
  * EVIDENT_ROOT, else the directory it was started in, but never `/` or the home directory
  * itself without a setting. The same rule holds on every surface (the CLI, MCP over HTTP, the
  * SDK; Pi's case is in pi/extension.test.ts), each saying how to set the root in its own terms.
- * Real server processes, the official SDK client.
+ * The official SDK client; `evident` runs in this process (the executable's `runCli`,
+ * test/adapters/run-evident.ts), except where the home directory is the case: the OS's home
+ * directory is the process's own, so those cases start the built executable with their HOME.
  */
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
@@ -17,8 +19,8 @@ import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/cli
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { resolveProjectRoot, rootsFromUris } from "../../src/tools/project-root.js";
 import { treesRemovedAfter } from "../code/helpers.js";
+import { connectInProcess, EVIDENT_CLI, evidentInProcess, evidentProcess, type Run } from "./run-evident.js";
 
-const CLI = resolve(import.meta.dirname, "../../dist/adapters/cli/main.js");
 const ENTRY = resolve(import.meta.dirname, "../../dist/index.js");
 const TOKEN = "t".repeat(40);
 const tree = treesRemovedAfter(after);
@@ -30,8 +32,19 @@ interface Session {
   guide(): Promise<string>;
 }
 
+function baseEnv(extra: Record<string, string> = {}): Record<string, string> {
+  return { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/root", ...extra };
+}
+
 async function withServer(
-  options: { cwd: string; args?: string[]; env?: Record<string, string>; roots?: string[][] },
+  options: {
+    cwd: string;
+    args?: string[];
+    env?: Record<string, string>;
+    roots?: string[][];
+    /** The built executable, a process of its own (for a HOME of the case's own). */
+    process?: boolean;
+  },
   body: (session: Session, setRoots: (next: string[]) => Promise<void>) => Promise<void>,
 ) {
   let roots = options.roots?.[0];
@@ -44,14 +57,24 @@ async function withServer(
       roots: (roots ?? []).map((dir) => ({ uri: pathToFileURL(dir).href, name: dir })),
     }));
   }
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [CLI, "mcp", ...(options.args ?? [])],
-    cwd: options.cwd,
-    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/root", ...options.env },
-    stderr: "pipe",
-  });
-  await client.connect(transport);
+  const args = options.args ?? [];
+  const env = baseEnv(options.env);
+  let close: () => Promise<unknown>;
+  if (options.process === true) {
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [EVIDENT_CLI, "mcp", ...args],
+        cwd: options.cwd,
+        env,
+        stderr: "pipe",
+      }),
+    );
+    close = () => client.close();
+  } else {
+    const server = await connectInProcess(client, args, { cwd: options.cwd, env });
+    close = () => server.close();
+  }
   const session: Session = {
     client,
     async search(pattern) {
@@ -70,7 +93,7 @@ async function withServer(
       await client.sendRootsListChanged();
     });
   } finally {
-    await client.close();
+    await close();
   }
 }
 
@@ -99,7 +122,7 @@ describe("code_search's project root", () => {
       ["/", {}],
       [home, { HOME: home }],
     ] as const) {
-      await withServer({ cwd, env }, async (session) => {
+      await withServer({ cwd, env, process: cwd === home }, async (session) => {
         const { tools } = await session.client.listTools();
         assert.deepEqual(
           tools.map((tool) => tool.name),
@@ -114,9 +137,12 @@ describe("code_search's project root", () => {
       });
     }
     // An explicit setting may name the home directory.
-    await withServer({ cwd: "/", env: { HOME: home }, args: ["--root", home] }, async (session) => {
-      assert.equal((await session.search("needle")).isError, false);
-    });
+    await withServer(
+      { cwd: "/", env: { HOME: home }, args: ["--root", home], process: true },
+      async (session) => {
+        assert.equal((await session.search("needle")).isError, false);
+      },
+    );
     // A root that is not a directory is a configuration error too.
     await withServer({ cwd: home, args: ["--root", join(home, "missing")] }, async (session) => {
       const result = await session.search("needle");
@@ -176,7 +202,8 @@ describe("code_search's project root", () => {
     const home = realpathSync(await tree({ "c.txt": "needle at home\n" }));
     const project = realpathSync(await tree({ "a.txt": "needle in project\n" }));
     for (const cwd of ["/", home]) {
-      const run = await processRun(["grep", "needle"], { cwd, env: { HOME: home } });
+      const options = { cwd, env: baseEnv({ HOME: home }) };
+      const run = await (cwd === home ? evidentProcess : evidentInProcess)(["grep", "needle"], options);
       assert.equal(run.code, 1, run.stderr);
       const error = JSON.parse(run.stderr).error;
       assert.equal(error.code, "configuration_error");
@@ -186,45 +213,46 @@ describe("code_search's project root", () => {
     }
     // --root and EVIDENT_ROOT name it, as for the server.
     for (const setting of [{ args: ["--root", project] }, { env: { EVIDENT_ROOT: project } }]) {
-      const run = await processRun(["grep", "needle", "--text", ...(setting.args ?? [])], {
+      const run = await evidentInProcess(["grep", "needle", "--text", ...(setting.args ?? [])], {
         cwd: "/",
-        env: { HOME: home, ...setting.env },
+        env: baseEnv({ HOME: home, ...setting.env }),
       });
       assert.equal(run.code, 0, run.stderr);
       assert.ok(run.stdout.startsWith(`Project root: ${project}\n`), run.stdout);
       assert.match(run.stdout, /a\.txt/);
     }
-    const missing = await processRun(["grep", "needle", "--root", join(project, "missing")], {
+    const missing = await evidentInProcess(["grep", "needle", "--root", join(project, "missing")], {
       cwd: project,
+      env: baseEnv(),
     });
     assert.equal(JSON.parse(missing.stderr).error.code, "configuration_error");
     assert.match(JSON.parse(missing.stderr).error.message, /--root names .* not a directory/);
   });
 
   it("one rule on every surface: over HTTP the refusal names the server's settings, never client roots", async () => {
-    const child = spawn(process.execPath, [CLI, "mcp", "--transport", "http"], {
+    const stop = new AbortController();
+    let listening: (url: string) => void = () => {};
+    const url = new Promise<string>((found) => {
+      listening = found;
+    });
+    let stderr = "";
+    const served = evidentInProcess(["mcp", "--transport", "http"], {
       cwd: "/",
-      env: {
-        PATH: process.env.PATH ?? "",
-        HOME: process.env.HOME ?? "/root",
-        EVIDENT_AUTH_TOKEN: TOKEN,
-        EVIDENT_HTTP_PORT: "0",
+      env: baseEnv({ EVIDENT_AUTH_TOKEN: TOKEN, EVIDENT_HTTP_PORT: "0" }),
+      signal: stop.signal,
+      onStderr: (chunk) => {
+        stderr += chunk;
+        const found = /listening on (http:\/\/\S+)/.exec(stderr)?.[1];
+        if (found !== undefined) listening(found);
       },
-      stdio: ["ignore", "ignore", "pipe"],
     });
     try {
-      const url = await new Promise<string>((found, fail) => {
-        let stderr = "";
-        child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
-          stderr += chunk;
-          const listening = /listening on (http:\/\/\S+)/.exec(stderr);
-          if (listening?.[1] !== undefined) found(listening[1]);
-        });
-        child.once("exit", () => fail(new Error(`the server exited: ${stderr}`)));
+      const stopped = served.then((run) => {
+        throw new Error(`the server stopped: ${run.stderr}`);
       });
       const client = new Client({ name: "roots-test", version: "1.0.0" });
       await client.connect(
-        new StreamableHTTPClientTransport(new URL(url), {
+        new StreamableHTTPClientTransport(new URL(await Promise.race([url, stopped])), {
           requestInit: { headers: { authorization: `Bearer ${TOKEN}` } },
         }),
       );
@@ -242,8 +270,8 @@ describe("code_search's project root", () => {
         await client.close();
       }
     } finally {
-      child.kill("SIGTERM");
-      await new Promise((done) => (child.exitCode === null ? child.once("exit", done) : done(undefined)));
+      stop.abort();
+      assert.equal((await served).code, 0);
     }
   });
 
@@ -255,7 +283,7 @@ describe("code_search's project root", () => {
       "catch (error) { console.log(JSON.stringify({ code: error.code, message: error.message })); }",
       "finally { await evident.close(); }",
     ].join("\n");
-    const run = await processRun(["--input-type=module", "-e", script], { cwd: "/", node: true });
+    const run = await nodeRun(["--input-type=module", "-e", script], "/");
     assert.equal(run.code, 0, run.stderr);
     const error = JSON.parse(run.stdout);
     assert.equal(error.code, "configuration_error");
@@ -264,16 +292,10 @@ describe("code_search's project root", () => {
   });
 });
 
-/** `evident ARGS` (or `node ARGS`) in `cwd`; asynchronous, so nothing here waits on a blocked loop. */
-function processRun(
-  args: readonly string[],
-  options: { cwd: string; env?: Record<string, string>; node?: boolean },
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
+/** `node ARGS` in `cwd`; asynchronous, so nothing here waits on a blocked loop. */
+function nodeRun(args: readonly string[], cwd: string): Promise<Run> {
   return new Promise((done, fail) => {
-    const child = spawn(process.execPath, options.node === true ? [...args] : [CLI, ...args], {
-      cwd: options.cwd,
-      env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/root", ...options.env },
-    });
+    const child = spawn(process.execPath, [...args], { cwd, env: baseEnv() });
     let stdout = "";
     let stderr = "";
     child.stdout.setEncoding("utf8").on("data", (chunk: string) => {

@@ -1,10 +1,11 @@
 /**
  * The product's tools behave the same on every surface: the same bad input gets the same
  * `invalid_arguments` naming the same field over MCP stdio, MCP HTTP, the CLI and the SDK.
- * Runs the built package (npm test builds first), as users do.
+ * stdio is the built package's server (npm test builds first), as users run it; the CLI is the
+ * executable's `runCli` in this process (test/adapters/run-evident.ts); the process contract
+ * of a refusal (exit 2, the payload on stderr) is cli-language.test.ts's.
  */
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
 import { resolve } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
@@ -15,9 +16,9 @@ import { CODE_PATTERN_MAX_CHARS, WEB_QUERY_MAX_CHARS } from "../../src/core/limi
 import { silentLogger } from "../../src/core/logger.js";
 import { createEvident, EvidentError } from "../../src/index.js";
 import { createProductRegistry, PRODUCT_TOOL_NAMES } from "../../src/tools/product.js";
+import { EVIDENT_CLI, evidentInProcess } from "./run-evident.js";
 
 const ROOT = resolve(import.meta.dirname, "../..");
-const CLI = resolve(ROOT, "dist/adapters/cli/main.js");
 const TOKEN = "s".repeat(40);
 const EMPTY_ENV = { PATH: process.env.PATH ?? "" };
 
@@ -64,7 +65,7 @@ describe("A07: bad input reads the same on every surface", () => {
   before(async () => {
     stdio = new Client({ name: "surfaces", version: "1.0.0" });
     await stdio.connect(
-      new StdioClientTransport({ command: process.execPath, args: [CLI, "mcp"], cwd: ROOT }),
+      new StdioClientTransport({ command: process.execPath, args: [EVIDENT_CLI, "mcp"], cwd: ROOT }),
     );
     server = await startHttpServer({
       registry: createProductRegistry({ cwd: ROOT, env: EMPTY_ENV, logger: silentLogger }),
@@ -124,13 +125,9 @@ describe("A07: bad input reads the same on every surface", () => {
   }
 
   for (const [argv, field] of BAD_FLAGS) {
-    it(`CLI: ${argv.join(" ").slice(0, 60)} -> ${field}`, () => {
-      const run = spawnSync(process.execPath, [CLI, ...argv], {
-        encoding: "utf8",
-        cwd: ROOT,
-        env: EMPTY_ENV,
-      });
-      assert.equal(run.status, 2, run.stderr);
+    it(`CLI: ${argv.join(" ").slice(0, 60)} -> ${field}`, async () => {
+      const run = await evidentInProcess(argv, { cwd: ROOT, env: EMPTY_ENV });
+      assert.equal(run.code, 2, run.stderr);
       assert.equal(run.stdout, "");
       const { error } = JSON.parse(run.stderr);
       assert.deepEqual([error.code, error.field], ["invalid_arguments", field]);

@@ -1,5 +1,7 @@
 /**
- * The README's promises, run as written: the first command a newcomer types, and the SDK example.
+ * The README's promises, run as written: the first command a newcomer types and the SDK example,
+ * each a process of its own; the usage section's commands through the executable's `runCli` in
+ * this process (test/adapters/run-evident.ts), as a shell passes their words.
  */
 import assert from "node:assert/strict";
 import { exec as execCallback, spawnSync } from "node:child_process";
@@ -10,6 +12,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { describe, it } from "node:test";
 import { promisify } from "node:util";
+import { evidentInProcess } from "../adapters/run-evident.js";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 const exec = promisify(execCallback);
@@ -29,6 +32,20 @@ function asBuilt(command: string): string {
   if (command.startsWith(`node ${BIN} `)) return `${cli} ${command.slice(`node ${BIN} `.length)}`;
   assert.ok(command.startsWith("evident "), command);
   return `${cli} ${command.slice("evident ".length)}`;
+}
+
+/**
+ * The arguments a shell passes to the installed `evident` for a README command (its words: the
+ * examples quote with double quotes alone).
+ */
+function evidentArgs(command: string): string[] {
+  const words = [...command.matchAll(/"([^"]*)"|(\S+)/g)].map((m) => m[1] ?? (m[2] as string));
+  assert.equal(words[0], "evident", command);
+  assert.ok(
+    words.every((word) => !/["'\\$`]/.test(word)),
+    `${command}: a word only a shell reads right`,
+  );
+  return words.slice(1);
 }
 
 function codeBlocks(language: string): string[] {
@@ -85,8 +102,12 @@ describe("README", () => {
 
   it("the grep example in the usage section runs", async () => {
     assert.ok(README.includes('`evident grep "createEvident" src`'));
-    const { stdout } = await exec(asBuilt('evident grep "createEvident" src'), { cwd: ROOT });
-    assert.ok(JSON.parse(stdout).totalMatches >= 1);
+    const run = await evidentInProcess(evidentArgs('evident grep "createEvident" src'), {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "" },
+    });
+    assert.equal(run.code, 0, run.stderr);
+    assert.ok(JSON.parse(run.stdout).totalMatches >= 1);
   });
 
   it("the setup example works as written: with the key unset searches still answer, with it Tavily answers", async () => {
@@ -113,16 +134,17 @@ describe("README", () => {
         EVIDENT_DUCKDUCKGO_BASE_URL: `http://127.0.0.1:${port}`,
         EVIDENT_TAVILY_BASE_URL: `http://127.0.0.1:${port}`,
       };
-      const saved = await exec(asBuilt(setup), { cwd: xdg, env });
+      const saved = await evidentInProcess(evidentArgs(setup), { cwd: xdg, env });
+      assert.equal(saved.code, 0, saved.stderr);
       assert.match(saved.stdout, /TAVILY_API_KEY is not set/);
       assert.match(saved.stdout, /Until then web_search answers from duckduckgo/);
-      const search = asBuilt('evident search "node streams backpressure"');
-      const keyless = JSON.parse((await exec(search, { cwd: xdg, env })).stdout);
+      const search = evidentArgs('evident search "node streams backpressure"');
+      const keyless = JSON.parse((await evidentInProcess(search, { cwd: xdg, env })).stdout);
       assert.deepEqual(keyless.provenance.used, ["duckduckgo"]);
       assert.ok(keyless.results.duckduckgo.results.length > 0);
       assert.match(keyless.providerErrors.tavily, /TAVILY_API_KEY is not set/);
       const keyed = { ...env, TAVILY_API_KEY: "tvly-dev-0123456789abcdef" };
-      const vendor = JSON.parse((await exec(search, { cwd: xdg, env: keyed })).stdout);
+      const vendor = JSON.parse((await evidentInProcess(search, { cwd: xdg, env: keyed })).stdout);
       assert.deepEqual(vendor.provenance.used, ["tavily"]);
     } finally {
       server.close();

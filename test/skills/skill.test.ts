@@ -1,24 +1,25 @@
 /**
  * The bundled Agent Skill: structurally valid for the reference validator, and true to the CLI
- * it teaches. Every example in its shell block runs against the built CLI (a fixture project,
- * a loopback server speaking Tavily's API for the web commands), and every flag and exit code it
- * names is checked against the CLI itself.
+ * it teaches. Every example in its shell block runs against the CLI (a fixture project, a
+ * loopback server speaking Tavily's API for the web commands), and every flag and exit code it
+ * names is checked against the CLI itself. Each run is the executable's `runCli` in this process
+ * (test/adapters/run-evident.ts), but the failure whose exit code it states is a process of the
+ * built executable, as the agent's shell runs it.
  */
 import assert from "node:assert/strict";
-import { execFile } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { readProperties, validate } from "skills-ref";
 import { SNAPSHOT_TTL_MS } from "../../src/core/limits.js";
+import { evidentInProcess, evidentProcess, type Run } from "../adapters/run-evident.js";
 import { treesRemovedAfter } from "../code/helpers.js";
 import { type FakeVendor, sendJson, startFakeVendor } from "../web/providers/fake-vendor.js";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 const SKILL_DIR = join(ROOT, "skills", "evident");
 const SKILL = readFileSync(join(SKILL_DIR, "SKILL.md"), "utf8");
-const CLI = join(ROOT, "dist", "adapters", "cli", "main.js");
 // This machine has no DNS: the example's page URL is read as a public IP literal instead.
 const PAGE_STAND_IN = "https://93.184.215.14/api/stream.html";
 
@@ -35,34 +36,27 @@ after(async () => {
   rmSync(cache, { recursive: true, force: true });
 });
 
-/** The built CLI as a child process (asynchronously: the loopback vendor answers from this one). */
-function run(
-  args: string[],
-  cwd: string,
-  extraEnv: Record<string, string> = {},
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((done) => {
-    execFile(
-      process.execPath,
-      [CLI, ...args],
-      {
-        cwd,
-        encoding: "utf8",
-        env: {
-          PATH: process.env.PATH ?? "",
-          // Apart from the project: the home directory itself is never taken as one.
-          HOME: cache,
-          EVIDENT_CACHE_DIR: cache,
-          TAVILY_API_KEY: "tvly-skill-test",
-          EVIDENT_TAVILY_BASE_URL: vendor.baseUrl,
-          EVIDENT_READ_ROUTE: "tavily",
-          ...extraEnv,
-        },
-      },
-      (error, stdout, stderr) =>
-        done({ code: error === null ? 0 : ((error as { code?: number }).code ?? null), stdout, stderr }),
-    );
-  });
+function env(extraEnv: Record<string, string>): Record<string, string> {
+  return {
+    PATH: process.env.PATH ?? "",
+    // Apart from the project: the home directory itself is never taken as one.
+    HOME: cache,
+    EVIDENT_CACHE_DIR: cache,
+    TAVILY_API_KEY: "tvly-skill-test",
+    EVIDENT_TAVILY_BASE_URL: vendor.baseUrl,
+    EVIDENT_READ_ROUTE: "tavily",
+    ...extraEnv,
+  };
+}
+
+/** `evident ARGS` in this process. */
+function run(args: string[], cwd: string, extraEnv: Record<string, string> = {}): Promise<Run> {
+  return evidentInProcess(args, { cwd, env: env(extraEnv) });
+}
+
+/** `evident ARGS` as a process of the built executable (asynchronous: the vendor answers from here). */
+function runProcess(args: string[], cwd: string): Promise<Run> {
+  return evidentProcess(args, { cwd, env: env({}) });
 }
 
 /** The CLI's error payload: stderr is that one JSON document (anything else there fails, shown). */
@@ -96,7 +90,7 @@ describe("Agent Skill", () => {
     assert.ok(manifest.files.includes("skills"));
   });
 
-  it("A10: every example runs against the real CLI, cursors carrying over between runs", async () => {
+  it("A10: every example runs against the CLI, cursors carrying over between runs", async () => {
     const files: Record<string, string> = {
       "src/server.ts":
         "import { createServer } from 'node:http';\n// TODO: close gracefully\nexport const s = createServer();\n",
@@ -162,7 +156,7 @@ describe("Agent Skill", () => {
     assert.equal(usage.code, 2);
     assert.equal(errorPayload(usage.stderr).error.code, "invalid_arguments");
     vendor.handle((_request, response) => sendJson(response, 500, { error: "down" }));
-    const failed = await run(["search", "anything"], project);
+    const failed = await runProcess(["search", "anything"], project);
     assert.equal(failed.code, 1);
     assert.equal(errorPayload(failed.stderr).error.code, "provider_failed");
     assert.match(SKILL, /`0`: success/);

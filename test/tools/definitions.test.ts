@@ -1,20 +1,20 @@
 /**
  * The tool definitions an agent carries on every turn, as a client receives them: the
- * `tools/list` answer of the built `evident mcp`, asked by the official MCP SDK client over
- * stdio, without and with structured output. Their size, the function-calling rules their input
- * schemas keep, their annotations and order, and the guide that holds what the definitions
- * leave out (reachable from them on every surface).
+ * `tools/list` answer of `evident mcp`, asked by the official MCP SDK client over stdio, without
+ * and with structured output. Their size, the function-calling rules their input schemas keep,
+ * their annotations and order, and the guide that holds what the definitions leave out
+ * (reachable from them on every surface). The server runs in this process (the executable's
+ * `runCli` on a pair of streams); one case checks that the built executable's answer is the same.
  */
 import assert from "node:assert/strict";
-import { execFile } from "node:child_process";
 import { realpathSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import { connectInProcess, EVIDENT_CLI, evidentInProcess } from "../adapters/run-evident.js";
 import { treesRemovedAfter } from "../code/helpers.js";
 
-const CLI = resolve(import.meta.dirname, "../../dist/adapters/cli/main.js");
 const tree = treesRemovedAfter(after);
 
 /** Issue #30: what every agent turn may spend on evident's definitions, in bytes of the answer. */
@@ -26,31 +26,30 @@ const DESCRIPTION_MAX_CHARS = 1_024;
 type Json = Record<string, unknown>;
 type Listed = Awaited<ReturnType<Client["listTools"]>>;
 
-/**
- * A server started in `cwd` with no config file and no keys, and a client connected to it. Its
- * home directory is elsewhere unless `home` says (a server started in it refuses to search).
- */
+/** A server's environment: no config file and no keys; its home directory apart from `cwd`. */
+function serverEnv(cwd: string): Record<string, string> {
+  return {
+    PATH: process.env.PATH ?? "",
+    HOME: join(cwd, ".home"),
+    XDG_CONFIG_HOME: join(cwd, ".no-config"),
+    EVIDENT_CACHE_DIR: join(cwd, ".cache"),
+  };
+}
+
+/** `evident mcp ARGS` started in `cwd`, and a client connected to it. */
 async function withServer<T>(
-  options: { cwd: string; args?: string[]; home?: string },
+  options: { cwd: string; args?: string[] },
   body: (client: Client) => Promise<T>,
 ): Promise<T> {
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [CLI, "mcp", ...(options.args ?? [])],
-    cwd: options.cwd,
-    env: {
-      PATH: process.env.PATH ?? "",
-      HOME: options.home ?? join(options.cwd, ".home"),
-      XDG_CONFIG_HOME: join(options.cwd, ".no-config"),
-    },
-    stderr: "ignore",
-  });
   const client = new Client({ name: "definitions-test", version: "1.0.0" });
-  await client.connect(transport);
+  const server = await connectInProcess(client, options.args ?? [], {
+    cwd: options.cwd,
+    env: serverEnv(options.cwd),
+  });
   try {
     return await body(client);
   } finally {
-    await client.close();
+    await server.close();
   }
 }
 
@@ -181,6 +180,24 @@ describe("tool definitions", () => {
     });
   }
 
+  it("the built executable's tools/list is the same, byte for byte", async () => {
+    const client = new Client({ name: "definitions-test", version: "1.0.0" });
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [EVIDENT_CLI, "mcp"],
+        cwd: project,
+        env: serverEnv(project),
+        stderr: "ignore",
+      }),
+    );
+    try {
+      assert.equal(JSON.stringify(await client.listTools()), JSON.stringify(answer(false)));
+    } finally {
+      await client.close();
+    }
+  });
+
   it("with structured output, answers still match the shorter output schemas (the SDK client checks each)", async () => {
     await withServer({ cwd: project, args: ["--structured"] }, async (client) => {
       await client.listTools();
@@ -252,8 +269,8 @@ describe("tool definitions", () => {
   });
 
   it("the guide is read without a project root, and says how to set one", async () => {
-    // Started in its home directory: code_search refuses to search it without a setting.
-    await withServer({ cwd: project, home: project }, async (client) => {
+    // Started in /: code_search refuses to search it without a setting.
+    await withServer({ cwd: "/" }, async (client) => {
       const result = await client.callTool({ name: "code_search", arguments: { guide: true } });
       assert.equal(result.isError ?? false, false);
       const text = (result.content as Array<{ text: string }>)[0]?.text ?? "";
@@ -263,24 +280,7 @@ describe("tool definitions", () => {
   });
 
   it("the guide is one flag away on the command line, and glob takes one value or a list there and over MCP", async () => {
-    const run = (args: string[]) =>
-      new Promise<{ code: number | null; stdout: string }>((done) => {
-        execFile(
-          process.execPath,
-          [CLI, ...args],
-          {
-            cwd: project,
-            // HOME apart from the project: the home directory itself is never taken as one.
-            env: {
-              PATH: process.env.PATH ?? "",
-              HOME: join(project, ".home"),
-              EVIDENT_CACHE_DIR: join(project, ".cache"),
-            },
-          },
-          (error, stdout) =>
-            done({ code: error === null ? 0 : ((error as { code?: number }).code ?? null), stdout }),
-        );
-      });
+    const run = (args: string[]) => evidentInProcess(args, { cwd: project, env: serverEnv(project) });
     const help = (await run(["grep", "--help"])).stdout;
     assert.match(help, /^ +--guide\b/m);
     // Values the schema enumerates are shown, as its short descriptions do not repeat them.

@@ -5,6 +5,7 @@
  * arguments. `evident mcp` starts a server instead and returns when it stops.
  */
 import { userInfo } from "node:os";
+import type { Readable, Writable } from "node:stream";
 import { envValue } from "../../core/env.js";
 import { EvidentError } from "../../core/errors.js";
 import { CLI_HELD_LOG_LINES } from "../../core/limits.js";
@@ -42,6 +43,11 @@ export interface CliIo {
   readonly cwd: string;
   /** Standard input, for `evident setup` (its prompts, or a key given on stdin). */
   readonly stdin?: NodeJS.ReadableStream & { isTTY?: boolean };
+  /**
+   * The streams `evident mcp` speaks the protocol on over stdio; default process.stdin and
+   * process.stdout. Tests connect an MCP client here to run the server in their own process.
+   */
+  readonly protocol?: { readonly input: Readable; readonly output: Writable };
 }
 
 export interface CliOptions {
@@ -302,7 +308,12 @@ async function runMcp(
   const registry = await options.createRegistry(logger, "server", root);
   if (idle !== undefined) registry.observe(idle);
   const { startStdioServer } = await import("../mcp/stdio.js");
-  const handle = startStdioServer({ registry, logger, structured });
+  const handle = startStdioServer({
+    registry,
+    logger,
+    structured,
+    ...(io.protocol === undefined ? {} : { stdin: io.protocol.input, stdout: io.protocol.output }),
+  });
   await Promise.race([handle.closed, waitForAbort(options.signal)]);
   idle?.close();
   await handle.close();

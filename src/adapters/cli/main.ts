@@ -4,8 +4,8 @@
  * so tests can run the same `runCli` with a registry of their own.
  */
 import { EvidentError } from "../../core/errors.js";
-import { createProductRegistry } from "../../tools/product.js";
 import { EXIT_TOOL_ERROR, runCli } from "./cli.js";
+import { productRegistryFor } from "./product-registry.js";
 
 const controller = new AbortController();
 let interrupts = 0;
@@ -31,17 +31,7 @@ const code = await runCli(
   {
     ownsProcess: true,
     signal: controller.signal,
-    // A tool command is one process per call: its cursors must outlive it (MCP keeps memory).
-    createRegistry: (logger, surface, root) =>
-      createProductRegistry({
-        cwd: process.cwd(),
-        env: process.env,
-        logger,
-        surface: surface === "command" ? "cli" : surface === "remote" ? "http" : "mcp",
-        snapshots: surface === "command" ? "persistent" : "memory",
-        confined: surface === "remote",
-        ...(root === undefined ? {} : { root }),
-      }),
+    createRegistry: productRegistryFor(process.cwd(), process.env),
   },
 );
 process.exitCode = code;

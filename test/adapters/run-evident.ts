@@ -1,0 +1,210 @@
+/**
+ * `evident` for tests, two ways. In the test's own process (`evidentInProcess`,
+ * `connectInProcess`): the `runCli` the executable runs, with the registry it builds
+ * (src/adapters/cli/product-registry.ts), for cases whose subject is what a command answers or
+ * refuses. As a process of the built executable (`evidentProcess`): for what lives at the
+ * process boundary (exit codes, what reaches the real stdout and stderr, state that must
+ * outlive the process). A process costs far more CPU than a run in-process (see
+ * bench/test-suite/RESULTS.md), so a file keeps processes for the cases that need them.
+ */
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import { resolve } from "node:path";
+import { PassThrough, type Readable, type Writable } from "node:stream";
+import {
+  type Client,
+  type JSONRPCMessage,
+  ReadBuffer,
+  serializeMessage,
+  type Transport,
+} from "@modelcontextprotocol/client";
+import { type CliOptions, runCli } from "../../src/adapters/cli/cli.js";
+import { productRegistryFor } from "../../src/adapters/cli/product-registry.js";
+
+/** The built executable (npm test builds first). */
+export const EVIDENT_CLI = resolve(import.meta.dirname, "../../dist/adapters/cli/main.js");
+
+export type Env = Record<string, string>;
+
+export interface Run {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+export interface RunOptions {
+  readonly cwd: string;
+  /** The whole environment the command sees (nothing of the test process's is added). */
+  readonly env: Env;
+}
+
+/** `evident ARGS` in this process, as the executable runs it (the same argv, I/O and registry). */
+export async function evidentInProcess(
+  args: readonly string[],
+  options: RunOptions & {
+    /** Stops `evident mcp`, as SIGTERM does the executable's. */
+    readonly signal?: AbortSignal;
+    /** Each chunk written to standard error, as it comes. */
+    readonly onStderr?: (chunk: string) => void;
+    /** Tools and commands of the test's own in place of the product's (test/fixtures/test-tools.ts). */
+    readonly tools?: Pick<CliOptions, "createRegistry" | "commands">;
+  },
+): Promise<Run> {
+  let stdout = "";
+  let stderr = "";
+  // Standard input is closed, as with `< /dev/null`: `evident mcp` over stdio finds its input
+  // ended, and `evident setup` has nothing to read; neither reaches this process's own stdin
+  // and stdout (the test runner's channel).
+  const input = new PassThrough();
+  input.end();
+  const output = new PassThrough().setEncoding("utf8");
+  output.on("data", (chunk: string) => {
+    stdout += chunk;
+  });
+  const code = await runCli(
+    args,
+    {
+      stdout: {
+        write: (chunk: string) => {
+          stdout += chunk;
+          return true;
+        },
+      },
+      stderr: {
+        write: (chunk: string) => {
+          stderr += chunk;
+          options.onStderr?.(chunk);
+          return true;
+        },
+      },
+      env: options.env,
+      cwd: options.cwd,
+      stdin: input,
+      protocol: { input, output },
+    },
+    {
+      createRegistry: productRegistryFor(options.cwd, options.env),
+      ...options.tools,
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+    },
+  );
+  return { code, stdout, stderr };
+}
+
+/**
+ * `evident ARGS` as a process of the built executable. Asynchronous: loopback servers it
+ * reaches may live in this process, whose event loop must keep running meanwhile.
+ */
+export function evidentProcess(args: readonly string[], options: RunOptions): Promise<Run> {
+  return new Promise((done, fail) => {
+    const child = spawn(process.execPath, [EVIDENT_CLI, ...args], { cwd: options.cwd, env: options.env });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+      stdout += chunk;
+    });
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+      stderr += chunk;
+    });
+    child.once("error", fail);
+    child.once("close", (code) => done({ code, stdout, stderr }));
+  });
+}
+
+export interface InProcessServer {
+  /** What the server wrote to standard error so far. */
+  stderr(): string;
+  /** Closes the client (its end of stdin, as a client process exiting does); the server's outcome. */
+  close(): Promise<Run>;
+}
+
+/**
+ * `evident mcp ARGS` in this process, `client` connected to its stdio streams: the server's
+ * argument handling, project root, framing and transport are the executable's.
+ */
+export async function connectInProcess(
+  client: Client,
+  args: readonly string[],
+  options: RunOptions,
+): Promise<InProcessServer> {
+  const input = new PassThrough();
+  const output = new PassThrough();
+  let stdout = "";
+  let stderr = "";
+  const outcome = runCli(
+    ["mcp", ...args],
+    {
+      stdout: {
+        write: (chunk: string) => {
+          stdout += chunk;
+          return true;
+        },
+      },
+      stderr: {
+        write: (chunk: string) => {
+          stderr += chunk;
+          return true;
+        },
+      },
+      env: options.env,
+      cwd: options.cwd,
+      protocol: { input, output },
+    },
+    { createRegistry: productRegistryFor(options.cwd, options.env) },
+  );
+  // A server that stops before it serves (a refused argument) must not leave connect waiting.
+  const stopped = outcome.then((code) => {
+    throw new Error(`evident mcp ${args.join(" ")} exited ${code}: ${stdout}${stderr}`);
+  });
+  await Promise.race([client.connect(new StreamTransport(input, output)), stopped]);
+  stopped.catch(() => {});
+  return {
+    stderr: () => stderr,
+    async close() {
+      await client.close();
+      return { code: await outcome, stdout, stderr };
+    },
+  };
+}
+
+/** An MCP client transport over a pair of streams, framed as stdio frames messages. */
+class StreamTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage) => void;
+  readonly #toServer: Writable;
+  readonly #fromServer: Readable;
+  readonly #buffer = new ReadBuffer();
+
+  constructor(toServer: Writable, fromServer: Readable) {
+    this.#toServer = toServer;
+    this.#fromServer = fromServer;
+  }
+
+  async start(): Promise<void> {
+    this.#fromServer.on("data", (chunk: Buffer) => {
+      this.#buffer.append(chunk);
+      for (;;) {
+        let message: JSONRPCMessage | null;
+        try {
+          message = this.#buffer.readMessage();
+        } catch (error) {
+          this.onerror?.(error as Error);
+          continue;
+        }
+        if (message === null) break;
+        this.onmessage?.(message);
+      }
+    });
+  }
+
+  async send(message: JSONRPCMessage): Promise<void> {
+    if (!this.#toServer.write(serializeMessage(message))) await once(this.#toServer, "drain");
+  }
+
+  async close(): Promise<void> {
+    this.#toServer.end();
+    this.#buffer.clear();
+    this.onclose?.();
+  }
+}
