@@ -15,7 +15,6 @@ import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync }
 import { tmpdir } from "node:os";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { DefaultPackageManager, DefaultResourceLoader, SettingsManager } from "@mariozechner/pi-coding-agent";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { parse as parseYaml } from "yaml";
@@ -28,6 +27,8 @@ const PACKAGE = JSON.parse(readFileSync(resolve(ROOT, "package.json"), "utf8")) 
 };
 const DOC = readFileSync(resolve(ROOT, "docs/CLIENTS.md"), "utf8");
 const README = readFileSync(resolve(ROOT, "README.md"), "utf8");
+/** Pi's install and load of a package, as a Pi process (test/docs/fixtures/pi-install.mjs). */
+const PI_INSTALL = resolve(import.meta.dirname, "fixtures/pi-install.mjs");
 const PROJECT = "/absolute/path/to/your/project";
 const NODE = "/absolute/path/to/node";
 const MAIN = "/absolute/path/to/evident/dist/adapters/cli/main.js";
@@ -351,38 +352,25 @@ describe("docs/CLIENTS.md, run against the packed and installed package", () => 
     }
   });
 
-  it("Pi installs the installed package from its folder, as the README shows, and loads evident's tools", async () => {
+  it("Pi installs the installed package from its folder, as the README shows, and loads evident's tools", () => {
     const command = 'pi install "$(npm root -g)/evident"';
     assert.ok(README.includes(command), "the README's Pi install");
     const piHome = mkdtempSync(join(work, "pi-home-"));
-    const agentDir = join(piHome, ".pi/agent");
-    // What `pi install FOLDER` runs (pi-coding-agent's package-manager-cli.js), in this process:
-    // a Pi started as a process would cost more than the rest of this case, and Pi's own
-    // command line is not what the README's line depends on here.
-    const settingsManager = SettingsManager.create(piHome, agentDir);
-    const manager = new DefaultPackageManager({ cwd: piHome, agentDir, settingsManager });
-    await manager.installAndPersist(installed, { local: false });
-    await settingsManager.flush();
-    const loader = new DefaultResourceLoader({
+    const run = spawnSync(process.execPath, [PI_INSTALL, piHome, installed], {
       cwd: piHome,
-      agentDir,
-      // Read back from the file the install wrote, as a Pi started afterwards does.
-      settingsManager: SettingsManager.create(piHome, agentDir),
-      noSkills: true,
-      noPromptTemplates: true,
-      noThemes: true,
-      noContextFiles: true,
+      env: { PATH: path, HOME: piHome, PI_OFFLINE: "1" },
+      encoding: "utf8",
+      timeout: 120_000,
     });
-    await loader.reload();
-    const { extensions, errors } = loader.getExtensions();
+    assert.equal(run.status, 0, `${run.stdout}${run.stderr}`);
+    const { extensions, errors } = JSON.parse(run.stdout) as {
+      errors: unknown[];
+      extensions: Array<{ resolvedPath: string; tools: string[] }>;
+    };
     assert.deepEqual(errors, []);
     assert.equal(extensions.length, 1);
     assert.equal(extensions[0]?.resolvedPath, join(installed, "dist/adapters/pi/extension.js"));
-    assert.deepEqual([...(extensions[0]?.tools.keys() ?? [])].sort(), [
-      "code_search",
-      "web_read",
-      "web_search",
-    ]);
+    assert.deepEqual(extensions[0]?.tools.sort(), ["code_search", "web_read", "web_search"]);
   });
 });
 
