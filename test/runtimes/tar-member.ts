@@ -13,7 +13,10 @@ import { createGunzip } from "node:zlib";
  * member after them.
  */
 export async function unpackMember(archive: string, member: string, to: string): Promise<void> {
-  const gunzip = createReadStream(archive).pipe(createGunzip());
+  // Large chunks: with the 16 KiB default, zlib and this loop cost far more per byte.
+  const gunzip = createReadStream(archive, { highWaterMark: 1 << 20 }).pipe(
+    createGunzip({ chunkSize: 1 << 18 }),
+  );
   const out = await open(to, "w");
   let pending: Buffer = Buffer.alloc(0);
   let skip = 0; // what is left of a member that is not wanted, with its padding
