@@ -5,7 +5,7 @@
 import { spawnSync } from "node:child_process";
 import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { buildTestFixtures } from "./test-fixtures.mjs";
 
 function collect(path, out) {
   const stat = statSync(path);
@@ -26,22 +26,8 @@ if (files.length === 0) {
   console.error("no test files found");
   process.exit(1);
 }
-// The fixtures tests start as processes of their own (a CLI with test tools, an upstream MCP
-// server) run compiled from build/ (test/fixtures/spawned.ts): started through tsx, each start
-// costs about three times the CPU, and some tests start dozens.
-const built = spawnSync(
-  process.execPath,
-  [
-    fileURLToPath(new URL("../node_modules/typescript/bin/tsc", import.meta.url)),
-    "-p",
-    "tsconfig.test-fixtures.json",
-  ],
-  { cwd: fileURLToPath(new URL("..", import.meta.url)), stdio: "inherit" },
-);
-if (built.status !== 0) {
-  console.error("building the spawned test fixtures (tsconfig.test-fixtures.json) failed");
-  process.exit(1);
-}
+// The fixtures tests start as processes of their own, compiled into build/ first.
+if (!buildTestFixtures()) process.exit(1);
 
 const concurrency = process.env.EVIDENT_TEST_CONCURRENCY ?? "4";
 // A test that waits for an event that never comes would otherwise hang CI until it is killed,

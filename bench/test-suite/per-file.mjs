@@ -4,9 +4,10 @@
 // name. CPU time (user + system of the file's process and of every child it waited for) is what
 // a shared machine's load changes least; wall time is what the suite's budget counts.
 // Usage: node bench/test-suite/per-file.mjs [--concurrency N] [--out FILE.json] [dir-or-file ...]
-import { spawn, spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { readdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { buildTestFixtures } from "../../scripts/test-fixtures.mjs";
 
 const args = process.argv.slice(2);
 let concurrency = 4;
@@ -91,12 +92,7 @@ function runOne(file) {
 }
 
 // The compiled fixtures some tests start, as scripts/run-tests.mjs builds them first.
-const built = spawnSync(
-  process.execPath,
-  ["node_modules/typescript/bin/tsc", "-p", "tsconfig.test-fixtures.json"],
-  { stdio: "inherit" },
-);
-if (built.status !== 0) process.exit(1);
+if (!buildTestFixtures()) process.exit(1);
 
 const started = Date.now();
 const queue = [...files];

@@ -48,15 +48,17 @@ export async function evidentInProcess(
     readonly onStderr?: (chunk: string) => void;
     /** Tools and commands of the test's own in place of the product's (test/fixtures/test-tools.ts). */
     readonly tools?: Pick<CliOptions, "createRegistry" | "commands">;
+    /** Standard input, a pipe ended after this text (`setup --key-stdin`); empty by default. */
+    readonly input?: string;
   },
 ): Promise<Run> {
   let stdout = "";
   let stderr = "";
-  // Standard input is closed, as with `< /dev/null`: `evident mcp` over stdio finds its input
-  // ended, and `evident setup` has nothing to read; neither reaches this process's own stdin
-  // and stdout (the test runner's channel).
+  // Standard input is a pipe ended after `options.input` (closed, as with `< /dev/null`, by
+  // default): `evident mcp` over stdio finds its input ended; neither reaches this process's
+  // own stdin and stdout (the test runner's channel).
   const input = new PassThrough();
-  input.end();
+  input.end(options.input ?? "");
   const output = new PassThrough().setEncoding("utf8");
   output.on("data", (chunk: string) => {
     stdout += chunk;
@@ -207,4 +209,12 @@ class StreamTransport implements Transport {
     this.#buffer.clear();
     this.onclose?.();
   }
+}
+
+/** A run's outcome with its exit status named as `spawnSync` names it, for files that compare both. */
+export async function withStatus(
+  run: Promise<Run>,
+): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  const { code, stdout, stderr } = await run;
+  return { status: code, stdout, stderr };
 }

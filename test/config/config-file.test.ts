@@ -1,7 +1,9 @@
 /**
  * The config file as an adversary or a careless operator leaves it, through the built CLI (and
  * the SDK for what a thrown error carries): what it says must not quote saved keys, and what is
- * not a small regular file is refused instead of read.
+ * not a small regular file is refused instead of read. Commands run in this process
+ * (test/adapters/run-evident.ts) where their answer is the subject; a path that could block
+ * or flood a read (a FIFO, a device) runs the built executable, bounded by a timeout.
  */
 import assert from "node:assert/strict";
 import { execFileSync, spawnSync } from "node:child_process";
@@ -11,6 +13,7 @@ import { join, resolve } from "node:path";
 import { after, describe, it } from "node:test";
 import { CONFIG_FILE_MAX_BYTES } from "../../src/core/limits.js";
 import { createEvident } from "../../src/sdk.js";
+import { evidentInProcess, withStatus } from "../adapters/run-evident.js";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 const CLI = join(ROOT, "dist/adapters/cli/main.js");
@@ -27,7 +30,15 @@ function home(content?: string): { xdg: string; file: string } {
   return { xdg, file };
 }
 
-function cli(args: string[], env: Record<string, string>, input = "", cwd = dir) {
+/** `evident ARGS` in this process. */
+function cli(args: string[], env: Record<string, string>, cwd = dir) {
+  return withStatus(
+    evidentInProcess(args, { env: { PATH: process.env.PATH ?? "", HOME: dir, ...env }, cwd }),
+  );
+}
+
+/** `evident ARGS` as a process of the built executable. */
+function cliProcess(args: string[], env: Record<string, string>, input = "", cwd = dir) {
   return spawnSync(process.execPath, [CLI, ...args], {
     cwd,
     encoding: "utf8",
@@ -59,13 +70,13 @@ describe("a config file that is not JSON", () => {
     for (const content of broken) {
       const { xdg, file } = home(content);
       const env = { XDG_CONFIG_HOME: xdg };
-      const search = cli(["search", "hello"], env);
+      const search = await cli(["search", "hello"], env);
       assert.equal(search.status, 1, search.stderr);
       assert.match(search.stderr, /not valid JSON/);
       assert.ok(search.stderr.includes(file), search.stderr);
-      const show = cli(["config", "show"], env);
-      const doctor = cli(["doctor", "--json"], env);
-      const setup = cli(["setup", "--locale", "en"], env);
+      const show = await cli(["config", "show"], env);
+      const doctor = await cli(["doctor", "--json"], env);
+      const setup = await cli(["setup", "--locale", "en"], env);
       assert.equal(setup.status, 1, setup.stderr);
       for (const run of [search, show, doctor, setup]) {
         assert.ok(
@@ -86,9 +97,9 @@ describe("a config file that is not JSON", () => {
     }
   });
 
-  it("says where the error is when the parser knows", () => {
+  it("says where the error is when the parser knows", async () => {
     const { xdg } = home(`{\n  "locale": "en"\n  "providers": {}\n}`);
-    const run = cli(["config", "show"], { XDG_CONFIG_HOME: xdg });
+    const run = await cli(["config", "show"], { XDG_CONFIG_HOME: xdg });
     assert.match(
       run.stdout,
       /not valid JSON \(Expected ',' or '\}' after property value at line 3, column 3\)/,
@@ -101,41 +112,41 @@ describe("a config path that is not a small regular file", () => {
     const { xdg, file } = home();
     execFileSync("mkfifo", [file]);
     const env = { XDG_CONFIG_HOME: xdg };
-    const search = cli(["search", "hello"], env);
+    const search = cliProcess(["search", "hello"], env);
     assert.equal(search.status, 1, `status ${search.status} signal ${search.signal}`);
     assert.match(search.stderr, /is not a regular file/);
-    const setup = cli(["setup", "--locale", "en"], env);
+    const setup = cliProcess(["setup", "--locale", "en"], env);
     assert.equal(setup.status, 1);
     assert.match(setup.stderr, /is not a regular file; nothing was changed/);
   });
 
   it("a device named by EVIDENT_CONFIG is refused, naming the variable", () => {
-    const run = cli(["config", "show"], { EVIDENT_CONFIG: "/dev/zero" });
+    const run = cliProcess(["config", "show"], { EVIDENT_CONFIG: "/dev/zero" });
     assert.equal(run.status, 1);
     const view = JSON.parse(run.stdout);
     assert.equal(view.error.key, "EVIDENT_CONFIG");
     assert.match(view.error.message, /\/dev\/zero is not a regular file/);
   });
 
-  it("a file over CONFIG_FILE_MAX_BYTES is refused; one at the bound is read", () => {
+  it("a file over CONFIG_FILE_MAX_BYTES is refused; one at the bound is read", async () => {
     const body = '{"locale":"en"}';
     const { xdg: atBound } = home(body + " ".repeat(CONFIG_FILE_MAX_BYTES - body.length));
-    const ok = cli(["config", "show"], { XDG_CONFIG_HOME: atBound });
+    const ok = await cli(["config", "show"], { XDG_CONFIG_HOME: atBound });
     assert.equal(ok.status, 0, ok.stdout);
     const { xdg: over } = home(body + " ".repeat(CONFIG_FILE_MAX_BYTES - body.length + 1));
-    const run = cli(["config", "show"], { XDG_CONFIG_HOME: over });
+    const run = await cli(["config", "show"], { XDG_CONFIG_HOME: over });
     assert.equal(run.status, 1);
     assert.match(JSON.parse(run.stdout).error.message, /is larger than 1048576 bytes/);
   });
 });
 
 describe("where the config file is", () => {
-  it("a relative XDG_CONFIG_HOME is ignored: no config file is read from the working directory", () => {
+  it("a relative XDG_CONFIG_HOME is ignored: no config file is read from the working directory", async () => {
     // A repository could hold rel/evident/config.json binding an MCP provider that runs its command.
     const project = join(dir, "project");
     mkdirSync(join(project, "rel", "evident"), { recursive: true });
     writeFileSync(join(project, "rel", "evident", "config.json"), '{"locale":"zh-CN"}');
-    const run = cli(["config", "path"], { XDG_CONFIG_HOME: "rel" }, "", project);
+    const run = await cli(["config", "path"], { XDG_CONFIG_HOME: "rel" }, project);
     assert.equal(run.status, 0, run.stderr);
     assert.equal(run.stdout, `${join(dir, ".config", "evident", "config.json")}\n`);
   });

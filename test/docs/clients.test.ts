@@ -5,7 +5,9 @@
  * directory outside the clone (the prefix's bin on PATH, placeholders for paths filled in), and
  * driven through tools/list and a code_search call with the official SDK client. The HTTP server
  * is started by the document's own lines, and the remote entries reach it with its token. The Pi
- * install the README shows loads the installed package into Pi.
+ * install the README shows loads the installed package into Pi. Snippets whose launch is the same
+ * (command, arguments, environment, where it starts) are one case run once: each still asserts
+ * that run's outcome, and a snippet that changes runs on its own.
  */
 import assert from "node:assert/strict";
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
@@ -13,7 +15,6 @@ import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync }
 import { tmpdir } from "node:os";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { DefaultResourceLoader, SettingsManager } from "@mariozechner/pi-coding-agent";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { parse as parseYaml } from "yaml";
@@ -26,6 +27,8 @@ const PACKAGE = JSON.parse(readFileSync(resolve(ROOT, "package.json"), "utf8")) 
 };
 const DOC = readFileSync(resolve(ROOT, "docs/CLIENTS.md"), "utf8");
 const README = readFileSync(resolve(ROOT, "README.md"), "utf8");
+/** Pi's install and load of a package, as a Pi process (test/docs/fixtures/pi-install.mjs). */
+const PI_INSTALL = resolve(import.meta.dirname, "fixtures/pi-install.mjs");
 const PROJECT = "/absolute/path/to/your/project";
 const NODE = "/absolute/path/to/node";
 const MAIN = "/absolute/path/to/evident/dist/adapters/cli/main.js";
@@ -116,6 +119,10 @@ describe("docs/CLIENTS.md, run against the packed and installed package", () => 
   /** What a client started from a shell sees: the prefix's bin, node, the system's commands. */
   let path: string;
   let home: string;
+  /** Where the docs send the user for the installed package: `npm root -g`, under the prefix. */
+  let installed: string;
+  /** Each distinct stdio launch, run once: the snippets that name it await its outcome. */
+  const launches = new Map<string, Promise<void>>();
 
   before(() => {
     assert.ok(
@@ -146,6 +153,7 @@ describe("docs/CLIENTS.md, run against the packed and installed package", () => 
     );
     path = [join(prefix, "bin"), dirname(process.execPath), "/usr/local/bin", "/usr/bin", "/bin"].join(":");
     home = mkdtempSync(join(work, "home-"));
+    installed = join(npm(["root", "--global", "--prefix", prefix], work).trim(), "evident");
   });
 
   it("has a snippet for every client the docs promise, each naming the install the docs give", () => {
@@ -245,35 +253,43 @@ describe("docs/CLIENTS.md, run against the packed and installed package", () => 
       const snippet = clients.get(name);
       assert.ok(snippet);
       assert.doesNotMatch(snippet.body, /\bnpx\b|\bnpm:/, "no snippet runs a registry package");
-      const project = realpathSync(await tree({ "marker.txt": "needle\n" }));
       const launch = launchOf(name, snippet.lang, snippet.body);
-      // Where the docs send the user for evident's main file: npm's global folder.
-      const main = join(
-        npm(["root", "--global", "--prefix", prefix], work).trim(),
-        "evident/dist/adapters/cli/main.js",
-      );
-      const fill = (arg: string) =>
-        arg === PROJECT ? project : arg === NODE ? process.execPath : arg === MAIN ? main : arg;
-      const command = fill(launch.command);
-      assert.ok(command === "evident" || isAbsolute(command), `${name}: the installed evident, or a path`);
       // A client starts the server in the project, unless the snippet names the project itself.
       const named = launch.args.includes(PROJECT);
-      const client = new Client({ name: `clients-doc-${name}`, version: "1.0.0" });
-      await client.connect(
-        new StdioClientTransport({
-          command,
-          args: launch.args.map(fill),
-          cwd: named ? "/" : project,
-          env: { PATH: path, HOME: home, ...(launch.env ?? {}) },
-          stderr: "pipe",
-        }),
-      );
-      try {
-        await exercise(client, project);
-      } finally {
-        await client.close();
+      const key = JSON.stringify([launch.command, launch.args, launch.env ?? {}]);
+      let run = launches.get(key);
+      if (run === undefined) {
+        run = serve(name, launch, named);
+        launches.set(key, run);
       }
+      await run;
     });
+  }
+
+  /** Starts the launch a snippet names, as its client would, and drives it with the SDK client. */
+  async function serve(name: string, launch: Launch, named: boolean): Promise<void> {
+    const project = realpathSync(await tree({ "marker.txt": "needle\n" }));
+    // Where the docs send the user for evident's main file: npm's global folder.
+    const main = join(installed, "dist/adapters/cli/main.js");
+    const fill = (arg: string) =>
+      arg === PROJECT ? project : arg === NODE ? process.execPath : arg === MAIN ? main : arg;
+    const command = fill(launch.command);
+    assert.ok(command === "evident" || isAbsolute(command), `${name}: the installed evident, or a path`);
+    const client = new Client({ name: `clients-doc-${name}`, version: "1.0.0" });
+    await client.connect(
+      new StdioClientTransport({
+        command,
+        args: launch.args.map(fill),
+        cwd: named ? "/" : project,
+        env: { PATH: path, HOME: home, ...(launch.env ?? {}) },
+        stderr: "pipe",
+      }),
+    );
+    try {
+      await exercise(client, project);
+    } finally {
+      await client.close();
+    }
   }
 
   it("the server lines start an HTTP server the remote entries reach with the token they keep", async () => {
@@ -336,39 +352,25 @@ describe("docs/CLIENTS.md, run against the packed and installed package", () => 
     }
   });
 
-  it("Pi installs the installed package from its folder, as the README shows, and loads evident's tools", async () => {
+  it("Pi installs the installed package from its folder, as the README shows, and loads evident's tools", () => {
     const command = 'pi install "$(npm root -g)/evident"';
     assert.ok(README.includes(command), "the README's Pi install");
     const piHome = mkdtempSync(join(work, "pi-home-"));
-    const folder = join(npm(["root", "--global", "--prefix", prefix], work).trim(), "evident");
-    const pi = join(ROOT, "node_modules/.bin/pi");
-    const run = spawnSync(pi, ["install", folder], {
+    const run = spawnSync(process.execPath, [PI_INSTALL, piHome, installed], {
       cwd: piHome,
       env: { PATH: path, HOME: piHome, PI_OFFLINE: "1" },
       encoding: "utf8",
       timeout: 120_000,
     });
     assert.equal(run.status, 0, `${run.stdout}${run.stderr}`);
-    const agentDir = join(piHome, ".pi/agent");
-    const loader = new DefaultResourceLoader({
-      cwd: piHome,
-      agentDir,
-      settingsManager: SettingsManager.create(piHome, agentDir),
-      noSkills: true,
-      noPromptTemplates: true,
-      noThemes: true,
-      noContextFiles: true,
-    });
-    await loader.reload();
-    const { extensions, errors } = loader.getExtensions();
+    const { extensions, errors } = JSON.parse(run.stdout) as {
+      errors: unknown[];
+      extensions: Array<{ resolvedPath: string; tools: string[] }>;
+    };
     assert.deepEqual(errors, []);
     assert.equal(extensions.length, 1);
-    assert.equal(extensions[0]?.resolvedPath, join(folder, "dist/adapters/pi/extension.js"));
-    assert.deepEqual([...(extensions[0]?.tools.keys() ?? [])].sort(), [
-      "code_search",
-      "web_read",
-      "web_search",
-    ]);
+    assert.equal(extensions[0]?.resolvedPath, join(installed, "dist/adapters/pi/extension.js"));
+    assert.deepEqual(extensions[0]?.tools.sort(), ["code_search", "web_read", "web_search"]);
   });
 });
 

@@ -1,20 +1,21 @@
 /**
  * A08: the built CLI and stdio server run under Node 22 and Bun >= 1.4 too, so no runtime-
- * specific API slips in. Node 22 is an npm package, installed once into
+ * specific API slips in. Node 22 is an npm package whose binary is unpacked once into
  * node_modules/.cache/evident-runtimes (the npm registry is the only network this needs); Bun is
  * an optional tool, the `bun` on PATH (`.ci/run` installs it), and its tests skip without it.
  */
 import assert from "node:assert/strict";
 import { execFile, execFileSync, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { before, describe, it } from "node:test";
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { WEB_READ_MEMORY_MIN_MB } from "../../src/core/limits.js";
 import { missing, toolPath } from "../fixtures/optional-tools.js";
 import { startLoopback } from "../net/loopback.js";
+import { unpackMember } from "./tar-member.js";
 
 const ROOT = resolve(import.meta.dirname ?? new URL(".", import.meta.url).pathname, "../..");
 const CACHE = join(ROOT, "node_modules/.cache/evident-runtimes");
@@ -28,29 +29,37 @@ const RUNTIMES: Record<string, { bin: () => string; skip: string | false }> = {
   "Bun 1.4": { bin: () => toolPath("bun"), skip: missing("bun") },
 };
 
-function ensureNode22(): void {
+/**
+ * Node 22's binary from its npm package. Not `npm install`: that unpacks the whole package
+ * (headers, docs, thousands of files), most of this file's CPU; `npm pack` fetches the tarball
+ * (from npm's cache when it is there) and only bin/node is unpacked.
+ */
+async function ensureNode22(): Promise<void> {
   if (existsSync(NODE_22)) return;
   mkdirSync(CACHE, { recursive: true });
-  execFileSync(
-    process.platform === "win32" ? "npm.cmd" : "npm",
-    [
-      "install",
-      "--no-save",
-      "--no-package-lock",
-      "--no-audit",
-      "--no-fund",
-      "--prefix",
-      CACHE,
-      `${NODE_PACKAGE}@22`,
-    ],
-    { stdio: ["ignore", "ignore", "inherit"], timeout: 600_000 },
-  );
+  const stage = mkdtempSync(join(CACHE, "pack-"));
+  try {
+    const packed = execFileSync(
+      process.platform === "win32" ? "npm.cmd" : "npm",
+      ["pack", "--json", "--prefer-offline", "--pack-destination", stage, `${NODE_PACKAGE}@22`],
+      { cwd: stage, encoding: "utf8", stdio: ["ignore", "pipe", "inherit"], timeout: 600_000 },
+    );
+    const filename = (JSON.parse(packed) as Array<{ filename: string }>)[0]?.filename;
+    assert.ok(filename, `npm pack named no tarball: ${packed}`);
+    const partial = join(stage, "node");
+    await unpackMember(join(stage, filename), "package/bin/node", partial);
+    chmodSync(partial, 0o755);
+    mkdirSync(dirname(NODE_22), { recursive: true });
+    renameSync(partial, NODE_22);
+  } finally {
+    rmSync(stage, { recursive: true, force: true });
+  }
 }
 
 describe("A08: other runtimes run the built package", () => {
-  before(() => {
+  before(async () => {
     assert.ok(existsSync(CLI), "run `npm run build` first (npm test does)");
-    ensureNode22();
+    await ensureNode22();
   });
 
   for (const [name, runtime] of Object.entries(RUNTIMES)) {

@@ -3,14 +3,26 @@
  * reason that names the tool and how to get it, the run still passes, and its last line lists
  * what was skipped and why; with EVIDENT_TEST_REQUIRE_TOOLS=1 (.ci/run) the same file fails.
  * Each case runs the real runner (scripts/run-tests.mjs) on test files of its own, under a PATH
- * that holds only the stand-in tools the case puts there.
+ * that holds only the stand-in tools the case puts there. The runner compiles the spawned
+ * fixtures only when they are out of date (scripts/test-fixtures.mjs), checked here on a
+ * project of its own.
  */
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  unlinkSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { after, describe, it } from "node:test";
+import { pathToFileURL } from "node:url";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 const RUNNER = join(ROOT, "scripts/run-tests.mjs");
@@ -127,5 +139,64 @@ describe("npm test and optional tools", () => {
       /nginx not on PATH \(Debian: apt install nginx\), and EVIDENT_TEST_REQUIRE_TOOLS=1 makes that a failure/,
     );
     assert.deepEqual(result.lines.slice(-2), ["tests: 3 passed, 1 failed, 0 skipped", "skipped: none"]);
+  });
+});
+
+describe("the spawned fixtures' build", () => {
+  it("is current only while every compiled fixture exists and its stamp is newer than every file it reads", async () => {
+    const { fixturesCurrent } = (await import(
+      pathToFileURL(join(ROOT, "scripts/test-fixtures.mjs")).href
+    )) as {
+      fixturesCurrent(project: string): boolean;
+    };
+    const project = join(base, "fixtures-project");
+    const files: Record<string, string> = {
+      "package.json": "{}",
+      "tsconfig.json": "{}",
+      "tsconfig.test-fixtures.json": JSON.stringify({ include: ["test/fixtures/cli.ts"] }),
+      "src/deep/module.ts": "",
+      "test/fixtures/cli.ts": "",
+      "build/test/fixtures/cli.js": "",
+      "build/.fixtures-built": "",
+    };
+    for (const [name, body] of Object.entries(files)) {
+      mkdirSync(dirname(join(project, name)), { recursive: true });
+      writeFileSync(join(project, name), body);
+    }
+    const at = (seconds: number) => new Date(Date.UTC(2030, 0, 1, 0, 0, seconds));
+    const date = (name: string, seconds: number) => utimesSync(join(project, name), at(seconds), at(seconds));
+    const dateAll = (seconds: number) => {
+      for (const name of [
+        "src/deep/module.ts",
+        "src/deep",
+        "src",
+        "test/fixtures/cli.ts",
+        "test/fixtures",
+        "test",
+      ])
+        date(name, seconds);
+      for (const name of ["package.json", "tsconfig.json", "tsconfig.test-fixtures.json"])
+        date(name, seconds);
+    };
+    dateAll(0);
+    date("build/.fixtures-built", 10);
+    assert.equal(fixturesCurrent(project), true);
+    // A source changed after the build, however deep.
+    date("src/deep/module.ts", 20);
+    assert.equal(fixturesCurrent(project), false);
+    date("src/deep/module.ts", 0);
+    // A file added or removed: its directory changed.
+    date("test/fixtures", 20);
+    assert.equal(fixturesCurrent(project), false);
+    date("test/fixtures", 0);
+    date("tsconfig.test-fixtures.json", 10);
+    assert.equal(fixturesCurrent(project), false, "changed in the second the build started");
+    date("tsconfig.test-fixtures.json", 0);
+    assert.equal(fixturesCurrent(project), true);
+    unlinkSync(join(project, "build/test/fixtures/cli.js"));
+    assert.equal(fixturesCurrent(project), false, "a compiled fixture is missing");
+    writeFileSync(join(project, "build/test/fixtures/cli.js"), "");
+    unlinkSync(join(project, "build/.fixtures-built"));
+    assert.equal(fixturesCurrent(project), false, "never built");
   });
 });

@@ -2,7 +2,9 @@
  * `evident doctor` and `evident config` against loopback fakes of each failure class: a key
  * refused (401), a rate limit (429), a vendor error (5xx), a malformed answer, a refused
  * connection, a name that does not resolve, a TLS failure and a timeout, beside a provider that
- * works; keys are shown masked, never whole.
+ * works; keys are shown masked, never whole. The CLI's commands run in this process
+ * (test/adapters/run-evident.ts) where their answer is the subject; the built executable
+ * runs where the exit status is.
  */
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
@@ -16,6 +18,7 @@ import { silentLogger } from "../../src/core/logger.js";
 import { createEvident } from "../../src/index.js";
 import type { LookupFunction } from "../../src/net/guard.js";
 import { type ProbeResult, runDoctor } from "../../src/tools/doctor.js";
+import { evidentInProcess, withStatus } from "../adapters/run-evident.js";
 import { type FakeVendor, sendJson, sendText, startFakeVendor } from "../web/providers/fake-vendor.js";
 
 const ROOT = resolve(import.meta.dirname, "../..");
@@ -179,15 +182,21 @@ describe("evident doctor", () => {
   });
 });
 
-describe("the CLI's operator commands", () => {
+describe("the CLI's operator commands", async () => {
+  /** `evident ARGS` in this process. */
   const cli = (args: string[], env: Record<string, string>) =>
+    withStatus(
+      evidentInProcess(args, { env: { PATH: process.env.PATH ?? "", HOME: dir, ...env }, cwd: dir }),
+    );
+  /** `evident ARGS` as a process of the built executable. */
+  const cliProcess = (args: string[], env: Record<string, string>) =>
     spawnSync(process.execPath, [join(ROOT, "dist/adapters/cli/main.js"), ...args], {
       encoding: "utf8",
       env: { PATH: process.env.PATH ?? "", HOME: dir, ...env },
       timeout: 60_000,
     });
 
-  it("config path and config show: the file, and the effective configuration with masked keys", () => {
+  it("config path and config show: the file, and the effective configuration with masked keys", async () => {
     const home = join(dir, "xdg");
     mkdirSync(join(home, "evident"), { recursive: true });
     writeFileSync(
@@ -195,10 +204,10 @@ describe("the CLI's operator commands", () => {
       JSON.stringify({ providers: { tav: { type: "tavily", apiKey: "tvly-file-secret-abcd" } } }),
       { mode: 0o600 },
     );
-    const path = cli(["config", "path"], { XDG_CONFIG_HOME: home });
+    const path = await cli(["config", "path"], { XDG_CONFIG_HOME: home });
     assert.equal(path.status, 0, path.stderr);
     assert.equal(path.stdout, `${join(home, "evident", "config.json")}\n`);
-    const show = cli(["config", "show"], { XDG_CONFIG_HOME: home, BRAVE_API_KEY: "brave-secret-wxyz" });
+    const show = await cli(["config", "show"], { XDG_CONFIG_HOME: home, BRAVE_API_KEY: "brave-secret-wxyz" });
     assert.equal(show.status, 0, show.stderr);
     assert.ok(!show.stdout.includes("tvly-file-secret") && !show.stdout.includes("brave-secret"));
     const view = JSON.parse(show.stdout);
@@ -206,10 +215,15 @@ describe("the CLI's operator commands", () => {
     assert.deepEqual([providers.tav.key, providers.tav.source], ["****abcd", "config-file"]);
     assert.deepEqual([providers.brave.key, providers.brave.source], ["****wxyz", "environment"]);
     assert.deepEqual(view.routes.search, { ids: ["tav"], source: "default" });
-    assert.equal(cli(["config", "nonsense"], {}).status, 2);
+    assert.equal((await cli(["config", "nonsense"], {})).status, 2);
   });
 
-  it("bad arguments of doctor and config are the shared error payload, --json or not", () => {
+  it("bad arguments of doctor and config are the shared error payload, --json or not", async () => {
+    // The executable's exit status and streams for one; the rest in this process.
+    const bad = cliProcess(["doctor", "--bogus"], { XDG_CONFIG_HOME: join(dir, "none") });
+    assert.equal(bad.status, 2, bad.stderr);
+    assert.equal(bad.stdout, "");
+    assert.equal(JSON.parse(bad.stderr).error.code, "invalid_arguments");
     for (const args of [
       ["doctor", "--json", "--bogus"],
       ["doctor", "--bogus"],
@@ -217,21 +231,21 @@ describe("the CLI's operator commands", () => {
       ["config", "show", "extra"],
       ["config"],
     ]) {
-      const run = cli(args, { XDG_CONFIG_HOME: join(dir, "none") });
+      const run = await cli(args, { XDG_CONFIG_HOME: join(dir, "none") });
       assert.equal(run.status, 2, args.join(" "));
       assert.equal(run.stdout, "");
       const { error } = JSON.parse(run.stderr);
       assert.equal(error.code, "invalid_arguments", args.join(" "));
       assert.match(error.message, /Usage: evident (doctor|config)/);
     }
-    const doctor = JSON.parse(cli(["doctor", "--json", "--bogus"], {}).stderr).error;
+    const doctor = JSON.parse((await cli(["doctor", "--json", "--bogus"], {})).stderr).error;
     assert.deepEqual(
       [doctor.field, doctor.message],
       ["--bogus", 'Unknown option "--bogus" for evident doctor. Usage: evident doctor [--json].'],
     );
   });
 
-  it("a config file holding saved keys that others can read is named by doctor and config show", () => {
+  it("a config file holding saved keys that others can read is named by doctor and config show", async () => {
     const home = join(dir, "xdg-open");
     mkdirSync(join(home, "evident"), { recursive: true });
     const file = join(home, "evident", "config.json");
@@ -241,30 +255,36 @@ describe("the CLI's operator commands", () => {
     };
     writeFileSync(file, JSON.stringify(content));
     chmodSync(file, 0o644);
-    const doctor = cli(["doctor"], { XDG_CONFIG_HOME: home, EVIDENT_TAVILY_BASE_URL: "http://127.0.0.1:9" });
+    const doctor = await cli(["doctor"], {
+      XDG_CONFIG_HOME: home,
+      EVIDENT_TAVILY_BASE_URL: "http://127.0.0.1:9",
+    });
     assert.match(
       doctor.stdout,
       /NOTICE the config file .* holds saved credentials \(providers\.tav\.apiKey\) and is readable by other users \(mode 644\); run: chmod 600/,
     );
-    const show = JSON.parse(cli(["config", "show"], { XDG_CONFIG_HOME: home }).stdout);
+    const show = JSON.parse((await cli(["config", "show"], { XDG_CONFIG_HOME: home })).stdout);
     assert.match(show.notices[0], /readable by other users/);
     chmodSync(file, 0o600);
-    assert.equal(JSON.parse(cli(["config", "show"], { XDG_CONFIG_HOME: home }).stdout).notices, undefined);
+    assert.equal(
+      JSON.parse((await cli(["config", "show"], { XDG_CONFIG_HOME: home })).stdout).notices,
+      undefined,
+    );
   });
 
-  it("a hand-written intent name with a control character is refused, naming it", () => {
+  it("a hand-written intent name with a control character is refused, naming it", async () => {
     const home = join(dir, "xdg-intent");
     mkdirSync(join(home, "evident"), { recursive: true });
     const file = join(home, "evident", "config.json");
     writeFileSync(file, JSON.stringify({ search: { intents: { "n\u001bws": ["duckduckgo"] } } }), {
       mode: 0o600,
     });
-    const show = JSON.parse(cli(["config", "show"], { XDG_CONFIG_HOME: home }).stdout);
+    const show = JSON.parse((await cli(["config", "show"], { XDG_CONFIG_HOME: home })).stdout);
     assert.equal(show.ok, false);
     assert.match(show.error.message, /an intent name has no control characters/);
   });
 
-  it("credentials written literally into an mcp binding's headers or env draw the notice too", () => {
+  it("credentials written literally into an mcp binding's headers or env draw the notice too", async () => {
     const home = join(dir, "xdg-literal");
     mkdirSync(join(home, "evident"), { recursive: true, mode: 0o700 });
     const file = join(home, "evident", "config.json");
@@ -284,7 +304,7 @@ describe("the CLI's operator commands", () => {
       }),
     );
     chmodSync(file, 0o644);
-    const show = JSON.parse(cli(["config", "show"], { XDG_CONFIG_HOME: home }).stdout);
+    const show = JSON.parse((await cli(["config", "show"], { XDG_CONFIG_HOME: home })).stdout);
     assert.deepEqual(show.notices, [
       `the config file ${file} holds saved credentials (providers.up.connection.env.UP_TOKEN, providers.web.connection.headers.Authorization) and is readable by other users (mode 644); run: chmod 600 ${file}`,
     ]);
@@ -313,30 +333,33 @@ describe("the CLI's operator commands", () => {
       }),
     );
     const env = { XDG_CONFIG_HOME: home };
-    const show = () => JSON.parse(cli(["config", "show"], env).stdout);
+    const show = async () => JSON.parse((await cli(["config", "show"], env)).stdout);
     chmodSync(file, 0o600);
-    assert.equal(show().notices, undefined);
+    assert.equal((await show()).notices, undefined);
     chmodSync(file, 0o664);
-    assert.deepEqual(show().notices, [
+    assert.deepEqual((await show()).notices, [
       `the config file ${file} is writable by its group (mode 0664): other users could make evident run a command of theirs; run: chmod g-w ${file}`,
     ]);
     chmodSync(file, 0o600);
     chmodSync(folder, 0o770);
-    assert.match(show().notices[0], /the config file's directory .* is writable by its group \(mode 0770\)/);
+    assert.match(
+      (await show()).notices[0],
+      /the config file's directory .* is writable by its group \(mode 0770\)/,
+    );
     for (const [fileMode, folderMode, target] of [
       [0o666, 0o700, file],
       [0o600, 0o777, folder],
     ] as const) {
       chmodSync(file, fileMode);
       chmodSync(folder, folderMode);
-      const refused = show();
+      const refused = await show();
       assert.equal(refused.ok, false);
       assert.match(
         refused.error.message,
         /is writable by everyone \(mode 0(666|777)\): any user could make evident run a command of theirs, so it is not used; run: chmod o-w /,
       );
       assert.ok(refused.error.message.endsWith(`chmod o-w ${target}`), refused.error.message);
-      const search = cli(["search", "q"], env);
+      const search = await cli(["search", "q"], env);
       assert.equal(search.status, 1, search.stderr);
       // The operator's log line comes first; the error payload is the last line.
       const payload = JSON.parse(search.stderr.trim().split("\n").pop() ?? "");
@@ -377,26 +400,27 @@ describe("the CLI's operator commands", () => {
       mode: 0o600,
     });
     symlinkSync(join(shared, "config.json"), join(linked, "evident", "config.json"));
-    const throughLink = JSON.parse(cli(["config", "show"], { XDG_CONFIG_HOME: linked }).stdout);
+    const throughLink = JSON.parse((await cli(["config", "show"], { XDG_CONFIG_HOME: linked })).stdout);
     assert.equal(throughLink.ok, false);
     assert.ok(throughLink.error.message.endsWith(`chmod o-w ${shared}`), throughLink.error.message);
     // In a sticky directory (as /tmp) others cannot replace the file: used as usual.
     chmodSync(file, 0o600);
     chmodSync(folder, 0o1777);
-    assert.equal(show().ok, true);
+    assert.equal((await show()).ok, true);
   });
 
-  it("doctor exits 1 when a configured provider fails and prints its class; --json is the report", () => {
+  it("doctor exits 1 when a configured provider fails and prints its class; --json is the report", async () => {
     const env = {
       XDG_CONFIG_HOME: join(dir, "none"),
       TAVILY_API_KEY: "tvly-cli-key-9876",
       EVIDENT_TAVILY_BASE_URL: "http://127.0.0.1:9",
     };
-    const text = cli(["doctor"], env);
+    // The executable's exit status.
+    const text = cliProcess(["doctor"], env);
     assert.equal(text.status, 1, text.stderr);
     assert.match(text.stdout, /tavily: FAILED \(connection_refused\): tavily: connection refused/);
     assert.match(text.stdout, /key \*\*\*\*9876/);
-    const json = cli(["doctor", "--json"], env);
+    const json = await cli(["doctor", "--json"], env);
     assert.equal(json.status, 1);
     const report = JSON.parse(json.stdout);
     assert.equal(report.probes.find((p: { id: string }) => p.id === "tavily").reason, "connection_refused");
@@ -417,7 +441,7 @@ describe("the CLI's operator commands", () => {
         // biome-ignore lint/suspicious/noTemplateCurlyInString: the text a client left unexpanded
         EXA_API_KEY: "${EXA_API_KEY}",
       };
-      const text = cli(["doctor"], env);
+      const text = await cli(["doctor"], env);
       assert.equal(text.status, 1, text.stderr);
       assert.match(
         text.stdout,

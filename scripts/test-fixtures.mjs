@@ -1,0 +1,61 @@
+// Compiles the fixtures tests start as processes of their own (a CLI with test tools, an
+// upstream MCP server) into build/ (tsconfig.test-fixtures.json; test/fixtures/spawned.ts finds
+// them there): started through tsx instead, each start costs about three times the CPU, and
+// some tests start dozens. Used by scripts/run-tests.mjs and bench/test-suite/per-file.mjs.
+import { spawnSync } from "node:child_process";
+import { existsSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const PROJECT = fileURLToPath(new URL("..", import.meta.url));
+/** Written when a build succeeds, dated when it started. */
+const STAMP = "build/.fixtures-built";
+
+/**
+ * Builds the fixtures unless build/ holds them compiled from the sources as they are now (its
+ * stamp is newer than every file the build can read), as for a runner a test starts inside a
+ * run that built them: rebuilding then would rewrite files the run's other tests are loading.
+ * Returns false, having said why, when the build fails.
+ */
+export function buildTestFixtures(project = PROJECT) {
+  if (fixturesCurrent(project)) return true;
+  const started = new Date();
+  const built = spawnSync(
+    process.execPath,
+    [join(project, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.test-fixtures.json"],
+    { cwd: project, stdio: "inherit" },
+  );
+  if (built.status !== 0) {
+    console.error("building the spawned test fixtures (tsconfig.test-fixtures.json) failed");
+    return false;
+  }
+  // Stamped with the build's start: a file changed while it ran is newer, so it is built again.
+  writeFileSync(join(project, STAMP), "");
+  utimesSync(join(project, STAMP), started, started);
+  return true;
+}
+
+/** Whether every compiled fixture exists and the stamp is newer than every file the build reads. */
+export function fixturesCurrent(project) {
+  let built;
+  try {
+    built = statSync(join(project, STAMP)).mtimeMs;
+  } catch {
+    return false;
+  }
+  const config = JSON.parse(readFileSync(join(project, "tsconfig.test-fixtures.json"), "utf8"));
+  const outputs = config.include.map((source) => join(project, "build", source.replace(/\.ts$/, ".js")));
+  const inputs = ["src", "test", "package.json", "tsconfig.json", "tsconfig.test-fixtures.json"];
+  return (
+    outputs.every((output) => existsSync(output)) &&
+    inputs.every((input) => newest(join(project, input)) < built)
+  );
+}
+
+function newest(path) {
+  const stat = statSync(path);
+  if (!stat.isDirectory()) return stat.mtimeMs;
+  let latest = stat.mtimeMs;
+  for (const entry of readdirSync(path)) latest = Math.max(latest, newest(join(path, entry)));
+  return latest;
+}
