@@ -8,7 +8,6 @@
  * `npm install -g` puts it on PATH.
  */
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { chmod, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -21,7 +20,7 @@ import { ToolRegistry } from "../../src/tools/registry.js";
 import { defineTool } from "../../src/tools/tool.js";
 import { makeTree, removeTree } from "../code/helpers.js";
 import { type Loopback, startLoopback } from "../net/loopback.js";
-import { EVIDENT_CLI, evidentInProcess, type Run } from "./run-evident.js";
+import { EVIDENT_CLI, evidentInProcess, processRun, type Run } from "./run-evident.js";
 
 let base: string;
 let tree: string;
@@ -42,19 +41,7 @@ function env(extra: Record<string, string> = {}, bin: Bin = "arguments"): Record
 
 /** A command line read by a shell in the tree; `evident` is what `bin` puts on PATH. */
 function sh(line: string, extra: Record<string, string>, bin: Bin): Promise<Run> {
-  return new Promise((done, fail) => {
-    const child = spawn("sh", ["-c", line], { cwd: tree, env: env(extra, bin) });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
-      stdout += chunk;
-    });
-    child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
-      stderr += chunk;
-    });
-    child.once("error", fail);
-    child.once("close", (code) => done({ code, stdout, stderr }));
-  });
+  return processRun("sh", ["-c", line], { cwd: tree, env: env(extra, bin) });
 }
 
 /**

@@ -9,7 +9,6 @@
  * directory is the process's own, so those cases start the built executable with their HOME.
  */
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -19,7 +18,14 @@ import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/cli
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { resolveProjectRoot, rootsFromUris } from "../../src/tools/project-root.js";
 import { treesRemovedAfter } from "../code/helpers.js";
-import { connectInProcess, EVIDENT_CLI, evidentInProcess, evidentProcess, type Run } from "./run-evident.js";
+import {
+  connectInProcess,
+  EVIDENT_CLI,
+  evidentInProcess,
+  evidentProcess,
+  processRun,
+  type Run,
+} from "./run-evident.js";
 
 const ENTRY = resolve(import.meta.dirname, "../../dist/index.js");
 const TOKEN = "t".repeat(40);
@@ -294,17 +300,5 @@ describe("code_search's project root", () => {
 
 /** `node ARGS` in `cwd`; asynchronous, so nothing here waits on a blocked loop. */
 function nodeRun(args: readonly string[], cwd: string): Promise<Run> {
-  return new Promise((done, fail) => {
-    const child = spawn(process.execPath, [...args], { cwd, env: baseEnv() });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
-      stdout += chunk;
-    });
-    child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
-      stderr += chunk;
-    });
-    child.once("error", fail);
-    child.once("close", (code) => done({ code, stdout, stderr }));
-  });
+  return processRun(process.execPath, args, { cwd, env: baseEnv() });
 }

@@ -38,6 +38,18 @@ export interface RunOptions {
   readonly env: Env;
 }
 
+/** A writable the CLI writes to, keeping what it wrote (and telling `onChunk` of each piece). */
+function sink(onChunk?: (chunk: string) => void): { text: string; write(chunk: string): boolean } {
+  return {
+    text: "",
+    write(chunk: string) {
+      this.text += chunk;
+      onChunk?.(chunk);
+      return true;
+    },
+  };
+}
+
 /** `evident ARGS` in this process, as the executable runs it (the same argv, I/O and registry). */
 export async function evidentInProcess(
   args: readonly string[],
@@ -52,45 +64,25 @@ export async function evidentInProcess(
     readonly input?: string;
   },
 ): Promise<Run> {
-  let stdout = "";
-  let stderr = "";
+  const stdout = sink();
+  const stderr = sink(options.onStderr);
   // Standard input is a pipe ended after `options.input` (closed, as with `< /dev/null`, by
   // default): `evident mcp` over stdio finds its input ended; neither reaches this process's
   // own stdin and stdout (the test runner's channel).
   const input = new PassThrough();
   input.end(options.input ?? "");
   const output = new PassThrough().setEncoding("utf8");
-  output.on("data", (chunk: string) => {
-    stdout += chunk;
-  });
+  output.on("data", (chunk: string) => stdout.write(chunk));
   const code = await runCli(
     args,
-    {
-      stdout: {
-        write: (chunk: string) => {
-          stdout += chunk;
-          return true;
-        },
-      },
-      stderr: {
-        write: (chunk: string) => {
-          stderr += chunk;
-          options.onStderr?.(chunk);
-          return true;
-        },
-      },
-      env: options.env,
-      cwd: options.cwd,
-      stdin: input,
-      protocol: { input, output },
-    },
+    { stdout, stderr, env: options.env, cwd: options.cwd, stdin: input, protocol: { input, output } },
     {
       createRegistry: productRegistryFor(options.cwd, options.env),
       ...options.tools,
       ...(options.signal === undefined ? {} : { signal: options.signal }),
     },
   );
-  return { code, stdout, stderr };
+  return { code, stdout: stdout.text, stderr: stderr.text };
 }
 
 /**
@@ -98,8 +90,13 @@ export async function evidentInProcess(
  * reaches may live in this process, whose event loop must keep running meanwhile.
  */
 export function evidentProcess(args: readonly string[], options: RunOptions): Promise<Run> {
+  return processRun(process.execPath, [EVIDENT_CLI, ...args], options);
+}
+
+/** `command ARGS` as a process, its output collected; asynchronous, so this loop keeps serving. */
+export function processRun(command: string, args: readonly string[], options: RunOptions): Promise<Run> {
   return new Promise((done, fail) => {
-    const child = spawn(process.execPath, [EVIDENT_CLI, ...args], { cwd: options.cwd, env: options.env });
+    const child = spawn(command, args, { cwd: options.cwd, env: options.env });
     let stdout = "";
     let stderr = "";
     child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
@@ -131,40 +128,24 @@ export async function connectInProcess(
 ): Promise<InProcessServer> {
   const input = new PassThrough();
   const output = new PassThrough();
-  let stdout = "";
-  let stderr = "";
+  const stdout = sink();
+  const stderr = sink();
   const outcome = runCli(
     ["mcp", ...args],
-    {
-      stdout: {
-        write: (chunk: string) => {
-          stdout += chunk;
-          return true;
-        },
-      },
-      stderr: {
-        write: (chunk: string) => {
-          stderr += chunk;
-          return true;
-        },
-      },
-      env: options.env,
-      cwd: options.cwd,
-      protocol: { input, output },
-    },
+    { stdout, stderr, env: options.env, cwd: options.cwd, protocol: { input, output } },
     { createRegistry: productRegistryFor(options.cwd, options.env) },
   );
   // A server that stops before it serves (a refused argument) must not leave connect waiting.
   const stopped = outcome.then((code) => {
-    throw new Error(`evident mcp ${args.join(" ")} exited ${code}: ${stdout}${stderr}`);
+    throw new Error(`evident mcp ${args.join(" ")} exited ${code}: ${stdout.text}${stderr.text}`);
   });
   await Promise.race([client.connect(new StreamTransport(input, output)), stopped]);
   stopped.catch(() => {});
   return {
-    stderr: () => stderr,
+    stderr: () => stderr.text,
     async close() {
       await client.close();
-      return { code: await outcome, stdout, stderr };
+      return { code: await outcome, stdout: stdout.text, stderr: stderr.text };
     },
   };
 }
