@@ -3,25 +3,11 @@
 // Node 20's runner does not expand globs, so the files are listed here.
 // Usage: node scripts/run-tests.mjs [dir-or-file ...]   (default: test/)
 import { spawnSync } from "node:child_process";
-import { readdirSync, statSync } from "node:fs";
-import { join } from "node:path";
+import { testFiles } from "./test-files.mjs";
 import { buildTestFixtures } from "./test-fixtures.mjs";
 
-function collect(path, out) {
-  const stat = statSync(path);
-  if (stat.isFile()) {
-    if (path.endsWith(".test.ts")) out.push(path);
-    return out;
-  }
-  for (const entry of readdirSync(path).sort()) {
-    if (entry === "fixtures" || entry.startsWith(".")) continue;
-    collect(join(path, entry), out);
-  }
-  return out;
-}
-
 const roots = process.argv.slice(2);
-const files = (roots.length > 0 ? roots : ["test"]).flatMap((root) => collect(root, []));
+const files = testFiles(roots);
 if (files.length === 0) {
   console.error("no test files found");
   process.exit(1);

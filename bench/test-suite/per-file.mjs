@@ -5,8 +5,8 @@
 // a shared machine's load changes least; wall time is what the suite's budget counts.
 // Usage: node bench/test-suite/per-file.mjs [--concurrency N] [--out FILE.json] [dir-or-file ...]
 import { spawn } from "node:child_process";
-import { readdirSync, statSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { writeFileSync } from "node:fs";
+import { testFiles } from "../../scripts/test-files.mjs";
 import { buildTestFixtures } from "../../scripts/test-fixtures.mjs";
 
 const args = process.argv.slice(2);
@@ -19,19 +19,7 @@ for (let i = 0; i < args.length; i++) {
   else roots.push(args[i]);
 }
 
-function collect(path, acc) {
-  if (statSync(path).isFile()) {
-    if (path.endsWith(".test.ts")) acc.push(path);
-    return acc;
-  }
-  for (const entry of readdirSync(path).sort()) {
-    if (entry === "fixtures" || entry.startsWith(".")) continue;
-    collect(join(path, entry), acc);
-  }
-  return acc;
-}
-
-const files = (roots.length > 0 ? roots : ["test"]).flatMap((root) => collect(root, []));
+const files = testFiles(roots);
 const results = [];
 // The runner's guard against a test that waits for ever (scripts/run-tests.mjs).
 const timeout = process.env.EVIDENT_TEST_TIMEOUT_MS ?? "300000";
