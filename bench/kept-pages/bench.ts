@@ -84,7 +84,7 @@ async function main(): Promise<void> {
           const start = process.hrtime.bigint();
           const make = await pages[kind].keep("bench", value);
           keep[kind].push(ms(start));
-          cursor = { ...cursor, [kind]: make(Math.floor(chars / 2)) };
+          cursor = { ...cursor, [kind]: make.cursor(Math.floor(chars / 2)) ?? "" };
         }
         for (const kind of ["memory", "redis"] as const) {
           const start = process.hrtime.bigint();

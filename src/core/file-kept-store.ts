@@ -2,7 +2,7 @@
  * A `KeptStore` on disk, for one-shot surfaces (the CLI): what one `evident` process kept, the
  * next one continues. Same semantics as `MemoryKeptStore`: bound to the caller, a time to live
  * after the last use (a file's mtime), count and byte bounds with the least recently used
- * evicted first, and ids let go of reading as `cursor_expired` (a small `.gone` file says why).
+ * evicted first and no value over its share, and ids let go of reading as `cursor_expired` (a small `.gone` file says why).
  *
  * The directory is private (0700, owned by the user, never a symlink, not writable by others);
  * files are 0600, written to a temp name and renamed, opened without following symlinks. Each
@@ -20,6 +20,8 @@ import {
   KEPT_KEY_BYTES,
   type KeptStore,
   type KeptStoreBounds,
+  KeptValueTooLarge,
+  keptEntryMaxBytes,
   keptExpired,
   keptNotFound,
   keptValueMac,
@@ -50,17 +52,22 @@ export interface FileKeptStoreOptions extends KeptStoreBounds {
 export class FileKeptStore<T> implements KeptStore<T> {
   readonly #options: FileKeptStoreOptions;
   readonly #now: () => number;
+  readonly entryMaxBytes: number;
   #key: Buffer | undefined;
 
   constructor(options: FileKeptStoreOptions) {
     this.#options = options;
     this.#now = options.now ?? Date.now;
+    this.entryMaxBytes = keptEntryMaxBytes(options.maxBytes);
   }
 
+  /** Counts the file it writes (what eviction counts), not the caller's estimate. */
   async put(caller: string, value: T, _bytes: number): Promise<string> {
     const { key } = this.#ready();
     const id = randomBytes(KEPT_ID_BYTES).toString("hex");
     const json = JSON.stringify({ caller, value });
+    const size = MAC_HEX + 1 + Buffer.byteLength(json);
+    if (size > this.entryMaxBytes) throw new KeptValueTooLarge(size, this.entryMaxBytes);
     try {
       await this.#write(`${id}.kept`, `${mac(key, id, json)}\n${json}`);
     } catch (thrown) {

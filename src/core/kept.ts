@@ -3,7 +3,8 @@
  *
  * `KeptStore` holds values under random ids, bound to the caller that put them, for a time to
  * live after their last use, within a count and a byte bound (least recently used evicted
- * first); ids it let go of read as `cursor_expired`, ids it never gave this caller as
+ * first), no one value taking more than its share of the bytes (a larger one is refused, so it
+ * cannot evict everyone else's); ids it let go of read as `cursor_expired`, ids it never gave this caller as
  * `cursor_not_found`, so another caller learns nothing. `CursorMac` turns (id, offset) into an
  * opaque token with a truncated HMAC under a per-store key, so an edited, truncated or foreign
  * token reads as `cursor_malformed`, never as another position. web_read's page cursors use
@@ -12,14 +13,20 @@
  */
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import { EvidentError } from "./errors.js";
+import { KEPT_ENTRY_MAX_SHARE } from "./limits.js";
 
 /** Bytes of a kept value's id (its hex form is twice as long), and of a MAC key. */
 export const KEPT_ID_BYTES = 16;
 export const KEPT_KEY_BYTES = 32;
 
 export interface KeptStore<T> {
-  /** Keeps `value` (about `bytes` bytes) for `caller`; returns its id. */
+  /**
+   * Keeps `value` (about `bytes` bytes) for `caller`; returns its id. A value over
+   * `entryMaxBytes` is refused (`KeptValueTooLarge`) before anything is evicted for it.
+   */
   put(caller: string, value: T, bytes: number): Promise<string>;
+  /** The most one value may take: its share of the byte bound (KEPT_ENTRY_MAX_SHARE). */
+  readonly entryMaxBytes: number;
   /** The caller's value, or `cursor_not_found` / `cursor_expired`. */
   get(caller: string, id: string): Promise<T>;
   /** The MAC key for this store's cursors (per process in memory, per directory on disk). */
@@ -41,17 +48,84 @@ export interface KeptStoreBounds {
 
 type Reason = "timed out" | "evicted";
 
+/** A value's share of a store bounded by `maxBytes`. */
+export function keptEntryMaxBytes(maxBytes: number): number {
+  return Math.floor(maxBytes * KEPT_ENTRY_MAX_SHARE);
+}
+
+/**
+ * Thrown by `put` for a value over the store's `entryMaxBytes`: the caller cuts the value or
+ * keeps nothing, and says so; the store kept nothing and evicted nothing for it.
+ */
+export class KeptValueTooLarge extends Error {
+  constructor(
+    readonly bytes: number,
+    readonly maxBytes: number,
+  ) {
+    super(`a kept value of ${bytes} bytes is over the ${maxBytes} bytes one value may take`);
+    this.name = "KeptValueTooLarge";
+  }
+}
+
+/**
+ * What a value may weigh in any store, at most: its JSON text (how the file and Redis stores
+ * write it) in UTF-8, counting every UTF-16 unit as at least two bytes (how memory holds it).
+ */
+export function keptBytes(value: unknown): number {
+  const json = JSON.stringify(value) ?? "";
+  let bytes = 0;
+  for (let i = 0; i < json.length; i++) {
+    const unit = json.charCodeAt(i);
+    bytes += unit >= 0x800 && (unit < 0xd800 || unit > 0xdfff) ? 3 : 2;
+  }
+  return bytes;
+}
+
+/**
+ * The longest prefix of `text` (in UTF-16 units, never splitting a surrogate pair) whose
+ * `keptBytes` inside a JSON string stays within `maxBytes`, and those bytes.
+ */
+export function keptPrefix(text: string, maxBytes: number): { length: number; bytes: number } {
+  let bytes = 0;
+  let i = 0;
+  while (i < text.length) {
+    const unit = text.charCodeAt(i);
+    let width = 1;
+    let cost: number;
+    if (unit >= 0xd800 && unit <= 0xdbff && isLowSurrogate(text.charCodeAt(i + 1))) {
+      width = 2;
+      cost = 4;
+    } else if (unit >= 0xd800 && unit <= 0xdfff)
+      cost = 12; // a lone surrogate: \uXXXX
+    else if (unit === 0x22 || unit === 0x5c || unit === 0x08 || unit === 0x0c) cost = 4;
+    else if (unit === 0x0a || unit === 0x0d || unit === 0x09) cost = 4;
+    else if (unit < 0x20)
+      cost = 12; // \u00XX
+    else cost = unit >= 0x800 ? 3 : 2;
+    if (bytes + cost > maxBytes) break;
+    bytes += cost;
+    i += width;
+  }
+  return { length: i, bytes };
+}
+
+function isLowSurrogate(unit: number): boolean {
+  return unit >= 0xdc00 && unit <= 0xdfff;
+}
+
 export class MemoryKeptStore<T> implements KeptStore<T> {
   readonly #entries = new Map<string, { caller: string; value: T; bytes: number; used: number }>();
   readonly #gone = new Map<string, { caller: string; reason: Reason }>();
   readonly #bounds: KeptStoreBounds;
   readonly #now: () => number;
   readonly #key = randomBytes(KEPT_KEY_BYTES);
+  readonly entryMaxBytes: number;
   #bytes = 0;
 
   constructor(bounds: KeptStoreBounds) {
     this.#bounds = bounds;
     this.#now = bounds.now ?? Date.now;
+    this.entryMaxBytes = keptEntryMaxBytes(bounds.maxBytes);
   }
 
   key(): Buffer {
@@ -63,6 +137,7 @@ export class MemoryKeptStore<T> implements KeptStore<T> {
   }
 
   async put(caller: string, value: T, bytes: number): Promise<string> {
+    if (bytes > this.entryMaxBytes) throw new KeptValueTooLarge(bytes, this.entryMaxBytes);
     const now = this.#now();
     for (const [id, entry] of this.#entries)
       if (now - entry.used > this.#bounds.ttlMs) this.#drop(id, "timed out");
@@ -70,6 +145,7 @@ export class MemoryKeptStore<T> implements KeptStore<T> {
     this.#entries.set(id, { caller, value, bytes, used: now });
     this.#bytes += bytes;
     // Map order is insertion order and `get` re-inserts: the first entry is the least recent.
+    // The new entry is within its share, so evicting older ones always brings the store in bounds.
     for (const [oldest] of this.#entries) {
       if (
         oldest === id ||

@@ -90,6 +90,12 @@ export const WEB_PAGES_TTL_MS = 30 * 60_000;
 export const WEB_PAGES_MAX_COUNT = 32;
 export const WEB_PAGES_MAX_BYTES = 64 * 1024 * 1024;
 /**
+ * The most of a kept-value store's byte bound one value may take (a page, a snapshot): so one
+ * caller's large value evicts at most this share of what others keep, never all of it. A larger
+ * value is refused by the store; web_read keeps the longest prefix that fits and says so.
+ */
+export const KEPT_ENTRY_MAX_SHARE = 1 / 4;
+/**
  * The `direct` reader reads PDFs, and HTML pages of at least WEB_READ_THREAD_MIN_CHARS
  * characters or WEB_READ_THREAD_MIN_ELEMENTS start tags, on a thread of their own (see
  * web/providers/direct/reader-thread.ts): at most WEB_READ_THREADS at once, each with at most

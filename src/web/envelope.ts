@@ -231,7 +231,7 @@ export interface ReadEnvelopeInput {
   /** A continuation: the document's characters before this part, and its whole length. */
   readonly part?: { readonly from: number; readonly total: number };
   /** Gives the cursor of the part that starts at `offset` (in the whole document), when one can be kept. */
-  readonly cursor?: (offset: number) => string;
+  readonly cursor?: (offset: number) => string | undefined;
   /** How the warning that names the next part's call is written for the surface (default: MCP's). */
   readonly phrasing?: Phrasing;
 }
@@ -259,8 +259,10 @@ export function buildReadEnvelope(input: ReadEnvelopeInput): Fitted<ReadEnvelope
 
   const from = input.part?.from ?? 0;
   const total = input.part?.total ?? whole.length;
-  const build = (prefix: string, truncated: boolean): ReadEnvelope => {
+  const build = (prefix: string, clipped: boolean): ReadEnvelope => {
     const end = from + prefix.length;
+    // A part of a page kept only in part ends short of the whole even when it fits.
+    const truncated = clipped || end < total;
     const next = truncated && input.cursor !== undefined ? input.cursor(end) : undefined;
     return {
       provenance: input.provenance,

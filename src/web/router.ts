@@ -258,7 +258,12 @@ export class WebRouter {
           warnings: envelope.warnings,
           text,
         };
-        fitted = buildReadEnvelope({ ...envelope, cursor: await pages.keep(caller, kept) });
+        const keeping = await pages.keep(caller, kept);
+        fitted = buildReadEnvelope({
+          ...envelope,
+          ...(keeping.warning === undefined ? {} : { warnings: [...envelope.warnings, keeping.warning] }),
+          cursor: keeping.cursor,
+        });
       }
       return success(fitted.json, fitted.data);
     } finally {
@@ -286,7 +291,7 @@ export class WebRouter {
       provenance: page.provenance,
       warnings: [
         ...page.warnings,
-        `this part starts at character ${offset} of ${page.text.length} of the page read at ${page.provenance.retrievedAt}`,
+        `this part starts at character ${offset} of ${page.total ?? page.text.length} of the page read at ${page.provenance.retrievedAt}`,
       ],
       outcome: {
         ...(page.title === undefined ? {} : { title: page.title }),
@@ -294,7 +299,7 @@ export class WebRouter {
         content: [{ type: "text", text: page.text.slice(offset) }],
       },
       budgetChars: this.#options.envelopeBudgetChars,
-      part: { from: offset, total: page.text.length },
+      part: { from: offset, total: page.total ?? page.text.length },
       cursor: next,
       ...(this.#options.phrasing === undefined ? {} : { phrasing: this.#options.phrasing }),
     });

@@ -5,7 +5,8 @@
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import type { KeptStore, KeptStoreBounds } from "../../src/core/kept.js";
+import { type KeptStore, type KeptStoreBounds, KeptValueTooLarge } from "../../src/core/kept.js";
+import { KEPT_ENTRY_MAX_SHARE } from "../../src/core/limits.js";
 
 // A time to live far beyond any test's run on a loaded machine: tests that cross it move an
 // injected clock; the others use the real one and must not see a value expire meanwhile.
@@ -65,24 +66,46 @@ export function keptStoreContract(kind: string, make: KeptStoreFactory, skip: st
       assert.equal(await store.get("alice", third), "3");
     });
 
-    it("evicts the least recently used beyond its byte bound, never the value just kept", async () => {
+    it("evicts the least recently used beyond its byte bound, only as many as it must", async () => {
       let now = Date.now();
-      const store = make({ ...BOUNDS, maxCount: 10, maxBytes: 10_000, now: () => now });
-      const big = (c: string) => c.repeat(4_000);
-      const first = await store.put("alice", big("a"), 4_000);
+      // Each value is within its share (a quarter of 9,000 bytes); five together are not.
+      const store = make({ ...BOUNDS, maxCount: 10, maxBytes: 9_000, now: () => now });
+      const big = (c: string) => c.repeat(2_000);
+      const ids: string[] = [];
+      for (const c of "abcd") {
+        ids.push(await store.put("alice", big(c), 2_000));
+        now += 10;
+      }
+      assert.equal(await store.get("alice", ids[0] as string), big("a"));
       now += 10;
-      const second = await store.put("alice", big("b"), 4_000);
+      const fifth = await store.put("alice", big("e"), 2_000);
+      await assert.rejects(store.get("alice", ids[1] as string), { code: "cursor_expired" });
+      for (const index of [0, 2, 3])
+        assert.equal(await store.get("alice", ids[index] as string), big("abcd"[index] as string));
+      assert.equal(await store.get("alice", fifth), big("e"));
+    });
+
+    it("refuses a value over its share of the byte bound (KEPT_ENTRY_MAX_SHARE), evicting nothing for it", async () => {
+      let now = Date.now();
+      const store = make({ ...BOUNDS, maxCount: 10, maxBytes: 9_000, now: () => now });
+      assert.equal(store.entryMaxBytes, Math.floor(9_000 * KEPT_ENTRY_MAX_SHARE));
+      const other = await store.put("bob", "b".repeat(1_000), 1_000);
       now += 10;
-      assert.equal(await store.get("alice", first), big("a"));
-      now += 10;
-      const third = await store.put("alice", big("c"), 4_000);
-      await assert.rejects(store.get("alice", second), { code: "cursor_expired" });
-      assert.equal(await store.get("alice", first), big("a"));
-      assert.equal(await store.get("alice", third), big("c"));
-      // A value larger than the whole bound is still kept (its cursor must work once).
-      now += 10;
-      const huge = await store.put("alice", big("d").repeat(3), 12_000);
-      assert.equal(await store.get("alice", huge), big("d").repeat(3));
+      // Over the share, yet within the whole bound: before, it evicted bob's value to make room.
+      const huge = "h".repeat(8_000);
+      await assert.rejects(store.put("alice", huge, 8_000), (error: unknown) => {
+        assert.ok(error instanceof KeptValueTooLarge);
+        assert.equal(error.maxBytes, store.entryMaxBytes);
+        assert.ok(error.bytes > store.entryMaxBytes);
+        return true;
+      });
+      // Larger than the whole bound: refused as well, not kept while everyone else goes.
+      await assert.rejects(store.put("alice", huge.repeat(3), 24_000), KeptValueTooLarge);
+      assert.equal(await store.get("bob", other), "b".repeat(1_000));
+      // A value within its share is kept as before.
+      const fits = await store.put("alice", "f".repeat(2_000), 2_000);
+      assert.equal(await store.get("alice", fits), "f".repeat(2_000));
+      assert.equal(await store.get("bob", other), "b".repeat(1_000));
     });
 
     it("keeps structured values whole, text of any kind included", async () => {

@@ -8,7 +8,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { FileKeptStore } from "../../src/core/file-kept-store.js";
-import { CursorMac, MemoryKeptStore } from "../../src/core/kept.js";
+import { CursorMac, keptBytes, keptPrefix, MemoryKeptStore } from "../../src/core/kept.js";
+import { ReadPages } from "../../src/web/read-pages.js";
 import { BOUNDS, keptStoreContract } from "./kept.contract.js";
 
 const base = await mkdtemp(join(tmpdir(), "evident-kept-"));
@@ -66,5 +67,83 @@ describe("cursor MAC", () => {
       code: "cursor_malformed",
     });
     assert.throws(() => new CursorMac(key, 2, "x").decode(token), { code: "cursor_malformed" });
+  });
+});
+
+describe("what a kept value weighs, and the prefix that fits", () => {
+  // Every kind of UTF-16 unit: ASCII, escapes, control characters, 2- and 3-byte UTF-8, a pair, lone surrogates.
+  const text = 'ab"\\\n\t\u0001\u00e9\u65e5\ud83d\ude00\ud800x\udc00y\u2028';
+
+  it("counts at least what every store holds: JSON in UTF-8, and two bytes per UTF-16 unit", () => {
+    for (const value of [text, { text, n: 1 }, [text, text]]) {
+      const json = JSON.stringify(value);
+      assert.ok(keptBytes(value) >= Buffer.byteLength(json));
+      assert.ok(keptBytes(value) >= 2 * json.length);
+    }
+  });
+
+  it("gives the longest prefix within a byte budget, never splitting a surrogate pair", () => {
+    let last = -1;
+    for (let budget = 0; budget <= keptBytes(text) + 4; budget++) {
+      const { length, bytes } = keptPrefix(text, budget);
+      assert.ok(bytes <= budget, `budget ${budget}`);
+      assert.ok(length >= last, "longer budgets never give shorter prefixes");
+      last = length;
+      const prefix = text.slice(0, length);
+      // The prefix weighs what was counted (less the two quotes of its JSON string) ...
+      assert.equal(bytes, keptBytes(prefix) - 4);
+      // ... it never ends inside a pair, and one more character would not fit.
+      const high = (at: number) => text.charCodeAt(at) >= 0xd800 && text.charCodeAt(at) <= 0xdbff;
+      const low = (at: number) => text.charCodeAt(at) >= 0xdc00 && text.charCodeAt(at) <= 0xdfff;
+      assert.ok(!(high(length - 1) && low(length)), `budget ${budget} splits a pair`);
+      if (length < text.length) {
+        const next = length + (high(length) && low(length + 1) ? 2 : 1);
+        assert.ok(keptBytes(text.slice(0, next)) - 4 > budget, `budget ${budget}: one more would fit`);
+      }
+    }
+    assert.equal(keptPrefix(text, keptBytes(text)).length, text.length);
+  });
+});
+
+describe("web_read's kept pages over their share", () => {
+  const provenance = {
+    tool: "web_read",
+    url: "http://example.test/huge",
+    mode: "route",
+    attempted: ["direct"],
+    succeeded: ["direct"],
+    anonymous: [],
+    retrievedAt: "2026-01-01T00:00:00.000Z",
+  } as never;
+
+  it("keeps the longest prefix that fits its share, says so, and its cursors end there", async () => {
+    const store = new MemoryKeptStore<never>({ ...BOUNDS, maxBytes: 400_000 });
+    const pages = new ReadPages(store as never);
+    const other = await pages.keep("bob", { provenance, warnings: [], text: "b".repeat(20_000) });
+    const huge = "x".repeat(300_000);
+    const keeping = await pages.keep("alice", { provenance, warnings: [], text: huge });
+    assert.match(
+      keeping.warning ?? "",
+      /^only the first \d+ of the page's 300000 characters are kept for cursors/,
+    );
+    const first = keeping.cursor(1_000);
+    assert.ok(first !== undefined);
+    const { page, cursor } = await pages.resume("alice", first);
+    assert.ok(page.text.length < huge.length && page.text.length > 0);
+    assert.equal(page.total, huge.length);
+    assert.ok(keptBytes(page) <= store.entryMaxBytes);
+    assert.ok(page.warnings.includes(keeping.warning as string), "every part repeats the cut");
+    assert.equal(cursor(page.text.length), undefined, "no cursor past what is kept");
+    // The other caller's page was not evicted for it.
+    const bobs = other.cursor(0);
+    assert.equal((await pages.resume("bob", bobs as string)).page.text.length, 20_000);
+  });
+
+  it("keeps nothing when not even the frame fits, and says the rest cannot be continued", async () => {
+    const store = new MemoryKeptStore<never>({ ...BOUNDS, maxBytes: 4_000 });
+    const pages = new ReadPages(store as never);
+    const keeping = await pages.keep("alice", { provenance, warnings: [], text: "x".repeat(10_000) });
+    assert.equal(keeping.cursor(0), undefined);
+    assert.match(keeping.warning ?? "", /only the first 0 of the page's 10000 characters/);
   });
 });

@@ -3,7 +3,7 @@
  * replicas: what one replica kept (web_read's long page) is continued by any other. Same
  * semantics as `MemoryKeptStore`: bound to the caller (stored as a keyed digest), a time to live
  * after the last use, count and byte bounds across all replicas with the least recently used
- * evicted first, ids let go of reading as `cursor_expired` and ids never given to this caller
+ * evicted first and no value over its share, ids let go of reading as `cursor_expired` and ids never given to this caller
  * as `cursor_not_found`. The bookkeeping is the snapshots' own (entries.ts), in a scope of its
  * own. Cursors are signed with a key derived from `EVIDENT_CURSOR_KEY`, so every replica opens
  * every other's; each value carries a MAC bound to its id, so an edited or swapped value is an
@@ -15,6 +15,8 @@ import {
   KEPT_ID_BYTES,
   type KeptStore,
   type KeptStoreBounds,
+  KeptValueTooLarge,
+  keptEntryMaxBytes,
   keptExpired,
   keptNotFound,
   keptValueMac,
@@ -44,9 +46,11 @@ export class RedisKeptStore<T> implements KeptStore<T> {
   readonly foreign = `a server with another ${KEY_VARIABLE}`;
   readonly #options: RedisKeptStoreOptions;
   readonly #entries: SharedEntries;
+  readonly entryMaxBytes: number;
 
   constructor(options: RedisKeptStoreOptions) {
     this.#options = options;
+    this.entryMaxBytes = keptEntryMaxBytes(options.maxBytes);
     this.#entries = new SharedEntries({
       settings: options.settings,
       scope: options.scope,
@@ -68,9 +72,10 @@ export class RedisKeptStore<T> implements KeptStore<T> {
     const id = randomBytes(KEPT_ID_BYTES).toString("hex");
     const json = JSON.stringify(value);
     const stored = Buffer.concat([keptValueMac(this.#dataKey(), id, json), Buffer.from(json)]);
-    await this.#entries.admit(id, this.#owner(caller), VALUE_FIELD.length + stored.length, [
-      [VALUE_FIELD, stored],
-    ]);
+    const size = VALUE_FIELD.length + stored.length;
+    // Refused here, before Redis sees it: every replica runs this check, so none can evict all.
+    if (size > this.entryMaxBytes) throw new KeptValueTooLarge(size, this.entryMaxBytes);
+    await this.#entries.admit(id, this.#owner(caller), size, [[VALUE_FIELD, stored]]);
     return id;
   }
 
