@@ -9,6 +9,12 @@ import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { FileKeptStore } from "../../src/core/file-kept-store.js";
 import { CursorMac, keptBytes, keptPrefix, MemoryKeptStore } from "../../src/core/kept.js";
+import {
+  ANALYSIS_MAX_BYTES,
+  KEPT_ENTRY_MAX_SHARE,
+  SNAPSHOT_MAX_BYTES,
+  SNAPSHOT_STORE_MAX_BYTES,
+} from "../../src/core/limits.js";
 import { ReadPages } from "../../src/web/read-pages.js";
 import { BOUNDS, keptStoreContract } from "./kept.contract.js";
 
@@ -145,5 +151,14 @@ describe("web_read's kept pages over their share", () => {
     const keeping = await pages.keep("alice", { provenance, warnings: [], text: "x".repeat(10_000) });
     assert.equal(keeping.cursor(0), undefined);
     assert.match(keeping.warning ?? "", /only the first 0 of the page's 10000 characters/);
+  });
+});
+
+describe("code_search's stores", () => {
+  it("keep every snapshot and analysis result within its share of the store by construction", () => {
+    // Their stores do not refuse: retention stops at these bounds, so no result can evict everyone.
+    const share = Math.floor(SNAPSHOT_STORE_MAX_BYTES * KEPT_ENTRY_MAX_SHARE);
+    assert.ok(SNAPSHOT_MAX_BYTES <= share);
+    assert.ok(ANALYSIS_MAX_BYTES <= share);
   });
 });
