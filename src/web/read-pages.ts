@@ -69,8 +69,7 @@ export class ReadPages {
         ? page
         : {
             ...page,
-            // A copy: a slice would keep the whole document alive behind the prefix.
-            text: Buffer.from(page.text.slice(0, prefix.length), "utf16le").toString("utf16le"),
+            text: copyOf(page.text.slice(0, prefix.length)),
             total: whole,
             warnings: [...page.warnings, warning],
           };
@@ -123,4 +122,13 @@ export class ReadPages {
     );
     return this.#mac;
   }
+}
+
+/**
+ * A flat copy: a slice would keep the whole document alive behind the prefix. Latin-1 text
+ * stays one byte per character, as V8 held it.
+ */
+function copyOf(text: string): string {
+  const encoding = /[\u0100-\uffff]/.test(text) ? "utf16le" : "latin1";
+  return Buffer.from(text, encoding).toString(encoding);
 }

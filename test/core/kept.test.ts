@@ -145,6 +145,18 @@ describe("web_read's kept pages over their share", () => {
     assert.equal((await pages.resume("bob", bobs as string)).page.text.length, 20_000);
   });
 
+  it("keeps the prefix exactly, whatever its characters (Latin-1, wider, lone surrogates)", async () => {
+    const store = new MemoryKeptStore<never>({ ...BOUNDS, maxBytes: 400_000 });
+    const pages = new ReadPages(store as never);
+    for (const unit of ["aé\n", "é日😀\ud800x"]) {
+      const text = unit.repeat(60_000);
+      const keeping = await pages.keep("alice", { provenance, warnings: [], text });
+      const { page } = await pages.resume("alice", keeping.cursor(0) as string);
+      assert.ok(page.text.length > 0 && page.text.length < text.length);
+      assert.equal(page.text, text.slice(0, page.text.length));
+    }
+  });
+
   it("keeps nothing when not even the frame fits, and says the rest cannot be continued", async () => {
     const store = new MemoryKeptStore<never>({ ...BOUNDS, maxBytes: 4_000 });
     const pages = new ReadPages(store as never);
