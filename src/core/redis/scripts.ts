@@ -52,7 +52,8 @@ end
 
 /**
  * ARGV after the common ones: id, owner, now, ttl, maxCount, maxBytes, size, then field/value
- * pairs. Writes the entry, then evicts; the new entry itself is never evicted.
+ * pairs. Writes the entry, then evicts; the new entry itself is never evicted (a kept value is
+ * within its share of the bound: kept-store.ts refuses a larger one before it gets here).
  */
 export const ADMIT = `${COMMON}
 local id, owner, now, ttl = ARGV[4], ARGV[5], tonumber(ARGV[6]), tonumber(ARGV[7])
