@@ -44,6 +44,9 @@ const ID = /^[0-9a-f]{32}$/;
 const VALUE_NAME = /^([0-9a-f]{32})\.kept$/;
 const GONE_NAME = /^[0-9a-f]{32}\.gone$/;
 const MAC_HEX = 64;
+/** A value file starts with its MAC, then `{"caller":"...",`; callers are short keys. */
+const OWNER_PREFIX = /^[0-9a-f]{64}\n\{"caller":("(?:[^"\\]|\\.)*")/;
+const OWNER_HEAD_BYTES = 4096;
 
 export interface FileKeptStoreOptions extends KeptStoreBounds {
   readonly dir: string;
@@ -73,7 +76,7 @@ export class FileKeptStore<T> implements KeptStore<T> {
     } catch (thrown) {
       throw cacheDirError(this.#options.dir, `cannot be written (${errnoOf(thrown)})`, thrown);
     }
-    await this.#maintain(id).catch(() => undefined);
+    await this.#maintain(id, caller).catch(() => undefined);
     return id;
   }
 
@@ -164,8 +167,11 @@ export class FileKeptStore<T> implements KeptStore<T> {
     await unlink(join(this.#options.dir, `${id}.kept`)).catch(() => undefined);
   }
 
-  /** After a put: expire timed-out values, evict beyond the bounds, drop old `.gone` files and temp files. */
-  async #maintain(newest: string): Promise<void> {
+  /**
+   * After a put: expire timed-out values, evict beyond the bounds (the caller's own values
+   * first, as in memory), drop old `.gone` files and temp files.
+   */
+  async #maintain(newest: string, caller: string): Promise<void> {
     const dir = this.#options.dir;
     const now = this.#now();
     const live: Array<{ id: string; used: number; size: number }> = [];
@@ -186,16 +192,42 @@ export class FileKeptStore<T> implements KeptStore<T> {
     live.sort((a, b) => a.used - b.used);
     let bytes = live.reduce((sum, entry) => sum + entry.size, 0);
     let count = live.length;
-    for (const entry of live) {
-      if (count <= this.#options.maxCount && bytes <= this.#options.maxBytes) break;
-      if (entry.id === newest) continue;
-      await this.#expireUnread(entry.id, "evicted");
-      count--;
-      bytes -= entry.size;
+    const over = () => count > this.#options.maxCount || bytes > this.#options.maxBytes;
+    const owners = new Map<string, string | undefined>();
+    if (over()) for (const entry of live) owners.set(entry.id, await this.#ownerOf(entry.id));
+    const evicted = new Set<string>([newest]);
+    for (const own of [true, false]) {
+      for (const entry of live) {
+        if (!over()) break;
+        if (evicted.has(entry.id) || (own && owners.get(entry.id) !== caller)) continue;
+        await this.#expireUnread(entry.id, "evicted");
+        evicted.add(entry.id);
+        count--;
+        bytes -= entry.size;
+      }
     }
     gone.sort((a, b) => a.time - b.time);
     for (const { name } of gone.slice(0, Math.max(0, gone.length - this.#options.maxCount * 4)))
       await unlink(join(dir, name)).catch(() => undefined);
+  }
+
+  /**
+   * Who a value file says it belongs to, from its first bytes (unverified: it only orders
+   * eviction, in a directory only this user can write).
+   */
+  async #ownerOf(id: string): Promise<string | undefined> {
+    const handle = await open(join(this.#options.dir, `${id}.kept`), READ_FLAGS).catch(() => undefined);
+    if (handle === undefined) return undefined;
+    try {
+      const head = Buffer.alloc(OWNER_HEAD_BYTES);
+      const { bytesRead } = await handle.read(head, 0, head.length, 0);
+      const found = OWNER_PREFIX.exec(head.subarray(0, bytesRead).toString("utf8"));
+      return found === null ? undefined : (JSON.parse(found[1] as string) as string);
+    } catch {
+      return undefined;
+    } finally {
+      await handle.close();
+    }
   }
 
   /** Expires a value this process has not read: its owner is read from the file (unverified, only to say why). */

@@ -3,8 +3,8 @@
  *
  * `KeptStore` holds values under random ids, bound to the caller that put them, for a time to
  * live after their last use, within a count and a byte bound (least recently used evicted
- * first), no one value taking more than its share of the bytes (a larger one is refused, so it
- * cannot evict everyone else's); ids it let go of read as `cursor_expired`, ids it never gave this caller as
+ * first, the caller's own before others'), no one value taking more than its share of the
+ * bytes (a larger one is refused, so it cannot evict everyone else's); ids it let go of read as `cursor_expired`, ids it never gave this caller as
  * `cursor_not_found`, so another caller learns nothing. `CursorMac` turns (id, offset) into an
  * opaque token with a truncated HMAC under a per-store key, so an edited, truncated or foreign
  * token reads as `cursor_malformed`, never as another position. web_read's page cursors use
@@ -113,6 +113,11 @@ function isLowSurrogate(unit: number): boolean {
   return unit >= 0xdc00 && unit <= 0xdfff;
 }
 
+/**
+ * Room for a new value is made from its caller's own values first (least recently used first),
+ * then from everyone's: however many values one caller keeps, it evicts at most about one share
+ * of other callers' values.
+ */
 export class MemoryKeptStore<T> implements KeptStore<T> {
   readonly #entries = new Map<string, { caller: string; value: T; bytes: number; used: number }>();
   readonly #gone = new Map<string, { caller: string; reason: Reason }>();
@@ -146,13 +151,12 @@ export class MemoryKeptStore<T> implements KeptStore<T> {
     this.#bytes += bytes;
     // Map order is insertion order and `get` re-inserts: the first entry is the least recent.
     // The new entry is within its share, so evicting older ones always brings the store in bounds.
-    for (const [oldest] of this.#entries) {
-      if (
-        oldest === id ||
-        (this.#entries.size <= this.#bounds.maxCount && this.#bytes <= this.#bounds.maxBytes)
-      )
-        break;
-      this.#drop(oldest, "evicted");
+    const over = () => this.#entries.size > this.#bounds.maxCount || this.#bytes > this.#bounds.maxBytes;
+    for (const own of [true, false]) {
+      for (const [oldest, entry] of this.#entries) {
+        if (!over()) return id;
+        if (oldest !== id && (!own || entry.caller === caller)) this.#drop(oldest, "evicted");
+      }
     }
     return id;
   }

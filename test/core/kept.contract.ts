@@ -85,6 +85,30 @@ export function keptStoreContract(kind: string, make: KeptStoreFactory, skip: st
       assert.equal(await store.get("alice", fifth), big("e"));
     });
 
+    it("makes room from the caller's own values first, then from the least recently used of everyone's", async () => {
+      let now = Date.now();
+      const store = make({ ...BOUNDS, maxCount: 10, maxBytes: 9_000, now: () => now });
+      const value = (c: string) => c.repeat(2_000);
+      const bobs = await store.put("bob", value("b"), 2_000);
+      const alices: string[] = [];
+      for (const c of "1234") {
+        now += 10;
+        alices.push(await store.put("alice", value(c), 2_000));
+      }
+      // Bob's value is the least recently used, yet Alice's oldest made the room.
+      assert.equal(await store.get("bob", bobs), value("b"));
+      await assert.rejects(store.get("alice", alices[0] as string), { code: "cursor_expired" });
+      for (const [index, id] of alices.entries()) {
+        now += 10; // so the file store's modification times order the uses too
+        if (index > 0) assert.equal(await store.get("alice", id), value("1234"[index] as string));
+      }
+      // A caller with nothing of its own kept evicts the least recently used of everyone's.
+      now += 10;
+      const carols = await store.put("carol", value("c"), 2_000);
+      await assert.rejects(store.get("bob", bobs), { code: "cursor_expired" });
+      assert.equal(await store.get("carol", carols), value("c"));
+    });
+
     it("refuses a value over its share of the byte bound (KEPT_ENTRY_MAX_SHARE), evicting nothing for it", async () => {
       let now = Date.now();
       const store = make({ ...BOUNDS, maxCount: 10, maxBytes: 9_000, now: () => now });

@@ -29,6 +29,8 @@ export interface SharedEntriesOptions {
   readonly maxBytes: number;
   /** How many released, evicted or timed-out ids are remembered, to read as `cursor_expired`. */
   readonly maxTombstones: number;
+  /** Make room from the new entry's owner's own entries first (kept pages; snapshots: no). */
+  readonly ownFirst?: boolean;
   /** What fails while Redis is away, for messages ("code_search cannot keep or continue results"). */
   readonly consequence: string;
   /** Which tool is shutting down when called after close ("code_search"). */
@@ -87,7 +89,8 @@ export class SharedEntries {
 
   /**
    * Writes an entry of about `bytes` bytes for `owner`, then sweeps timed-out entries and evicts
-   * the least recently used beyond the bounds (never the new one).
+   * the least recently used beyond the bounds (never the new one; with `ownFirst`, the owner's
+   * own first).
    */
   async admit(id: string, owner: string, bytes: number, fields: Iterable<[string, Buffer]>): Promise<void> {
     const pairs: Array<string | Buffer> = [];
@@ -101,6 +104,7 @@ export class SharedEntries {
       String(maxCount),
       String(maxBytes),
       String(bytes),
+      this.#options.ownFirst === true ? "1" : "0",
       ...pairs,
     ]);
   }

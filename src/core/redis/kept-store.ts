@@ -59,6 +59,8 @@ export class RedisKeptStore<T> implements KeptStore<T> {
       maxBytes: options.maxBytes,
       // As in memory: about as many gone ids as can be kept at once read as expired.
       maxTombstones: options.maxCount * 4,
+      // As in memory: a caller's new value makes room from its own values first.
+      ownFirst: true,
       consequence: options.consequence,
       tool: options.tool,
       ...(options.now === undefined ? {} : { now: options.now }),

@@ -1,7 +1,7 @@
 /**
  * The shared store's bookkeeping (entries.ts), as Lua scripts so that each step is atomic across
  * replicas: admitting an entry (sweeping timed-out ones, evicting the least recently used beyond
- * the count and byte bounds), touching one on use, releasing one, and adding a field to one.
+ * the count and byte bounds, optionally the owner's own first), touching one on use, releasing one, and adding a field to one.
  *
  * Keys, under the deployment's namespace N (see settings.ts) and a scope S of entries (code_search's
  * snapshots: none; web_read's kept pages: "pages:"):
@@ -51,14 +51,15 @@ end
 `;
 
 /**
- * ARGV after the common ones: id, owner, now, ttl, maxCount, maxBytes, size, then field/value
- * pairs. Writes the entry, then evicts; the new entry itself is never evicted (a kept value is
+ * ARGV after the common ones: id, owner, now, ttl, maxCount, maxBytes, size, own-first ("1":
+ * make room from the owner's entries first), then field/value pairs. Writes the entry, then evicts; the new entry itself is never evicted (a kept value is
  * within its share of the bound: kept-store.ts refuses a larger one before it gets here).
  */
 export const ADMIT = `${COMMON}
 local id, owner, now, ttl = ARGV[4], ARGV[5], tonumber(ARGV[6]), tonumber(ARGV[7])
 local maxCount, maxBytes, size = tonumber(ARGV[8]), tonumber(ARGV[9]), tonumber(ARGV[10])
-for i = 11, #ARGV, 2 do redis.call('HSET', prefix .. id, ARGV[i], ARGV[i + 1]) end
+local ownFirst = ARGV[11] == '1'
+for i = 12, #ARGV, 2 do redis.call('HSET', prefix .. id, ARGV[i], ARGV[i + 1]) end
 redis.call('PEXPIRE', prefix .. id, expiry)
 
 local sizes, total = {}, size
@@ -77,19 +78,29 @@ end
 redis.call('HSET', meta, id, ARGV[6] .. ' ' .. ARGV[10] .. ' ' .. owner)
 redis.call('ZADD', index, redis.call('INCR', seq), id)
 
+-- With ownFirst, room is made from the owner's own entries first (least recently used first),
+-- then from everyone's: one owner evicts at most about one entry's worth of the others'.
 local count = redis.call('ZCARD', index)
 if count > maxCount or total > maxBytes then
-  for _, old in ipairs(redis.call('ZRANGE', index, 0, -1)) do
-    if (count <= maxCount and total <= maxBytes) or old == id then break end
-    local value = redis.call('HGET', meta, old)
-    if value then
-      local _, bytes, holder = parse(value)
-      drop(old, holder, 'evicted')
-      total = total - bytes
-    else
-      redis.call('ZREM', index, old)
+  local order = redis.call('ZRANGE', index, 0, -1)
+  for pass = ownFirst and 1 or 2, 2 do
+    for _, old in ipairs(order) do
+      if count <= maxCount and total <= maxBytes then break end
+      if old ~= id then
+        local value = redis.call('HGET', meta, old)
+        if value then
+          local _, bytes, holder = parse(value)
+          if pass == 2 or holder == owner then
+            drop(old, holder, 'evicted')
+            total = total - bytes
+            count = count - 1
+          end
+        elseif pass == 1 or not ownFirst then
+          redis.call('ZREM', index, old)
+          count = count - 1
+        end
+      end
     end
-    count = count - 1
   end
 end
 return done('ok')
