@@ -232,19 +232,9 @@ export class FileKeptStore<T> implements KeptStore<T> {
 
   /** Expires a value this process has not read: its owner is read from the file (unverified, only to say why). */
   async #expireUnread(id: string, reason: string): Promise<void> {
-    let caller: unknown;
-    try {
-      caller = (
-        JSON.parse(
-          ((await readSmallPrivateFile(join(this.#options.dir, `${id}.kept`))) ?? "").slice(MAC_HEX + 1),
-        ) as {
-          caller?: unknown;
-        }
-      ).caller;
-    } catch {
-      caller = undefined;
-    }
-    if (typeof caller === "string") await this.#expire(id, caller, reason);
+    // From the file's first bytes: a value of any size leaves a tombstone for its owner.
+    const caller = await this.#ownerOf(id);
+    if (caller !== undefined) await this.#expire(id, caller, reason);
     else await unlink(join(this.#options.dir, `${id}.kept`)).catch(() => undefined);
   }
 

@@ -58,6 +58,17 @@ describe("file kept store on disk", () => {
   });
 });
 
+describe("file kept store, large values", () => {
+  it("an evicted value of several MiB still reads as cursor_expired for its owner", async () => {
+    const dir = join(base, "large");
+    const store = new FileKeptStore<string>({ ...BOUNDS, maxCount: 1, maxBytes: 40 * 1024 * 1024, dir });
+    const large = await store.put("alice", "x".repeat(5 * 1024 * 1024), 10 * 1024 * 1024);
+    await store.put("alice", "small", 10);
+    await assert.rejects(store.get("alice", large), { code: "cursor_expired" });
+    await assert.rejects(store.get("bob", large), { code: "cursor_not_found" });
+  });
+});
+
 describe("cursor MAC", () => {
   const key = Buffer.alloc(32, 7);
   const mac = new CursorMac(key, 1, "elsewhere");
