@@ -12,6 +12,7 @@
  * run: what the server keeps); and whether A's next part came or was `cursor_expired`.
  *
  * Usage: npm run build && node --import tsx bench/hardening/kept-share.ts [--cli PATH] [--idle 30]
+ *          [--reads N]   (B reads its page N times, each kept: one caller many large values)
  *   (--cli: another build's dist/adapters/cli/main.js, e.g. a worktree of main, for "before")
  */
 import { spawn } from "node:child_process";
@@ -30,6 +31,8 @@ const option = (name: string) => {
 };
 const CLI = option("--cli") ?? `${repo}dist/adapters/cli/main.js`;
 const IDLE_S = Number(option("--idle") ?? 30);
+/** How many times B reads its page (each read keeps a value of its own). */
+const READS = Number(option("--reads") ?? 1);
 const TOKENS = ["a".repeat(40), "b".repeat(40)];
 const PAGE = Array.from(
   { length: 300 },
@@ -58,8 +61,9 @@ function healthz(url: string): Promise<number> {
 }
 
 const site = await startLoopback((req, res) => {
-  res.setHeader("content-type", req.url === "/deep.json" ? "application/json" : "text/plain; charset=utf-8");
-  res.end(req.url === "/deep.json" ? DEEP : PAGE);
+  const deep = req.url?.startsWith("/deep.json") === true;
+  res.setHeader("content-type", deep ? "application/json" : "text/plain; charset=utf-8");
+  res.end(deep ? DEEP : PAGE);
 });
 const home = mkdtempSync(join(tmpdir(), "evident-kept-share-bench-"));
 const server = spawn(process.execPath, [CLI, "mcp", "--transport", "http"], {
@@ -120,7 +124,9 @@ try {
     }
   })();
   const start = process.hrtime.bigint();
-  const huge = await read(bob, { url: `${site.url}/deep.json` });
+  let huge = await read(bob, { url: `${site.url}/deep.json` });
+  for (let again = 1; again < READS; again++)
+    huge = await read(bob, { url: `${site.url}/deep.json?${again}` });
   const readMs = Number(process.hrtime.bigint() - start) / 1e6;
   reading = false;
   await probes;
@@ -131,7 +137,7 @@ try {
 
   console.log(`cli: ${CLI}`);
   console.log(
-    `B's read: ${Math.round(readMs)} ms, ${huge.error?.code ?? "ok"}, ${huge.contentChars?.total} characters; ` +
+    `B's ${READS} read(s): ${Math.round(readMs)} ms, ${huge.error?.code ?? "ok"}, ${huge.contentChars?.total} characters; ` +
       `cut: ${huge.warnings?.find((w: string) => w.startsWith("only the first")) ?? "none"}`,
   );
   console.log(`longest /healthz during it: ${Math.round(worst)} ms (${failedProbes} probes failed)`);
