@@ -2,7 +2,8 @@
  * A `KeptStore` on disk, for one-shot surfaces (the CLI): what one `evident` process kept, the
  * next one continues. Same semantics as `MemoryKeptStore`: bound to the caller, a time to live
  * after the last use (a file's mtime), count and byte bounds with the least recently used
- * evicted first and no value over its share, and ids let go of reading as `cursor_expired` (a small `.gone` file says why).
+ * evicted first (the caller's own first) and no value over its share, and ids let go of
+ * reading as `cursor_expired` (a small `.gone` file says why).
  *
  * The directory is private (0700, owned by the user, never a symlink, not writable by others);
  * files are 0600, written to a temp name and renamed, opened without following symlinks. Each

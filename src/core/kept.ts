@@ -4,12 +4,13 @@
  * `KeptStore` holds values under random ids, bound to the caller that put them, for a time to
  * live after their last use, within a count and a byte bound (least recently used evicted
  * first, the caller's own before others'), no one value taking more than its share of the
- * bytes (a larger one is refused, so it cannot evict everyone else's); ids it let go of read as `cursor_expired`, ids it never gave this caller as
- * `cursor_not_found`, so another caller learns nothing. `CursorMac` turns (id, offset) into an
- * opaque token with a truncated HMAC under a per-store key, so an edited, truncated or foreign
- * token reads as `cursor_malformed`, never as another position. web_read's page cursors use
- * both; code_search's snapshot stores keep their own richer cursor format. Stores: in memory
- * (here), on disk (file-kept-store.ts, the CLI), in Redis (redis/kept-store.ts, replicas).
+ * bytes (a larger one is refused, so it cannot evict everyone else's); ids it let go of read
+ * as `cursor_expired`, ids it never gave this caller as `cursor_not_found`, so another caller
+ * learns nothing. `CursorMac` turns (id, offset) into an opaque token with a truncated HMAC
+ * under a per-store key, so an edited, truncated or foreign token reads as `cursor_malformed`,
+ * never as another position. web_read's page cursors use both; code_search's snapshot stores
+ * keep their own richer cursor format. Stores: in memory (here), on disk (file-kept-store.ts,
+ * the CLI), in Redis (redis/kept-store.ts, replicas).
  */
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import { EvidentError } from "./errors.js";

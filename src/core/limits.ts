@@ -90,9 +90,10 @@ export const WEB_PAGES_TTL_MS = 30 * 60_000;
 export const WEB_PAGES_MAX_COUNT = 32;
 export const WEB_PAGES_MAX_BYTES = 64 * 1024 * 1024;
 /**
- * The most of a kept-value store's byte bound one value may take (a page, a snapshot): so one
- * caller's large value evicts at most this share of what others keep, never all of it. A larger
- * value is refused by the store; web_read keeps the longest prefix that fits and says so.
+ * The most of a kept-value store's byte bound one value may take: so one caller's large value
+ * evicts at most this share of what others keep, never all of it. A larger value is refused by
+ * the store; web_read keeps the longest prefix that fits and says so. code_search's snapshots
+ * stay within it by their own bounds (SNAPSHOT_MAX_BYTES of SNAPSHOT_STORE_MAX_BYTES).
  */
 export const KEPT_ENTRY_MAX_SHARE = 1 / 4;
 /**

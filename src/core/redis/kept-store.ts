@@ -3,8 +3,8 @@
  * replicas: what one replica kept (web_read's long page) is continued by any other. Same
  * semantics as `MemoryKeptStore`: bound to the caller (stored as a keyed digest), a time to live
  * after the last use, count and byte bounds across all replicas with the least recently used
- * evicted first and no value over its share, ids let go of reading as `cursor_expired` and ids never given to this caller
- * as `cursor_not_found`. The bookkeeping is the snapshots' own (entries.ts), in a scope of its
+ * evicted first (the caller's own first) and no value over its share, ids let go of reading
+ * as `cursor_expired` and ids never given to this caller as `cursor_not_found`. The bookkeeping is the snapshots' own (entries.ts), in a scope of its
  * own. Cursors are signed with a key derived from `EVIDENT_CURSOR_KEY`, so every replica opens
  * every other's; each value carries a MAC bound to its id, so an edited or swapped value is an
  * expired cursor, never other content. When Redis cannot be reached, calls fail with
