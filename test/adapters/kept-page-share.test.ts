@@ -3,7 +3,8 @@
  * MCP HTTP, two tokens (two callers) read from one loopback site. A JSON page whose formatted text
  * is far larger than the kept-page store (nested arrays: indentation grows with depth squared)
  * is read by one caller while the other is midway through a long page; the other's next part
- * must still come, and the huge read must say how much of it its cursors reach.
+ * must still come, and the huge read must say how much of it its cursors reach. With the
+ * server's own store, and with the shared (Redis) store replicas use.
  */
 import assert from "node:assert/strict";
 import { mkdtemp, rm } from "node:fs/promises";
@@ -17,7 +18,9 @@ import { keptEntryMaxBytes } from "../../src/core/kept.js";
 import { WEB_PAGES_MAX_BYTES } from "../../src/core/limits.js";
 import { silentLogger } from "../../src/core/logger.js";
 import { createProductRegistry } from "../../src/tools/product.js";
+import { missing } from "../fixtures/optional-tools.js";
 import { type Loopback, startLoopback } from "../net/loopback.js";
+import { type RedisServer, startRedis } from "../servers/services.js";
 
 const TOKENS = ["a".repeat(40), "b".repeat(40)];
 const BUDGET = 3000;
@@ -27,95 +30,109 @@ const PAGE = Array.from(
   (_, i) => `line ${String(i).padStart(4, "0")} of the long page`,
 ).join("\n");
 /**
- * 18 KB of JSON: three arrays nested 3,000 deep side by side. Pretty-printed, about 54 million
- * characters, more than the whole kept-page store, unless the reader declines to format it.
+ * JSON arrays nested 3,000 deep side by side (6 KB each). Pretty-printed, each is about 18 million
+ * characters: three (54 million, 108 MB as memory counts them) are more than the memory store's
+ * 64 MiB, four (72 MB in UTF-8) more than the Redis store's, unless the reader declines to format.
  */
-const DEEP = `[${Array.from({ length: 3 }, () => `${"[".repeat(3000)}${"]".repeat(3000)}`).join(",")}]`;
+const deep = (arrays: number) =>
+  `[${Array.from({ length: arrays }, () => `${"[".repeat(3000)}${"]".repeat(3000)}`).join(",")}]`;
 
 // biome-ignore lint/suspicious/noExplicitAny: envelopes are read loosely; their shapes are asserted.
 type Envelope = Record<string, any>;
 
-describe("kept pages over MCP HTTP, two callers", () => {
-  let site: Loopback;
-  let base: string;
-  let server: RunningHttpServer;
-  const clients: Client[] = [];
+function twoCallers(store: "memory" | "redis", arrays: number, skip: string | false): void {
+  describe(`kept pages over MCP HTTP, two callers, ${store} store`, { skip }, () => {
+    let site: Loopback;
+    let base: string;
+    let redis: RedisServer | undefined;
+    let server: RunningHttpServer;
+    const clients: Client[] = [];
 
-  before(async () => {
-    base = await mkdtemp(join(tmpdir(), "evident-kept-share-"));
-    site = await startLoopback((req, res) => {
-      if (req.url === "/deep.json") {
-        res.setHeader("content-type", "application/json");
-        res.end(DEEP);
-      } else {
-        res.setHeader("content-type", "text/plain; charset=utf-8");
-        res.end(PAGE);
+    before(async () => {
+      base = await mkdtemp(join(tmpdir(), "evident-kept-share-"));
+      site = await startLoopback((req, res) => {
+        if (req.url === "/deep.json") {
+          res.setHeader("content-type", "application/json");
+          res.end(deep(arrays));
+        } else {
+          res.setHeader("content-type", "text/plain; charset=utf-8");
+          res.end(PAGE);
+        }
+      });
+      if (store === "redis") redis = await startRedis();
+      const env = {
+        PATH: process.env.PATH ?? "",
+        HOME: base,
+        XDG_CONFIG_HOME: join(base, "config"),
+        EVIDENT_CACHE_DIR: join(base, "cache"),
+        EVIDENT_ALLOW_PRIVATE_NETWORK: "true",
+        EVIDENT_ENVELOPE_BUDGET_CHARS: String(BUDGET),
+        ...(redis === undefined
+          ? {}
+          : { EVIDENT_SNAPSHOT_STORE: redis.url, EVIDENT_CURSOR_KEY: "0123456789abcdef".repeat(4) }),
+      };
+      server = await startHttpServer({
+        registry: createProductRegistry({ cwd: base, env, logger: silentLogger }),
+        logger: silentLogger,
+        settings: resolveHttpSettings({ EVIDENT_AUTH_TOKENS: TOKENS.join(","), EVIDENT_HTTP_PORT: "0" }),
+      });
+      for (const token of TOKENS) {
+        const client = new Client({ name: "kept-share", version: "1.0.0" });
+        await client.connect(
+          new StreamableHTTPClientTransport(new URL(server.url), {
+            requestInit: { headers: { authorization: `Bearer ${token}` } },
+          }),
+        );
+        clients.push(client);
       }
     });
-    const env = {
-      PATH: process.env.PATH ?? "",
-      HOME: base,
-      XDG_CONFIG_HOME: join(base, "config"),
-      EVIDENT_CACHE_DIR: join(base, "cache"),
-      EVIDENT_ALLOW_PRIVATE_NETWORK: "true",
-      EVIDENT_ENVELOPE_BUDGET_CHARS: String(BUDGET),
-    };
-    server = await startHttpServer({
-      registry: createProductRegistry({ cwd: base, env, logger: silentLogger }),
-      logger: silentLogger,
-      settings: resolveHttpSettings({ EVIDENT_AUTH_TOKENS: TOKENS.join(","), EVIDENT_HTTP_PORT: "0" }),
+    after(async () => {
+      for (const client of clients) await client.close();
+      await server?.close();
+      await redis?.stop();
+      await site?.close();
+      await rm(base, { recursive: true, force: true });
     });
-    for (const token of TOKENS) {
-      const client = new Client({ name: "kept-share", version: "1.0.0" });
-      await client.connect(
-        new StreamableHTTPClientTransport(new URL(server.url), {
-          requestInit: { headers: { authorization: `Bearer ${token}` } },
-        }),
-      );
-      clients.push(client);
-    }
+
+    const call = async (client: Client | undefined, args: Record<string, unknown>): Promise<Envelope> => {
+      assert.ok(client !== undefined);
+      const result = await client.callTool({ name: "web_read", arguments: args });
+      return JSON.parse((result.content as Array<{ text: string }>)[0]?.text ?? "") as Envelope;
+    };
+
+    it("one caller's read of a page larger than the store leaves another caller's kept page continuable", async () => {
+      const [alice, bob] = clients;
+      const first = await call(alice, { url: `${site.url}/long` });
+      assert.equal(typeof first.cursor, "string", "the long page ends with a cursor");
+
+      const huge = await call(bob, { url: `${site.url}/deep.json` });
+      assert.equal(huge.error, undefined, JSON.stringify(huge.error));
+      const total = huge.contentChars.total as number;
+      if (total * 2 > keptEntryMaxBytes(WEB_PAGES_MAX_BYTES)) {
+        // Over one kept page's share: the answer says how far its cursors reach.
+        assert.ok(
+          huge.warnings.some(
+            (w: string) =>
+              w.startsWith("only the first ") && w.includes(` of the page's ${total} characters`),
+          ),
+          JSON.stringify(huge.warnings),
+        );
+      }
+
+      // Alice's page was not evicted for Bob's: every part comes, in order, to the end.
+      let text = first.content.map((piece: { text: string }) => piece.text).join("");
+      let cursor: string | undefined = first.cursor;
+      for (let parts = 1; cursor !== undefined; parts++) {
+        assert.ok(parts < 20, "the cursors never end");
+        const next = await call(alice, { cursor });
+        assert.equal(next.error, undefined, `part ${parts + 1}: ${JSON.stringify(next.error)}`);
+        text += next.content.map((piece: { text: string }) => piece.text).join("");
+        cursor = next.cursor;
+      }
+      assert.equal(text, PAGE);
+    });
   });
-  after(async () => {
-    for (const client of clients) await client.close();
-    await server?.close();
-    await site?.close();
-    await rm(base, { recursive: true, force: true });
-  });
+}
 
-  const call = async (client: Client | undefined, args: Record<string, unknown>): Promise<Envelope> => {
-    assert.ok(client !== undefined);
-    const result = await client.callTool({ name: "web_read", arguments: args });
-    return JSON.parse((result.content as Array<{ text: string }>)[0]?.text ?? "") as Envelope;
-  };
-
-  it("one caller's read of a page larger than the store leaves another caller's kept page continuable", async () => {
-    const [alice, bob] = clients;
-    const first = await call(alice, { url: `${site.url}/long` });
-    assert.equal(typeof first.cursor, "string", "the long page ends with a cursor");
-
-    const huge = await call(bob, { url: `${site.url}/deep.json` });
-    assert.equal(huge.error, undefined, JSON.stringify(huge.error));
-    const total = huge.contentChars.total as number;
-    if (total * 2 > keptEntryMaxBytes(WEB_PAGES_MAX_BYTES)) {
-      // Over one kept page's share: the answer says how far its cursors reach.
-      assert.ok(
-        huge.warnings.some(
-          (w: string) => w.startsWith("only the first ") && w.includes(` of the page's ${total} characters`),
-        ),
-        JSON.stringify(huge.warnings),
-      );
-    }
-
-    // Alice's page was not evicted for Bob's: every part comes, in order, to the end.
-    let text = first.content.map((piece: { text: string }) => piece.text).join("");
-    let cursor: string | undefined = first.cursor;
-    for (let parts = 1; cursor !== undefined; parts++) {
-      assert.ok(parts < 20, "the cursors never end");
-      const next = await call(alice, { cursor });
-      assert.equal(next.error, undefined, `part ${parts + 1}: ${JSON.stringify(next.error)}`);
-      text += next.content.map((piece: { text: string }) => piece.text).join("");
-      cursor = next.cursor;
-    }
-    assert.equal(text, PAGE);
-  });
-});
+twoCallers("memory", 3, false);
+twoCallers("redis", 4, missing("redis-server"));
