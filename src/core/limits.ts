@@ -408,7 +408,11 @@ export const HTTP_DEFAULT_PORT = 8787;
 export const HTTP_MIN_TOKEN_CHARS = 32;
 /** Largest accepted request body on POST /mcp. */
 export const HTTP_MAX_BODY_BYTES = 1024 * 1024;
-/** Requests served at once; the next is answered 503 with Retry-After. */
+/**
+ * JSON-RPC requests served at once (each call of a 2025-03-26 batch counts; an HTTP request
+ * carrying none counts one); beyond it 503 with Retry-After, and a batch larger than the bound
+ * itself is refused.
+ */
 export const HTTP_MAX_CONCURRENT_REQUESTS = 32;
 export const HTTP_RETRY_AFTER_SECONDS = 1;
 /**
@@ -416,7 +420,13 @@ export const HTTP_RETRY_AFTER_SECONDS = 1;
  * half-open sockets cannot take the file descriptors and memory that calls need.
  */
 export const HTTP_MAX_CONNECTIONS = 512;
-/** At most one warning per this long while connections are refused at HTTP_MAX_CONNECTIONS. */
+/**
+ * Open connections one client address holds (idle, still sending its head, or being served);
+ * further ones from it are answered 503 and closed, so one address cannot take every connection
+ * slot (and /healthz) from the others. IPv6 clients are counted per /64.
+ */
+export const HTTP_MAX_CONNECTIONS_PER_CLIENT = 64;
+/** At most one warning per this long while connections are refused at a connection bound. */
 export const HTTP_CONNECTION_DROP_LOG_MS = 10_000;
 /** How long in-flight requests may run after SIGTERM/SIGINT before the server closes anyway. */
 export const HTTP_SHUTDOWN_GRACE_MS = 10_000;
