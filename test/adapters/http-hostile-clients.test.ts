@@ -9,7 +9,8 @@ import { describe, it } from "node:test";
 import { ClientConnections, clientKey } from "../../src/adapters/mcp/http-clients.js";
 import { type HttpSettings, resolveHttpSettings } from "../../src/adapters/mcp/http-config.js";
 import { type RunningHttpServer, startHttpServer } from "../../src/adapters/mcp/http-server.js";
-import { HTTP_MIN_TOKEN_CHARS } from "../../src/core/limits.js";
+import { EvidentError } from "../../src/core/errors.js";
+import { HTTP_MAX_CONNECTIONS_PER_CLIENT, HTTP_MIN_TOKEN_CHARS } from "../../src/core/limits.js";
 import { type Logger, silentLogger } from "../../src/core/logger.js";
 import { createTestRegistry, Gate } from "../fixtures/test-tools.js";
 import { headOf, JSON_HEADERS, legacyHeaders, messagesOf, openCall, RawSocket, raw } from "./http-raw.js";
@@ -182,6 +183,26 @@ describe("issue 31 section 6: one client address holds at most EVIDENT_HTTP_MAX_
     assert.equal(clientKey("fe80::1%eth0"), "fe80:0:0:0::/64");
     assert.equal(clientKey("64:ff9b::192.0.2.1"), "64:ff9b:0:0::/64");
     assert.equal(clientKey(undefined), undefined);
+  });
+
+  it("reads EVIDENT_HTTP_MAX_CONNECTIONS_PER_CLIENT as a positive integer, 64 unset", () => {
+    const env = { EVIDENT_AUTH_TOKEN: TOKEN };
+    assert.equal(resolveHttpSettings(env).maxConnectionsPerClient, HTTP_MAX_CONNECTIONS_PER_CLIENT);
+    assert.equal(HTTP_MAX_CONNECTIONS_PER_CLIENT, 64);
+    assert.equal(
+      resolveHttpSettings({ ...env, EVIDENT_HTTP_MAX_CONNECTIONS_PER_CLIENT: "512" }).maxConnectionsPerClient,
+      512,
+    );
+    for (const value of ["0", "-1", "1.5", "many"]) {
+      assert.throws(
+        () => resolveHttpSettings({ ...env, EVIDENT_HTTP_MAX_CONNECTIONS_PER_CLIENT: value }),
+        (error: unknown) =>
+          error instanceof EvidentError &&
+          error.code === "configuration_error" &&
+          error.message.includes("EVIDENT_HTTP_MAX_CONNECTIONS_PER_CLIENT"),
+        value,
+      );
+    }
   });
 
   it("counts connections per key and gives each back once", () => {
