@@ -149,15 +149,11 @@ export function createHttpHandler(options: HttpHandlerOptions): HttpHandlerPhase
     let caller = callerOf(undefined);
     if (expectedDigests.length > 0) {
       const credential = bearerToken(headers.get("authorization"));
+      if (typeof credential !== "string") return finish(unauthorized(credential.problem));
       // One digest per request: compared in constant time, and its prefix names the caller.
-      const digest = typeof credential === "string" ? sha256(credential) : undefined;
-      if (digest === undefined || !matchesAny(digest, expectedDigests)) {
-        const why = typeof credential === "string" ? "Invalid bearer token." : credential.problem;
-        const response = errorResponse(401, "unauthorized", why);
-        response.headers.set("www-authenticate", 'Bearer realm="evident"');
-        return finish(response);
-      }
-      token = credential as string;
+      const digest = sha256(credential);
+      if (!matchesAny(digest, expectedDigests)) return finish(unauthorized("Invalid bearer token."));
+      token = credential;
       caller = callerFromDigest(digest);
     }
     return { caller, token, finish };
@@ -396,7 +392,7 @@ const IPV6_HOST = /^(\[[0-9a-f:.]+\])(?::(\d{1,5}))?$/i;
  * exactly a host and an optional port (RFC 9110 section 7.2): "[::1]:8787" is "[::1]",
  * "example.com:80" is "example.com", and "[::1]evil.com" or "localhost:80@evil.com" is nothing.
  */
-export function hostnameOf(hostHeader: string): string | undefined {
+function hostnameOf(hostHeader: string): string | undefined {
   const match = IPV6_HOST.exec(hostHeader) ?? NAME_HOST.exec(hostHeader);
   if (match === null) return undefined;
   const [, host = "", port] = match;
@@ -533,6 +529,12 @@ function json(status: number, value: unknown): Response {
 
 function errorResponse(status: number, code: ErrorCode, message: string): Response {
   return json(status, { error: { code, message } });
+}
+
+function unauthorized(message: string): Response {
+  const response = errorResponse(401, "unauthorized", message);
+  response.headers.set("www-authenticate", 'Bearer realm="evident"');
+  return response;
 }
 
 function methodNotAllowed(allow: string): Response {
