@@ -8,6 +8,7 @@ import { once } from "node:events";
 import { describe, it } from "node:test";
 import { ClientConnections, clientKey } from "../../src/adapters/mcp/http-clients.js";
 import { type HttpSettings, resolveHttpSettings } from "../../src/adapters/mcp/http-config.js";
+import { createHttpHandler } from "../../src/adapters/mcp/http-handler.js";
 import { type RunningHttpServer, startHttpServer } from "../../src/adapters/mcp/http-server.js";
 import { EvidentError } from "../../src/core/errors.js";
 import { HTTP_MAX_CONNECTIONS_PER_CLIENT, HTTP_MIN_TOKEN_CHARS } from "../../src/core/limits.js";
@@ -271,6 +272,35 @@ describe("issue 31 section 7: the Host header is a host and an optional port, no
       );
     });
   }
+
+  it("holds for the web-standard handler too (serverless hosts)", async () => {
+    const settings = resolveHttpSettings({ EVIDENT_AUTH_TOKEN: TOKEN });
+    const handler = createHttpHandler({ registry: createTestRegistry(), logger: silentLogger, settings });
+    try {
+      for (const host of ["[::1]evil.com", "localhost:80@evil.com"]) {
+        const res = await handler.fetch(
+          new Request("http://127.0.0.1/mcp", {
+            method: "POST",
+            headers: { ...legacyHeaders(TOKEN), host },
+            body: "{}",
+          }),
+        );
+        assert.equal(res.status, 403, host);
+        assert.match(await res.text(), /Malformed Host header/);
+      }
+      const junk = await handler.fetch(
+        new Request("http://127.0.0.1/mcp", {
+          method: "POST",
+          headers: { ...legacyHeaders(TOKEN), authorization: `Bearer ${TOKEN} junk` },
+          body: "{}",
+        }),
+      );
+      assert.equal(junk.status, 401);
+      assert.match(await junk.text(), /more than one value follows Bearer/);
+    } finally {
+      await handler.close();
+    }
+  });
 
   it("accepts names, IPv4 and bracketed IPv6, with and without a port", GUARD, async () => {
     await withServer({ allowedHosts }, async (server) => {
