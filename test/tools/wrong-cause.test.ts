@@ -179,7 +179,11 @@ describe("refusals name their real cause", () => {
 
   it("web_read tells the agent the cause, with no network advice for a network that worked", async () => {
     const cases = [
-      ["/one-huge-header", "too_large", /the response headers exceed 16 KiB/],
+      [
+        "/one-huge-header",
+        "too_large",
+        new RegExp(`the response headers exceed ${MAX_RESPONSE_HEADER_BYTES / 1024} KiB`),
+      ],
       ["/empty-location", "upstream", /a redirect \(HTTP 302\) has an empty Location header/],
       ["/not-http", "malformed", /the server's response is not valid HTTP/],
     ] as const;
