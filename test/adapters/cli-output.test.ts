@@ -30,6 +30,7 @@ const ANSWERING: readonly (readonly string[])[] = [
   ["--version"],
   ["--help"],
   ["config", "path"],
+  ["mcp", "--help"],
 ];
 
 /**

@@ -41,8 +41,9 @@ process.exitCode = code;
 // Do not wait for idle keep-alive sockets or unref'd timers of libraries.
 process.stdout.write("", (error) => {
   const failure = outputError ?? (error as NodeJS.ErrnoException | null | undefined) ?? undefined;
-  // `evident mcp` speaks on stdout only to a client, which sees for itself what arrived.
-  const message = undeliveredOutput(failure, code === EXIT_OK && argv[0] !== "mcp");
+  // A serving `evident mcp` speaks on stdout only to a client, which sees for itself what arrived.
+  const serving = argv[0] === "mcp" && !argv.some((arg) => arg === "--help" || arg === "-h");
+  const message = undeliveredOutput(failure, code === EXIT_OK && !serving);
   if (message === undefined) process.exit(code);
   const payload = new EvidentError("internal_error", message).toPayload();
   process.stderr.write(`${JSON.stringify(payload)}\n`, () => process.exit(EXIT_TOOL_ERROR));
