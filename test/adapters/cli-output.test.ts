@@ -22,16 +22,16 @@ interface Run {
   readonly stderr: string;
 }
 
-/** Every command that answers on standard output, as one cheap run each. */
+/** A command of each kind that answers on stdout: a tool, help, a fixed text, an operator's, mcp's help. */
 const ANSWERING: readonly (readonly string[])[] = [
   ["grep", "needle"],
-  ["grep", "needle", "--text"],
   ["grep", "--help"],
   ["--version"],
-  ["--help"],
   ["config", "path"],
   ["mcp", "--help"],
 ];
+/** One tool answer and one fixed text: the rest share their way out (cli/main.ts). */
+const SOME: readonly (readonly string[])[] = [["grep", "needle", "--text"], ["--version"]];
 
 /**
  * Runs `evident <args>` in the fixture tree with the given standard output; `shell` runs it
@@ -117,7 +117,7 @@ describe("the CLI's answer and its standard output", () => {
   });
 
   it("output sent to /dev/null on purpose is a success, exit 0", async () => {
-    for (const args of ANSWERING) {
+    for (const args of SOME) {
       const result = await run(args, "pipe", undefined, ">/dev/null");
       assert.equal(result.code, 0, `${args.join(" ")}: ${result.stderr}`);
       assert.equal(result.stderr, "");
@@ -126,7 +126,7 @@ describe("the CLI's answer and its standard output", () => {
 
   it("a reader that stops reading ends the command quietly, exit 0", async () => {
     // The read end closes before the CLI has written anything: its write gets EPIPE.
-    for (const args of ANSWERING) {
+    for (const args of SOME) {
       const result = await run(args, "pipe", (child) => child.stdout?.destroy());
       assert.equal(result.code, 0, `${args.join(" ")}: ${result.stderr}`);
       assert.equal(result.stderr, "");
