@@ -11,6 +11,7 @@
  * (here), on disk (file-kept-store.ts, the CLI), in Redis (redis/kept-store.ts, replicas).
  */
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import { decodeCanonicalToken } from "./canonical-token.js";
 import { EvidentError } from "./errors.js";
 
 /** Bytes of a kept value's id (its hex form is twice as long), and of a MAC key. */
@@ -168,7 +169,7 @@ export class CursorMac {
 
   /** Throws `cursor_malformed` for anything not issued under this key and tag. */
   decode(token: string): KeptCursor {
-    const raw = /^[A-Za-z0-9_-]+$/.test(token) ? Buffer.from(token, "base64url") : Buffer.alloc(0);
+    const raw = decodeCanonicalToken(token) ?? Buffer.alloc(0);
     const body = raw.subarray(0, TOKEN_BYTES);
     if (
       raw.length !== TOKEN_BYTES + MAC_BYTES ||

@@ -72,6 +72,11 @@ export const PROVIDER_ATTEMPT_DEADLINE_MS = 20_000;
 export const MAX_RESPONSE_BODY_BYTES = 4 * 1024 * 1024;
 /** Redirect hops followed for an agent-supplied URL, each re-checked by the guard. */
 export const MAX_REDIRECTS = 5;
+/**
+ * Largest response head (status line and headers) read from any provider or page: Node's own
+ * default, made explicit so the refusal can say it.
+ */
+export const MAX_RESPONSE_HEADER_BYTES = 16 * 1024;
 /** Default character budget of one serialized web envelope. */
 export const WEB_ENVELOPE_BUDGET_CHARS = 40_000;
 /** Smallest budget an operator may configure (provenance and warnings must still fit). */
