@@ -6,6 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
+import { once } from "node:events";
 import { closeSync, existsSync, openSync } from "node:fs";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -114,6 +115,22 @@ describe("the CLI's answer and its standard output", () => {
     const lines = result.stderr.trim().split("\n");
     assert.equal(lines.length, 1, result.stderr);
     assert.equal((JSON.parse(lines[0] ?? "") as { error: { code: string } }).error.code, "cursor_malformed");
+  });
+
+  it("a caller that discards stdout and stderr alike (stdio: ignore) runs for the exit status: exit 0", async () => {
+    for (const args of SOME) {
+      const child = spawn(process.execPath, [CLI, ...args], {
+        cwd: base,
+        env: {
+          PATH: process.env.PATH ?? "",
+          HOME: join(base, "home"),
+          EVIDENT_CACHE_DIR: join(base, "cache"),
+        },
+        stdio: "ignore",
+      });
+      const [code] = (await once(child, "close")) as [number | null];
+      assert.equal(code, 0, args.join(" "));
+    }
   });
 
   it("output sent to /dev/null on purpose is a success, exit 0", async () => {

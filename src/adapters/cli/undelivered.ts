@@ -32,11 +32,20 @@ export function undeliveredOutput(
   return undefined;
 }
 
-/** Descriptor 1 is /dev/null opened read-write: what Node makes of a closed standard output. */
+/**
+ * Descriptor 1 is /dev/null opened read-write (what Node makes of a closed standard output) and
+ * descriptor 2 is not /dev/null: a caller that discards both (Node's `stdio: "ignore"`, both
+ * streams to `subprocess.DEVNULL`) runs the command for its exit status, and would not see a
+ * message anyway.
+ */
 function stdoutIsClosedStandIn(): boolean {
   try {
-    const out = fstatSync(1);
-    if (!out.isCharacterDevice() || out.rdev !== statSync("/dev/null").rdev) return false;
+    const devNull = statSync("/dev/null").rdev;
+    const isDevNull = (fd: number) => {
+      const stat = fstatSync(fd);
+      return stat.isCharacterDevice() && stat.rdev === devNull;
+    };
+    if (!isDevNull(1) || isDevNull(2)) return false;
     const flags = /^flags:\s*([0-7]+)$/m.exec(readFileSync("/proc/self/fdinfo/1", "utf8"))?.[1];
     // O_ACCMODE is the low two bits: 1 write-only, 2 read-write.
     return flags !== undefined && (Number.parseInt(flags, 8) & 0o3) === 0o2;
