@@ -112,6 +112,17 @@ export const WEB_READ_MEMORY_MB = 512;
 export const WEB_READ_MEMORY_MIN_MB = 64;
 export const WEB_READ_THREAD_START_MB = 128;
 export const WEB_READ_MEMORY_CHECK_MS = 50;
+/**
+ * The `direct` reader indents a JSON page (two spaces a level) only while the indented text stays
+ * within JSON_INDENT_MAX_GROWTH times the page's length (JSON_INDENT_MIN_CHARS for a short page)
+ * and within JSON_INDENT_MAX_CHARS, the bound on a page as sent: indentation grows with the square
+ * of the nesting. Beyond, the page is returned as sent, with a warning. The formatter gives the
+ * event loop a turn after every JSON_INDENT_SLICE_CHARS of the page.
+ */
+export const JSON_INDENT_MAX_GROWTH = 4;
+export const JSON_INDENT_MIN_CHARS = 64 * 1024;
+export const JSON_INDENT_MAX_CHARS = MAX_RESPONSE_BODY_BYTES;
+export const JSON_INDENT_SLICE_CHARS = 256 * 1024;
 /** PDF pages the `direct` reader extracts, and how long it may spend extracting them. */
 export const PDF_MAX_PAGES = 200;
 export const PDF_MAX_MS = 10_000;
