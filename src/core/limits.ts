@@ -126,6 +126,13 @@ export const JSON_INDENT_SLICE_CHARS = 256 * 1024;
 /** PDF pages the `direct` reader extracts, and how long it may spend extracting them. */
 export const PDF_MAX_PAGES = 200;
 export const PDF_MAX_MS = 10_000;
+/**
+ * What a PDF's deflated streams may inflate to, counted before it is opened (discarding what comes
+ * out): beyond it the PDF is `too_large`, unread. Real documents' text, fonts and images inflate
+ * to tens of MB at most within the body cap; what the PDF reader inflates stays with the process's
+ * allocator after the read (bench/hardening/RESULTS.md, "Issue 31: reader-json").
+ */
+export const PDF_MAX_INFLATED_BYTES = 128 * 1024 * 1024;
 /** Bound on the best-effort DELETE of an upstream MCP session at shutdown. */
 export const UPSTREAM_SESSION_DELETE_MS = 2_000;
 

@@ -81,9 +81,12 @@ describe("web_read of hostile JSON pages, through the built CLI", () => {
     try {
       const order: string[] = [];
       const read = client
-        .callTool({ name: "web_read", arguments: { url: `${site.url}/wide.json` } }, undefined, {
-          timeout: 120_000,
-        })
+        .callTool(
+          { name: "web_read", arguments: { url: `${site.url}/wide.json` } },
+          {
+            timeout: 120_000,
+          },
+        )
         .then((result) => {
           order.push("read");
           return JSON.parse((result.content as Array<{ text: string }>)[0]?.text ?? "") as Envelope;
