@@ -122,7 +122,7 @@ export const WEB_READ_MEMORY_CHECK_MS = 50;
 export const JSON_INDENT_MAX_GROWTH = 4;
 export const JSON_INDENT_MIN_CHARS = 64 * 1024;
 export const JSON_INDENT_MAX_CHARS = MAX_RESPONSE_BODY_BYTES;
-export const JSON_INDENT_SLICE_CHARS = 256 * 1024;
+export const JSON_INDENT_SLICE_CHARS = 64 * 1024;
 /** PDF pages the `direct` reader extracts, and how long it may spend extracting them. */
 export const PDF_MAX_PAGES = 200;
 export const PDF_MAX_MS = 10_000;
