@@ -9,11 +9,12 @@
  *
  * Usage: npm run build && node --import tsx bench/hardening/hostile-reads.ts
  *          [--cases deep,fourteen,wide,million,pdf] [--pdf-mb 1024] [--idle-ms 15000]
- *          [--jemalloc] [--trim] [--cli PATH] [--env NAME=VALUE ...]
+ *          [--jemalloc] [--trim] [--smaps] [--cli PATH] [--env NAME=VALUE ...]
  * `--jemalloc` preloads libjemalloc.so.2 into the server (as the deploy image does); without it
  * the server runs on glibc's malloc, as on a bare machine. `--cli` runs another build's entry
  * point (an older commit's, to compare). `--trim` then calls glibc's malloc_trim(0) in the server
- * through gdb and reads the resident set again: what glibc kept but held free (measurement only).
+ * through gdb and reads the resident set again: what glibc kept but held free (measurement only);
+ * `--smaps` prints the server's largest mappings and, on its stderr, glibc's malloc_stats().
  */
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
