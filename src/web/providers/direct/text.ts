@@ -36,7 +36,7 @@ export async function readText(
     warnings: [
       indented.kind === "invalid"
         ? `${id}: the page says it is JSON but does not parse as JSON (at character ${indented.at}); its text is returned as sent`
-        : `${id}: the page's JSON is returned as sent, not indented: indented, it would take more than ${budget} characters (${JSON_INDENT_MAX_GROWTH} times its length, ${JSON_INDENT_MAX_CHARS} at most), as it nests ${indented.depth} levels deep`,
+        : `${id}: the page's JSON is returned as sent, not indented: indented, it would take more than ${budget} characters, the most a page of ${text.length} may take (${JSON_INDENT_MAX_GROWTH} times its length, at least ${JSON_INDENT_MIN_CHARS}, at most ${JSON_INDENT_MAX_CHARS}); it nests ${indented.depth} levels deep`,
     ],
   };
 }
