@@ -117,9 +117,27 @@ export const WEB_READ_MEMORY_MB = 512;
 export const WEB_READ_MEMORY_MIN_MB = 64;
 export const WEB_READ_THREAD_START_MB = 128;
 export const WEB_READ_MEMORY_CHECK_MS = 50;
+/**
+ * The `direct` reader indents a JSON page (two spaces a level) only while the indented text stays
+ * within JSON_INDENT_MAX_GROWTH times the page's length (JSON_INDENT_MIN_CHARS for a short page)
+ * and within JSON_INDENT_MAX_CHARS, the bound on a page as sent: indentation grows with the square
+ * of the nesting. Beyond, the page is returned as sent, with a warning. The formatter gives the
+ * event loop a turn after every JSON_INDENT_SLICE_CHARS of the page.
+ */
+export const JSON_INDENT_MAX_GROWTH = 4;
+export const JSON_INDENT_MIN_CHARS = 64 * 1024;
+export const JSON_INDENT_MAX_CHARS = MAX_RESPONSE_BODY_BYTES;
+export const JSON_INDENT_SLICE_CHARS = 64 * 1024;
 /** PDF pages the `direct` reader extracts, and how long it may spend extracting them. */
 export const PDF_MAX_PAGES = 200;
 export const PDF_MAX_MS = 10_000;
+/**
+ * What a PDF's deflated streams may inflate to, counted before it is opened (discarding what comes
+ * out): beyond it the PDF is `too_large`, unread. Real documents' text, fonts and images inflate
+ * to tens of MB at most within the body cap; what the PDF reader inflates stays with the process's
+ * allocator after the read (bench/hardening/RESULTS.md, "Issue 31: reader-json").
+ */
+export const PDF_MAX_INFLATED_BYTES = 128 * 1024 * 1024;
 /** Bound on the best-effort DELETE of an upstream MCP session at shutdown. */
 export const UPSTREAM_SESSION_DELETE_MS = 2_000;
 
