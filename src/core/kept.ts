@@ -13,6 +13,7 @@
  * the CLI), in Redis (redis/kept-store.ts, replicas).
  */
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import { decodeCanonicalToken } from "./canonical-token.js";
 import { EvidentError } from "./errors.js";
 import { KEPT_ENTRY_MAX_SHARE } from "./limits.js";
 
@@ -249,7 +250,7 @@ export class CursorMac {
 
   /** Throws `cursor_malformed` for anything not issued under this key and tag. */
   decode(token: string): KeptCursor {
-    const raw = /^[A-Za-z0-9_-]+$/.test(token) ? Buffer.from(token, "base64url") : Buffer.alloc(0);
+    const raw = decodeCanonicalToken(token) ?? Buffer.alloc(0);
     const body = raw.subarray(0, TOKEN_BYTES);
     if (
       raw.length !== TOKEN_BYTES + MAC_BYTES ||

@@ -72,6 +72,11 @@ export const PROVIDER_ATTEMPT_DEADLINE_MS = 20_000;
 export const MAX_RESPONSE_BODY_BYTES = 4 * 1024 * 1024;
 /** Redirect hops followed for an agent-supplied URL, each re-checked by the guard. */
 export const MAX_REDIRECTS = 5;
+/**
+ * Largest response head (status line and headers) read from any provider or page: Node's own
+ * default, made explicit so the refusal can say it.
+ */
+export const MAX_RESPONSE_HEADER_BYTES = 16 * 1024;
 /** Default character budget of one serialized web envelope. */
 export const WEB_ENVELOPE_BUDGET_CHARS = 40_000;
 /** Smallest budget an operator may configure (provenance and warnings must still fit). */
@@ -119,9 +124,27 @@ export const WEB_READ_MEMORY_MB = 512;
 export const WEB_READ_MEMORY_MIN_MB = 64;
 export const WEB_READ_THREAD_START_MB = 128;
 export const WEB_READ_MEMORY_CHECK_MS = 50;
+/**
+ * The `direct` reader indents a JSON page (two spaces a level) only while the indented text stays
+ * within JSON_INDENT_MAX_GROWTH times the page's length (JSON_INDENT_MIN_CHARS for a short page)
+ * and within JSON_INDENT_MAX_CHARS, the bound on a page as sent: indentation grows with the square
+ * of the nesting. Beyond, the page is returned as sent, with a warning. The formatter gives the
+ * event loop a turn after every JSON_INDENT_SLICE_CHARS of the page.
+ */
+export const JSON_INDENT_MAX_GROWTH = 4;
+export const JSON_INDENT_MIN_CHARS = 64 * 1024;
+export const JSON_INDENT_MAX_CHARS = MAX_RESPONSE_BODY_BYTES;
+export const JSON_INDENT_SLICE_CHARS = 64 * 1024;
 /** PDF pages the `direct` reader extracts, and how long it may spend extracting them. */
 export const PDF_MAX_PAGES = 200;
 export const PDF_MAX_MS = 10_000;
+/**
+ * What a PDF's deflated streams may inflate to, counted before it is opened (discarding what comes
+ * out): beyond it the PDF is `too_large`, unread. Real documents' text, fonts and images inflate
+ * to tens of MB at most within the body cap; what the PDF reader inflates stays with the process's
+ * allocator after the read (bench/hardening/RESULTS.md, "Issue 31: reader-json").
+ */
+export const PDF_MAX_INFLATED_BYTES = 128 * 1024 * 1024;
 /** Bound on the best-effort DELETE of an upstream MCP session at shutdown. */
 export const UPSTREAM_SESSION_DELETE_MS = 2_000;
 
@@ -415,7 +438,11 @@ export const HTTP_DEFAULT_PORT = 8787;
 export const HTTP_MIN_TOKEN_CHARS = 32;
 /** Largest accepted request body on POST /mcp. */
 export const HTTP_MAX_BODY_BYTES = 1024 * 1024;
-/** Requests served at once; the next is answered 503 with Retry-After. */
+/**
+ * JSON-RPC requests served at once (each call of a 2025-03-26 batch counts; an HTTP request
+ * carrying none counts one); beyond it 503 with Retry-After, and a batch larger than the bound
+ * itself is refused.
+ */
 export const HTTP_MAX_CONCURRENT_REQUESTS = 32;
 export const HTTP_RETRY_AFTER_SECONDS = 1;
 /**
@@ -423,7 +450,13 @@ export const HTTP_RETRY_AFTER_SECONDS = 1;
  * half-open sockets cannot take the file descriptors and memory that calls need.
  */
 export const HTTP_MAX_CONNECTIONS = 512;
-/** At most one warning per this long while connections are refused at HTTP_MAX_CONNECTIONS. */
+/**
+ * Open connections one client address holds (idle, still sending its head, or being served);
+ * further ones from it are answered 503 and closed, so one address cannot take every connection
+ * slot (and /healthz) from the others. IPv6 clients are counted per /64.
+ */
+export const HTTP_MAX_CONNECTIONS_PER_CLIENT = 64;
+/** At most one warning per this long while connections are refused at a connection bound. */
 export const HTTP_CONNECTION_DROP_LOG_MS = 10_000;
 /** How long in-flight requests may run after SIGTERM/SIGINT before the server closes anyway. */
 export const HTTP_SHUTDOWN_GRACE_MS = 10_000;

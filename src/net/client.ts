@@ -12,10 +12,10 @@ import type { Readable } from "node:stream";
 import type { Dispatcher } from "undici";
 import { abortReason } from "../core/abort.js";
 import { EvidentError } from "../core/errors.js";
-import { MAX_REDIRECTS, MAX_RESPONSE_BODY_BYTES } from "../core/limits.js";
+import { MAX_REDIRECTS, MAX_RESPONSE_BODY_BYTES, MAX_RESPONSE_HEADER_BYTES } from "../core/limits.js";
 import { type Logger, silentLogger } from "../core/logger.js";
 import { contentCodings, decodeBody, isDecodeError } from "./encoding.js";
-import { classifyNetworkError } from "./failure.js";
+import { classifyNetworkError, classifyResponseError } from "./failure.js";
 import {
   addressRefusal,
   canonicalAddress,
@@ -90,9 +90,13 @@ class UndiciHttpClient implements HttpClient {
   #getPools(): Promise<{ operator: Dispatcher; agent: Dispatcher }> {
     this.#pools ??= loadUndici().then((undici) => {
       const lookup = this.#options.lookup;
-      const operator = new undici.Agent(lookup === undefined ? {} : { connect: { lookup } });
+      const head = { maxHeaderSize: MAX_RESPONSE_HEADER_BYTES };
+      const operator = new undici.Agent(lookup === undefined ? head : { ...head, connect: { lookup } });
       if (this.#allowPrivate)
-        return { operator, agent: new undici.Agent(lookup === undefined ? {} : { connect: { lookup } }) };
+        return {
+          operator,
+          agent: new undici.Agent(lookup === undefined ? head : { ...head, connect: { lookup } }),
+        };
       const base = undici.buildConnector({ lookup: guardedLookup(lookup, this.#treatAsPublic) });
       // IP literals never reach DNS, so the lookup hook cannot see them: check them here, on
       // the exact host undici is about to connect to.
@@ -105,7 +109,7 @@ class UndiciHttpClient implements HttpClient {
         }
         base(connectOptions, callback);
       };
-      return { operator, agent: new undici.Agent({ connect }) };
+      return { operator, agent: new undici.Agent({ ...head, connect }) };
     });
     return this.#pools;
   }
@@ -199,6 +203,7 @@ class UndiciHttpClient implements HttpClient {
     let headers = this.#headers(request);
     let body = encodeBody(request.body, headers);
 
+    const sent = new Set([`${method} ${withoutFragment(new URL(url))}`]);
     for (let hop = 0; ; hop++) {
       // Operator trust covers the configured origin only; a redirect elsewhere is guarded.
       const guarded = request.trust === "agent" || new URL(url).origin !== originalOrigin;
@@ -222,10 +227,14 @@ class UndiciHttpClient implements HttpClient {
       }
 
       const location = response.headers.location;
-      if (follow && REDIRECT_STATUSES.has(response.statusCode) && typeof location === "string") {
+      if (follow && REDIRECT_STATUSES.has(response.statusCode)) {
         await discard(response.body);
-        if (hop + 1 > MAX_REDIRECTS) {
-          throw new HttpClientError("redirect", `more than ${MAX_REDIRECTS} redirects`);
+        const status = response.statusCode;
+        // A redirect that names no one place to go is told as such (an empty Location would
+        // resolve to the URL itself and be followed into a loop).
+        if (typeof location !== "string" || location.trim() === "") {
+          const what = location === undefined ? "no" : Array.isArray(location) ? "more than one" : "an empty";
+          throw new HttpClientError("redirect", `a redirect (HTTP ${status}) has ${what} Location header`);
         }
         let next: URL;
         try {
@@ -241,12 +250,24 @@ class UndiciHttpClient implements HttpClient {
         }
         if (next.origin !== new URL(url).origin) headers = stripCredentials(headers);
         // 303, and 301/302 after a POST, turn into a GET without a body (as browsers do).
-        if (response.statusCode === 303 || (method === "POST" && response.statusCode <= 302)) {
+        if (status === 303 || (method === "POST" && status <= 302)) {
           method = "GET";
           body = undefined;
           const { "content-type": _dropped, ...rest } = headers;
           headers = rest;
         }
+        // Without cookies, a request sent again is answered again the same way: a loop.
+        const again = `${method} ${withoutFragment(next)}`;
+        if (sent.has(again)) {
+          throw new HttpClientError(
+            "redirect",
+            `a redirect (HTTP ${status}) loops back to a URL already requested`,
+          );
+        }
+        if (hop + 1 > MAX_REDIRECTS) {
+          throw new HttpClientError("redirect", `more than ${MAX_REDIRECTS} redirects`);
+        }
+        sent.add(again);
         url = next.href;
         continue;
       }
@@ -301,7 +322,7 @@ class UndiciHttpClient implements HttpClient {
     let dispatcher = this.#proxies.get(`tunnel ${proxy}`);
     if (dispatcher === undefined) {
       // The proxy is the operator's: trusted, reached without the guard.
-      dispatcher = new undici.ProxyAgent({ uri: proxy });
+      dispatcher = new undici.ProxyAgent({ uri: proxy, maxHeaderSize: MAX_RESPONSE_HEADER_BYTES });
       this.#proxies.set(`tunnel ${proxy}`, dispatcher);
     }
     return dispatcher;
@@ -326,7 +347,7 @@ class UndiciHttpClient implements HttpClient {
     const proxyUrl = new URL(proxy);
     let pool = this.#proxies.get(`forward ${proxy}`);
     if (pool === undefined) {
-      pool = new undici.Pool(proxyUrl.origin);
+      pool = new undici.Pool(proxyUrl.origin, { maxHeaderSize: MAX_RESPONSE_HEADER_BYTES });
       this.#proxies.set(`forward ${proxy}`, pool);
     }
     const target = new URL(url);
@@ -365,9 +386,13 @@ class UndiciHttpClient implements HttpClient {
     return this.#networkError(thrown, url, proxied);
   }
 
-  /** A transport failure as its class, logged at debug with the underlying code (never the URL). */
+  /**
+   * A transport failure as its class (an answer HTTP cannot carry before any network class),
+   * logged at debug with the underlying code (never the URL).
+   */
   #networkError(thrown: unknown, url: string, proxied: boolean): HttpClientError {
-    const failure = classifyNetworkError(thrown, proxied);
+    const failure =
+      classifyResponseError(thrown, MAX_RESPONSE_HEADER_BYTES) ?? classifyNetworkError(thrown, proxied);
     (this.#options.logger ?? silentLogger).debug(
       `request to ${new URL(url).host} failed: ${failure.detail}`,
       {
@@ -380,6 +405,13 @@ class UndiciHttpClient implements HttpClient {
       ...(failure.code === undefined ? {} : { code: failure.code }),
     });
   }
+}
+
+/** The URL as a request sends it: a fragment never leaves the client. */
+function withoutFragment(url: URL): string {
+  const copy = new URL(url);
+  copy.hash = "";
+  return copy.href;
 }
 
 function encodeBody(body: HttpRequest["body"], headers: Record<string, string>): string | undefined {

@@ -73,6 +73,55 @@ export function classifyNetworkError(thrown: unknown, proxied = false): NetworkF
   return { kind: "network", detail: "network error", code };
 }
 
+/** What the server sent that HTTP cannot carry: the server's fault, not the network's. */
+export interface ResponseFailure {
+  readonly kind: "headers_too_large" | "malformed_response";
+  /** Fixed words, safe to show. */
+  readonly detail: string;
+  readonly code?: string;
+}
+
+/**
+ * Classifies a failure caused by the answer itself, or undefined when there is none: a head over
+ * `maxHeaderBytes` (undici's UND_ERR_HEADERS_OVERFLOW), bytes its HTTP/1.1 parser refuses (an
+ * HTTPParserError, HPE_* codes), a body that contradicts its Content-Length. Told as "network
+ * error", these sent people to check a network that was fine.
+ */
+export function classifyResponseError(thrown: unknown, maxHeaderBytes: number): ResponseFailure | undefined {
+  const chain = errorChain(thrown);
+  const codes = chain.map((error) => stringCode(error)).filter((code) => code !== undefined);
+  if (codes.includes("UND_ERR_HEADERS_OVERFLOW")) {
+    return {
+      kind: "headers_too_large",
+      detail: `the response headers exceed ${sizeWords(maxHeaderBytes)}`,
+      code: "UND_ERR_HEADERS_OVERFLOW",
+    };
+  }
+  const parser = chain.find(
+    (error) =>
+      (error instanceof Error && error.name === "HTTPParserError") || /^HPE_/.test(stringCode(error) ?? ""),
+  );
+  if (parser !== undefined) {
+    return {
+      kind: "malformed_response",
+      detail: "the server's response is not valid HTTP",
+      ...withCode(stringCode(parser)),
+    };
+  }
+  if (codes.includes("UND_ERR_RES_CONTENT_LENGTH_MISMATCH")) {
+    return {
+      kind: "malformed_response",
+      detail: "the response body does not match its Content-Length",
+      code: "UND_ERR_RES_CONTENT_LENGTH_MISMATCH",
+    };
+  }
+  return undefined;
+}
+
+function sizeWords(bytes: number): string {
+  return bytes % 1024 === 0 ? `${bytes / 1024} KiB` : `${bytes} bytes`;
+}
+
 const NETWORK_KINDS: ReadonlySet<string> = new Set(NETWORK_FAILURE_KINDS);
 
 const DOCTOR = "`evident doctor` shows the proxy in use and probes each provider.";

@@ -56,10 +56,17 @@ export interface HttpClient {
  */
 export class HttpClientError extends Error {
   /**
-   * A network failure class (see net/failure.ts), or a body over the cap, or a bad redirect, or
-   * a body in a content encoding that cannot be decoded.
+   * A network failure class (see net/failure.ts), or a body over the cap, or a response head over
+   * its cap, or an answer that is not valid HTTP, or a bad redirect, or a body in a content
+   * encoding that cannot be decoded.
    */
-  readonly kind: NetworkFailureKind | "body_too_large" | "redirect" | "encoding";
+  readonly kind:
+    | NetworkFailureKind
+    | "body_too_large"
+    | "headers_too_large"
+    | "malformed_response"
+    | "redirect"
+    | "encoding";
   /** The underlying error code (ENOTFOUND, ECONNREFUSED...), for logs. */
   readonly code?: string;
 

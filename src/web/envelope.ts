@@ -338,6 +338,8 @@ function splitPrefix(
  * equality, key order irrelevant): the model would otherwise read it twice.
  */
 function dropRepeatedJson(parts: readonly ContentPart[]): ContentPart[] {
+  // Without a JSON part there is nothing to drop: a JSON page's text is not parsed again.
+  if (!parts.some((part) => part.type === "json")) return [...parts];
   const parsedTexts = parts.flatMap((part) => {
     if (part.type !== "text") return [];
     const trimmed = part.text.trim();

@@ -108,8 +108,8 @@ export class RawSocket {
   #waiters: Array<() => void> = [];
   closed = false;
 
-  constructor(port: number, host = "127.0.0.1") {
-    this.socket = connect(port, host);
+  constructor(port: number, host = "127.0.0.1", localAddress?: string) {
+    this.socket = connect({ port, host, ...(localAddress === undefined ? {} : { localAddress }) });
     this.socket.setEncoding("utf8");
     this.socket.on("data", (chunk: string) => {
       this.#buffer += chunk;

@@ -107,6 +107,7 @@ describe("a variable holding only whitespace", () => {
       "EVIDENT_ALLOWED_HOSTS",
       "EVIDENT_ALLOWED_ORIGINS",
       "EVIDENT_HTTP_MAX_CONCURRENT",
+      "EVIDENT_HTTP_MAX_CONNECTIONS_PER_CLIENT",
     ]) {
       assertNamed(
         thrownBy(() => resolveHttpSettings({ ...anonymous, [name]: " " })),

@@ -30,6 +30,8 @@ export function replicaEnv(
     EVIDENT_AUTH_TOKENS: clientTokens.join(","),
     EVIDENT_SNAPSHOT_STORE: redisUrl,
     EVIDENT_CURSOR_KEY: cursorKey,
+    // Behind nginx every client has its address (docs/CONFIG.md, HTTP server limits).
+    EVIDENT_HTTP_MAX_CONNECTIONS_PER_CLIENT: "512",
   };
 }
 

@@ -175,7 +175,8 @@ describe("S22: redirects and rebinding, with a loopback server standing in for a
         res.setHeader("location", target);
         res.end();
       } else if (req.url?.startsWith("/loop")) {
-        const n = Number(req.url.slice(5) || "0");
+        // A chain of new URLs (/loop, /loop/1, /loop/2...): a URL asked again would be a loop.
+        const n = Number(req.url.slice("/loop/".length) || "0");
         res.statusCode = 301;
         res.setHeader("location", `/loop/${n + 1}`);
         res.end();

@@ -4,8 +4,9 @@
  * so tests can run the same `runCli` with a registry of their own.
  */
 import { EvidentError } from "../../core/errors.js";
-import { EXIT_TOOL_ERROR, runCli } from "./cli.js";
+import { EXIT_OK, EXIT_TOOL_ERROR, runCli } from "./cli.js";
 import { productRegistryFor } from "./product-registry.js";
+import { undeliveredOutput } from "./undelivered.js";
 
 const controller = new AbortController();
 let interrupts = 0;
@@ -18,15 +19,17 @@ const onSignal = (signal: NodeJS.Signals) => {
 process.on("SIGINT", onSignal);
 process.on("SIGTERM", onSignal);
 
-// An answer that could not be written (a full disk, a closed file) is a failure, not an empty
-// success. A reader that stopped reading (EPIPE, as `| head` does) chose to: not a failure.
+// An answer that could not be written (a full disk, a closed standard output) is a failure, not
+// an empty success. A reader that stopped reading (EPIPE, as `| head` does) chose to: not a
+// failure (cli/undelivered.ts).
 let outputError: NodeJS.ErrnoException | undefined;
 process.stdout.on("error", (error: NodeJS.ErrnoException) => {
   outputError ??= error;
 });
 
+const argv = process.argv.slice(2);
 const code = await runCli(
-  process.argv.slice(2),
+  argv,
   { stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd() },
   {
     ownsProcess: true,
@@ -38,8 +41,10 @@ process.exitCode = code;
 // Do not wait for idle keep-alive sockets or unref'd timers of libraries.
 process.stdout.write("", (error) => {
   const failure = outputError ?? (error as NodeJS.ErrnoException | null | undefined) ?? undefined;
-  if (failure === undefined || failure.code === "EPIPE") process.exit(code);
-  const reason = failure.code ?? "unknown error";
-  const payload = new EvidentError("internal_error", `Could not write the output (${reason}).`).toPayload();
+  // A serving `evident mcp` speaks on stdout only to a client, which sees for itself what arrived.
+  const serving = argv[0] === "mcp" && !argv.some((arg) => arg === "--help" || arg === "-h");
+  const message = undeliveredOutput(failure, code === EXIT_OK && !serving);
+  if (message === undefined) process.exit(code);
+  const payload = new EvidentError("internal_error", message).toPayload();
   process.stderr.write(`${JSON.stringify(payload)}\n`, () => process.exit(EXIT_TOOL_ERROR));
 });

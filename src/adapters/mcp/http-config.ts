@@ -13,6 +13,7 @@ import {
   HTTP_MAX_BODY_BYTES,
   HTTP_MAX_CONCURRENT_REQUESTS,
   HTTP_MAX_CONNECTIONS,
+  HTTP_MAX_CONNECTIONS_PER_CLIENT,
   HTTP_MIN_TOKEN_CHARS,
   HTTP_SHUTDOWN_GRACE_MS,
   HTTP_SHUTDOWN_QUIET_MS,
@@ -34,6 +35,8 @@ export interface HttpSettings {
   readonly maxConcurrentRequests: number;
   /** Open connections held at once; more are closed as they arrive. */
   readonly maxConnections: number;
+  /** Open connections one client address (an IPv6 /64) holds; more from it are refused. */
+  readonly maxConnectionsPerClient: number;
   readonly shutdownGraceMs: number;
   /** See HTTP_SHUTDOWN_QUIET_MS; a setting so tests can lengthen it. */
   readonly shutdownQuietMs: number;
@@ -101,6 +104,11 @@ export function resolveHttpSettings(env: Readonly<Record<string, string | undefi
     maxBodyBytes: positiveInt(env, "EVIDENT_HTTP_MAX_BODY_BYTES", HTTP_MAX_BODY_BYTES),
     maxConcurrentRequests: positiveInt(env, "EVIDENT_HTTP_MAX_CONCURRENT", HTTP_MAX_CONCURRENT_REQUESTS),
     maxConnections: positiveInt(env, "EVIDENT_HTTP_MAX_CONNECTIONS", HTTP_MAX_CONNECTIONS),
+    maxConnectionsPerClient: positiveInt(
+      env,
+      "EVIDENT_HTTP_MAX_CONNECTIONS_PER_CLIENT",
+      HTTP_MAX_CONNECTIONS_PER_CLIENT,
+    ),
     shutdownGraceMs: positiveInt(env, "EVIDENT_HTTP_SHUTDOWN_GRACE_MS", HTTP_SHUTDOWN_GRACE_MS),
     shutdownQuietMs: HTTP_SHUTDOWN_QUIET_MS,
     headersTimeoutMs: HTTP_HEADERS_TIMEOUT_MS,
@@ -172,7 +180,7 @@ function resolveTokens(env: Readonly<Record<string, string | undefined>>): strin
 }
 
 /** RFC 6750 `b64token`: what may follow `Bearer ` in an Authorization header. */
-const BEARER_TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
+export const BEARER_TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
 
 function checkToken(token: string, key: string, name: string): string {
   if (/\s/.test(token)) {

@@ -10,6 +10,7 @@
  * 2025-era clients alike.
  */
 import { createHash, timingSafeEqual } from "node:crypto";
+import { isIPv6 } from "node:net";
 import { createMcpHandler } from "@modelcontextprotocol/server";
 import { anySignal } from "../../core/abort.js";
 import type { ErrorCode, EvidentError } from "../../core/errors.js";
@@ -19,7 +20,7 @@ import type { ToolRegistry } from "../../tools/registry.js";
 import { PACKAGE_VERSION } from "../version.js";
 import { Exchange, HttpCalls } from "./http-calls.js";
 import type { HttpSettings } from "./http-config.js";
-import { isLoopbackHost } from "./http-config.js";
+import { BEARER_TOKEN, isLoopbackHost } from "./http-config.js";
 import { createMcpServer } from "./server.js";
 
 export interface HttpHandlerOptions {
@@ -40,7 +41,10 @@ export interface HttpHandlerOptions {
 
 export interface HttpHandler {
   readonly fetch: (request: Request) => Promise<Response>;
-  /** Requests currently being served (bodies still streaming included). */
+  /**
+   * Concurrency slots taken: one per JSON-RPC request being served (each of a batch; a body
+   * carrying none takes one), answers still streaming included.
+   */
   inFlight(): number;
   /** Resolves once no request is in flight. */
   idle(): Promise<void>;
@@ -111,8 +115,8 @@ export function createHttpHandler(options: HttpHandlerOptions): HttpHandlerPhase
   );
   let inFlight = 0;
   let idleWaiters: Array<() => void> = [];
-  const release = () => {
-    inFlight -= 1;
+  const release = (slots: number) => {
+    inFlight -= slots;
     if (inFlight === 0) {
       const waiters = idleWaiters;
       idleWaiters = [];
@@ -144,46 +148,41 @@ export function createHttpHandler(options: HttpHandlerOptions): HttpHandlerPhase
     let token: string | undefined;
     let caller = callerOf(undefined);
     if (expectedDigests.length > 0) {
-      token = bearerToken(headers.get("authorization"));
+      const credential = bearerToken(headers.get("authorization"));
+      if (typeof credential !== "string") return finish(unauthorized(credential.problem));
       // One digest per request: compared in constant time, and its prefix names the caller.
-      const digest = token === undefined ? undefined : sha256(token);
-      if (digest === undefined || !matchesAny(digest, expectedDigests)) {
-        const response = errorResponse(
-          401,
-          "unauthorized",
-          token === undefined ? "Missing bearer token." : "Invalid bearer token.",
-        );
-        response.headers.set("www-authenticate", 'Bearer realm="evident"');
-        return finish(response);
-      }
+      const digest = sha256(credential);
+      if (!matchesAny(digest, expectedDigests)) return finish(unauthorized("Invalid bearer token."));
+      token = credential;
       caller = callerFromDigest(digest);
     }
     return { caller, token, finish };
   }
 
   async function dispatch(admission: Admission, incoming: AdmittedRequest): Promise<Response> {
-    if (inFlight >= settings.maxConcurrentRequests) {
+    const parsed = parseJson(incoming.body);
+    const refusal = batchRefusal(parsed, incoming.headers, settings.maxConcurrentRequests);
+    if (refusal !== undefined) return admission.finish(refusal);
+    // Each JSON-RPC request of a batch runs as a call of its own, so each takes a slot; a body
+    // carrying none (a notification, or JSON the SDK will refuse) takes one.
+    const requests = countRequests(parsed);
+    const slots = Math.max(1, requests);
+    if (inFlight + slots > settings.maxConcurrentRequests) {
       const response = errorResponse(503, "overloaded", "Too many concurrent requests; retry shortly.");
       response.headers.set("retry-after", String(HTTP_RETRY_AFTER_SECONDS));
       return admission.finish(response);
     }
-    inFlight += 1;
+    inFlight += slots;
     let linked: ReturnType<typeof anySignal> | undefined;
     let released = false;
     const done = () => {
       if (released) return;
       released = true;
       linked?.dispose();
-      release();
+      release(slots);
     };
     try {
-      const parsed = parseJson(incoming.body);
-      const refusal = batchRefusal(parsed, incoming.headers);
-      if (refusal !== undefined) {
-        done();
-        return admission.finish(refusal);
-      }
-      const exchange = new Exchange(admission.caller, countRequests(parsed), incoming.signal);
+      const exchange = new Exchange(admission.caller, requests, incoming.signal);
       routeNotices(parsed, admission.caller, calls, logger);
       linked = anySignal([incoming.signal, exchange.abandoned]);
       const request = new Request(`http://localhost${incoming.path}`, {
@@ -293,16 +292,21 @@ function countRequests(parsed: unknown): number {
  * JSON-RPC batches exist in protocol revision 2025-03-26 only: 2025-06-18 removed them, and the
  * 2026-07-28 era refuses them in the SDK. A batch sent under a later revision (the
  * MCP-Protocol-Version header every post-initialize request carries) is refused whole, and so is
- * a batch holding `initialize`, which no revision allowed.
+ * a batch holding `initialize`, which no revision allowed, and one holding more requests than the
+ * concurrency bound, each of which would take a slot.
  */
-function batchRefusal(parsed: unknown, headers: Headers): Response | undefined {
+function batchRefusal(parsed: unknown, headers: Headers, maxConcurrent: number): Response | undefined {
   if (!Array.isArray(parsed)) return undefined;
   const version = headers.get("mcp-protocol-version")?.trim();
+  const requests = countRequests(parsed);
   let why: string | undefined;
   if (version !== undefined && version >= BATCHLESS_SINCE) {
     why = `JSON-RPC batches are not part of protocol revision ${version.slice(0, 20)}; send one message per request.`;
   } else if (parsed.some((message) => isRequestMessage(message) && message.method === "initialize")) {
     why = "initialize cannot be part of a JSON-RPC batch.";
+  } else if (requests > maxConcurrent) {
+    // It could never be admitted whole: refused as sent, not answered 503 to be retried forever.
+    why = `A batch of ${requests} requests exceeds the ${maxConcurrent} this server runs at once; send at most ${maxConcurrent} per batch.`;
   }
   if (why === undefined) return undefined;
   return new Response(JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: -32600, message: why } }), {
@@ -351,23 +355,60 @@ function sha256(value: string): Buffer {
   return createHash("sha256").update(value, "utf8").digest();
 }
 
-function bearerToken(header: string | null): string | undefined {
-  if (header === null) return undefined;
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-  return match?.[1];
+/**
+ * The token of an `Authorization: Bearer <token>` header, or why there is none. Each wrong shape
+ * names its cause; no message quotes the header, which may hold a secret.
+ */
+function bearerToken(header: string | null): string | { readonly problem: string } {
+  if (header === null || header.trim() === "") return { problem: "Missing bearer token." };
+  const [scheme = "", ...rest] = header.trim().split(/[ \t]+/);
+  if (scheme.toLowerCase() !== "bearer") {
+    return { problem: "Malformed Authorization header: it must use the Bearer scheme (Bearer <token>)." };
+  }
+  if (rest.length === 0)
+    return { problem: "Malformed Authorization header: Bearer is not followed by a token." };
+  if (rest.length > 1) {
+    return {
+      problem:
+        "Malformed Authorization header: more than one value follows Bearer; send Bearer <token> alone.",
+    };
+  }
+  const token = rest[0] as string;
+  if (!BEARER_TOKEN.test(token)) {
+    return {
+      problem: "Malformed Authorization header: the token has a character a bearer token cannot carry.",
+    };
+  }
+  return token;
 }
 
-function hostnameOf(hostHeader: string): string {
-  // "[::1]:8787" -> "[::1]", "example.com:80" -> "example.com"
-  if (hostHeader.startsWith("[")) return hostHeader.slice(0, hostHeader.indexOf("]") + 1).toLowerCase();
-  return hostHeader.split(":")[0]?.toLowerCase() ?? "";
+/** A DNS name or IPv4 address (labels of letters, digits, `-` and `_`), then an optional port. */
+const NAME_HOST = /^((?:[a-z0-9_-]+\.)*[a-z0-9_-]+\.?)(?::(\d{1,5}))?$/i;
+/** A bracketed IPv6 literal, then an optional port. */
+const IPV6_HOST = /^(\[[0-9a-f:.]+\])(?::(\d{1,5}))?$/i;
+
+/**
+ * The host of a Host header (lower case; IPv6 in brackets), or undefined when the header is not
+ * exactly a host and an optional port (RFC 9110 section 7.2): "[::1]:8787" is "[::1]",
+ * "example.com:80" is "example.com", and "[::1]evil.com" or "localhost:80@evil.com" is nothing.
+ */
+function hostnameOf(hostHeader: string): string | undefined {
+  const match = IPV6_HOST.exec(hostHeader) ?? NAME_HOST.exec(hostHeader);
+  if (match === null) return undefined;
+  const [, host = "", port] = match;
+  if (port !== undefined && Number(port) > 65_535) return undefined;
+  if (host.startsWith("[") && !isIPv6(host.slice(1, -1))) return undefined;
+  return host.toLowerCase();
 }
 
 function checkHost(header: string, allowed: readonly string[] | undefined): string | undefined {
-  if (allowed === undefined) return undefined;
-  if (header === "") return "Missing Host header.";
+  if (header === "") return allowed === undefined ? undefined : "Missing Host header.";
   const hostname = hostnameOf(header);
-  if (allowed.includes(hostname)) return undefined;
+  // Refused even where any host is allowed: no client sends it, and a proxy or log downstream
+  // must not read a host out of it that this check never saw.
+  if (hostname === undefined)
+    return "Malformed Host header: expected a host name or IP address and an optional port.";
+  if (allowed === undefined || allowed.includes(hostname)) return undefined;
   return `Host "${hostname}" is not allowed; set EVIDENT_ALLOWED_HOSTS to accept it.`;
 }
 
@@ -488,6 +529,12 @@ function json(status: number, value: unknown): Response {
 
 function errorResponse(status: number, code: ErrorCode, message: string): Response {
   return json(status, { error: { code, message } });
+}
+
+function unauthorized(message: string): Response {
+  const response = errorResponse(401, "unauthorized", message);
+  response.headers.set("www-authenticate", 'Bearer realm="evident"');
+  return response;
 }
 
 function methodNotAllowed(allow: string): Response {

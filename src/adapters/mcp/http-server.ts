@@ -19,6 +19,7 @@ import {
 } from "../../core/limits.js";
 import type { Logger } from "../../core/logger.js";
 import type { ToolRegistry } from "../../tools/registry.js";
+import { ClientConnections, clientKey } from "./http-clients.js";
 import type { HttpSettings } from "./http-config.js";
 import {
   bodyTimedOut,
@@ -78,6 +79,8 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
       });
     },
   );
+  // Ahead of http's own listener, so a refused socket is closed before a parser reads from it.
+  server.prependListener("connection", admitConnection(settings, logger));
   server.on("connection", (socket: Socket) => open.connected(socket));
   // Beyond the bound Node closes each new connection at once: idle or half-open sockets
   // (each lives until the headers timeout) cannot take the descriptors that calls need.
@@ -104,6 +107,54 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
       return closing;
     },
   };
+}
+
+/**
+ * Bounds the connections one client address holds (see http-clients.ts): beyond it a new
+ * connection is answered 503 with Retry-After and closed before any of its bytes are read, so an
+ * address holding half-sent heads locks out itself, not everyone else (nor /healthz).
+ */
+function admitConnection(settings: HttpSettings, logger: Logger): (socket: Socket) => void {
+  const clients = new ClientConnections(settings.maxConnectionsPerClient);
+  const refusal = refusalHead(settings.maxConnectionsPerClient);
+  let lastWarning = Number.NEGATIVE_INFINITY;
+  return (socket) => {
+    const key = clientKey(socket.remoteAddress);
+    if (key === undefined) return;
+    const release = clients.admit(key);
+    if (release !== undefined) {
+      socket.once("close", release);
+      return;
+    }
+    // Written at once (the socket's buffer is empty) and then closed: nothing of it is read.
+    socket.on("error", () => {});
+    socket.write(refusal);
+    socket.destroy();
+    if (performance.now() - lastWarning < HTTP_CONNECTION_DROP_LOG_MS) return;
+    lastWarning = performance.now();
+    logger.warn("per-client connection limit reached; closing that client's new connections", {
+      client: key,
+      maxConnectionsPerClient: settings.maxConnectionsPerClient,
+    });
+  };
+}
+
+function refusalHead(max: number): string {
+  const body = JSON.stringify({
+    error: {
+      code: "overloaded",
+      message: `This address holds ${max} open connections, the most one client may; close idle ones or retry shortly.`,
+    },
+  });
+  return [
+    "HTTP/1.1 503 Service Unavailable",
+    "Content-Type: application/json",
+    `Content-Length: ${Buffer.byteLength(body)}`,
+    `Retry-After: ${HTTP_RETRY_AFTER_SECONDS}`,
+    "Connection: close",
+    "",
+    body,
+  ].join("\r\n");
 }
 
 /** Responses being written, requests that ever arrived, and open connections. */

@@ -6,6 +6,7 @@
  * where the key lives (a process's memory, a private key file).
  */
 import { createHmac, timingSafeEqual } from "node:crypto";
+import { decodeCanonicalToken } from "../../core/canonical-token.js";
 import { EvidentError } from "../../core/errors.js";
 import { CURSOR_RANDOM_BITS } from "../../core/limits.js";
 
@@ -67,11 +68,11 @@ export class CursorCodec {
           "copy cursors exactly, or run the search again.",
         { details: { field: "cursor" } },
       );
-    if (!/^[A-Za-z0-9_-]+$/.test(token)) throw malformed();
-    const raw = Buffer.from(token, "base64url");
+    const raw = decodeCanonicalToken(token);
     if (
-      raw.length !== HEADER_BYTES + MAC_BYTES &&
-      raw.length !== HEADER_BYTES + SELECTION_SIGNATURE_BYTES + MAC_BYTES
+      raw === undefined ||
+      (raw.length !== HEADER_BYTES + MAC_BYTES &&
+        raw.length !== HEADER_BYTES + SELECTION_SIGNATURE_BYTES + MAC_BYTES)
     ) {
       throw malformed();
     }
@@ -106,9 +107,8 @@ export class CursorCodec {
 
   /** The payload of a token `seal` made for this purpose and caller, or undefined. */
   open(purpose: string, caller: string, token: string): Buffer | undefined {
-    if (!/^[A-Za-z0-9_-]+$/.test(token)) return undefined;
-    const raw = Buffer.from(token, "base64url");
-    if (raw.length <= MAC_BYTES) return undefined;
+    const raw = decodeCanonicalToken(token);
+    if (raw === undefined || raw.length <= MAC_BYTES) return undefined;
     const payload = raw.subarray(0, raw.length - MAC_BYTES);
     const mac = raw.subarray(raw.length - MAC_BYTES);
     return timingSafeEqual(mac, this.#sealMac(purpose, caller, payload)) ? payload : undefined;

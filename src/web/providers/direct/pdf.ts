@@ -1,14 +1,16 @@
 /**
  * PDF text through pdf.js (the `unpdf` build, which runs in Node without a worker or canvas):
  * each page's text in the order the document draws it, lines kept, and a marker line before
- * each page. Bounded: at most PDF_MAX_PAGES pages and PDF_MAX_MS of extraction, and the call's
+ * each page. Bounded: a PDF whose streams inflate past PDF_MAX_INFLATED_BYTES is not opened
+ * (pdf-inflate.ts), at most PDF_MAX_PAGES pages and PDF_MAX_MS of extraction, and the call's
  * signal is checked between pages; what was left out is said. A PDF without a text layer (a
  * scan) is a failure that says so, not an empty success.
  */
 
 import { abortReason } from "../../../core/abort.js";
-import { PDF_MAX_MS, PDF_MAX_PAGES } from "../../../core/limits.js";
+import { PDF_MAX_INFLATED_BYTES, PDF_MAX_MS, PDF_MAX_PAGES } from "../../../core/limits.js";
 import { ProviderError, type ProviderReadOutcome } from "../../provider.js";
+import { inflatedBytes } from "./pdf-inflate.js";
 
 /** Fewer non-space characters per page than this and the PDF is taken for scanned images. */
 const MIN_TEXT_CHARS_PER_PAGE = 16;
@@ -24,6 +26,15 @@ export async function readPdf(
   id: string,
   signal: AbortSignal,
 ): Promise<ProviderReadOutcome> {
+  // A PDF that inflates past the bound is refused before pdf.js keeps any of it.
+  if ((await inflatedBytes(body, PDF_MAX_INFLATED_BYTES)) > PDF_MAX_INFLATED_BYTES) {
+    throw new ProviderError(
+      id,
+      "too_large",
+      `${id}: the PDF's compressed streams inflate to more than ${PDF_MAX_INFLATED_BYTES / (1024 * 1024)} MB, more than ${id} reads of a PDF; it was not read`,
+    );
+  }
+  if (signal.aborted) throw abortReason(signal);
   const { getDocumentProxy } = await import("unpdf");
   let document: Awaited<ReturnType<typeof getDocumentProxy>>;
   try {

@@ -114,12 +114,14 @@ export async function readBody(
     return readOnThread({ kind: "pdf", body }, id, signal, memoryMb, options.waiting);
   }
   if (HTML.test(type)) return readPage(decodeBody(body, contentType, true).text);
-  if (TEXT_TYPES.test(type)) return readText(decodeBody(body, contentType, /xml/.test(type)).text, type, id);
+  if (TEXT_TYPES.test(type)) {
+    return readText(decodeBody(body, contentType, /xml/.test(type)).text, type, id, signal);
+  }
   if (UNTYPED.test(type) && looksLikeText(body)) {
     const { text } = decodeBody(body, contentType, true);
     return /^\s*<(!doctype html|html|head|body)\b/i.test(text)
       ? readPage(text)
-      : readText(text, "text/plain", id);
+      : readText(text, "text/plain", id, signal);
   }
   throw new EvidentError(
     "unsupported_content",

@@ -114,6 +114,16 @@ export function clientFailure(providerId: string, thrown: unknown): ProviderErro
         { cause: thrown },
       );
     }
+    if (thrown.kind === "headers_too_large") {
+      return new ProviderError(providerId, "too_large", `${providerId}: ${thrown.message}`, {
+        cause: thrown,
+      });
+    }
+    if (thrown.kind === "malformed_response") {
+      return new ProviderError(providerId, "malformed", `${providerId}: ${thrown.message}`, {
+        cause: thrown,
+      });
+    }
     if (thrown.kind === "redirect" || thrown.kind === "encoding") {
       return new ProviderError(providerId, "upstream", `${providerId}: ${thrown.message}`, { cause: thrown });
     }
