@@ -3,7 +3,8 @@
  * MCP HTTP, two tokens (two callers) read from one loopback site. A JSON page whose formatted text
  * is far larger than the kept-page store (nested arrays: indentation grows with depth squared)
  * is read by one caller while the other is midway through a long page; the other's next part
- * must still come, and the huge read must say how much of it its cursors reach. With the
+ * must still come, and the huge read must say how much of it its cursors reach; so must a page
+ * within every read bound whose text is still over one page's share. With the
  * server's own store, and with the shared (Redis) store replicas use.
  */
 import assert from "node:assert/strict";
@@ -37,6 +38,12 @@ const PAGE = Array.from(
 const deep = (arrays: number) =>
   `[${Array.from({ length: arrays }, () => `${"[".repeat(3000)}${"]".repeat(3000)}`).join(",")}]`;
 
+/**
+ * 2 MB of a control character: within every read bound, yet each is kept as a six-character JSON
+ * escape, so as text the page is over one kept page's share (a quarter of 64 MiB) by any count.
+ */
+const CONTROL = "\u0001".repeat(2_000_000);
+
 // biome-ignore lint/suspicious/noExplicitAny: envelopes are read loosely; their shapes are asserted.
 type Envelope = Record<string, any>;
 
@@ -51,7 +58,10 @@ function twoCallers(store: "memory" | "redis", arrays: number, skip: string | fa
     before(async () => {
       base = await mkdtemp(join(tmpdir(), "evident-kept-share-"));
       site = await startLoopback((req, res) => {
-        if (req.url === "/deep.json") {
+        if (req.url === "/control") {
+          res.setHeader("content-type", "text/plain; charset=utf-8");
+          res.end(CONTROL);
+        } else if (req.url === "/deep.json") {
           res.setHeader("content-type", "application/json");
           res.end(deep(arrays));
         } else {
@@ -118,6 +128,15 @@ function twoCallers(store: "memory" | "redis", arrays: number, skip: string | fa
           JSON.stringify(huge.warnings),
         );
       }
+
+      // A page within the read bounds but over the share is kept cut, said, and continued.
+      const control = await call(bob, { url: `${site.url}/control` });
+      const cut = control.warnings.find((w: string) => w.startsWith("only the first "));
+      assert.match(cut ?? "", /^only the first (\d+) of the page's 2000000 characters are kept for cursors/);
+      assert.ok(Number(/\d+/.exec(cut)?.[0]) < CONTROL.length);
+      const more = await call(bob, { cursor: control.cursor });
+      assert.equal(more.error, undefined, JSON.stringify(more.error));
+      assert.equal(more.contentChars.from, control.contentChars.kept);
 
       // Alice's page was not evicted for Bob's: every part comes, in order, to the end.
       let text = first.content.map((piece: { text: string }) => piece.text).join("");
