@@ -117,10 +117,13 @@ export const WEB_READ_MAX_DEPTH = 128;
 export const WEB_READ_MAX_ELEMENTS = 25_000;
 export const WEB_READ_MAX_NODES = 200_000;
 /**
- * Longest attribute value the `direct` reader's DOM is given: longer ones are cut out of the
- * page before parsing (a class of a quarter million tokens overflowed linkedom's stack).
+ * Longest attribute value, and most attributes of one element, the `direct` reader's DOM is
+ * given: the rest are cut out of the page before parsing (a class of a quarter million tokens
+ * overflowed linkedom's stack; linkedom looks an attribute up by walking its element's list, so
+ * one element of 100,000 attributes took seconds).
  */
 export const WEB_READ_MAX_ATTRIBUTE_CHARS = 64 * 1024;
+export const WEB_READ_MAX_ELEMENT_ATTRIBUTES = 256;
 export const WEB_READ_THREAD_MIN_ELEMENTS = 3_000;
 export const WEB_READ_THREADS = 1;
 export const WEB_READ_MEMORY_MB = 512;

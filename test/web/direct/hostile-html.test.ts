@@ -11,6 +11,7 @@ import { runInNewContext } from "node:vm";
 import {
   WEB_READ_MAX_ATTRIBUTE_CHARS,
   WEB_READ_MAX_DEPTH,
+  WEB_READ_MAX_ELEMENT_ATTRIBUTES,
   WEB_READ_MAX_ELEMENTS,
   WEB_READ_MAX_NODES,
   WEB_READ_THREAD_MIN_CHARS,
@@ -19,7 +20,7 @@ import {
 import { wellFormed } from "../../../src/web/providers/direct/document.js";
 import { readHtml } from "../../../src/web/providers/direct/html.js";
 import { heavyHtml } from "../../../src/web/providers/direct/reader-thread.js";
-import { pageShape, withoutLongAttributes } from "../../../src/web/providers/direct/shape.js";
+import { boundedAttributes, pageShape } from "../../../src/web/providers/direct/shape.js";
 
 const text = (outcome: Awaited<ReturnType<typeof readHtml>>) =>
   outcome.content.map((part) => ("text" in part ? part.text : "")).join("");
@@ -138,14 +139,27 @@ describe("direct reader: hostile HTML", () => {
   it("attributes up to the bound are kept; a longer one is cut, whatever its quotes, and the tag around it stays", () => {
     const at = "x".repeat(WEB_READ_MAX_ATTRIBUTE_CHARS);
     const over = `${at}x`;
-    assert.equal(withoutLongAttributes(`<p class="${at}">a</p>`), `<p class="${at}">a</p>`);
-    assert.equal(withoutLongAttributes(`<p id=k class="${over}" title=t>a</p>`), `<p id=k  title=t>a</p>`);
+    assert.equal(boundedAttributes(`<p class="${at}">a</p>`), `<p class="${at}">a</p>`);
+    assert.equal(boundedAttributes(`<p id=k class="${over}" title=t>a</p>`), `<p id=k  title=t>a</p>`);
+    assert.equal(boundedAttributes(`<p class='${over}'>a</p><b data-x=${over}>b</b>`), `<p >a</p><b >b</b>`);
+    assert.equal(pageShape(`<p class="${at}">a</p>`).excessAttributes, false);
+    assert.equal(pageShape(`<p class="${over}">a</p>`).excessAttributes, true);
+  });
+
+  it("an element keeps its first attributes up to the bound; the rest are cut, and one of 100,000 attributes is read", async () => {
+    const names = (from: number, to: number) =>
+      Array.from({ length: to - from }, (_, i) => ` a${from + i}="v"`).join("");
+    const kept = `<p${names(0, WEB_READ_MAX_ELEMENT_ATTRIBUTES)}`;
+    assert.equal(boundedAttributes(`${kept}>x</p>`), `${kept}>x</p>`);
+    assert.equal(pageShape(`${kept}>x</p>`).excessAttributes, false);
+    assert.equal(pageShape(`${kept} b>x</p><i>`).excessAttributes, true);
     assert.equal(
-      withoutLongAttributes(`<p class='${over}'>a</p><b data-x=${over}>b</b>`),
-      `<p >a</p><b >b</b>`,
+      boundedAttributes(`${kept}${names(WEB_READ_MAX_ELEMENT_ATTRIBUTES, 1_000)}>x</p><i c=d>y</i>`),
+      `${kept}${" ".repeat(1_000 - WEB_READ_MAX_ELEMENT_ATTRIBUTES)}>x</p><i c=d>y</i>`,
     );
-    assert.equal(pageShape(`<p class="${at}">a</p>`).longAttribute, false);
-    assert.equal(pageShape(`<p class="${over}">a</p>`).longAttribute, true);
+    // linkedom finds an attribute by walking its element's list: every lookup costs the whole list.
+    const outcome = await readHtml(`<p${names(0, 100_000)}>many</p>`, "https://example.test/attributes");
+    assert.equal(text(outcome), "many");
   });
 
   it("a prolog of comments not followed by <html> is rewritten in linear time (the pattern backtracked exponentially)", async () => {

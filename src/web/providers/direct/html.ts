@@ -12,13 +12,13 @@ import type { extractMain } from "./extract.js";
 import { toMarkdown } from "./markdown.js";
 import { pageMetadata } from "./metadata.js";
 import type { plainText } from "./plain.js";
-import type { pageShape, withoutLongAttributes } from "./shape.js";
+import type { boundedAttributes, pageShape } from "./shape.js";
 
 interface HtmlTools {
   readonly parseHTML: typeof import("linkedom").parseHTML;
   readonly extractMain: typeof extractMain;
   readonly pageShape: typeof pageShape;
-  readonly withoutLongAttributes: typeof withoutLongAttributes;
+  readonly boundedAttributes: typeof boundedAttributes;
   readonly plainText: typeof plainText;
 }
 let tools: Promise<HtmlTools> | undefined;
@@ -33,20 +33,20 @@ function loadTools(): Promise<HtmlTools> {
     parseHTML: linkedom.parseHTML,
     extractMain: extract.extractMain,
     pageShape: shape.pageShape,
-    withoutLongAttributes: shape.withoutLongAttributes,
+    boundedAttributes: shape.boundedAttributes,
     plainText: plain.plainText,
   }));
   return tools;
 }
 
 export async function readHtml(html: string, pageUrl: string): Promise<ProviderReadOutcome> {
-  const { parseHTML, extractMain, pageShape, withoutLongAttributes, plainText } = await loadTools();
+  const { parseHTML, extractMain, pageShape, boundedAttributes, plainText } = await loadTools();
   const page = wellFormed(html);
   // Measured before any DOM is built: a DOM of such a page would cost more than its reading is
   // worth, and its parse alone grows with the square of its depth.
   const shape = pageShape(page);
   if (shape.tooDeep || shape.tooMany) return plainOutcome(plainText(page), shape.tooDeep);
-  const document = parseHTML(shape.longAttribute ? withoutLongAttributes(page) : page).document;
+  const document = parseHTML(shape.excessAttributes ? boundedAttributes(page) : page).document;
   return htmlOutcome(document, pageUrl, extractMain);
 }
 

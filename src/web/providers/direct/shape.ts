@@ -1,7 +1,7 @@
 /**
  * What the parser will make of a page, found before a DOM is built: how deep its elements nest,
  * how many nodes it makes (elements, attributes, text runs, comments: linkedom makes a node of
- * each), and whether an attribute is too long for the DOM to take.
+ * each), and whether attributes are too long or too many for the DOM to take.
  *
  * The DOM costs far more per element than the parse (Readability and the Markdown walk it many
  * times), and htmlparser2, under linkedom, keeps its open elements in an array it grows at the
@@ -9,14 +9,15 @@
  * minutes. This scan runs the same parser with the same rules, counting what it opens and
  * closes, and stops as soon as a bound is passed: the parser's stack never grows beyond the
  * depth bound here, so the scan is linear in the page. A page past a bound is read as plain
- * text without a DOM (plain.ts). An over-long attribute (linkedom passes a class's tokens to
- * one call as arguments: 250,000 of them overflow the stack) is cut out of the page instead
- * (withoutLongAttributes).
+ * text without a DOM (plain.ts). Over-long attributes (linkedom passes a class's tokens to
+ * one call as arguments: 250,000 of them overflow the stack) and an element's attributes past
+ * WEB_READ_MAX_ELEMENT_ATTRIBUTES are cut out of the page instead (boundedAttributes).
  */
 import { Parser, Tokenizer } from "htmlparser2";
 import {
   WEB_READ_MAX_ATTRIBUTE_CHARS,
   WEB_READ_MAX_DEPTH,
+  WEB_READ_MAX_ELEMENT_ATTRIBUTES,
   WEB_READ_MAX_ELEMENTS,
   WEB_READ_MAX_NODES,
 } from "../../../core/limits.js";
@@ -26,8 +27,8 @@ export interface PageShape {
   readonly tooDeep: boolean;
   /** The page makes more than WEB_READ_MAX_ELEMENTS elements or WEB_READ_MAX_NODES nodes. */
   readonly tooMany: boolean;
-  /** Some attribute value is longer than WEB_READ_MAX_ATTRIBUTE_CHARS. */
-  readonly longAttribute: boolean;
+  /** Some attribute value is longer than WEB_READ_MAX_ATTRIBUTE_CHARS, or some element has more than WEB_READ_MAX_ELEMENT_ATTRIBUTES. */
+  readonly excessAttributes: boolean;
 }
 
 /** The shape of `html` as linkedom's parser reads it (its options: HTML, entities decoded). */
@@ -37,7 +38,8 @@ export function pageShape(html: string): PageShape {
   let nodes = 0;
   let tooDeep = false;
   let tooMany = false;
-  let longAttribute = false;
+  let excessAttributes = false;
+  let attributes = 0;
   const node = () => {
     if (++nodes > WEB_READ_MAX_NODES) {
       tooMany = true;
@@ -48,6 +50,7 @@ export function pageShape(html: string): PageShape {
     {
       onopentagname() {
         // The root element is level 0 (linkedom's documentElement), so the stack holds depth + 1.
+        attributes = 0;
         if (++depth - 1 > WEB_READ_MAX_DEPTH) {
           tooDeep = true;
           parser.pause();
@@ -62,7 +65,8 @@ export function pageShape(html: string): PageShape {
         depth--;
       },
       onattribute(_name, value) {
-        if (value.length > WEB_READ_MAX_ATTRIBUTE_CHARS) longAttribute = true;
+        if (value.length > WEB_READ_MAX_ATTRIBUTE_CHARS || ++attributes > WEB_READ_MAX_ELEMENT_ATTRIBUTES)
+          excessAttributes = true;
         node();
       },
       // Each run the parser hands over is a node of its own (an entity splits a text in three).
@@ -75,21 +79,29 @@ export function pageShape(html: string): PageShape {
   );
   // Paused past a bound, the parser reads no further: what is left of the page is not scanned.
   parser.write(html);
-  return { tooDeep, tooMany, longAttribute };
+  return { tooDeep, tooMany, excessAttributes };
 }
 
-/** The page with every attribute whose value is longer than WEB_READ_MAX_ATTRIBUTE_CHARS cut out. */
-export function withoutLongAttributes(html: string): string {
+/**
+ * The page without the attributes whose value is longer than WEB_READ_MAX_ATTRIBUTE_CHARS, nor an
+ * element's attributes past its first WEB_READ_MAX_ELEMENT_ATTRIBUTES.
+ */
+export function boundedAttributes(html: string): string {
   const cuts: [number, number][] = [];
   let start = -1;
   let valueLength = 0;
+  let count = 0;
   const tokenizer = new Tokenizer(
     { decodeEntities: true },
     {
       ...ignored,
+      onopentagname() {
+        count = 0;
+      },
       onattribname(nameStart) {
         start = nameStart;
         valueLength = 0;
+        count++;
       },
       onattribdata(dataStart, endIndex) {
         valueLength += endIndex - dataStart;
@@ -98,7 +110,8 @@ export function withoutLongAttributes(html: string): string {
         valueLength++;
       },
       onattribend(_quote, endIndex) {
-        if (valueLength > WEB_READ_MAX_ATTRIBUTE_CHARS) cuts.push([start, endIndex]);
+        if (valueLength > WEB_READ_MAX_ATTRIBUTE_CHARS || count > WEB_READ_MAX_ELEMENT_ATTRIBUTES)
+          cuts.push([start, endIndex]);
       },
     },
   );
