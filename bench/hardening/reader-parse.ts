@@ -36,6 +36,8 @@ const PAGES: Record<string, () => string> = {
   "nested <blockquote> x 100,000": () =>
     `${"<blockquote>".repeat(100_000)}x${"</blockquote>".repeat(100_000)}`,
   "<p> x 1,000,000": () => "<p>".repeat(1_000_000),
+  "<p a0 a1 ...> x 100,000 attributes": () =>
+    `<html><body><p${Array.from({ length: 100_000 }, (_, i) => ` a${i}`).join("")}>x</p></body></html>`,
   'class="a a ..." x 300,000': () =>
     `<html><body><article><p class="${"a ".repeat(300_000)}">A paragraph.</p></article></body></html>`,
 };
