@@ -55,10 +55,14 @@ interface Row {
   outcome: string;
   readMs: number;
   probes: number;
+  failed: number;
   slowestProbeMs: number;
   peakMb: number;
   idleMb: number;
 }
+
+/** Servers started by `measure`, stopped whatever happens to it. */
+const servers = new Set<{ kill(): unknown }>();
 
 async function measure(
   page: string,
@@ -86,6 +90,7 @@ async function measure(
     });
     await client.connect(stdio);
     pid = stdio.pid as number;
+    servers.add({ kill: () => stdio.close() });
     probe = async () => {
       await client.listTools();
     };
@@ -95,6 +100,7 @@ async function measure(
       stdio: ["ignore", "pipe", "pipe"],
     });
     pid = child.pid as number;
+    servers.add(child);
     const lines = createInterface({ input: child.stderr as NodeJS.ReadableStream });
     const url = await new Promise<string>((done) =>
       lines.on("line", (line) => {
@@ -122,10 +128,14 @@ async function measure(
     reading = false;
   });
   let probes = 0;
+  let failed = 0;
   let slowest = 0;
   while (reading) {
     const at = performance.now();
-    await probe();
+    // A probe the server resets (as a blocked HTTP server's did) is counted, not fatal.
+    await probe().catch(() => {
+      failed++;
+    });
     slowest = Math.max(slowest, performance.now() - at);
     probes++;
     await pause(50);
@@ -143,7 +153,7 @@ async function measure(
   const idleMb = status(pid, "VmRSS");
   await client.close();
   child?.kill();
-  return { page, transport, outcome, readMs, probes, slowestProbeMs: slowest, peakMb, idleMb };
+  return { page, transport, outcome, readMs, probes, failed, slowestProbeMs: slowest, peakMb, idleMb };
 }
 
 const base = mkdtempSync(join(tmpdir(), "evident-reader-parse-"));
@@ -171,11 +181,12 @@ try {
     for (const transport of transports) {
       const row = await measure(page, transport, site.url, base);
       console.log(
-        `| ${row.page.replace(/\|/g, "\\|").replace(/</g, "&lt;")} | ${row.transport} | ${row.outcome} | ${(row.readMs / 1000).toFixed(1)} s | ${row.probes} | ${Math.round(row.slowestProbeMs).toLocaleString("en-US")} ms | ${row.peakMb} MB | ${row.idleMb} MB |`,
+        `| ${row.page.replace(/\|/g, "\\|").replace(/</g, "&lt;")} | ${row.transport} | ${row.outcome} | ${(row.readMs / 1000).toFixed(1)} s | ${row.probes}${row.failed > 0 ? ` (${row.failed} failed)` : ""} | ${Math.round(row.slowestProbeMs).toLocaleString("en-US")} ms | ${row.peakMb} MB | ${row.idleMb} MB |`,
       );
     }
   }
 } finally {
+  for (const server of servers) server.kill();
   await site.close();
   rmSync(base, { recursive: true, force: true });
 }
