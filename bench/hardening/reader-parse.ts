@@ -38,6 +38,9 @@ const PAGES: Record<string, () => string> = {
   "<p> x 1,000,000": () => "<p>".repeat(1_000_000),
   "<p a0 a1 ...> x 100,000 attributes": () =>
     `<html><body><p${Array.from({ length: 100_000 }, (_, i) => ` a${i}`).join("")}>x</p></body></html>`,
+  // Under every bound: the costliest kind of page still read with a DOM.
+  "<a href> x 24,000 in one paragraph": () =>
+    `<html><body><p>${Array.from({ length: 24_000 }, (_, i) => `<a href="/l${i}">link ${i}</a>`).join(" ")}</p></body></html>`,
   'class="a a ..." x 300,000': () =>
     `<html><body><article><p class="${"a ".repeat(300_000)}">A paragraph.</p></article></body></html>`,
 };
