@@ -19,6 +19,7 @@ import {
 } from "../../../src/core/limits.js";
 import { wellFormed } from "../../../src/web/providers/direct/document.js";
 import { readHtml } from "../../../src/web/providers/direct/html.js";
+import { plainText } from "../../../src/web/providers/direct/plain.js";
 import { heavyHtml } from "../../../src/web/providers/direct/reader-thread.js";
 import { boundedAttributes, pageShape } from "../../../src/web/providers/direct/shape.js";
 
@@ -124,6 +125,23 @@ describe("direct reader: hostile HTML", () => {
       "https://e.test/",
     );
     assert.equal(text(outcome), "beforeafter");
+  });
+
+  it("S16: text read without a DOM keeps the page's text in order, a line per block, and nothing hidden", () => {
+    assert.deepEqual(
+      plainText(
+        "<html><head><title>T &amp; U</title><script>x<p>no</p></script><style>p{}</style></head><body><nav>Menu</nav><svg/><p>A &amp; B</p><svg><text>no</text></svg><br>line<template><p>t</p></template><textarea>no</textarea>end</body></html>",
+      ),
+      { title: "T & U", text: "Menu\n\nA & B\n\nline\n\nend" },
+    );
+    assert.deepEqual(
+      plainText(
+        "<head><meta charset=utf-8><body><p>one<li>two</li><td>three</td></p><noscript>no</noscript>",
+      ),
+      {
+        text: "one\n\ntwo\n\nthree",
+      },
+    );
   });
 
   it("a class attribute of 300,000 tokens is cut out and the page read (linkedom's className overflowed the stack)", async () => {
