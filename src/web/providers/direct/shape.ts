@@ -6,7 +6,7 @@
  * The DOM costs far more per element than the parse (Readability and the Markdown walk it many
  * times), and htmlparser2, under linkedom, keeps its open elements in an array it grows at the
  * front: each element costs as much as the depth it opens at, so 200,000 nested elements take
- * minutes. This scan runs the same parser with the same rules, counting what it opens and
+ * tens of seconds. This scan runs the same parser with the same rules, counting what it opens and
  * closes, and stops as soon as a bound is passed: the parser's stack never grows beyond the
  * depth bound here, so the scan is linear in the page. A page past a bound is read as plain
  * text without a DOM (plain.ts). Over-long attributes (linkedom passes a class's tokens to
@@ -49,8 +49,8 @@ export function pageShape(html: string): PageShape {
   const parser: Parser = new Parser(
     {
       onopentagname() {
-        // The root element is level 0 (linkedom's documentElement), so the stack holds depth + 1.
         attributes = 0;
+        // The root element is level 0 (linkedom's documentElement), so the stack holds depth + 1.
         if (++depth - 1 > WEB_READ_MAX_DEPTH) {
           tooDeep = true;
           parser.pause();
