@@ -103,7 +103,8 @@ export const WEB_PAGES_MAX_BYTES = 64 * 1024 * 1024;
 export const KEPT_ENTRY_MAX_SHARE = 1 / 4;
 /**
  * The `direct` reader reads PDFs, and HTML pages of at least WEB_READ_THREAD_MIN_CHARS
- * characters or WEB_READ_THREAD_MIN_ELEMENTS start tags, on a thread of their own (see
+ * characters or WEB_READ_THREAD_MIN_ELEMENTS tag-like tokens (`<` then a letter, `/`, `!` or
+ * `?`: start and end tags, comments, declarations, each a step of the parser), on a thread of their own (see
  * web/providers/direct/reader-thread.ts): at most WEB_READ_THREADS at once, each with at most
  * WEB_READ_MEMORY_MB of heap and as much again of buffers (EVIDENT_WEB_READ_MEMORY_MB, at least
  * WEB_READ_MEMORY_MIN_MB), while the process may grow by that plus WEB_READ_THREAD_START_MB (what
@@ -118,6 +119,23 @@ export const WEB_READ_THREAD_MIN_CHARS = 1024 * 1024;
  * is read as plain text, with a warning.
  */
 export const WEB_READ_MAX_DEPTH = 128;
+/**
+ * Most elements, and most nodes of any kind (elements, attributes, text runs, comments), a page
+ * may make for the `direct` reader to build its DOM, extract its main content and format it: the
+ * DOM's passes cost tens of microseconds per element, and real pages make far fewer
+ * (bench/web-read/RESULTS.md). A page that makes more is read as plain text, with a warning, in
+ * one pass without a DOM (bench/hardening/RESULTS.md, "Issue 31: reader-parse").
+ */
+export const WEB_READ_MAX_ELEMENTS = 25_000;
+export const WEB_READ_MAX_NODES = 200_000;
+/**
+ * Longest attribute value, and most attributes of one element, the `direct` reader's DOM is
+ * given: the rest are cut out of the page before parsing (a class of a quarter million tokens
+ * overflowed linkedom's stack; linkedom looks an attribute up by walking its element's list, so
+ * one element of 100,000 attributes took seconds).
+ */
+export const WEB_READ_MAX_ATTRIBUTE_CHARS = 64 * 1024;
+export const WEB_READ_MAX_ELEMENT_ATTRIBUTES = 256;
 export const WEB_READ_THREAD_MIN_ELEMENTS = 3_000;
 export const WEB_READ_THREADS = 1;
 export const WEB_READ_MEMORY_MB = 512;

@@ -10,16 +10,24 @@
  * warnings there, readers of the page do not want them), the rest into the body.
  */
 
+/**
+ * A comment, and an element with its content up to its end tag: each matches one way only (a
+ * comment never spans `-->`, a content never spans its end tag). Matched lazily with `[\s\S]*?`,
+ * a run of them could be split in exponentially many ways, and a page of forty comments not
+ * followed by `<html` held the thread for hours while the pattern tried them all.
+ */
+const COMMENT = "<!--(?:[^-]|-(?!->))*-->";
+const ELEMENT = "<(title|style|script)[\\s>](?:(?!<\\/\\1\\s*>)[\\s\\S])*<\\/\\1\\s*>";
 /** A BOM, doctype, comments or XML declaration, then `<html`: the shape linkedom reads right. */
-const WELL_STARTED = /^\uFEFF?\s*(?:<!--[\s\S]*?-->\s*|<!doctype[^>]*>\s*|<\?xml[^>]*>\s*)*<html[\s>]/i;
-const PROLOG = /^\uFEFF?\s*(?:<!--[\s\S]*?-->\s*|<!doctype[^>]*>\s*|<\?xml[^>]*>\s*)*/i;
+const PROLOG_SOURCE = `^\\uFEFF?\\s*(?:${COMMENT}\\s*|<!doctype[^>]*>\\s*|<\\?xml[^>]*>\\s*)*`;
+const WELL_STARTED = new RegExp(`${PROLOG_SOURCE}<html[\\s>]`, "i");
+const PROLOG = new RegExp(PROLOG_SOURCE, "i");
 const HTML_OPEN = /<html(?:\s[^>]*)?>/i;
 const BODY_OPEN = /<body[\s>]/i;
 const HEAD_CLOSE = /<\/head\s*>/i;
 const HEAD_TAGS = /<\/?head(?:\s[^>]*)?>/gi;
 /** Elements that belong in a head, leading a page that has neither a body tag nor a head end. */
-const LEADING_HEAD =
-  /^(?:\s*(?:<(title|style|script)[\s>][\s\S]*?<\/\1\s*>|<(?:meta|link|base)[\s>][^>]*>|<!--[\s\S]*?-->))*/i;
+const LEADING_HEAD = new RegExp(`^(?:\\s*(?:${ELEMENT}|<(?:meta|link|base)[\\s>][^>]*>|${COMMENT}))*`, "i");
 
 /** The page as is when linkedom reads it right, else rewritten as `<html><head>…</head><body>…`. */
 export function wellFormed(html: string): string {

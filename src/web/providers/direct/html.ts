@@ -5,99 +5,63 @@
  * linkedom and Readability load on the first HTML page: together they cost more at startup
  * than the whole MCP server, and many sessions never read a page.
  */
-import { WEB_READ_MAX_DEPTH } from "../../../core/limits.js";
+import { WEB_READ_MAX_DEPTH, WEB_READ_MAX_ELEMENTS, WEB_READ_MAX_NODES } from "../../../core/limits.js";
 import type { ProviderReadOutcome, ReadMetadata } from "../../provider.js";
 import { wellFormed } from "./document.js";
 import type { extractMain } from "./extract.js";
 import { toMarkdown } from "./markdown.js";
 import { pageMetadata } from "./metadata.js";
+import type { plainText } from "./plain.js";
+import type { boundedAttributes, pageShape } from "./shape.js";
 
 interface HtmlTools {
   readonly parseHTML: typeof import("linkedom").parseHTML;
   readonly extractMain: typeof extractMain;
+  readonly pageShape: typeof pageShape;
+  readonly boundedAttributes: typeof boundedAttributes;
+  readonly plainText: typeof plainText;
 }
 let tools: Promise<HtmlTools> | undefined;
 
 function loadTools(): Promise<HtmlTools> {
-  tools ??= Promise.all([import("linkedom"), import("./extract.js")]).then(([linkedom, extract]) => ({
+  tools ??= Promise.all([
+    import("linkedom"),
+    import("./extract.js"),
+    import("./shape.js"),
+    import("./plain.js"),
+  ]).then(([linkedom, extract, shape, plain]) => ({
     parseHTML: linkedom.parseHTML,
     extractMain: extract.extractMain,
+    pageShape: shape.pageShape,
+    boundedAttributes: shape.boundedAttributes,
+    plainText: plain.plainText,
   }));
   return tools;
 }
 
 export async function readHtml(html: string, pageUrl: string): Promise<ProviderReadOutcome> {
-  const { parseHTML, extractMain } = await loadTools();
-  const document = parseHTML(wellFormed(html)).document;
-  if (deeperThan(document.documentElement, WEB_READ_MAX_DEPTH)) return plainText(document, pageUrl);
+  const { parseHTML, extractMain, pageShape, boundedAttributes, plainText } = await loadTools();
+  const page = wellFormed(html);
+  // Measured before any DOM is built: a DOM of such a page would cost more than its reading is
+  // worth, and its parse alone grows with the square of its depth.
+  const shape = pageShape(page);
+  if (shape.tooDeep || shape.tooMany) return plainOutcome(plainText(page), shape.tooDeep);
+  const document = parseHTML(shape.excessAttributes ? boundedAttributes(page) : page).document;
   return htmlOutcome(document, pageUrl, extractMain);
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: linkedom's Document type is the DOM lib's, which this project does not load.
 type Dom = any;
 
-/** Whether some element lies more than `limit` levels below `root`; walked without recursion. */
-function deeperThan(root: Dom, limit: number): boolean {
-  let node = root;
-  let depth = 0;
-  for (;;) {
-    const child = node.firstElementChild;
-    if (child) {
-      if (++depth > limit) return true;
-      node = child;
-      continue;
-    }
-    while (node !== root && !node.nextElementSibling) {
-      node = node.parentElement;
-      depth--;
-    }
-    if (node === root) return false;
-    node = node.nextElementSibling;
-  }
-}
-
-/** Elements whose text is not the page's, and elements that end a line of text. */
-const HIDDEN = new Set(["SCRIPT", "STYLE", "NOSCRIPT", "TEMPLATE", "SVG", "HEAD"]);
-const BLOCK =
-  /^(ADDRESS|ARTICLE|ASIDE|BLOCKQUOTE|BR|DD|DIV|DL|DT|FIELDSET|FIGCAPTION|FIGURE|FOOTER|FORM|H[1-6]|HEADER|HR|LI|MAIN|NAV|OL|P|PRE|SECTION|TABLE|TD|TH|TR|UL)$/;
-
-/**
- * A page nested too deep to extract from safely: its visible text in document order, a line
- * per block, walked without recursion (Markdown conversion recurses, and would overflow).
- */
-function plainText(document: Dom, pageUrl: string): ProviderReadOutcome {
-  const stated = pageMetadata(document, pageUrl);
-  const root = document.body ?? document.documentElement;
-  const parts: string[] = [];
-  let node = root.firstChild;
-  const name = (element: Dom): string => String(element.nodeName).toUpperCase();
-  while (node && node !== root) {
-    const element = node.nodeType === 1;
-    if (node.nodeType === 3) parts.push(node.data);
-    else if (element && BLOCK.test(name(node))) parts.push("\n");
-    if (element && !HIDDEN.has(name(node)) && node.firstChild) {
-      node = node.firstChild;
-      continue;
-    }
-    while (node !== root && !node.nextSibling) {
-      node = node.parentNode;
-      if (node !== root && BLOCK.test(name(node))) parts.push("\n");
-    }
-    if (node === root) break;
-    node = node.nextSibling;
-  }
-  const text = parts
-    .join("")
-    .split("\n")
-    .map((line) => line.replace(/\s+/g, " ").trim())
-    .filter((line) => line !== "")
-    .join("\n\n");
+/** A page too deep or too large to extract from: its visible text in order, a line per block. */
+function plainOutcome({ title, text }: ReturnType<typeof plainText>, tooDeep: boolean): ProviderReadOutcome {
+  const why = tooDeep
+    ? `nests elements more than ${WEB_READ_MAX_DEPTH} deep`
+    : `has more than ${WEB_READ_MAX_ELEMENTS.toLocaleString("en-US")} elements or ${WEB_READ_MAX_NODES.toLocaleString("en-US")} nodes`;
   return {
-    ...(stated.title === undefined ? {} : { title: stated.title }),
+    ...(title === undefined ? {} : { title }),
     content: [{ type: "text", text }],
-    warnings: [
-      `direct: the page nests elements more than ${WEB_READ_MAX_DEPTH} deep; its text was read without main-content extraction or formatting`,
-    ],
+    warnings: [`direct: the page ${why}; its text was read without main-content extraction or formatting`],
   };
 }
 

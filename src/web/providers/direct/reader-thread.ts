@@ -15,7 +15,8 @@
  *
  * Most HTML pages are read on the calling thread: a thread's start would cost them more than
  * their reading does. What a page costs to read follows the number of its elements more than its
- * size (scripts and styles are long and cheap), so a page goes to a thread by either.
+ * size (scripts and styles are long and cheap), so a page goes to a thread by either; what is
+ * counted is every token the parser acts on, not only start tags.
  */
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
@@ -71,13 +72,23 @@ const threads = new Slots(WEB_READ_THREADS);
 const entry = new URL("./reader-worker.js", import.meta.url);
 const threadModule = existsSync(fileURLToPath(entry));
 
-/** An HTML page worth a thread: long, or with many start tags (`<` then a letter). */
+/**
+ * An HTML page worth a thread: long, or with many tag-like tokens (`<` then a letter, `/`, `!` or
+ * `?`). Each is a step of the parser, end tags included: a stray `</p>` makes a paragraph and
+ * `</br>` a line break, so a page of them builds as many elements as one of start tags.
+ */
 export function heavyHtml(html: string): boolean {
   if (html.length >= WEB_READ_THREAD_MIN_CHARS) return true;
-  let elements = 0;
+  let tokens = 0;
   for (let at = html.indexOf("<"); at >= 0; at = html.indexOf("<", at + 1)) {
-    const next = html.charCodeAt(at + 1) | 0x20;
-    if (next >= 0x61 && next <= 0x7a && ++elements >= WEB_READ_THREAD_MIN_ELEMENTS) return true;
+    const next = html.charCodeAt(at + 1);
+    const letter = (next | 0x20) >= 0x61 && (next | 0x20) <= 0x7a;
+    // `/` 0x2f, `!` 0x21, `?` 0x3f
+    if (
+      (letter || next === 0x2f || next === 0x21 || next === 0x3f) &&
+      ++tokens >= WEB_READ_THREAD_MIN_ELEMENTS
+    )
+      return true;
   }
   return false;
 }
