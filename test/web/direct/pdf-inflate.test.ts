@@ -54,7 +54,9 @@ describe("direct reader: what a PDF's streams inflate to", () => {
       },
     );
     const grew = peakMb() - before;
-    assert.ok(grew < PDF_MAX_INFLATED_BYTES / MB / 4, `the peak resident set grew ${grew.toFixed(0)} MB`);
+    // Read, the bomb would take all it inflates; counted, only chunks the collector has not yet
+    // taken back (more of them on a loaded machine): half the bound tells the two apart.
+    assert.ok(grew < PDF_MAX_INFLATED_BYTES / MB / 2, `the peak resident set grew ${grew.toFixed(0)} MB`);
   });
 
   it("a real PDF is counted, then read as before", async () => {
