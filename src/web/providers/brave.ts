@@ -5,9 +5,9 @@
  * `text_decorations=false` asks for snippets without Brave's highlight markup.
  * Wire shape: see docs/PROVIDERS.md (brave/brave-search-mcp-server).
  */
-import type { Provider, ProviderContext, ProviderSearchOutcome, ProviderSearchRequest } from "../provider.js";
-import { joinUrl, requestJson, unexpectedShape, withQuery } from "./shared/http.js";
-import { deadlineOverride, presentKey, type VendorProviderOptions } from "./shared/options.js";
+import { defineHttpProvider } from "./shared/define.js";
+import { unexpectedShape } from "./shared/http.js";
+import type { VendorProviderOptions } from "./shared/options.js";
 import { searchOutcome, toRow } from "./shared/outcome.js";
 import { dateText, isRecord } from "./shared/values.js";
 
@@ -21,32 +21,24 @@ export interface BraveProviderOptions extends VendorProviderOptions {
   readonly apiKey: string;
 }
 
-export function createBraveProvider(options: BraveProviderOptions): Provider {
-  const id = options.id ?? "brave";
-  const baseUrl = options.baseUrl ?? BRAVE_BASE_URL;
-  const apiKey = presentKey(options.apiKey);
-  if (apiKey === undefined) throw new TypeError(`${id}: an API key is required`);
+export const createBraveProvider = defineHttpProvider<BraveProviderOptions>({
+  adapter: "brave",
+  baseUrl: BRAVE_BASE_URL,
+  auth: { header: "x-subscription-token", required: true },
 
-  return {
-    id,
-    adapter: "brave",
-    anonymous: false,
-    capabilities: { search: true, read: false, focus: false },
-    ...deadlineOverride(options),
-
-    async search(request: ProviderSearchRequest, context: ProviderContext): Promise<ProviderSearchOutcome> {
-      const url = withQuery(joinUrl(baseUrl, "/res/v1/web/search"), {
+  search: {
+    request: (request) => ({
+      method: "GET",
+      path: "/res/v1/web/search",
+      query: {
         q: request.query,
         count: String(Math.min(request.maxResults, BRAVE_MAX_COUNT)),
         freshness: request.timeRange === undefined ? undefined : FRESHNESS[request.timeRange],
         // Plain snippets: without this Brave wraps matched words in highlight markup.
         text_decorations: "false",
-      });
-      const body = await requestJson(id, context, {
-        method: "GET",
-        url,
-        headers: { "x-subscription-token": apiKey },
-      });
+      },
+    }),
+    response: (body, request, { id }) => {
       if (!isRecord(body)) throw unexpectedShape(id);
       // Brave omits `web` entirely when nothing matched.
       if (body.web !== undefined && (!isRecord(body.web) || !Array.isArray(body.web.results))) {
@@ -66,5 +58,5 @@ export function createBraveProvider(options: BraveProviderOptions): Provider {
       );
       return searchOutcome({ rows, maxResults: request.maxResults });
     },
-  };
-}
+  },
+});

@@ -136,28 +136,7 @@ function isAbortError(thrown: unknown): boolean {
   return thrown instanceof Error && (thrown.name === "AbortError" || thrown.name === "TimeoutError");
 }
 
-export interface JsonOptions {
-  /** A vendor-specific reading of a non-2xx status (SearXNG's 403); undefined falls through. */
-  readonly onStatus?: (response: HttpResponse) => ProviderError | undefined;
-}
-
-/** Sends a request and parses a 2xx JSON answer; HTML or broken JSON is `malformed`. */
-export async function requestJson(
-  providerId: string,
-  context: ProviderContext,
-  request: VendorRequest,
-  options: JsonOptions = {},
-): Promise<unknown> {
-  const response = await send(providerId, context, {
-    ...request,
-    headers: { accept: "application/json", ...request.headers },
-  });
-  if (response.status < 200 || response.status > 299) {
-    throw options.onStatus?.(response) ?? httpStatusError(providerId, response);
-  }
-  return parseJson(providerId, response);
-}
-
+/** A 2xx answer parsed as JSON; an undecodable body, HTML or broken JSON is `malformed`. */
 export function parseJson(providerId: string, response: HttpResponse): unknown {
   let body: string;
   try {
