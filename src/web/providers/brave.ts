@@ -5,10 +5,9 @@
  * `text_decorations=false` asks for snippets without Brave's highlight markup.
  * Wire shape: see docs/PROVIDERS.md (brave/brave-search-mcp-server).
  */
-import { defineHttpProvider } from "./shared/define.js";
+import { defineHttpProvider, type VendorProviderOptions } from "./shared/define.js";
 import { unexpectedShape } from "./shared/http.js";
-import type { VendorProviderOptions } from "./shared/options.js";
-import { searchOutcome, toRow } from "./shared/outcome.js";
+import { rowsOf, searchOutcome } from "./shared/outcome.js";
 import { dateText, isRecord } from "./shared/values.js";
 
 export const BRAVE_BASE_URL = "https://api.search.brave.com";
@@ -44,18 +43,13 @@ export const createBraveProvider = defineHttpProvider<BraveProviderOptions>({
       if (body.web !== undefined && (!isRecord(body.web) || !Array.isArray(body.web.results))) {
         throw unexpectedShape(id);
       }
-      const results = isRecord(body.web) && Array.isArray(body.web.results) ? body.web.results : [];
-      const rows = results.map((item) =>
-        isRecord(item)
-          ? toRow({
-              title: item.title,
-              url: item.url,
-              snippet: item.description,
-              // `page_age` is an ISO date; `age` is prose ("2 days ago") and not a date.
-              publishedAt: dateText(item.page_age),
-            })
-          : undefined,
-      );
+      const rows = rowsOf(isRecord(body.web) ? body.web.results : [], (item) => ({
+        title: item.title,
+        url: item.url,
+        snippet: item.description,
+        // `page_age` is an ISO date; `age` is prose ("2 days ago") and not a date.
+        publishedAt: dateText(item.page_age),
+      }));
       return searchOutcome({ rows, maxResults: request.maxResults });
     },
   },

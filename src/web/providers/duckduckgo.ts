@@ -12,8 +12,7 @@
  */
 import type { HttpResponse } from "../../net/http-client.js";
 import { ProviderError } from "../provider.js";
-import { defineHttpProvider } from "./shared/define.js";
-import type { VendorProviderOptions } from "./shared/options.js";
+import { defineHttpProvider, type VendorProviderOptions } from "./shared/define.js";
 import { type RowInput, searchOutcome, toRow } from "./shared/outcome.js";
 import { httpUrl } from "./shared/values.js";
 

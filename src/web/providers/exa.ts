@@ -7,10 +7,9 @@
  * empty success. Wire shape: see docs/PROVIDERS.md (docs.exa.ai OpenAPI, exa-labs/exa-js).
  */
 import { ProviderError } from "../provider.js";
-import { defineHttpProvider } from "./shared/define.js";
+import { defineHttpProvider, type VendorProviderOptions } from "./shared/define.js";
 import { unexpectedShape } from "./shared/http.js";
-import type { VendorProviderOptions } from "./shared/options.js";
-import { readOutcome, searchOutcome, timeRangeStart, toRow } from "./shared/outcome.js";
+import { readOutcome, rowsOf, searchOutcome, timeRangeStart } from "./shared/outcome.js";
 import { arrayOf, dateText, isRecord, text } from "./shared/values.js";
 
 export const EXA_BASE_URL = "https://api.exa.ai";
@@ -42,18 +41,17 @@ export const createExaProvider = defineHttpProvider<ExaProviderOptions>({
     }),
     response: (body, request, { id }) => {
       if (!isRecord(body) || !Array.isArray(body.results)) throw unexpectedShape(id);
-      const rows = body.results.map((item) => {
-        if (!isRecord(item)) return undefined;
+      const rows = rowsOf(body.results, (item) => {
         const highlights = arrayOf(item.highlights)
           .map(text)
           .filter((h) => h !== undefined);
-        return toRow({
+        return {
           title: item.title,
           url: item.url,
           snippet: highlights.length > 0 ? highlights.join(" … ") : item.summary,
           publishedAt: dateText(item.publishedDate),
           author: item.author,
-        });
+        };
       });
       return searchOutcome({ rows, maxResults: request.maxResults });
     },

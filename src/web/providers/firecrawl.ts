@@ -11,10 +11,9 @@
  * Wire shape: see docs/PROVIDERS.md (firecrawl/firecrawl, apps/js-sdk/firecrawl/src/v2).
  */
 import { ProviderError, type ReadMetadata } from "../provider.js";
-import { defineHttpProvider } from "./shared/define.js";
+import { defineHttpProvider, type VendorProviderOptions } from "./shared/define.js";
 import { unexpectedShape } from "./shared/http.js";
-import type { VendorProviderOptions } from "./shared/options.js";
-import { googleTbs, readOutcome, searchOutcome, toRow } from "./shared/outcome.js";
+import { googleTbs, readOutcome, rowsOf, searchOutcome } from "./shared/outcome.js";
 import { arrayOf, dateText, isRecord, text } from "./shared/values.js";
 
 export const FIRECRAWL_BASE_URL = "https://api.firecrawl.dev";
@@ -87,15 +86,11 @@ export const createFirecrawlProvider = defineHttpProvider<FirecrawlProviderOptio
       const data = unwrap(id, body);
       // v2 groups results by source; only `web` is asked for (the default source).
       if (data.web !== undefined && !Array.isArray(data.web)) throw unexpectedShape(id);
-      const rows = arrayOf(data.web).map((item) =>
-        isRecord(item)
-          ? toRow({
-              title: item.title ?? (isRecord(item.metadata) ? item.metadata.title : undefined),
-              url: item.url,
-              snippet: item.description,
-            })
-          : undefined,
-      );
+      const rows = rowsOf(data.web, (item) => ({
+        title: item.title ?? (isRecord(item.metadata) ? item.metadata.title : undefined),
+        url: item.url,
+        snippet: item.description,
+      }));
       return searchOutcome({ rows, maxResults: request.maxResults });
     },
   },

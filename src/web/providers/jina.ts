@@ -10,10 +10,14 @@
  * Wire shape: see docs/PROVIDERS.md (jina-ai/reader README, jina-ai/MCP).
  */
 import { ProviderError } from "../provider.js";
-import { defineHttpProvider, type Vendor, type VendorCall } from "./shared/define.js";
+import {
+  defineHttpProvider,
+  type Vendor,
+  type VendorCall,
+  type VendorProviderOptions,
+} from "./shared/define.js";
 import { unexpectedShape } from "./shared/http.js";
-import type { VendorProviderOptions } from "./shared/options.js";
-import { readOutcome, searchOutcome, timeRangeIgnored, toRow } from "./shared/outcome.js";
+import { readOutcome, rowsOf, searchOutcome, timeRangeIgnored } from "./shared/outcome.js";
 import { arrayOf, dateText, isRecord, text } from "./shared/values.js";
 
 export const JINA_READER_URL = "https://r.jina.ai";
@@ -73,16 +77,12 @@ export const createJinaProvider = defineHttpProvider<JinaProviderOptions>({
       if (!isRecord(body)) throw unexpectedShape(id);
       if (body.data !== null && body.data !== undefined && !Array.isArray(body.data))
         throw unexpectedShape(id);
-      const rows = arrayOf(body.data).map((item) =>
-        isRecord(item)
-          ? toRow({
-              title: item.title,
-              url: item.url,
-              snippet: text(item.description) ?? text(item.content),
-              publishedAt: dateText(item.date),
-            })
-          : undefined,
-      );
+      const rows = rowsOf(body.data, (item) => ({
+        title: item.title,
+        url: item.url,
+        snippet: text(item.description) ?? text(item.content),
+        publishedAt: dateText(item.date),
+      }));
       return searchOutcome({
         rows,
         maxResults: request.maxResults,

@@ -8,9 +8,8 @@
  * `sources` says as much. Wire shape: see docs/PROVIDERS.md (OpenAI API reference, Responses).
  */
 import { ProviderError } from "../provider.js";
-import { defineHttpProvider } from "./shared/define.js";
+import { defineHttpProvider, type VendorProviderOptions } from "./shared/define.js";
 import { unexpectedShape } from "./shared/http.js";
-import type { VendorProviderOptions } from "./shared/options.js";
 import { type RowInput, searchOutcome, timeRangeIgnored, toRow } from "./shared/outcome.js";
 import { arrayOf, httpUrl, isRecord, text } from "./shared/values.js";
 

@@ -8,10 +8,9 @@
  * (docs.searxng.org, Search API).
  */
 import { ProviderError } from "../provider.js";
-import { defineHttpProvider } from "./shared/define.js";
+import { defineHttpProvider, type VendorProviderOptions } from "./shared/define.js";
 import { unexpectedShape } from "./shared/http.js";
-import type { VendorProviderOptions } from "./shared/options.js";
-import { searchOutcome, toRow } from "./shared/outcome.js";
+import { rowsOf, searchOutcome } from "./shared/outcome.js";
 import { arrayOf, dateText, isRecord, text } from "./shared/values.js";
 
 export interface SearxngProviderOptions extends VendorProviderOptions {
@@ -43,17 +42,13 @@ export const createSearxngProvider = defineHttpProvider<SearxngProviderOptions>(
     }),
     response: (body, request, { id }) => {
       if (!isRecord(body) || !Array.isArray(body.results)) throw unexpectedShape(id);
-      const rows = body.results.map((item) =>
-        isRecord(item)
-          ? toRow({
-              title: item.title,
-              url: item.url,
-              snippet: item.content,
-              publishedAt: dateText(item.publishedDate),
-              author: item.author,
-            })
-          : undefined,
-      );
+      const rows = rowsOf(body.results, (item) => ({
+        title: item.title,
+        url: item.url,
+        snippet: item.content,
+        publishedAt: dateText(item.publishedDate),
+        author: item.author,
+      }));
       return searchOutcome({ rows, maxResults: request.maxResults, answer: firstAnswer(body.answers) });
     },
   },

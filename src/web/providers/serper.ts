@@ -4,10 +4,9 @@
  * The result URL is `link`. A time range becomes Google's `tbs=qdr:<d|w|m|y>`. The answer box,
  * when Google shows one, becomes the answer. Wire shape: see docs/PROVIDERS.md.
  */
-import { defineHttpProvider } from "./shared/define.js";
+import { defineHttpProvider, type VendorProviderOptions } from "./shared/define.js";
 import { unexpectedShape } from "./shared/http.js";
-import type { VendorProviderOptions } from "./shared/options.js";
-import { googleTbs, searchOutcome, toRow } from "./shared/outcome.js";
+import { googleTbs, rowsOf, searchOutcome } from "./shared/outcome.js";
 import { dateText, isRecord, text } from "./shared/values.js";
 
 export const SERPER_BASE_URL = "https://google.serper.dev";
@@ -34,16 +33,12 @@ export const createSerperProvider = defineHttpProvider<SerperProviderOptions>({
       if (!isRecord(body)) throw unexpectedShape(id);
       // Serper omits `organic` when Google found nothing.
       if (body.organic !== undefined && !Array.isArray(body.organic)) throw unexpectedShape(id);
-      const rows = (Array.isArray(body.organic) ? body.organic : []).map((item) =>
-        isRecord(item)
-          ? toRow({
-              title: item.title,
-              url: item.link,
-              snippet: item.snippet,
-              publishedAt: dateText(item.date),
-            })
-          : undefined,
-      );
+      const rows = rowsOf(body.organic, (item) => ({
+        title: item.title,
+        url: item.link,
+        snippet: item.snippet,
+        publishedAt: dateText(item.date),
+      }));
       const box = isRecord(body.answerBox) ? body.answerBox : undefined;
       return searchOutcome({
         rows,

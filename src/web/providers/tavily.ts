@@ -6,10 +6,9 @@
  * docs/PROVIDERS.md (Tavily's official JS client, tavily-ai/tavily-js).
  */
 import { ProviderError } from "../provider.js";
-import { defineHttpProvider } from "./shared/define.js";
+import { defineHttpProvider, type VendorProviderOptions } from "./shared/define.js";
 import { unexpectedShape } from "./shared/http.js";
-import type { VendorProviderOptions } from "./shared/options.js";
-import { readOutcome, searchOutcome, toRow } from "./shared/outcome.js";
+import { readOutcome, rowsOf, searchOutcome } from "./shared/outcome.js";
 import { arrayOf, isRecord, text } from "./shared/values.js";
 
 export const TAVILY_BASE_URL = "https://api.tavily.com";
@@ -45,16 +44,12 @@ export const createTavilyProvider = defineHttpProvider<TavilyProviderOptions>({
     }),
     response: (body, request, { id }) => {
       if (!isRecord(body) || !Array.isArray(body.results)) throw unexpectedShape(id);
-      const rows = body.results.map((item) =>
-        isRecord(item)
-          ? toRow({
-              title: item.title,
-              url: item.url,
-              snippet: item.content,
-              publishedAt: item.published_date,
-            })
-          : undefined,
-      );
+      const rows = rowsOf(body.results, (item) => ({
+        title: item.title,
+        url: item.url,
+        snippet: item.content,
+        publishedAt: item.published_date,
+      }));
       return searchOutcome({ rows, maxResults: request.maxResults, answer: body.answer });
     },
   },

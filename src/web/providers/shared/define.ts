@@ -15,8 +15,17 @@ import type {
   ProviderSearchRequest,
 } from "../../provider.js";
 import { httpStatusError, joinUrl, parseJson, send, withQuery } from "./http.js";
-import { deadlineOverride, presentKey, type VendorProviderOptions } from "./options.js";
 import { text } from "./values.js";
+
+/** Options every vendor factory accepts; the config layer maps settings onto them. */
+export interface VendorProviderOptions {
+  /** Provider id as routes and fan-out name it; defaults to the adapter name (`tavily`, ...). */
+  readonly id?: string;
+  /** Overrides the vendor's documented base URL (proxies, self-hosting, tests). */
+  readonly baseUrl?: string;
+  /** Per-attempt deadline override, connection included; the router applies it. */
+  readonly attemptDeadlineMs?: number;
+}
 
 /** What a mapping knows about the provider it serves. */
 export interface Vendor<O> {
@@ -109,7 +118,7 @@ export function defineHttpProvider<O extends Options>(
       anonymous:
         description.anonymous === "without-key" ? vendor.key === undefined : description.anonymous === true,
       capabilities: { search: search !== undefined, read: read !== undefined, focus: read?.focus === true },
-      ...deadlineOverride(options),
+      ...(options.attemptDeadlineMs === undefined ? {} : { attemptDeadlineMs: options.attemptDeadlineMs }),
       ...(search === undefined ? {} : { search: run(search) }),
       ...(read === undefined ? {} : { read: run(read) }),
       ...(probe === undefined ? {} : { probe: (context: ProviderContext) => run(probe)(undefined, context) }),
@@ -122,7 +131,8 @@ function resolveVendor<O extends Options>(description: HttpProviderDescription<O
   const id = options.id ?? description.adapter;
   const missing = description.check?.(options);
   if (missing !== undefined) throw new TypeError(`${id}: ${missing}`);
-  const key = presentKey(options.apiKey);
+  // A blank key is no key.
+  const key = text(options.apiKey);
   if (description.auth?.required === true && key === undefined) {
     throw new TypeError(`${id}: an API key is required`);
   }
