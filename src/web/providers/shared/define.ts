@@ -4,6 +4,7 @@
  * module owns everything the adapters share: the id, the key (trimmed, required or optional),
  * the capabilities, the deadline override, headers, transport and status failures, JSON decoding.
  */
+import { MAX_RESPONSE_BODY_BYTES } from "../../../core/limits.js";
 import type { HttpResponse } from "../../../net/http-client.js";
 import type {
   Provider,
@@ -14,7 +15,7 @@ import type {
   ProviderSearchOutcome,
   ProviderSearchRequest,
 } from "../../provider.js";
-import { httpStatusError, joinUrl, parseJson, send, withQuery } from "./http.js";
+import { httpStatusError, joinUrl, parseJson, transportError, withQuery } from "./http.js";
 import { text } from "./values.js";
 
 /** Options every vendor factory accepts; the config layer maps settings onto them. */
@@ -169,12 +170,23 @@ function vendorCall<O extends Options>(
       : { [auth.header]: `${auth.prefix ?? ""}${vendor.key}` };
   const response = async (wire: WireRequest, accept: Record<string, string>) => {
     const url = joinUrl(wire.base ?? vendor.baseUrl, wire.path);
-    const answer = await send(vendor.id, context, {
-      method: wire.method,
-      url: wire.query === undefined ? url : withQuery(url, wire.query),
-      headers: { ...accept, ...credential, ...wire.headers },
-      body: wire.body,
-    });
+    let answer: HttpResponse;
+    try {
+      answer = await context.http.request({
+        method: wire.method,
+        url: wire.query === undefined ? url : withQuery(url, wire.query),
+        headers: { ...accept, ...credential, ...wire.headers },
+        body: wire.body,
+        // Base URLs come from the operator's configuration, so loopback or intranet is fine here;
+        // the public-URL guard is for URLs an agent supplies.
+        trust: "operator",
+        followRedirects: false,
+        signal: context.signal,
+        maxBodyBytes: MAX_RESPONSE_BODY_BYTES,
+      });
+    } catch (thrown) {
+      throw transportError(vendor.id, context.signal, thrown);
+    }
     const own = description.statuses?.[answer.status];
     if (own !== undefined) throw own(vendor.id);
     if (answer.status < 200 || answer.status > 299) throw httpStatusError(vendor.id, answer);
