@@ -5,10 +5,9 @@
  * `text_decorations=false` asks for snippets without Brave's highlight markup.
  * Wire shape: see docs/PROVIDERS.md (brave/brave-search-mcp-server).
  */
-import type { Provider, ProviderContext, ProviderSearchOutcome, ProviderSearchRequest } from "../provider.js";
-import { joinUrl, requestJson, unexpectedShape, withQuery } from "./shared/http.js";
-import { deadlineOverride, presentKey, type VendorProviderOptions } from "./shared/options.js";
-import { searchOutcome, toRow } from "./shared/outcome.js";
+import { defineHttpProvider, type VendorProviderOptions } from "./shared/define.js";
+import { unexpectedShape } from "./shared/http.js";
+import { rowsOf, searchOutcome } from "./shared/outcome.js";
 import { dateText, isRecord } from "./shared/values.js";
 
 export const BRAVE_BASE_URL = "https://api.search.brave.com";
@@ -21,50 +20,37 @@ export interface BraveProviderOptions extends VendorProviderOptions {
   readonly apiKey: string;
 }
 
-export function createBraveProvider(options: BraveProviderOptions): Provider {
-  const id = options.id ?? "brave";
-  const baseUrl = options.baseUrl ?? BRAVE_BASE_URL;
-  const apiKey = presentKey(options.apiKey);
-  if (apiKey === undefined) throw new TypeError(`${id}: an API key is required`);
+export const createBraveProvider = defineHttpProvider<BraveProviderOptions>({
+  adapter: "brave",
+  baseUrl: BRAVE_BASE_URL,
+  auth: { header: "x-subscription-token", required: true },
 
-  return {
-    id,
-    adapter: "brave",
-    anonymous: false,
-    capabilities: { search: true, read: false, focus: false },
-    ...deadlineOverride(options),
-
-    async search(request: ProviderSearchRequest, context: ProviderContext): Promise<ProviderSearchOutcome> {
-      const url = withQuery(joinUrl(baseUrl, "/res/v1/web/search"), {
+  search: {
+    request: (request) => ({
+      method: "GET",
+      path: "/res/v1/web/search",
+      query: {
         q: request.query,
         count: String(Math.min(request.maxResults, BRAVE_MAX_COUNT)),
         freshness: request.timeRange === undefined ? undefined : FRESHNESS[request.timeRange],
         // Plain snippets: without this Brave wraps matched words in highlight markup.
         text_decorations: "false",
-      });
-      const body = await requestJson(id, context, {
-        method: "GET",
-        url,
-        headers: { "x-subscription-token": apiKey },
-      });
+      },
+    }),
+    response: (body, request, { id }) => {
       if (!isRecord(body)) throw unexpectedShape(id);
       // Brave omits `web` entirely when nothing matched.
       if (body.web !== undefined && (!isRecord(body.web) || !Array.isArray(body.web.results))) {
         throw unexpectedShape(id);
       }
-      const results = isRecord(body.web) && Array.isArray(body.web.results) ? body.web.results : [];
-      const rows = results.map((item) =>
-        isRecord(item)
-          ? toRow({
-              title: item.title,
-              url: item.url,
-              snippet: item.description,
-              // `page_age` is an ISO date; `age` is prose ("2 days ago") and not a date.
-              publishedAt: dateText(item.page_age),
-            })
-          : undefined,
-      );
+      const rows = rowsOf(isRecord(body.web) ? body.web.results : [], (item) => ({
+        title: item.title,
+        url: item.url,
+        snippet: item.description,
+        // `page_age` is an ISO date; `age` is prose ("2 days ago") and not a date.
+        publishedAt: dateText(item.page_age),
+      }));
       return searchOutcome({ rows, maxResults: request.maxResults });
     },
-  };
-}
+  },
+});

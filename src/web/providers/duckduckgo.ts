@@ -11,10 +11,8 @@
  * linkedom is imported on first use, so the MCP server starts without it.
  */
 import type { HttpResponse } from "../../net/http-client.js";
-import type { Provider, ProviderContext, ProviderSearchOutcome, ProviderSearchRequest } from "../provider.js";
 import { ProviderError } from "../provider.js";
-import { httpStatusError, joinUrl, send, withQuery } from "./shared/http.js";
-import { deadlineOverride, type VendorProviderOptions } from "./shared/options.js";
+import { defineHttpProvider, type VendorProviderOptions } from "./shared/define.js";
 import { type RowInput, searchOutcome, toRow } from "./shared/outcome.js";
 import { httpUrl } from "./shared/values.js";
 
@@ -29,33 +27,24 @@ export interface DuckDuckGoProviderOptions extends VendorProviderOptions {
 
 export const DUCKDUCKGO_DEFAULT_USER_AGENT = "Mozilla/5.0 (compatible; evident; +https://github.com/evident)";
 
-export function createDuckDuckGoProvider(options: DuckDuckGoProviderOptions = {}): Provider {
-  const id = options.id ?? "duckduckgo";
-  const baseUrl = options.baseUrl ?? DUCKDUCKGO_BASE_URL;
+export const createDuckDuckGoProvider = defineHttpProvider<DuckDuckGoProviderOptions>({
+  adapter: "duckduckgo",
+  baseUrl: DUCKDUCKGO_BASE_URL,
+  anonymous: true,
+  // DuckDuckGo answers its bot check with 202 and a challenge page instead of results.
+  statuses: { 202: botCheck },
 
-  return {
-    id,
-    adapter: "duckduckgo",
-    anonymous: true,
-    capabilities: { search: true, read: false, focus: false },
-    ...deadlineOverride(options),
-
-    async search(request: ProviderSearchRequest, context: ProviderContext): Promise<ProviderSearchOutcome> {
-      const url = withQuery(joinUrl(baseUrl, "/html/"), {
-        q: request.query,
-        df: request.timeRange === undefined ? undefined : DATE_FILTER[request.timeRange],
-      });
-      const response = await send(id, context, {
+  search: {
+    async run(request, { id, options }, call) {
+      const response = await call.response({
         method: "GET",
-        url,
-        headers: {
-          accept: "text/html",
-          "user-agent": options.userAgent ?? DUCKDUCKGO_DEFAULT_USER_AGENT,
+        path: "/html/",
+        query: {
+          q: request.query,
+          df: request.timeRange === undefined ? undefined : DATE_FILTER[request.timeRange],
         },
+        headers: { accept: "text/html", "user-agent": options.userAgent ?? DUCKDUCKGO_DEFAULT_USER_AGENT },
       });
-      // DuckDuckGo answers its bot check with 202 and a challenge page instead of results.
-      if (response.status === 202) throw botCheck(id);
-      if (response.status < 200 || response.status > 299) throw httpStatusError(id, response);
       const page = await parseResultsPage(id, response);
       if (page.kind === "bot-check") throw botCheck(id);
       if (page.kind === "no-results") {
@@ -71,8 +60,8 @@ export function createDuckDuckGoProvider(options: DuckDuckGoProviderOptions = {}
       }
       return searchOutcome({ rows, maxResults: request.maxResults });
     },
-  };
-}
+  },
+});
 
 function botCheck(id: string): ProviderError {
   return new ProviderError(id, "upstream", `${id} refused the query with a bot check`);

@@ -6,18 +6,10 @@
  * CRAWL_NOT_FOUND) while the call itself answers 200; those become failures here, never an
  * empty success. Wire shape: see docs/PROVIDERS.md (docs.exa.ai OpenAPI, exa-labs/exa-js).
  */
-import type {
-  Provider,
-  ProviderContext,
-  ProviderReadOutcome,
-  ProviderReadRequest,
-  ProviderSearchOutcome,
-  ProviderSearchRequest,
-} from "../provider.js";
 import { ProviderError } from "../provider.js";
-import { joinUrl, requestJson, unexpectedShape } from "./shared/http.js";
-import { deadlineOverride, presentKey, type VendorProviderOptions } from "./shared/options.js";
-import { readOutcome, searchOutcome, timeRangeStart, toRow } from "./shared/outcome.js";
+import { defineHttpProvider, type VendorProviderOptions } from "./shared/define.js";
+import { unexpectedShape } from "./shared/http.js";
+import { readOutcome, rowsOf, searchOutcome, timeRangeStart } from "./shared/outcome.js";
 import { arrayOf, dateText, isRecord, text } from "./shared/values.js";
 
 export const EXA_BASE_URL = "https://api.exa.ai";
@@ -30,63 +22,52 @@ export interface ExaProviderOptions extends VendorProviderOptions {
   readonly readMaxCharacters?: number;
 }
 
-export function createExaProvider(options: ExaProviderOptions): Provider {
-  const id = options.id ?? "exa";
-  const baseUrl = options.baseUrl ?? EXA_BASE_URL;
-  const apiKey = presentKey(options.apiKey);
-  if (apiKey === undefined) throw new TypeError(`${id}: an API key is required`);
-  const headers = { "x-api-key": apiKey };
+export const createExaProvider = defineHttpProvider<ExaProviderOptions>({
+  adapter: "exa",
+  baseUrl: EXA_BASE_URL,
+  auth: { header: "x-api-key", required: true },
 
-  return {
-    id,
-    adapter: "exa",
-    anonymous: false,
-    capabilities: { search: true, read: true, focus: false },
-    ...deadlineOverride(options),
-
-    async search(request: ProviderSearchRequest, context: ProviderContext): Promise<ProviderSearchOutcome> {
-      const body = await requestJson(id, context, {
-        method: "POST",
-        url: joinUrl(baseUrl, "/search"),
-        headers,
-        body: {
-          query: request.query,
-          type: options.searchType ?? "auto",
-          numResults: request.maxResults,
-          contents: { highlights: { numSentences: 3, highlightsPerUrl: 1 } },
-          ...(request.timeRange === undefined
-            ? {}
-            : { startPublishedDate: timeRangeStart(request.timeRange) }),
-        },
-      });
+  search: {
+    request: (request, { options }) => ({
+      method: "POST",
+      path: "/search",
+      body: {
+        query: request.query,
+        type: options.searchType ?? "auto",
+        numResults: request.maxResults,
+        contents: { highlights: { numSentences: 3, highlightsPerUrl: 1 } },
+        ...(request.timeRange === undefined ? {} : { startPublishedDate: timeRangeStart(request.timeRange) }),
+      },
+    }),
+    response: (body, request, { id }) => {
       if (!isRecord(body) || !Array.isArray(body.results)) throw unexpectedShape(id);
-      const rows = body.results.map((item) => {
-        if (!isRecord(item)) return undefined;
+      const rows = rowsOf(body.results, (item) => {
         const highlights = arrayOf(item.highlights)
           .map(text)
           .filter((h) => h !== undefined);
-        return toRow({
+        return {
           title: item.title,
           url: item.url,
           snippet: highlights.length > 0 ? highlights.join(" … ") : item.summary,
           publishedAt: dateText(item.publishedDate),
           author: item.author,
-        });
+        };
       });
       return searchOutcome({ rows, maxResults: request.maxResults });
     },
+  },
 
-    async read(request: ProviderReadRequest, context: ProviderContext): Promise<ProviderReadOutcome> {
-      const body = await requestJson(id, context, {
-        method: "POST",
-        url: joinUrl(baseUrl, "/contents"),
-        headers,
-        body: {
-          urls: [request.url],
-          text: options.readMaxCharacters === undefined ? true : { maxCharacters: options.readMaxCharacters },
-          extras: { links: 50 },
-        },
-      });
+  read: {
+    request: (request, { options }) => ({
+      method: "POST",
+      path: "/contents",
+      body: {
+        urls: [request.url],
+        text: options.readMaxCharacters === undefined ? true : { maxCharacters: options.readMaxCharacters },
+        extras: { links: 50 },
+      },
+    }),
+    response: (body, request, { id }) => {
       if (!isRecord(body) || !Array.isArray(body.results)) throw unexpectedShape(id);
       // One URL in, so any error status is about it (Exa may normalize the URL it echoes).
       const failed = arrayOf(body.statuses).find((status) => isRecord(status) && status.status === "error");
@@ -99,8 +80,8 @@ export function createExaProvider(options: ExaProviderOptions): Provider {
       const links = isRecord(result.extras) ? arrayOf(result.extras.links) : [];
       return readOutcome(id, { title: result.title, parts: [text(result.text)], links });
     },
-  };
-}
+  },
+});
 
 /** Exa's error tag (an enum such as CRAWL_NOT_FOUND), only when it has the enum's form. */
 function statusTag(status: unknown): string {

@@ -10,19 +10,10 @@
  * Firecrawl's metadata stays out, and the page text is never searched for such fields.
  * Wire shape: see docs/PROVIDERS.md (firecrawl/firecrawl, apps/js-sdk/firecrawl/src/v2).
  */
-import type {
-  Provider,
-  ProviderContext,
-  ProviderReadOutcome,
-  ProviderReadRequest,
-  ProviderSearchOutcome,
-  ProviderSearchRequest,
-  ReadMetadata,
-} from "../provider.js";
-import { ProviderError } from "../provider.js";
-import { joinUrl, requestJson, unexpectedShape } from "./shared/http.js";
-import { deadlineOverride, presentKey, type VendorProviderOptions } from "./shared/options.js";
-import { googleTbs, readOutcome, searchOutcome, toRow } from "./shared/outcome.js";
+import { ProviderError, type ReadMetadata } from "../provider.js";
+import { defineHttpProvider, type VendorProviderOptions } from "./shared/define.js";
+import { unexpectedShape } from "./shared/http.js";
+import { googleTbs, readOutcome, rowsOf, searchOutcome } from "./shared/outcome.js";
 import { arrayOf, dateText, isRecord, text } from "./shared/values.js";
 
 export const FIRECRAWL_BASE_URL = "https://api.firecrawl.dev";
@@ -34,44 +25,30 @@ export interface FirecrawlProviderOptions extends VendorProviderOptions {
   readonly maxAgeMs?: number;
 }
 
-export function createFirecrawlProvider(options: FirecrawlProviderOptions = {}): Provider {
-  const id = options.id ?? "firecrawl";
-  const baseUrl = options.baseUrl ?? FIRECRAWL_BASE_URL;
-  const apiKey = presentKey(options.apiKey);
-  const headers: Record<string, string> = apiKey === undefined ? {} : { authorization: `Bearer ${apiKey}` };
+export const createFirecrawlProvider = defineHttpProvider<FirecrawlProviderOptions>({
+  adapter: "firecrawl",
+  baseUrl: FIRECRAWL_BASE_URL,
+  auth: { header: "authorization", prefix: "Bearer ", required: false },
+  // A configured endpoint (hosted with a key, or the operator's own instance): never anonymous.
 
-  /** Firecrawl wraps every answer in `{success, data}`; `success: false` is a vendor-side failure. */
-  function unwrap(body: unknown): Record<string, unknown> {
-    if (!isRecord(body)) throw unexpectedShape(id);
-    if (body.success === false) throw new ProviderError(id, "upstream", `${id} reported a failure`);
-    if (!isRecord(body.data)) throw unexpectedShape(id);
-    return body.data;
-  }
-
-  return {
-    id,
-    adapter: "firecrawl",
-    // A configured endpoint (hosted with a key, or the operator's own instance).
-    anonymous: false,
-    capabilities: { search: true, read: true, focus: true },
-    ...deadlineOverride(options),
-
-    async read(request: ProviderReadRequest, context: ProviderContext): Promise<ProviderReadOutcome> {
+  read: {
+    focus: true,
+    request: (request, { options }) => {
       const formats: unknown[] = ["markdown", "links"];
       if (request.focus !== undefined) formats.push({ type: "question", question: request.focus });
-      const data = unwrap(
-        await requestJson(id, context, {
-          method: "POST",
-          url: joinUrl(baseUrl, "/v2/scrape"),
-          headers,
-          body: {
-            url: request.url,
-            formats,
-            onlyMainContent: true,
-            ...(options.maxAgeMs === undefined ? {} : { maxAge: options.maxAgeMs }),
-          },
-        }),
-      );
+      return {
+        method: "POST",
+        path: "/v2/scrape",
+        body: {
+          url: request.url,
+          formats,
+          onlyMainContent: true,
+          ...(options.maxAgeMs === undefined ? {} : { maxAge: options.maxAgeMs }),
+        },
+      };
+    },
+    response: (body, _request, { id }) => {
+      const data = unwrap(id, body);
       const meta = isRecord(data.metadata) ? data.metadata : {};
       const warnings: string[] = [];
       const pageStatus = meta.statusCode;
@@ -86,41 +63,45 @@ export function createFirecrawlProvider(options: FirecrawlProviderOptions = {}):
         warnings,
       });
     },
+  },
 
-    async probe(context: ProviderContext): Promise<void> {
-      // GET /v2/team/credit-usage: the team's remaining credits; it costs none.
-      const body = await requestJson(id, context, {
-        method: "GET",
-        url: joinUrl(baseUrl, "/v2/team/credit-usage"),
-        headers,
-      });
+  // GET /v2/team/credit-usage: the team's remaining credits; it costs none.
+  probe: {
+    request: () => ({ method: "GET", path: "/v2/team/credit-usage" }),
+    response: (body, _request, { id }) => {
       if (!isRecord(body) || !isRecord(body.data)) throw unexpectedShape(id);
     },
+  },
 
-    async search(request: ProviderSearchRequest, context: ProviderContext): Promise<ProviderSearchOutcome> {
+  search: {
+    request: (request) => {
       const tbs = googleTbs(request.timeRange);
-      const data = unwrap(
-        await requestJson(id, context, {
-          method: "POST",
-          url: joinUrl(baseUrl, "/v2/search"),
-          headers,
-          body: { query: request.query, limit: request.maxResults, ...(tbs === undefined ? {} : { tbs }) },
-        }),
-      );
+      return {
+        method: "POST",
+        path: "/v2/search",
+        body: { query: request.query, limit: request.maxResults, ...(tbs === undefined ? {} : { tbs }) },
+      };
+    },
+    response: (body, request, { id }) => {
+      const data = unwrap(id, body);
       // v2 groups results by source; only `web` is asked for (the default source).
       if (data.web !== undefined && !Array.isArray(data.web)) throw unexpectedShape(id);
-      const rows = arrayOf(data.web).map((item) =>
-        isRecord(item)
-          ? toRow({
-              title: item.title ?? (isRecord(item.metadata) ? item.metadata.title : undefined),
-              url: item.url,
-              snippet: item.description,
-            })
-          : undefined,
-      );
+      const rows = rowsOf(data.web, (item) => ({
+        title: item.title ?? (isRecord(item.metadata) ? item.metadata.title : undefined),
+        url: item.url,
+        snippet: item.description,
+      }));
       return searchOutcome({ rows, maxResults: request.maxResults });
     },
-  };
+  },
+});
+
+/** Firecrawl wraps every answer in `{success, data}`; `success: false` is a vendor-side failure. */
+function unwrap(id: string, body: unknown): Record<string, unknown> {
+  if (!isRecord(body)) throw unexpectedShape(id);
+  if (body.success === false) throw new ProviderError(id, "upstream", `${id} reported a failure`);
+  if (!isRecord(body.data)) throw unexpectedShape(id);
+  return body.data;
 }
 
 /**

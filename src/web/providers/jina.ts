@@ -9,18 +9,15 @@
  * best answer it; when none come back the plain page is returned with a warning saying so.
  * Wire shape: see docs/PROVIDERS.md (jina-ai/reader README, jina-ai/MCP).
  */
-import type {
-  Provider,
-  ProviderContext,
-  ProviderReadOutcome,
-  ProviderReadRequest,
-  ProviderSearchOutcome,
-  ProviderSearchRequest,
-} from "../provider.js";
 import { ProviderError } from "../provider.js";
-import { joinUrl, requestJson, unexpectedShape } from "./shared/http.js";
-import { deadlineOverride, presentKey, type VendorProviderOptions } from "./shared/options.js";
-import { readOutcome, searchOutcome, timeRangeIgnored, toRow } from "./shared/outcome.js";
+import {
+  defineHttpProvider,
+  type Vendor,
+  type VendorCall,
+  type VendorProviderOptions,
+} from "./shared/define.js";
+import { unexpectedShape } from "./shared/http.js";
+import { readOutcome, rowsOf, searchOutcome, timeRangeIgnored } from "./shared/outcome.js";
 import { arrayOf, dateText, isRecord, text } from "./shared/values.js";
 
 export const JINA_READER_URL = "https://r.jina.ai";
@@ -38,106 +35,95 @@ export interface JinaProviderOptions extends VendorProviderOptions {
   readonly questionUrl?: string;
 }
 
-export function createJinaProvider(options: JinaProviderOptions = {}): Provider {
-  const id = options.id ?? "jina";
-  const apiKey = presentKey(options.apiKey);
-  const readerUrl = options.readerUrl ?? options.baseUrl ?? JINA_READER_URL;
-  const searchUrl = options.searchUrl ?? options.baseUrl ?? JINA_SEARCH_URL;
-  const questionUrl = options.questionUrl ?? options.baseUrl ?? JINA_QUESTION_URL;
-  const auth: Record<string, string> = apiKey === undefined ? {} : { authorization: `Bearer ${apiKey}` };
+type Jina = Vendor<JinaProviderOptions>;
 
-  async function plainRead(url: string, context: ProviderContext) {
-    const body = await requestJson(id, context, {
-      method: "POST",
-      url: joinUrl(readerUrl, "/"),
-      headers: { ...auth, "x-with-links-summary": "all", "x-retain-images": "none" },
-      body: { url },
-    });
-    if (!isRecord(body)) throw unexpectedShape(id);
-    if (!isRecord(body.data)) {
-      // Jina reports refusals (e.g. 451 SecurityCompromiseError) as `data: null`.
-      if (body.data === null || body.data === undefined) {
-        throw new ProviderError(id, "upstream", `${id} could not read the page`);
-      }
-      throw unexpectedShape(id);
-    }
-    return body.data;
-  }
+export const createJinaProvider = defineHttpProvider<JinaProviderOptions>({
+  adapter: "jina",
+  baseUrl: JINA_READER_URL,
+  auth: { header: "authorization", prefix: "Bearer ", required: false },
+  anonymous: "without-key",
 
-  const provider: Provider = {
-    id,
-    adapter: "jina",
-    anonymous: apiKey === undefined,
-    capabilities: { search: apiKey !== undefined, read: true, focus: true },
-    ...deadlineOverride(options),
-
-    async read(request: ProviderReadRequest, context: ProviderContext): Promise<ProviderReadOutcome> {
+  read: {
+    focus: true,
+    async run(request, jina, call) {
       const warnings: string[] = [];
       if (request.focus !== undefined) {
-        const focused = await questionRead(request.url, request.focus, context);
-        if (focused !== undefined) {
-          return readOutcome(id, { title: focused.title, parts: focused.passages });
-        }
-        warnings.push(`${id} found no passage answering the focus; the whole page is returned`);
+        const focused = await questionRead(request.url, request.focus, jina, call);
+        if (focused !== undefined)
+          return readOutcome(jina.id, { title: focused.title, parts: focused.passages });
+        warnings.push(`${jina.id} found no passage answering the focus; the whole page is returned`);
       }
-      const data = await plainRead(request.url, context);
-      return readOutcome(id, {
+      const data = await plainRead(request.url, jina, call);
+      return readOutcome(jina.id, {
         title: data.title,
         parts: [text(data.content)],
         links: linkUrls(data.links),
         warnings,
       });
     },
-  };
+  },
 
-  async function questionRead(url: string, question: string, context: ProviderContext) {
-    const body = await requestJson(id, context, {
+  search: {
+    requiresKey: true,
+    request: (request, { options }) => ({
       method: "POST",
-      url: joinUrl(questionUrl, "/"),
-      headers: auth,
-      body: { q: question, url, topk: JINA_FOCUS_PASSAGES },
-    });
-    if (!isRecord(body)) throw unexpectedShape(id);
-    const first = arrayOf(body.results).find(isRecord);
-    const snippet = first === undefined ? undefined : text(first.snippet);
-    return first === undefined || snippet === undefined
-      ? undefined
-      : { title: first.title, passages: [snippet] };
-  }
+      base: options.searchUrl ?? options.baseUrl ?? JINA_SEARCH_URL,
+      path: "/",
+      // Titles, URLs and descriptions only: page bodies are what web_read is for.
+      headers: { "x-respond-with": "no-content" },
+      body: { q: request.query, num: request.maxResults },
+    }),
+    response: (body, request, { id }) => {
+      if (!isRecord(body)) throw unexpectedShape(id);
+      if (body.data !== null && body.data !== undefined && !Array.isArray(body.data))
+        throw unexpectedShape(id);
+      const rows = rowsOf(body.data, (item) => ({
+        title: item.title,
+        url: item.url,
+        snippet: text(item.description) ?? text(item.content),
+        publishedAt: dateText(item.date),
+      }));
+      return searchOutcome({
+        rows,
+        maxResults: request.maxResults,
+        warnings: timeRangeIgnored(id, request.timeRange),
+      });
+    },
+  },
+});
 
-  if (apiKey !== undefined) {
-    return {
-      ...provider,
-      async search(request: ProviderSearchRequest, context: ProviderContext): Promise<ProviderSearchOutcome> {
-        const body = await requestJson(id, context, {
-          method: "POST",
-          url: joinUrl(searchUrl, "/"),
-          // Titles, URLs and descriptions only: page bodies are what web_read is for.
-          headers: { ...auth, "x-respond-with": "no-content" },
-          body: { q: request.query, num: request.maxResults },
-        });
-        if (!isRecord(body)) throw unexpectedShape(id);
-        if (body.data !== null && body.data !== undefined && !Array.isArray(body.data))
-          throw unexpectedShape(id);
-        const rows = arrayOf(body.data).map((item) =>
-          isRecord(item)
-            ? toRow({
-                title: item.title,
-                url: item.url,
-                snippet: text(item.description) ?? text(item.content),
-                publishedAt: dateText(item.date),
-              })
-            : undefined,
-        );
-        return searchOutcome({
-          rows,
-          maxResults: request.maxResults,
-          warnings: timeRangeIgnored(id, request.timeRange),
-        });
-      },
-    };
+async function plainRead(url: string, jina: Jina, call: VendorCall): Promise<Record<string, unknown>> {
+  const body = await call.json({
+    method: "POST",
+    base: jina.options.readerUrl ?? jina.baseUrl,
+    path: "/",
+    headers: { "x-with-links-summary": "all", "x-retain-images": "none" },
+    body: { url },
+  });
+  if (!isRecord(body)) throw unexpectedShape(jina.id);
+  if (!isRecord(body.data)) {
+    // Jina reports refusals (e.g. 451 SecurityCompromiseError) as `data: null`.
+    if (body.data === null || body.data === undefined) {
+      throw new ProviderError(jina.id, "upstream", `${jina.id} could not read the page`);
+    }
+    throw unexpectedShape(jina.id);
   }
-  return provider;
+  return body.data;
+}
+
+async function questionRead(url: string, question: string, jina: Jina, call: VendorCall) {
+  const body = await call.json({
+    method: "POST",
+    base: jina.options.questionUrl ?? jina.options.baseUrl ?? JINA_QUESTION_URL,
+    path: "/",
+    body: { q: question, url, topk: JINA_FOCUS_PASSAGES },
+  });
+  if (!isRecord(body)) throw unexpectedShape(jina.id);
+  const first = arrayOf(body.results).find(isRecord);
+  const snippet = first === undefined ? undefined : text(first.snippet);
+  return first === undefined || snippet === undefined
+    ? undefined
+    : { title: first.title, passages: [snippet] };
 }
 
 /** Jina's links summary: `[[text, url], ...]` with `all`, or `{text: url}` in older answers. */

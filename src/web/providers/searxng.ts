@@ -7,12 +7,10 @@
  * Bearer for instances behind an authenticating proxy. Wire shape: see docs/PROVIDERS.md
  * (docs.searxng.org, Search API).
  */
-import type { HttpResponse } from "../../net/http-client.js";
-import type { Provider, ProviderContext, ProviderSearchOutcome, ProviderSearchRequest } from "../provider.js";
 import { ProviderError } from "../provider.js";
-import { joinUrl, requestJson, unexpectedShape, withQuery } from "./shared/http.js";
-import { deadlineOverride, presentKey, type VendorProviderOptions } from "./shared/options.js";
-import { searchOutcome, toRow } from "./shared/outcome.js";
+import { defineHttpProvider, type VendorProviderOptions } from "./shared/define.js";
+import { unexpectedShape } from "./shared/http.js";
+import { rowsOf, searchOutcome } from "./shared/outcome.js";
 import { arrayOf, dateText, isRecord, text } from "./shared/values.js";
 
 export interface SearxngProviderOptions extends VendorProviderOptions {
@@ -25,51 +23,36 @@ export interface SearxngProviderOptions extends VendorProviderOptions {
 export const SEARXNG_JSON_DISABLED_REASON =
   "searxng HTTP 403: the instance does not serve JSON; add `json` to `search.formats` in its settings.yml";
 
-export function createSearxngProvider(options: SearxngProviderOptions): Provider {
-  const id = options.id ?? "searxng";
-  if (text(options.baseUrl) === undefined) throw new TypeError(`${id}: a base URL is required`);
-  const apiKey = presentKey(options.apiKey);
-  const headers: Record<string, string> = apiKey === undefined ? {} : { authorization: `Bearer ${apiKey}` };
+export const createSearxngProvider = defineHttpProvider<SearxngProviderOptions>({
+  adapter: "searxng",
+  // No baseUrl: the operator's own instance must be configured.
+  auth: { header: "authorization", prefix: "Bearer ", required: false },
+  statuses: {
+    403: (id) =>
+      new ProviderError(id, "configuration", SEARXNG_JSON_DISABLED_REASON.replace(/^searxng/, id), {
+        status: 403,
+      }),
+  },
 
-  const onStatus = (response: HttpResponse): ProviderError | undefined =>
-    response.status === 403
-      ? new ProviderError(id, "configuration", SEARXNG_JSON_DISABLED_REASON.replace(/^searxng/, id), {
-          status: 403,
-        })
-      : undefined;
-
-  return {
-    id,
-    adapter: "searxng",
-    // The operator's own instance: configured, so not an anonymous third-party tier.
-    anonymous: false,
-    capabilities: { search: true, read: false, focus: false },
-    ...deadlineOverride(options),
-
-    async search(request: ProviderSearchRequest, context: ProviderContext): Promise<ProviderSearchOutcome> {
-      const url = withQuery(joinUrl(options.baseUrl, "/search"), {
-        q: request.query,
-        format: "json",
-        pageno: "1",
-        time_range: request.timeRange,
-      });
-      const body = await requestJson(id, context, { method: "GET", url, headers }, { onStatus });
+  search: {
+    request: (request) => ({
+      method: "GET",
+      path: "/search",
+      query: { q: request.query, format: "json", pageno: "1", time_range: request.timeRange },
+    }),
+    response: (body, request, { id }) => {
       if (!isRecord(body) || !Array.isArray(body.results)) throw unexpectedShape(id);
-      const rows = body.results.map((item) =>
-        isRecord(item)
-          ? toRow({
-              title: item.title,
-              url: item.url,
-              snippet: item.content,
-              publishedAt: dateText(item.publishedDate),
-              author: item.author,
-            })
-          : undefined,
-      );
+      const rows = rowsOf(body.results, (item) => ({
+        title: item.title,
+        url: item.url,
+        snippet: item.content,
+        publishedAt: dateText(item.publishedDate),
+        author: item.author,
+      }));
       return searchOutcome({ rows, maxResults: request.maxResults, answer: firstAnswer(body.answers) });
     },
-  };
-}
+  },
+});
 
 /** SearXNG answers are plain strings in older releases and `{answer, url}` objects in newer. */
 function firstAnswer(answers: unknown): string | undefined {

@@ -5,18 +5,10 @@
  * relevant to it: a real focus mapping, so the capability is declared. Wire shape: see
  * docs/PROVIDERS.md (Tavily's official JS client, tavily-ai/tavily-js).
  */
-import type {
-  Provider,
-  ProviderContext,
-  ProviderReadOutcome,
-  ProviderReadRequest,
-  ProviderSearchOutcome,
-  ProviderSearchRequest,
-} from "../provider.js";
 import { ProviderError } from "../provider.js";
-import { joinUrl, requestJson, unexpectedShape } from "./shared/http.js";
-import { deadlineOverride, presentKey, type VendorProviderOptions } from "./shared/options.js";
-import { readOutcome, searchOutcome, toRow } from "./shared/outcome.js";
+import { defineHttpProvider, type VendorProviderOptions } from "./shared/define.js";
+import { unexpectedShape } from "./shared/http.js";
+import { readOutcome, rowsOf, searchOutcome } from "./shared/outcome.js";
 import { arrayOf, isRecord, text } from "./shared/values.js";
 
 export const TAVILY_BASE_URL = "https://api.tavily.com";
@@ -31,84 +23,68 @@ export interface TavilyProviderOptions extends VendorProviderOptions {
   readonly includeAnswer?: boolean;
 }
 
-export function createTavilyProvider(options: TavilyProviderOptions): Provider {
-  const id = options.id ?? "tavily";
-  const baseUrl = options.baseUrl ?? TAVILY_BASE_URL;
-  const apiKey = presentKey(options.apiKey);
-  if (apiKey === undefined) throw new TypeError(`${id}: an API key is required`);
-  const headers = { authorization: `Bearer ${apiKey}` };
+export const createTavilyProvider = defineHttpProvider<TavilyProviderOptions>({
+  adapter: "tavily",
+  baseUrl: TAVILY_BASE_URL,
+  auth: { header: "authorization", prefix: "Bearer ", required: true },
 
-  return {
-    id,
-    adapter: "tavily",
-    anonymous: false,
-    capabilities: { search: true, read: true, focus: true },
-    ...deadlineOverride(options),
-
-    async search(request: ProviderSearchRequest, context: ProviderContext): Promise<ProviderSearchOutcome> {
-      const body = await requestJson(id, context, {
-        method: "POST",
-        url: joinUrl(baseUrl, "/search"),
-        headers,
-        body: {
-          query: request.query,
-          topic: "general",
-          search_depth: options.searchDepth ?? "basic",
-          max_results: request.maxResults,
-          include_answer: options.includeAnswer ?? true,
-          include_raw_content: false,
-          ...(request.timeRange === undefined ? {} : { time_range: request.timeRange }),
-        },
-      });
+  search: {
+    request: (request, { options }) => ({
+      method: "POST",
+      path: "/search",
+      body: {
+        query: request.query,
+        topic: "general",
+        search_depth: options.searchDepth ?? "basic",
+        max_results: request.maxResults,
+        include_answer: options.includeAnswer ?? true,
+        include_raw_content: false,
+        ...(request.timeRange === undefined ? {} : { time_range: request.timeRange }),
+      },
+    }),
+    response: (body, request, { id }) => {
       if (!isRecord(body) || !Array.isArray(body.results)) throw unexpectedShape(id);
-      const rows = body.results.map((item) =>
-        isRecord(item)
-          ? toRow({
-              title: item.title,
-              url: item.url,
-              snippet: item.content,
-              publishedAt: item.published_date,
-            })
-          : undefined,
-      );
+      const rows = rowsOf(body.results, (item) => ({
+        title: item.title,
+        url: item.url,
+        snippet: item.content,
+        publishedAt: item.published_date,
+      }));
       return searchOutcome({ rows, maxResults: request.maxResults, answer: body.answer });
     },
+  },
 
-    async probe(context: ProviderContext): Promise<void> {
-      // GET /usage: the key's and the account's credit usage; it costs no credit.
-      const body = await requestJson(id, context, {
-        method: "GET",
-        url: joinUrl(baseUrl, "/usage"),
-        headers,
-      });
+  // GET /usage: the key's and the account's credit usage; it costs no credit.
+  probe: {
+    request: () => ({ method: "GET", path: "/usage" }),
+    response: (body, _request, { id }) => {
       if (!isRecord(body) || !isRecord(body.key)) throw unexpectedShape(id);
     },
+  },
 
-    async read(request: ProviderReadRequest, context: ProviderContext): Promise<ProviderReadOutcome> {
-      const body = await requestJson(id, context, {
-        method: "POST",
-        url: joinUrl(baseUrl, "/extract"),
-        headers,
-        body: {
-          urls: [request.url],
-          format: "markdown",
-          extract_depth: options.extractDepth ?? "basic",
-          ...(request.focus === undefined ? {} : { query: request.focus }),
-        },
-      });
+  read: {
+    focus: true,
+    request: (request, { options }) => ({
+      method: "POST",
+      path: "/extract",
+      body: {
+        urls: [request.url],
+        format: "markdown",
+        extract_depth: options.extractDepth ?? "basic",
+        ...(request.focus === undefined ? {} : { query: request.focus }),
+      },
+    }),
+    response: (body, request, { id }) => {
       if (!isRecord(body) || !Array.isArray(body.results)) throw unexpectedShape(id);
       // One URL in: take its result (Tavily may normalize the URL, so fall back to the first).
       const results = body.results.filter(isRecord);
       const result = results.find((item) => item.url === request.url) ?? results[0];
       if (result === undefined) {
         const failed = arrayOf(body.failed_results).length > 0;
-        throw new ProviderError(
-          id,
-          "upstream",
-          failed ? `${id} could not extract the page` : `${id} returned no content for the page`,
-        );
+        const reason = failed ? `${id} could not extract the page` : `${id} returned no content for the page`;
+        throw new ProviderError(id, "upstream", reason);
       }
       return readOutcome(id, { title: text(result.title), parts: [text(result.raw_content)] });
     },
-  };
-}
+  },
+});

@@ -1,7 +1,7 @@
 /**
- * How every vendor adapter talks HTTP: through `context.http` (never `fetch`), to an
- * operator-configured base URL, honouring `context.signal`, and turning every way a call can go
- * wrong into a ProviderError whose `reason` is safe to show an agent.
+ * What vendor HTTP answers and failures become: URLs joined to an operator-configured base, every
+ * way a call can go wrong (transport, status, body) turned into a ProviderError whose `reason` is
+ * safe to show an agent. `define.ts` sends through `context.http` (never `fetch`) and uses these.
  *
  * Reasons are built from the provider id and fixed words only: never from a vendor's body, a
  * header or a URL (which may carry a key). What the vendor actually said stays in `cause`, for
@@ -11,15 +11,7 @@ import { abortReason } from "../../../core/abort.js";
 import { isEvidentError } from "../../../core/errors.js";
 import { MAX_RESPONSE_BODY_BYTES } from "../../../core/limits.js";
 import { HttpClientError, type HttpResponse } from "../../../net/http-client.js";
-import { type ProviderContext, ProviderError } from "../../provider.js";
-
-export interface VendorRequest {
-  readonly method: "GET" | "POST";
-  readonly url: string;
-  readonly headers?: Readonly<Record<string, string>>;
-  /** Sent as JSON. */
-  readonly body?: Readonly<Record<string, unknown>>;
-}
+import { ProviderError } from "../../provider.js";
 
 /** Joins a configured base URL (with or without a path prefix or trailing slash) and a path. */
 export function joinUrl(baseUrl: string, path: string): string {
@@ -41,33 +33,6 @@ export function httpStatusError(providerId: string, response: HttpResponse): Pro
   return new ProviderError(providerId, "http", `${providerId} HTTP ${response.status}`, {
     status: response.status,
   });
-}
-
-/**
- * Sends one request. Transport failures (deadline, cancellation, connection errors, a body over
- * the cap) become ProviderErrors; the status is left to the caller.
- */
-export async function send(
-  providerId: string,
-  context: ProviderContext,
-  request: VendorRequest,
-): Promise<HttpResponse> {
-  try {
-    return await context.http.request({
-      method: request.method,
-      url: request.url,
-      headers: request.headers,
-      body: request.body,
-      // Base URLs come from the operator's configuration, so loopback or intranet is fine here;
-      // the public-URL guard is for URLs an agent supplies.
-      trust: "operator",
-      followRedirects: false,
-      signal: context.signal,
-      maxBodyBytes: MAX_RESPONSE_BODY_BYTES,
-    });
-  } catch (thrown) {
-    throw transportError(providerId, context.signal, thrown);
-  }
 }
 
 /** Maps anything the HTTP client threw to a sanitized ProviderError. */
@@ -136,28 +101,7 @@ function isAbortError(thrown: unknown): boolean {
   return thrown instanceof Error && (thrown.name === "AbortError" || thrown.name === "TimeoutError");
 }
 
-export interface JsonOptions {
-  /** A vendor-specific reading of a non-2xx status (SearXNG's 403); undefined falls through. */
-  readonly onStatus?: (response: HttpResponse) => ProviderError | undefined;
-}
-
-/** Sends a request and parses a 2xx JSON answer; HTML or broken JSON is `malformed`. */
-export async function requestJson(
-  providerId: string,
-  context: ProviderContext,
-  request: VendorRequest,
-  options: JsonOptions = {},
-): Promise<unknown> {
-  const response = await send(providerId, context, {
-    ...request,
-    headers: { accept: "application/json", ...request.headers },
-  });
-  if (response.status < 200 || response.status > 299) {
-    throw options.onStatus?.(response) ?? httpStatusError(providerId, response);
-  }
-  return parseJson(providerId, response);
-}
-
+/** A 2xx answer parsed as JSON; an undecodable body, HTML or broken JSON is `malformed`. */
 export function parseJson(providerId: string, response: HttpResponse): unknown {
   let body: string;
   try {

@@ -12,7 +12,7 @@ import {
   type SearchRow,
   type TimeRange,
 } from "../../provider.js";
-import { httpUrl, text } from "./values.js";
+import { arrayOf, httpUrl, isRecord, text } from "./values.js";
 
 export interface RowInput {
   readonly title?: unknown;
@@ -37,6 +37,14 @@ export function toRow(input: RowInput): SearchRow | undefined {
     ...(publishedAt === undefined ? {} : { publishedAt }),
     ...(author === undefined ? {} : { author }),
   };
+}
+
+/** Rows from a vendor's result list: each record picked into a row, anything else dropped. */
+export function rowsOf(
+  items: unknown,
+  pick: (item: Record<string, unknown>) => RowInput,
+): (SearchRow | undefined)[] {
+  return arrayOf(items).map((item) => (isRecord(item) ? toRow(pick(item)) : undefined));
 }
 
 export function searchOutcome(input: {
