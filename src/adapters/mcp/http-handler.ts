@@ -48,11 +48,18 @@ export interface HttpHandler {
   inFlight(): number;
   /** Resolves once no request is in flight. */
   idle(): Promise<void>;
+  /**
+   * Shutdown has begun: every request from now on, and every one whose body was still being
+   * read, is answered 503 with Retry-After; calls already running go on.
+   */
+  drain(): void;
+  /** Cancels every running tool call with `reason`, which each answers; returns how many. */
+  cancelCalls(reason: EvidentError): number;
   close(): Promise<void>;
 }
 
 /** A request whose headers passed every check; its body has not been read yet. */
-export interface Admission {
+interface Admission {
   /** Caller key derived from the credential (see `callerOf`). */
   readonly caller: string;
   readonly token: string | undefined;
@@ -60,30 +67,15 @@ export interface Admission {
   finish(response: Response): Response;
 }
 
-/** What `dispatch` needs of a request whose body has been read. */
-export interface AdmittedRequest {
-  readonly method: string;
-  /** Path and query; the authority was checked by `admit` and is not used past it. */
-  readonly path: string;
-  readonly headers: Headers;
-  readonly body: Buffer | undefined;
-  /** Aborts when the client goes away: the SDK then ends this exchange, and only this one. */
-  readonly signal: AbortSignal;
-}
-
-/**
- * The phases of serving, for hosts that read the body themselves (the Node server): `admit`
- * decides from the method, path and headers alone; the host then reads the body within
- * `maxBodyBytes` and `bodyReadTimeoutMs` (see `bodyTooLarge`, `bodyTimedOut`); `dispatch`
- * takes a concurrency slot and serves.
- */
-export interface HttpHandlerPhases extends HttpHandler {
-  admit(method: string, pathname: string, headers: Headers): Response | Admission;
-  dispatch(admission: Admission, request: AdmittedRequest): Promise<Response>;
-  /** Cancels every running tool call with `reason`, which each answers; returns how many. */
-  cancelCalls(reason: EvidentError): number;
-  readonly maxBodyBytes: number;
-  readonly bodyReadTimeoutMs: number;
+/** What one handler holds: its settings, the SDK endpoint, running calls and taken slots. */
+interface Endpoint {
+  readonly settings: HttpHandlerOptions["settings"];
+  readonly logger: Logger;
+  readonly digests: readonly Buffer[];
+  readonly mcp: ReturnType<typeof createMcpHandler>;
+  readonly calls: HttpCalls;
+  readonly slots: Slots;
+  draining: boolean;
 }
 
 const MCP_PATH = "/mcp";
@@ -98,9 +90,8 @@ const CORS_EXPOSE_HEADERS = "mcp-session-id, mcp-protocol-version, www-authentic
 /** The first protocol revision without JSON-RPC batches. */
 const BATCHLESS_SINCE = "2025-06-18";
 
-export function createHttpHandler(options: HttpHandlerOptions): HttpHandlerPhases {
+export function createHttpHandler(options: HttpHandlerOptions): HttpHandler {
   const { registry, logger, settings } = options;
-  const expectedDigests = settings.tokens.map(sha256);
   const calls = new HttpCalls();
   const mcp = createMcpHandler(
     (ctx) => {
@@ -113,141 +104,179 @@ export function createHttpHandler(options: HttpHandlerOptions): HttpHandlerPhase
     },
     { onerror: (error) => logger.debug("mcp http exchange error", { error: error.message }) },
   );
-  let inFlight = 0;
-  let idleWaiters: Array<() => void> = [];
-  const release = (slots: number) => {
-    inFlight -= slots;
-    if (inFlight === 0) {
-      const waiters = idleWaiters;
-      idleWaiters = [];
-      for (const wake of waiters) wake();
-    }
+  const endpoint: Endpoint = {
+    settings,
+    logger,
+    digests: settings.tokens.map(sha256),
+    mcp,
+    calls,
+    slots: new Slots(),
+    draining: false,
   };
-
-  function admit(method: string, pathname: string, headers: Headers): Response | Admission {
-    if (pathname === HEALTH_PATH) {
-      if (method !== "GET" && method !== "HEAD") return methodNotAllowed("GET");
-      // Public and provider-free: platforms probe it without credentials.
-      return json(200, { status: "ok", version: PACKAGE_VERSION });
-    }
-    if (pathname !== MCP_PATH) return errorResponse(404, "invalid_arguments", `No route ${pathname}.`);
-
-    const hostProblem = checkHost(headers.get("host") ?? "", settings.allowedHosts);
-    if (hostProblem !== undefined) return errorResponse(403, "forbidden", hostProblem);
-    const origin = headers.get("origin");
-    const originProblem = checkOrigin(origin, settings.allowedOrigins);
-    if (originProblem !== undefined) return errorResponse(403, "forbidden", originProblem);
-    const finish = (response: Response) => withCors(response, origin);
-
-    // A preflight carries no credentials: it is answered before the token check.
-    if (method === "OPTIONS") return finish(preflight(origin));
-    // GET and DELETE are the SDK's to answer (405 while serving statelessly); anything else,
-    // TRACE among them, which a web-standard Request cannot even carry, is refused here.
-    if (!MCP_METHODS.has(method)) return finish(methodNotAllowed("POST"));
-
-    let token: string | undefined;
-    let caller = callerOf(undefined);
-    if (expectedDigests.length > 0) {
-      const credential = bearerToken(headers.get("authorization"));
-      if (typeof credential !== "string") return finish(unauthorized(credential.problem));
-      // One digest per request: compared in constant time, and its prefix names the caller.
-      const digest = sha256(credential);
-      if (!matchesAny(digest, expectedDigests)) return finish(unauthorized("Invalid bearer token."));
-      token = credential;
-      caller = callerFromDigest(digest);
-    }
-    return { caller, token, finish };
-  }
-
-  async function dispatch(admission: Admission, incoming: AdmittedRequest): Promise<Response> {
-    const parsed = parseJson(incoming.body);
-    const refusal = batchRefusal(parsed, incoming.headers, settings.maxConcurrentRequests);
-    if (refusal !== undefined) return admission.finish(refusal);
-    // Each JSON-RPC request of a batch runs as a call of its own, so each takes a slot; a body
-    // carrying none (a notification, or JSON the SDK will refuse) takes one.
-    const requests = countRequests(parsed);
-    const slots = Math.max(1, requests);
-    if (inFlight + slots > settings.maxConcurrentRequests) {
-      const response = errorResponse(503, "overloaded", "Too many concurrent requests; retry shortly.");
-      response.headers.set("retry-after", String(HTTP_RETRY_AFTER_SECONDS));
-      return admission.finish(response);
-    }
-    inFlight += slots;
-    let linked: ReturnType<typeof anySignal> | undefined;
-    let released = false;
-    const done = () => {
-      if (released) return;
-      released = true;
-      linked?.dispose();
-      release(slots);
-    };
-    try {
-      const exchange = new Exchange(admission.caller, requests, incoming.signal);
-      routeNotices(parsed, admission.caller, calls, logger);
-      linked = anySignal([incoming.signal, exchange.abandoned]);
-      const request = new Request(`http://localhost${incoming.path}`, {
-        method: incoming.method,
-        headers: incoming.headers,
-        signal: linked.signal,
-        ...(incoming.body === undefined ? {} : { body: incoming.body }),
-      });
-      const response = await mcp.fetch(request, {
-        ...(parsed === undefined ? {} : { parsedBody: parsed }),
-        authInfo: {
-          token: admission.token ?? "",
-          clientId: admission.caller,
-          scopes: [],
-          extra: { exchange },
-        },
-      });
-      return admission.finish(trackBody(response, done));
-    } catch (error) {
-      done();
-      logger.error("mcp http request failed", {
-        error: error instanceof Error ? error.message : String(error),
-      });
-      return admission.finish(errorResponse(500, "internal_error", "Internal error."));
-    }
-  }
-
-  async function handle(request: Request): Promise<Response> {
-    const url = new URL(request.url);
-    // Web-standard runtimes keep the authority in the URL rather than a Host header.
-    const headers = request.headers.has("host") ? request.headers : withHost(request.headers, url.host);
-    const admission = admit(request.method, url.pathname, headers);
-    if (admission instanceof Response) return admission;
-    let body: Buffer | undefined;
-    if (request.method === "POST" && request.body !== null) {
-      const read = await readWebBody(request, settings.maxBodyBytes, settings.bodyReadTimeoutMs);
-      if (read === "too_large") return admission.finish(bodyTooLarge(settings.maxBodyBytes));
-      if (read === "timeout") return admission.finish(bodyTimedOut(settings.bodyReadTimeoutMs));
-      body = read;
-    }
-    return dispatch(admission, {
-      method: request.method,
-      path: `${url.pathname}${url.search}`,
-      headers: request.headers,
-      body,
-      signal: request.signal,
-    });
-  }
-
   return {
-    fetch: handle,
-    admit,
-    dispatch,
+    fetch: (request) => serve(endpoint, request),
+    inFlight: () => endpoint.slots.taken,
+    idle: () => endpoint.slots.idle(),
+    drain: () => {
+      endpoint.draining = true;
+    },
     cancelCalls: (reason) => calls.cancelAll(reason),
-    maxBodyBytes: settings.maxBodyBytes,
-    bodyReadTimeoutMs: settings.bodyReadTimeoutMs,
-    inFlight: () => inFlight,
-    idle: () =>
-      inFlight === 0
-        ? Promise.resolve()
-        : new Promise<void>((resolve) => {
-            idleWaiters.push(resolve);
-          }),
     close: () => mcp.close(),
   };
+}
+
+/**
+ * Header checks first, so nothing is read of a request that will be refused; then the body
+ * within its cap and time limit, and only then a concurrency slot.
+ */
+async function serve(endpoint: Endpoint, request: Request): Promise<Response> {
+  if (endpoint.draining) return shuttingDown();
+  const url = new URL(request.url);
+  // Web-standard runtimes keep the authority in the URL rather than a Host header.
+  const headers = request.headers.has("host") ? request.headers : withHost(request.headers, url.host);
+  const admission = admit(endpoint, request.method, url.pathname, headers);
+  if (admission instanceof Response) return admission;
+  let body: Buffer | undefined;
+  if (request.method === "POST" && request.body !== null) {
+    const { maxBodyBytes, bodyReadTimeoutMs } = endpoint.settings;
+    const read = await readWebBody(request, maxBodyBytes, bodyReadTimeoutMs);
+    if (read === "too_large") return admission.finish(bodyTooLarge(maxBodyBytes));
+    if (read === "timeout") return admission.finish(bodyTimedOut(bodyReadTimeoutMs));
+    body = read;
+  }
+  // Shutdown began while the body arrived.
+  if (endpoint.draining) return admission.finish(shuttingDown());
+  return dispatch(endpoint, admission, {
+    path: `${url.pathname}${url.search}`,
+    method: request.method,
+    headers: request.headers,
+    body,
+    signal: request.signal,
+  });
+}
+
+/** Decides from the method, path and headers alone: an answer, or who may go on. */
+function admit(endpoint: Endpoint, method: string, pathname: string, headers: Headers): Response | Admission {
+  const { settings } = endpoint;
+  if (pathname === HEALTH_PATH) {
+    if (method !== "GET" && method !== "HEAD") return methodNotAllowed("GET");
+    // Public and provider-free: platforms probe it without credentials.
+    return json(200, { status: "ok", version: PACKAGE_VERSION });
+  }
+  if (pathname !== MCP_PATH) return errorResponse(404, "invalid_arguments", `No route ${pathname}.`);
+
+  const hostProblem = checkHost(headers.get("host") ?? "", settings.allowedHosts);
+  if (hostProblem !== undefined) return errorResponse(403, "forbidden", hostProblem);
+  const origin = headers.get("origin");
+  const originProblem = checkOrigin(origin, settings.allowedOrigins);
+  if (originProblem !== undefined) return errorResponse(403, "forbidden", originProblem);
+  const finish = (response: Response) => withCors(response, origin);
+
+  // A preflight carries no credentials: it is answered before the token check.
+  if (method === "OPTIONS") return finish(preflight(origin));
+  // GET and DELETE are the SDK's to answer (405 while serving statelessly); anything else is
+  // refused here (the Node server hands TRACE, which a Request cannot carry, on as unsupported).
+  if (!MCP_METHODS.has(method)) return finish(methodNotAllowed("POST"));
+
+  let token: string | undefined;
+  let caller = callerOf(undefined);
+  if (endpoint.digests.length > 0) {
+    const credential = bearerToken(headers.get("authorization"));
+    if (typeof credential !== "string") return finish(unauthorized(credential.problem));
+    // One digest per request: compared in constant time, and its prefix names the caller.
+    const digest = sha256(credential);
+    if (!matchesAny(digest, endpoint.digests)) return finish(unauthorized("Invalid bearer token."));
+    token = credential;
+    caller = callerFromDigest(digest);
+  }
+  return { caller, token, finish };
+}
+
+/** A request whose body has been read, as the SDK will see it. */
+interface ReadRequest {
+  readonly method: string;
+  readonly path: string;
+  readonly headers: Headers;
+  readonly body: Buffer | undefined;
+  /** Aborts when the client goes away: the SDK then ends this exchange, and only this one. */
+  readonly signal: AbortSignal;
+}
+
+async function dispatch(endpoint: Endpoint, admission: Admission, incoming: ReadRequest): Promise<Response> {
+  const { settings, slots, calls, logger } = endpoint;
+  const parsed = parseJson(incoming.body);
+  const refusal = batchRefusal(parsed, incoming.headers, settings.maxConcurrentRequests);
+  if (refusal !== undefined) return admission.finish(refusal);
+  // Each JSON-RPC request of a batch runs as a call of its own, so each takes a slot; a body
+  // carrying none (a notification, or JSON the SDK will refuse) takes one.
+  const requests = countRequests(parsed);
+  const release = slots.take(Math.max(1, requests), settings.maxConcurrentRequests);
+  if (release === undefined) {
+    const response = errorResponse(503, "overloaded", "Too many concurrent requests; retry shortly.");
+    response.headers.set("retry-after", String(HTTP_RETRY_AFTER_SECONDS));
+    return admission.finish(response);
+  }
+  let linked: ReturnType<typeof anySignal> | undefined;
+  const done = () => {
+    linked?.dispose();
+    release();
+  };
+  try {
+    const exchange = new Exchange(admission.caller, requests, incoming.signal);
+    routeNotices(parsed, admission.caller, calls, logger);
+    linked = anySignal([incoming.signal, exchange.abandoned]);
+    const request = new Request(`http://localhost${incoming.path}`, {
+      method: incoming.method,
+      headers: incoming.headers,
+      signal: linked.signal,
+      ...(incoming.body === undefined ? {} : { body: incoming.body }),
+    });
+    const response = await endpoint.mcp.fetch(request, {
+      ...(parsed === undefined ? {} : { parsedBody: parsed }),
+      authInfo: { token: admission.token ?? "", clientId: admission.caller, scopes: [], extra: { exchange } },
+    });
+    return admission.finish(trackBody(response, done));
+  } catch (error) {
+    done();
+    logger.error("mcp http request failed", {
+      error: error instanceof Error ? error.message : String(error),
+    });
+    return admission.finish(errorResponse(500, "internal_error", "Internal error."));
+  }
+}
+
+/** Concurrency slots taken, against the bound each caller names, with waiters for none. */
+class Slots {
+  #taken = 0;
+  #idleWaiters: Array<() => void> = [];
+
+  get taken(): number {
+    return this.#taken;
+  }
+
+  /** Takes `count` slots and returns their release (idempotent), or undefined past `max`. */
+  take(count: number, max: number): (() => void) | undefined {
+    if (this.#taken + count > max) return undefined;
+    this.#taken += count;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.#taken -= count;
+      if (this.#taken === 0) for (const wake of this.#idleWaiters.splice(0)) wake();
+    };
+  }
+
+  idle(): Promise<void> {
+    return this.#taken === 0 ? Promise.resolve() : new Promise((resolve) => this.#idleWaiters.push(resolve));
+  }
+}
+
+/** The answer to any request that arrives once shutdown has begun. */
+function shuttingDown(): Response {
+  const response = errorResponse(503, "overloaded", "The server is shutting down; retry elsewhere.");
+  response.headers.set("retry-after", String(HTTP_RETRY_AFTER_SECONDS));
+  return response;
 }
 
 function withHost(headers: Headers, host: string): Headers {
@@ -265,11 +294,11 @@ function parseJson(body: Buffer | undefined): unknown {
   }
 }
 
-export function bodyTooLarge(maxBytes: number): Response {
+function bodyTooLarge(maxBytes: number): Response {
   return errorResponse(413, "payload_too_large", `Request body exceeds ${maxBytes} bytes.`);
 }
 
-export function bodyTimedOut(timeoutMs: number): Response {
+function bodyTimedOut(timeoutMs: number): Response {
   return errorResponse(
     408,
     "deadline_exceeded",

@@ -21,13 +21,7 @@ import type { Logger } from "../../core/logger.js";
 import type { ToolRegistry } from "../../tools/registry.js";
 import { ClientConnections, clientKey } from "./http-clients.js";
 import type { HttpSettings } from "./http-config.js";
-import {
-  bodyTimedOut,
-  bodyTooLarge,
-  createHttpHandler,
-  type HttpHandler,
-  type HttpHandlerPhases,
-} from "./http-handler.js";
+import { createHttpHandler, type HttpHandler } from "./http-handler.js";
 
 export interface HttpServerOptions {
   readonly registry: ToolRegistry;
@@ -103,6 +97,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
     handler,
     close() {
       state.draining = true;
+      handler.drain();
       closing ??= shutdown(server, handler, open, options);
       return closing;
     },
@@ -236,7 +231,7 @@ async function idleWithin(open: OpenResponses, ms: number): Promise<"idle" | "ti
 
 async function shutdown(
   server: Server,
-  handler: HttpHandlerPhases,
+  handler: HttpHandler,
   open: OpenResponses,
   options: HttpServerOptions,
 ): Promise<void> {
@@ -288,56 +283,38 @@ function listen(server: Server, port: number, host: string): Promise<void> {
 }
 
 async function serve(
-  handler: HttpHandlerPhases,
+  handler: HttpHandler,
   req: IncomingMessage,
   res: ServerResponse,
   state: { readonly draining: boolean },
   logger: Logger,
 ): Promise<void> {
-  if (state.draining) return write(draining(), req, res, state, logger);
   const controller = new AbortController();
   // The client went away before we answered: its exchange (and only its) is abandoned.
   res.on("close", () => {
     if (!res.writableFinished) controller.abort();
   });
-  const method = req.method ?? "GET";
-  const url = new URL(req.url ?? "/", "http://localhost");
-  const headers = toHeaders(req);
-  // Header-level checks first: nothing is read from a request that will be refused.
-  const admission = handler.admit(method, url.pathname, headers);
-  if (admission instanceof Response) return write(admission, req, res, state, logger);
-  let body: Buffer | undefined;
-  if (method === "POST") {
-    const read = await readNodeBody(req, handler.maxBodyBytes, handler.bodyReadTimeoutMs);
-    if (read === "too_large" || read === "timeout") {
-      const refusal =
-        read === "too_large" ? bodyTooLarge(handler.maxBodyBytes) : bodyTimedOut(handler.bodyReadTimeoutMs);
-      return write(admission.finish(refusal), req, res, state, logger);
-    }
-    body = read;
-  }
-  if (state.draining) return write(admission.finish(draining()), req, res, state, logger);
-  const response = await handler.dispatch(admission, {
-    method,
-    path: `${url.pathname}${url.search}`,
-    headers,
-    body,
-    signal: controller.signal,
-  });
+  const response = await handler.fetch(toRequest(req, controller.signal));
   return write(response, req, res, state, logger);
 }
 
-/** The answer to any request that arrives once shutdown has begun. */
-function draining(): Response {
-  return new Response(
-    JSON.stringify({
-      error: { code: "overloaded", message: "The server is shutting down; retry elsewhere." },
-    }),
-    {
-      status: 503,
-      headers: { "content-type": "application/json", "retry-after": String(HTTP_RETRY_AFTER_SECONDS) },
-    },
-  );
+/** Methods a web-standard Request cannot carry; the handler refuses them like any it does not serve. */
+const UNCARRIED_METHODS = new Set(["CONNECT", "TRACE", "TRACK"]);
+
+/** The Node request as a web-standard one; a POST body is read only as the handler pulls it. */
+function toRequest(req: IncomingMessage, signal: AbortSignal): Request {
+  const method = req.method ?? "GET";
+  const url = new URL(req.url ?? "/", "http://localhost");
+  const init: RequestInit & { duplex?: "half" } = {
+    method: UNCARRIED_METHODS.has(method) ? "UNSUPPORTED" : method,
+    headers: toHeaders(req),
+    signal,
+  };
+  if (method === "POST") {
+    init.body = bodyStream(req);
+    init.duplex = "half";
+  }
+  return new Request(`http://localhost${url.pathname}${url.search}`, init);
 }
 
 async function write(
@@ -401,41 +378,50 @@ function toHeaders(req: IncomingMessage): Headers {
   const headers = new Headers();
   const raw = req.rawHeaders;
   for (let i = 0; i + 1 < raw.length; i += 2) headers.append(raw[i] as string, raw[i + 1] as string);
+  // An HTTP/1.0 request may carry none: the handler must see it missing, not take the URL's.
+  if (!headers.has("host")) headers.set("host", "");
   return headers;
 }
 
-/** Reads a Node request body within the size cap and time limit. */
-function readNodeBody(
-  req: IncomingMessage,
-  maxBytes: number,
-  timeoutMs: number,
-): Promise<Buffer | "too_large" | "timeout"> {
-  const declared = Number(req.headers["content-length"] ?? Number.NaN);
-  if (Number.isFinite(declared) && declared > maxBytes) return Promise.resolve("too_large");
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let total = 0;
-    const stop = (outcome: Buffer | "too_large" | "timeout") => {
-      clearTimeout(timer);
-      req.off("data", onData);
-      req.off("end", onEnd);
-      req.off("error", onError);
-      if (typeof outcome === "string") req.pause();
-      resolve(outcome);
-    };
-    const timer = setTimeout(() => stop("timeout"), timeoutMs);
-    const onData = (chunk: Buffer) => {
-      total += chunk.length;
-      if (total > maxBytes) stop("too_large");
-      else chunks.push(chunk);
-    };
-    const onEnd = () => stop(Buffer.concat(chunks));
-    const onError = (error: Error) => {
-      clearTimeout(timer);
-      reject(error);
-    };
-    req.on("data", onData);
-    req.once("end", onEnd);
-    req.once("error", onError);
-  });
+/**
+ * A request body that reads from the socket only when pulled (no queue ahead of the reader), so
+ * the bytes of a request refused on its headers, or cut at its cap, are never read.
+ */
+function bodyStream(req: IncomingMessage): ReadableStream<Uint8Array> {
+  let detach = () => {};
+  return new ReadableStream<Uint8Array>(
+    {
+      start(controller) {
+        req.pause(); // explicitly paused, a data listener does not start the flow
+        const onData = (chunk: Buffer) => {
+          controller.enqueue(chunk);
+          if ((controller.desiredSize ?? 0) <= 0) req.pause();
+        };
+        const onEnd = () => {
+          detach();
+          controller.close();
+        };
+        const onError = (error: Error) => {
+          detach();
+          controller.error(error);
+        };
+        req.on("data", onData);
+        req.once("end", onEnd);
+        req.once("error", onError);
+        detach = () => {
+          req.off("data", onData);
+          req.off("end", onEnd);
+          req.off("error", onError);
+        };
+      },
+      pull() {
+        req.resume();
+      },
+      cancel() {
+        detach();
+        req.pause();
+      },
+    },
+    { highWaterMark: 0 },
+  );
 }
