@@ -1,7 +1,8 @@
 /**
- * The Node HTTP server around the web-standard handler: header checks run before any body byte
- * is read, the body is read within its cap and time limit before a concurrency slot is taken,
- * the `Response` is written back with backpressure, and shutdown is graceful.
+ * The Node HTTP server: an adapter around the web-standard handler that calls only its public
+ * surface. It turns each request into a `Request` whose body is read only as the handler pulls
+ * it, writes the `Response` back with backpressure, and owns what lives at the socket: Node's
+ * timeouts, the connection bounds and shutdown.
  *
  * Shutdown (SIGTERM/SIGINT): the server stops accepting connections, and every request that
  * still arrives, on a kept-alive connection or after its body was read, is answered 503 with
