@@ -14,6 +14,7 @@ import { isIPv6 } from "node:net";
 import { createMcpHandler } from "@modelcontextprotocol/server";
 import { anySignal } from "../../core/abort.js";
 import type { ErrorCode, EvidentError } from "../../core/errors.js";
+import { Gauge } from "../../core/gauge.js";
 import { HTTP_CORS_MAX_AGE_SECONDS, HTTP_RETRY_AFTER_SECONDS } from "../../core/limits.js";
 import type { Logger } from "../../core/logger.js";
 import type { ToolRegistry } from "../../tools/registry.js";
@@ -74,7 +75,8 @@ interface Endpoint {
   readonly digests: readonly Buffer[];
   readonly mcp: ReturnType<typeof createMcpHandler>;
   readonly calls: HttpCalls;
-  readonly slots: Slots;
+  /** Concurrency slots taken: one per JSON-RPC request being served. */
+  readonly slots: Gauge;
   draining: boolean;
 }
 
@@ -110,13 +112,13 @@ export function createHttpHandler(options: HttpHandlerOptions): HttpHandler {
     digests: settings.tokens.map(sha256),
     mcp,
     calls,
-    slots: new Slots(),
+    slots: new Gauge(),
     draining: false,
   };
   return {
     fetch: (request) => serve(endpoint, request),
-    inFlight: () => endpoint.slots.taken,
-    idle: () => endpoint.slots.idle(),
+    inFlight: () => endpoint.slots.value,
+    idle: () => endpoint.slots.zero(),
     drain: () => {
       endpoint.draining = true;
     },
@@ -210,16 +212,20 @@ async function dispatch(endpoint: Endpoint, admission: Admission, incoming: Read
   // Each JSON-RPC request of a batch runs as a call of its own, so each takes a slot; a body
   // carrying none (a notification, or JSON the SDK will refuse) takes one.
   const requests = countRequests(parsed);
-  const release = slots.take(Math.max(1, requests), settings.maxConcurrentRequests);
-  if (release === undefined) {
+  const taken = Math.max(1, requests);
+  if (slots.value + taken > settings.maxConcurrentRequests) {
     const response = errorResponse(503, "overloaded", "Too many concurrent requests; retry shortly.");
     response.headers.set("retry-after", String(HTTP_RETRY_AFTER_SECONDS));
     return admission.finish(response);
   }
+  slots.add(taken);
   let linked: ReturnType<typeof anySignal> | undefined;
+  let released = false;
   const done = () => {
+    if (released) return;
+    released = true;
     linked?.dispose();
-    release();
+    slots.remove(taken);
   };
   try {
     const exchange = new Exchange(admission.caller, requests, incoming.signal);
@@ -242,33 +248,6 @@ async function dispatch(endpoint: Endpoint, admission: Admission, incoming: Read
       error: error instanceof Error ? error.message : String(error),
     });
     return admission.finish(errorResponse(500, "internal_error", "Internal error."));
-  }
-}
-
-/** Concurrency slots taken, against the bound each caller names, with waiters for none. */
-class Slots {
-  #taken = 0;
-  #idleWaiters: Array<() => void> = [];
-
-  get taken(): number {
-    return this.#taken;
-  }
-
-  /** Takes `count` slots and returns their release (idempotent), or undefined past `max`. */
-  take(count: number, max: number): (() => void) | undefined {
-    if (this.#taken + count > max) return undefined;
-    this.#taken += count;
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      this.#taken -= count;
-      if (this.#taken === 0) for (const wake of this.#idleWaiters.splice(0)) wake();
-    };
-  }
-
-  idle(): Promise<void> {
-    return this.#taken === 0 ? Promise.resolve() : new Promise((resolve) => this.#idleWaiters.push(resolve));
   }
 }
 

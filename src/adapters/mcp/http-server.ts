@@ -13,6 +13,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { type AddressInfo, Server as NetServer, type Socket } from "node:net";
 import { EvidentError } from "../../core/errors.js";
+import { Gauge } from "../../core/gauge.js";
 import {
   HTTP_CONNECTION_DROP_LOG_MS,
   HTTP_RETRY_AFTER_SECONDS,
@@ -155,42 +156,19 @@ function refusalHead(max: number): string {
 
 /** Responses being written, requests that ever arrived, and open connections. */
 class OpenResponses {
-  #count = 0;
-  #arrived = 0;
-  #connections = 0;
-  #waiters: Array<() => void> = [];
-  #unconnectedWaiters: Array<() => void> = [];
+  readonly responses = new Gauge();
+  readonly connections = new Gauge();
+  arrived = 0;
+
   connected(socket: Socket): void {
-    this.#connections += 1;
-    socket.once("close", () => {
-      this.#connections -= 1;
-      if (this.#connections === 0) for (const wake of this.#unconnectedWaiters.splice(0)) wake();
-    });
+    this.connections.add();
+    socket.once("close", () => this.connections.remove());
   }
-  get connections(): number {
-    return this.#connections;
-  }
-  get arrived(): number {
-    return this.#arrived;
-  }
-  unconnected(): Promise<void> {
-    return this.#connections === 0
-      ? Promise.resolve()
-      : new Promise((resolve) => this.#unconnectedWaiters.push(resolve));
-  }
+
   add(res: ServerResponse): void {
-    this.#count += 1;
-    this.#arrived += 1;
-    res.once("close", () => {
-      this.#count -= 1;
-      if (this.#count === 0) for (const wake of this.#waiters.splice(0)) wake();
-    });
-  }
-  get count(): number {
-    return this.#count;
-  }
-  idle(): Promise<void> {
-    return this.#count === 0 ? Promise.resolve() : new Promise((resolve) => this.#waiters.push(resolve));
+    this.responses.add();
+    this.arrived += 1;
+    res.once("close", () => this.responses.remove());
   }
 }
 
@@ -203,16 +181,16 @@ async function quiet(open: OpenResponses, quietMs: number, boundMs: number): Pro
   for (;;) {
     const arrived = open.arrived;
     const left = end - performance.now();
-    if (left <= 0 || open.connections === 0) return;
+    if (left <= 0 || open.connections.value === 0) return;
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([
       new Promise((resolve) => {
         timer = setTimeout(resolve, Math.min(quietMs, left));
       }),
-      open.unconnected(),
+      open.connections.zero(),
     ]);
     clearTimeout(timer);
-    if (open.arrived === arrived && open.count === 0) return;
+    if (open.arrived === arrived && open.responses.value === 0) return;
     await idleWithin(open, Math.max(0, end - performance.now()));
   }
 }
@@ -224,7 +202,7 @@ async function idleWithin(open: OpenResponses, ms: number): Promise<"idle" | "ti
     timer = setTimeout(() => resolve("timeout"), ms);
   });
   try {
-    return await Promise.race([open.idle().then(() => "idle" as const), bound]);
+    return await Promise.race([open.responses.zero().then(() => "idle" as const), bound]);
   } finally {
     clearTimeout(timer);
   }
@@ -250,12 +228,12 @@ async function shutdown(
       ),
     );
     options.logger.warn("shutdown grace period over; cancelling the calls still running", {
-      inFlight: open.count,
+      inFlight: open.responses.value,
       cancelled,
     });
     if ((await idleWithin(open, HTTP_SHUTDOWN_FLUSH_MS)) === "timeout") {
       options.logger.warn("closing connections whose calls did not answer their cancellation", {
-        inFlight: open.count,
+        inFlight: open.responses.value,
       });
     }
   }
