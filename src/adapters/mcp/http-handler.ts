@@ -148,13 +148,7 @@ async function serve(endpoint: Endpoint, request: Request): Promise<Response> {
   }
   // Shutdown began while the body arrived.
   if (endpoint.draining) return admission.finish(shuttingDown());
-  return dispatch(endpoint, admission, {
-    path: `${url.pathname}${url.search}`,
-    method: request.method,
-    headers: request.headers,
-    body,
-    signal: request.signal,
-  });
+  return dispatch(endpoint, admission, request, body);
 }
 
 /** Decides from the method, path and headers alone: an answer, or who may go on. */
@@ -194,19 +188,18 @@ function admit(endpoint: Endpoint, method: string, pathname: string, headers: He
   return { caller, token, finish };
 }
 
-/** A request whose body has been read, as the SDK will see it. */
-interface ReadRequest {
-  readonly method: string;
-  readonly path: string;
-  readonly headers: Headers;
-  readonly body: Buffer | undefined;
-  /** Aborts when the client goes away: the SDK then ends this exchange, and only this one. */
-  readonly signal: AbortSignal;
-}
-
-async function dispatch(endpoint: Endpoint, admission: Admission, incoming: ReadRequest): Promise<Response> {
+/**
+ * Serves a request whose body has been read. Its signal aborts when the client goes away: the
+ * SDK then ends this exchange, and only this one.
+ */
+async function dispatch(
+  endpoint: Endpoint,
+  admission: Admission,
+  incoming: Request,
+  body: Buffer | undefined,
+): Promise<Response> {
   const { settings, slots, calls, logger } = endpoint;
-  const parsed = parseJson(incoming.body);
+  const parsed = parseJson(body);
   const refusal = batchRefusal(parsed, incoming.headers, settings.maxConcurrentRequests);
   if (refusal !== undefined) return admission.finish(refusal);
   // Each JSON-RPC request of a batch runs as a call of its own, so each takes a slot; a body
@@ -231,11 +224,12 @@ async function dispatch(endpoint: Endpoint, admission: Admission, incoming: Read
     const exchange = new Exchange(admission.caller, requests, incoming.signal);
     routeNotices(parsed, admission.caller, calls, logger);
     linked = anySignal([incoming.signal, exchange.abandoned]);
-    const request = new Request(`http://localhost${incoming.path}`, {
+    const { pathname, search } = new URL(incoming.url);
+    const request = new Request(`http://localhost${pathname}${search}`, {
       method: incoming.method,
       headers: incoming.headers,
       signal: linked.signal,
-      ...(incoming.body === undefined ? {} : { body: incoming.body }),
+      ...(body === undefined ? {} : { body }),
     });
     const response = await endpoint.mcp.fetch(request, {
       ...(parsed === undefined ? {} : { parsedBody: parsed }),
