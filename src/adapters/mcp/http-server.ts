@@ -10,6 +10,7 @@
  * the grace period; those still running at its end are cancelled and answer `cancelled`. Idle
  * connections are closed only after a quiet period without requests, which still get 503.
  */
+import { once } from "node:events";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { type AddressInfo, Server as NetServer, type Socket } from "node:net";
 import { EvidentError } from "../../core/errors.js";
@@ -89,7 +90,8 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
       maxConnections: settings.maxConnections,
     });
   });
-  await listen(server, settings.port, settings.host);
+  // Rejects with the listen error (a port in use, say), and leaves no listener behind.
+  await once(server.listen(settings.port, settings.host), "listening");
   const { port } = server.address() as AddressInfo;
   const hostForUrl = settings.host.includes(":") ? `[${settings.host}]` : settings.host;
   let closing: Promise<void> | undefined;
@@ -249,16 +251,6 @@ async function shutdown(
   await stopped;
   await handler.close();
   await options.registry.close();
-}
-
-function listen(server: Server, port: number, host: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(port, host, () => {
-      server.off("error", reject);
-      resolve();
-    });
-  });
 }
 
 async function serve(
