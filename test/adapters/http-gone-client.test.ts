@@ -35,17 +35,16 @@ describe("HTTP client gone before its call runs", () => {
     });
     try {
       const headers = new Headers({ ...legacyHeaders(TOKEN), host: "127.0.0.1" });
-      const admission = handler.admit("POST", "/mcp", headers);
-      assert.ok(!(admission instanceof Response));
       const gone = new AbortController();
       gone.abort();
-      const response = await handler.dispatch(admission, {
-        method: "POST",
-        path: "/mcp",
-        headers,
-        body: Buffer.from(toolCall(1, "code_search", { pattern: "needle", path: "a.txt" })),
-        signal: gone.signal,
-      });
+      const response = await handler.fetch(
+        new Request("http://127.0.0.1/mcp", {
+          method: "POST",
+          headers,
+          body: toolCall(1, "code_search", { pattern: "needle", path: "a.txt" }),
+          signal: gone.signal,
+        }),
+      );
       await response.text().catch(() => "");
       await handler.idle();
       assert.equal(rg.starts(), 0, "no ripgrep was started for a client that had gone");

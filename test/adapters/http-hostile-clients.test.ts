@@ -302,6 +302,25 @@ describe("issue 31 section 7: the Host header is a host and an optional port, no
     }
   });
 
+  it(
+    "refuses a request with no Host header where hosts are listed, through the Node server",
+    GUARD,
+    async () => {
+      await withServer({ allowedHosts }, async (server) => {
+        // HTTP/1.0 lets a request omit Host; the URL the server builds must not stand in for it.
+        const socket = new RawSocket(server.port);
+        try {
+          socket.write(`POST /mcp HTTP/1.0\r\nAuthorization: Bearer ${TOKEN}\r\nContent-Length: 2\r\n\r\n{}`);
+          const received = await socket.untilClosed();
+          assert.equal(headOf(received).status, 403, received);
+          assert.match(received, /"code":"forbidden".*Missing Host header/);
+        } finally {
+          socket.destroy();
+        }
+      });
+    },
+  );
+
   it("accepts names, IPv4 and bracketed IPv6, with and without a port", GUARD, async () => {
     await withServer({ allowedHosts }, async (server) => {
       for (const host of valid) {

@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { resolve } from "node:path";
 import { describe, it } from "node:test";
+import { HTTP_RETRY_AFTER_SECONDS } from "../../src/core/limits.js";
 import { silentLogger } from "../../src/core/logger.js";
 import { createHttpHandler, EvidentError } from "../../src/index.js";
 
@@ -114,4 +115,37 @@ describe("CLI help for the product commands", () => {
       assert.match(run.stdout, new RegExp(flag));
     });
   }
+});
+
+describe("createHttpHandler (serverless) while its host shuts down", () => {
+  it("answers every request after drain() 503 overloaded with Retry-After, health checks included", async () => {
+    const handler = createHttpHandler({
+      env: { EVIDENT_AUTH_TOKEN: TOKEN },
+      cwd: ROOT,
+      logger: silentLogger,
+    });
+    try {
+      const list = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} });
+      const post = () =>
+        handler.fetch(
+          new Request("http://localhost/mcp", {
+            method: "POST",
+            headers: { ...HEADERS, authorization: `Bearer ${TOKEN}`, "mcp-protocol-version": "2025-11-25" },
+            body: list,
+          }),
+        );
+      const before = await post();
+      assert.equal(before.status, 200);
+      await before.text();
+      handler.drain();
+      for (const answer of [await post(), await handler.fetch(new Request("http://localhost/healthz"))]) {
+        assert.equal(answer.status, 503);
+        assert.equal(answer.headers.get("retry-after"), String(HTTP_RETRY_AFTER_SECONDS));
+        assert.equal(((await answer.json()) as { error: { code: string } }).error.code, "overloaded");
+      }
+      assert.equal(handler.inFlight(), 0);
+    } finally {
+      await handler.close();
+    }
+  });
 });

@@ -12,7 +12,7 @@ import { readFileSync, watch } from "node:fs";
 import { createServer } from "node:net";
 import { after, before, describe, it } from "node:test";
 import { createClient, RESP_TYPES } from "@redis/client";
-import { callerOf } from "../../src/adapters/mcp/http-handler.js";
+import { callerOf } from "../../src/adapters/mcp/http-guards.js";
 import { JSON_HEADERS, legacyHeaders, messagesOf, raw, toolCall } from "../adapters/http-raw.js";
 import { isRunning, treesRemovedAfter } from "../code/helpers.js";
 import { missing } from "../fixtures/optional-tools.js";

@@ -9,18 +9,25 @@
  * the shared factory, so any replica can answer any request, for current (2026-07-28) and
  * 2025-era clients alike.
  */
-import { createHash, timingSafeEqual } from "node:crypto";
-import { isIPv6 } from "node:net";
 import { createMcpHandler } from "@modelcontextprotocol/server";
 import { anySignal } from "../../core/abort.js";
 import type { ErrorCode, EvidentError } from "../../core/errors.js";
-import { HTTP_CORS_MAX_AGE_SECONDS, HTTP_RETRY_AFTER_SECONDS } from "../../core/limits.js";
+import { Gauge } from "../../core/gauge.js";
+import { HTTP_RETRY_AFTER_SECONDS } from "../../core/limits.js";
 import type { Logger } from "../../core/logger.js";
 import type { ToolRegistry } from "../../tools/registry.js";
 import { PACKAGE_VERSION } from "../version.js";
 import { Exchange, HttpCalls } from "./http-calls.js";
 import type { HttpSettings } from "./http-config.js";
-import { BEARER_TOKEN, isLoopbackHost } from "./http-config.js";
+import {
+  authenticate,
+  callerOf,
+  checkHost,
+  checkOrigin,
+  preflight,
+  tokenDigests,
+  withCors,
+} from "./http-guards.js";
 import { createMcpServer } from "./server.js";
 
 export interface HttpHandlerOptions {
@@ -48,11 +55,18 @@ export interface HttpHandler {
   inFlight(): number;
   /** Resolves once no request is in flight. */
   idle(): Promise<void>;
+  /**
+   * Shutdown has begun: every request from now on, and every one whose body was still being
+   * read, is answered 503 with Retry-After; calls already running go on.
+   */
+  drain(): void;
+  /** Cancels every running tool call with `reason`, which each answers; returns how many. */
+  cancelCalls(reason: EvidentError): number;
   close(): Promise<void>;
 }
 
 /** A request whose headers passed every check; its body has not been read yet. */
-export interface Admission {
+interface Admission {
   /** Caller key derived from the credential (see `callerOf`). */
   readonly caller: string;
   readonly token: string | undefined;
@@ -60,47 +74,27 @@ export interface Admission {
   finish(response: Response): Response;
 }
 
-/** What `dispatch` needs of a request whose body has been read. */
-export interface AdmittedRequest {
-  readonly method: string;
-  /** Path and query; the authority was checked by `admit` and is not used past it. */
-  readonly path: string;
-  readonly headers: Headers;
-  readonly body: Buffer | undefined;
-  /** Aborts when the client goes away: the SDK then ends this exchange, and only this one. */
-  readonly signal: AbortSignal;
-}
-
-/**
- * The phases of serving, for hosts that read the body themselves (the Node server): `admit`
- * decides from the method, path and headers alone; the host then reads the body within
- * `maxBodyBytes` and `bodyReadTimeoutMs` (see `bodyTooLarge`, `bodyTimedOut`); `dispatch`
- * takes a concurrency slot and serves.
- */
-export interface HttpHandlerPhases extends HttpHandler {
-  admit(method: string, pathname: string, headers: Headers): Response | Admission;
-  dispatch(admission: Admission, request: AdmittedRequest): Promise<Response>;
-  /** Cancels every running tool call with `reason`, which each answers; returns how many. */
-  cancelCalls(reason: EvidentError): number;
-  readonly maxBodyBytes: number;
-  readonly bodyReadTimeoutMs: number;
+/** What one handler holds: its settings, the SDK endpoint, running calls and taken slots. */
+interface Endpoint {
+  readonly settings: HttpHandlerOptions["settings"];
+  readonly logger: Logger;
+  readonly digests: readonly Buffer[];
+  readonly mcp: ReturnType<typeof createMcpHandler>;
+  readonly calls: HttpCalls;
+  /** Concurrency slots taken: one per JSON-RPC request being served. */
+  readonly slots: Gauge;
+  draining: boolean;
 }
 
 const MCP_PATH = "/mcp";
 const HEALTH_PATH = "/healthz";
 /** Methods served on /mcp besides OPTIONS (the SDK answers GET and DELETE itself). */
 const MCP_METHODS = new Set(["POST", "GET", "DELETE"]);
-/** Request headers a browser client may send (MCP's own, and what the SDK client sets). */
-const CORS_ALLOW_HEADERS =
-  "authorization, content-type, accept, mcp-protocol-version, mcp-session-id, last-event-id, mcp-method, mcp-name";
-/** Response headers a browser client may read. */
-const CORS_EXPOSE_HEADERS = "mcp-session-id, mcp-protocol-version, www-authenticate, retry-after";
 /** The first protocol revision without JSON-RPC batches. */
 const BATCHLESS_SINCE = "2025-06-18";
 
-export function createHttpHandler(options: HttpHandlerOptions): HttpHandlerPhases {
+export function createHttpHandler(options: HttpHandlerOptions): HttpHandler {
   const { registry, logger, settings } = options;
-  const expectedDigests = settings.tokens.map(sha256);
   const calls = new HttpCalls();
   const mcp = createMcpHandler(
     (ctx) => {
@@ -113,141 +107,142 @@ export function createHttpHandler(options: HttpHandlerOptions): HttpHandlerPhase
     },
     { onerror: (error) => logger.debug("mcp http exchange error", { error: error.message }) },
   );
-  let inFlight = 0;
-  let idleWaiters: Array<() => void> = [];
-  const release = (slots: number) => {
-    inFlight -= slots;
-    if (inFlight === 0) {
-      const waiters = idleWaiters;
-      idleWaiters = [];
-      for (const wake of waiters) wake();
-    }
+  const endpoint: Endpoint = {
+    settings,
+    logger,
+    digests: tokenDigests(settings.tokens),
+    mcp,
+    calls,
+    slots: new Gauge(),
+    draining: false,
   };
-
-  function admit(method: string, pathname: string, headers: Headers): Response | Admission {
-    if (pathname === HEALTH_PATH) {
-      if (method !== "GET" && method !== "HEAD") return methodNotAllowed("GET");
-      // Public and provider-free: platforms probe it without credentials.
-      return json(200, { status: "ok", version: PACKAGE_VERSION });
-    }
-    if (pathname !== MCP_PATH) return errorResponse(404, "invalid_arguments", `No route ${pathname}.`);
-
-    const hostProblem = checkHost(headers.get("host") ?? "", settings.allowedHosts);
-    if (hostProblem !== undefined) return errorResponse(403, "forbidden", hostProblem);
-    const origin = headers.get("origin");
-    const originProblem = checkOrigin(origin, settings.allowedOrigins);
-    if (originProblem !== undefined) return errorResponse(403, "forbidden", originProblem);
-    const finish = (response: Response) => withCors(response, origin);
-
-    // A preflight carries no credentials: it is answered before the token check.
-    if (method === "OPTIONS") return finish(preflight(origin));
-    // GET and DELETE are the SDK's to answer (405 while serving statelessly); anything else,
-    // TRACE among them, which a web-standard Request cannot even carry, is refused here.
-    if (!MCP_METHODS.has(method)) return finish(methodNotAllowed("POST"));
-
-    let token: string | undefined;
-    let caller = callerOf(undefined);
-    if (expectedDigests.length > 0) {
-      const credential = bearerToken(headers.get("authorization"));
-      if (typeof credential !== "string") return finish(unauthorized(credential.problem));
-      // One digest per request: compared in constant time, and its prefix names the caller.
-      const digest = sha256(credential);
-      if (!matchesAny(digest, expectedDigests)) return finish(unauthorized("Invalid bearer token."));
-      token = credential;
-      caller = callerFromDigest(digest);
-    }
-    return { caller, token, finish };
-  }
-
-  async function dispatch(admission: Admission, incoming: AdmittedRequest): Promise<Response> {
-    const parsed = parseJson(incoming.body);
-    const refusal = batchRefusal(parsed, incoming.headers, settings.maxConcurrentRequests);
-    if (refusal !== undefined) return admission.finish(refusal);
-    // Each JSON-RPC request of a batch runs as a call of its own, so each takes a slot; a body
-    // carrying none (a notification, or JSON the SDK will refuse) takes one.
-    const requests = countRequests(parsed);
-    const slots = Math.max(1, requests);
-    if (inFlight + slots > settings.maxConcurrentRequests) {
-      const response = errorResponse(503, "overloaded", "Too many concurrent requests; retry shortly.");
-      response.headers.set("retry-after", String(HTTP_RETRY_AFTER_SECONDS));
-      return admission.finish(response);
-    }
-    inFlight += slots;
-    let linked: ReturnType<typeof anySignal> | undefined;
-    let released = false;
-    const done = () => {
-      if (released) return;
-      released = true;
-      linked?.dispose();
-      release(slots);
-    };
-    try {
-      const exchange = new Exchange(admission.caller, requests, incoming.signal);
-      routeNotices(parsed, admission.caller, calls, logger);
-      linked = anySignal([incoming.signal, exchange.abandoned]);
-      const request = new Request(`http://localhost${incoming.path}`, {
-        method: incoming.method,
-        headers: incoming.headers,
-        signal: linked.signal,
-        ...(incoming.body === undefined ? {} : { body: incoming.body }),
-      });
-      const response = await mcp.fetch(request, {
-        ...(parsed === undefined ? {} : { parsedBody: parsed }),
-        authInfo: {
-          token: admission.token ?? "",
-          clientId: admission.caller,
-          scopes: [],
-          extra: { exchange },
-        },
-      });
-      return admission.finish(trackBody(response, done));
-    } catch (error) {
-      done();
-      logger.error("mcp http request failed", {
-        error: error instanceof Error ? error.message : String(error),
-      });
-      return admission.finish(errorResponse(500, "internal_error", "Internal error."));
-    }
-  }
-
-  async function handle(request: Request): Promise<Response> {
-    const url = new URL(request.url);
-    // Web-standard runtimes keep the authority in the URL rather than a Host header.
-    const headers = request.headers.has("host") ? request.headers : withHost(request.headers, url.host);
-    const admission = admit(request.method, url.pathname, headers);
-    if (admission instanceof Response) return admission;
-    let body: Buffer | undefined;
-    if (request.method === "POST" && request.body !== null) {
-      const read = await readWebBody(request, settings.maxBodyBytes, settings.bodyReadTimeoutMs);
-      if (read === "too_large") return admission.finish(bodyTooLarge(settings.maxBodyBytes));
-      if (read === "timeout") return admission.finish(bodyTimedOut(settings.bodyReadTimeoutMs));
-      body = read;
-    }
-    return dispatch(admission, {
-      method: request.method,
-      path: `${url.pathname}${url.search}`,
-      headers: request.headers,
-      body,
-      signal: request.signal,
-    });
-  }
-
   return {
-    fetch: handle,
-    admit,
-    dispatch,
+    fetch: (request) => serve(endpoint, request),
+    inFlight: () => endpoint.slots.value,
+    idle: () => endpoint.slots.zero(),
+    drain: () => {
+      endpoint.draining = true;
+    },
     cancelCalls: (reason) => calls.cancelAll(reason),
-    maxBodyBytes: settings.maxBodyBytes,
-    bodyReadTimeoutMs: settings.bodyReadTimeoutMs,
-    inFlight: () => inFlight,
-    idle: () =>
-      inFlight === 0
-        ? Promise.resolve()
-        : new Promise<void>((resolve) => {
-            idleWaiters.push(resolve);
-          }),
     close: () => mcp.close(),
   };
+}
+
+/**
+ * Header checks first, so nothing is read of a request that will be refused; then the body
+ * within its cap and time limit, and only then a concurrency slot.
+ */
+async function serve(endpoint: Endpoint, request: Request): Promise<Response> {
+  if (endpoint.draining) return shuttingDown();
+  const url = new URL(request.url);
+  // Web-standard runtimes keep the authority in the URL rather than a Host header.
+  const headers = request.headers.has("host") ? request.headers : withHost(request.headers, url.host);
+  const admission = admit(endpoint, request.method, url.pathname, headers);
+  if (admission instanceof Response) return admission;
+  let body: Buffer | undefined;
+  if (request.method === "POST" && request.body !== null) {
+    const { maxBodyBytes, bodyReadTimeoutMs } = endpoint.settings;
+    const read = await readWebBody(request, maxBodyBytes, bodyReadTimeoutMs);
+    if (read === "too_large") return admission.finish(bodyTooLarge(maxBodyBytes));
+    if (read === "timeout") return admission.finish(bodyTimedOut(bodyReadTimeoutMs));
+    body = read;
+  }
+  // Shutdown began while the body arrived.
+  if (endpoint.draining) return admission.finish(shuttingDown());
+  return dispatch(endpoint, admission, request, body);
+}
+
+/** Decides from the method, path and headers alone: an answer, or who may go on. */
+function admit(endpoint: Endpoint, method: string, pathname: string, headers: Headers): Response | Admission {
+  const { settings } = endpoint;
+  if (pathname === HEALTH_PATH) {
+    if (method !== "GET" && method !== "HEAD") return methodNotAllowed("GET");
+    // Public and provider-free: platforms probe it without credentials.
+    return json(200, { status: "ok", version: PACKAGE_VERSION });
+  }
+  if (pathname !== MCP_PATH) return errorResponse(404, "invalid_arguments", `No route ${pathname}.`);
+
+  const hostProblem = checkHost(headers.get("host") ?? "", settings.allowedHosts);
+  if (hostProblem !== undefined) return errorResponse(403, "forbidden", hostProblem);
+  const origin = headers.get("origin");
+  const originProblem = checkOrigin(origin, settings.allowedOrigins);
+  if (originProblem !== undefined) return errorResponse(403, "forbidden", originProblem);
+  const finish = (response: Response) => withCors(response, origin);
+
+  // A preflight carries no credentials: it is answered before the token check.
+  if (method === "OPTIONS") return finish(preflight(origin));
+  // GET and DELETE are the SDK's to answer (405 while serving statelessly); anything else is
+  // refused here (the Node server hands TRACE, which a Request cannot carry, on as unsupported).
+  if (!MCP_METHODS.has(method)) return finish(methodNotAllowed("POST"));
+
+  if (endpoint.digests.length === 0) return { caller: callerOf(undefined), token: undefined, finish };
+  const proven = authenticate(headers.get("authorization"), endpoint.digests);
+  if ("problem" in proven) return finish(unauthorized(proven.problem));
+  return { ...proven, finish };
+}
+
+/**
+ * Serves a request whose body has been read. Its signal aborts when the client goes away: the
+ * SDK then ends this exchange, and only this one.
+ */
+async function dispatch(
+  endpoint: Endpoint,
+  admission: Admission,
+  incoming: Request,
+  body: Buffer | undefined,
+): Promise<Response> {
+  const { settings, slots, calls, logger } = endpoint;
+  const parsed = parseJson(body);
+  const refusal = batchRefusal(parsed, incoming.headers, settings.maxConcurrentRequests);
+  if (refusal !== undefined) return admission.finish(refusal);
+  // Each JSON-RPC request of a batch runs as a call of its own, so each takes a slot; a body
+  // carrying none (a notification, or JSON the SDK will refuse) takes one.
+  const requests = countRequests(parsed);
+  const taken = Math.max(1, requests);
+  if (slots.value + taken > settings.maxConcurrentRequests) {
+    const response = errorResponse(503, "overloaded", "Too many concurrent requests; retry shortly.");
+    response.headers.set("retry-after", String(HTTP_RETRY_AFTER_SECONDS));
+    return admission.finish(response);
+  }
+  slots.add(taken);
+  let linked: ReturnType<typeof anySignal> | undefined;
+  let released = false;
+  const done = () => {
+    if (released) return;
+    released = true;
+    linked?.dispose();
+    slots.remove(taken);
+  };
+  try {
+    const exchange = new Exchange(admission.caller, requests, incoming.signal);
+    routeNotices(parsed, admission.caller, calls, logger);
+    linked = anySignal([incoming.signal, exchange.abandoned]);
+    const { pathname, search } = new URL(incoming.url);
+    const request = new Request(`http://localhost${pathname}${search}`, {
+      method: incoming.method,
+      headers: incoming.headers,
+      signal: linked.signal,
+      ...(body === undefined ? {} : { body }),
+    });
+    const response = await endpoint.mcp.fetch(request, {
+      ...(parsed === undefined ? {} : { parsedBody: parsed }),
+      authInfo: { token: admission.token ?? "", clientId: admission.caller, scopes: [], extra: { exchange } },
+    });
+    return admission.finish(trackBody(response, done));
+  } catch (error) {
+    done();
+    logger.error("mcp http request failed", {
+      error: error instanceof Error ? error.message : String(error),
+    });
+    return admission.finish(errorResponse(500, "internal_error", "Internal error."));
+  }
+}
+
+/** The answer to any request that arrives once shutdown has begun. */
+function shuttingDown(): Response {
+  const response = errorResponse(503, "overloaded", "The server is shutting down; retry elsewhere.");
+  response.headers.set("retry-after", String(HTTP_RETRY_AFTER_SECONDS));
+  return response;
 }
 
 function withHost(headers: Headers, host: string): Headers {
@@ -265,11 +260,11 @@ function parseJson(body: Buffer | undefined): unknown {
   }
 }
 
-export function bodyTooLarge(maxBytes: number): Response {
+function bodyTooLarge(maxBytes: number): Response {
   return errorResponse(413, "payload_too_large", `Request body exceeds ${maxBytes} bytes.`);
 }
 
-export function bodyTimedOut(timeoutMs: number): Response {
+function bodyTimedOut(timeoutMs: number): Response {
   return errorResponse(
     408,
     "deadline_exceeded",
@@ -333,120 +328,6 @@ function routeNotices(parsed: unknown, caller: string, calls: HttpCalls, logger:
       });
     }
   }
-}
-
-/** The caller key for cursor binding: a digest of the credential, never the credential. */
-export function callerOf(token: string | undefined): string {
-  return token === undefined ? "http:anonymous" : callerFromDigest(sha256(token));
-}
-
-function callerFromDigest(digest: Buffer): string {
-  return `http:${digest.subarray(0, 16).toString("hex")}`;
-}
-
-/** Compares against every accepted digest, without stopping at a match, in constant time each. */
-function matchesAny(digest: Buffer, accepted: readonly Buffer[]): boolean {
-  let found = false;
-  for (const candidate of accepted) found = timingSafeEqual(digest, candidate) || found;
-  return found;
-}
-
-function sha256(value: string): Buffer {
-  return createHash("sha256").update(value, "utf8").digest();
-}
-
-/**
- * The token of an `Authorization: Bearer <token>` header, or why there is none. Each wrong shape
- * names its cause; no message quotes the header, which may hold a secret.
- */
-function bearerToken(header: string | null): string | { readonly problem: string } {
-  if (header === null || header.trim() === "") return { problem: "Missing bearer token." };
-  const [scheme = "", ...rest] = header.trim().split(/[ \t]+/);
-  if (scheme.toLowerCase() !== "bearer") {
-    return { problem: "Malformed Authorization header: it must use the Bearer scheme (Bearer <token>)." };
-  }
-  if (rest.length === 0)
-    return { problem: "Malformed Authorization header: Bearer is not followed by a token." };
-  if (rest.length > 1) {
-    return {
-      problem:
-        "Malformed Authorization header: more than one value follows Bearer; send Bearer <token> alone.",
-    };
-  }
-  const token = rest[0] as string;
-  if (!BEARER_TOKEN.test(token)) {
-    return {
-      problem: "Malformed Authorization header: the token has a character a bearer token cannot carry.",
-    };
-  }
-  return token;
-}
-
-/** A DNS name or IPv4 address (labels of letters, digits, `-` and `_`), then an optional port. */
-const NAME_HOST = /^((?:[a-z0-9_-]+\.)*[a-z0-9_-]+\.?)(?::(\d{1,5}))?$/i;
-/** A bracketed IPv6 literal, then an optional port. */
-const IPV6_HOST = /^(\[[0-9a-f:.]+\])(?::(\d{1,5}))?$/i;
-
-/**
- * The host of a Host header (lower case; IPv6 in brackets), or undefined when the header is not
- * exactly a host and an optional port (RFC 9110 section 7.2): "[::1]:8787" is "[::1]",
- * "example.com:80" is "example.com", and "[::1]evil.com" or "localhost:80@evil.com" is nothing.
- */
-function hostnameOf(hostHeader: string): string | undefined {
-  const match = IPV6_HOST.exec(hostHeader) ?? NAME_HOST.exec(hostHeader);
-  if (match === null) return undefined;
-  const [, host = "", port] = match;
-  if (port !== undefined && Number(port) > 65_535) return undefined;
-  if (host.startsWith("[") && !isIPv6(host.slice(1, -1))) return undefined;
-  return host.toLowerCase();
-}
-
-function checkHost(header: string, allowed: readonly string[] | undefined): string | undefined {
-  if (header === "") return allowed === undefined ? undefined : "Missing Host header.";
-  const hostname = hostnameOf(header);
-  // Refused even where any host is allowed: no client sends it, and a proxy or log downstream
-  // must not read a host out of it that this check never saw.
-  if (hostname === undefined)
-    return "Malformed Host header: expected a host name or IP address and an optional port.";
-  if (allowed === undefined || allowed.includes(hostname)) return undefined;
-  return `Host "${hostname}" is not allowed; set EVIDENT_ALLOWED_HOSTS to accept it.`;
-}
-
-function checkOrigin(origin: string | null, allowed: readonly string[] | "loopback"): string | undefined {
-  if (origin === null) return undefined; // non-browser MCP clients send none
-  if (allowed === "loopback") {
-    try {
-      if (isLoopbackHost(new URL(origin).hostname)) return undefined;
-    } catch {
-      return "Malformed Origin header.";
-    }
-  } else if (allowed.includes(origin) || allowed.includes("*")) {
-    return undefined;
-  }
-  return `Origin "${origin}" is not allowed; set EVIDENT_ALLOWED_ORIGINS to accept it.`;
-}
-
-/**
- * An accepted Origin may read the response: it is named (never `*`, so a listed origin is all
- * that is granted) and caches vary by it. Without an Origin nothing is added.
- */
-function withCors(response: Response, origin: string | null): Response {
-  if (origin === null) return response;
-  response.headers.set("access-control-allow-origin", origin);
-  response.headers.set("access-control-expose-headers", CORS_EXPOSE_HEADERS);
-  response.headers.append("vary", "Origin");
-  return response;
-}
-
-/** The answer to `OPTIONS /mcp`: a CORS preflight when an Origin asks, else what is allowed. */
-function preflight(origin: string | null): Response {
-  const headers = new Headers({ allow: "POST, OPTIONS" });
-  if (origin !== null) {
-    headers.set("access-control-allow-methods", "POST, OPTIONS");
-    headers.set("access-control-allow-headers", CORS_ALLOW_HEADERS);
-    headers.set("access-control-max-age", String(HTTP_CORS_MAX_AGE_SECONDS));
-  }
-  return new Response(null, { status: 204, headers });
 }
 
 /**

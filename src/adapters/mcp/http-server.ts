@@ -1,7 +1,8 @@
 /**
- * The Node HTTP server around the web-standard handler: header checks run before any body byte
- * is read, the body is read within its cap and time limit before a concurrency slot is taken,
- * the `Response` is written back with backpressure, and shutdown is graceful.
+ * The Node HTTP server: an adapter around the web-standard handler that calls only its public
+ * surface. It turns each request into a `Request` whose body is read only as the handler pulls
+ * it, writes the `Response` back with backpressure, and owns what lives at the socket: Node's
+ * timeouts, the connection bounds and shutdown.
  *
  * Shutdown (SIGTERM/SIGINT): the server stops accepting connections, and every request that
  * still arrives, on a kept-alive connection or after its body was read, is answered 503 with
@@ -9,9 +10,11 @@
  * the grace period; those still running at its end are cancelled and answer `cancelled`. Idle
  * connections are closed only after a quiet period without requests, which still get 503.
  */
+import { once } from "node:events";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { type AddressInfo, Server as NetServer, type Socket } from "node:net";
 import { EvidentError } from "../../core/errors.js";
+import { Gauge } from "../../core/gauge.js";
 import {
   HTTP_CONNECTION_DROP_LOG_MS,
   HTTP_RETRY_AFTER_SECONDS,
@@ -21,13 +24,7 @@ import type { Logger } from "../../core/logger.js";
 import type { ToolRegistry } from "../../tools/registry.js";
 import { ClientConnections, clientKey } from "./http-clients.js";
 import type { HttpSettings } from "./http-config.js";
-import {
-  bodyTimedOut,
-  bodyTooLarge,
-  createHttpHandler,
-  type HttpHandler,
-  type HttpHandlerPhases,
-} from "./http-handler.js";
+import { createHttpHandler, type HttpHandler } from "./http-handler.js";
 
 export interface HttpServerOptions {
   readonly registry: ToolRegistry;
@@ -93,7 +90,8 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
       maxConnections: settings.maxConnections,
     });
   });
-  await listen(server, settings.port, settings.host);
+  // Rejects with the listen error (a port in use, say), and leaves no listener behind.
+  await once(server.listen(settings.port, settings.host), "listening");
   const { port } = server.address() as AddressInfo;
   const hostForUrl = settings.host.includes(":") ? `[${settings.host}]` : settings.host;
   let closing: Promise<void> | undefined;
@@ -103,6 +101,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
     handler,
     close() {
       state.draining = true;
+      handler.drain();
       closing ??= shutdown(server, handler, open, options);
       return closing;
     },
@@ -159,42 +158,19 @@ function refusalHead(max: number): string {
 
 /** Responses being written, requests that ever arrived, and open connections. */
 class OpenResponses {
-  #count = 0;
-  #arrived = 0;
-  #connections = 0;
-  #waiters: Array<() => void> = [];
-  #unconnectedWaiters: Array<() => void> = [];
+  readonly responses = new Gauge();
+  readonly connections = new Gauge();
+  arrived = 0;
+
   connected(socket: Socket): void {
-    this.#connections += 1;
-    socket.once("close", () => {
-      this.#connections -= 1;
-      if (this.#connections === 0) for (const wake of this.#unconnectedWaiters.splice(0)) wake();
-    });
+    this.connections.add();
+    socket.once("close", () => this.connections.remove());
   }
-  get connections(): number {
-    return this.#connections;
-  }
-  get arrived(): number {
-    return this.#arrived;
-  }
-  unconnected(): Promise<void> {
-    return this.#connections === 0
-      ? Promise.resolve()
-      : new Promise((resolve) => this.#unconnectedWaiters.push(resolve));
-  }
+
   add(res: ServerResponse): void {
-    this.#count += 1;
-    this.#arrived += 1;
-    res.once("close", () => {
-      this.#count -= 1;
-      if (this.#count === 0) for (const wake of this.#waiters.splice(0)) wake();
-    });
-  }
-  get count(): number {
-    return this.#count;
-  }
-  idle(): Promise<void> {
-    return this.#count === 0 ? Promise.resolve() : new Promise((resolve) => this.#waiters.push(resolve));
+    this.responses.add();
+    this.arrived += 1;
+    res.once("close", () => this.responses.remove());
   }
 }
 
@@ -207,16 +183,16 @@ async function quiet(open: OpenResponses, quietMs: number, boundMs: number): Pro
   for (;;) {
     const arrived = open.arrived;
     const left = end - performance.now();
-    if (left <= 0 || open.connections === 0) return;
+    if (left <= 0 || open.connections.value === 0) return;
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([
       new Promise((resolve) => {
         timer = setTimeout(resolve, Math.min(quietMs, left));
       }),
-      open.unconnected(),
+      open.connections.zero(),
     ]);
     clearTimeout(timer);
-    if (open.arrived === arrived && open.count === 0) return;
+    if (open.arrived === arrived && open.responses.value === 0) return;
     await idleWithin(open, Math.max(0, end - performance.now()));
   }
 }
@@ -228,7 +204,7 @@ async function idleWithin(open: OpenResponses, ms: number): Promise<"idle" | "ti
     timer = setTimeout(() => resolve("timeout"), ms);
   });
   try {
-    return await Promise.race([open.idle().then(() => "idle" as const), bound]);
+    return await Promise.race([open.responses.zero().then(() => "idle" as const), bound]);
   } finally {
     clearTimeout(timer);
   }
@@ -236,7 +212,7 @@ async function idleWithin(open: OpenResponses, ms: number): Promise<"idle" | "ti
 
 async function shutdown(
   server: Server,
-  handler: HttpHandlerPhases,
+  handler: HttpHandler,
   open: OpenResponses,
   options: HttpServerOptions,
 ): Promise<void> {
@@ -254,12 +230,12 @@ async function shutdown(
       ),
     );
     options.logger.warn("shutdown grace period over; cancelling the calls still running", {
-      inFlight: open.count,
+      inFlight: open.responses.value,
       cancelled,
     });
     if ((await idleWithin(open, HTTP_SHUTDOWN_FLUSH_MS)) === "timeout") {
       options.logger.warn("closing connections whose calls did not answer their cancellation", {
-        inFlight: open.count,
+        inFlight: open.responses.value,
       });
     }
   }
@@ -277,67 +253,39 @@ async function shutdown(
   await options.registry.close();
 }
 
-function listen(server: Server, port: number, host: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(port, host, () => {
-      server.off("error", reject);
-      resolve();
-    });
-  });
-}
-
 async function serve(
-  handler: HttpHandlerPhases,
+  handler: HttpHandler,
   req: IncomingMessage,
   res: ServerResponse,
   state: { readonly draining: boolean },
   logger: Logger,
 ): Promise<void> {
-  if (state.draining) return write(draining(), req, res, state, logger);
   const controller = new AbortController();
   // The client went away before we answered: its exchange (and only its) is abandoned.
   res.on("close", () => {
     if (!res.writableFinished) controller.abort();
   });
-  const method = req.method ?? "GET";
-  const url = new URL(req.url ?? "/", "http://localhost");
-  const headers = toHeaders(req);
-  // Header-level checks first: nothing is read from a request that will be refused.
-  const admission = handler.admit(method, url.pathname, headers);
-  if (admission instanceof Response) return write(admission, req, res, state, logger);
-  let body: Buffer | undefined;
-  if (method === "POST") {
-    const read = await readNodeBody(req, handler.maxBodyBytes, handler.bodyReadTimeoutMs);
-    if (read === "too_large" || read === "timeout") {
-      const refusal =
-        read === "too_large" ? bodyTooLarge(handler.maxBodyBytes) : bodyTimedOut(handler.bodyReadTimeoutMs);
-      return write(admission.finish(refusal), req, res, state, logger);
-    }
-    body = read;
-  }
-  if (state.draining) return write(admission.finish(draining()), req, res, state, logger);
-  const response = await handler.dispatch(admission, {
-    method,
-    path: `${url.pathname}${url.search}`,
-    headers,
-    body,
-    signal: controller.signal,
-  });
+  const response = await handler.fetch(toRequest(req, controller.signal));
   return write(response, req, res, state, logger);
 }
 
-/** The answer to any request that arrives once shutdown has begun. */
-function draining(): Response {
-  return new Response(
-    JSON.stringify({
-      error: { code: "overloaded", message: "The server is shutting down; retry elsewhere." },
-    }),
-    {
-      status: 503,
-      headers: { "content-type": "application/json", "retry-after": String(HTTP_RETRY_AFTER_SECONDS) },
-    },
-  );
+/** Methods a web-standard Request cannot carry; the handler refuses them like any it does not serve. */
+const UNCARRIED_METHODS = new Set(["CONNECT", "TRACE", "TRACK"]);
+
+/** The Node request as a web-standard one; a POST body is read only as the handler pulls it. */
+function toRequest(req: IncomingMessage, signal: AbortSignal): Request {
+  const method = req.method ?? "GET";
+  const url = new URL(req.url ?? "/", "http://localhost");
+  const init: RequestInit & { duplex?: "half" } = {
+    method: UNCARRIED_METHODS.has(method) ? "UNSUPPORTED" : method,
+    headers: toHeaders(req),
+    signal,
+  };
+  if (method === "POST") {
+    init.body = bodyStream(req);
+    init.duplex = "half";
+  }
+  return new Request(`http://localhost${url.pathname}${url.search}`, init);
 }
 
 async function write(
@@ -401,41 +349,50 @@ function toHeaders(req: IncomingMessage): Headers {
   const headers = new Headers();
   const raw = req.rawHeaders;
   for (let i = 0; i + 1 < raw.length; i += 2) headers.append(raw[i] as string, raw[i + 1] as string);
+  // An HTTP/1.0 request may carry none: the handler must see it missing, not take the URL's.
+  if (!headers.has("host")) headers.set("host", "");
   return headers;
 }
 
-/** Reads a Node request body within the size cap and time limit. */
-function readNodeBody(
-  req: IncomingMessage,
-  maxBytes: number,
-  timeoutMs: number,
-): Promise<Buffer | "too_large" | "timeout"> {
-  const declared = Number(req.headers["content-length"] ?? Number.NaN);
-  if (Number.isFinite(declared) && declared > maxBytes) return Promise.resolve("too_large");
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let total = 0;
-    const stop = (outcome: Buffer | "too_large" | "timeout") => {
-      clearTimeout(timer);
-      req.off("data", onData);
-      req.off("end", onEnd);
-      req.off("error", onError);
-      if (typeof outcome === "string") req.pause();
-      resolve(outcome);
-    };
-    const timer = setTimeout(() => stop("timeout"), timeoutMs);
-    const onData = (chunk: Buffer) => {
-      total += chunk.length;
-      if (total > maxBytes) stop("too_large");
-      else chunks.push(chunk);
-    };
-    const onEnd = () => stop(Buffer.concat(chunks));
-    const onError = (error: Error) => {
-      clearTimeout(timer);
-      reject(error);
-    };
-    req.on("data", onData);
-    req.once("end", onEnd);
-    req.once("error", onError);
-  });
+/**
+ * A request body that reads from the socket only when pulled (no queue ahead of the reader), so
+ * the bytes of a request refused on its headers, or cut at its cap, are never read.
+ */
+function bodyStream(req: IncomingMessage): ReadableStream<Uint8Array> {
+  let detach = () => {};
+  return new ReadableStream<Uint8Array>(
+    {
+      start(controller) {
+        req.pause(); // explicitly paused, a data listener does not start the flow
+        const onData = (chunk: Buffer) => {
+          controller.enqueue(chunk);
+          if ((controller.desiredSize ?? 0) <= 0) req.pause();
+        };
+        const onEnd = () => {
+          detach();
+          controller.close();
+        };
+        const onError = (error: Error) => {
+          detach();
+          controller.error(error);
+        };
+        req.on("data", onData);
+        req.once("end", onEnd);
+        req.once("error", onError);
+        detach = () => {
+          req.off("data", onData);
+          req.off("end", onEnd);
+          req.off("error", onError);
+        };
+      },
+      pull() {
+        req.resume();
+      },
+      cancel() {
+        detach();
+        req.pause();
+      },
+    },
+    { highWaterMark: 0 },
+  );
 }
