@@ -292,7 +292,13 @@ async function runMcp(
     const registry = await options.createRegistry(logger, "remote", root);
     if (idle !== undefined) registry.observe(idle);
     const { startHttpServer } = await import("../mcp/http-server.js");
-    const server = await startHttpServer({ registry, logger, settings, structured });
+    let server: Awaited<ReturnType<typeof startHttpServer>>;
+    try {
+      server = await startHttpServer({ registry, logger, settings, structured });
+    } catch (error) {
+      await registry.close();
+      return fail(io, listenFailure(error, settings));
+    }
     const info = createStderrLogger({ level: "info", write: (line) => io.stderr.write(line) });
     info.info(`MCP Streamable HTTP listening on ${server.url}`, {
       auth:
@@ -445,4 +451,23 @@ function commandHelp(
       ? [`The ${spec.tool} tool as agents see it (its arguments are the options above):`, "", description, ""]
       : []),
   ].join("\n");
+}
+
+/** A socket the server cannot listen on is the operator's setting to change, said in its words. */
+function listenFailure(error: unknown, settings: { readonly host: string; readonly port: number }): unknown {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  const where = `${settings.host}:${settings.port}`;
+  const why =
+    code === "EADDRINUSE"
+      ? "another process is listening there"
+      : code === "EACCES"
+        ? "this user may not listen on that port"
+        : code === "EADDRNOTAVAIL"
+          ? "that address is not one of this machine's"
+          : undefined;
+  if (why === undefined) return error;
+  return new EvidentError(
+    "configuration_error",
+    `Cannot listen on ${where}: ${why} (${code}). Set EVIDENT_HTTP_PORT (and EVIDENT_HTTP_HOST) to a free address.`,
+  );
 }
