@@ -73,7 +73,7 @@ if (mode === "base") {
     let service = services.get(cwd);
     if (service === undefined) {
       // As the SDK and the servers build it: the next search's ripgrep is started ahead.
-      service = new CodeSearchService({ cwd, env: process.env, logger: silentLogger, prestart: {} });
+      service = new CodeSearchService({ cwd, env: process.env, logger: silentLogger });
       services.set(cwd, service);
     }
     return service;
