@@ -72,7 +72,7 @@ if (mode === "base") {
   const serviceFor = (cwd) => {
     let service = services.get(cwd);
     if (service === undefined) {
-      // As the SDK and the servers build it: the next search's ripgrep is started ahead.
+      // As the SDK and the servers build it.
       service = new CodeSearchService({ cwd, env: process.env, logger: silentLogger });
       services.set(cwd, service);
     }
