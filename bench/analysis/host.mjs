@@ -72,8 +72,8 @@ if (mode === "base") {
   const serviceFor = (cwd) => {
     let service = services.get(cwd);
     if (service === undefined) {
-      // As the SDK and the servers build it: the next search's ripgrep is started ahead.
-      service = new CodeSearchService({ cwd, env: process.env, logger: silentLogger, prestart: {} });
+      // As the SDK and the servers build it.
+      service = new CodeSearchService({ cwd, env: process.env, logger: silentLogger });
       services.set(cwd, service);
     }
     return service;

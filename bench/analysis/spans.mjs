@@ -24,7 +24,7 @@ const { silentLogger } = await import(`${root}dist/core/logger.js`);
 const terms = [...readFileSync(join(cwd, "lib/index.js"), "utf8").matchAll(/get ([A-Z][A-Za-z]+)\(\)/g)]
   .map((m) => m[1])
   .slice(0, n);
-const executor = new SearchExecutor({ env: process.env, logger: silentLogger, prestart: {} });
+const executor = new SearchExecutor({ env: process.env, logger: silentLogger });
 const store = new MemorySnapshotStore();
 const request = normalizeRequest({ anyOf: terms, ignoreCase: false });
 const target = await resolveSearchTarget(cwd, undefined);

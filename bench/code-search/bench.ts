@@ -3,9 +3,8 @@
  * each fixed pattern measures, in this one run:
  *   - median time of a new code_search query (warm, in-process, and over MCP stdio to the built
  *     `evident mcp`) divided by raw `rg --json` on the same corpus, and of a cold one (a fresh
- *     service: no revision cache); the warm query follows one with the same options, so the
- *     service has its ripgrep started ahead (src/code/process/prestart.ts), and a second in-process
- *     service that starts ripgrep per search shows what a query costs without that;
+ *     service: no revision cache); with `--before DIR`, also in process, the build of the
+ *     checkout DIR (built there first), measured alike: what a change was worth;
  *   - for context, raw ripgrep given exactly the arguments code_search passes (its case flag,
  *     hidden files, the protective globs), which is part of the difference, and raw ripgrep
  *     started with posix_spawn (`host-spawn.py`) rather than from Node, which shows what Node's
@@ -23,9 +22,10 @@
  * answering does not slow the next.
  *
  * Usage: node --import tsx bench/code-search/bench.ts [--tier quick|large] [--runs N] [--warmup N]
- *        [--cases 1,2,...] (positions in CASES; all by default)
+ *        [--cases 1,2,...] (positions in CASES; all by default) [--corpus DIR] [--before DIR]
  *   quick: typescript@5.9.3 from `npm pack` (default)
  *   large: linux-source-6.1 from `apt-get download` (1.5 GB unpacked; optional)
+ *   --corpus DIR: search DIR instead (Go's sources: /usr/share/go-1.19/src from golang-1.19-src)
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -58,6 +58,8 @@ const only = arg("--cases", "")
   .split(",")
   .filter(Boolean)
   .map((n) => Number(n) - 1);
+const corpusDir = arg("--corpus", "");
+const before = arg("--before", "");
 
 interface Case {
   readonly label: string;
@@ -98,6 +100,12 @@ const CASES: readonly Case[] = [
     rgFlags: ["-S", "-F"],
     pattern: "function ",
   },
+  {
+    label: "-F 'func ' (broad)",
+    input: { pattern: "func ", literal: true, ignoreCase: false },
+    rgFlags: ["-F"],
+    pattern: "func ",
+  },
 ];
 
 /** A search of the cases' file scope that matches nothing: it only keeps the scope warm. */
@@ -105,13 +113,12 @@ const KEEP_WARM: CodeSearchInput = { pattern: "evident bench keeps this scope wa
 
 /**
  * The keep-warm search said with a case's options, so that the case's search follows one like it,
- * as an agent's searches with the same options and file scope follow each other: the service
- * then has the case's ripgrep started ahead (see src/code/process/prestart.ts). "in-process, no
- * prestart" shows what the case costs without that.
+ * as an agent's searches with the same options and file scope follow each other.
  */
 const keepWarmFor = (c: Case): CodeSearchInput => ({ ...c.input, pattern: KEEP_WARM.pattern });
 
 function prepare(): string {
+  if (corpusDir !== "") return corpusDir;
   mkdirSync(corpora, { recursive: true });
   if (tier === "quick") {
     const dir = join(corpora, "typescript-5.9.3");
@@ -155,48 +162,6 @@ async function timed<T>(fn: () => Promise<T>): Promise<{ ms: number; value: T }>
   const start = process.hrtime.bigint();
   const value = await fn();
   return { ms: Number(process.hrtime.bigint() - start) / 1e6, value };
-}
-
-/** Pids of the ripgrep processes under `ancestor` that wait for their pattern (`--file -`). */
-function waitingRipgreps(ancestor: number): Set<number> {
-  const parents = new Map<number, number>();
-  const commands = new Map<number, string>();
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      // The command name may hold spaces and parentheses; the fields after it do not.
-      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-      parents.set(Number(entry), ppid);
-      commands.set(Number(entry), readFileSync(`/proc/${entry}/cmdline`, "utf8"));
-    } catch {
-      // Gone meanwhile.
-    }
-  }
-  const found = new Set<number>();
-  for (const [pid, command] of commands) {
-    if (!command.includes("\0--file\0-\0")) continue;
-    for (let p = parents.get(pid); p !== undefined && p > 1; p = parents.get(p)) {
-      if (p === ancestor) found.add(pid);
-    }
-  }
-  return found;
-}
-
-/**
- * Waits until the MCP server has started the next search's ripgrep (one not among `before`), so
- * that its start does not overlap the next measurement: the server does it after answering,
- * and on two CPUs a fork and exec running beside a search slows that search.
- */
-async function prestartSettled(server: number, before: ReadonlySet<number>): Promise<void> {
-  const deadline = performance.now() + 5_000;
-  for (;;) {
-    const now = waitingRipgreps(server);
-    if ([...now].some((pid) => !before.has(pid))) return;
-    if (performance.now() > deadline)
-      throw new Error("the MCP server started no ripgrep for the next search");
-    await new Promise((resolve) => setTimeout(resolve, 2));
-  }
 }
 
 /** Every thread of `roots` and of their descendants (the MCP server's ripgreps). */
@@ -376,33 +341,31 @@ async function main(): Promise<void> {
   const rgHost = startChild([host, "rg"], repo);
   const spawnHost = startChild([join(repo, "bench/code-search/host-spawn.py"), rgPath], repo, "python3");
   const sdk = startChild([host, "sdk", corpus], repo);
+  if (before !== "") execFileSync("npm", ["run", "build", "--silent"], { cwd: before, stdio: "inherit" });
+  const old = before === "" ? undefined : startChild([host, "sdk", corpus, before], repo);
   const mcp = await startMcp(corpus);
   const rawRg = async (cwd: string, args: readonly string[]) =>
     (await rgHost.send({ cwd, args })) as { ms: number; bytes: number };
   const spawnedRg = async (cwd: string, args: readonly string[]) =>
     (await spawnHost.send({ cwd, args })) as { ms: number; bytes: number };
-  /** A search in process, and its background work (the next ripgrep's start) let finish. */
-  const search = async (input: CodeSearchInput, op: "search" | "plain" = "search") => {
-    const answer = (await sdk.send({ op, input })) as unknown as SdkAnswer;
-    await sdk.send({ op: "idle" });
+  /** A search in process, and its background work let finish. */
+  const search = async (input: CodeSearchInput, host = sdk) => {
+    const answer = (await host.send({ op: "search", input })) as unknown as SdkAnswer;
+    await host.send({ op: "idle" });
     return answer;
   };
-  const mcpPid = mcp.child.pid ?? -1;
-  const subjects = [rgHost, spawnHost, sdk, mcp].map((client) => client.child.pid ?? -1);
+  const subjects = [rgHost, spawnHost, sdk, mcp, ...(old === undefined ? [] : [old])].map(
+    (client) => client.child.pid ?? -1,
+  );
   /** Measurements that began although a measuring process still ran after 2 s. */
   let unsettled = 0;
-  /** An MCP search timed from request to response, then the server's next ripgrep let start. */
-  const overMcp = async (input: CodeSearchInput) => {
-    const before = waitingRipgreps(mcpPid);
-    const result = await timed(() => callTool(mcp, input));
-    await prestartSettled(mcpPid, before);
-    return result;
-  };
+  /** An MCP search timed from request to response. */
+  const overMcp = (input: CodeSearchInput) => timed(() => callTool(mcp, input));
   // Warm-up: the first call loads modules and resolves ripgrep.
   await rawRg(corpus, ["--json", "--", "warm-up", "."]);
   await spawnedRg(corpus, ["--json", "--", "warm-up", "."]);
   await search(KEEP_WARM);
-  await search(KEEP_WARM, "plain");
+  if (old !== undefined) await search(KEEP_WARM, old);
   // The server's first search enumerates the scope before searching: about what its background
   // re-enumeration takes later, so it sets how long to let one finish.
   const coldMcp = await overMcp(KEEP_WARM);
@@ -436,7 +399,7 @@ async function main(): Promise<void> {
       // let finish: awaited in process; over MCP, given twice the server's first (cold) search.
       const keepWarm = keepWarmFor(c);
       await search(keepWarm);
-      await search(keepWarm, "plain");
+      if (old !== undefined) await search(keepWarm, old);
       const keepWarmAt = performance.now();
       await overMcp(keepWarm);
       if (keepWarmAt - mcpEnumeratedAt > REVISION_CACHE_TTL_MS) {
@@ -457,7 +420,7 @@ async function main(): Promise<void> {
       await quiet();
       const answer = await search(c.input);
       await quiet();
-      const withoutPrestart = await search(c.input, "plain");
+      const earlier = old === undefined ? undefined : await search(c.input, old);
       await quiet();
       const mcpSearch = await overMcp(c.input);
       if (!keep) continue;
@@ -467,7 +430,7 @@ async function main(): Promise<void> {
       spawnTimes.push(spawned.ms);
       first = answer;
       ourTimes.push(answer.ms);
-      plainTimes.push(withoutPrestart.ms);
+      if (earlier !== undefined) plainTimes.push(earlier.ms);
       rssMiB = Math.max(rssMiB, answer.rssMiB);
       mcpTimes.push(mcpSearch.ms);
     }
@@ -492,10 +455,11 @@ async function main(): Promise<void> {
       pageRatio = fmt(median(pageTimes) / median(ourTimes), 3);
     }
     const [inLow, inHigh] = ratioInterval(ourTimes, rgTimes);
-    const [plainLow, plainHigh] = ratioInterval(plainTimes, rgTimes);
+    const [plainLow, plainHigh] =
+      old === undefined ? [Number.NaN, Number.NaN] : ratioInterval(plainTimes, rgTimes);
     const [mcpLow, mcpHigh] = ratioInterval(mcpTimes, rgTimes);
     intervals.push(
-      `${c.label}: in-process ${fmt(inLow)}-${fmt(inHigh)}, no prestart ${fmt(plainLow)}-${fmt(plainHigh)}, ` +
+      `${c.label}: in-process ${fmt(inLow)}-${fmt(inHigh)}, before ${fmt(plainLow)}-${fmt(plainHigh)}, ` +
         `MCP stdio ${fmt(mcpLow)}-${fmt(mcpHigh)}`,
     );
     const firstBytes = Buffer.byteLength(first?.text ?? "");
@@ -507,8 +471,9 @@ async function main(): Promise<void> {
       fmt(median(sameTimes), 1),
       fmt(median(spawnTimes), 1),
       fmt(median(ourTimes), 1),
+      old === undefined ? "n/a" : fmt(median(plainTimes), 1),
       fmt(median(ourTimes) / median(rgTimes)),
-      fmt(median(plainTimes) / median(rgTimes)),
+      old === undefined ? "n/a" : fmt(median(plainTimes) / median(rgTimes)),
       fmt(median(mcpTimes) / median(rgTimes)),
       fmt(median(mcpTimes) / median(spawnTimes)),
       fmt(median(staleTimes) / median(rgTimes)),
@@ -520,7 +485,7 @@ async function main(): Promise<void> {
       `${first?.data.view}${reachable ? "" : " (unreachable!)"}`,
     ]);
   }
-  await Promise.all([mcp.stop(), sdk.stop(), rgHost.stop(), spawnHost.stop()]);
+  await Promise.all([mcp.stop(), sdk.stop(), rgHost.stop(), spawnHost.stop(), old?.stop()]);
   const header = [
     "pattern",
     "matches",
@@ -528,8 +493,9 @@ async function main(): Promise<void> {
     "rg, same flags ms",
     "rg, posix_spawn ms",
     "code_search ms",
+    "before ms",
     "in-process / rg",
-    "in-process, no prestart / rg",
+    "in-process, before / rg",
     "MCP stdio / rg",
     "MCP stdio / rg posix_spawn",
     "after a pause / rg",

@@ -89,7 +89,7 @@ async function main(): Promise<void> {
   try {
     for (const c of CASES) {
       const input: CodeSearchInput = { ...c.input, mode: "summary" };
-      // Warm-up: the scope's enumeration and the ripgrep started ahead, for both services.
+      // Warm-up: the scope's enumeration, for both services.
       await call(memory, input);
       await call(shared, input);
       const metaBefore = await client.hGetAll(`${namespace}meta`);

@@ -78,10 +78,6 @@ import { SyntaxLayer } from "./syntax/layer.js";
 
 export type { CodeSearchResponse };
 
-/**
- * `prestart` (see search/executor.ts) is for long-lived services; a one-shot process would only
- * start a ripgrep for nothing.
- */
 export interface CodeSearchServiceOptions extends SearchExecutorOptions {
   readonly cwd: string;
   readonly store?: SnapshotStore;

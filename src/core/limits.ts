@@ -198,9 +198,9 @@ export const CODE_SEARCH_DEADLINE_MS = 30_000;
 export const CODE_SEARCH_MAX_PROCESSES = Math.max(2, availableParallelism());
 
 /**
- * Project roots one surface keeps a code_search service for (its snapshots, caches and the
- * ripgrep started ahead): a client that moves between more roots than this retires the least
- * recently used one, once its calls in flight have ended; its cursors then expire.
+ * Project roots one surface keeps a code_search service for (its snapshots and caches): a client
+ * that moves between more roots than this retires the least recently used one, once its calls in
+ * flight have ended; its cursors then expire.
  */
 export const CODE_SEARCH_ROOTS_KEPT = 4;
 
@@ -229,12 +229,6 @@ export const STAT_SLICE_MS = 4;
 export const REVISION_CACHE_TTL_MS = 30_000;
 /** File scopes (working directory plus file filters) whose revisions are kept between searches. */
 export const REVISION_CACHE_MAX_SCOPES = 4;
-
-/**
- * How long a long-lived service keeps a ripgrep waiting, unused, for a search like the last one
- * (see code/process/prestart.ts): a waiting ripgrep holds a few MB and no CPU.
- */
-export const PRESTART_IDLE_MS = 5 * 60_000;
 
 /** Snapshot retention bounds. */
 export const SNAPSHOT_MAX_MATCHES = 50_000;

@@ -2,8 +2,7 @@
  * The code_search tool definition. Registration stays cheap: only the schema (zod and limits)
  * loads here; the service, ripgrep resolution and snapshot store load on the first call, so an
  * MCP server answers `tools/list` without paying for them. `snapshots: "persistent"` in the
- * environment selects the file store (for the one-shot CLI) instead of the memory store; the
- * memory store's long-lived surfaces also keep a ripgrep started for the next search.
+ * environment selects the file store (for the one-shot CLI) instead of the memory store.
  */
 
 import { realpathSync } from "node:fs";
@@ -184,8 +183,6 @@ export function createCodeSearchTool(env: ToolEnvironment) {
         slots,
         pathRules: { protectedPaths, confined: env.confined === true },
         phrasing,
-        // A long-lived surface keeps the next search's ripgrep started; a one-shot run would not use it.
-        ...(env.snapshots === "persistent" ? {} : { prestart: {} }),
       });
     })();
     const kept: KeptService = { service, inFlight: 0, retired: false };

@@ -83,48 +83,6 @@ describe("`evident mcp` at rest", () => {
   });
 });
 
-describe("the ripgrep `evident mcp` starts ahead for the next search", () => {
-  for (const end of ["stdin closed", "SIGKILL"] as const) {
-    it(`G11: ends with the server (${end})`, async () => {
-      const root = mkdtempSync(join(tmpdir(), "evident-prestart-"));
-      try {
-        writeFileSync(join(root, "plain.txt"), "needle\n");
-        const server = spawn(process.execPath, [CLI, "mcp"], {
-          cwd: root,
-          stdio: ["pipe", "pipe", "ignore"],
-        });
-        const exited = new Promise<void>((done) => server.once("exit", () => done()));
-        const { lines, send } = initialize(server);
-        const answered = answerTo(lines, 2);
-        send({
-          jsonrpc: "2.0",
-          id: 2,
-          method: "tools/call",
-          params: { name: "code_search", arguments: { pattern: "needle" } },
-        });
-        await answered;
-        // Started after the answer went out: poll the process table until it is there.
-        let waiting: number[] = [];
-        for (let i = 0; i < 500 && waiting.length === 0; i++) {
-          waiting = childrenOf(server.pid).filter((pid) => commandOf(pid).includes(" --file - "));
-          if (waiting.length === 0) await new Promise((r) => setTimeout(r, 10));
-        }
-        assert.equal(waiting.length, 1, "one ripgrep waits for the next search");
-        const processes = childrenOf(server.pid);
-        if (end === "SIGKILL") server.kill("SIGKILL");
-        else server.stdin.end();
-        await exited;
-        // After SIGKILL nothing in the server runs: ripgrep itself notices alone (it reads the
-        // end of its input). Poll for that.
-        for (let i = 0; i < 500 && processes.some(alive); i++) await new Promise((r) => setTimeout(r, 10));
-        for (const pid of processes) assert.equal(alive(pid), false, `process ${pid} was left running`);
-      } finally {
-        rmSync(root, { recursive: true, force: true });
-      }
-    });
-  }
-});
-
 describe("stdio client disconnect", () => {
   it("G11: closing stdin mid-search reaps ripgrep and ends the server", async () => {
     const root = mkdtempSync(join(tmpdir(), "evident-disconnect-"));

@@ -6,7 +6,6 @@
  * still not closed PROCESS_CLOSE_TIMEOUT_MS later is reported as a failure, never ignored.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import type { Socket } from "node:net";
 import { basename } from "node:path";
 import type { Readable } from "node:stream";
 import { abortReason, throwIfAborted } from "../../core/abort.js";
@@ -16,7 +15,7 @@ import {
   PROCESS_KILL_ESCALATION_MS,
   PROCESS_STDERR_MAX_BYTES,
 } from "../../core/limits.js";
-import type { ReleaseSlot, Slots } from "../../core/slots.js";
+import type { Slots } from "../../core/slots.js";
 
 export interface OwnedProcessSpec {
   readonly command: string;
@@ -31,8 +30,6 @@ export interface OwnedProcessSpec {
   readonly input?: boolean;
   /** Wait for one of these before starting, and hold it until the child has closed. */
   readonly slots?: Slots;
-  /** A slot already taken for this child (instead of `slots`), given back once it has closed. */
-  readonly slot?: ReleaseSlot;
 }
 
 export interface OwnedProcessOutcome {
@@ -61,35 +58,31 @@ export async function runOwnedProcess(
 }
 
 /**
- * A started child that has not been run yet: a ripgrep started ahead of its search, waiting for
- * its pattern on stdin (see prestart.ts). Exactly one of `run` and `discard` is called; either
- * way the child is awaited.
+ * A started child that has not been run yet (Git tells a failed start apart from a failed run).
+ * `run` is called once, and the child is awaited however it ends.
  */
 export interface StartedProcess {
   readonly pid: number;
-  /** Still running, not yet exited (one that died while waiting is useless). */
-  readonly alive: boolean;
   /**
    * Writes `input` (if given) to the child's stdin and ends it, hands stdout to `consume`, and
    * resolves once the child has closed; cancellation and early stops terminate it.
    */
   run(
     consume: (stdout: Readable) => Promise<ConsumeResult>,
-    options?: {
-      readonly input?: string;
-      readonly signal?: AbortSignal;
-      /**
-       * A slot taken for this child, which was started without one (a child waiting for its
-       * input holds none): given back once it has closed.
-       */
-      readonly slot?: ReleaseSlot;
-    },
+    options?: { readonly input?: string; readonly signal?: AbortSignal },
   ): Promise<OwnedProcessOutcome>;
-  /** Terminates the child (if it still runs) and resolves once it has closed. */
-  discard(): Promise<void>;
-  /** Whether the child keeps this process's event loop alive (a waiting one should not). */
-  ref(): void;
-  unref(): void;
+}
+
+/** A spawned child and what running it needs: its closure, its stderr, and one termination. */
+interface Spawned {
+  readonly child: ChildProcess;
+  readonly name: string;
+  readonly pid: number;
+  readonly closed: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  readonly stderr: ReturnType<typeof boundedCollector>;
+  readonly terminate: () => Promise<void>;
+  /** The termination under way, if one was started. */
+  readonly terminating: () => Promise<void> | undefined;
 }
 
 /**
@@ -99,7 +92,7 @@ export interface StartedProcess {
  */
 export async function startOwnedProcess(spec: OwnedProcessSpec): Promise<StartedProcess> {
   const name = basename(spec.command);
-  let release = spec.slot ?? (spec.slots === undefined ? undefined : await spec.slots.acquire(spec.signal));
+  const release = spec.slots === undefined ? undefined : await spec.slots.acquire(spec.signal);
   try {
     // In the same turn as the spawn: a call stopped by now never starts a process.
     throwIfAborted(spec.signal);
@@ -115,10 +108,8 @@ export async function startOwnedProcess(spec: OwnedProcessSpec): Promise<Started
     windowsHide: true,
   });
   // Listen for closure before anything can await, so the event cannot be missed.
-  let hasClosed = false;
   const closed = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
     child.once("close", (code, signal) => {
-      hasClosed = true;
       release?.();
       resolve({ code, signal });
     });
@@ -144,80 +135,71 @@ export async function startOwnedProcess(spec: OwnedProcessSpec): Promise<Started
   // Writing to a child that has gone fails with EPIPE; its exit status tells the story.
   child.stdin?.on("error", () => {});
   const pid = child.pid ?? -1;
-
   let terminating: Promise<void> | undefined;
   const terminate = () => {
     terminating ??= terminateChild(child, closed, name);
     return terminating;
   };
+  const spawned: Spawned = { child, name, pid, closed, stderr, terminate, terminating: () => terminating };
   let used = false;
-  const claim = () => {
-    if (used) throw new Error(`${name} (pid ${pid}) was already run or discarded`);
-    used = true;
-  };
-
   return {
     pid,
-    get alive() {
-      return !hasClosed && child.exitCode === null && child.signalCode === null;
+    run: (consume, options = {}) => {
+      if (used) return Promise.reject(new Error(`${name} (pid ${pid}) was already run`));
+      used = true;
+      return runSpawned(spawned, consume, options);
     },
-    ref: () => setRef(child, true),
-    unref: () => setRef(child, false),
-    discard: async () => {
-      claim();
-      child.stdin?.destroy();
-      await terminate();
-    },
-    run: async (consume, options = {}) => {
-      claim();
-      const { signal, input } = options;
-      if (options.slot !== undefined && release === undefined) {
-        release = options.slot;
-        if (hasClosed) release();
-      }
-      const onAbort = () => void terminate().catch(() => {});
-      signal?.addEventListener("abort", onAbort, { once: true });
-      // Cancellation may have arrived while the child was starting.
-      if (signal?.aborted) onAbort();
-      if (input !== undefined) {
-        if (child.stdin === null) {
-          child.stdout?.destroy();
-          await terminate();
-          signal?.removeEventListener("abort", onAbort);
-          throw new Error(`${name} was started without an input pipe`);
-        }
-        child.stdin.end(input);
-      }
+  };
+}
 
-      let result: ConsumeResult;
-      try {
-        if (child.stdout === null) throw new Error("stdout pipe missing");
-        result = await consume(child.stdout);
-      } catch (consumerError) {
-        child.stdout?.destroy();
-        await terminate();
-        signal?.removeEventListener("abort", onAbort);
-        if (signal?.aborted) throw abortReason(signal);
-        throw consumerError;
-      }
-      if (result === "stop") {
-        child.stdout?.destroy();
-        await terminate();
-      }
-      // A termination started by cancellation may have failed to close the child: that surfaces here.
-      if (terminating !== undefined) await terminating;
-      const exit = await closed;
+async function runSpawned(
+  spawned: Spawned,
+  consume: (stdout: Readable) => Promise<ConsumeResult>,
+  options: { readonly input?: string; readonly signal?: AbortSignal },
+): Promise<OwnedProcessOutcome> {
+  const { child, name, pid, closed, stderr, terminate, terminating } = spawned;
+  const { signal, input } = options;
+  const onAbort = () => void terminate().catch(() => {});
+  signal?.addEventListener("abort", onAbort, { once: true });
+  // Cancellation may have arrived while the child was starting.
+  if (signal?.aborted) onAbort();
+  if (input !== undefined) {
+    if (child.stdin === null) {
+      child.stdout?.destroy();
+      await terminate();
       signal?.removeEventListener("abort", onAbort);
-      if (signal?.aborted) throw abortReason(signal);
-      return {
-        exitCode: exit.code,
-        exitSignal: exit.signal,
-        stderr: stderr.text(),
-        stderrTruncated: stderr.truncated(),
-        stopped: result === "stop",
-        pid,
-      };
-    },
+      throw new Error(`${name} was started without an input pipe`);
+    }
+    child.stdin.end(input);
+  }
+
+  let result: ConsumeResult;
+  try {
+    if (child.stdout === null) throw new Error("stdout pipe missing");
+    result = await consume(child.stdout);
+  } catch (consumerError) {
+    child.stdout?.destroy();
+    await terminate();
+    signal?.removeEventListener("abort", onAbort);
+    if (signal?.aborted) throw abortReason(signal);
+    throw consumerError;
+  }
+  if (result === "stop") {
+    child.stdout?.destroy();
+    await terminate();
+  }
+  // A termination started by cancellation may have failed to close the child: that surfaces here.
+  await terminating();
+  const exit = await closed;
+  signal?.removeEventListener("abort", onAbort);
+  if (signal?.aborted) throw abortReason(signal);
+  return {
+    exitCode: exit.code,
+    exitSignal: exit.signal,
+    stderr: stderr.text(),
+    stderrTruncated: stderr.truncated(),
+    stopped: result === "stop",
+    pid,
   };
 }
 
@@ -259,16 +241,6 @@ async function terminateChild(child: ChildProcess, closed: Promise<unknown>, nam
 }
 
 /** A ChildProcess's own ref()/unref() covers its process handle only; its pipes hold the loop too. */
-function setRef(child: ChildProcess, on: boolean): void {
-  if (on) child.ref();
-  else child.unref();
-  for (const stream of [child.stdin, child.stdout, child.stderr]) {
-    const socket = stream as Partial<Socket> | null;
-    if (on) socket?.ref?.();
-    else socket?.unref?.();
-  }
-}
-
 function boundedCollector(maxBytes: number) {
   const chunks: Buffer[] = [];
   let kept = 0;

@@ -25,37 +25,14 @@ export function fileScopeArgs(query: SearchQuery, target: RgTarget): string[] {
   return args;
 }
 
-/**
- * Content search: one JSON event per line on stdout. With `patternFrom: "stdin"` the pattern is
- * left out and read from stdin (`--file -`), for a ripgrep started before its pattern is known
- * (prestart.ts); the arguments then depend only on the pattern's options and the file scope.
- */
-export function buildSearchArgs(
-  query: SearchQuery,
-  target: RgTarget,
-  patternFrom: "argument" | "stdin" = "argument",
-): string[] {
+/** Content search: one JSON event per line on stdout. */
+export function buildSearchArgs(query: SearchQuery, target: RgTarget): string[] {
   const args = ["--json", "--no-config", CASE_FLAG[query.caseMode]];
   if (query.literal) args.push("--fixed-strings");
   if (query.wholeWord) args.push("--word-regexp");
   args.push(...fileScopeArgs(query, target));
-  if (patternFrom === "stdin") args.push("--file", "-", "--", target.root);
-  else args.push("--", query.pattern, target.root);
+  args.push("--", query.pattern, target.root);
   return args;
-}
-
-/**
- * Whether ripgrep reads this pattern from stdin exactly as it would from its argument. A pattern
- * file holds one pattern per line and ripgrep strips a line's `\r`, so a pattern with a line
- * break, a carriage return or a NUL (which no argument can carry) is passed as an argument.
- */
-export function patternFitsInput(pattern: string): boolean {
-  return !/[\r\n\0]/.test(pattern);
-}
-
-/** What ripgrep reads from stdin for `patternFrom: "stdin"`: the one pattern, as one line. */
-export function patternInput(pattern: string): string {
-  return `${pattern}\n`;
 }
 
 /** Names-only enumeration of the same files, NUL-framed so names with newlines survive. */

@@ -14,17 +14,11 @@ import {
   SNAPSHOT_MAX_OCCURRENCES,
 } from "../../core/limits.js";
 import { type Phrasing, phrasingFor } from "../../core/phrasing.js";
-import type { ReleaseSlot, Slots } from "../../core/slots.js";
+import type { Slots } from "../../core/slots.js";
 import { protectedDescendant, type RgTarget } from "../path-policy.js";
-import {
-  type ConsumeResult,
-  type OwnedProcessOutcome,
-  runOwnedProcess,
-  type StartedProcess,
-  startOwnedProcess,
-} from "../process/owned-process.js";
+import { type ConsumeResult, type OwnedProcessOutcome, runOwnedProcess } from "../process/owned-process.js";
 import { invalid, type SearchQuery } from "../request.js";
-import { buildSearchArgs, patternFitsInput, patternInput } from "./args.js";
+import { buildSearchArgs } from "./args.js";
 import { type IndexedRun, type PartialReason, type RetentionBounds, RgOutputIndexer } from "./event-index.js";
 import type { RawMatchTable } from "./match-table.js";
 
@@ -57,91 +51,26 @@ export interface ContentSearchOptions {
   readonly signal?: AbortSignal;
   readonly retention?: RetentionBounds;
   readonly onSpawn?: (pid: number) => void;
-  /** Bounds the ripgreps running at once: ripgrep waits for one of these before it starts... */
+  /** Bounds the ripgreps running at once: ripgrep waits for one of these before it starts. */
   readonly slots?: Slots | undefined;
-  /**
-   * ...unless the caller took one already (before it took a `started` ripgrep, so that no
-   * started one waits for a slot): held until ripgrep closes, given back however the call ends.
-   */
-  readonly slot?: ReleaseSlot | undefined;
   /** Called as matches arrive (progress reporting). */
   readonly onMatches?: (count: number) => void;
-  /**
-   * A ripgrep from `startContentSearch` for this query's options and file scope, waiting for
-   * the pattern. It is used when the pattern fits its input and it still runs; otherwise it is
-   * discarded and ripgrep started as usual. Either way it is this call's to reap.
-   */
-  readonly started?: StartedProcess;
   /** How a refusal's advice is written for the surface (default: MCP's). */
   readonly phrasing?: Phrasing;
 }
 
-/** What `startContentSearch` needs: everything about a search but its pattern. */
-export type ContentSearchStart = Pick<ContentSearchOptions, "rgPath" | "query" | "target" | "onSpawn">;
-
-/**
- * Starts ripgrep for a search whose pattern is not known yet: it waits for it on stdin, having
- * done its own start (which takes longer than many searches' reading) before it was needed. The
- * query's pattern is ignored; its options and file scope are fixed here.
- */
-export async function startContentSearch(options: ContentSearchStart): Promise<StartedProcess> {
-  const started = await startOwnedProcess({
-    command: options.rgPath,
-    args: buildSearchArgs(options.query, options.target, "stdin"),
-    cwd: options.target.cwd,
-    input: true,
-  });
-  options.onSpawn?.(started.pid);
-  return started;
-}
-
-/**
- * What a ripgrep from `startContentSearch` can serve: equal keys, equal searches but for the
- * pattern (the same executable, working directory and arguments).
- */
-export function contentSearchKey(options: ContentSearchStart): string {
-  return JSON.stringify([
-    options.rgPath,
-    options.target.cwd,
-    buildSearchArgs(options.query, options.target, "stdin"),
-  ]);
-}
-
 export async function runContentSearch(options: ContentSearchOptions): Promise<SearchRun> {
-  try {
-    return await searchOnce(options);
-  } finally {
-    // Given back by the child's closure already, unless no child was started.
-    options.slot?.();
-  }
-}
-
-async function searchOnce(options: ContentSearchOptions): Promise<SearchRun> {
-  const { started, signal, slot } = options;
-  if (started !== undefined) {
-    // Referenced again: this call now owns it, and awaits it either way.
-    started.ref();
-    if (!started.alive || !patternFitsInput(options.query.pattern)) await started.discard();
-    else {
-      const indexer = newIndexer(options);
-      const outcome = await started.run((stdout) => readStream(stdout, indexer, options.onMatches), {
-        input: patternInput(options.query.pattern),
-        ...(signal === undefined ? {} : { signal }),
-        ...(slot === undefined ? {} : { slot }),
-      });
-      const result = interpret(outcome, indexer, options.phrasing);
-      if (result instanceof EvidentError) throw result;
-      return result;
-    }
-  }
-  const indexer = newIndexer(options);
+  const { signal } = options;
+  const indexer = new RgOutputIndexer(options.retention ?? DEFAULT_RETENTION, {
+    exclude: protectedDescendant(options.target),
+  });
   const outcome = await runOwnedProcess(
     {
       command: options.rgPath,
       args: buildSearchArgs(options.query, options.target),
       cwd: options.target.cwd,
       ...(signal === undefined ? {} : { signal }),
-      ...(slot !== undefined ? { slot } : options.slots === undefined ? {} : { slots: options.slots }),
+      ...(options.slots === undefined ? {} : { slots: options.slots }),
       ...(options.onSpawn === undefined ? {} : { onSpawn: options.onSpawn }),
     },
     (stdout) => readStream(stdout, indexer, options.onMatches),
@@ -149,12 +78,6 @@ async function searchOnce(options: ContentSearchOptions): Promise<SearchRun> {
   const result = interpret(outcome, indexer, options.phrasing);
   if (result instanceof EvidentError) throw result;
   return result;
-}
-
-function newIndexer(options: ContentSearchOptions): RgOutputIndexer {
-  return new RgOutputIndexer(options.retention ?? DEFAULT_RETENTION, {
-    exclude: protectedDescendant(options.target),
-  });
 }
 
 /** The run's retained matches, or the error its exit status and stderr say. */

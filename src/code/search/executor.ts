@@ -2,7 +2,7 @@
  * Running ripgrep for new searches, with the state that outlives one call: candidate revisions
  * observed before a search (or recent observations of the same file scope, refreshed in the
  * background once the call has its answer), the content search itself, the re-check of the
- * retained files after it, and the ripgrep started ahead for the next search of the same shape.
+ * retained files after it.
  */
 
 import { cancelledError } from "../../core/abort.js";
@@ -10,8 +10,6 @@ import type { Logger } from "../../core/logger.js";
 import type { Phrasing } from "../../core/phrasing.js";
 import type { Slots } from "../../core/slots.js";
 import type { SearchTarget } from "../path-policy.js";
-import type { StartedProcess } from "../process/owned-process.js";
-import { type PrestartOptions, PrestartSlot } from "../process/prestart.js";
 import type { SearchQuery } from "../request.js";
 import { RevisionCache, type RevisionCacheOptions } from "../revisions/cache.js";
 import {
@@ -23,14 +21,7 @@ import {
 } from "../revisions/scan.js";
 import { buildFilesArgs } from "../rg/args.js";
 import { resolveRgPath } from "../rg/binary.js";
-import {
-  type ContentSearchStart,
-  contentSearchKey,
-  DEFAULT_RETENTION,
-  type RetentionBounds,
-  runContentSearch,
-  startContentSearch,
-} from "../rg/content-search.js";
+import { DEFAULT_RETENTION, type RetentionBounds, runContentSearch } from "../rg/content-search.js";
 import { listNames } from "../rg/names.js";
 import type { Execution } from "../snapshots/build.js";
 
@@ -43,19 +34,13 @@ export interface SearchExecutorOptions {
   readonly onProcessSpawn?: (pid: number) => void;
   /** Bounds the ripgreps running at once (see core/slots.ts); unbounded without. */
   readonly slots?: Slots;
-  /** Keep a ripgrep waiting for the next search of the last one's shape (see prestart.ts). */
-  readonly prestart?: PrestartOptions;
   /** How advice in answers and errors is written for the surface (default: MCP's). */
   readonly phrasing?: Phrasing;
 }
 
-/**
- * What one call leaves for after its answer: the stale file scopes to enumerate again, and the
- * search whose ripgrep to start ahead for the next one.
- */
+/** What one call leaves for after its answer: the stale file scopes to enumerate again. */
 export interface CallFollowUp {
   readonly due: Map<string, ScanOptions>;
-  next?: { readonly key: string; readonly start: ContentSearchStart };
 }
 
 export function newFollowUp(): CallFollowUp {
@@ -77,23 +62,13 @@ export class SearchExecutor {
     string,
     { readonly controller: AbortController; readonly done: Promise<void> }
   >();
-  readonly #prestart: PrestartSlot | undefined;
   /** First enumerations of file scopes, shared by searches of the same scope that run at once. */
   readonly #enumerating = new Map<string, Promise<void>>();
-  /** Scheduled or running starts of the next search's ripgrep. */
-  readonly #prestarting = new Set<Promise<void>>();
   #closed = false;
 
   constructor(options: SearchExecutorOptions) {
     this.#options = options;
     this.#revisions = new RevisionCache(options.revisionCache);
-    this.#prestart =
-      options.prestart === undefined
-        ? undefined
-        : new PrestartSlot({
-            ...options.prestart,
-            onError: (error) => options.logger.debug("ripgrep not started ahead", { error }),
-          });
   }
 
   async execute(query: SearchQuery, target: SearchTarget, context: ExecuteContext): Promise<Execution> {
@@ -117,25 +92,11 @@ export class SearchExecutor {
       // Older observations still serve as "before"; the new enumeration waits for the answer.
       else if (state === "stale") context.followUp.due.set(scope, common);
     }
-    const key = this.#prestart === undefined ? undefined : contentSearchKey(common);
-    // The slot first: a ripgrep started ahead is taken only when it can run at once, so none
-    // waits, started, for its turn (and a call cancelled meanwhile leaves it for the next).
-    const slot = key === undefined ? undefined : await this.#options.slots?.acquire(context.signal);
-    let started: StartedProcess | undefined;
-    try {
-      started = key === undefined ? undefined : await this.#prestart?.take(key, target.rg.cwd);
-    } catch (error) {
-      slot?.();
-      throw error;
-    }
-    if (key !== undefined) context.followUp.next = { key, start: common };
     const start = this.#revisions.begin();
     const run = await runContentSearch({
       ...common,
       retention: this.#options.retention ?? DEFAULT_RETENTION,
       ...(context.onMatches === undefined ? {} : { onMatches: context.onMatches }),
-      ...(started === undefined ? {} : { started }),
-      ...(slot === undefined ? {} : { slot }),
       ...(this.#options.phrasing === undefined ? {} : { phrasing: this.#options.phrasing }),
     });
     // A file's matches arrive together: its name once per run, in first-seen order.
@@ -170,27 +131,19 @@ export class SearchExecutor {
   /** What a call left for after its answer; only then, so it never competes with the search. */
   followUp(call: CallFollowUp): void {
     for (const [scope, scan] of call.due) this.#refresh(scope, scan);
-    if (call.next !== undefined) this.#prestartNext(call.next.key, call.next.start);
   }
 
-  /** Stops background enumerations, awaits them, and reaps the waiting ripgrep. */
+  /** Stops background enumerations and awaits them. */
   async close(): Promise<void> {
     this.#closed = true;
     for (const { controller } of this.#refreshes.values()) controller.abort(cancelledError());
     await this.idle();
-    await this.#prestart?.close();
     this.#revisions.clear();
   }
 
-  /**
-   * Resolves once no background enumeration, and no start of a ripgrep for the next search, is
-   * scheduled or running (tests, benchmarks, orderly shutdown).
-   */
+  /** Resolves once no background enumeration is scheduled or running (tests, benchmarks, shutdown). */
   async idle(): Promise<void> {
-    while (this.#refreshes.size > 0 || this.#prestarting.size > 0) {
-      await Promise.all([...this.#refreshes.values()].map((r) => r.done));
-      await Promise.all(this.#prestarting);
-    }
+    while (this.#refreshes.size > 0) await Promise.all([...this.#refreshes.values()].map((r) => r.done));
   }
 
   /**
@@ -245,21 +198,5 @@ export class SearchExecutor {
       })
       .finally(() => this.#refreshes.delete(scope));
     this.#refreshes.set(scope, { controller, done });
-  }
-
-  /**
-   * Starts the next search's ripgrep from a later turn of the event loop, once the surface has
-   * sent this call's answer, so the start does not delay it.
-   */
-  #prestartNext(key: string, start: ContentSearchStart): void {
-    const slot = this.#prestart;
-    if (slot === undefined) return;
-    const work = new Promise<void>((resolve) => setImmediate(resolve))
-      .then(() => {
-        if (!this.#closed) slot.park(key, start.target.cwd, () => startContentSearch(start));
-        return slot.settled();
-      })
-      .finally(() => this.#prestarting.delete(work));
-    this.#prestarting.add(work);
   }
 }

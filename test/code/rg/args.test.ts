@@ -2,12 +2,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { RgTarget } from "../../../src/code/path-policy.js";
 import type { SearchQuery } from "../../../src/code/request.js";
-import {
-  buildFilesArgs,
-  buildSearchArgs,
-  patternFitsInput,
-  patternInput,
-} from "../../../src/code/rg/args.js";
+import { buildFilesArgs, buildSearchArgs } from "../../../src/code/rg/args.js";
 
 const base: SearchQuery = {
   pattern: "foo",
@@ -91,25 +86,6 @@ describe("rg argument builder", () => {
       assert.deepEqual(buildSearchArgs({ ...base, ...query }, target), expected);
     });
   }
-
-  it("a search started before its pattern reads it from stdin, the rest unchanged", () => {
-    const query = { ...base, pattern: "--files", literal: true };
-    const withPattern = buildSearchArgs(query, target);
-    const waiting = buildSearchArgs(query, target, "stdin");
-    assert.deepEqual(waiting, [...withPattern.slice(0, -3), "--file", "-", "--", "."]);
-    // The pattern is no part of it: any pattern with these options and this scope can use it.
-    assert.deepEqual(buildSearchArgs({ ...query, pattern: "other" }, target, "stdin"), waiting);
-    assert.equal(patternInput("a(b"), "a(b\n");
-  });
-
-  it("only patterns a pattern file carries unchanged go through stdin", () => {
-    for (const pattern of ["foo", "", "a b", "\\n", "é😀", "--files", "a\tb"]) {
-      assert.equal(patternFitsInput(pattern), true, JSON.stringify(pattern));
-    }
-    for (const pattern of ["a\nb", "a\r", "\r\n", "a\0b"]) {
-      assert.equal(patternFitsInput(pattern), false, JSON.stringify(pattern));
-    }
-  });
 
   it("enumeration shares the file scope and frames names with NUL", () => {
     assert.deepEqual(
