@@ -6,6 +6,7 @@
  */
 import { EvidentError } from "../core/errors.js";
 import type { Phrasing } from "../core/phrasing.js";
+import { analysisPageFromCursor } from "./analysis/answers.js";
 import { DEFAULT_BUDGET } from "./render/budget.js";
 import {
   type CodeSearchResponse,
@@ -18,7 +19,25 @@ import { choosePaths, selectionSequence } from "./snapshots/build.js";
 import { wholeSequence } from "./snapshots/sequence.js";
 import { type SnapshotStore, searchSnapshot, selectionSignature } from "./snapshots/store.js";
 
-export async function pageFromCursor(
+/** The page form's handler: a search cursor pages its snapshot, an analysis cursor its items. */
+export async function continueCursor(
+  call: {
+    readonly store: SnapshotStore;
+    readonly cwd: string;
+    readonly caller: string;
+    readonly phrasing: Phrasing;
+  },
+  request: PageRequest,
+): Promise<CodeSearchResponse> {
+  const { store, cwd, caller, phrasing } = call;
+  // Decoding first keeps a malformed cursor the first error reported, whatever its kind.
+  const state = store.decodeCursor(request.cursor);
+  return state.kind === "analysis"
+    ? analysisPageFromCursor(store, request, caller, state, phrasing)
+    : pageFromCursor(store, cwd, request, caller, phrasing);
+}
+
+async function pageFromCursor(
   store: SnapshotStore,
   cwd: string,
   request: PageRequest,
