@@ -149,48 +149,43 @@ export type CodeSearchRequest =
   | NavigateRequest
   | SourcePageRequest;
 
-const SEARCH_ONLY_FIELDS = [
-  "pattern",
-  "structure",
-  "path",
-  "glob",
-  "exclude",
-  "literal",
-  "ignoreCase",
-  "wholeWord",
-  "hidden",
-  "scope",
-  "anyOf",
-  "changes",
-  "changeScope",
-  "changeSide",
-  "impact",
-  "navigate",
-] as const satisfies readonly (keyof CodeSearchInput)[];
+/**
+ * The fields of a new search, in the order refusals name them, with the other forms that refuse
+ * them: a cursor's page (`page`, which reports them as `cursor_option_conflict`), an inspection
+ * (`inspect`), or both.
+ */
+const SEARCH_FIELDS = {
+  pattern: "both",
+  structure: "both",
+  path: "page",
+  paths: "inspect",
+  glob: "both",
+  exclude: "both",
+  literal: "both",
+  ignoreCase: "both",
+  wholeWord: "both",
+  hidden: "both",
+  context: "inspect",
+  limit: "inspect",
+  scope: "both",
+  mode: "inspect",
+  maxParseFiles: "inspect",
+  anyOf: "both",
+  changes: "both",
+  changeScope: "both",
+  changeSide: "both",
+  impact: "both",
+  navigate: "both",
+} as const satisfies Partial<Record<keyof CodeSearchInput, "page" | "inspect" | "both">>;
 
-/** Fields that only a pattern or structure search (or its pages) takes, never an inspection. */
-const NOT_FOR_INSPECTION = [
-  "pattern",
-  "structure",
-  "paths",
-  "glob",
-  "exclude",
-  "literal",
-  "ignoreCase",
-  "wholeWord",
-  "hidden",
-  "context",
-  "limit",
-  "scope",
-  "mode",
-  "maxParseFiles",
-  "anyOf",
-  "changes",
-  "changeScope",
-  "changeSide",
-  "impact",
-  "navigate",
-] as const satisfies readonly (keyof CodeSearchInput)[];
+function searchFieldsRefusedBy(form: "page" | "inspect"): readonly (keyof typeof SEARCH_FIELDS)[] {
+  return (Object.keys(SEARCH_FIELDS) as (keyof typeof SEARCH_FIELDS)[]).filter(
+    (field) => SEARCH_FIELDS[field] === "both" || SEARCH_FIELDS[field] === form,
+  );
+}
+
+const SEARCH_ONLY_FIELDS = searchFieldsRefusedBy("page");
+const NOT_FOR_INSPECTION = searchFieldsRefusedBy("inspect");
 
 /** The inspection forms; a request uses at most one. */
 const INSPECTION_FORMS = ["inspect", "matchIndices", "line", "targets"] as const;
@@ -472,8 +467,9 @@ function refuseOthers(
   if (stray !== undefined) throw invalid(stray, `${a(stray)} does not apply to ${what}; omit it.`);
 }
 
-function scopeQuery(input: CodeSearchInput): SearchQuery {
-  return {
+/** What an impact or navigation request takes besides its own fields (ANALYSIS_SCOPE_FIELDS). */
+function analysisScope(input: CodeSearchInput) {
+  const query: SearchQuery = {
     pattern: "",
     literal: true,
     caseMode: "sensitive",
@@ -481,6 +477,12 @@ function scopeQuery(input: CodeSearchInput): SearchQuery {
     hidden: input.hidden ?? true,
     globs: asList(input.glob),
     excludes: asList(input.exclude),
+  };
+  return {
+    query,
+    maxParseFiles: input.maxParseFiles ?? PARSE_FILES_DEFAULT,
+    limit: input.limit,
+    redact: input.redact ?? false,
   };
 }
 
@@ -529,10 +531,7 @@ function impactForm(input: CodeSearchInput, a: Arg): ImpactRequest | undefined {
     kind: "impact",
     target,
     cursor: input.cursor,
-    query: scopeQuery(input),
-    maxParseFiles: input.maxParseFiles ?? PARSE_FILES_DEFAULT,
-    limit: input.limit,
-    redact: input.redact ?? false,
+    ...analysisScope(input),
   };
 }
 
@@ -547,10 +546,7 @@ function navigateForm(input: CodeSearchInput, a: Arg): NavigateRequest | undefin
     kind: "navigate",
     direction,
     path: input.path,
-    query: scopeQuery(input),
-    maxParseFiles: input.maxParseFiles ?? PARSE_FILES_DEFAULT,
-    limit: input.limit,
-    redact: input.redact ?? false,
+    ...analysisScope(input),
   };
 }
 
