@@ -6,6 +6,7 @@
  */
 import { EvidentError } from "../core/errors.js";
 import type { Phrasing } from "../core/phrasing.js";
+import { analysisPageFromCursor } from "./analysis/answers.js";
 import { DEFAULT_BUDGET } from "./render/budget.js";
 import {
   type CodeSearchResponse,
@@ -16,18 +17,65 @@ import {
 import type { PageRequest } from "./request.js";
 import { choosePaths, selectionSequence } from "./snapshots/build.js";
 import { wholeSequence } from "./snapshots/sequence.js";
-import { type SnapshotStore, searchSnapshot, selectionSignature } from "./snapshots/store.js";
+import {
+  type CursorState,
+  type SnapshotData,
+  type SnapshotStore,
+  searchSnapshot,
+  selectionSignature,
+} from "./snapshots/store.js";
 
-export async function pageFromCursor(
-  store: SnapshotStore,
-  cwd: string,
-  request: PageRequest,
-  caller: string,
-  phrasing: Phrasing,
-): Promise<CodeSearchResponse> {
+/** What a page needs: the store its cursor's result is kept in, and the call's caller. */
+interface PageCall {
+  readonly store: SnapshotStore;
+  readonly cwd: string;
+  readonly caller: string;
+  readonly phrasing: Phrasing;
+}
+
+/** The files `paths` chose for matching lines, and the signature a match cursor keeps of them. */
+interface Chosen {
+  readonly keys: readonly string[];
+  readonly signature: string;
+}
+
+/** The page form's handler: a search cursor pages its snapshot, an analysis cursor its items. */
+export async function continueCursor(call: PageCall, request: PageRequest): Promise<CodeSearchResponse> {
+  // Decoding first keeps a malformed cursor the first error reported, whatever its kind.
+  const state = call.store.decodeCursor(request.cursor);
+  if (state.kind === "analysis") {
+    return analysisPageFromCursor(call.store, request, call.caller, state, call.phrasing);
+  }
   // The seed's order: malformed, missing, expired, wrong kind, option conflict, offset.
-  const state = store.decodeCursor(request.cursor);
-  const snapshot = await searchSnapshot(store, caller, state.snapshotId);
+  const snapshot = await searchSnapshot(call.store, call.caller, state.snapshotId);
+  const chosen = checkOptions(call.cwd, snapshot, request, state);
+  if (state.kind === "summary" && request.mode === "summary") {
+    if (state.offset >= snapshot.files.length) {
+      throw offsetInvalid(
+        `there is no file page at ${state.offset + 1}; the result has ${snapshot.files.length} files.`,
+      );
+    }
+    const { store, phrasing } = call;
+    return summaryResponse(
+      store,
+      snapshot,
+      state.snapshotId,
+      state.offset,
+      request.redact,
+      DEFAULT_BUDGET,
+      phrasing,
+    );
+  }
+  return detailsPage(call, request, state, snapshot, chosen);
+}
+
+/** Refuses the options a search cursor cannot take, in the seed's order; the files `paths` chose. */
+function checkOptions(
+  cwd: string,
+  snapshot: SnapshotData,
+  request: PageRequest,
+  state: CursorState,
+): Chosen | undefined {
   if (state.kind === "matches" && request.mode === "summary") {
     throw new EvidentError(
       "cursor_wrong_kind",
@@ -49,26 +97,28 @@ export async function pageFromCursor(
       { details: { field: "paths" } },
     );
   }
-  const chosen = request.paths === undefined ? undefined : choosePaths(snapshot, cwd, request.paths);
-  const chosenSignature = chosen === undefined ? undefined : selectionSignature(chosen);
-  if (state.kind === "matches" && chosenSignature !== undefined && chosenSignature !== state.selection) {
+  if (request.paths === undefined) return undefined;
+  const keys = choosePaths(snapshot, cwd, request.paths);
+  const signature = selectionSignature(keys);
+  if (state.kind === "matches" && signature !== state.selection) {
     throw new EvidentError(
       "cursor_option_conflict",
       "This cursor continues a fixed selection of files; omit paths, or start from the summary cursor to choose others.",
       { details: { field: "paths" } },
     );
   }
-  const budget = DEFAULT_BUDGET;
+  return { keys, signature };
+}
 
-  if (state.kind === "summary" && request.mode === "summary") {
-    if (state.offset >= snapshot.files.length) {
-      throw offsetInvalid(
-        `there is no file page at ${state.offset + 1}; the result has ${snapshot.files.length} files.`,
-      );
-    }
-    return summaryResponse(store, snapshot, state.snapshotId, state.offset, request.redact, budget, phrasing);
-  }
-
+/** A page of matching lines: a match cursor's next one, or a summary cursor's first. */
+async function detailsPage(
+  call: PageCall,
+  request: PageRequest,
+  state: CursorState,
+  snapshot: SnapshotData,
+  chosen: Chosen | undefined,
+): Promise<CodeSearchResponse> {
+  const { store, caller, phrasing } = call;
   let keys: readonly string[] | undefined;
   let offset = 0;
   if (state.kind === "matches") {
@@ -78,9 +128,9 @@ export async function pageFromCursor(
       if (keys === undefined)
         throw offsetInvalid("its file selection is no longer known; start from the summary cursor.");
     }
-  } else if (chosen !== undefined && chosenSignature !== undefined) {
-    keys = chosen;
-    await store.rememberSelection(caller, state.snapshotId, chosenSignature, chosen);
+  } else if (chosen !== undefined) {
+    keys = chosen.keys;
+    await store.rememberSelection(caller, state.snapshotId, chosen.signature, chosen.keys);
   }
   const sequence = keys === undefined ? wholeSequence(snapshot) : selectionSequence(snapshot, keys);
   if (offset >= sequence.length) {
@@ -88,25 +138,19 @@ export async function pageFromCursor(
       `offset ${offset + 1} is past the ${sequence.length} matching lines of this selection.`,
     );
   }
-  const page = await renderDetails(
-    snapshot,
-    sequence,
-    offset,
-    request.limit,
-    request.context,
-    request.redact,
-    phrasing,
-  );
-  const selection = keys === undefined ? undefined : (chosenSignature ?? state.selection);
+  const { limit, context, redact } = request;
+  const page = await renderDetails(snapshot, sequence, offset, limit, context, redact, phrasing);
+  const selection = keys === undefined ? undefined : (chosen?.signature ?? state.selection);
+  const kept = { id: state.snapshotId };
   return detailsResponse(
     store,
     snapshot,
-    { id: state.snapshotId },
+    kept,
     page,
     offset,
     sequence,
-    request.redact,
-    budget,
+    redact,
+    DEFAULT_BUDGET,
     phrasing,
     selection,
     keys,

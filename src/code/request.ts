@@ -1,7 +1,8 @@
 /**
  * Request normalization: the only place where code_search defaults are decided. The schema has
- * already checked types and bounds; this module applies defaults, checks combinations of fields
- * and hands the rest of the code a closed, explicit request. No other module reads raw input.
+ * already checked types and bounds; this module tells the forms apart (FORMS, in order), applies
+ * defaults, checks combinations of fields and hands the rest of the code one closed union of
+ * requests, each answered by its handler (service.ts). No other module reads raw input.
  */
 import { EvidentError } from "../core/errors.js";
 import { ANYOF_TERM_MAX_BYTES, CODE_CONTEXT_DEFAULT_LINES, PARSE_FILES_DEFAULT } from "../core/limits.js";
@@ -148,54 +149,72 @@ export type CodeSearchRequest =
   | NavigateRequest
   | SourcePageRequest;
 
-const SEARCH_ONLY_FIELDS = [
-  "pattern",
-  "structure",
-  "path",
-  "glob",
-  "exclude",
-  "literal",
-  "ignoreCase",
-  "wholeWord",
-  "hidden",
-  "scope",
-  "anyOf",
-  "changes",
-  "changeScope",
-  "changeSide",
-  "impact",
-  "navigate",
-] as const satisfies readonly (keyof CodeSearchInput)[];
+/**
+ * The fields of a new search, in the order refusals name them, with the other forms that refuse
+ * them: a cursor's page (`page`, which reports them as `cursor_option_conflict`), an inspection
+ * (`inspect`), or both.
+ */
+const SEARCH_FIELDS = {
+  pattern: "both",
+  structure: "both",
+  path: "page",
+  paths: "inspect",
+  glob: "both",
+  exclude: "both",
+  literal: "both",
+  ignoreCase: "both",
+  wholeWord: "both",
+  hidden: "both",
+  context: "inspect",
+  limit: "inspect",
+  scope: "both",
+  mode: "inspect",
+  maxParseFiles: "inspect",
+  anyOf: "both",
+  changes: "both",
+  changeScope: "both",
+  changeSide: "both",
+  impact: "both",
+  navigate: "both",
+} as const satisfies Partial<Record<keyof CodeSearchInput, "page" | "inspect" | "both">>;
 
-/** Fields that only a pattern or structure search (or its pages) takes, never an inspection. */
-const NOT_FOR_INSPECTION = [
-  "pattern",
-  "structure",
-  "paths",
-  "glob",
-  "exclude",
-  "literal",
-  "ignoreCase",
-  "wholeWord",
-  "hidden",
-  "context",
-  "limit",
-  "scope",
-  "mode",
-  "maxParseFiles",
-  "anyOf",
-  "changes",
-  "changeScope",
-  "changeSide",
-  "impact",
-  "navigate",
-] as const satisfies readonly (keyof CodeSearchInput)[];
+function searchFieldsRefusedBy(form: "page" | "inspect"): readonly (keyof typeof SEARCH_FIELDS)[] {
+  return (Object.keys(SEARCH_FIELDS) as (keyof typeof SEARCH_FIELDS)[]).filter(
+    (field) => SEARCH_FIELDS[field] === "both" || SEARCH_FIELDS[field] === form,
+  );
+}
+
+const SEARCH_ONLY_FIELDS = searchFieldsRefusedBy("page");
+const NOT_FOR_INSPECTION = searchFieldsRefusedBy("inspect");
 
 /** The inspection forms; a request uses at most one. */
 const INSPECTION_FORMS = ["inspect", "matchIndices", "line", "targets"] as const;
 
 /** A field as the surface's caller writes it (`maxParseFiles`, `--max-parse-files`). */
 type Arg = (name: string, value?: unknown) => string;
+
+/**
+ * One form's reading of the input: its request, undefined when the input is not that form, or
+ * its refusal. A guard (a rule for every form after it) returns undefined or refuses.
+ */
+type Form = (input: CodeSearchInput, a: Arg) => CodeSearchRequest | undefined;
+
+/**
+ * The forms in the order they are told apart, which is also the order their refusals are
+ * checked in: a request that breaks two rules hears about the first. A new form is one entry.
+ */
+const FORMS: readonly Form[] = [
+  sourcePageForm,
+  impactForm,
+  navigateForm,
+  inspectionForm,
+  parseBoundNeedsStructure,
+  pageForm,
+  pathsNeedCursor,
+  structureForm,
+  anyOfForm,
+  searchForm,
+];
 
 /** `phrasing` words the refusals for the surface; the rules are the same everywhere. */
 export function normalizeRequest(
@@ -204,51 +223,61 @@ export function normalizeRequest(
 ): CodeSearchRequest {
   const a: Arg = (name, value) => phrasing.arg("code_search", name, value);
   rejectNul(input);
-  const context = input.context ?? CODE_CONTEXT_DEFAULT_LINES;
-  const redact = input.redact ?? false;
-  if (input.sourceCursor !== undefined) {
-    const others = (Object.keys(input) as (keyof CodeSearchInput)[]).filter(
-      (field) => field !== "sourceCursor" && field !== "redact" && input[field] !== undefined,
-    );
-    if (others.length > 0) {
-      throw invalid(
-        others[0] as string,
-        `a ${a("sourceCursor")} continues an inspection exactly as it was; pass it alone (${a("redact")} may be repeated).`,
-      );
-    }
-    return { kind: "source-page", sourceCursor: input.sourceCursor, redact };
+  for (const form of FORMS) {
+    const request = form(input, a);
+    if (request !== undefined) return request;
   }
-  if (input.impact !== undefined) return normalizeImpact(input, redact, a);
-  if (input.navigate !== undefined) return normalizeNavigate(input, input.navigate, redact, a);
-  const inspection = normalizeInspection(input, redact, a);
-  if (inspection !== undefined) return inspection;
+  throw new EvidentError("internal_error", "code_search: no request form took the input");
+}
+
+function sourcePageForm(input: CodeSearchInput, a: Arg): SourcePageRequest | undefined {
+  if (input.sourceCursor === undefined) return undefined;
+  const others = (Object.keys(input) as (keyof CodeSearchInput)[]).filter(
+    (field) => field !== "sourceCursor" && field !== "redact" && input[field] !== undefined,
+  );
+  if (others.length > 0) {
+    throw invalid(
+      others[0] as string,
+      `a ${a("sourceCursor")} continues an inspection exactly as it was; pass it alone (${a("redact")} may be repeated).`,
+    );
+  }
+  return { kind: "source-page", sourceCursor: input.sourceCursor, redact: input.redact ?? false };
+}
+
+function parseBoundNeedsStructure(input: CodeSearchInput, a: Arg): undefined {
   if (input.maxParseFiles !== undefined && input.structure === undefined) {
     throw invalid(
       "maxParseFiles",
       `${a("maxParseFiles")} bounds a structure search; it needs ${a("structure")}.`,
     );
   }
-  if (input.cursor !== undefined) {
-    return {
-      kind: "page",
-      cursor: input.cursor,
-      paths: input.paths,
-      mode: input.mode === "auto" ? undefined : input.mode,
-      limit: input.limit,
-      context,
-      redact,
-      conflicts: SEARCH_ONLY_FIELDS.filter((field) => input[field] !== undefined),
-    };
-  }
+}
+
+function pageForm(input: CodeSearchInput): PageRequest | undefined {
+  if (input.cursor === undefined) return undefined;
+  return {
+    kind: "page",
+    cursor: input.cursor,
+    paths: input.paths,
+    mode: input.mode === "auto" ? undefined : input.mode,
+    limit: input.limit,
+    context: input.context ?? CODE_CONTEXT_DEFAULT_LINES,
+    redact: input.redact ?? false,
+    conflicts: SEARCH_ONLY_FIELDS.filter((field) => input[field] !== undefined),
+  };
+}
+
+function pathsNeedCursor(input: CodeSearchInput, a: Arg): undefined {
   if (input.paths !== undefined) {
     throw invalid(
       "paths",
       `${a("paths")} selects files of an earlier result and needs a ${a("cursor")}; use ${a("path")} to search.`,
     );
   }
-  if (input.structure !== undefined) return normalizeStructure(input, context, redact, a);
+}
+
+function searchForm(input: CodeSearchInput, a: Arg): NewSearchRequest {
   const changes = changeSpec(input, a);
-  if (input.anyOf !== undefined) return anyOfRequest(input, changes, a);
   if (input.pattern === undefined) {
     throw invalid(
       "pattern",
@@ -261,24 +290,19 @@ export function normalizeRequest(
       "matches are found within single lines, so a pattern cannot contain a line break.",
     );
   }
-  return {
-    kind: "search",
-    query: queryOf(input, input.pattern),
-    changes,
-    ...answerOptions(input, context, redact),
-  };
+  return { kind: "search", query: queryOf(input, input.pattern), changes, ...answerOptions(input) };
 }
 
 /** What a search and a structure search share: where they look and how they answer. */
-function answerOptions(input: CodeSearchInput, context: number, redact: boolean) {
+function answerOptions(input: CodeSearchInput) {
   return {
     path: input.path,
     scope: input.scope ?? ("expand" as const),
     mode: input.mode ?? ("auto" as const),
     modeImplicit: input.mode === undefined,
     limit: input.limit,
-    context,
-    redact,
+    context: input.context ?? CODE_CONTEXT_DEFAULT_LINES,
+    redact: input.redact ?? false,
   };
 }
 
@@ -294,8 +318,10 @@ function queryOf(input: CodeSearchInput, pattern: string): SearchQuery {
   };
 }
 
-function anyOfRequest(input: CodeSearchInput, changes: ChangeSpec | undefined, a: Arg): AnyOfRequest {
-  const terms = input.anyOf ?? [];
+function anyOfForm(input: CodeSearchInput, a: Arg): AnyOfRequest | undefined {
+  const terms = input.anyOf;
+  if (terms === undefined) return undefined;
+  const changes = changeSpec(input, a);
   const conflicts: [keyof CodeSearchInput, string][] = [
     ["pattern", `${a("anyOf")} replaces ${a("pattern")}; give the pattern as one of its terms`],
     ["literal", "its terms are always exact text"],
@@ -331,13 +357,9 @@ function anyOfRequest(input: CodeSearchInput, changes: ChangeSpec | undefined, a
   };
 }
 
-function normalizeStructure(
-  input: CodeSearchInput,
-  context: number,
-  redact: boolean,
-  a: Arg,
-): StructureRequest {
-  const structure = input.structure as string;
+function structureForm(input: CodeSearchInput, a: Arg): StructureRequest | undefined {
+  const structure = input.structure;
+  if (structure === undefined) return undefined;
   for (const field of ["pattern", "literal", "ignoreCase", "wholeWord"] as const) {
     if (input[field] !== undefined) {
       throw invalid(
@@ -368,7 +390,7 @@ function normalizeStructure(
     // The text-matching options were refused above; the query keeps the file scope.
     query: { ...queryOf(input, structure), caseMode: "sensitive" },
     changes: undefined,
-    ...answerOptions(input, context, redact),
+    ...answerOptions(input),
   };
 }
 
@@ -376,7 +398,7 @@ function normalizeStructure(
  * The inspection forms, checked before anything is read: one match index or 1-5 of them with a
  * cursor; path with line or symbol; or 1-5 `targets`. Undefined when the request is not one.
  */
-function normalizeInspection(input: CodeSearchInput, redact: boolean, a: Arg): InspectRequest | undefined {
+function inspectionForm(input: CodeSearchInput, a: Arg): InspectRequest | undefined {
   const forms = INSPECTION_FORMS.filter((form) => input[form] !== undefined);
   if (input.symbol !== undefined && !forms.includes("line")) forms.push("line");
   if (forms.length === 0) return undefined;
@@ -388,6 +410,7 @@ function normalizeInspection(input: CodeSearchInput, redact: boolean, a: Arg): I
     );
   }
   const form = forms[0] as (typeof INSPECTION_FORMS)[number];
+  const redact = input.redact ?? false;
   const stray = NOT_FOR_INSPECTION.find((field) => input[field] !== undefined);
   if (stray !== undefined) {
     throw invalid(stray, `${a(stray)} does not apply to an inspection, which shows whole symbols; omit it.`);
@@ -444,8 +467,9 @@ function refuseOthers(
   if (stray !== undefined) throw invalid(stray, `${a(stray)} does not apply to ${what}; omit it.`);
 }
 
-function scopeQuery(input: CodeSearchInput): SearchQuery {
-  return {
+/** What an impact or navigation request takes besides its own fields (ANALYSIS_SCOPE_FIELDS). */
+function analysisScope(input: CodeSearchInput) {
+  const query: SearchQuery = {
     pattern: "",
     literal: true,
     caseMode: "sensitive",
@@ -454,10 +478,17 @@ function scopeQuery(input: CodeSearchInput): SearchQuery {
     globs: asList(input.glob),
     excludes: asList(input.exclude),
   };
+  return {
+    query,
+    maxParseFiles: input.maxParseFiles ?? PARSE_FILES_DEFAULT,
+    limit: input.limit,
+    redact: input.redact ?? false,
+  };
 }
 
 /** impact=true with one target: path with line or symbol, or a cursor with inspect=[n]. */
-function normalizeImpact(input: CodeSearchInput, redact: boolean, a: Arg): ImpactRequest {
+function impactForm(input: CodeSearchInput, a: Arg): ImpactRequest | undefined {
+  if (input.impact === undefined) return undefined;
   if (input.impact !== true) throw invalid("impact", `set ${a("impact", true)}, or omit it.`);
   refuseOthers(
     input,
@@ -500,19 +531,13 @@ function normalizeImpact(input: CodeSearchInput, redact: boolean, a: Arg): Impac
     kind: "impact",
     target,
     cursor: input.cursor,
-    query: scopeQuery(input),
-    maxParseFiles: input.maxParseFiles ?? PARSE_FILES_DEFAULT,
-    limit: input.limit,
-    redact,
+    ...analysisScope(input),
   };
 }
 
-function normalizeNavigate(
-  input: CodeSearchInput,
-  direction: "imports" | "tests",
-  redact: boolean,
-  a: Arg,
-): NavigateRequest {
+function navigateForm(input: CodeSearchInput, a: Arg): NavigateRequest | undefined {
+  const direction = input.navigate;
+  if (direction === undefined) return undefined;
   const navigate = a("navigate", direction);
   refuseOthers(input, ["navigate", "path"], `${navigate}, which starts from one file`, a);
   if (input.path === undefined)
@@ -521,10 +546,7 @@ function normalizeNavigate(
     kind: "navigate",
     direction,
     path: input.path,
-    query: scopeQuery(input),
-    maxParseFiles: input.maxParseFiles ?? PARSE_FILES_DEFAULT,
-    limit: input.limit,
-    redact,
+    ...analysisScope(input),
   };
 }
 

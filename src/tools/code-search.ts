@@ -7,11 +7,12 @@
 
 import { realpathSync } from "node:fs";
 import { dirname, resolve } from "node:path";
+import { invalid } from "../code/request.js";
 import { type CodeSearchOutput, codeSearchInputSchema, codeSearchOutputSchema } from "../code/schema.js";
 import type { CodeSearchService } from "../code/service.js";
 import { codeSearchSettings } from "../code/settings.js";
 import type { MemorySnapshotStore, SnapshotStore } from "../code/snapshots/store.js";
-import { EvidentError, isEvidentError } from "../core/errors.js";
+import { isEvidentError } from "../core/errors.js";
 import { CODE_SEARCH_ROOTS_KEPT, PROGRESS_AFTER_MS, PROGRESS_INTERVAL_MS } from "../core/limits.js";
 import { type Phrasing, phrasingFor } from "../core/phrasing.js";
 import { success, type ToolSuccess } from "../core/result.js";
@@ -43,10 +44,10 @@ function guideAnswer(
 ): ToolSuccess<CodeSearchOutput> {
   const [other] = Object.keys(rest).filter((field) => rest[field] !== undefined);
   if (other !== undefined) {
-    const message = `${phrasing.arg("code_search", "guide")} is read alone, without search fields: ${phrasing.call("code_search", { guide: true })}.`;
-    throw new EvidentError("invalid_arguments", `Invalid arguments: ${other}: ${message}`, {
-      details: { field: other, issues: [{ field: other, message }] },
-    });
+    throw invalid(
+      other,
+      `${phrasing.arg("code_search", "guide")} is read alone, without search fields: ${phrasing.call("code_search", { guide: true })}.`,
+    );
   }
   let root: ProjectRoot | undefined;
   let line: string;

@@ -100,6 +100,14 @@ export interface ChangeScope {
 }
 
 /** What a tree holds besides its files: each file's content id and the files it could not get. */
+/** Runs `work` over a target's change scope and removes the scope's files after it. */
+export type InChanges = <T>(
+  target: SearchTarget,
+  spec: ChangeSpec,
+  signal: AbortSignal,
+  work: (scope: ChangeScope) => Promise<T>,
+) => Promise<T>;
+
 export interface ScopeBuild {
   readonly ids: ReadonlyMap<string, string>;
   readonly notCovered: readonly NotCovered[];

@@ -8,6 +8,7 @@ import { EvidentError } from "../../core/errors.js";
 import { INSPECT_RESPONSE_MAX_BYTES } from "../../core/limits.js";
 import type { Phrasing } from "../../core/phrasing.js";
 import { printablePath } from "../render/detail-page.js";
+import type { SourcePageRequest } from "../request.js";
 import type { CodeSearchCoverage, CodeSearchOutput, InspectionOutcome } from "../schema.js";
 import type { SnapshotStore } from "../snapshots/store.js";
 import { readSourceDocument, type SourceDocument } from "../source/document.js";
@@ -207,10 +208,10 @@ function continued(spans: readonly SourceSpan[]) {
  */
 export async function continueSource(
   context: RenderContext,
-  token: string,
-  redact: boolean,
+  request: SourcePageRequest,
 ): Promise<InspectionAnswer> {
-  const state = decodeSourceCursor(context.store, context.caller, token);
+  const { redact } = request;
+  const state = decodeSourceCursor(context.store, context.caller, request.sourceCursor);
   const spans: SourceSpan[] = [];
   for (const continued of state.documents) {
     const read = await readSourceDocument(continued.path, { expected: continued.revision });
