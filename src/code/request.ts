@@ -267,6 +267,11 @@ function pageForm(input: CodeSearchInput): PageRequest | undefined {
   };
 }
 
+/** Match numbers given without the result they number. */
+function numbersWithoutCursor(field: string, a: Arg): EvidentError {
+  return invalid(field, `match numbers [n] belong to a result: pass its ${a("cursor")} too.`);
+}
+
 function pathsNeedCursor(input: CodeSearchInput, a: Arg): undefined {
   if (input.paths !== undefined) {
     throw invalid(
@@ -417,7 +422,7 @@ function inspectionForm(input: CodeSearchInput, a: Arg): InspectRequest | undefi
   }
   if (form === "inspect" || form === "matchIndices") {
     if (input.cursor === undefined) {
-      throw invalid(form, `match numbers [n] belong to a result: pass its ${a("cursor")} too.`);
+      throw numbersWithoutCursor(form, a);
     }
     if (input.path !== undefined) throw invalid("path", `a match already names its file; omit ${a("path")}.`);
     const indices = form === "inspect" ? [input.inspect as number] : (input.matchIndices as number[]);
@@ -498,8 +503,7 @@ function impactForm(input: CodeSearchInput, a: Arg): ImpactRequest | undefined {
   );
   let target: InspectTarget;
   if (input.inspect !== undefined) {
-    if (input.cursor === undefined)
-      throw invalid("inspect", `match numbers [n] belong to a result: pass its ${a("cursor")} too.`);
+    if (input.cursor === undefined) throw numbersWithoutCursor("inspect", a);
     if (input.path !== undefined || input.line !== undefined || input.symbol !== undefined) {
       throw invalid(
         "path",

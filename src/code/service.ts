@@ -197,10 +197,7 @@ export class CodeSearchService {
     await this.#store.close();
   }
 
-  /**
-   * Resolves once no background enumeration, and no start of a ripgrep for the next search, is
-   * scheduled or running (tests, benchmarks, orderly shutdown).
-   */
+  /** Resolves once no background enumeration is scheduled or running (tests, benchmarks, shutdown). */
   idle(): Promise<void> {
     return this.#executor.idle();
   }
