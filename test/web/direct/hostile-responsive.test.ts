@@ -33,7 +33,8 @@ describe("the server answers while a hostile page is read", () => {
   let site: Loopback;
   let base: string;
   /** Resolves when the site has handed the hostile page to the socket, per request. */
-  let sent: Array<Promise<void>> = [];
+  /** Told when the hostile page has been sent whole. */
+  let onSent: (() => void) | undefined;
 
   before(async () => {
     assert.ok(existsSync(CLI), "run `npm run build` first (npm test does)");
@@ -41,7 +42,7 @@ describe("the server answers while a hostile page is read", () => {
     site = await startLoopback((req, res) => {
       res.setHeader("content-type", "text/html; charset=utf-8");
       if (req.url === "/hostile") {
-        sent.push(new Promise((done) => res.once("finish", () => done())));
+        res.once("finish", () => onSent?.());
         res.end(HOSTILE);
       } else res.end(SMALL);
     });
@@ -70,15 +71,16 @@ describe("the server answers while a hostile page is read", () => {
     };
     // A small page first: the reader's modules and thread pool are loaded before the race.
     assert.equal((await read("/small")).title, "Small");
-    sent = [];
+    const sent = new Promise<void>((done) => {
+      onSent = done;
+    });
     const order: string[] = [];
     const started = Date.now();
     const hostile = read("/hostile").then((envelope) => {
       order.push("read");
       return { envelope, ms: Date.now() - started };
     });
-    while (sent.length === 0) await new Promise((done) => setTimeout(done, 5));
-    await sent[0];
+    await sent;
     for (let i = 0; i < 3; i++) {
       await meanwhile();
       order.push("answer");
