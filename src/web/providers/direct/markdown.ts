@@ -53,7 +53,8 @@ const SKIP = new Set([
   "button",
 ]);
 
-const BLOCK = new Set([
+/** Elements that stand on lines of their own (plain.ts ends a line of text at each too). */
+export const BLOCK = new Set([
   "address",
   "article",
   "aside",

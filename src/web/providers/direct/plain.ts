@@ -5,46 +5,11 @@
  * other hidden elements; the title from the first `<title>`.
  */
 import { Tokenizer } from "htmlparser2";
+import { BLOCK } from "./markdown.js";
 import { ignored } from "./shape.js";
 
-/** Elements whose text is not the page's, and elements that end a line of text. */
+/** Elements whose text is not the page's. */
 const HIDDEN = new Set(["script", "style", "noscript", "template", "svg", "head", "title", "textarea"]);
-const BLOCK = new Set([
-  "address",
-  "article",
-  "aside",
-  "blockquote",
-  "br",
-  "dd",
-  "div",
-  "dl",
-  "dt",
-  "fieldset",
-  "figcaption",
-  "figure",
-  "footer",
-  "form",
-  "h1",
-  "h2",
-  "h3",
-  "h4",
-  "h5",
-  "h6",
-  "header",
-  "hr",
-  "li",
-  "main",
-  "nav",
-  "ol",
-  "p",
-  "pre",
-  "section",
-  "table",
-  "td",
-  "th",
-  "tr",
-  "ul",
-]);
 
 export interface PlainText {
   readonly title?: string;
@@ -96,7 +61,7 @@ export function plainText(html: string): PlainText {
           hidden++;
           if (name === "title" && !titleDone) inTitle = true;
         }
-        if (BLOCK.has(name)) endLine();
+        if (BLOCK.has(name) || name === "br") endLine();
       },
       onselfclosingtag() {
         // `<svg/>` holds nothing; other self-closing tags are read as opened, as the parser does.
@@ -105,7 +70,7 @@ export function plainText(html: string): PlainText {
       onclosetag(start, end) {
         const tag = html.slice(start, end).toLowerCase();
         close(tag);
-        if (BLOCK.has(tag)) endLine();
+        if (BLOCK.has(tag) || tag === "br") endLine();
       },
       ontext(start, end) {
         text(html.slice(start, end));
