@@ -1,7 +1,7 @@
 /**
  * What a PDF's deflated streams inflate to, counted before pdf.js opens it. pdf.js keeps each
- * stream it inflates, in pieces the C allocator keeps after the reader's thread has ended: a PDF of
- * 1 MB inflating to 1 GB left the server 500 MB larger for good, though it was refused. Counting
+ * stream it inflates, in pieces the C allocator keeps after the reader's thread has ended, so a
+ * refused bomb left the server larger for good (bench/hardening/RESULTS.md). Counting
  * with zlib and dropping what comes out needs no more than a chunk, so such a PDF is refused
  * before anything is kept. Every `stream` keyword is taken for a stream start (a wrong guess
  * costs a failed zlib header); each is inflated up to its `endstream`, until the total passes the
