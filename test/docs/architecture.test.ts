@@ -3,7 +3,7 @@
  * records why; neither may drift from the code silently. Every repository path they name
  * (src/..., test/..., docs/..., bench/..., scripts/..., skills/...) exists, every module or
  * folder they name by a shorter path (`shape.ts`, `code/service.ts`, `revisions/`) is one of the
- * repository's, and every relative link opens a file.
+ * repository's (or one the build makes), and every relative link opens a file.
  */
 import assert from "node:assert/strict";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
@@ -74,7 +74,9 @@ function missingIn(document: string, text: string, entries: readonly string[]): 
     if (!entries.some((entry) => wanted.test(entry))) missing.push(path);
   }
   for (const name of shortNames(text)) {
-    if (!entries.some((entry) => entry === name || entry.endsWith(`/${name}`))) missing.push(name);
+    const known = entries.some((entry) => entry === name || entry.endsWith(`/${name}`));
+    // Also what the build makes at the top (`dist/`, `build/`).
+    if (!known && !existsSync(resolve(ROOT, name))) missing.push(name);
   }
   for (const target of relativeLinks(text)) {
     if (!existsSync(resolve(ROOT, dirname(document), target))) missing.push(target);
