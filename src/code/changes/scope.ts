@@ -99,7 +99,6 @@ export interface ChangeScope {
   dispose(): Promise<void>;
 }
 
-/** What a tree holds besides its files: each file's content id and the files it could not get. */
 /** Runs `work` over a target's change scope and removes the scope's files after it. */
 export type InChanges = <T>(
   target: SearchTarget,
@@ -108,6 +107,7 @@ export type InChanges = <T>(
   work: (scope: ChangeScope) => Promise<T>,
 ) => Promise<T>;
 
+/** What a tree holds besides its files: each file's content id and the files it could not get. */
 export interface ScopeBuild {
   readonly ids: ReadonlyMap<string, string>;
   readonly notCovered: readonly NotCovered[];
