@@ -43,7 +43,7 @@ import { type CandidateLines, scanStop } from "./any-of.js";
 import { NodeLocator, roleOf } from "./roles.js";
 import { type AnalysisScans, isScript, navigationRoot, startingDocument, treeFields } from "./sources.js";
 import { type AnalysisBounds, type AnalysisDraft, fileItem, occurrenceItem, TextTable } from "./store.js";
-import { isTestPath, namedTests } from "./test-files.js";
+import { isTestPath, namedTestsAmong } from "./test-files.js";
 
 export interface ImpactDeps {
   readonly cwd: string;
@@ -438,12 +438,10 @@ async function relatedTests(
   const files = await deps.scans.files(request.query, root, deps.signal);
   const own = files.find((f) => pathUnder(root.rg.cwd, f) === target.document.path);
   if (own !== undefined) {
-    const byDisplay = new Map(files.map((f) => [displayPath(f), f]));
-    for (const candidate of namedTests(displayPath(own), [...byDisplay.keys()])) {
-      const key = byDisplay.get(candidate.path) as string;
-      if (seen.has(key)) continue;
-      seen.add(key);
-      tests.push({ path: key, why: `${candidate.why} (${displayPath(own)})` });
+    for (const { path, why } of namedTestsAmong(own, files)) {
+      if (seen.has(path)) continue;
+      seen.add(path);
+      tests.push({ path, why: `${why} (${displayPath(own)})` });
     }
   }
   return tests;

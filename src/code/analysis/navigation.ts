@@ -23,7 +23,7 @@ import { scanStop } from "./any-of.js";
 import { Manifests, resolveInTurns } from "./resolve.js";
 import { type AnalysisScans, isScript, navigationRoot, startingDocument, treeFields } from "./sources.js";
 import { type AnalysisDraft, fileItem, TextTable } from "./store.js";
-import { isTestPath, namedTests, sourceSubject } from "./test-files.js";
+import { isTestPath, namedTestsAmong, sourceSubject } from "./test-files.js";
 
 export interface NavigateDeps {
   readonly cwd: string;
@@ -173,11 +173,9 @@ async function testCandidates(
   const files = await deps.scans.files(request.query, root, deps.signal);
   const items: AnalysisItem[] = [];
   const seen = new Set<string>();
-  const byDisplay = new Map(files.map((f) => [displayPath(f), f]));
-  for (const candidate of namedTests(displayPath(keyOf(file.absolute)), [...byDisplay.keys()])) {
-    const key = byDisplay.get(candidate.path) as string;
-    seen.add(key);
-    items.push(fileItem("test", key, `${candidate.why} (${sourceSubject(file.absolute)})`));
+  for (const { path, why } of namedTestsAmong(keyOf(file.absolute), files)) {
+    seen.add(path);
+    items.push(fileItem("test", path, `${why} (${sourceSubject(file.absolute)})`));
   }
   for (const importer of importers.files) {
     if (seen.has(importer) || !isTestPath(displayPath(importer))) continue;

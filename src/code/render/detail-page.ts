@@ -213,8 +213,6 @@ class PageBuilder {
   readonly #parts: string[] = [];
   #chars = 0;
   #bytes = 0;
-  #rangesOmitted = 0;
-  #matchesTruncated = 0;
   readonly #changed = new Set<string>();
   readonly #unverified = new Set<string>();
   readonly #contextUnavailable = new Set<string>();
@@ -238,8 +236,6 @@ class PageBuilder {
     this.#chars += text.length;
     this.#bytes += blockBytes;
     this.shown.push(block.shown);
-    this.#rangesOmitted += block.shown.rangesOmitted;
-    if (block.shown.rangesOmitted > 0) this.#matchesTruncated++;
     const display = displayPath(block.path);
     if (block.noContext && !this.historical) this.#contextUnavailable.add(display);
     if (block.status === "changed") this.#changed.add(display);
@@ -254,8 +250,8 @@ class PageBuilder {
       text: this.#parts.join(""),
       shown: this.shown,
       nextOffset,
-      rangesOmitted: this.#rangesOmitted,
-      matchesTruncated: this.#matchesTruncated,
+      rangesOmitted: this.shown.reduce((n, m) => n + m.rangesOmitted, 0),
+      matchesTruncated: this.shown.filter((m) => m.rangesOmitted > 0).length,
       changedFiles: [...this.#changed],
       unverifiedFiles: [...this.#unverified],
       contextUnavailableFiles: [...this.#contextUnavailable],
