@@ -30,7 +30,6 @@ const TO_SPLIT: Record<string, number> = {
   "code/structure/search.ts structureSearch": 132,
   "adapters/cli/setup-ui.ts runSetupPrompts": 127,
   "code/analysis/impact.ts selectTarget": 122,
-  "code/rg/events.ts scanMatch": 122,
   "adapters/mcp/stdio-framing.ts frameStdin": 118,
   "adapters/cli/cli.ts runMcp": 113,
   "code/render/detail-page.ts renderDetailPage": 113,
