@@ -184,6 +184,8 @@ export function createCodeSearchTool(env: ToolEnvironment) {
         slots,
         pathRules: { protectedPaths, confined: env.confined === true },
         phrasing,
+        // What one-shot surfaces ask for (tool.ts): their process ends after the call.
+        oneShot: env.snapshots === "persistent",
       });
     })();
     const kept: KeptService = { service, inFlight: 0, retired: false };

@@ -5,6 +5,7 @@
  * retained files after it.
  */
 
+import { resolve } from "node:path";
 import { cancelledError } from "../../core/abort.js";
 import type { Logger } from "../../core/logger.js";
 import type { Phrasing } from "../../core/phrasing.js";
@@ -19,6 +20,7 @@ import {
   scanRevisions,
   scanSingleFile,
 } from "../revisions/scan.js";
+import { remoteFilesystem, settledRevisions } from "../revisions/settled.js";
 import { buildFilesArgs } from "../rg/args.js";
 import { resolveRgPath } from "../rg/binary.js";
 import { DEFAULT_RETENTION, type RetentionBounds, runContentSearch } from "../rg/content-search.js";
@@ -36,6 +38,12 @@ export interface SearchExecutorOptions {
   readonly slots?: Slots;
   /** How advice in answers and errors is written for the surface (default: MCP's). */
   readonly phrasing?: Phrasing;
+  /**
+   * The process answers one call and exits (the `evident grep` command): no observation would
+   * serve a later search, so none is made before the search; the retained files' change times
+   * say whether they were settled before it began (revisions/settled.ts).
+   */
+  readonly oneShot?: boolean;
 }
 
 /** What one call leaves for after its answer: the stale file scopes to enumerate again. */
@@ -83,9 +91,12 @@ export class SearchExecutor {
     };
     const scope = JSON.stringify([target.rg.cwd, buildFilesArgs(query, target.rg)]);
     let single: ReadonlyMap<string, Revision> | undefined;
+    let settled = false;
     if (!target.isDirectory) {
       // A single file needs no enumeration: its own metadata is the whole "before" observation.
       single = (await scanSingleFile(target.rg)).revisions;
+    } else if (this.#options.oneShot === true && !remoteFilesystem(resolve(target.rg.cwd, target.rg.root))) {
+      settled = true;
     } else {
       const state = this.#revisions.state(scope);
       if (state === "missing") await this.#enumerate(scope, common);
@@ -93,6 +104,7 @@ export class SearchExecutor {
       else if (state === "stale") context.followUp.due.set(scope, common);
     }
     const start = this.#revisions.begin();
+    const began = Date.now();
     const run = await runContentSearch({
       ...common,
       retention: this.#options.retention ?? DEFAULT_RETENTION,
@@ -101,8 +113,9 @@ export class SearchExecutor {
     });
     // A file's matches arrive together: its name once per run, in first-seen order.
     const keys = new Set(run.runs.map((r) => r.key));
-    const trusted =
-      single === undefined
+    const trusted = settled
+      ? await settledRevisions(target.rg.cwd, keys, began)
+      : single === undefined
         ? await recheckRevisions(
             target.rg.cwd,
             keys,
