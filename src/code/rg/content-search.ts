@@ -19,6 +19,7 @@ import { protectedDescendant, type RgTarget } from "../path-policy.js";
 import { type ConsumeResult, type OwnedProcessOutcome, runOwnedProcess } from "../process/owned-process.js";
 import { invalid, type SearchQuery } from "../request.js";
 import { buildSearchArgs } from "./args.js";
+import type { CompactRecorder } from "./compact.js";
 import { type IndexedRun, type PartialReason, type RetentionBounds, RgOutputIndexer } from "./event-index.js";
 import type { RawMatchTable } from "./match-table.js";
 
@@ -42,6 +43,8 @@ export interface SearchRun {
   readonly longLineKey?: string | undefined;
   /** ripgrep completed but reported errors for some files (unreadable files, for instance). */
   readonly searchErrors: number;
+  /** The retained events as compact records, in stream order (see rg/compact.ts). */
+  readonly records?: CompactRecorder | undefined;
 }
 
 export interface ContentSearchOptions {
@@ -95,6 +98,7 @@ function interpret(
     partialReason: indexed.partialReason,
     longLineKey: indexed.longLineKey,
     searchErrors,
+    records: indexed.records,
   });
   if (outcome.stopped) return run(0);
   if (outcome.exitCode === 0 || outcome.exitCode === 1) return run(0);

@@ -16,6 +16,7 @@ import {
   SNAPSHOT_FILE_OVERHEAD_BYTES,
   SNAPSHOT_MATCH_OVERHEAD_BYTES,
 } from "../../core/limits.js";
+import { CompactRecorder } from "./compact.js";
 import type { RgSummary } from "./events.js";
 import { decodeEvent, type RawMatchTable } from "./match-table.js";
 
@@ -45,6 +46,8 @@ export interface IndexedOutput {
   readonly partialReason: PartialReason | undefined;
   /** The file whose line was over the protocol cap (`protocol_line_limit`), when one was open. */
   readonly longLineKey: string | undefined;
+  /** The retained events as compact records, made as they arrived (snapshots keep these). */
+  readonly records: CompactRecorder;
 }
 
 const prefix = (s: string) => Uint8Array.from(Buffer.from(s, "latin1"));
@@ -92,6 +95,7 @@ export class RgOutputIndexer {
   #longLineKey: string | undefined;
   #summary: RgSummary | undefined;
   readonly #exclude: ((key: string) => boolean) | undefined;
+  readonly #records = new CompactRecorder();
 
   /** `exclude`: files whose matches are dropped as if ripgrep had not searched them. */
   constructor(
@@ -202,6 +206,7 @@ export class RgOutputIndexer {
       bytes: this.#bytes,
       partialReason: this.#partial,
       longLineKey: this.#longLineKey,
+      records: this.#records,
     };
   }
 
@@ -265,6 +270,7 @@ export class RgOutputIndexer {
     this.#chunkOf[this.#count] = chunk;
     this.#starts[this.#count] = at;
     this.#ends[this.#count] = end;
+    this.#records.add(bytes, at, end, open.count === 0);
     this.#count++;
     open.count++;
     this.#bytes += cost;
@@ -332,6 +338,7 @@ export class RgOutputIndexer {
       this.#bytes -= (this.#ends[i] as number) - (this.#starts[i] as number) + SNAPSHOT_MATCH_OVERHEAD_BYTES;
     }
     this.#count = open.first + kept;
+    this.#records.truncate(this.#count);
     if (kept > 0) {
       this.#occurrences += occurrences;
       this.#runs.push({ key: open.key, first: open.first, count: kept, occurrences });
