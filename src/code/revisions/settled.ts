@@ -16,7 +16,7 @@
  */
 import { statfsSync } from "node:fs";
 import { CHANGE_TIME_MARGIN_MS } from "../../core/limits.js";
-import { pathUnder, type Revision, recheckRevisions, revisionParts } from "./scan.js";
+import { pathUnder, Recheck, type Revision, revisionParts } from "./scan.js";
 
 /**
  * Linux filesystems whose change times come from another machine's clock (statfs magic numbers:
@@ -42,33 +42,33 @@ export function remoteFilesystem(path: string): boolean {
  * began at `beganAtMs` (`Date.now()` before ripgrep started): those whose file has not changed
  * since before then.
  */
-export async function settledRevisions(
+export function settledRevisions(
   rgCwd: string,
   names: Iterable<string>,
   beganAtMs: number,
 ): Promise<Map<string, Revision>> {
+  const recheck = settledRecheck(rgCwd, beganAtMs);
+  for (const name of names) recheck.add(name);
+  return recheck.done();
+}
+
+/** settledRevisions as a search reports its files done (see Recheck). */
+export function settledRecheck(rgCwd: string, beganAtMs: number): Recheck {
   const began = BigInt(beganAtMs - CHANGE_TIME_MARGIN_MS) * 1_000_000n;
-  const trusted = new Map<string, Revision>();
   // Per device: whether its files' change times are this machine's.
   const local = new Map<string, boolean>();
-  await recheckRevisions(
-    rgCwd,
-    names,
-    () => undefined,
-    (name, revision) => {
-      if (revision === undefined) return;
-      const { ctimeNs, dev } = revisionParts(revision);
-      const changed = BigInt(ctimeNs);
-      // Whole seconds only: the stamp may be up to a second (two, on FAT) before the change.
-      const latest = changed % 1_000_000_000n === 0n ? changed + 2_000_000_000n : changed;
-      if (latest >= began) return;
-      let onLocal = local.get(dev);
-      if (onLocal === undefined) {
-        onLocal = !remoteFilesystem(pathUnder(rgCwd, name));
-        local.set(dev, onLocal);
-      }
-      if (onLocal) trusted.set(name, revision);
-    },
-  );
-  return trusted;
+  return new Recheck(rgCwd, (name, revision) => {
+    if (revision === undefined) return undefined;
+    const { ctimeNs, dev } = revisionParts(revision);
+    const changed = BigInt(ctimeNs);
+    // Whole seconds only: the stamp may be up to a second (two, on FAT) before the change.
+    const latest = changed % 1_000_000_000n === 0n ? changed + 2_000_000_000n : changed;
+    if (latest >= began) return undefined;
+    let onLocal = local.get(dev);
+    if (onLocal === undefined) {
+      onLocal = !remoteFilesystem(pathUnder(rgCwd, name));
+      local.set(dev, onLocal);
+    }
+    return onLocal ? revision : undefined;
+  });
 }

@@ -58,6 +58,8 @@ export interface ContentSearchOptions {
   readonly slots?: Slots | undefined;
   /** Called as matches arrive (progress reporting). */
   readonly onMatches?: (count: number) => void;
+  /** Told each file whose matches were retained, once ripgrep has reported it done. */
+  readonly onFile?: (key: string) => void;
   /** How a refusal's advice is written for the surface (default: MCP's). */
   readonly phrasing?: Phrasing;
 }
@@ -66,6 +68,7 @@ export async function runContentSearch(options: ContentSearchOptions): Promise<S
   const { signal } = options;
   const indexer = new RgOutputIndexer(options.retention ?? DEFAULT_RETENTION, {
     exclude: protectedDescendant(options.target),
+    ...(options.onFile === undefined ? {} : { onRun: options.onFile }),
   });
   const outcome = await runOwnedProcess(
     {

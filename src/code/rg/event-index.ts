@@ -97,14 +97,25 @@ export class RgOutputIndexer {
   readonly #exclude: ((key: string) => boolean) | undefined;
   readonly #records = new CompactRecorder();
 
-  /** `exclude`: files whose matches are dropped as if ripgrep had not searched them. */
+  readonly #onRun: ((key: string) => void) | undefined;
+
+  /**
+   * `exclude`: files whose matches are dropped as if ripgrep had not searched them. `onRun`:
+   * told each file whose matches were retained, once ripgrep has reported it done (or the
+   * search stopped in it).
+   */
   constructor(
     bounds: RetentionBounds,
-    options: { maxLineBytes?: number; exclude?: (key: string) => boolean } = {},
+    options: {
+      maxLineBytes?: number;
+      exclude?: (key: string) => boolean;
+      onRun?: (key: string) => void;
+    } = {},
   ) {
     this.#bounds = bounds;
     this.#maxLineBytes = options.maxLineBytes ?? RG_MAX_PROTOCOL_LINE_BYTES;
     this.#exclude = options.exclude;
+    this.#onRun = options.onRun;
   }
 
   /** Matches retained so far. */
@@ -291,6 +302,7 @@ export class RgOutputIndexer {
     if (this.#occurrences + stats.matches <= this.#bounds.maxOccurrences) {
       this.#occurrences += stats.matches;
       this.#runs.push({ key: open.key, first: open.first, count: open.count, occurrences: stats.matches });
+      this.#onRun?.(open.key);
       return false;
     }
     // The occurrence bound falls inside this file: count its events to find where.
@@ -342,6 +354,7 @@ export class RgOutputIndexer {
     if (kept > 0) {
       this.#occurrences += occurrences;
       this.#runs.push({ key: open.key, first: open.first, count: kept, occurrences });
+      this.#onRun?.(open.key);
     } else {
       this.#bytes -= SNAPSHOT_FILE_OVERHEAD_BYTES + 2 * open.key.length;
     }

@@ -14,13 +14,14 @@ import type { SearchTarget } from "../path-policy.js";
 import type { SearchQuery } from "../request.js";
 import { RevisionCache, type RevisionCacheOptions } from "../revisions/cache.js";
 import {
+  againstBefore,
+  Recheck,
   type Revision,
-  recheckRevisions,
   type ScanOptions,
   scanRevisions,
   scanSingleFile,
 } from "../revisions/scan.js";
-import { remoteFilesystem, settledRevisions } from "../revisions/settled.js";
+import { remoteFilesystem, settledRecheck } from "../revisions/settled.js";
 import { buildFilesArgs } from "../rg/args.js";
 import { resolveRgPath } from "../rg/binary.js";
 import { DEFAULT_RETENTION, type RetentionBounds, runContentSearch } from "../rg/content-search.js";
@@ -105,24 +106,26 @@ export class SearchExecutor {
     }
     const start = this.#revisions.begin();
     const began = Date.now();
+    // The files' second observations are read as ripgrep reports each one done.
+    const recheck = settled
+      ? settledRecheck(target.rg.cwd, began)
+      : new Recheck(
+          target.rg.cwd,
+          single === undefined
+            ? againstBefore(
+                (name) => this.#revisions.before(scope, name, start),
+                (name, revision) => this.#revisions.observe(scope, name, revision),
+              )
+            : againstBefore((name) => single.get(name)),
+        );
     const run = await runContentSearch({
       ...common,
       retention: this.#options.retention ?? DEFAULT_RETENTION,
+      onFile: (key) => recheck.add(key),
       ...(context.onMatches === undefined ? {} : { onMatches: context.onMatches }),
       ...(this.#options.phrasing === undefined ? {} : { phrasing: this.#options.phrasing }),
     });
-    // A file's matches arrive together: its name once per run, in first-seen order.
-    const keys = new Set(run.runs.map((r) => r.key));
-    const trusted = settled
-      ? await settledRevisions(target.rg.cwd, keys, began)
-      : single === undefined
-        ? await recheckRevisions(
-            target.rg.cwd,
-            keys,
-            (name) => this.#revisions.before(scope, name, start),
-            (name, revision) => this.#revisions.observe(scope, name, revision),
-          )
-        : await recheckRevisions(target.rg.cwd, keys, (name) => single.get(name));
+    const trusted = await recheck.done();
     return { run, trusted: Object.fromEntries(trusted) };
   }
 
