@@ -60,6 +60,8 @@ export interface ContentSearchOptions {
   readonly onMatches?: (count: number) => void;
   /** Told each file whose matches were retained, once ripgrep has reported it done. */
   readonly onFile?: (key: string) => void;
+  /** Cut compact records for a snapshot as events arrive (default true; see event-index.ts). */
+  readonly records?: boolean;
   /** How a refusal's advice is written for the surface (default: MCP's). */
   readonly phrasing?: Phrasing;
 }
@@ -69,6 +71,7 @@ export async function runContentSearch(options: ContentSearchOptions): Promise<S
   const indexer = new RgOutputIndexer(options.retention ?? DEFAULT_RETENTION, {
     exclude: protectedDescendant(options.target),
     ...(options.onFile === undefined ? {} : { onRun: options.onFile }),
+    ...(options.records === undefined ? {} : { records: options.records }),
   });
   const outcome = await runOwnedProcess(
     {

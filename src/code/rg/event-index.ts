@@ -47,7 +47,7 @@ export interface IndexedOutput {
   /** The file whose line was over the protocol cap (`protocol_line_limit`), when one was open. */
   readonly longLineKey: string | undefined;
   /** The retained events as compact records, made as they arrived (snapshots keep these). */
-  readonly records: CompactRecorder;
+  readonly records: CompactRecorder | undefined;
 }
 
 const prefix = (s: string) => Uint8Array.from(Buffer.from(s, "latin1"));
@@ -95,14 +95,15 @@ export class RgOutputIndexer {
   #longLineKey: string | undefined;
   #summary: RgSummary | undefined;
   readonly #exclude: ((key: string) => boolean) | undefined;
-  readonly #records = new CompactRecorder();
+  readonly #records: CompactRecorder | undefined;
 
   readonly #onRun: ((key: string) => void) | undefined;
 
   /**
    * `exclude`: files whose matches are dropped as if ripgrep had not searched them. `onRun`:
    * told each file whose matches were retained, once ripgrep has reported it done (or the
-   * search stopped in it).
+   * search stopped in it). `records`: false when no snapshot will keep the matches (analyses'
+   * scans), so no compact records are cut.
    */
   constructor(
     bounds: RetentionBounds,
@@ -110,12 +111,14 @@ export class RgOutputIndexer {
       maxLineBytes?: number;
       exclude?: (key: string) => boolean;
       onRun?: (key: string) => void;
+      records?: boolean;
     } = {},
   ) {
     this.#bounds = bounds;
     this.#maxLineBytes = options.maxLineBytes ?? RG_MAX_PROTOCOL_LINE_BYTES;
     this.#exclude = options.exclude;
     this.#onRun = options.onRun;
+    this.#records = options.records === false ? undefined : new CompactRecorder();
   }
 
   /** Matches retained so far. */
@@ -281,7 +284,7 @@ export class RgOutputIndexer {
     this.#chunkOf[this.#count] = chunk;
     this.#starts[this.#count] = at;
     this.#ends[this.#count] = end;
-    this.#records.add(bytes, at, end, open.count === 0);
+    this.#records?.add(bytes, at, end, open.count === 0);
     this.#count++;
     open.count++;
     this.#bytes += cost;
@@ -350,7 +353,7 @@ export class RgOutputIndexer {
       this.#bytes -= (this.#ends[i] as number) - (this.#starts[i] as number) + SNAPSHOT_MATCH_OVERHEAD_BYTES;
     }
     this.#count = open.first + kept;
-    this.#records.truncate(this.#count);
+    this.#records?.truncate(this.#count);
     if (kept > 0) {
       this.#occurrences += occurrences;
       this.#runs.push({ key: open.key, first: open.first, count: kept, occurrences });

@@ -60,6 +60,8 @@ export interface ExecuteContext {
   readonly signal: AbortSignal;
   readonly onMatches?: ((count: number) => void) | undefined;
   readonly followUp: CallFollowUp;
+  /** A snapshot will keep the matches (default true): cut compact records as they arrive. */
+  readonly records?: boolean;
 }
 
 export class SearchExecutor {
@@ -122,6 +124,7 @@ export class SearchExecutor {
       ...common,
       retention: this.#options.retention ?? DEFAULT_RETENTION,
       onFile: (key) => recheck.add(key),
+      ...(context.records === undefined ? {} : { records: context.records }),
       ...(context.onMatches === undefined ? {} : { onMatches: context.onMatches }),
       ...(this.#options.phrasing === undefined ? {} : { phrasing: this.#options.phrasing }),
     });
