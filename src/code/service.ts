@@ -206,7 +206,12 @@ export class CodeSearchService {
   #scans(call: RunningCall): AnalysisScans {
     return {
       scan: async (query, target, signal) => {
-        const { run, trusted } = await this.#executor.execute(query, target, { ...call, signal });
+        // Analyses read the scan's matches and keep items of their own: no snapshot records.
+        const { run, trusted } = await this.#executor.execute(query, target, {
+          ...call,
+          signal,
+          records: false,
+        });
         return {
           table: run.table,
           partialReason: run.partialReason,

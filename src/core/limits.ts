@@ -227,6 +227,12 @@ export const STAT_SLICE_MS = 4;
  * the search (see code/revisions/cache.ts). Files created since it stay unverified until observed.
  */
 export const REVISION_CACHE_TTL_MS = 30_000;
+/**
+ * A one-shot search trusts a retained file whose change time is at least this much older than
+ * the search's start (code/revisions/settled.ts): the kernel stamps files from a clock that runs
+ * up to a tick behind the wall clock.
+ */
+export const CHANGE_TIME_MARGIN_MS = 50;
 /** File scopes (working directory plus file filters) whose revisions are kept between searches. */
 export const REVISION_CACHE_MAX_SCOPES = 4;
 

@@ -161,8 +161,7 @@ export function createCodeSearchTool(env: ToolEnvironment) {
       slots ??= new Slots(codeSearchSettings(env.env).maxProcesses);
       // Per root: a relative EVIDENT_CACHE_DIR is relative to it, as for the file store.
       const protectedPaths = await evidentsOwnPaths(env, root.path);
-      // A shared store (EVIDENT_SNAPSHOT_STORE) serves every surface; otherwise one-shot
-      // surfaces keep snapshots on disk so the next process can continue a cursor.
+      // A shared store (EVIDENT_SNAPSHOT_STORE) serves all; one-shot surfaces keep snapshots on disk.
       const shared = await sharedStore(env);
       let store: SnapshotStore;
       const { scopedStore } = await import("../code/snapshots/store.js");
@@ -184,6 +183,7 @@ export function createCodeSearchTool(env: ToolEnvironment) {
         slots,
         pathRules: { protectedPaths, confined: env.confined === true },
         phrasing,
+        oneShot: env.snapshots === "persistent",
       });
     })();
     const kept: KeptService = { service, inFlight: 0, retired: false };

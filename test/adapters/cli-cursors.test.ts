@@ -66,6 +66,8 @@ describe("CLI cursors persist between processes", () => {
     tree = join(base, "tree");
     cache = join(base, "cache");
     await mkdir(join(tree, "src"), { recursive: true });
+    await mkdir(join(tree, "changed"), { recursive: true });
+    await writeFile(join(tree, "changed", "f.ts"), "export const settledMarker = 0;\n");
     for (let i = 0; i < FILES; i++) {
       const lines = Array.from({ length: i + 1 }, (_, j) => `export const needle${j} = ${j}; // error ${i}`);
       await writeFile(join(tree, "src", `f${String(i).padStart(3, "0")}.ts`), `${lines.join("\n")}\n`);
@@ -131,6 +133,21 @@ describe("CLI cursors persist between processes", () => {
     assert.equal(await errorCode(["--cursor", "AAAAAAAA"]), "cursor_malformed");
     // The same cursor against another cache (another key) is not reinterpreted.
     assert.equal(await errorCode(["--cursor", summaryCursor], join(base, "other-cache")), "cursor_malformed");
+  });
+
+  it("G08: a grep process observes only the files it matched, and a later one refuses a file changed since", async () => {
+    const found = parsed(await grepProcess(["settledMarker", "--mode", "summary"]));
+    assert.equal(found.totalMatches, 1);
+    // Written in `before`, long before this process began: verified without a scan of the tree.
+    assert.equal((found as Output & { sourceUnverifiedFileCount: number }).sourceUnverifiedFileCount, 0);
+    assert.equal(
+      parsed(await grep(["--cursor", found.cursor as string, "--inspect", "1"])).view,
+      "inspection",
+    );
+    await writeFile(join(tree, "changed", "f.ts"), "export const other = 1;\n");
+    const run = await grep(["--cursor", found.cursor as string, "--inspect", "1"]);
+    assert.equal(run.code, 1, run.stdout);
+    assert.equal((JSON.parse(run.stderr) as { error: { code: string } }).error.code, "source_changed");
   });
 
   it("a cursor is continued only under the project root it was made in", async () => {

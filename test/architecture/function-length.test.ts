@@ -26,7 +26,6 @@ const TO_SPLIT: Record<string, number> = {
   "config/load.ts resolve": 161,
   "tools/code-search.ts createCodeSearchTool": 133,
   "adapters/cli/setup-ui.ts runSetupPrompts": 127,
-  "code/rg/events.ts scanMatch": 122,
   "adapters/mcp/stdio-framing.ts frameStdin": 118,
   "adapters/cli/cli.ts runMcp": 113,
   "adapters/cli/flags.ts parseCommand": 111,

@@ -196,29 +196,62 @@ export async function scanSingleFile(target: RgTarget): Promise<RevisionScan> {
  * observation (`before`) equals the new one. Every new observation is also handed to
  * `observed`, so it can serve as the earlier observation of a later search.
  */
-export async function recheckRevisions(
+export function recheckRevisions(
   rgCwd: string,
   names: Iterable<string>,
   before: (name: string) => Revision | undefined,
   observed?: (name: string, revision: Revision | undefined) => void,
 ): Promise<Map<string, Revision>> {
-  const trusted = new Map<string, Revision>();
-  const check = (name: string, second: Revision | undefined) => {
+  const recheck = new Recheck(rgCwd, againstBefore(before, observed));
+  for (const name of names) recheck.add(name);
+  return recheck.done();
+}
+
+/** The usual rule: trusted when the earlier observation equals the new one. */
+export function againstBefore(
+  before: (name: string) => Revision | undefined,
+  observed?: (name: string, revision: Revision | undefined) => void,
+): (name: string, second: Revision | undefined) => Revision | undefined {
+  return (name, second) => {
     const first = before(name);
-    if (first !== undefined && sameRevision(first, second)) trusted.set(name, first);
     observed?.(name, second);
+    return first !== undefined && sameRevision(first, second) ? first : undefined;
   };
-  const list = [...names];
-  if (list.length <= STAT_SLICE_FILES) {
-    // One slice's worth, read at once: waiting for a turn of the event loop first cost a small
-    // search more than the reads themselves.
-    for (const name of list) check(name, readRevisionSync(pathUnder(rgCwd, name)));
-    return trusted;
+}
+
+/**
+ * recheckRevisions as a search reports its files done: each file's second observation is read
+ * while ripgrep still searches the others (it has ended reading that file when it reports it),
+ * and `done` reads what is left once the search has ended. `trust` says which revision, if
+ * any, a file's new observation lets the search trust.
+ */
+export class Recheck {
+  readonly #trusted = new Map<string, Revision>();
+  readonly #added = new Set<string>();
+  readonly #reader: RevisionReader;
+
+  constructor(rgCwd: string, trust: (name: string, second: Revision | undefined) => Revision | undefined) {
+    this.#reader = new RevisionReader(rgCwd, (name, second) => {
+      const trusted = trust(name, second);
+      if (trusted !== undefined) this.#trusted.set(name, trusted);
+    });
   }
-  const reader = new RevisionReader(rgCwd, check);
-  for (const name of list) reader.add(name);
-  await reader.drainTo(0);
-  return trusted;
+
+  /** Reads `name` again, once, soon. */
+  add(name: string): void {
+    if (this.#added.has(name)) return;
+    this.#added.add(name);
+    this.#reader.add(name);
+  }
+
+  /** The trusted revisions, once every name added has been read again. */
+  async done(): Promise<Map<string, Revision>> {
+    // One slice's worth is read at once: waiting for a turn of the event loop first cost a
+    // small search more than the reads themselves.
+    if (this.#reader.size <= STAT_SLICE_FILES) this.#reader.readAll();
+    await this.#reader.drainTo(0);
+    return this.#trusted;
+  }
 }
 
 /**
@@ -252,6 +285,17 @@ class RevisionReader {
   /** Resolves once at most `limit` names remain unread. */
   async drainTo(limit: number): Promise<void> {
     while (this.size > limit) await new Promise<void>((wake) => this.#waiters.push(wake));
+  }
+
+  /** Reads every name not yet read, now. */
+  readAll(): void {
+    while (this.#head < this.#queue.length) {
+      const name = this.#queue[this.#head++] as string;
+      this.onRevision(name, readRevisionSync(pathUnder(this.cwd, name)));
+    }
+    this.#queue.length = 0;
+    this.#head = 0;
+    for (const wake of this.#waiters.splice(0)) wake();
   }
 
   #schedule(): void {

@@ -7,9 +7,10 @@
  * texts (which decoding never reads) and decodes it as ripgrep's own, so a page shows the same
  * match from either form (test/code/rg/compact.test.ts).
  *
- * The records are made from the events' bytes without decoding them: the delimiters looked for
- * all hold an unescaped quote, which no JSON string contains. An event of any other shape makes
- * `compactEvents` return undefined, and the snapshot keeps the events themselves.
+ * The records are made from the events' bytes as they arrive (`CompactRecorder`), without
+ * decoding them: the delimiters looked for all hold an unescaped quote, which no JSON string
+ * contains. An event of any other shape ends the records, and the snapshot keeps the events
+ * themselves.
  */
 import { fastMatch, fullMatch, type ParsedMatch } from "./events.js";
 
@@ -25,13 +26,6 @@ export interface CompactMatchTable {
   readonly runKeys: readonly string[];
   /** Each run's path value (`{"text":...}` or `{"bytes":...}`) as ripgrep wrote it. */
   readonly runPaths: readonly string[];
-}
-
-/** Where one match event is: its bytes are `chunk[start, end)`. */
-export interface EventAt {
-  readonly chunk: Uint8Array;
-  readonly start: number;
-  readonly end: number;
 }
 
 const HEAD = Buffer.from('{"type":"match","data":{"path":');
@@ -59,85 +53,141 @@ interface Parts {
   readonly ranges: number[];
 }
 
+/** A run of one file's records: stream positions `[first, first + count)`. */
+export interface RecordRun {
+  readonly key: string;
+  readonly first: number;
+  readonly count: number;
+}
+
 /**
- * The compact form of `count` match events in position order, grouped in the runs `runStarts`
- * and `runKeys` describe, or undefined when an event is not of the expected shape or a run's
- * events do not all name one path.
+ * Compact records made as ripgrep's match events arrive, in stream order, one pass over each
+ * event's bytes; `inOrder` then copies them, run by run, into one buffer of exactly their size
+ * in the order a snapshot keeps. A record is never longer than its event (the event also holds
+ * the path, the key names and each submatch's text), so the event's length bounds the room a
+ * record needs. An event of another shape, or a run whose events name two paths, ends the
+ * records: `inOrder` then says undefined and the snapshot keeps the events themselves.
  */
-export function compactEvents(
-  count: number,
-  eventAt: (position: number) => EventAt,
-  runStarts: Uint32Array,
-  runKeys: readonly string[],
-): CompactMatchTable | undefined {
-  // First pass: every event's parts and its record's size; second: the records, in one buffer
-  // of exactly their size. The working arrays are plain arrays, in V8's heap: typed arrays would
-  // be short-lived C allocations, which leave glibc's heap holding freed memory among the kept
-  // records.
-  const lines: number[] = [];
-  const offsets: number[] = [];
-  const linesStart: number[] = [];
-  const linesEnd: number[] = [];
-  const rangeStart: number[] = [];
-  const ranges: number[] = [];
-  const recordStarts = new Uint32Array(count + 1);
-  const runPaths: string[] = [];
-  const parts: Parts = { pathStart: 0, pathEnd: 0, linesStart: 0, linesEnd: 0, line: 0, offset: 0, ranges };
-  let size = 0;
-  let run = -1;
-  let runPath: Uint8Array | undefined;
-  for (let position = 0; position < count; position++) {
-    const event = eventAt(position);
-    const bytes = event.chunk;
-    rangeStart[position] = ranges.length;
-    if (!split(bytes, event.start, event.end, parts)) return undefined;
-    const pathLength = parts.pathEnd - parts.pathStart;
-    if (run + 1 < runStarts.length && position === runStarts[run + 1]) {
-      run++;
-      runPath = bytes.subarray(parts.pathStart, parts.pathEnd);
-      runPaths.push(Buffer.from(runPath.buffer, runPath.byteOffset, runPath.length).toString("utf8"));
-    } else if (
-      runPath === undefined ||
-      runPath.length !== pathLength ||
-      !same(bytes, parts.pathStart, runPath, 0, pathLength)
-    ) {
-      return undefined;
+export class CompactRecorder {
+  #out: Buffer = Buffer.allocUnsafeSlow(1 << 16);
+  #used = 0;
+  /** Where each position's record starts. */
+  #starts = new Uint32Array(1024);
+  #count = 0;
+  /** The path value of the run beginning at each position, as ripgrep wrote it. */
+  readonly #runPaths = new Map<number, string>();
+  #runPath: Uint8Array = new Uint8Array(0);
+  #failed = false;
+  readonly #parts: Parts = {
+    pathStart: 0,
+    pathEnd: 0,
+    linesStart: 0,
+    linesEnd: 0,
+    line: 0,
+    offset: 0,
+    ranges: [],
+  };
+
+  /** Records the event `bytes[start, end)` at the next position; `first` for a run's first. */
+  add(bytes: Uint8Array, start: number, end: number, first: boolean): void {
+    if (this.#failed) return;
+    const parts = this.#parts;
+    parts.ranges.length = 0;
+    if (!split(bytes, start, end, parts) || !this.#samePath(bytes, parts, first)) {
+      this.#failed = true;
+      return;
     }
-    lines[position] = parts.line;
-    offsets[position] = parts.offset;
-    linesStart[position] = parts.linesStart;
-    linesEnd[position] = parts.linesEnd;
-    const subs = (ranges.length - (rangeStart[position] as number)) / 2;
-    let record = varintSize(parts.line) + varintSize(parts.offset) + varintSize(subs);
-    for (let i = rangeStart[position] as number; i < ranges.length; i += 2) {
-      record +=
-        varintSize(ranges[i] as number) + varintSize((ranges[i + 1] as number) - (ranges[i] as number));
+    if (this.#used + end - start > this.#out.length)
+      this.#out = grownBuffer(this.#out, this.#used + end - start);
+    if (this.#count === this.#starts.length) {
+      const larger = new Uint32Array(this.#starts.length * 2);
+      larger.set(this.#starts);
+      this.#starts = larger;
     }
-    recordStarts[position] = size;
-    size += record + (parts.linesEnd - parts.linesStart);
-  }
-  if (runPaths.length !== runKeys.length) return undefined;
-  rangeStart[count] = ranges.length;
-  recordStarts[count] = size;
-  const out = Buffer.allocUnsafeSlow(size);
-  let at = 0;
-  for (let position = 0; position < count; position++) {
-    const event = eventAt(position);
-    const from = rangeStart[position] as number;
-    const to = rangeStart[position + 1] as number;
-    at = writeVarint(out, at, lines[position] as number);
-    at = writeVarint(out, at, offsets[position] as number);
-    at = writeVarint(out, at, (to - from) / 2);
-    for (let i = from; i < to; i += 2) {
+    this.#starts[this.#count++] = this.#used;
+    const out = this.#out;
+    let at = writeVarint(out, this.#used, parts.line);
+    at = writeVarint(out, at, parts.offset);
+    const ranges = parts.ranges;
+    at = writeVarint(out, at, ranges.length / 2);
+    for (let i = 0; i < ranges.length; i += 2) {
       at = writeVarint(out, at, ranges[i] as number);
       at = writeVarint(out, at, (ranges[i + 1] as number) - (ranges[i] as number));
     }
-    // A loop: a subarray per record is an object for the collector, and a Buffer's is slow to make.
-    const chunk = event.chunk;
-    for (let i = linesStart[position] as number, to = linesEnd[position] as number; i < to; i++)
-      out[at++] = chunk[i] as number;
+    // A native copy through a plain view: a byte loop runs interpreted in a process that makes
+    // one search (the CLI), and a Buffer's subarray is slow to make.
+    const length = parts.linesEnd - parts.linesStart;
+    out.set(new Uint8Array(bytes.buffer, bytes.byteOffset + parts.linesStart, length), at);
+    this.#used = at + length;
   }
-  return { kind: "compact", length: count, bytes: out, offsets: recordStarts, runStarts, runKeys, runPaths };
+
+  /** Drops the records from `count` on (a bound fell inside the last run). */
+  truncate(count: number): void {
+    if (count >= this.#count) return;
+    this.#used = this.#starts[count] as number;
+    this.#count = count;
+    for (const first of this.#runPaths.keys()) if (first >= count) this.#runPaths.delete(first);
+  }
+
+  /**
+   * The records of `runs`, in that order, as a snapshot keeps them, or undefined when the
+   * records ended early (see above) or a run is not one the records began.
+   */
+  inOrder(runs: readonly RecordRun[]): CompactMatchTable | undefined {
+    if (this.#failed) return undefined;
+    let size = 0;
+    let length = 0;
+    for (const run of runs) {
+      if (!this.#runPaths.has(run.first) || run.first + run.count > this.#count) return undefined;
+      size += this.#end(run.first + run.count - 1) - (this.#starts[run.first] as number);
+      length += run.count;
+    }
+    const bytes = Buffer.allocUnsafeSlow(size);
+    const offsets = new Uint32Array(length + 1);
+    const runStarts = new Uint32Array(runs.length);
+    const runKeys: string[] = [];
+    const runPaths: string[] = [];
+    let at = 0;
+    let position = 0;
+    for (let r = 0; r < runs.length; r++) {
+      const run = runs[r] as RecordRun;
+      const from = this.#starts[run.first] as number;
+      const to = this.#end(run.first + run.count - 1);
+      this.#out.copy(bytes, at, from, to);
+      runStarts[r] = position;
+      runKeys.push(run.key);
+      runPaths.push(this.#runPaths.get(run.first) as string);
+      for (let i = run.first; i < run.first + run.count; i++)
+        offsets[position++] = (this.#starts[i] as number) - from + at;
+      at += to - from;
+    }
+    offsets[length] = size;
+    return { kind: "compact", length, bytes, offsets, runStarts, runKeys, runPaths };
+  }
+
+  /** Where the record at `position` ends. */
+  #end(position: number): number {
+    return position + 1 < this.#count ? (this.#starts[position + 1] as number) : this.#used;
+  }
+
+  /** Notes a run's path at its first event; false when a later event of the run names another. */
+  #samePath(bytes: Uint8Array, parts: Parts, first: boolean): boolean {
+    const length = parts.pathEnd - parts.pathStart;
+    if (first) {
+      this.#runPath = bytes.slice(parts.pathStart, parts.pathEnd);
+      this.#runPaths.set(this.#count, Buffer.from(this.#runPath).toString("utf8"));
+      return true;
+    }
+    return this.#runPath.length === length && same(bytes, parts.pathStart, this.#runPath, 0, length);
+  }
+}
+
+function grownBuffer(buffer: Buffer, needed: number): Buffer {
+  let size = buffer.length * 2;
+  while (size < needed) size *= 2;
+  const larger = Buffer.allocUnsafeSlow(size);
+  buffer.copy(larger, 0, 0, buffer.length);
+  return larger;
 }
 
 /** The match event a record stands for, as ripgrep would print it but for the submatch texts. */
@@ -244,10 +294,11 @@ function split(bytes: Uint8Array, start: number, end: number, parts: Parts): boo
 function dataValue(bytes: Uint8Array, from: number, end: number): number {
   let p = at(bytes, from, TEXT) ? from + TEXT.length : at(bytes, from, BYTES) ? from + BYTES.length : -1;
   if (p < 0) return -1;
-  // The closing quote is the first one after an even number of backslashes.
+  // The closing quote is the first one after an even number of backslashes. Looked for in a
+  // loop: a Buffer's indexOf is a native call whose cost, paid per string, exceeds the scan.
   for (;;) {
-    p = bytes.indexOf(0x22 /* " */, p);
-    if (p < 0 || p >= end) return -1;
+    while (p < end && bytes[p] !== 0x22 /* " */) p++;
+    if (p >= end) return -1;
     let slashes = 0;
     while (bytes[p - 1 - slashes] === 0x5c /* \ */) slashes++;
     if (slashes % 2 === 0) break;
@@ -280,13 +331,6 @@ function readDigits(bytes: Uint8Array, from: number, end: number): number {
     value = value * 10 + (c - 0x30);
   digitsEnd = p;
   return p === from || p - from > 15 ? -1 : value;
-}
-
-/** Bytes of `value` (a safe non-negative integer) as a little-endian base-128 varint. */
-function varintSize(value: number): number {
-  let size = 1;
-  for (let v = value; v >= 0x80; v = Math.floor(v / 0x80)) size++;
-  return size;
 }
 
 function writeVarint(out: Uint8Array, position: number, value: number): number {

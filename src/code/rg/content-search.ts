@@ -19,6 +19,7 @@ import { protectedDescendant, type RgTarget } from "../path-policy.js";
 import { type ConsumeResult, type OwnedProcessOutcome, runOwnedProcess } from "../process/owned-process.js";
 import { invalid, type SearchQuery } from "../request.js";
 import { buildSearchArgs } from "./args.js";
+import type { CompactRecorder } from "./compact.js";
 import { type IndexedRun, type PartialReason, type RetentionBounds, RgOutputIndexer } from "./event-index.js";
 import type { RawMatchTable } from "./match-table.js";
 
@@ -42,6 +43,8 @@ export interface SearchRun {
   readonly longLineKey?: string | undefined;
   /** ripgrep completed but reported errors for some files (unreadable files, for instance). */
   readonly searchErrors: number;
+  /** The retained events as compact records, in stream order (see rg/compact.ts). */
+  readonly records?: CompactRecorder | undefined;
 }
 
 export interface ContentSearchOptions {
@@ -55,6 +58,10 @@ export interface ContentSearchOptions {
   readonly slots?: Slots | undefined;
   /** Called as matches arrive (progress reporting). */
   readonly onMatches?: (count: number) => void;
+  /** Told each file whose matches were retained, once ripgrep has reported it done. */
+  readonly onFile?: (key: string) => void;
+  /** Cut compact records for a snapshot as events arrive (default true; see event-index.ts). */
+  readonly records?: boolean;
   /** How a refusal's advice is written for the surface (default: MCP's). */
   readonly phrasing?: Phrasing;
 }
@@ -63,6 +70,8 @@ export async function runContentSearch(options: ContentSearchOptions): Promise<S
   const { signal } = options;
   const indexer = new RgOutputIndexer(options.retention ?? DEFAULT_RETENTION, {
     exclude: protectedDescendant(options.target),
+    ...(options.onFile === undefined ? {} : { onRun: options.onFile }),
+    ...(options.records === undefined ? {} : { records: options.records }),
   });
   const outcome = await runOwnedProcess(
     {
@@ -95,6 +104,7 @@ function interpret(
     partialReason: indexed.partialReason,
     longLineKey: indexed.longLineKey,
     searchErrors,
+    records: indexed.records,
   });
   if (outcome.stopped) return run(0);
   if (outcome.exitCode === 0 || outcome.exitCode === 1) return run(0);

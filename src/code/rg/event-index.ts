@@ -16,6 +16,7 @@ import {
   SNAPSHOT_FILE_OVERHEAD_BYTES,
   SNAPSHOT_MATCH_OVERHEAD_BYTES,
 } from "../../core/limits.js";
+import { CompactRecorder } from "./compact.js";
 import type { RgSummary } from "./events.js";
 import { decodeEvent, type RawMatchTable } from "./match-table.js";
 
@@ -45,6 +46,8 @@ export interface IndexedOutput {
   readonly partialReason: PartialReason | undefined;
   /** The file whose line was over the protocol cap (`protocol_line_limit`), when one was open. */
   readonly longLineKey: string | undefined;
+  /** The retained events as compact records, made as they arrived (snapshots keep these). */
+  readonly records: CompactRecorder | undefined;
 }
 
 const prefix = (s: string) => Uint8Array.from(Buffer.from(s, "latin1"));
@@ -92,15 +95,30 @@ export class RgOutputIndexer {
   #longLineKey: string | undefined;
   #summary: RgSummary | undefined;
   readonly #exclude: ((key: string) => boolean) | undefined;
+  readonly #records: CompactRecorder | undefined;
 
-  /** `exclude`: files whose matches are dropped as if ripgrep had not searched them. */
+  readonly #onRun: ((key: string) => void) | undefined;
+
+  /**
+   * `exclude`: files whose matches are dropped as if ripgrep had not searched them. `onRun`:
+   * told each file whose matches were retained, once ripgrep has reported it done (or the
+   * search stopped in it). `records`: false when no snapshot will keep the matches (analyses'
+   * scans), so no compact records are cut.
+   */
   constructor(
     bounds: RetentionBounds,
-    options: { maxLineBytes?: number; exclude?: (key: string) => boolean } = {},
+    options: {
+      maxLineBytes?: number;
+      exclude?: (key: string) => boolean;
+      onRun?: (key: string) => void;
+      records?: boolean;
+    } = {},
   ) {
     this.#bounds = bounds;
     this.#maxLineBytes = options.maxLineBytes ?? RG_MAX_PROTOCOL_LINE_BYTES;
     this.#exclude = options.exclude;
+    this.#onRun = options.onRun;
+    this.#records = options.records === false ? undefined : new CompactRecorder();
   }
 
   /** Matches retained so far. */
@@ -202,6 +220,7 @@ export class RgOutputIndexer {
       bytes: this.#bytes,
       partialReason: this.#partial,
       longLineKey: this.#longLineKey,
+      records: this.#records,
     };
   }
 
@@ -265,6 +284,7 @@ export class RgOutputIndexer {
     this.#chunkOf[this.#count] = chunk;
     this.#starts[this.#count] = at;
     this.#ends[this.#count] = end;
+    this.#records?.add(bytes, at, end, open.count === 0);
     this.#count++;
     open.count++;
     this.#bytes += cost;
@@ -285,6 +305,7 @@ export class RgOutputIndexer {
     if (this.#occurrences + stats.matches <= this.#bounds.maxOccurrences) {
       this.#occurrences += stats.matches;
       this.#runs.push({ key: open.key, first: open.first, count: open.count, occurrences: stats.matches });
+      this.#onRun?.(open.key);
       return false;
     }
     // The occurrence bound falls inside this file: count its events to find where.
@@ -332,9 +353,11 @@ export class RgOutputIndexer {
       this.#bytes -= (this.#ends[i] as number) - (this.#starts[i] as number) + SNAPSHOT_MATCH_OVERHEAD_BYTES;
     }
     this.#count = open.first + kept;
+    this.#records?.truncate(this.#count);
     if (kept > 0) {
       this.#occurrences += occurrences;
       this.#runs.push({ key: open.key, first: open.first, count: kept, occurrences });
+      this.#onRun?.(open.key);
     } else {
       this.#bytes -= SNAPSHOT_FILE_OVERHEAD_BYTES + 2 * open.key.length;
     }

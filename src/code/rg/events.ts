@@ -158,16 +158,58 @@ export function fastMatch(line: string): ParsedMatch | undefined {
   return at(FAST_HEAD, line, 0) ? scanMatch(line, 0, line.length) : undefined;
 }
 
+/** Where a match event's parts are in its line, found without decoding them. */
+interface EventLayout {
+  readonly pathStart: number;
+  readonly pathEnd: number;
+  readonly textStart: number;
+  /** The end of the line text's JSON literal. */
+  readonly textEnd: number;
+  /** The end of the literal's plain content (printable ASCII, no escapes), or -1. */
+  readonly plainEnd: number;
+  readonly submatchesStart: number;
+  readonly lineNumber: number;
+  readonly absoluteOffset: number;
+}
+
 /** `fastMatch` of the line `s[st, e)`, read in place, once `FAST_HEAD` has matched at `st`. */
 function scanMatch(s: string, st: number, e: number): ParsedMatch | undefined {
+  const layout = locate(s, st, e);
+  if (layout === undefined) return undefined;
+  let path: unknown;
+  try {
+    path = JSON.parse(s.slice(layout.pathStart, layout.pathEnd));
+  } catch {
+    return undefined;
+  }
+  if (typeof path !== "string") return undefined;
+  const text = lineText(s, layout);
+  if (text === undefined) return undefined;
+  const occurrences = readSubmatches(s, layout.submatchesStart, e, text.full);
+  if (occurrences === undefined) return undefined;
+  return {
+    path,
+    pathLossy: false,
+    line: layout.lineNumber,
+    absoluteOffset: layout.absoluteOffset,
+    text: text.text,
+    textLossy: false,
+    occurrences,
+  };
+}
+
+/**
+ * The layout of the match event `s[st, e)`. A plain line text (printable ASCII, then an LF or
+ * CRLF terminator or none) is read in one pass that also finds the delimiter after it; any other
+ * literal is found by the delimiter that follows it. The numbers' shape is checked at once, then
+ * their digits are read where they must be.
+ */
+function locate(s: string, st: number, e: number): EventLayout | undefined {
   const pathStart = st + FAST_HEAD_LENGTH;
   // No delimiter contains a line feed, so one found before `e` lies wholly within the line.
   const pathEnd = s.indexOf(FAST_LINES, pathStart);
   if (pathEnd === -1 || pathEnd >= e) return undefined;
   const textStart = pathEnd + FAST_LINES.length;
-  // A plain line text (printable ASCII, then an LF or CRLF terminator or none) is read in one
-  // pass that also finds the delimiter after it; any other literal is parsed.
-  // The numbers' shape is checked at once, then their digits are read where they must be.
   let plainEnd = -1;
   let textEnd = -1;
   let submatchesStart = -1;
@@ -197,40 +239,44 @@ function scanMatch(s: string, st: number, e: number): ParsedMatch | undefined {
     p = naturalEnd;
   }
   const absoluteOffset = readNatural(s, p + FAST_OFFSET_LENGTH);
+  return { pathStart, pathEnd, textStart, textEnd, plainEnd, submatchesStart, lineNumber, absoluteOffset };
+}
 
-  let path: unknown;
+/**
+ * The line's text without its terminator, and (`full`) the text with it when it is not ASCII,
+ * whose columns then need counting. Printable ASCII without escapes is the literal's content as
+ * it stands, and its columns are byte offsets.
+ */
+function lineText(s: string, layout: EventLayout): { text: string; full: string | undefined } | undefined {
+  if (layout.plainEnd !== -1)
+    return { text: s.slice(layout.textStart + 1, layout.plainEnd), full: undefined };
+  let parsed: unknown;
   try {
-    path = JSON.parse(s.slice(pathStart, pathEnd));
+    parsed = JSON.parse(s.slice(layout.textStart, layout.textEnd));
   } catch {
     return undefined;
   }
-  if (typeof path !== "string") return undefined;
+  if (typeof parsed !== "string") return undefined;
+  const full = Buffer.byteLength(parsed, "utf8") !== parsed.length ? parsed : undefined;
+  return { text: stripTerminator(parsed), full };
+}
 
-  let text: string;
-  let full: string | undefined;
-  if (plainEnd !== -1) {
-    // Printable ASCII without escapes up to an optional LF or CRLF terminator: the text is the
-    // literal's content as it stands, and columns are byte offsets.
-    text = s.slice(textStart + 1, plainEnd);
-  } else {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(s.slice(textStart, textEnd));
-    } catch {
-      return undefined;
-    }
-    if (typeof parsed !== "string") return undefined;
-    if (Buffer.byteLength(parsed, "utf8") !== parsed.length) full = parsed;
-    text = stripTerminator(parsed);
-  }
-
-  // Submatches, checked strictly to the end of the line. ASCII lines map bytes to columns one
-  // to one; the first occurrence goes into an array literal (sized for one, the common case).
+/**
+ * The submatches from `from`, checked strictly to the end of the line `e`, as occurrences; their
+ * columns counted in `full` when the line is not ASCII. ASCII lines map bytes to columns one to
+ * one; the first occurrence goes into an array literal (sized for one, the common case).
+ */
+function readSubmatches(
+  s: string,
+  from: number,
+  e: number,
+  full: string | undefined,
+): Occurrence[] | undefined {
   let occurrences: Occurrence[] | undefined;
   let submatches: Submatch[] | undefined;
   let firstStart = -1;
   let firstEnd = -1;
-  p = submatchesStart;
+  let p = from;
   if (s.charCodeAt(p) !== 0x5d) {
     for (;;) {
       const found = s.indexOf(FAST_START, p);
@@ -265,21 +311,13 @@ function scanMatch(s: string, st: number, e: number): ParsedMatch | undefined {
   ) {
     return undefined;
   }
-  return {
-    path,
-    pathLossy: false,
-    line: lineNumber,
-    absoluteOffset,
-    text,
-    textLossy: false,
-    occurrences:
-      full !== undefined
-        ? utf8Columns(full, submatches ?? [])
-        : (occurrences ??
-          (firstStart < 0
-            ? []
-            : [{ startByte: firstStart, endByte: firstEnd, startColumn: firstStart, endColumn: firstEnd }])),
-  };
+  if (full !== undefined) return utf8Columns(full, submatches ?? []);
+  return (
+    occurrences ??
+    (firstStart < 0
+      ? []
+      : [{ startByte: firstStart, endByte: firstEnd, startColumn: firstStart, endColumn: firstEnd }])
+  );
 }
 
 /** Where the last `readNatural` stopped. */

@@ -5,6 +5,7 @@
  * retained files after it.
  */
 
+import { resolve } from "node:path";
 import { cancelledError } from "../../core/abort.js";
 import type { Logger } from "../../core/logger.js";
 import type { Phrasing } from "../../core/phrasing.js";
@@ -13,12 +14,14 @@ import type { SearchTarget } from "../path-policy.js";
 import type { SearchQuery } from "../request.js";
 import { RevisionCache, type RevisionCacheOptions } from "../revisions/cache.js";
 import {
+  againstBefore,
+  Recheck,
   type Revision,
-  recheckRevisions,
   type ScanOptions,
   scanRevisions,
   scanSingleFile,
 } from "../revisions/scan.js";
+import { remoteFilesystem, settledRecheck } from "../revisions/settled.js";
 import { buildFilesArgs } from "../rg/args.js";
 import { resolveRgPath } from "../rg/binary.js";
 import { DEFAULT_RETENTION, type RetentionBounds, runContentSearch } from "../rg/content-search.js";
@@ -36,6 +39,12 @@ export interface SearchExecutorOptions {
   readonly slots?: Slots;
   /** How advice in answers and errors is written for the surface (default: MCP's). */
   readonly phrasing?: Phrasing;
+  /**
+   * The process answers one call and exits (the `evident grep` command): no observation would
+   * serve a later search, so none is made before the search; the retained files' change times
+   * say whether they were settled before it began (revisions/settled.ts).
+   */
+  readonly oneShot?: boolean;
 }
 
 /** What one call leaves for after its answer: the stale file scopes to enumerate again. */
@@ -51,6 +60,8 @@ export interface ExecuteContext {
   readonly signal: AbortSignal;
   readonly onMatches?: ((count: number) => void) | undefined;
   readonly followUp: CallFollowUp;
+  /** A snapshot will keep the matches (default true): cut compact records as they arrive. */
+  readonly records?: boolean;
 }
 
 export class SearchExecutor {
@@ -83,9 +94,12 @@ export class SearchExecutor {
     };
     const scope = JSON.stringify([target.rg.cwd, buildFilesArgs(query, target.rg)]);
     let single: ReadonlyMap<string, Revision> | undefined;
+    let settled = false;
     if (!target.isDirectory) {
       // A single file needs no enumeration: its own metadata is the whole "before" observation.
       single = (await scanSingleFile(target.rg)).revisions;
+    } else if (this.#options.oneShot === true && !remoteFilesystem(resolve(target.rg.cwd, target.rg.root))) {
+      settled = true;
     } else {
       const state = this.#revisions.state(scope);
       if (state === "missing") await this.#enumerate(scope, common);
@@ -93,23 +107,28 @@ export class SearchExecutor {
       else if (state === "stale") context.followUp.due.set(scope, common);
     }
     const start = this.#revisions.begin();
+    const began = Date.now();
+    // The files' second observations are read as ripgrep reports each one done.
+    const recheck = settled
+      ? settledRecheck(target.rg.cwd, began)
+      : new Recheck(
+          target.rg.cwd,
+          single === undefined
+            ? againstBefore(
+                (name) => this.#revisions.before(scope, name, start),
+                (name, revision) => this.#revisions.observe(scope, name, revision),
+              )
+            : againstBefore((name) => single.get(name)),
+        );
     const run = await runContentSearch({
       ...common,
       retention: this.#options.retention ?? DEFAULT_RETENTION,
+      onFile: (key) => recheck.add(key),
+      ...(context.records === undefined ? {} : { records: context.records }),
       ...(context.onMatches === undefined ? {} : { onMatches: context.onMatches }),
       ...(this.#options.phrasing === undefined ? {} : { phrasing: this.#options.phrasing }),
     });
-    // A file's matches arrive together: its name once per run, in first-seen order.
-    const keys = new Set(run.runs.map((r) => r.key));
-    const trusted =
-      single === undefined
-        ? await recheckRevisions(
-            target.rg.cwd,
-            keys,
-            (name) => this.#revisions.before(scope, name, start),
-            (name, revision) => this.#revisions.observe(scope, name, revision),
-          )
-        : await recheckRevisions(target.rg.cwd, keys, (name) => single.get(name));
+    const trusted = await recheck.done();
     return { run, trusted: Object.fromEntries(trusted) };
   }
 

@@ -8,7 +8,7 @@ import { SNAPSHOT_FILE_OVERHEAD_BYTES, SNAPSHOT_MATCH_OVERHEAD_BYTES } from "../
 import type { SearchTarget } from "../path-policy.js";
 import { invalid, type SearchQuery } from "../request.js";
 import type { Revision } from "../revisions/scan.js";
-import { type CompactMatchTable, compactEvents } from "../rg/compact.js";
+import type { CompactRecorder } from "../rg/compact.js";
 import type { IndexedRun, PartialReason, SearchRun } from "../rg/content-search.js";
 import type { ParsedMatch } from "../rg/events.js";
 import { fileRange, type MatchTable, matchAt, parsedTable, type RawMatchTable } from "../rg/match-table.js";
@@ -48,7 +48,7 @@ export function buildSnapshot(
     effectiveRoot: effective.requested,
     expanded,
     rgCwd: effective.rg.cwd,
-    matches: inPathOrder(run.table, run.runs),
+    matches: inPathOrder(run.table, run.runs, run.records),
     files,
     totalOccurrences: run.occurrences,
     trustedRevisions: execution.trusted,
@@ -131,9 +131,16 @@ function withoutRaw(match: ParsedMatch): ParsedMatch {
  * through its heap for the snapshot's life. Events the records do not take are copied as they
  * are.
  */
-function inPathOrder(table: RawMatchTable, runs: readonly IndexedRun[]): MatchTable {
+function inPathOrder(
+  table: RawMatchTable,
+  runs: readonly IndexedRun[],
+  records: CompactRecorder | undefined,
+): MatchTable {
   const ordered = [...runs].sort((a, b) => compareKeys(a.key, b.key));
-  const compact = compactInOrder(table, ordered);
+  // A file reported in two runs (never seen from ripgrep, but not ruled out) is put in line
+  // order by the copy below.
+  const merged = ordered.some((run, i) => i > 0 && (ordered[i - 1] as IndexedRun).key === run.key);
+  const compact = merged ? undefined : records?.inOrder(ordered);
   if (compact !== undefined) return compact;
   let total = 0;
   for (const run of ordered) {
@@ -177,42 +184,6 @@ function inPathOrder(table: RawMatchTable, runs: readonly IndexedRun[]): MatchTa
   };
   if (runKeys.length < ordered.length) sortMergedRuns(result);
   return result;
-}
-
-/**
- * The runs' events as compact records, or undefined when a file was reported in two runs (never
- * seen from ripgrep, but not ruled out; the copy below puts such a file's matches in line order)
- * or an event is not of the records' shape.
- */
-function compactInOrder(table: RawMatchTable, ordered: readonly IndexedRun[]): CompactMatchTable | undefined {
-  const runStarts = new Uint32Array(ordered.length);
-  const runKeys: string[] = [];
-  // Each position's place in ripgrep's order (a plain array: see compactEvents).
-  const order: number[] = [];
-  for (let r = 0; r < ordered.length; r++) {
-    const run = ordered[r] as IndexedRun;
-    if (runKeys[runKeys.length - 1] === run.key) return undefined;
-    runStarts[r] = order.length;
-    runKeys.push(run.key);
-    for (let i = run.first, end = run.first + run.count; i < end; i++) order.push(i);
-  }
-  const event: { chunk: Uint8Array; start: number; end: number } = {
-    chunk: new Uint8Array(0),
-    start: 0,
-    end: 0,
-  };
-  return compactEvents(
-    order.length,
-    (p) => {
-      const i = order[p] as number;
-      event.chunk = table.chunks[table.chunkOf[i] as number] as Uint8Array;
-      event.start = table.starts[i] as number;
-      event.end = table.ends[i] as number;
-      return event;
-    },
-    runStarts,
-    runKeys,
-  );
 }
 
 /** Puts the matches of files reported in several runs in line order (decoding only those). */

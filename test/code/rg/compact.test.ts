@@ -94,6 +94,19 @@ describe("compact match records", () => {
     assert.ok(run.table.chunks.every((chunk) => chunk.buffer !== table.bytes.buffer));
   });
 
+  it("G04: a bound that falls inside a file keeps records of exactly the events retained", () => {
+    const output = rg(root, "needle");
+    for (const maxOccurrences of [1, 2, 3, 5]) {
+      const indexer = new RgOutputIndexer({ maxMatches: 100_000, maxOccurrences, maxBytes: 1 << 30 });
+      for (let at = 0; at < output.length; at += 61) if (indexer.push(output.subarray(at, at + 61))) break;
+      const run = { ...indexer.finish(), searchErrors: 0 };
+      assert.equal(run.partialReason, "max_occurrences");
+      const table = buildSnapshot(query, target, target, false, { run, trusted: {} }).matches;
+      assert.equal(table.kind, "compact");
+      assert.deepEqual(byFile(allMatches(table)), byFile(allMatches(run.table)));
+    }
+  });
+
   it("an event of another shape keeps the events themselves, decoded the same", () => {
     const plain: ParsedMatch = {
       path: "./a",

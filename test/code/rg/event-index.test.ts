@@ -107,6 +107,37 @@ describe("rg JSON stream index", () => {
     );
   });
 
+  it("names each retained file as ripgrep reports it done, before the stream ends, and no other", () => {
+    const bytes = stream([
+      { path: { text: "a" }, matches: [matchEvent("a", "one\n", [[0, 3]])] },
+      { path: { text: "none" }, matches: [] },
+      { path: { text: "b" }, matches: [matchEvent("b", "two\n", [[0, 3]])] },
+    ]);
+    const done: string[] = [];
+    const indexer = new RgOutputIndexer(UNBOUNDED, { onRun: (key) => done.push(key) });
+    const afterA = bytes.indexOf('{"type":"begin"', bytes.indexOf('"type":"end"'));
+    indexer.push(bytes.subarray(0, afterA));
+    assert.deepEqual(done, ["a"]);
+    indexer.push(bytes.subarray(afterA));
+    indexer.end();
+    indexer.finish();
+    assert.deepEqual(done, ["a", "b"]);
+  });
+
+  it("names the file a bound stopped the search in, once", () => {
+    const bytes = stream([
+      {
+        path: { text: "a" },
+        matches: [matchEvent("a", "one\n", [[0, 3]]), matchEvent("a", "two\n", [[0, 3]], 2)],
+      },
+    ]);
+    const done: string[] = [];
+    const indexer = new RgOutputIndexer({ ...UNBOUNDED, maxMatches: 1 }, { onRun: (key) => done.push(key) });
+    assert.equal(indexer.push(bytes), true);
+    indexer.finish();
+    assert.deepEqual(done, ["a"]);
+  });
+
   it("G10: decoded matches agree with a full parse of each event, split anywhere", () => {
     const piece = fc.oneof(
       fc.string({ unit: fc.constantFrom("a", " ", "~", "{", "}", ",", ":", "[", "]", "0"), maxLength: 30 }),
