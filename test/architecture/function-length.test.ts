@@ -32,7 +32,7 @@ const TO_SPLIT: Record<string, number> = {
   "code/analysis/impact.ts selectTarget": 122,
   "code/rg/events.ts scanMatch": 122,
   "adapters/mcp/stdio-framing.ts frameStdin": 118,
-  "adapters/cli/cli.ts runMcp": 113,
+  "adapters/cli/cli.ts runMcp": 101,
   "code/render/detail-page.ts renderDetailPage": 113,
   "code/analysis/navigation.ts navigate": 112,
   "adapters/cli/flags.ts parseCommand": 111,

@@ -47,8 +47,6 @@ const code = await runCli(
   { stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd() },
   {
     signal: controller.signal,
-    // A process of its own, as the executable's: its memory is tuned the same way.
-    ownsProcess: true,
     createRegistry: (logger, _surface, root) => {
       const environment: ToolEnvironment = {
         cwd: process.cwd(),

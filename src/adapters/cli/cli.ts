@@ -16,7 +16,6 @@ import {
   logLevelFromEnv,
   secretsFromEnv,
 } from "../../core/logger.js";
-import { type IdleCollection, tuneServerMemory } from "../../core/process-memory.js";
 import { type RootSetting, resolveProjectRoot } from "../../tools/project-root.js";
 import type { ToolRegistry } from "../../tools/registry.js";
 import { resolveHttpSettings } from "../mcp/http-config.js";
@@ -63,11 +62,6 @@ export interface CliOptions {
     /** A server's project root (`--root`, EVIDENT_ROOT, its cwd); tool commands use the shell's cwd. */
     root?: RootSetting,
   ) => ToolRegistry | Promise<ToolRegistry>;
-  /**
-   * Set by the executable, whose process this is: `evident mcp` then tunes the runtime's memory
-   * (core/process-memory.ts). Tests that run the CLI inside their own process leave it unset.
-   */
-  readonly ownsProcess?: boolean;
   /** Cancellation from outside (SIGINT); also stops `evident mcp`. */
   readonly signal?: AbortSignal;
   /** Tool commands; defaults to search, read and grep. */
@@ -266,14 +260,6 @@ async function runMcp(
   } catch (error) {
     return fail(io, error);
   }
-  let idle: IdleCollection | undefined;
-  if (options.ownsProcess === true) {
-    try {
-      idle = tuneServerMemory(io.env, process.execArgv, logger);
-    } catch (error) {
-      return fail(io, error);
-    }
-  }
   // A bad or refused root does not stop the server: code_search calls explain it (tools stay listed).
   const root = resolveProjectRoot({
     surface: transport === "http" ? "http" : "mcp",
@@ -290,7 +276,6 @@ async function runMcp(
       return fail(io, error);
     }
     const registry = await options.createRegistry(logger, "remote", root);
-    if (idle !== undefined) registry.observe(idle);
     const { startHttpServer } = await import("../mcp/http-server.js");
     let server: Awaited<ReturnType<typeof startHttpServer>>;
     try {
@@ -307,12 +292,10 @@ async function runMcp(
           : `bearer (${settings.tokens.length} token${settings.tokens.length === 1 ? "" : "s"})`,
     });
     await waitForAbort(options.signal);
-    idle?.close();
     await server.close();
     return EXIT_OK;
   }
   const registry = await options.createRegistry(logger, "server", root);
-  if (idle !== undefined) registry.observe(idle);
   const { startStdioServer } = await import("../mcp/stdio.js");
   const handle = startStdioServer({
     registry,
@@ -321,7 +304,6 @@ async function runMcp(
     ...(io.protocol === undefined ? {} : { stdin: io.protocol.input, stdout: io.protocol.output }),
   });
   await Promise.race([handle.closed, waitForAbort(options.signal)]);
-  idle?.close();
   await handle.close();
   await registry.close();
   return EXIT_OK;
