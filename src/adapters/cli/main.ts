@@ -33,7 +33,7 @@ const code = await runCli(
   { stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd() },
   {
     signal: controller.signal,
-    createRegistry: productRegistryFor(process.cwd(), process.env),
+    createRegistry: productRegistryFor(process.cwd()),
   },
 );
 process.exitCode = code;
