@@ -28,7 +28,10 @@ export interface EvidentOptions {
    * the home directory itself (code_search then fails with configuration_error saying so).
    */
   readonly cwd?: string;
-  /** Credentials and settings (provider keys, routes, EVIDENT_*). Default: process.env. */
+  /**
+   * Credentials and settings (provider keys, routes, EVIDENT_*), read once, when the instance is
+   * created. Default: process.env.
+   */
   readonly env?: Readonly<Record<string, string | undefined>>;
   /** Where diagnostics go. Default: stderr at `warn`. */
   readonly logger?: Logger;

@@ -149,12 +149,8 @@ function webSettings(env: Env, configFile: ConfigLocation): WebSettings {
 function cacheLocation(env: Env): CacheLocation {
   const explicit = envValue(env, "EVIDENT_CACHE_DIR");
   if (explicit !== undefined) return { explicit };
-  const xdg = env.XDG_CACHE_HOME?.trim();
-  const home = env.HOME?.trim();
-  const base =
-    xdg !== undefined && xdg !== "" && isAbsolute(xdg)
-      ? xdg
-      : join(home === undefined || home === "" ? homedir() : home, ".cache");
+  const xdg = nonBlank(env.XDG_CACHE_HOME);
+  const base = xdg !== undefined && isAbsolute(xdg) ? xdg : join(nonBlank(env.HOME) ?? homedir(), ".cache");
   return { base: join(base, "evident") };
 }
 
@@ -171,6 +167,10 @@ export function cacheDir(env: Env, cwd: string, kind: string): string {
 /** The directory of one kind of kept state, for a surface whose relative settings start at `cwd`. */
 export function cacheDirOf(location: CacheLocation, cwd: string, kind: string): string {
   return "explicit" in location ? join(resolve(cwd, location.explicit), kind) : join(location.base, kind);
+}
+
+function nonBlank(value: string | undefined): string | undefined {
+  return value === undefined || value.trim() === "" ? undefined : value;
 }
 
 function setting<T>(read: () => T): Setting<T> {
