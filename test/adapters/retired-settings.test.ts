@@ -32,6 +32,7 @@ describe("retired settings", () => {
           HOME: base,
           XDG_CONFIG_HOME: join(base, "config"),
           EVIDENT_CACHE_DIR: join(base, "cache"),
+          EVIDENT_ROOT: base,
           EVIDENT_IDLE_COLLECT_MS: value,
         },
         stderr: "pipe",
