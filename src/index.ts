@@ -5,7 +5,9 @@
 import { resolveHttpSettings } from "./adapters/mcp/http-config.js";
 import { createHttpHandler as createAdapterHandler, type HttpHandler } from "./adapters/mcp/http-handler.js";
 import { structuredFromEnv } from "./adapters/mcp/structured.js";
-import { createStderrLogger, type Logger, secretsFromEnv } from "./core/logger.js";
+import { secretsFromEnv } from "./config/logging.js";
+import { resolveSettings } from "./config/settings.js";
+import { createStderrLogger, type Logger } from "./core/logger.js";
 import { createProductRegistry } from "./tools/product.js";
 import { resolveProjectRoot } from "./tools/project-root.js";
 
@@ -50,19 +52,20 @@ export function createHttpHandler(options: HttpHandlerOptions = {}): HttpHandler
   const env = options.env ?? process.env;
   const settings = resolveHttpSettings(env);
   const structured = structuredFromEnv(env);
+  const toolSettings = resolveSettings(env);
   const logger = options.logger ?? createStderrLogger({ level: "warn", secrets: secretsFromEnv(env) });
   const cwd = process.cwd();
   // An explicit `cwd` is the operator's project directory; otherwise the same rule as `evident mcp`.
   const root = resolveProjectRoot({
     surface: "http",
     explicit: { value: options.cwd, origin: "host" },
-    env,
+    settings: toolSettings,
     cwd,
   });
   // Remote callers: code_search stays inside the project root.
   const registry = createProductRegistry({
     cwd: options.cwd ?? cwd,
-    env,
+    settings: toolSettings,
     logger,
     root,
     confined: true,

@@ -6,7 +6,9 @@
 import { randomUUID } from "node:crypto";
 import type { z } from "zod";
 import type { codeSearchInputSchema, codeSearchOutputSchema } from "./code/schema.js";
-import { createStderrLogger, type Logger, secretsFromEnv } from "./core/logger.js";
+import { secretsFromEnv } from "./config/logging.js";
+import { resolveSettings } from "./config/settings.js";
+import { createStderrLogger, type Logger } from "./core/logger.js";
 import { createProductRegistry } from "./tools/product.js";
 import { resolveProjectRoot } from "./tools/project-root.js";
 import type { ContextUsage, ProgressUpdate } from "./tools/tool.js";
@@ -26,7 +28,10 @@ export interface EvidentOptions {
    * the home directory itself (code_search then fails with configuration_error saying so).
    */
   readonly cwd?: string;
-  /** Credentials and settings (provider keys, routes, EVIDENT_*). Default: process.env. */
+  /**
+   * Credentials and settings (provider keys, routes, EVIDENT_*), read once, when the instance is
+   * created. Default: process.env.
+   */
   readonly env?: Readonly<Record<string, string | undefined>>;
   /** Where diagnostics go. Default: stderr at `warn`. */
   readonly logger?: Logger;
@@ -56,15 +61,17 @@ export interface Evident {
 
 export function createEvident(options: EvidentOptions = {}): Evident {
   const env = options.env ?? process.env;
+  // Read once, here: what the instance does cannot change with the environment afterwards.
+  const settings = resolveSettings(env);
   const logger = options.logger ?? createStderrLogger({ level: "warn", secrets: secretsFromEnv(env) });
   const cwd = process.cwd();
   const root = resolveProjectRoot({
     surface: "sdk",
     explicit: { value: options.cwd, origin: "host" },
-    env,
+    settings,
     cwd,
   });
-  const registry = createProductRegistry({ cwd: options.cwd ?? cwd, env, logger, root, surface: "sdk" });
+  const registry = createProductRegistry({ cwd: options.cwd ?? cwd, settings, logger, root, surface: "sdk" });
   // Cursors are bound to this SDK instance: another instance cannot continue its results.
   const caller = `sdk:${randomUUID()}`;
   const call = async <T>(

@@ -24,7 +24,7 @@ const deps = {
   git,
   mirrors: new MirrorCache(),
   contentIds: new ContentIds(),
-  rgPath: (await resolveRgPath(process.env)).path,
+  rgPath: (await resolveRgPath(process.env.EVIDENT_RG_PATH, process.env)).path,
 };
 const request = normalizeRequest({
   pattern: "RuntimeGlobals",

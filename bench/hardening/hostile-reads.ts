@@ -4,8 +4,8 @@
  * reader's memory. For each case, a fresh server reads one small page first, then the case,
  * while the client sends `tools/list` one after another: it reports the slowest listing (how long
  * the server's main thread was held), the peak resident set during the read (VmHWM, reset just
- * before it), the resident set right after the answer and after the server has been idle past
- * its idle collection, and what the read answered.
+ * before it), the resident set right after the answer and after the server has been idle for
+ * `--idle-ms`, and what the read answered.
  *
  * Usage: npm run build && node --import tsx bench/hardening/hostile-reads.ts
  *          [--cases deep,fourteen,wide,million,pdf] [--pdf-mb 1024] [--idle-ms 15000]

@@ -8,8 +8,8 @@
  * Reported: how long B's read took; the longest `/healthz` answer while it ran (probes every
  * 50 ms: the time the server's main thread was blocked, to within a probe); the server's peak
  * resident set (VmHWM) and its resident set (VmRSS) before, right after, and 30 s after the read
- * with no call in flight (past EVIDENT_IDLE_COLLECT_MS's default 10 s, so a full collection has
- * run: what the server keeps); and whether A's next part came or was `cursor_expired`.
+ * with no call in flight (what the server keeps once the calls stop); and whether A's next part
+ * came or was `cursor_expired`.
  *
  * Usage: npm run build && node --import tsx bench/hardening/kept-share.ts [--cli PATH] [--idle 30]
  *          [--reads N]   (B reads its page N times, each kept: one caller many large values)

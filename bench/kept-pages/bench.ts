@@ -10,10 +10,11 @@
  */
 import { randomBytes } from "node:crypto";
 import { createClient } from "@redis/client";
+import { sharedStoreSettings } from "../../src/config/settings.js";
 import { type KeptStore, type KeptStoreBounds, MemoryKeptStore } from "../../src/core/kept.js";
 import { WEB_PAGES_MAX_BYTES, WEB_PAGES_MAX_COUNT, WEB_PAGES_TTL_MS } from "../../src/core/limits.js";
 import { RedisKeptStore } from "../../src/core/redis/kept-store.js";
-import { deriveKeys, resolveRedisStoreSettings } from "../../src/core/redis/settings.js";
+import { deriveKeys } from "../../src/core/redis/settings.js";
 import { type KeptPage, ReadPages } from "../../src/web/read-pages.js";
 import { startRedis } from "../../test/servers/services.js";
 
@@ -49,7 +50,7 @@ function page(chars: number): KeptPage {
 async function main(): Promise<void> {
   const redis = await startRedis();
   const key = randomBytes(32).toString("hex");
-  const settings = resolveRedisStoreSettings({ EVIDENT_SNAPSHOT_STORE: redis.url, EVIDENT_CURSOR_KEY: key });
+  const settings = sharedStoreSettings({ EVIDENT_SNAPSHOT_STORE: redis.url, EVIDENT_CURSOR_KEY: key });
   if (settings === undefined) throw new Error("no settings");
   const client = createClient({ url: redis.url });
   await client.connect();

@@ -21,9 +21,10 @@ import type { CodeSearchInput } from "../../src/code/schema.js";
 import { CodeSearchService } from "../../src/code/service.js";
 import { RedisSnapshotStore } from "../../src/code/snapshots/redis-store/store.js";
 import { MemorySnapshotStore } from "../../src/code/snapshots/store.js";
+import { sharedStoreSettings } from "../../src/config/settings.js";
 import { SUMMARY_FILES_PER_PAGE } from "../../src/core/limits.js";
 import { silentLogger } from "../../src/core/logger.js";
-import { deriveKeys, resolveRedisStoreSettings } from "../../src/core/redis/settings.js";
+import { deriveKeys } from "../../src/core/redis/settings.js";
 import { startRedis } from "../../test/servers/services.js";
 
 const repo = fileURLToPath(new URL("../../", import.meta.url));
@@ -60,7 +61,7 @@ async function main(): Promise<void> {
   const cwd = corpus();
   const redis = await startRedis();
   const key = randomBytes(32).toString("hex");
-  const settings = resolveRedisStoreSettings({ EVIDENT_SNAPSHOT_STORE: redis.url, EVIDENT_CURSOR_KEY: key });
+  const settings = sharedStoreSettings({ EVIDENT_SNAPSHOT_STORE: redis.url, EVIDENT_CURSOR_KEY: key });
   if (settings === undefined) throw new Error("no settings");
   const namespace = `evident:${deriveKeys(key).namespace}:`;
   const client = createClient({ url: redis.url });

@@ -18,6 +18,7 @@ import { createMcpHandler, McpServer } from "@modelcontextprotocol/server";
 import { z } from "zod";
 import { resolveHttpSettings } from "../../src/adapters/mcp/http-config.js";
 import { startHttpServer } from "../../src/adapters/mcp/http-server.js";
+import { resolveSettings } from "../../src/config/settings.js";
 import { silentLogger } from "../../src/core/logger.js";
 import { createCodeSearchTool } from "../../src/tools/code-search.js";
 import { createProductRegistry } from "../../src/tools/product.js";
@@ -69,7 +70,11 @@ if (mode === "evident" || mode === "evident-inproc" || mode === "evident-colocat
   const environment = {
     cwd: home,
     // An explicit environment: no config file, one keyed provider pointing at the loopback fake.
-    env: { XDG_CONFIG_HOME: home, TAVILY_API_KEY: "tvly-bench", EVIDENT_TAVILY_BASE_URL: vendorUrl },
+    settings: resolveSettings({
+      XDG_CONFIG_HOME: home,
+      TAVILY_API_KEY: "tvly-bench",
+      EVIDENT_TAVILY_BASE_URL: vendorUrl,
+    }),
     logger: silentLogger,
   };
   // evident-inproc: the same tools, with the tavily adapter replaced by a provider that answers

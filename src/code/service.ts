@@ -31,7 +31,7 @@ import {
   SearchExecutor,
   type SearchExecutorOptions,
 } from "./search/executor.js";
-import { type CodeSearchSettings, codeSearchSettings } from "./settings.js";
+import { type CodeSearchSettings, DEFAULT_CODE_SEARCH_SETTINGS } from "./settings.js";
 import { MemorySnapshotStore, type SnapshotStore } from "./snapshots/store.js";
 import type { SyntaxCacheOptions } from "./syntax/cache.js";
 import { SyntaxLayer } from "./syntax/layer.js";
@@ -48,7 +48,7 @@ export interface CodeSearchServiceOptions extends SearchExecutorOptions {
   readonly syntaxCache?: SyntaxCacheOptions;
   /** Observes every parse the syntax layer runs (tests). */
   readonly onParse?: (path: string) => void;
-  /** Overrides of what the environment sets (see settings.ts). */
+  /** The operator's settings (config/ resolves them); the defaults of limits.ts otherwise. */
   readonly settings?: Partial<CodeSearchSettings>;
   /**
    * What the surface adds to the path policy: evident's own files, and confinement to `cwd` for
@@ -119,7 +119,7 @@ export class CodeSearchService {
 
   constructor(options: CodeSearchServiceOptions) {
     this.#options = options;
-    this.#settings = { ...codeSearchSettings(options.env), ...options.settings };
+    this.#settings = { ...DEFAULT_CODE_SEARCH_SETTINGS, ...options.settings };
     this.#store = options.store ?? new MemorySnapshotStore();
     this.#phrasing = options.phrasing ?? phrasingFor("mcp");
     // Every call in flight listens to it; there may be many more than ten.

@@ -1,9 +1,7 @@
 /**
- * code_search's operator settings, read once from the environment when the service starts.
- * Defaults live in limits.ts; a set but unusable value is a configuration_error that every call
- * reports, naming the variable.
+ * code_search's operator settings, as config/ resolved them (EVIDENT_CODE_SEARCH_*). Defaults
+ * live in limits.ts; a service given none uses them.
  */
-import { type Env, envInteger } from "../core/env.js";
 import { CODE_SEARCH_DEADLINE_MS, CODE_SEARCH_MAX_PROCESSES } from "../core/limits.js";
 
 export interface CodeSearchSettings {
@@ -13,9 +11,7 @@ export interface CodeSearchSettings {
   readonly maxProcesses: number;
 }
 
-export function codeSearchSettings(env: Env): CodeSearchSettings {
-  return {
-    deadlineMs: envInteger(env, "EVIDENT_CODE_SEARCH_DEADLINE_MS", CODE_SEARCH_DEADLINE_MS),
-    maxProcesses: envInteger(env, "EVIDENT_CODE_SEARCH_MAX_PROCESSES", CODE_SEARCH_MAX_PROCESSES),
-  };
-}
+export const DEFAULT_CODE_SEARCH_SETTINGS: CodeSearchSettings = {
+  deadlineMs: CODE_SEARCH_DEADLINE_MS,
+  maxProcesses: CODE_SEARCH_MAX_PROCESSES,
+};

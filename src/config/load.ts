@@ -13,7 +13,6 @@ import { homedir } from "node:os";
 import { dirname, isAbsolute, join } from "node:path";
 import type { z } from "zod";
 import { readRegularFileSync } from "../core/bounded-read.js";
-import { envValue } from "../core/env.js";
 import { EvidentError } from "../core/errors.js";
 import {
   CONFIG_FILE_MAX_BYTES,
@@ -22,6 +21,7 @@ import {
   WEB_ENVELOPE_MAX_BUDGET_CHARS,
   WEB_ENVELOPE_MIN_BUDGET_CHARS,
 } from "../core/limits.js";
+import { type Env, envValue } from "./env.js";
 import { credentialVariableProblem, placeholderReason } from "./placeholder.js";
 import {
   type AdapterName,
@@ -33,7 +33,13 @@ import {
   type Secret,
 } from "./schema.js";
 
-export type Env = Readonly<Record<string, string | undefined>>;
+export type { Env } from "./env.js";
+
+/** The config file: its path, and whether EVIDENT_CONFIG named it (then it must exist). */
+export interface ConfigLocation {
+  readonly path: string;
+  readonly explicit: boolean;
+}
 
 /** Where a provider, route or switch came from (shown by `doctor` and in logs). */
 export type ConfigSource = "environment" | "config-file" | "default";
@@ -97,6 +103,8 @@ export interface LoadConfigOptions {
   readonly envEntries?: ReadonlyArray<{ readonly id: string; readonly entry: ProviderEntry }>;
   /** Problems found while deriving `envEntries` (reported like any other configuration error). */
   readonly envProblems?: readonly EvidentError[];
+  /** The config file to read instead of the environment's (setup's trial of a planned file). */
+  readonly configFile?: ConfigLocation;
 }
 
 /** The environment variable holding each adapter's credential (first present wins). */
@@ -160,7 +168,7 @@ export function canRead(spec: Pick<ProviderSpec, "adapter" | "options">): boolea
  * schema, no adapter module): the keyless default, the environment's providers and presets, and
  * the file's entries. Advisory: calls still go through the full, validated configuration.
  */
-export function searchProviderIdsHint(env: Env): string[] {
+export function searchProviderIdsHint(env: Env, path: string): string[] {
   const ids = new Set<string>([KEYLESS_SEARCH_PROVIDER]);
   try {
     for (const spec of envProviders(env, [])) if (canSearch(spec)) ids.add(spec.id);
@@ -171,7 +179,7 @@ export function searchProviderIdsHint(env: Env): string[] {
     if (name.trim() !== "") ids.add(`mcp-${name.trim()}`);
   }
   try {
-    const read = readConfigText(configPath(env).path);
+    const read = readConfigText(path);
     if (!("text" in read)) return [...ids];
     const file = JSON.parse(read.text) as ConfigFile;
     for (const [id, entry] of Object.entries(file.providers ?? {})) {
@@ -188,7 +196,7 @@ export function searchProviderIdsHint(env: Env): string[] {
 }
 
 /** `$XDG_CONFIG_HOME/evident/config.json` (or `~/.config/...`), overridden by `EVIDENT_CONFIG`. */
-export function configPath(env: Env): { path: string; explicit: boolean } {
+export function configPath(env: Env): ConfigLocation {
   const explicit = nonEmpty(env.EVIDENT_CONFIG);
   if (explicit !== undefined) return { path: explicit, explicit: true };
   // A relative XDG_CONFIG_HOME is ignored, as the XDG spec says: it would read (and run the MCP
@@ -205,8 +213,7 @@ export function configPath(env: Env): { path: string; explicit: boolean } {
  * file is small, and synchronous reads and stats that do not throw for a missing file keep this
  * at a few microseconds.
  */
-export async function configRevision(env: Env): Promise<string> {
-  const { path } = configPath(env);
+export async function configRevision(path: string): Promise<string> {
   const read = readConfigText(path);
   if ("absent" in read) return `${path}:absent`;
   if ("problem" in read) return `${path}:unreadable`;
@@ -260,10 +267,12 @@ export function jsonProblem(thrown: unknown, text: string): string {
   return "an unexpected character";
 }
 
+/** The web configuration of `env` and the config file `at`; never throws (see the top). */
 export async function loadConfig(env: Env, options: LoadConfigOptions): Promise<ConfigResult> {
-  const revision = await configRevision(env);
+  const at = options.configFile ?? configPath(env);
+  const revision = await configRevision(at.path);
   try {
-    const config = await resolve(env, options);
+    const config = await resolve(env, at, options);
     return { ok: true, config, revision };
   } catch (thrown) {
     if (thrown instanceof EvidentError) return { ok: false, error: thrown, revision };
@@ -286,10 +295,10 @@ function configError(key: string, message: string, cause?: unknown): EvidentErro
 
 async function readConfigFile(
   env: Env,
+  { path, explicit }: ConfigLocation,
   schema: z.ZodType,
 ): Promise<{ file: ConfigFile; path: string; notices: string[] } | undefined> {
   envValue(env, "EVIDENT_CONFIG");
-  const { path, explicit } = configPath(env);
   const read = readConfigText(path);
   if ("absent" in read) {
     if (!explicit) return undefined;
@@ -348,15 +357,33 @@ export function issueKey(issue: z.core.$ZodIssue): string {
   return fieldName(issue.path);
 }
 
-async function resolve(env: Env, options: LoadConfigOptions): Promise<WebConfig> {
+async function resolve(env: Env, at: ConfigLocation, options: LoadConfigOptions): Promise<WebConfig> {
   const problem = options.envProblems?.[0];
   if (problem !== undefined) throw problem;
-  const loaded = await readConfigFile(env, options.schema);
+  const loaded = await readConfigFile(env, at, options.schema);
   const file = loaded?.file ?? {};
   const secrets: string[] = [];
-  const providers = new Map<string, ProviderSpec>();
+  const providers = collectProviders(env, file, options, secrets);
+  applyProviderOverrides(env, providers);
+  const routes = resolveRoutes(env, file, providers);
+  return {
+    providers,
+    ...routes,
+    ...networkSettings(env, file, secrets),
+    configPath: loaded?.path,
+    secrets,
+    notices: loaded?.notices ?? [],
+  };
+}
 
-  // Keyless defaults first, then the environment, then the file: a later source replaces an id.
+/** Keyless defaults first, then the environment, then the file: a later source replaces an id. */
+function collectProviders(
+  env: Env,
+  file: ConfigFile,
+  options: LoadConfigOptions,
+  secrets: string[],
+): Map<string, ProviderSpec> {
+  const providers = new Map<string, ProviderSpec>();
   providers.set(KEYLESS_SEARCH_PROVIDER, {
     id: KEYLESS_SEARCH_PROVIDER,
     adapter: "duckduckgo",
@@ -381,8 +408,11 @@ async function resolve(env: Env, options: LoadConfigOptions): Promise<WebConfig>
   for (const [id, entry] of Object.entries(file.providers ?? {})) {
     providers.set(id, fileProvider(id, entry, env, secrets));
   }
+  return providers;
+}
 
-  // Base URL and deadline overrides by environment, for any provider id.
+/** Base URL and deadline overrides by environment (`EVIDENT_<ID>_BASE_URL`, `_DEADLINE_MS`), for any provider id. */
+function applyProviderOverrides(env: Env, providers: Map<string, ProviderSpec>): void {
   for (const [id, spec] of providers) {
     const upper = id.toUpperCase().replace(/-/g, "_");
     const baseVar = `EVIDENT_${upper}_BASE_URL`;
@@ -410,7 +440,15 @@ async function resolve(env: Env, options: LoadConfigOptions): Promise<WebConfig>
       ...(unavailable === undefined || fixed ? {} : { unavailable }),
     });
   }
+}
 
+type Routes = Pick<
+  WebConfig,
+  "searchRoute" | "searchRouteSource" | "intentRoutes" | "readRoute" | "readRouteSource"
+>;
+
+/** The routes: environment, then file, then the default; every id known and able to serve its tool. */
+function resolveRoutes(env: Env, file: ConfigFile, providers: ReadonlyMap<string, ProviderSpec>): Routes {
   const searchEnv = routeFromEnv(env, "EVIDENT_SEARCH_ROUTE", providers);
   const readEnv = routeFromEnv(env, "EVIDENT_READ_ROUTE", providers);
   const searchFile = file.search?.route && checkRoute(file.search.route, "search.route", providers);
@@ -432,14 +470,25 @@ async function resolve(env: Env, options: LoadConfigOptions): Promise<WebConfig>
   else if (readFile !== undefined) [readRoute, readRouteSource] = [readFile, "config-file"];
   else [readRoute, readRouteSource] = [[KEYLESS_READ_PROVIDER], "default"];
 
+  const routes = { searchRoute, searchRouteSource, intentRoutes, readRoute, readRouteSource };
+  checkCapabilities(routes, providers);
+  return routes;
+}
+
+/** Every provider on a route can serve that route's tool. */
+function checkCapabilities(routes: Routes, providers: ReadonlyMap<string, ProviderSpec>): void {
   for (const [key, route, capable] of [
     [
-      searchRouteSource === "environment" ? "EVIDENT_SEARCH_ROUTE" : "search.route",
-      searchRoute,
+      routes.searchRouteSource === "environment" ? "EVIDENT_SEARCH_ROUTE" : "search.route",
+      routes.searchRoute,
       SEARCH_ADAPTERS,
     ],
-    [readRouteSource === "environment" ? "EVIDENT_READ_ROUTE" : "read.route", readRoute, READ_ADAPTERS],
-    ...Object.entries(intentRoutes).map(
+    [
+      routes.readRouteSource === "environment" ? "EVIDENT_READ_ROUTE" : "read.route",
+      routes.readRoute,
+      READ_ADAPTERS,
+    ],
+    ...Object.entries(routes.intentRoutes).map(
       ([intent, route]) => [`search.intents.${intent}`, route, SEARCH_ADAPTERS] as const,
     ),
   ] as const) {
@@ -453,7 +502,21 @@ async function resolve(env: Env, options: LoadConfigOptions): Promise<WebConfig>
       }
     }
   }
+}
 
+type NetworkSettings = Pick<
+  WebConfig,
+  | "allowPrivateNetwork"
+  | "allowPrivateNetworkSource"
+  | "envelopeBudgetChars"
+  | "callDeadlineMs"
+  | "proxy"
+  | "agentUrlsViaProxy"
+  | "agentUrlsViaProxySource"
+>;
+
+/** The guard switch, budget, deadline and proxies; a proxy's credentials join `secrets`. */
+function networkSettings(env: Env, file: ConfigFile, secrets: string[]): NetworkSettings {
   const privateEnv = envValue(env, "EVIDENT_ALLOW_PRIVATE_NETWORK");
   let allowPrivateNetwork = file.allowPrivateNetwork ?? false;
   let allowPrivateNetworkSource: ConfigSource =
@@ -480,12 +543,6 @@ async function resolve(env: Env, options: LoadConfigOptions): Promise<WebConfig>
   if (proxy.httpProxy !== undefined) secrets.push(...proxyCredentials(proxy.httpProxy));
   if (proxy.httpsProxy !== undefined) secrets.push(...proxyCredentials(proxy.httpsProxy));
   return {
-    providers,
-    searchRoute,
-    searchRouteSource,
-    intentRoutes,
-    readRoute,
-    readRouteSource,
     allowPrivateNetwork,
     allowPrivateNetworkSource,
     envelopeBudgetChars,
@@ -504,9 +561,6 @@ async function resolve(env: Env, options: LoadConfigOptions): Promise<WebConfig>
         : file.agentUrlsViaProxy === undefined
           ? "default"
           : "config-file",
-    configPath: loaded?.path,
-    secrets,
-    notices: loaded?.notices ?? [],
   };
 }
 

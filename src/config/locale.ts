@@ -4,14 +4,14 @@
  * key means English, and any other value is a configuration error naming the key.
  */
 import { EvidentError } from "../core/errors.js";
-import type { Env } from "./load.js";
+import type { ConfigLocation } from "./load.js";
 import { INTERFACE_LOCALES, type InterfaceLocale } from "./schema.js";
 import { readConfigObject } from "./write.js";
 
 export type { InterfaceLocale } from "./schema.js";
 
-export async function readInterfaceLocale(env: Env): Promise<InterfaceLocale> {
-  const { path, file } = await readConfigObject(env);
+export async function readInterfaceLocale(configFile: ConfigLocation): Promise<InterfaceLocale> {
+  const { path, file } = await readConfigObject(configFile);
   const locale = file.locale;
   if (locale === undefined) return "en";
   if (typeof locale === "string" && (INTERFACE_LOCALES as readonly string[]).includes(locale)) {

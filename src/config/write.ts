@@ -11,7 +11,7 @@ import { setTimeout as delay } from "node:timers/promises";
 import type { z } from "zod";
 import { EvidentError } from "../core/errors.js";
 import { CONFIG_LOCK_POLL_MS, CONFIG_LOCK_STALE_MS, CONFIG_LOCK_WAIT_MS } from "../core/limits.js";
-import { configPath, type Env, issueKey, issueMessage, jsonProblem, readConfigText } from "./load.js";
+import { type ConfigLocation, issueKey, issueMessage, jsonProblem, readConfigText } from "./load.js";
 import { type HttpAdapter, PROVIDER_ID_PATTERN } from "./schema.js";
 
 /** Adapters whose entry is a key away from working; the ones a key entry offers. */
@@ -31,8 +31,11 @@ type FileObject = Record<string, unknown>;
  * Reads the file as a JSON object ({} when absent); anything else is refused, never overwritten.
  * Also the one reader of settings that only hosts use (the interface locale).
  */
-export async function readConfigObject(env: Env): Promise<{ path: string; file: FileObject }> {
-  const { path } = configPath(env);
+export async function readConfigObject({
+  path,
+}: {
+  readonly path: string;
+}): Promise<{ path: string; file: FileObject }> {
   const read = readConfigText(path);
   if ("absent" in read) return { path, file: {} };
   if ("problem" in read) {
@@ -67,11 +70,10 @@ export async function readConfigObject(env: Env): Promise<{ path: string; file: 
  * change instead of the last one silently dropping the first's.
  */
 export async function updateConfigObject(
-  env: Env,
+  { path }: ConfigLocation,
   change: (file: FileObject, path: string) => Promise<FileObject> | FileObject,
   schema?: z.ZodType,
 ): Promise<{ path: string }> {
-  const { path } = configPath(env);
   try {
     await mkdir(dirname(path), { recursive: true, mode: 0o700 });
   } catch (thrown) {
@@ -88,7 +90,7 @@ export async function updateConfigObject(
   const release = await lockConfig(path);
   try {
     await refuseSymlink(path);
-    const { file } = await readConfigObject(env);
+    const { file } = await readConfigObject({ path });
     await writeConfigObject(path, await change(file, path), schema);
     return { path };
   } finally {
@@ -220,7 +222,7 @@ export async function writeConfigObject(path: string, file: FileObject, schema?:
  * everything else in the file. An entry of that id with another type is refused, not replaced.
  */
 export async function saveProviderKey(
-  env: Env,
+  at: ConfigLocation,
   id: string,
   type: KeyedAdapter,
   apiKey: string,
@@ -234,7 +236,7 @@ export async function saveProviderKey(
     throw new EvidentError("invalid_arguments", "An API key is one word without spaces; nothing was saved.");
   }
   return updateConfigObject(
-    env,
+    at,
     (file, path) => {
       const providers = (file.providers ?? {}) as Record<string, FileObject>;
       if (typeof providers !== "object" || Array.isArray(providers)) {

@@ -432,17 +432,6 @@ export const SYNTAX_FACT_BYTES_ESTIMATE = 256;
 // ---------------------------------------------------------------------------------------------
 
 /**
- * `evident mcp` runs one full garbage collection once no call has run for this long
- * (EVIDENT_IDLE_COLLECT_MS; 0 never), so a quiet server gives back its last calls' garbage.
- */
-export const IDLE_COLLECT_AFTER_MS = 10_000;
-/**
- * `evident mcp` lets V8's old generation grow by this many percent past what a full collection
- * kept before the next (V8's own factor goes up to 300%), so buffers freed only by a full
- * collection do not pile up between them (core/process-memory.ts).
- */
-export const OLD_GENERATION_GROWING_PERCENT = 20;
-/**
  * Log lines one `evident` tool command holds until its outcome is known (written after a
  * success, dropped after a failure, whose standard error is the error document alone); beyond
  * it the oldest are left out, and the count of them said.

@@ -3,9 +3,6 @@
  * protocol, and every other surface keeps stdout for its one JSON document.
  */
 
-import { envValue } from "./env.js";
-import { EvidentError } from "./errors.js";
-
 export type LogLevel = "debug" | "info" | "warn" | "error" | "silent";
 
 const ORDER: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 };
@@ -17,24 +14,8 @@ export interface Logger {
   error(message: string, fields?: Record<string, unknown>): void;
 }
 
-/**
- * EVIDENT_LOG_LEVEL, or `fallback` when it is unset or empty. Any other value is a
- * configuration_error naming the variable: a mistyped `debug` would otherwise log at `warn`
- * while the operator waits for debug lines.
- */
-export function logLevelFromEnv(
-  env: Readonly<Record<string, string | undefined>>,
-  fallback: LogLevel,
-): LogLevel {
-  const raw = envValue(env, "EVIDENT_LOG_LEVEL");
-  if (raw === undefined) return fallback;
-  if (Object.hasOwn(ORDER, raw)) return raw as LogLevel;
-  throw new EvidentError(
-    "configuration_error",
-    `EVIDENT_LOG_LEVEL must be one of ${Object.keys(ORDER).join(", ")}, got "${env.EVIDENT_LOG_LEVEL}".`,
-    { details: { key: "EVIDENT_LOG_LEVEL" } },
-  );
-}
+/** Every level, quietest last. */
+export const LOG_LEVELS = Object.keys(ORDER) as readonly LogLevel[];
 
 export interface StderrLoggerOptions {
   readonly level?: LogLevel;
@@ -60,21 +41,6 @@ export function createStderrLogger(options: StderrLoggerOptions = {}): Logger {
     warn: (m, f) => emit("warn", m, f),
     error: (m, f) => emit("error", m, f),
   };
-}
-
-/**
- * Values of secret-bearing variables (names ending in TOKEN, KEY, SECRET or PASSWORD), so a
- * logger can scrub them from every line whatever a library puts in an error message. A list
- * variable (TOKENS, KEYS: comma-separated) contributes each of its entries too.
- */
-export function secretsFromEnv(env: Readonly<Record<string, string | undefined>>): string[] {
-  const secrets: string[] = [];
-  for (const [key, value] of Object.entries(env)) {
-    if (value === undefined) continue;
-    if (/(TOKEN|KEY|SECRET|PASSWORD)$/i.test(key)) secrets.push(value);
-    else if (/(TOKENS|KEYS)$/i.test(key)) secrets.push(value, ...value.split(","));
-  }
-  return secrets;
 }
 
 export const silentLogger: Logger = { debug() {}, info() {}, warn() {}, error() {} };

@@ -22,9 +22,7 @@ import {
   writeSync,
 } from "node:fs";
 import { type FileHandle, open } from "node:fs/promises";
-import { homedir } from "node:os";
-import { dirname, isAbsolute, join, resolve } from "node:path";
-import { envValue } from "./env.js";
+import { dirname, join } from "node:path";
 import { EvidentError } from "./errors.js";
 
 /** The setting that moves every private cache directory. */
@@ -43,23 +41,6 @@ const KEY_FILE = "cursor.key";
 export const TEMP_PREFIX = ".tmp-";
 /** A "small" private file (a selection, a tombstone) larger than this is not ours. */
 const SMALL_FILE_MAX_BYTES = 4 * 1024 * 1024;
-
-/**
- * Where one kind of state lives: `$EVIDENT_CACHE_DIR/<kind>` when set (relative to `cwd`), else
- * `$XDG_CACHE_HOME/evident/<kind>` (an absolute XDG_CACHE_HOME only), else
- * `~/.cache/evident/<kind>`.
- */
-export function cacheDir(
-  env: Readonly<Record<string, string | undefined>>,
-  cwd: string,
-  kind: string,
-): string {
-  const explicit = envValue(env, CACHE_DIR_SETTING);
-  if (explicit !== undefined) return join(resolve(cwd, explicit), kind);
-  const xdg = nonEmpty(env.XDG_CACHE_HOME);
-  const base = xdg !== undefined && isAbsolute(xdg) ? xdg : join(nonEmpty(env.HOME) ?? homedir(), ".cache");
-  return join(base, "evident", kind);
-}
 
 /** Creates the directory (0700) if needed and refuses one that is not private. */
 export function preparePrivateDir(dir: string): void {
@@ -190,8 +171,4 @@ function keyError(path: string, problem: string, cause?: unknown): EvidentError 
 export function errnoOf(thrown: unknown): string {
   const code = (thrown as { code?: unknown } | undefined)?.code;
   return typeof code === "string" ? code : "error";
-}
-
-function nonEmpty(value: string | undefined): string | undefined {
-  return value === undefined || value.trim() === "" ? undefined : value;
 }

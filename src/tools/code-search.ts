@@ -2,7 +2,7 @@
  * The code_search tool definition. Registration stays cheap: only the schema (zod and limits)
  * loads here; the service, ripgrep resolution and snapshot store load on the first call, so an
  * MCP server answers `tools/list` without paying for them. `snapshots: "persistent"` in the
- * environment selects the file store (for the one-shot CLI) instead of the memory store.
+ * tool environment selects the file store (for the one-shot CLI) instead of the memory store.
  */
 
 import { realpathSync } from "node:fs";
@@ -10,8 +10,8 @@ import { dirname, resolve } from "node:path";
 import { invalid } from "../code/request.js";
 import { type CodeSearchOutput, codeSearchInputSchema, codeSearchOutputSchema } from "../code/schema.js";
 import type { CodeSearchService } from "../code/service.js";
-import { codeSearchSettings } from "../code/settings.js";
 import type { MemorySnapshotStore, SnapshotStore } from "../code/snapshots/store.js";
+import { cacheDirOf, settingValue } from "../config/settings.js";
 import { isEvidentError } from "../core/errors.js";
 import { CODE_SEARCH_ROOTS_KEPT, PROGRESS_AFTER_MS, PROGRESS_INTERVAL_MS } from "../core/limits.js";
 import { type Phrasing, phrasingFor } from "../core/phrasing.js";
@@ -19,7 +19,7 @@ import { success, type ToolSuccess } from "../core/result.js";
 import { Slots } from "../core/slots.js";
 import { CODE_SEARCH_GUIDE } from "./code-search-guide.js";
 import { type ProjectRoot, projectRootLine, type RootSetting, rootForCall } from "./project-root.js";
-import { defineTool, type ToolEnvironment } from "./tool.js";
+import { defineTool, type ToolContext, type ToolEnvironment } from "./tool.js";
 
 /**
  * The same for every server and project, so clients can cache the tool list: the project root
@@ -69,10 +69,9 @@ function guideAnswer(
   });
 }
 
-/** The shared snapshot store the environment asks for, or undefined (configuration_error if it is wrong). */
+/** The shared snapshot store the settings ask for, or undefined (configuration_error if it is wrong). */
 async function sharedStore(env: ToolEnvironment) {
-  const { resolveRedisStoreSettings } = await import("../core/redis/settings.js");
-  const settings = resolveRedisStoreSettings(env.env);
+  const settings = settingValue(env.settings.sharedStore);
   if (settings === undefined) return undefined;
   const { RedisSnapshotStore } = await import("../code/snapshots/redis-store/store.js");
   return new RedisSnapshotStore({ settings, logger: env.logger });
@@ -98,14 +97,12 @@ export async function checkSnapshotStore(env: ToolEnvironment): Promise<void> {
  * directory (saved keys) or the file EVIDENT_CONFIG names, and the cache directory that holds
  * snapshots, kept pages and their MAC keys, as spelled and canonical.
  */
-async function evidentsOwnPaths(env: ToolEnvironment, cwd: string): Promise<string[]> {
-  const { cacheDir } = await import("../core/private-dir.js");
-  const { configPath } = await import("../config/load.js");
-  const config = configPath(env.env);
+function evidentsOwnPaths(env: ToolEnvironment, cwd: string): string[] {
+  const config = env.settings.configFile;
   const paths = [
     config.explicit ? resolve(cwd, config.path) : dirname(config.path),
     // The parent of every kind's directory: EVIDENT_CACHE_DIR, or ~/.cache/evident.
-    dirname(cacheDir(env.env, cwd, "code")),
+    dirname(cacheDirOf(settingValue(env.settings.cache), cwd, "code")),
   ];
   return paths.flatMap((path) => {
     try {
@@ -124,73 +121,146 @@ interface KeptService {
   retired: boolean;
 }
 
-export function createCodeSearchTool(env: ToolEnvironment) {
-  const phrasing = phrasingFor(env.surface ?? "mcp");
-  // One service per root searched: a surface has one, unless its client changes its roots; the
-  // most recently used CODE_SEARCH_ROOTS_KEPT are kept, in use order (oldest first).
-  const services = new Map<string, KeptService>();
-  const closing = new Set<Promise<void>>();
-  // The surface's bound on the processes its searches run at once, whatever root they search.
-  let slots: Slots | undefined;
-  let memory: MemorySnapshotStore | undefined;
-  const closeService = (kept: KeptService) => {
+/**
+ * One service per root searched: a surface has one, unless its client changes its roots; the
+ * most recently used CODE_SEARCH_ROOTS_KEPT are kept, in use order (oldest first).
+ */
+class RootServices {
+  readonly #services = new Map<string, KeptService>();
+  readonly #closing = new Set<Promise<void>>();
+  readonly #open: (root: ProjectRoot) => Promise<CodeSearchService>;
+
+  constructor(open: (root: ProjectRoot) => Promise<CodeSearchService>) {
+    this.#open = open;
+  }
+
+  /** The root's service, opened if needed, counted as in use until `release`. */
+  async acquire(root: ProjectRoot): Promise<{ kept: KeptService; service: CodeSearchService }> {
+    const kept = this.#load(root);
+    kept.inFlight++;
+    const service = await kept.service.catch((error: unknown) => {
+      kept.inFlight--;
+      // Not remembered: the next call tries again (and says again what is wrong).
+      if (this.#services.get(root.path) === kept) this.#services.delete(root.path);
+      throw error;
+    });
+    return { kept, service };
+  }
+
+  release(kept: KeptService): void {
+    kept.inFlight--;
+    if (kept.retired && kept.inFlight === 0) this.#close(kept);
+  }
+
+  async close(): Promise<void> {
+    const all = [...this.#services.values()];
+    this.#services.clear();
+    for (const kept of all) this.#close(kept);
+    while (this.#closing.size > 0) await Promise.all([...this.#closing]);
+  }
+
+  #load(root: ProjectRoot): KeptService {
+    const known = this.#services.get(root.path);
+    if (known !== undefined) {
+      this.#services.delete(root.path);
+      this.#services.set(root.path, known);
+      return known;
+    }
+    const kept: KeptService = { service: this.#open(root), inFlight: 0, retired: false };
+    this.#services.set(root.path, kept);
+    for (const [path, old] of this.#services) {
+      if (this.#services.size <= CODE_SEARCH_ROOTS_KEPT) break;
+      this.#services.delete(path);
+      old.retired = true;
+      if (old.inFlight === 0) this.#close(old);
+    }
+    return kept;
+  }
+
+  #close(kept: KeptService): void {
     const done = kept.service.then(
       (service) => service.close(),
       () => {},
     );
-    closing.add(done);
-    void done.finally(() => closing.delete(done));
-  };
-  const retireBeyondBound = () => {
-    for (const [path, kept] of services) {
-      if (services.size <= CODE_SEARCH_ROOTS_KEPT) break;
-      services.delete(path);
-      kept.retired = true;
-      if (kept.inFlight === 0) closeService(kept);
+    this.#closing.add(done);
+    void done.finally(() => this.#closing.delete(done));
+  }
+}
+
+/**
+ * Opens the service of one root. The processes its searches run at once are bounded across
+ * the surface's roots, and memory snapshots share one store's bounds.
+ */
+function serviceOpener(
+  env: ToolEnvironment,
+  phrasing: Phrasing,
+): (root: ProjectRoot) => Promise<CodeSearchService> {
+  let slots: Slots | undefined;
+  let memory: MemorySnapshotStore | undefined;
+  const snapshotStore = async (root: ProjectRoot): Promise<SnapshotStore> => {
+    // A shared store (EVIDENT_SNAPSHOT_STORE) serves every surface; otherwise one-shot
+    // surfaces keep snapshots on disk so the next process can continue a cursor.
+    const shared = await sharedStore(env);
+    const { scopedStore, MemorySnapshotStore } = await import("../code/snapshots/store.js");
+    if (shared !== undefined) return scopedStore(shared, root.path);
+    if (env.snapshots === "persistent") {
+      const { FileSnapshotStore } = await import("../code/snapshots/file-store/store.js");
+      // Per root: a relative EVIDENT_CACHE_DIR is relative to it.
+      const dir = cacheDirOf(settingValue(env.settings.cache), root.path, "snapshots");
+      return scopedStore(new FileSnapshotStore({ dir, logger: env.logger }), root.path);
     }
+    memory ??= new MemorySnapshotStore();
+    return memory.view(root.path);
   };
-  const load = (root: ProjectRoot): KeptService => {
-    const known = services.get(root.path);
-    if (known !== undefined) {
-      services.delete(root.path);
-      services.set(root.path, known);
-      return known;
-    }
-    const service = (async () => {
-      const { CodeSearchService } = await import("../code/service.js");
-      slots ??= new Slots(codeSearchSettings(env.env).maxProcesses);
-      // Per root: a relative EVIDENT_CACHE_DIR is relative to it, as for the file store.
-      const protectedPaths = await evidentsOwnPaths(env, root.path);
-      // A shared store (EVIDENT_SNAPSHOT_STORE) serves all; one-shot surfaces keep snapshots on disk.
-      const shared = await sharedStore(env);
-      let store: SnapshotStore;
-      const { scopedStore } = await import("../code/snapshots/store.js");
-      if (shared !== undefined) store = scopedStore(shared, root.path);
-      else if (env.snapshots === "persistent") {
-        const { FileSnapshotStore } = await import("../code/snapshots/file-store/store.js");
-        const files = new FileSnapshotStore({ env: env.env, cwd: root.path, logger: env.logger });
-        store = scopedStore(files, root.path);
-      } else {
-        // One memory store, so the roots served share its bounds; each service sees its own.
-        memory ??= new (await import("../code/snapshots/store.js")).MemorySnapshotStore();
-        store = memory.view(root.path);
-      }
-      return new CodeSearchService({
-        cwd: root.path,
-        env: env.env,
-        logger: env.logger,
-        store,
-        slots,
-        pathRules: { protectedPaths, confined: env.confined === true },
-        phrasing,
-        oneShot: env.snapshots === "persistent",
-      });
-    })();
-    const kept: KeptService = { service, inFlight: 0, retired: false };
-    services.set(root.path, kept);
-    retireBeyondBound();
-    return kept;
+  return async (root) => {
+    const { CodeSearchService } = await import("../code/service.js");
+    const settings = settingValue(env.settings.code);
+    slots ??= new Slots(settings.maxProcesses);
+    const protectedPaths = evidentsOwnPaths(env, root.path);
+    return new CodeSearchService({
+      cwd: root.path,
+      env: env.settings.childEnvironment,
+      rgPath: env.settings.rgPath,
+      settings,
+      logger: env.logger,
+      store: await snapshotStore(root),
+      slots,
+      pathRules: { protectedPaths, confined: env.confined === true },
+      phrasing,
+      oneShot: env.snapshots === "persistent",
+    });
   };
+}
+
+/** Progress for searches that outlive PROGRESS_AFTER_MS (short ones stay silent), until `stop`. */
+function progressReporter(progress: ToolContext["progress"]) {
+  let matches = 0;
+  let ticks = 0;
+  let interval: NodeJS.Timeout | undefined;
+  const start = setTimeout(() => {
+    const report = () => {
+      ticks++;
+      progress({ progress: ticks, message: `searching: ${matches} matching lines so far` });
+    };
+    report();
+    interval = setInterval(report, PROGRESS_INTERVAL_MS);
+    interval.unref?.();
+  }, PROGRESS_AFTER_MS);
+  start.unref?.();
+  return {
+    onMatches: (count: number) => {
+      matches = count;
+    },
+    stop: () => {
+      clearTimeout(start);
+      clearInterval(interval);
+    },
+  };
+}
+
+export function createCodeSearchTool(env: ToolEnvironment) {
+  const phrasing = phrasingFor(env.surface ?? "mcp");
+  const services = new RootServices(serviceOpener(env, phrasing));
   return defineTool({
     name: "code_search",
     title: "Code search",
@@ -206,54 +276,25 @@ export function createCodeSearchTool(env: ToolEnvironment) {
       const receivedAt = Date.now();
       // A remote caller cannot move the root: it searches only where the operator said.
       const root = rootForCall(setting, clientRoots);
-      const kept = load(root);
-      kept.inFlight++;
-      const instance = await kept.service.catch((error: unknown) => {
-        kept.inFlight--;
-        // Not remembered: the next call tries again (and says again what is wrong).
-        if (services.get(root.path) === kept) services.delete(root.path);
-        throw error;
-      });
-      let matches = 0;
-      let ticks = 0;
-      let interval: NodeJS.Timeout | undefined;
-      // Progress only for searches that outlive PROGRESS_AFTER_MS; short ones stay silent.
-      const start = setTimeout(() => {
-        const report = () => {
-          ticks++;
-          context.progress({ progress: ticks, message: `searching: ${matches} matching lines so far` });
-        };
-        report();
-        interval = setInterval(report, PROGRESS_INTERVAL_MS);
-        interval.unref?.();
-      }, PROGRESS_AFTER_MS);
-      start.unref?.();
+      const { kept, service } = await services.acquire(root);
+      const progress = progressReporter(context.progress);
       try {
-        const result = await instance.run(input, {
+        const result = await service.run(input, {
           caller: context.caller,
           signal: context.signal,
           receivedAt,
           contextUsage: context.contextUsage,
-          onMatches: (count) => {
-            matches = count;
-          },
+          onMatches: progress.onMatches,
         });
         return success(`${projectRootLine(root.path)}${result.text}`, {
           ...result.data,
           projectRoot: root.path,
         });
       } finally {
-        clearTimeout(start);
-        clearInterval(interval);
-        kept.inFlight--;
-        if (kept.retired && kept.inFlight === 0) closeService(kept);
+        progress.stop();
+        services.release(kept);
       }
     },
-    close: async () => {
-      const all = [...services.values()];
-      services.clear();
-      for (const kept of all) closeService(kept);
-      while (closing.size > 0) await Promise.all([...closing]);
-    },
+    close: () => services.close(),
   });
 }

@@ -7,13 +7,8 @@
 import { execFile } from "node:child_process";
 import { statSync } from "node:fs";
 import { resolveRgPath } from "../code/rg/binary.js";
-import {
-  type ConfigSource,
-  configPath,
-  type Env,
-  type ProviderSpec,
-  type WebConfig,
-} from "../config/load.js";
+import type { ConfigSource, ProviderSpec, WebConfig } from "../config/load.js";
+import type { Settings } from "../config/settings.js";
 import { withDeadline } from "../core/abort.js";
 import { PROVIDER_ATTEMPT_DEADLINE_MS } from "../core/limits.js";
 import { silentLogger } from "../core/logger.js";
@@ -65,8 +60,8 @@ export interface ConfigView {
 }
 
 /** The config file evident reads (`evident config path`). */
-export function configFilePath(env: Env): string {
-  return configPath(env).path;
+export function configFilePath(settings: Settings): string {
+  return settings.configFile.path;
 }
 
 export function maskKey(key: string): string {
@@ -74,19 +69,16 @@ export function maskKey(key: string): string {
 }
 
 /** The effective configuration, masked: what `evident config show` prints. */
-export async function configView(env: Env): Promise<ConfigView> {
-  const { path } = configPath(env);
+export async function configView(settings: Settings): Promise<ConfigView> {
+  const { path } = settings.configFile;
   const info = statSync(path, { throwIfNoEntry: false });
   const configFile = {
     path,
     exists: info !== undefined,
     ...(info === undefined ? {} : { mode: (info.mode & 0o777).toString(8).padStart(4, "0") }),
   };
-  const tokens = [env.EVIDENT_AUTH_TOKEN, ...(env.EVIDENT_AUTH_TOKENS ?? "").split(",")].filter(
-    (token) => token !== undefined && token.trim() !== "",
-  ).length;
-  const http = { tokens, anonymous: env.EVIDENT_ALLOW_ANONYMOUS?.trim() === "true" };
-  const loaded = await loadWebConfig(env);
+  const http = settings.httpAuth;
+  const loaded = await loadWebConfig(settings);
   if (!loaded.ok) {
     const { key, issues } = loaded.error.details;
     return {
@@ -170,13 +162,13 @@ export interface DoctorOptions {
 }
 
 /** Everything `evident doctor` checks; `ok` is true when every configured thing works. */
-export async function runDoctor(env: Env, options: DoctorOptions = {}): Promise<DoctorReport> {
+export async function runDoctor(settings: Settings, options: DoctorOptions = {}): Promise<DoctorReport> {
   const [config, ripgrep, loaded] = await Promise.all([
-    configView(env),
-    checkRipgrep(env),
-    loadWebConfig(env),
+    configView(settings),
+    checkRipgrep(settings),
+    loadWebConfig(settings),
   ]);
-  const probes = loaded.ok ? await probeProviders(env, loaded.config, options) : [];
+  const probes = loaded.ok ? await probeProviders(settings, loaded.config, options) : [];
   const ok = config.ok && ripgrep.ok && probes.every((probe) => probe.status !== "failed");
   return { ok, config, probes, ripgrep };
 }
@@ -185,7 +177,11 @@ export async function runDoctor(env: Env, options: DoctorOptions = {}): Promise<
  * Probes the providers in use: every provider the environment or the file defines, and every
  * provider on a route. Keyless defaults on no route are not in use, so they are not probed.
  */
-async function probeProviders(env: Env, config: WebConfig, options: DoctorOptions): Promise<ProbeResult[]> {
+async function probeProviders(
+  settings: Settings,
+  config: WebConfig,
+  options: DoctorOptions,
+): Promise<ProbeResult[]> {
   const onRoute = new Set([
     ...config.searchRoute,
     ...config.readRoute,
@@ -195,7 +191,11 @@ async function probeProviders(env: Env, config: WebConfig, options: DoctorOption
     (spec) => spec.source !== "default" || onRoute.has(spec.id),
   );
   const http = httpClientFor(config, options.lookup === undefined ? {} : { lookup: options.lookup });
-  const set = new ProviderSet(config.providers, { env, logger: silentLogger });
+  const set = new ProviderSet(config.providers, {
+    env: settings.childEnvironment,
+    readerMemoryMb: settings.web.readerMemoryMb,
+    logger: silentLogger,
+  });
   try {
     return await Promise.all(specs.map((spec) => probeOne(spec, set, http)));
   } finally {
@@ -287,9 +287,9 @@ function probeOf(
   return undefined;
 }
 
-async function checkRipgrep(env: Env): Promise<DoctorReport["ripgrep"]> {
+async function checkRipgrep(settings: Settings): Promise<DoctorReport["ripgrep"]> {
   try {
-    const resolved = await resolveRgPath(env);
+    const resolved = await resolveRgPath(settings.rgPath, settings.childEnvironment);
     const version = await new Promise<string>((resolve, reject) =>
       execFile(resolved.path, ["--version"], { timeout: 10_000 }, (error, stdout) =>
         error ? reject(error) : resolve(stdout.split("\n")[0]?.trim() ?? ""),

@@ -1,9 +1,10 @@
 /**
  * What a host adapter may show or change of the configuration, for a person rather than a
  * model: which providers are configured, the interface locale, and saving a provider key
- * through the config layer's one write path. Adapters reach the config layer only through here.
+ * through the config layer's one write path. Adapters resolve their settings in config/; what
+ * they show or change of the config file goes through here.
  */
-import type { Env } from "../config/load.js";
+import type { Settings } from "../config/settings.js";
 import { type KeyedAdapter, saveProviderKey as saveKey } from "../config/write.js";
 import { configFileSchema } from "../web/config-schema.js";
 import { loadWebConfig } from "../web/service.js";
@@ -14,12 +15,12 @@ export { KEYED_ADAPTERS, type KeyedAdapter } from "../config/write.js";
 
 /** Saves one provider's key through the config write path, checked against the loader's schema. */
 export function saveProviderKey(
-  env: Env,
+  settings: Settings,
   id: string,
   type: KeyedAdapter,
   apiKey: string,
 ): Promise<{ path: string }> {
-  return saveKey(env, id, type, apiKey, configFileSchema);
+  return saveKey(settings.configFile, id, type, apiKey, configFileSchema);
 }
 
 export interface ProviderLine {
@@ -42,8 +43,8 @@ export type ProviderOverview =
     }
   | { readonly ok: false; readonly message: string };
 
-export async function providerOverview(env: Env): Promise<ProviderOverview> {
-  const result = await loadWebConfig(env);
+export async function providerOverview(settings: Settings): Promise<ProviderOverview> {
+  const result = await loadWebConfig(settings);
   if (!result.ok) return { ok: false, message: result.error.message };
   const { config } = result;
   return {

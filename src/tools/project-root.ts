@@ -14,7 +14,7 @@ import { statSync } from "node:fs";
 import { homedir } from "node:os";
 import { isAbsolute, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { envValue } from "../core/env.js";
+import type { Settings } from "../config/settings.js";
 import { EvidentError } from "../core/errors.js";
 import { PROJECT_ROOT_LINE_MAX_BYTES } from "../core/limits.js";
 import { phrasingFor, type Surface } from "../core/phrasing.js";
@@ -38,7 +38,8 @@ export interface RootOptions {
    * host's `cwd` option ("host": the SDK, the HTTP handler).
    */
   readonly explicit?: { readonly value: string | undefined; readonly origin: "--root" | "host" } | undefined;
-  readonly env: Readonly<Record<string, string | undefined>>;
+  /** The operator's settings: EVIDENT_ROOT, as config/ read it. */
+  readonly settings: Pick<Settings, "root">;
   /** The working directory: relative settings start here, and it is the root without one. */
   readonly cwd: string;
   /** The home directory (default: the OS's). */
@@ -52,12 +53,8 @@ export function resolveProjectRoot(options: RootOptions): RootSetting {
   if (explicit !== undefined) {
     return explicitRoot(explicit, options.explicit?.origin ?? "--root", options.cwd, phrasing.setRoot());
   }
-  let fromEnv: string | undefined;
-  try {
-    fromEnv = envValue(options.env, "EVIDENT_ROOT");
-  } catch (blank) {
-    return { error: blank as EvidentError };
-  }
+  if (!options.settings.root.ok) return { error: options.settings.root.error };
+  const fromEnv = options.settings.root.value;
   if (fromEnv !== undefined) return explicitRoot(fromEnv, "EVIDENT_ROOT", options.cwd, phrasing.setRoot());
   const cwd = resolve(options.cwd);
   const home = resolve(options.home ?? homedir());

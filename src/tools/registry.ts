@@ -6,7 +6,6 @@ import { abortReason } from "../core/abort.js";
 import { EvidentError } from "../core/errors.js";
 import { silentLogger } from "../core/logger.js";
 import { type Phrasing, phrasingFor } from "../core/phrasing.js";
-import type { CallObserver } from "../core/process-memory.js";
 import { failure, type ToolResult } from "../core/result.js";
 import { publishedInputSchema, publishedOutputSchema } from "./published-schema.js";
 import type { ToolContext, ToolDefinition } from "./tool.js";
@@ -26,7 +25,6 @@ export class ToolRegistry {
   readonly #tools = new Map<string, ToolDefinition>();
   #listings: ToolListing[] | undefined;
   #closing: Promise<void> | undefined;
-  readonly #observers: CallObserver[] = [];
   readonly #phrasing: Phrasing;
 
   /** `phrasing`: the surface's wording of the advice the registry itself gives (internal errors). */
@@ -38,12 +36,6 @@ export class ToolRegistry {
     if (this.#tools.has(definition.name)) throw new Error(`tool ${definition.name} registered twice`);
     this.#tools.set(definition.name, definition as unknown as ToolDefinition);
     this.#listings = undefined;
-    return this;
-  }
-
-  /** Tells `observer` when each call starts and ends (the executable's idle collection). */
-  observe(observer: CallObserver): this {
-    this.#observers.push(observer);
     return this;
   }
 
@@ -76,19 +68,6 @@ export class ToolRegistry {
     name: string,
     rawArguments: unknown,
     context: Partial<ToolContext> = {},
-  ): Promise<ToolResult<unknown>> {
-    for (const observer of this.#observers) observer.callStarted();
-    try {
-      return await this.#call(name, rawArguments, context);
-    } finally {
-      for (const observer of this.#observers) observer.callEnded();
-    }
-  }
-
-  async #call(
-    name: string,
-    rawArguments: unknown,
-    context: Partial<ToolContext>,
   ): Promise<ToolResult<unknown>> {
     // A closed registry runs nothing: a late call would start what nothing closes again.
     if (this.#closing !== undefined) {

@@ -8,8 +8,9 @@
 import { randomBytes } from "node:crypto";
 import { mkdir, rm, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import { type ConfigSource, canRead, canSearch, type Env } from "../config/load.js";
+import { type ConfigSource, canRead, canSearch } from "../config/load.js";
 import type { HttpAdapter } from "../config/schema.js";
+import type { Settings } from "../config/settings.js";
 import { planSetup, type SetupChoices } from "../config/setup-plan.js";
 import { readConfigObject, updateConfigObject } from "../config/write.js";
 import { EvidentError } from "../core/errors.js";
@@ -60,8 +61,8 @@ export interface SetupState {
 }
 
 /** The file as it is now; a file that is not a JSON object is refused (nothing is overwritten). */
-export async function readSetupState(env: Env): Promise<SetupState> {
-  const { path, file } = await readConfigObject(env);
+export async function readSetupState(settings: Settings): Promise<SetupState> {
+  const { path, file } = await readConfigObject(settings.configFile);
   const entries = (file.providers ?? {}) as Record<string, Record<string, unknown>>;
   const search = (file.search ?? {}) as { route?: string[]; intents?: Record<string, string[]> };
   const read = (file.read ?? {}) as { route?: string[] };
@@ -92,9 +93,9 @@ export async function readSetupState(env: Env): Promise<SetupState> {
 }
 
 /** Applies the choices to the file and writes it (checked, 0600, atomic). Returns the path. */
-export async function applySetup(env: Env, choices: SetupChoices): Promise<{ path: string }> {
+export async function applySetup(settings: Settings, choices: SetupChoices): Promise<{ path: string }> {
   return updateConfigObject(
-    env,
+    settings.configFile,
     async (file, path) => {
       let next: Record<string, unknown>;
       try {
@@ -102,7 +103,7 @@ export async function applySetup(env: Env, choices: SetupChoices): Promise<{ pat
       } catch (thrown) {
         throw new EvidentError("configuration_error", `${(thrown as Error).message}.`, { cause: thrown });
       }
-      await refuseNewProblem(env, path, next);
+      await refuseNewProblem(settings, path, next);
       return next;
     },
     configFileSchema,
@@ -114,16 +115,20 @@ export async function applySetup(env: Env, choices: SetupChoices): Promise<{ pat
  * disk loads (or fails elsewhere): setup never writes what the next call would reject. A problem
  * the environment already had is not the plan's doing and does not stop it.
  */
-async function refuseNewProblem(env: Env, path: string, planned: Record<string, unknown>): Promise<void> {
+async function refuseNewProblem(
+  settings: Settings,
+  path: string,
+  planned: Record<string, unknown>,
+): Promise<void> {
   if (!configFileSchema.safeParse(planned).success) return; // the write path says what is wrong
   // Beside the real file: the directory is private, and the plan may hold keys.
   await mkdir(dirname(path), { recursive: true, mode: 0o700 });
   const trial = join(dirname(path), `.config.check.${randomBytes(6).toString("hex")}.json`);
   try {
     await writeFile(trial, JSON.stringify(planned), { mode: 0o600, flag: "wx" });
-    const after = await loadWebConfig({ ...env, EVIDENT_CONFIG: trial });
+    const after = await loadWebConfig(settings, { path: trial, explicit: true });
     if (after.ok) return;
-    const before = await loadWebConfig(env);
+    const before = await loadWebConfig(settings);
     const key = (result: typeof after) => (result.ok ? undefined : result.error.details.key);
     if (!before.ok && key(before) === key(after)) return;
     throw new EvidentError(
@@ -162,8 +167,8 @@ export interface SetupCheck {
  * without probing (a probe may be a paid search): which providers cannot work yet and why (an
  * unset or placeholder key), and for each route who answers meanwhile, if anyone.
  */
-export async function checkSetup(env: Env): Promise<SetupCheck> {
-  const view = await configView(env);
+export async function checkSetup(settings: Settings): Promise<SetupCheck> {
+  const view = await configView(settings);
   if (!view.ok || view.routes === undefined) {
     return { error: view.error?.message ?? "the configuration cannot be used", routes: [], unusable: [] };
   }

@@ -3,6 +3,7 @@
  * unchanged. The input schema is the only validation; the handler receives parsed input.
  */
 import type { z } from "zod";
+import type { Settings } from "../config/settings.js";
 import type { ContextUsage, ProgressUpdate } from "../core/context.js";
 import type { Logger } from "../core/logger.js";
 import type { Surface } from "../core/phrasing.js";
@@ -57,7 +58,7 @@ export function defineTool<I extends z.ZodType, O extends z.ZodType>(
 
 /**
  * What a tool factory receives when the product registry is built: the working directory
- * (code_search's default root), the environment (credentials, overrides) and the logger.
+ * (code_search's default root), the settings (credentials, overrides) and the logger.
  * Factories stay cheap: heavy modules load on the first call, not at registration.
  */
 export interface ToolEnvironment {
@@ -67,7 +68,8 @@ export interface ToolEnvironment {
    * (core/phrasing.ts), `evident grep --cursor C` on the CLI where MCP reads a JSON call.
    */
   readonly surface?: Surface;
-  readonly env: Readonly<Record<string, string | undefined>>;
+  /** The operator's settings, resolved once by the adapter from its environment (config/). */
+  readonly settings: Settings;
   readonly logger: Logger;
   /**
    * Where state kept between calls (code_search snapshots behind cursors) lives. "memory"

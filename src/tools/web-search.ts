@@ -3,7 +3,6 @@
  * provenance. Route mode follows the configured chain; `providers` fans out to exactly those.
  */
 import { z } from "zod";
-import { searchProviderIdsHint } from "../config/load.js";
 import {
   PROVIDER_ID_MAX_CHARS,
   WEB_INTENT_MAX_CHARS,
@@ -87,7 +86,7 @@ export function createWebSearchTool(env: ToolEnvironment, options: WebToolOption
   return defineTool({
     name: "web_search",
     title: "Web search",
-    description: webSearchDescription(searchProviderIdsHint(env.env)),
+    description: webSearchDescription(env.settings.web.searchProviderIds()),
     inputSchema: webSearchInputSchema,
     outputSchema: webSearchOutputSchema,
     annotations: { readOnlyHint: true, openWorldHint: true },

@@ -19,7 +19,7 @@ interface Shared {
 const shared = new WeakMap<ToolEnvironment, Shared>();
 
 /** Seams for tests and embedders; the product passes none. */
-export type WebToolOptions = Partial<Omit<WebServiceOptions, "env" | "logger" | "cwd" | "pages">>;
+export type WebToolOptions = Partial<Omit<WebServiceOptions, "settings" | "logger" | "cwd" | "pages">>;
 
 export interface WebServiceHandle {
   get(): Promise<WebService>;
@@ -34,7 +34,7 @@ export function webServiceFor(env: ToolEnvironment, options: WebToolOptions = {}
     shared.set(env, entry);
     // Said at startup, before any call loads the configuration (which logs it again, along with
     // the config file's switch): an operator must see that the guard is relaxed.
-    if (env.env.EVIDENT_ALLOW_PRIVATE_NETWORK?.trim() === "true") {
+    if (env.settings.web.privateNetworkAtStart) {
       env.logger.warn(
         "EVIDENT_ALLOW_PRIVATE_NETWORK=true: web_read may reach loopback, private and link-local addresses",
       );
@@ -48,7 +48,7 @@ export function webServiceFor(env: ToolEnvironment, options: WebToolOptions = {}
       current.service ??= import("../web/service.js").then(
         ({ WebService }) =>
           new WebService({
-            env: env.env,
+            settings: env.settings,
             logger: env.logger,
             cwd: env.cwd,
             // One-shot surfaces keep long reads on disk so the next process can continue a cursor.

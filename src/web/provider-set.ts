@@ -7,11 +7,15 @@
  */
 import { canRead, canSearch, type ProviderSpec } from "../config/load.js";
 import type { AdapterName } from "../config/schema.js";
+import { type ChildEnvironment, type Setting, settingValue } from "../config/settings.js";
 import type { Logger } from "../core/logger.js";
 import { type Provider, ProviderError } from "./provider.js";
 
 export interface ProviderFactoryDeps {
-  readonly env: Readonly<Record<string, string | undefined>>;
+  /** The caller's environment (config/ settings' childEnvironment): what `mcp` upstreams get. */
+  readonly env: ChildEnvironment;
+  /** The direct reader's heap bound (EVIDENT_WEB_READ_MEMORY_MB); limits.ts's default without. */
+  readonly readerMemoryMb?: Setting<number>;
   readonly logger: Logger;
 }
 
@@ -34,7 +38,10 @@ export const PROVIDER_FACTORIES: Readonly<Record<AdapterName, ProviderFactory>> 
   duckduckgo: async (spec) =>
     (await import("./providers/duckduckgo.js")).createDuckDuckGoProvider(withId(spec)),
   direct: async (spec, deps) =>
-    (await import("./providers/direct/provider.js")).createDirectProvider(withId(spec), deps.env),
+    (await import("./providers/direct/provider.js")).createDirectProvider(
+      withId(spec),
+      deps.readerMemoryMb === undefined ? undefined : settingValue(deps.readerMemoryMb),
+    ),
   mcp: async (spec, deps) =>
     (await import("./providers/mcp/index.js")).createMcpProvider(spec.id, spec.options as never, {
       env: deps.env,

@@ -9,19 +9,17 @@
  * tools stay listed.
  */
 
-import { type ConfigResult, configRevision, loadConfig, type WebConfig } from "../config/load.js";
+import type { ConfigLocation, ConfigResult, WebConfig } from "../config/load.js";
 import type { ProviderEntry } from "../config/schema.js";
+import { cacheDirOf, type Settings, settingValue } from "../config/settings.js";
 import { anySignal } from "../core/abort.js";
-import { envValue } from "../core/env.js";
 import { EvidentError } from "../core/errors.js";
 import { FileKeptStore } from "../core/file-kept-store.js";
 import { type KeptStore, type KeptStoreBounds, MemoryKeptStore } from "../core/kept.js";
 import { WEB_PAGES_MAX_BYTES, WEB_PAGES_MAX_COUNT, WEB_PAGES_TTL_MS } from "../core/limits.js";
 import type { Logger } from "../core/logger.js";
 import type { Phrasing } from "../core/phrasing.js";
-import { cacheDir } from "../core/private-dir.js";
 import { RedisKeptStore } from "../core/redis/kept-store.js";
-import { resolveRedisStoreSettings } from "../core/redis/settings.js";
 import type { ToolSuccess } from "../core/result.js";
 import { createHttpClient, type HttpClientOptions } from "../net/client.js";
 import type { LookupFunction } from "../net/guard.js";
@@ -33,7 +31,8 @@ import { type KeptPage, ReadPages } from "./read-pages.js";
 import { type ReadInput, type SearchInput, WebRouter } from "./router.js";
 
 export interface WebServiceOptions {
-  readonly env: Readonly<Record<string, string | undefined>>;
+  /** The operator's settings, resolved once by the adapter (config/settings.ts). */
+  readonly settings: Settings;
   readonly logger: Logger;
   /** DNS lookup for every connection and URL check (tests map names to loopback). */
   readonly lookup?: LookupFunction;
@@ -147,7 +146,7 @@ export class WebService {
   async #generation(): Promise<Generation> {
     if (this.#loading !== undefined) return this.#loading;
     const current = this.#current;
-    const revision = await configRevision(this.#options.env);
+    const revision = await this.#options.settings.web.revision();
     if (current !== undefined && current.revision === revision) return current;
     if (this.#loading !== undefined) return this.#loading;
     this.#loading = this.#load().finally(() => {
@@ -157,8 +156,8 @@ export class WebService {
   }
 
   async #load(): Promise<Generation> {
-    const { env, logger } = this.#options;
-    const result = await loadWebConfig(env);
+    const { settings, logger } = this.#options;
+    const result = await loadWebConfig(settings);
     let generation: Generation;
     if (result.ok) {
       const config = result.config;
@@ -170,7 +169,7 @@ export class WebService {
       const factories = this.#options.factories;
       const providers = new ProviderSet(
         config.providers,
-        { env, logger },
+        { env: settings.childEnvironment, readerMemoryMb: settings.web.readerMemoryMb, logger },
         factories === undefined ? PROVIDER_FACTORIES : { ...PROVIDER_FACTORIES, ...factories },
       );
       generation = {
@@ -240,7 +239,7 @@ function keptPages(options: WebServiceOptions): KeptStore<KeptPage> {
     maxBytes: WEB_PAGES_MAX_BYTES,
     redo: "read the URL again",
   };
-  const shared = resolveRedisStoreSettings(options.env);
+  const shared = settingValue(options.settings.sharedStore);
   if (shared !== undefined) {
     return new RedisKeptStore<KeptPage>({
       ...bounds,
@@ -254,7 +253,7 @@ function keptPages(options: WebServiceOptions): KeptStore<KeptPage> {
   if (options.pages === "persistent") {
     return new FileKeptStore<KeptPage>({
       ...bounds,
-      dir: cacheDir(options.env, options.cwd ?? process.cwd(), "pages"),
+      dir: cacheDirOf(settingValue(options.settings.cache), options.cwd ?? process.cwd(), "pages"),
     });
   }
   return new MemoryKeptStore<KeptPage>(bounds);
@@ -274,26 +273,30 @@ export function httpClientFor(
   });
 }
 
-/** The web configuration as every call sees it: environment, presets, config file, defaults. */
-export async function loadWebConfig(
-  env: Readonly<Record<string, string | undefined>>,
-): Promise<ConfigResult> {
-  const { envEntries, envProblems } = await mcpPresetEntries(env);
-  return loadConfig(env, { schema: configFileSchema, envEntries, envProblems });
+/**
+ * The web configuration as every call sees it: environment, presets, config file, defaults.
+ * `configFile` replaces the settings' config file (setup's trial of a planned file).
+ */
+export async function loadWebConfig(settings: Settings, configFile?: ConfigLocation): Promise<ConfigResult> {
+  const { envEntries, envProblems } = await mcpPresetEntries(settings);
+  return settings.web.load({
+    schema: configFileSchema,
+    envEntries,
+    envProblems,
+    ...(configFile === undefined ? {} : { configFile }),
+  });
 }
 
 /** `EVIDENT_MCP_PRESETS` entries, read through the `mcp` adapter (loaded only when the variable is set). */
-async function mcpPresetEntries(env: Readonly<Record<string, string | undefined>>): Promise<{
+async function mcpPresetEntries(settings: Settings): Promise<{
   envEntries: Array<{ id: string; entry: ProviderEntry }>;
   envProblems: EvidentError[];
 }> {
-  try {
-    if (envValue(env, "EVIDENT_MCP_PRESETS") === undefined) return { envEntries: [], envProblems: [] };
-  } catch (blank) {
-    return { envEntries: [], envProblems: [blank as EvidentError] };
-  }
-  const { presetEntriesFromEnv, MCP_PRESET_IDS } = await import("./providers/mcp/index.js");
-  const { entries, unknown } = presetEntriesFromEnv(env);
+  const names = settings.web.mcpPresets;
+  if (!names.ok) return { envEntries: [], envProblems: [names.error] };
+  if (names.value.length === 0) return { envEntries: [], envProblems: [] };
+  const { presetEntries, MCP_PRESET_IDS } = await import("./providers/mcp/index.js");
+  const { entries, unknown } = presetEntries(names.value);
   return {
     envEntries: entries.map(({ id, entry }) => ({ id, entry: { ...entry } as ProviderEntry })),
     envProblems: unknown.map(

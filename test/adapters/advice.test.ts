@@ -13,6 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { z } from "zod";
+import { resolveSettings } from "../../src/config/settings.js";
 import { silentLogger } from "../../src/core/logger.js";
 import { phrasingFor } from "../../src/core/phrasing.js";
 import { createProductRegistry } from "../../src/tools/product.js";
@@ -183,7 +184,11 @@ describe("advice is worded for its surface", () => {
     const message = JSON.parse(cli.stderr).error.message as string;
     assert.match(message, /use -F to search the exact text/);
     assert.doesNotMatch(message, /literal=true/);
-    const registry = createProductRegistry({ cwd: tree, env: env(), logger: silentLogger });
+    const registry = createProductRegistry({
+      cwd: tree,
+      settings: resolveSettings(env()),
+      logger: silentLogger,
+    });
     try {
       const mcp = await registry.call("code_search", { pattern: "(" });
       assert.equal(mcp.isError, true);
@@ -200,7 +205,11 @@ describe("advice is worded for its surface", () => {
     const cli = await shell("evident grep --inspect 3");
     assert.equal(cli.code, 2);
     assert.match(JSON.parse(cli.stderr).error.message, /pass its --cursor too/);
-    const registry = createProductRegistry({ cwd: tree, env: env(), logger: silentLogger });
+    const registry = createProductRegistry({
+      cwd: tree,
+      settings: resolveSettings(env()),
+      logger: silentLogger,
+    });
     try {
       const mcp = await registry.call("code_search", { inspect: 3 });
       assert.match(mcp.text, /pass its cursor too/);

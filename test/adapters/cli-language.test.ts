@@ -12,6 +12,7 @@ import { chmod, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
+import { resolveSettings } from "../../src/config/settings.js";
 import { silentLogger } from "../../src/core/logger.js";
 import { createProductRegistry } from "../../src/tools/product.js";
 import { makeTree, removeTree } from "../code/helpers.js";
@@ -272,7 +273,11 @@ describe("the CLI speaks CLI", () => {
   it("A07: an explicit --pattern beside --cursor, --any-of, --structure, --impact or --navigate is refused as MCP refuses it", async () => {
     const summary = JSON.parse((await evident(["grep", "crowd"])).stdout) as { cursor: string };
     assert.ok(summary.cursor, "a summary with a cursor");
-    const registry = createProductRegistry({ cwd: tree, env: env(), logger: silentLogger });
+    const registry = createProductRegistry({
+      cwd: tree,
+      settings: resolveSettings(env()),
+      logger: silentLogger,
+    });
     try {
       const mcpSummary = await registry.call("code_search", { pattern: "crowd" }, { caller: "mcp" });
       const mcpCursor = (mcpSummary.data as { cursor: string }).cursor;

@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
 import { resolveHttpSettings } from "../../src/adapters/mcp/http-config.js";
 import { createHttpHandler } from "../../src/adapters/mcp/http-handler.js";
+import { resolveSettings } from "../../src/config/settings.js";
 import { HTTP_MIN_TOKEN_CHARS } from "../../src/core/limits.js";
 import { silentLogger } from "../../src/core/logger.js";
 import { createProductRegistry } from "../../src/tools/product.js";
@@ -24,7 +25,11 @@ describe("HTTP client gone before its call runs", () => {
     const registry = createProductRegistry({
       cwd: root,
       // Should the call run anyway, its ripgrep waits at the gate until this deadline ends it.
-      env: { PATH: process.env.PATH, EVIDENT_RG_PATH: rg.path, EVIDENT_CODE_SEARCH_DEADLINE_MS: "2000" },
+      settings: resolveSettings({
+        PATH: process.env.PATH,
+        EVIDENT_RG_PATH: rg.path,
+        EVIDENT_CODE_SEARCH_DEADLINE_MS: "2000",
+      }),
       logger: silentLogger,
       confined: true,
     });

@@ -15,6 +15,7 @@ import { after, before, describe, it } from "node:test";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { resolveHttpSettings } from "../../src/adapters/mcp/http-config.js";
 import { type RunningHttpServer, startHttpServer } from "../../src/adapters/mcp/http-server.js";
+import { resolveSettings } from "../../src/config/settings.js";
 import { keptEntryMaxBytes } from "../../src/core/kept.js";
 import { WEB_PAGES_MAX_BYTES } from "../../src/core/limits.js";
 import { silentLogger } from "../../src/core/logger.js";
@@ -82,7 +83,7 @@ function twoCallers(store: "memory" | "redis", arrays: number, skip: string | fa
           : { EVIDENT_SNAPSHOT_STORE: redis.url, EVIDENT_CURSOR_KEY: "0123456789abcdef".repeat(4) }),
       };
       server = await startHttpServer({
-        registry: createProductRegistry({ cwd: base, env, logger: silentLogger }),
+        registry: createProductRegistry({ cwd: base, settings: resolveSettings(env), logger: silentLogger }),
         logger: silentLogger,
         settings: resolveHttpSettings({ EVIDENT_AUTH_TOKENS: TOKENS.join(","), EVIDENT_HTTP_PORT: "0" }),
       });

@@ -16,6 +16,7 @@ import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/cli
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { resolveHttpSettings } from "../../src/adapters/mcp/http-config.js";
 import { type RunningHttpServer, startHttpServer } from "../../src/adapters/mcp/http-server.js";
+import { resolveSettings } from "../../src/config/settings.js";
 import { silentLogger } from "../../src/core/logger.js";
 import { createEvident } from "../../src/index.js";
 import { createProductRegistry } from "../../src/tools/product.js";
@@ -130,7 +131,7 @@ describe("web_read cursors on every surface", () => {
 
   it("MCP HTTP: the same, and a cursor is bound to the token that made it", async () => {
     const server: RunningHttpServer = await startHttpServer({
-      registry: createProductRegistry({ cwd: base, env: env(), logger: silentLogger }),
+      registry: createProductRegistry({ cwd: base, settings: resolveSettings(env()), logger: silentLogger }),
       logger: silentLogger,
       settings: resolveHttpSettings({ EVIDENT_AUTH_TOKEN: TOKEN, EVIDENT_HTTP_PORT: "0" }),
     });

@@ -16,6 +16,7 @@ import { after, describe, it } from "node:test";
 import { pathToFileURL } from "node:url";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import { resolveSettings } from "../../src/config/settings.js";
 import { resolveProjectRoot, rootsFromUris } from "../../src/tools/project-root.js";
 import { treesRemovedAfter } from "../code/helpers.js";
 import {
@@ -187,13 +188,28 @@ describe("code_search's project root", () => {
     ]);
     const dir = mkdtempSync(join(tmpdir(), "evident-root-"));
     try {
-      assert.deepEqual(resolveProjectRoot({ surface: "mcp", env: {}, cwd: dir, home: "/nonexistent-home" }), {
-        path: dir,
-        origin: "working directory",
-      });
-      assert.ok("error" in resolveProjectRoot({ surface: "mcp", env: {}, cwd: dir, home: dir }));
       assert.deepEqual(
-        resolveProjectRoot({ surface: "mcp", env: { EVIDENT_ROOT: "." }, cwd: dir, home: dir }),
+        resolveProjectRoot({
+          surface: "mcp",
+          settings: resolveSettings({}),
+          cwd: dir,
+          home: "/nonexistent-home",
+        }),
+        {
+          path: dir,
+          origin: "working directory",
+        },
+      );
+      assert.ok(
+        "error" in resolveProjectRoot({ surface: "mcp", settings: resolveSettings({}), cwd: dir, home: dir }),
+      );
+      assert.deepEqual(
+        resolveProjectRoot({
+          surface: "mcp",
+          settings: resolveSettings({ EVIDENT_ROOT: "." }),
+          cwd: dir,
+          home: dir,
+        }),
         {
           path: dir,
           origin: "EVIDENT_ROOT",

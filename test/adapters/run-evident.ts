@@ -77,7 +77,7 @@ export async function evidentInProcess(
     args,
     { stdout, stderr, env: options.env, cwd: options.cwd, stdin: input, protocol: { input, output } },
     {
-      createRegistry: productRegistryFor(options.cwd, options.env),
+      createRegistry: productRegistryFor(options.cwd),
       ...options.tools,
       ...(options.signal === undefined ? {} : { signal: options.signal }),
     },
@@ -133,7 +133,7 @@ export async function connectInProcess(
   const outcome = runCli(
     ["mcp", ...args],
     { stdout, stderr, env: options.env, cwd: options.cwd, protocol: { input, output } },
-    { createRegistry: productRegistryFor(options.cwd, options.env) },
+    { createRegistry: productRegistryFor(options.cwd) },
   );
   // A server that stops before it serves (a refused argument) must not leave connect waiting.
   const stopped = outcome.then((code) => {

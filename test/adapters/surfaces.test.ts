@@ -12,6 +12,7 @@ import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/cli
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { resolveHttpSettings } from "../../src/adapters/mcp/http-config.js";
 import { type RunningHttpServer, startHttpServer } from "../../src/adapters/mcp/http-server.js";
+import { resolveSettings } from "../../src/config/settings.js";
 import { CODE_PATTERN_MAX_CHARS, WEB_QUERY_MAX_CHARS } from "../../src/core/limits.js";
 import { silentLogger } from "../../src/core/logger.js";
 import { createEvident, EvidentError } from "../../src/index.js";
@@ -68,7 +69,11 @@ describe("A07: bad input reads the same on every surface", () => {
       new StdioClientTransport({ command: process.execPath, args: [EVIDENT_CLI, "mcp"], cwd: ROOT }),
     );
     server = await startHttpServer({
-      registry: createProductRegistry({ cwd: ROOT, env: EMPTY_ENV, logger: silentLogger }),
+      registry: createProductRegistry({
+        cwd: ROOT,
+        settings: resolveSettings(EMPTY_ENV),
+        logger: silentLogger,
+      }),
       logger: silentLogger,
       settings: resolveHttpSettings({ EVIDENT_AUTH_TOKEN: TOKEN, EVIDENT_HTTP_PORT: "0" }),
     });

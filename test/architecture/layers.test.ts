@@ -1,5 +1,6 @@
 /**
- * Imports flow downward only: adapters -> tools -> web | code -> net | config -> core.
+ * Imports flow downward only: adapters -> tools -> web | code -> net | config -> core; adapters
+ * also hand their environment to config/ (settings are resolved there, once).
  * web/ and code/ never import each other or any adapter; core/ imports nothing of ours.
  */
 import assert from "node:assert/strict";
@@ -12,7 +13,7 @@ const SRC = resolve(import.meta.dirname, "../../src");
 /** Which layers each layer may import (besides itself). */
 const ALLOWED: Record<string, readonly string[]> = {
   root: ["adapters", "tools", "web", "code", "net", "config", "core"], // index.ts, sdk.ts
-  adapters: ["tools", "core"],
+  adapters: ["tools", "config", "core"],
   tools: ["web", "code", "net", "config", "core"],
   web: ["net", "config", "core"],
   code: ["core"],

@@ -5,6 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
+import { resolveSettings, settingValue } from "../../src/config/settings.js";
 import { Slots } from "../../src/core/slots.js";
 import { gatedRipgrep, isRunning, processesIn, treesRemovedAfter } from "./helpers.js";
 import { ctx, errorCode, makeService } from "./service-helpers.js";
@@ -23,7 +24,8 @@ describe("searches beyond the process bound", () => {
     const slots = new Slots(2);
     const pids: number[] = [];
     const service = makeService(root, {
-      env: { EVIDENT_RG_PATH: rg.path },
+      env: {},
+      rgPath: rg.path,
       slots,
       onProcessSpawn: (pid) => pids.push(pid),
     });
@@ -68,10 +70,10 @@ describe("searches beyond the process bound", () => {
     for (const value of ["0", "many", "-1"]) {
       const error = await errorCode(
         Promise.resolve().then(() =>
-          makeService(root, { env: { EVIDENT_CODE_SEARCH_MAX_PROCESSES: value } }).run(
-            { pattern: "needle" },
-            ctx(),
-          ),
+          // Read by config/, as every surface reads it, and handed to the service.
+          makeService(root, {
+            settings: settingValue(resolveSettings({ EVIDENT_CODE_SEARCH_MAX_PROCESSES: value }).code),
+          }).run({ pattern: "needle" }, ctx()),
         ),
       );
       assert.equal(error, "configuration_error", value);

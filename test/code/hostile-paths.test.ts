@@ -10,6 +10,7 @@ import { spawn } from "node:child_process";
 import { mkdir, symlink, writeFile } from "node:fs/promises";
 import { basename, join, resolve } from "node:path";
 import { after, before, describe, it } from "node:test";
+import { resolveSettings } from "../../src/config/settings.js";
 import { CODE_PATH_MAX_CHARS } from "../../src/core/limits.js";
 import { silentLogger } from "../../src/core/logger.js";
 import { createProductRegistry } from "../../src/tools/product.js";
@@ -108,8 +109,13 @@ describe("hostile paths", () => {
       EVIDENT_CONFIG: join(root, "ops/evident.json"),
       EVIDENT_CACHE_DIR: join(root, "ops/cache"),
     };
-    remote = createProductRegistry({ cwd: root, env, logger: silentLogger, confined: true });
-    local = createProductRegistry({ cwd: root, env, logger: silentLogger });
+    remote = createProductRegistry({
+      cwd: root,
+      settings: resolveSettings(env),
+      logger: silentLogger,
+      confined: true,
+    });
+    local = createProductRegistry({ cwd: root, settings: resolveSettings(env), logger: silentLogger });
   });
   after(async () => {
     await remote.close();

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { codeSearchOutputSchema } from "../../src/code/schema.js";
+import { resolveSettings } from "../../src/config/settings.js";
 import { silentLogger } from "../../src/core/logger.js";
 import { createCodeSearchTool } from "../../src/tools/code-search.js";
 import type { ProgressUpdate } from "../../src/tools/tool.js";
@@ -27,7 +28,7 @@ describe("long searches", () => {
   const env = () => ({ ...process.env, EVIDENT_RG_PATH: rg.path });
 
   it("report progress once they run longer than a second, and stop reporting when done", async () => {
-    const tool = createCodeSearchTool({ cwd: root, env: env(), logger: silentLogger });
+    const tool = createCodeSearchTool({ cwd: root, settings: resolveSettings(env()), logger: silentLogger });
     const updates: ProgressUpdate[] = [];
     let firstUpdate: () => void = () => {};
     const reported = new Promise<void>((resolve) => {
@@ -60,7 +61,7 @@ describe("long searches", () => {
   });
 
   it("G11: cancellation reaches a ripgrep blocked in a read", async () => {
-    const tool = createCodeSearchTool({ cwd: root, env: env(), logger: silentLogger });
+    const tool = createCodeSearchTool({ cwd: root, settings: resolveSettings(env()), logger: silentLogger });
     const controller = new AbortController();
     const call = tool.handler(
       { pattern: "needle", path: "plain.txt" },
@@ -84,7 +85,11 @@ describe("structured data", () => {
     for (let i = 0; i < 40; i++) files[`f${i}.ts`] = "needle\n".repeat(i + 1);
     const root = await makeTree(files);
     try {
-      const tool = createCodeSearchTool({ cwd: root, env: process.env, logger: silentLogger });
+      const tool = createCodeSearchTool({
+        cwd: root,
+        settings: resolveSettings(process.env),
+        logger: silentLogger,
+      });
       const context = {
         signal: new AbortController().signal,
         logger: silentLogger,
@@ -118,7 +123,8 @@ describe("closing", () => {
     const rg = await gatedRipgrep(bin);
     const pids: number[] = [];
     const service = makeService(root, {
-      env: { EVIDENT_RG_PATH: rg.path },
+      env: {},
+      rgPath: rg.path,
       onProcessSpawn: (pid) => pids.push(pid),
     });
     try {

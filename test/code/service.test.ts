@@ -485,7 +485,8 @@ describe("code_search policy", () => {
     const pids: number[] = [];
     const deadlineMs = 200;
     const service = makeService(root, {
-      env: { EVIDENT_RG_PATH: rg.path },
+      env: {},
+      rgPath: rg.path,
       settings: { deadlineMs },
       onProcessSpawn: (pid) => pids.push(pid),
     });

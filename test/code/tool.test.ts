@@ -4,6 +4,7 @@ import { chmod, mkdir, open, realpath, symlink, unlink, writeFile } from "node:f
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { resolveRgPath } from "../../src/code/rg/binary.js";
+import { resolveSettings } from "../../src/config/settings.js";
 import {
   CODE_CURSOR_MAX_CHARS,
   CODE_GLOBS_MAX,
@@ -40,7 +41,7 @@ describe("code_search tool", () => {
   before(async () => {
     root = await makeTree({ "src/a.ts": "export const needle = 1;\n" });
     registry = new ToolRegistry().register(
-      createCodeSearchTool({ cwd: root, env: process.env, logger: silentLogger }),
+      createCodeSearchTool({ cwd: root, settings: resolveSettings(process.env), logger: silentLogger }),
     );
   });
   after(async () => {
@@ -157,7 +158,11 @@ describe("code_search tool", () => {
 
   it("close releases the service's snapshots and its waiting ripgrep, and can run twice", async () => {
     const tree = await makeTree({ "a.txt": "needle\n", "b.txt": "needle\n", "c.txt": "needle\n" });
-    const local = createCodeSearchTool({ cwd: tree, env: process.env, logger: silentLogger });
+    const local = createCodeSearchTool({
+      cwd: tree,
+      settings: resolveSettings(process.env),
+      logger: silentLogger,
+    });
     const call = (input: Record<string, unknown>) =>
       local.handler(input as never, {
         signal: new AbortController().signal,
@@ -188,7 +193,11 @@ describe("code_search tool", () => {
         makeTree({ "a.txt": "needle\n", "b.txt": "needle\n", "c.txt": "needle\n" }),
       ),
     );
-    const local = createCodeSearchTool({ cwd: roots[0] as string, env: process.env, logger: silentLogger });
+    const local = createCodeSearchTool({
+      cwd: roots[0] as string,
+      settings: resolveSettings(process.env),
+      logger: silentLogger,
+    });
     const call = (root: string, input: Record<string, unknown>) => callInRoot(local, root, input);
     try {
       const cursors: string[] = [];
@@ -216,7 +225,11 @@ describe("code_search tool", () => {
   it("the roots a surface serves share one snapshot bound, not one each", async () => {
     const roots = await Promise.all([1, 2].map(() => makeTree({ "a.txt": "needle\n", "b.txt": "needle\n" })));
     const [a, b] = roots as [string, string];
-    const local = createCodeSearchTool({ cwd: a, env: process.env, logger: silentLogger });
+    const local = createCodeSearchTool({
+      cwd: a,
+      settings: resolveSettings(process.env),
+      logger: silentLogger,
+    });
     const call = (root: string, input: Record<string, unknown>) => callInRoot(local, root, input);
     try {
       const first = await call(a, { pattern: "needle", limit: 1, mode: "matches" });
@@ -249,7 +262,7 @@ describe("code_search tool", () => {
     await chmod(rg, 0o755);
     const local = createCodeSearchTool({
       cwd: held,
-      env: { ...process.env, EVIDENT_RG_PATH: rg },
+      settings: resolveSettings({ ...process.env, EVIDENT_RG_PATH: rg }),
       logger: silentLogger,
     });
     const call = (root: string) => callInRoot(local, root, { pattern: "needle" });
@@ -288,24 +301,29 @@ describe("ripgrep resolution", () => {
   const noBundle = async (): Promise<string> => {
     throw new Error("platform package missing");
   };
+  // As the product resolves it: EVIDENT_RG_PATH and PATH read by config/, then the lookup.
+  const resolveFor = (env: Record<string, string>, loadBundled?: () => Promise<string>) => {
+    const settings = resolveSettings(env);
+    return resolveRgPath(settings.rgPath, settings.childEnvironment, loadBundled);
+  };
 
   it("prefers EVIDENT_RG_PATH and refuses a bad one with a fix", async () => {
-    assert.deepEqual(await resolveRgPath({ EVIDENT_RG_PATH: RG }), { path: RG, source: "EVIDENT_RG_PATH" });
+    assert.deepEqual(await resolveFor({ EVIDENT_RG_PATH: RG }), { path: RG, source: "EVIDENT_RG_PATH" });
     for (const bad of ["rg", "/nonexistent/rg", join(dir, "notexec")]) {
-      const error = await resolveRgPath({ EVIDENT_RG_PATH: bad }).catch((e: unknown) => e);
+      const error = await resolveFor({ EVIDENT_RG_PATH: bad }).catch((e: unknown) => e);
       assert.equal((error as { code?: string }).code, "configuration_error", bad);
       assert.match((error as Error).message, /EVIDENT_RG_PATH/);
     }
   });
 
   it("uses @vscode/ripgrep's binary, then rg on PATH, else configuration_error", async () => {
-    assert.equal((await resolveRgPath({})).source, "@vscode/ripgrep");
-    assert.deepEqual(await resolveRgPath({ PATH: `/nonexistent:${join(dir, "bin")}` }, noBundle), {
+    assert.equal((await resolveFor({})).source, "@vscode/ripgrep");
+    assert.deepEqual(await resolveFor({ PATH: `/nonexistent:${join(dir, "bin")}` }, noBundle), {
       path: join(dir, "bin/rg"),
       source: "PATH",
     });
-    assert.equal(await errorCode(resolveRgPath({ PATH: "/nonexistent" }, noBundle)), "configuration_error");
-    const error = await resolveRgPath({ PATH: "" }, noBundle).catch((e: unknown) => e);
+    assert.equal(await errorCode(resolveFor({ PATH: "/nonexistent" }, noBundle)), "configuration_error");
+    const error = await resolveFor({ PATH: "" }, noBundle).catch((e: unknown) => e);
     assert.match((error as Error).message, /npm install @vscode\/ripgrep/);
   });
 });

@@ -9,12 +9,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import { resolveHttpSettings } from "../../src/adapters/mcp/http-config.js";
-import { codeSearchSettings } from "../../src/code/settings.js";
-import { envValue } from "../../src/core/env.js";
+import { envValue } from "../../src/config/env.js";
+import { logLevelFromEnv } from "../../src/config/logging.js";
+import { cacheDir, resolveSettings, settingValue, sharedStoreSettings } from "../../src/config/settings.js";
 import { EvidentError } from "../../src/core/errors.js";
-import { logLevelFromEnv } from "../../src/core/logger.js";
-import { cacheDir } from "../../src/core/private-dir.js";
-import { resolveRedisStoreSettings } from "../../src/core/redis/settings.js";
 import { resolveProjectRoot } from "../../src/tools/project-root.js";
 import { loadWebConfig } from "../../src/web/service.js";
 
@@ -69,11 +67,11 @@ describe("a variable holding only whitespace", () => {
       "EVIDENT_DUCKDUCKGO_DEADLINE_MS",
     ];
     for (const name of names) {
-      const loaded = await loadWebConfig({ ...base, [name]: "   " });
+      const loaded = await loadWebConfig(resolveSettings({ ...base, [name]: "   " }));
       assert.equal(loaded.ok, false, `${name} was read as unset`);
       if (!loaded.ok) assertNamed(loaded.error, name);
     }
-    assert.equal((await loadWebConfig({ ...base, TAVILY_API_KEY: "" })).ok, true);
+    assert.equal((await loadWebConfig(resolveSettings({ ...base, TAVILY_API_KEY: "" }))).ok, true);
   });
 
   it("named by a credential reference leaves that provider unusable, saying it is blank", async () => {
@@ -87,7 +85,7 @@ describe("a variable holding only whitespace", () => {
           mode: 0o600,
         },
       );
-      const loaded = await loadWebConfig({ EVIDENT_CONFIG: file, TAV_KEY: "  " });
+      const loaded = await loadWebConfig(resolveSettings({ EVIDENT_CONFIG: file, TAV_KEY: "  " }));
       assert.ok(loaded.ok);
       assert.equal(
         loaded.config.providers.get("tav")?.unavailable,
@@ -115,11 +113,11 @@ describe("a variable holding only whitespace", () => {
       );
     }
     assertNamed(
-      thrownBy(() => codeSearchSettings({ EVIDENT_CODE_SEARCH_DEADLINE_MS: " " })),
+      thrownBy(() => settingValue(resolveSettings({ EVIDENT_CODE_SEARCH_DEADLINE_MS: " " }).code)),
       "EVIDENT_CODE_SEARCH_DEADLINE_MS",
     );
     assertNamed(
-      thrownBy(() => resolveRedisStoreSettings({ EVIDENT_SNAPSHOT_STORE: " " })),
+      thrownBy(() => sharedStoreSettings({ EVIDENT_SNAPSHOT_STORE: " " })),
       "EVIDENT_SNAPSHOT_STORE",
     );
     assertNamed(
@@ -130,7 +128,11 @@ describe("a variable holding only whitespace", () => {
       thrownBy(() => cacheDir({ EVIDENT_CACHE_DIR: " " }, "/tmp", "snapshots")),
       "EVIDENT_CACHE_DIR",
     );
-    const root = resolveProjectRoot({ surface: "mcp", env: { EVIDENT_ROOT: " " }, cwd: "/tmp" });
+    const root = resolveProjectRoot({
+      surface: "mcp",
+      settings: resolveSettings({ EVIDENT_ROOT: " " }),
+      cwd: "/tmp",
+    });
     assert.ok("error" in root);
     assertNamed(root.error, "EVIDENT_ROOT");
   });

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { createStderrLogger, secretsFromEnv } from "../../src/core/logger.js";
+import { secretsFromEnv } from "../../src/config/logging.js";
+import { createStderrLogger } from "../../src/core/logger.js";
 
 describe("logger", () => {
   it("never prints a secret from the environment, wherever it appears in a line", () => {

@@ -8,10 +8,11 @@ import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { after, before, describe, it } from "node:test";
 import { RESP_TYPES } from "@redis/client";
+import { sharedStoreSettings } from "../../src/config/settings.js";
 import type { EvidentError } from "../../src/core/errors.js";
 import { CursorMac, type KeptStoreBounds } from "../../src/core/kept.js";
 import { RedisKeptStore, type RedisKeptStoreOptions } from "../../src/core/redis/kept-store.js";
-import { deriveKeys, resolveRedisStoreSettings } from "../../src/core/redis/settings.js";
+import { deriveKeys } from "../../src/core/redis/settings.js";
 import { isRunning } from "../code/helpers.js";
 import { errorCodeOf } from "../code/snapshots/store.contract.js";
 import { errorOf } from "../fixtures/errors.js";
@@ -46,7 +47,7 @@ function storeOn<T = string>(
   bounds: KeptStoreBounds = BOUNDS,
   extra: Extra = {},
 ): RedisKeptStore<T> {
-  const settings = resolveRedisStoreSettings({ EVIDENT_SNAPSHOT_STORE: url, EVIDENT_CURSOR_KEY: key });
+  const settings = sharedStoreSettings({ EVIDENT_SNAPSHOT_STORE: url, EVIDENT_CURSOR_KEY: key });
   assert.ok(settings !== undefined);
   const store = new RedisKeptStore<T>({
     ...bounds,

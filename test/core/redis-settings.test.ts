@@ -4,17 +4,18 @@
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { sharedStoreSettings } from "../../src/config/settings.js";
 import { EvidentError } from "../../src/core/errors.js";
 import { CURSOR_KEY_MIN_CHARS } from "../../src/core/limits.js";
-import { deriveKeys, resolveRedisStoreSettings } from "../../src/core/redis/settings.js";
+import { deriveKeys } from "../../src/core/redis/settings.js";
 
 describe("shared store settings", () => {
   const url = "redis://127.0.0.1:6379";
   const good = "k".repeat(CURSOR_KEY_MIN_CHARS);
   it("none unless EVIDENT_SNAPSHOT_STORE names a redis:// or rediss:// URL", () => {
-    assert.equal(resolveRedisStoreSettings({}), undefined);
-    assert.equal(resolveRedisStoreSettings({ EVIDENT_SNAPSHOT_STORE: "memory" }), undefined);
-    const settings = resolveRedisStoreSettings({
+    assert.equal(sharedStoreSettings({}), undefined);
+    assert.equal(sharedStoreSettings({ EVIDENT_SNAPSHOT_STORE: "memory" }), undefined);
+    const settings = sharedStoreSettings({
       EVIDENT_SNAPSHOT_STORE: "rediss://user:s3cret@cache.internal:6380/2",
       EVIDENT_CURSOR_KEY: good,
     });
@@ -37,7 +38,7 @@ describe("shared store settings", () => {
     ];
     for (const [env, variable] of cases) {
       assert.throws(
-        () => resolveRedisStoreSettings(env),
+        () => sharedStoreSettings(env),
         (error: unknown) =>
           error instanceof EvidentError &&
           error.code === "configuration_error" &&

@@ -10,6 +10,7 @@
  */
 import type { LookupAddress } from "node:dns";
 import { runCli } from "../../src/adapters/cli/cli.js";
+import { resolveSettings } from "../../src/config/settings.js";
 import type { LookupFunction } from "../../src/net/guard.js";
 import { createCodeSearchTool } from "../../src/tools/code-search.js";
 import { ToolRegistry } from "../../src/tools/registry.js";
@@ -47,12 +48,10 @@ const code = await runCli(
   { stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd() },
   {
     signal: controller.signal,
-    // A process of its own, as the executable's: its memory is tuned the same way.
-    ownsProcess: true,
     createRegistry: (logger, _surface, root) => {
       const environment: ToolEnvironment = {
         cwd: process.cwd(),
-        env: process.env,
+        settings: resolveSettings(process.env),
         logger,
         ...(root === undefined ? {} : { root }),
       };

@@ -11,6 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { loadConfig } from "../../src/config/load.js";
+import { resolveSettings } from "../../src/config/settings.js";
 import { EvidentError } from "../../src/core/errors.js";
 import { silentLogger } from "../../src/core/logger.js";
 import { createHttpClient, type HttpClientOptions } from "../../src/net/client.js";
@@ -280,13 +281,13 @@ describe("proxies", () => {
       const tools = new ToolRegistry()
         .register(
           createWebSearchTool(
-            { cwd: dir, env, logger: silentLogger },
+            { cwd: dir, settings: resolveSettings(env), logger: silentLogger },
             { lookup, treatAsPublic: ["127.0.0.1"] },
           ),
         )
         .register(
           createWebReadTool(
-            { cwd: dir, env, logger: silentLogger },
+            { cwd: dir, settings: resolveSettings(env), logger: silentLogger },
             { lookup, treatAsPublic: ["127.0.0.1"] },
           ),
         );

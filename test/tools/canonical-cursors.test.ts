@@ -11,6 +11,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
+import { resolveSettings } from "../../src/config/settings.js";
 import { silentLogger } from "../../src/core/logger.js";
 import { createCodeSearchTool } from "../../src/tools/code-search.js";
 import { ToolRegistry } from "../../src/tools/registry.js";
@@ -54,12 +55,16 @@ describe("cursors are accepted only in their exact canonical form", () => {
       res.setHeader("content-type", "text/plain");
       res.end("word ".repeat(200_000));
     });
-    const env = { cwd: root, env: { PATH: process.env.PATH ?? "" }, logger: silentLogger };
+    const env = {
+      cwd: root,
+      settings: resolveSettings({ PATH: process.env.PATH ?? "" }),
+      logger: silentLogger,
+    };
     tools = new ToolRegistry()
       .register(createCodeSearchTool(env))
       .register(
         createWebReadTool(
-          { ...env, env: { XDG_CONFIG_HOME: join(dir, "no-config") } },
+          { ...env, settings: resolveSettings({ XDG_CONFIG_HOME: join(dir, "no-config") }) },
           { treatAsPublic: ["127.0.0.1"] },
         ),
       );

@@ -9,6 +9,7 @@ import assert from "node:assert/strict";
 import { chmod, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
+import { resolveSettings } from "../../src/config/settings.js";
 import { createStderrLogger, silentLogger } from "../../src/core/logger.js";
 import { createCodeSearchTool } from "../../src/tools/code-search.js";
 import { ToolRegistry } from "../../src/tools/registry.js";
@@ -17,7 +18,9 @@ import { treesRemovedAfter } from "../code/helpers.js";
 const tree = treesRemovedAfter(after);
 
 function registryFor(root: string, env: Record<string, string | undefined>, logger = silentLogger) {
-  return new ToolRegistry().register(createCodeSearchTool({ cwd: root, env, logger }));
+  return new ToolRegistry().register(
+    createCodeSearchTool({ cwd: root, settings: resolveSettings(env), logger }),
+  );
 }
 
 describe("code_search failures", () => {

@@ -5,6 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
+import { resolveSettings } from "../../src/config/settings.js";
 import { CODE_ANSWER_MAX_BYTES, PROJECT_ROOT_LINE_MAX_BYTES } from "../../src/core/limits.js";
 import { silentLogger } from "../../src/core/logger.js";
 import { createCodeSearchTool } from "../../src/tools/code-search.js";
@@ -26,7 +27,7 @@ describe("the project root line", () => {
     tree = await makeTree({ [`${DEEP}/many.ts`]: MANY, [`${DEEP}/big.ts`]: BIG_FUNCTION });
     root = `${tree}/${DEEP}`;
     registry = new ToolRegistry().register(
-      createCodeSearchTool({ cwd: root, env: process.env, logger: silentLogger }),
+      createCodeSearchTool({ cwd: root, settings: resolveSettings(process.env), logger: silentLogger }),
     );
   });
   after(async () => {

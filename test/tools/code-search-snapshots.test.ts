@@ -9,6 +9,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
+import { resolveSettings } from "../../src/config/settings.js";
 import { silentLogger } from "../../src/core/logger.js";
 import { createCodeSearchTool } from "../../src/tools/code-search.js";
 import { ToolRegistry } from "../../src/tools/registry.js";
@@ -34,7 +35,12 @@ describe("code_search snapshots by surface", () => {
   /** One registry per "process"; each is closed after its call, as the CLI does. */
   async function call(env: Partial<ToolEnvironment>, args: Record<string, unknown>) {
     const registry = new ToolRegistry().register(
-      createCodeSearchTool({ cwd: root, env: { PATH: process.env.PATH }, logger: silentLogger, ...env }),
+      createCodeSearchTool({
+        cwd: root,
+        settings: resolveSettings({ PATH: process.env.PATH }),
+        logger: silentLogger,
+        ...env,
+      }),
     );
     try {
       return await registry.call("code_search", args, { caller: "cli:test" });
@@ -47,7 +53,7 @@ describe("code_search snapshots by surface", () => {
     const cache = join(base, "cache");
     const persistent = {
       snapshots: "persistent" as const,
-      env: { PATH: process.env.PATH, EVIDENT_CACHE_DIR: cache },
+      settings: resolveSettings({ PATH: process.env.PATH, EVIDENT_CACHE_DIR: cache }),
     };
     const first = await call(persistent, { pattern: "needle" });
     assert.equal(first.isError, false);
@@ -66,7 +72,7 @@ describe("code_search snapshots by surface", () => {
   it("a compact result is kept so that its numbers can be inspected from the next run", async () => {
     const persistent = {
       snapshots: "persistent" as const,
-      env: { PATH: process.env.PATH, EVIDENT_CACHE_DIR: join(base, "compact") },
+      settings: resolveSettings({ PATH: process.env.PATH, EVIDENT_CACHE_DIR: join(base, "compact") }),
     };
     const result = await call(persistent, { pattern: "needle", path: "f0.ts" });
     assert.equal(result.isError, false, result.text);
@@ -83,7 +89,7 @@ describe("code_search snapshots by surface", () => {
     await writeFile(blocked, "");
     const persistent = {
       snapshots: "persistent" as const,
-      env: { PATH: process.env.PATH, EVIDENT_CACHE_DIR: blocked },
+      settings: resolveSettings({ PATH: process.env.PATH, EVIDENT_CACHE_DIR: blocked }),
     };
     const result = await call(persistent, { pattern: "needle", path: "f0.ts" });
     assert.equal(result.isError, false, result.text);
@@ -111,15 +117,21 @@ describe("code_search snapshots by surface", () => {
         EVIDENT_CURSOR_KEY: "0123456789abcdef".repeat(4),
       };
       const cache = join(base, "not-used");
-      const first = await call({ env: { ...env, EVIDENT_CACHE_DIR: cache } }, { pattern: "needle" });
+      const first = await call(
+        { settings: resolveSettings({ ...env, EVIDENT_CACHE_DIR: cache }) },
+        { pattern: "needle" },
+      );
       assert.equal(first.isError, false, first.text);
       const cursor = (first.data as { cursor?: string }).cursor as string;
-      const next = await call({ snapshots: "persistent", env }, { cursor, paths: ["f4.ts"] });
+      const next = await call(
+        { snapshots: "persistent", settings: resolveSettings(env) },
+        { cursor, paths: ["f4.ts"] },
+      );
       assert.equal(next.isError, false, next.text);
       assert.equal((next.data as { matches: unknown[] }).matches.length, 5);
       assert.equal(existsSync(cache), false);
       // Inspection reads a match of the shared snapshot (its block fetched first), in another registry.
-      const inspected = await call({ env }, { cursor, matchIndices: [1, 3] });
+      const inspected = await call({ settings: resolveSettings(env) }, { cursor, matchIndices: [1, 3] });
       assert.equal(inspected.isError, false, inspected.text);
       const inspections = (inspected.data as { inspections: { status: string; path: string }[] }).inspections;
       assert.deepEqual(
@@ -127,10 +139,13 @@ describe("code_search snapshots by surface", () => {
         ["complete", "complete"],
       );
       // A structure search's nodes and coverage survive the shared store too.
-      const structure = await call({ env }, { structure: "needle", mode: "summary" });
+      const structure = await call(
+        { settings: resolveSettings(env) },
+        { structure: "needle", mode: "summary" },
+      );
       assert.equal(structure.isError, false, structure.text);
       const structured = await call(
-        { env },
+        { settings: resolveSettings(env) },
         { cursor: (structure.data as { cursor: string }).cursor, limit: 1 },
       );
       const shown = structured.data as { matches: { node?: { startLine: number } }[]; coverage?: unknown };
@@ -138,10 +153,10 @@ describe("code_search snapshots by surface", () => {
       assert.ok(shown.coverage !== undefined);
 
       await redis.stop();
-      const down = await call({ env }, { cursor });
+      const down = await call({ settings: resolveSettings(env) }, { cursor });
       assert.equal(down.isError && down.error.code, "store_unavailable");
       // Nothing is silently kept per process instead: a new search says so too.
-      const search = await call({ env }, { pattern: "needle" });
+      const search = await call({ settings: resolveSettings(env) }, { pattern: "needle" });
       assert.equal(search.isError && search.error.code, "store_unavailable");
     } finally {
       await redis.stop();
@@ -154,7 +169,10 @@ describe("code_search snapshots by surface", () => {
       { EVIDENT_SNAPSHOT_STORE: "redis://127.0.0.1:1" },
     ]) {
       for (let i = 0; i < 2; i++) {
-        const result = await call({ env: { PATH: process.env.PATH, ...env } }, { pattern: "needle" });
+        const result = await call(
+          { settings: resolveSettings({ PATH: process.env.PATH, ...env }) },
+          { pattern: "needle" },
+        );
         assert.equal(result.isError && result.error.code, "configuration_error");
         assert.match(result.text, /EVIDENT_SNAPSHOT_STORE|EVIDENT_CURSOR_KEY/);
       }

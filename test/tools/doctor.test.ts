@@ -14,6 +14,7 @@ import { createServer as createNetServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { after, before, describe, it } from "node:test";
+import { resolveSettings } from "../../src/config/settings.js";
 import { silentLogger } from "../../src/core/logger.js";
 import { createEvident } from "../../src/index.js";
 import type { LookupFunction } from "../../src/net/guard.js";
@@ -103,7 +104,7 @@ describe("evident doctor", () => {
       EVIDENT_RESPONSES_MODEL: "m",
       EVIDENT_RESPONSES_DEADLINE_MS: "300",
     };
-    const report = await runDoctor(env, { lookup });
+    const report = await runDoctor(resolveSettings(env), { lookup });
     const byId = Object.fromEntries(report.probes.map((probe) => [probe.id, probe])) as Record<
       string,
       ProbeResult
@@ -152,12 +153,12 @@ describe("evident doctor", () => {
 
   it("everything configured works: ok; a read-only provider on the read route is skipped, not failed", async () => {
     const report = await runDoctor(
-      {
+      resolveSettings({
         XDG_CONFIG_HOME: join(dir, "none"),
         PATH: process.env.PATH,
         TAVILY_API_KEY: TAVILY_KEY,
         EVIDENT_TAVILY_BASE_URL: `${fake.baseUrl}/tavily`,
-      },
+      }),
       { lookup },
     );
     assert.deepEqual(
@@ -174,7 +175,7 @@ describe("evident doctor", () => {
   it("an invalid config file is reported with the key at fault, and doctor fails", async () => {
     const broken = join(dir, "broken.json");
     writeFileSync(broken, JSON.stringify({ search: { rout: ["duckduckgo"] } }));
-    const report = await runDoctor({ EVIDENT_CONFIG: broken, PATH: process.env.PATH });
+    const report = await runDoctor(resolveSettings({ EVIDENT_CONFIG: broken, PATH: process.env.PATH }));
     assert.equal(report.ok, false);
     assert.equal(report.config.ok, false);
     assert.match(report.config.error?.message ?? "", /search\.rout/);
@@ -451,7 +452,7 @@ describe("the CLI's operator commands", async () => {
         text.stdout,
         /brave: FAILED \(configuration\): brave is not usable: the environment variable BRAVE_SEARCH_API_KEY is set but empty/,
       );
-      const report = await runDoctor(env);
+      const report = await runDoctor(resolveSettings(env));
       const exa = report.probes.find((probe) => probe.id === "mcp-exa");
       assert.ok(exa?.status === "failed", JSON.stringify(exa));
       assert.equal(exa.reason, "configuration");

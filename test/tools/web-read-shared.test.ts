@@ -10,6 +10,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
+import { resolveSettings } from "../../src/config/settings.js";
 import { silentLogger } from "../../src/core/logger.js";
 import { ToolRegistry } from "../../src/tools/registry.js";
 import type { ToolEnvironment } from "../../src/tools/tool.js";
@@ -59,7 +60,7 @@ describe("web_read's long pages in the shared store", () => {
     caller = "http:a",
   ) {
     const registry = new ToolRegistry().register(
-      createWebReadTool({ cwd: base, env, logger: silentLogger, ...extra }),
+      createWebReadTool({ cwd: base, settings: resolveSettings(env), logger: silentLogger, ...extra }),
     );
     try {
       const result = await registry.call("web_read", args, { caller });

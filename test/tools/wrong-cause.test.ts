@@ -12,6 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { Client } from "@modelcontextprotocol/client";
+import { resolveSettings } from "../../src/config/settings.js";
 import { CODE_GLOBS_MAX, MAX_REDIRECTS, MAX_RESPONSE_HEADER_BYTES } from "../../src/core/limits.js";
 import { silentLogger } from "../../src/core/logger.js";
 import { createHttpClient } from "../../src/net/client.js";
@@ -96,7 +97,11 @@ describe("refusals name their real cause", () => {
     dir = await mkdtemp(join(tmpdir(), "evident-wrong-cause-"));
     web = new ToolRegistry().register(
       createWebReadTool(
-        { cwd: dir, env: { XDG_CONFIG_HOME: join(dir, "no-config") }, logger: silentLogger },
+        {
+          cwd: dir,
+          settings: resolveSettings({ XDG_CONFIG_HOME: join(dir, "no-config") }),
+          logger: silentLogger,
+        },
         { treatAsPublic: ["127.0.0.1"] },
       ),
     );
@@ -213,7 +218,7 @@ describe("more than CODE_GLOBS_MAX globs names the bound", () => {
 
   it("A07: through the registry and over MCP, for glob and exclude", async () => {
     const registry = new ToolRegistry().register(
-      createCodeSearchTool({ cwd: root, env: process.env, logger: silentLogger }),
+      createCodeSearchTool({ cwd: root, settings: resolveSettings(process.env), logger: silentLogger }),
     );
     const client = new Client({ name: "wrong-cause", version: "1.0.0" });
     const server = await connectInProcess(client, [], { cwd: root, env: { HOME: join(root, "home") } });

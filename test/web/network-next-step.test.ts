@@ -10,6 +10,7 @@ import { createServer, type Server, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
+import { resolveSettings } from "../../src/config/settings.js";
 import { silentLogger } from "../../src/core/logger.js";
 import type { LookupFunction } from "../../src/net/guard.js";
 import { ToolRegistry } from "../../src/tools/registry.js";
@@ -33,7 +34,11 @@ const lookup: LookupFunction = (hostname, options, callback) => {
 };
 
 function tools(vars: Record<string, string>) {
-  const env = { cwd: dir, env: { XDG_CONFIG_HOME: join(dir, "no-config"), ...vars }, logger: silentLogger };
+  const env = {
+    cwd: dir,
+    settings: resolveSettings({ XDG_CONFIG_HOME: join(dir, "no-config"), ...vars }),
+    logger: silentLogger,
+  };
   const options: WebToolOptions = { lookup, treatAsPublic: ["127.0.0.1"] };
   return new ToolRegistry()
     .register(createWebSearchTool(env, options))

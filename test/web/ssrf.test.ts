@@ -12,6 +12,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
+import { resolveSettings } from "../../src/config/settings.js";
 import { silentLogger } from "../../src/core/logger.js";
 import { createHttpClient } from "../../src/net/client.js";
 import { fetchVia } from "../../src/net/fetch.js";
@@ -30,7 +31,7 @@ function registry(vars: Record<string, string>, options: WebToolOptions = {}) {
   const env: ToolEnvironment = {
     cwd: dir,
     // Only what the test sets: never the developer's real keys or switches.
-    env: { XDG_CONFIG_HOME: join(dir, "no-config"), ...vars },
+    settings: resolveSettings({ XDG_CONFIG_HOME: join(dir, "no-config"), ...vars }),
     logger: silentLogger,
   };
   return new ToolRegistry()

@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import type { ProviderSpec } from "../../src/config/load.js";
+import { resolveSettings } from "../../src/config/settings.js";
 import { silentLogger } from "../../src/core/logger.js";
 import { createProductRegistry } from "../../src/tools/product.js";
 import { ToolRegistry } from "../../src/tools/registry.js";
@@ -25,7 +26,7 @@ function registry(vars: Record<string, string>, options: WebToolOptions = {}) {
   const env: ToolEnvironment = {
     cwd: dir,
     // Only what the test sets: never the developer's real keys or switches.
-    env: { XDG_CONFIG_HOME: join(dir, "no-config"), ...vars },
+    settings: resolveSettings({ XDG_CONFIG_HOME: join(dir, "no-config"), ...vars }),
     logger: silentLogger,
   };
   return new ToolRegistry()
@@ -211,7 +212,7 @@ describe("web tools", () => {
   it("S01: the product's public tools are exactly web_search, web_read and code_search", async () => {
     const product = createProductRegistry({
       cwd: dir,
-      env: { XDG_CONFIG_HOME: join(dir, "no-config") },
+      settings: resolveSettings({ XDG_CONFIG_HOME: join(dir, "no-config") }),
       logger: silentLogger,
     });
     try {
@@ -383,7 +384,11 @@ describe("web service configuration", () => {
     const { WebService } = await import("../../src/web/service.js");
     const base = { XDG_CONFIG_HOME: join(dir, "no-config") };
     const service = new WebService({
-      env: { ...base, EVIDENT_MCP_PRESETS: "exa-hosted", EVIDENT_SEARCH_ROUTE: "duckduckgo,mcp-exa-hosted" },
+      settings: resolveSettings({
+        ...base,
+        EVIDENT_MCP_PRESETS: "exa-hosted",
+        EVIDENT_SEARCH_ROUTE: "duckduckgo,mcp-exa-hosted",
+      }),
       logger: silentLogger,
     });
     const loaded = await service.config();
@@ -394,7 +399,7 @@ describe("web service configuration", () => {
     }
     await service.close();
     const bad = new WebService({
-      env: { ...base, EVIDENT_MCP_PRESETS: "exa-hosted,nope" },
+      settings: resolveSettings({ ...base, EVIDENT_MCP_PRESETS: "exa-hosted,nope" }),
       logger: silentLogger,
     });
     const failed = await bad.config();
@@ -406,7 +411,11 @@ describe("web service configuration", () => {
   it("S22: the private-network switch is logged when the tools are created", () => {
     const lines: string[] = [];
     const logger = { ...silentLogger, warn: (message: string) => void lines.push(message) };
-    const env: ToolEnvironment = { cwd: dir, env: { EVIDENT_ALLOW_PRIVATE_NETWORK: "true" }, logger };
+    const env: ToolEnvironment = {
+      cwd: dir,
+      settings: resolveSettings({ EVIDENT_ALLOW_PRIVATE_NETWORK: "true" }),
+      logger,
+    };
     createWebSearchTool(env);
     createWebReadTool(env);
     assert.equal(lines.length, 1);

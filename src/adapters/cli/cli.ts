@@ -6,17 +6,12 @@
  */
 import { userInfo } from "node:os";
 import type { Readable, Writable } from "node:stream";
-import { envValue } from "../../core/env.js";
+import { envValue } from "../../config/env.js";
+import { logLevelFromEnv, secretsFromEnv } from "../../config/logging.js";
+import { resolveSettings, type Settings } from "../../config/settings.js";
 import { EvidentError } from "../../core/errors.js";
 import { CLI_HELD_LOG_LINES } from "../../core/limits.js";
-import {
-  createStderrLogger,
-  type Logger,
-  type LogLevel,
-  logLevelFromEnv,
-  secretsFromEnv,
-} from "../../core/logger.js";
-import { type IdleCollection, tuneServerMemory } from "../../core/process-memory.js";
+import { createStderrLogger, type Logger, type LogLevel } from "../../core/logger.js";
 import { type RootSetting, resolveProjectRoot } from "../../tools/project-root.js";
 import type { ToolRegistry } from "../../tools/registry.js";
 import { resolveHttpSettings } from "../mcp/http-config.js";
@@ -61,13 +56,10 @@ export interface CliOptions {
     logger: Logger,
     surface: "command" | "server" | "remote",
     /** A server's project root (`--root`, EVIDENT_ROOT, its cwd); tool commands use the shell's cwd. */
-    root?: RootSetting,
+    root: RootSetting | undefined,
+    /** The settings resolved from `CliIo.env` once for this run (config/settings.ts). */
+    settings: Settings,
   ) => ToolRegistry | Promise<ToolRegistry>;
-  /**
-   * Set by the executable, whose process this is: `evident mcp` then tunes the runtime's memory
-   * (core/process-memory.ts). Tests that run the CLI inside their own process leave it unset.
-   */
-  readonly ownsProcess?: boolean;
   /** Cancellation from outside (SIGINT); also stops `evident mcp`. */
   readonly signal?: AbortSignal;
   /** Tool commands; defaults to search, read and grep. */
@@ -94,23 +86,48 @@ export async function runCli(argv: readonly string[], io: CliIo, options: CliOpt
   } catch (error) {
     return fail(io, error);
   }
-  const secrets = secretsFromEnv(io.env);
-  if (command === "mcp") {
-    const logger = createStderrLogger({ level, write: (line) => io.stderr.write(line), secrets });
-    return runMcp(rest, io, options, logger);
-  }
+  // The environment is read here, once; everything below receives the settings.
+  const run: CommandRun = {
+    io,
+    options,
+    level,
+    secrets: secretsFromEnv(io.env),
+    settings: resolveSettings(io.env),
+  };
+  if (command === "mcp") return runMcp(rest, run);
   if (command === "setup") {
     const stdin = io.stdin ?? process.stdin;
-    return (await import("./setup.js")).runSetupCommand(rest, { ...io, stdin });
+    return (await import("./setup.js")).runSetupCommand(rest, { ...io, stdin }, run.settings);
   }
-  if (command === "config") return (await import("./operator.js")).runConfigCommand(rest, io);
-  if (command === "doctor") return (await import("./operator.js")).runDoctorCommand(rest, io);
+  if (command === "config") return (await import("./operator.js")).runConfigCommand(rest, io, run.settings);
+  if (command === "doctor") return (await import("./operator.js")).runDoctorCommand(rest, io, run.settings);
   const commands = options.commands ?? TOOL_COMMANDS;
   const spec = commands[command];
   if (spec === undefined) {
     const known = [...Object.keys(commands), "mcp", "setup", "doctor", "config"].join(", ");
     return fail(io, usageError(`Unknown command "${command}". Commands: ${known}.`, "command"));
   }
+  return runToolCommand(command, spec, rest, run);
+}
+
+/** What every command of one run shares: its streams, options, log settings and settings. */
+interface CommandRun {
+  readonly io: CliIo;
+  readonly options: CliOptions;
+  readonly level: LogLevel;
+  readonly secrets: readonly string[];
+  readonly settings: Settings;
+}
+
+type ToolCommand = (typeof TOOL_COMMANDS)[string];
+
+/** One tool command: its flags parsed against the tool's schema, one call, one document out. */
+async function runToolCommand(
+  command: string,
+  spec: ToolCommand,
+  rest: readonly string[],
+  { io, options, level, secrets, settings }: CommandRun,
+): Promise<number> {
   // A failed command's standard error is its one error document: log lines are held until the
   // outcome is known, written after a success, dropped after a failure (the document says what
   // failed). EVIDENT_LOG_LEVEL set by the user writes them as they come.
@@ -123,10 +140,10 @@ export async function runCli(argv: readonly string[], io: CliIo, options: CliOpt
   const root = resolveProjectRoot({
     surface: "cli",
     explicit: { value: own.root, origin: "--root" },
-    env: io.env,
+    settings,
     cwd: io.cwd,
   });
-  const registry = await options.createRegistry(logger, "command", root);
+  const registry = await options.createRegistry(logger, "command", root, settings);
   try {
     const tool = registry.list().find((t) => t.name === spec.tool);
     if (tool === undefined) {
@@ -143,46 +160,73 @@ export async function runCli(argv: readonly string[], io: CliIo, options: CliOpt
     }
     const parsed = parseCommand(own.tokens, spec, properties);
     const context = { command, spec, properties, parsed };
-    if (parsed.repeated !== undefined) {
-      const { key, first, second } = parsed.repeated;
-      const given = first === second ? `${first} twice` : `${first} and ${second}`;
-      const flag = `--${kebabCase(key)}`;
-      return fail(io, usageProblem(context, `${flag} takes one value, and was given ${given}.`, key, flag));
-    }
-    if (parsed.problem !== undefined) {
-      return fail(io, usageProblem(context, parsed.problem, "(arguments)"));
-    }
-    if (parsed.extra.length > 0) {
-      return fail(io, usageProblem(context, `Unexpected argument "${parsed.extra[0]}".`, "(arguments)"));
-    }
-    const controller = new AbortController();
-    const onAbort = () => controller.abort(options.signal?.reason);
-    options.signal?.addEventListener("abort", onAbort, { once: true });
-    const spinner = createSpinner(io.stderr);
-    try {
-      const result = await registry.call(spec.tool, parsed.args, {
-        signal: controller.signal,
-        logger,
-        caller: cliCaller(),
-        progress: (update) => spinner.update(update),
-      });
-      spinner.stop();
-      if (result.isError) {
-        const error =
-          result.error.code === "invalid_arguments" ? cliArgumentError(result.error, context) : result.error;
-        return fail(io, error);
-      }
-      held.flush();
-      io.stdout.write(
-        own.text ? ensureNewline(textOf(spec.tool, result)) : `${JSON.stringify(result.data, null, 2)}\n`,
-      );
-      return EXIT_OK;
-    } finally {
-      spinner.stop();
-      options.signal?.removeEventListener("abort", onAbort);
-    }
+    const problem = parseProblem(context);
+    if (problem !== undefined) return fail(io, problem);
+    return await callTool(registry, context, { io, options, logger, held, text: own.text });
   } finally {
     await registry.close();
+  }
+}
+
+type CommandContext = Parameters<typeof usageProblem>[0] & {
+  readonly parsed: ReturnType<typeof parseCommand>;
+};
+
+/** What is wrong with the command's arguments, before any call. */
+function parseProblem(context: CommandContext): EvidentError | undefined {
+  const { parsed } = context;
+  if (parsed.repeated !== undefined) {
+    const { key, first, second } = parsed.repeated;
+    const given = first === second ? `${first} twice` : `${first} and ${second}`;
+    const flag = `--${kebabCase(key)}`;
+    return usageProblem(context, `${flag} takes one value, and was given ${given}.`, key, flag);
+  }
+  if (parsed.problem !== undefined) return usageProblem(context, parsed.problem, "(arguments)");
+  if (parsed.extra.length > 0) {
+    return usageProblem(context, `Unexpected argument "${parsed.extra[0]}".`, "(arguments)");
+  }
+  return undefined;
+}
+
+/** Calls the tool with a spinner for progress; the outcome becomes the process's output. */
+async function callTool(
+  registry: ToolRegistry,
+  context: CommandContext,
+  run: {
+    readonly io: CliIo;
+    readonly options: CliOptions;
+    readonly logger: Logger;
+    readonly held: ReturnType<typeof holdLogLines>;
+    readonly text: boolean;
+  },
+): Promise<number> {
+  const { io, options, held } = run;
+  const { spec, parsed } = context;
+  const controller = new AbortController();
+  const onAbort = () => controller.abort(options.signal?.reason);
+  options.signal?.addEventListener("abort", onAbort, { once: true });
+  const spinner = createSpinner(io.stderr);
+  try {
+    const result = await registry.call(spec.tool, parsed.args, {
+      signal: controller.signal,
+      logger: run.logger,
+      caller: cliCaller(),
+      progress: (update) => spinner.update(update),
+    });
+    spinner.stop();
+    if (result.isError) {
+      const error =
+        result.error.code === "invalid_arguments" ? cliArgumentError(result.error, context) : result.error;
+      return fail(io, error);
+    }
+    held.flush();
+    io.stdout.write(
+      run.text ? ensureNewline(textOf(spec.tool, result)) : `${JSON.stringify(result.data, null, 2)}\n`,
+    );
+    return EXIT_OK;
+  } finally {
+    spinner.stop();
+    options.signal?.removeEventListener("abort", onAbort);
   }
 }
 
@@ -213,12 +257,14 @@ function holdLogLines(io: CliIo, passThrough: boolean) {
   };
 }
 
-async function runMcp(
-  rest: readonly string[],
-  io: CliIo,
-  options: CliOptions,
-  logger: Logger,
-): Promise<number> {
+interface McpFlags {
+  readonly transport: "stdio" | "http";
+  readonly rootFlag: string | undefined;
+  readonly structured: boolean;
+}
+
+/** `evident mcp`'s flags over EVIDENT_TRANSPORT and EVIDENT_MCP_STRUCTURED; an exit code when done. */
+function parseMcpFlags(rest: readonly string[], io: CliIo): McpFlags | number {
   let transport: string;
   let rootFlag: string | undefined;
   let structured: boolean;
@@ -259,71 +305,80 @@ async function runMcp(
       usageError(`--transport must be stdio or http, got "${transport}". Usage: ${MCP_USAGE}`, "transport"),
     );
   }
+  return { transport, rootFlag, structured };
+}
+
+async function runMcp(rest: readonly string[], run: CommandRun): Promise<number> {
+  const { io, settings } = run;
+  const flags = parseMcpFlags(rest, io);
+  if (typeof flags === "number") return flags;
+  const logger = createStderrLogger({
+    level: run.level,
+    write: (line) => io.stderr.write(line),
+    secrets: run.secrets,
+  });
   try {
     // A server whose shared snapshot store is wrong or unreachable refuses to start.
     const { checkSnapshotStore } = await import("../../tools/code-search.js");
-    await checkSnapshotStore({ cwd: io.cwd, env: io.env, logger });
+    await checkSnapshotStore({ cwd: io.cwd, settings, logger });
   } catch (error) {
     return fail(io, error);
   }
-  let idle: IdleCollection | undefined;
-  if (options.ownsProcess === true) {
-    try {
-      idle = tuneServerMemory(io.env, process.execArgv, logger);
-    } catch (error) {
-      return fail(io, error);
-    }
-  }
   // A bad or refused root does not stop the server: code_search calls explain it (tools stay listed).
   const root = resolveProjectRoot({
-    surface: transport === "http" ? "http" : "mcp",
-    explicit: { value: rootFlag, origin: "--root" },
-    env: io.env,
+    surface: flags.transport === "http" ? "http" : "mcp",
+    explicit: { value: flags.rootFlag, origin: "--root" },
+    settings,
     cwd: io.cwd,
   });
   if ("error" in root) logger.warn(root.error.message);
-  if (transport === "http") {
-    let settings: ReturnType<typeof resolveHttpSettings>;
-    try {
-      settings = resolveHttpSettings(io.env);
-    } catch (error) {
-      return fail(io, error);
-    }
-    const registry = await options.createRegistry(logger, "remote", root);
-    if (idle !== undefined) registry.observe(idle);
-    const { startHttpServer } = await import("../mcp/http-server.js");
-    let server: Awaited<ReturnType<typeof startHttpServer>>;
-    try {
-      server = await startHttpServer({ registry, logger, settings, structured });
-    } catch (error) {
-      await registry.close();
-      return fail(io, listenFailure(error, settings));
-    }
-    const info = createStderrLogger({ level: "info", write: (line) => io.stderr.write(line) });
-    info.info(`MCP Streamable HTTP listening on ${server.url}`, {
-      auth:
-        settings.tokens.length === 0
-          ? "anonymous (EVIDENT_ALLOW_ANONYMOUS=true)"
-          : `bearer (${settings.tokens.length} token${settings.tokens.length === 1 ? "" : "s"})`,
-    });
-    await waitForAbort(options.signal);
-    idle?.close();
-    await server.close();
-    return EXIT_OK;
-  }
-  const registry = await options.createRegistry(logger, "server", root);
-  if (idle !== undefined) registry.observe(idle);
+  if (flags.transport === "http") return serveHttp(run, logger, root, flags.structured);
+  const registry = await run.options.createRegistry(logger, "server", root, settings);
   const { startStdioServer } = await import("../mcp/stdio.js");
   const handle = startStdioServer({
     registry,
     logger,
-    structured,
+    structured: flags.structured,
     ...(io.protocol === undefined ? {} : { stdin: io.protocol.input, stdout: io.protocol.output }),
   });
-  await Promise.race([handle.closed, waitForAbort(options.signal)]);
-  idle?.close();
+  await Promise.race([handle.closed, waitForAbort(run.options.signal)]);
   await handle.close();
   await registry.close();
+  return EXIT_OK;
+}
+
+/** `evident mcp --transport http`: serves until the signal, then shuts down. */
+async function serveHttp(
+  run: CommandRun,
+  logger: Logger,
+  root: RootSetting,
+  structured: boolean,
+): Promise<number> {
+  const { io, options } = run;
+  let settings: ReturnType<typeof resolveHttpSettings>;
+  try {
+    settings = resolveHttpSettings(io.env);
+  } catch (error) {
+    return fail(io, error);
+  }
+  const registry = await options.createRegistry(logger, "remote", root, run.settings);
+  const { startHttpServer } = await import("../mcp/http-server.js");
+  let server: Awaited<ReturnType<typeof startHttpServer>>;
+  try {
+    server = await startHttpServer({ registry, logger, settings, structured });
+  } catch (error) {
+    await registry.close();
+    return fail(io, listenFailure(error, settings));
+  }
+  const info = createStderrLogger({ level: "info", write: (line) => io.stderr.write(line) });
+  info.info(`MCP Streamable HTTP listening on ${server.url}`, {
+    auth:
+      settings.tokens.length === 0
+        ? "anonymous (EVIDENT_ALLOW_ANONYMOUS=true)"
+        : `bearer (${settings.tokens.length} token${settings.tokens.length === 1 ? "" : "s"})`,
+  });
+  await waitForAbort(options.signal);
+  await server.close();
   return EXIT_OK;
 }
 

@@ -187,109 +187,126 @@ export function parseCommand(
   spec: CommandSpec,
   properties: Readonly<Record<string, unknown>>,
 ): ParsedCommand {
-  const args: Record<string, unknown> = {};
+  const parsed = new CommandArguments(spec, properties);
   const positionals: string[] = [];
-  const spellings: Record<string, string> = {};
-  const raw: Record<string, string> = {};
-  const valueless = new Set<string>();
-  let repeated: ParsedCommand["repeated"];
-  const put = (key: string, value: string | boolean, spelling: string) => {
-    const kind = propertyKind(properties[key]);
-    if (kind !== "array" && kind !== "string-or-array") {
-      const first = spellings[key];
-      if (first !== undefined) repeated ??= { key, first, second: spelling };
-    }
-    spellings[key] = spelling;
-    if (typeof value === "boolean") {
-      args[key] = value;
-      return;
-    }
-    raw[key] = value;
-    const own = spec.values?.[key];
-    if (kind === "number") {
-      args[key] = numberOr(value);
-    } else if (kind === "boolean") {
-      args[key] = value === "true" ? true : value === "false" ? false : value;
-    } else if (kind === "array" || kind === "string-or-array") {
-      const previous = args[key];
-      const list = previous === undefined ? [] : Array.isArray(previous) ? previous : [previous];
-      list.push(
-        own !== undefined ? own(value) : itemKind(properties[key]) === "number" ? numberOr(value) : value,
-      );
-      args[key] = kind === "string-or-array" && list.length === 1 ? list[0] : list;
-    } else {
-      args[key] = own !== undefined ? own(value) : value;
-    }
-  };
-  for (let i = 0; i < tokens.length; i += 1) {
+  for (let i = 0; i < tokens.length; ) {
     const token = tokens[i] as string;
     if (token === "--") {
       positionals.push(...tokens.slice(i + 1));
       break;
     }
     if (token.startsWith("-") && token.length > 1 && !/^-\d/.test(token)) {
-      const eq = token.indexOf("=");
-      const flag = eq === -1 ? token : token.slice(0, eq);
-      const inline = eq === -1 ? undefined : token.slice(eq + 1);
-      let key = spec.aliases?.[flag];
-      let negated = false;
-      if (key === undefined) {
-        const bare = flag.replace(/^--?/, "");
-        if (bare.startsWith("no-") && propertyKind(properties[camelCase(bare.slice(3))]) === "boolean") {
-          key = camelCase(bare.slice(3));
-          negated = true;
-        } else {
-          key = camelCase(bare);
-        }
-      }
-      const kind = propertyKind(properties[key]);
-      if (kind === "boolean" && inline === undefined) {
-        // `--hidden false` reads as help's "(default true)" invites; short switches take no value.
-        const next = tokens[i + 1];
-        if (!negated && flag.startsWith("--") && (next === "true" || next === "false")) {
-          put(key, next, flag);
-          i += 1;
-        } else {
-          put(key, !negated, flag);
-        }
-        continue;
-      }
-      if (inline !== undefined) {
-        // `--no-hidden=false` says hidden twice over: the value, turned around.
-        const value =
-          negated && (inline === "true" || inline === "false") ? String(inline === "false") : inline;
-        put(key, value, flag);
-        continue;
-      }
-      const next = tokens[i + 1];
-      if (next === undefined) {
-        // A value flag with nothing after it: pass an empty marker the schema rejects by name.
-        valueless.add(key);
-        spellings[key] ??= flag;
-        args[key] = kind === "number" ? "" : (args[key] ?? "");
-        continue;
-      }
-      put(key, next, flag);
-      i += 1;
+      i += parsed.flag(token, tokens[i + 1]);
       continue;
     }
     positionals.push(token);
+    i += 1;
   }
   const extra: string[] = [];
-  const keys = positionalsOf(spec, args);
+  const keys = positionalsOf(spec, parsed.args);
   positionals.forEach((value, index) => {
     const key = keys[index];
     if (key === undefined) extra.push(value);
-    else put(key, value, placeholder(spec, key, properties[key]));
+    else parsed.put(key, value, placeholder(spec, key, properties[key]));
   });
-  const shaped = spec.shape?.(args, extra) ?? { args, extra };
+  const shaped = spec.shape?.(parsed.args, extra) ?? { args: parsed.args, extra };
   return {
     args: shaped.args,
     extra: shaped.extra,
     problem: shaped.problem,
-    ...(repeated === undefined ? {} : { repeated }),
-    spellings,
-    raw,
-    valueless,
+    ...(parsed.repeated === undefined ? {} : { repeated: parsed.repeated }),
+    spellings: parsed.spellings,
+    raw: parsed.raw,
+    valueless: parsed.valueless,
   };
+}
+
+/** What a command's flags and positionals add up to, each value read by its property's kind. */
+class CommandArguments {
+  readonly args: Record<string, unknown> = {};
+  /** How each key was written (`--max-results`, `-n`, a positional's placeholder). */
+  readonly spellings: Record<string, string> = {};
+  readonly raw: Record<string, string> = {};
+  readonly valueless = new Set<string>();
+  repeated: ParsedCommand["repeated"];
+  readonly #spec: CommandSpec;
+  readonly #properties: Readonly<Record<string, unknown>>;
+
+  constructor(spec: CommandSpec, properties: Readonly<Record<string, unknown>>) {
+    this.#spec = spec;
+    this.#properties = properties;
+  }
+
+  /** One flag token, with the token after it when it takes that as its value: tokens used. */
+  flag(token: string, next: string | undefined): number {
+    const eq = token.indexOf("=");
+    const flag = eq === -1 ? token : token.slice(0, eq);
+    const inline = eq === -1 ? undefined : token.slice(eq + 1);
+    const { key, negated } = this.#keyOf(flag);
+    const kind = propertyKind(this.#properties[key]);
+    if (kind === "boolean" && inline === undefined) {
+      // `--hidden false` reads as help's "(default true)" invites; short switches take no value.
+      if (!negated && flag.startsWith("--") && (next === "true" || next === "false")) {
+        this.put(key, next, flag);
+        return 2;
+      }
+      this.put(key, !negated, flag);
+      return 1;
+    }
+    if (inline !== undefined) {
+      // `--no-hidden=false` says hidden twice over: the value, turned around.
+      const value =
+        negated && (inline === "true" || inline === "false") ? String(inline === "false") : inline;
+      this.put(key, value, flag);
+      return 1;
+    }
+    if (next === undefined) {
+      // A value flag with nothing after it: pass an empty marker the schema rejects by name.
+      this.valueless.add(key);
+      this.spellings[key] ??= flag;
+      this.args[key] = kind === "number" ? "" : (this.args[key] ?? "");
+      return 1;
+    }
+    this.put(key, next, flag);
+    return 2;
+  }
+
+  put(key: string, value: string | boolean, spelling: string): void {
+    const kind = propertyKind(this.#properties[key]);
+    if (kind !== "array" && kind !== "string-or-array") {
+      const first = this.spellings[key];
+      if (first !== undefined) this.repeated ??= { key, first, second: spelling };
+    }
+    this.spellings[key] = spelling;
+    if (typeof value === "boolean") {
+      this.args[key] = value;
+      return;
+    }
+    this.raw[key] = value;
+    const own = this.#spec.values?.[key];
+    if (kind === "number") {
+      this.args[key] = numberOr(value);
+    } else if (kind === "boolean") {
+      this.args[key] = value === "true" ? true : value === "false" ? false : value;
+    } else if (kind === "array" || kind === "string-or-array") {
+      const previous = this.args[key];
+      const list = previous === undefined ? [] : Array.isArray(previous) ? previous : [previous];
+      const item = itemKind(this.#properties[key]) === "number" ? numberOr(value) : value;
+      list.push(own !== undefined ? own(value) : item);
+      this.args[key] = kind === "string-or-array" && list.length === 1 ? list[0] : list;
+    } else {
+      this.args[key] = own !== undefined ? own(value) : value;
+    }
+  }
+
+  /** The property a flag sets: an alias, `--no-X` of a boolean X, else the flag in camelCase. */
+  #keyOf(flag: string): { key: string; negated: boolean } {
+    const alias = this.#spec.aliases?.[flag];
+    if (alias !== undefined) return { key: alias, negated: false };
+    const bare = flag.replace(/^--?/, "");
+    if (bare.startsWith("no-") && propertyKind(this.#properties[camelCase(bare.slice(3))]) === "boolean") {
+      return { key: camelCase(bare.slice(3)), negated: true };
+    }
+    return { key: camelCase(bare), negated: false };
+  }
 }

@@ -32,9 +32,8 @@ const code = await runCli(
   argv,
   { stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd() },
   {
-    ownsProcess: true,
     signal: controller.signal,
-    createRegistry: productRegistryFor(process.cwd(), process.env),
+    createRegistry: productRegistryFor(process.cwd()),
   },
 );
 process.exitCode = code;

@@ -3,20 +3,26 @@
  * person (or `--json` for machines) and call the same checks the SDK could; nothing here
  * decides what is configured or how a probe is made.
  */
+
+import type { Settings } from "../../config/settings.js";
 import { configFilePath, configView, type DoctorReport, runDoctor } from "../../tools/doctor.js";
 import type { CliIo } from "./cli.js";
 import { EXIT_FAILED, fail, usageError } from "./errors.js";
 
 export const EXIT_OK = 0;
 
-export async function runConfigCommand(args: readonly string[], io: CliIo): Promise<number> {
+export async function runConfigCommand(
+  args: readonly string[],
+  io: CliIo,
+  settings: Settings,
+): Promise<number> {
   const [sub, ...rest] = args;
   if (sub === "path" && rest.length === 0) {
-    io.stdout.write(`${configFilePath(io.env)}\n`);
+    io.stdout.write(`${configFilePath(settings)}\n`);
     return EXIT_OK;
   }
   if (sub === "show" && rest.length === 0) {
-    const view = await configView(io.env);
+    const view = await configView(settings);
     io.stdout.write(`${JSON.stringify(view, null, 2)}\n`);
     return view.ok ? EXIT_OK : EXIT_FAILED;
   }
@@ -41,7 +47,11 @@ const CONFIG_HELP = [
   "",
 ].join("\n");
 
-export async function runDoctorCommand(args: readonly string[], io: CliIo): Promise<number> {
+export async function runDoctorCommand(
+  args: readonly string[],
+  io: CliIo,
+  settings: Settings,
+): Promise<number> {
   const json = args.includes("--json");
   if (args.includes("--help") || args.includes("-h")) {
     io.stdout.write(DOCTOR_HELP);
@@ -54,7 +64,7 @@ export async function runDoctorCommand(args: readonly string[], io: CliIo): Prom
       usageError(`Unknown option "${unknown}" for evident doctor. Usage: evident doctor [--json].`, unknown),
     );
   }
-  const report = await runDoctor(io.env);
+  const report = await runDoctor(settings);
   io.stdout.write(json ? `${JSON.stringify(report, null, 2)}\n` : renderDoctor(report));
   return report.ok ? EXIT_OK : EXIT_FAILED;
 }

@@ -3,20 +3,23 @@
  * surface a command serves. One function, so tests that run `runCli` in their own process wire
  * it exactly as the executable does.
  */
+import type { Settings } from "../../config/settings.js";
 import type { Logger } from "../../core/logger.js";
 import { createProductRegistry } from "../../tools/product.js";
 import type { RootSetting } from "../../tools/project-root.js";
 import type { ToolRegistry } from "../../tools/registry.js";
 import type { CliOptions } from "./cli.js";
 
-export function productRegistryFor(
-  cwd: string,
-  env: Readonly<Record<string, string | undefined>>,
-): CliOptions["createRegistry"] {
-  return (logger: Logger, surface: "command" | "server" | "remote", root?: RootSetting): ToolRegistry =>
+export function productRegistryFor(cwd: string): CliOptions["createRegistry"] {
+  return (
+    logger: Logger,
+    surface: "command" | "server" | "remote",
+    root: RootSetting | undefined,
+    settings: Settings,
+  ): ToolRegistry =>
     createProductRegistry({
       cwd,
-      env,
+      settings,
       logger,
       surface: surface === "command" ? "cli" : surface === "remote" ? "http" : "mcp",
       // A tool command is one process per call: its cursors must outlive it (MCP keeps memory).

@@ -4,6 +4,7 @@
  * the setup plan decides what the file becomes, and the write path writes it.
  */
 import * as prompts from "@clack/prompts";
+import type { Settings } from "../../config/settings.js";
 import {
   applySetup,
   checkSetup,
@@ -33,105 +34,17 @@ const KEYLESS_SEARCH = "duckduckgo";
 const KEYLESS_READ = "direct";
 const READERS = new Set(["tavily", "exa", "jina", "firecrawl"]);
 
-export async function runSetupPrompts(io: SetupIo): Promise<number> {
+export async function runSetupPrompts(io: SetupIo, settings: Settings): Promise<number> {
   const common = { input: io.stdin as never, output: io.stdout as never };
   try {
-    const state = await readSetupState(io.env);
+    const state = await readSetupState(settings);
     prompts.intro("evident setup");
     prompts.note(
       `${state.path}\nEverything you do not change here is kept: saved keys, custom bindings, routes.`,
       "Config file",
     );
-    const existing = new Map(state.providers.map((provider) => [provider.id, provider]));
-    const offered = [
-      ...SETUP_ADAPTERS.map((adapter) => ({ value: adapter, label: adapter })),
-      ...SETUP_PRESETS.map((preset) => ({ value: `mcp-${preset}`, label: `mcp-${preset} (MCP preset)` })),
-    ];
-    const picked = answer(
-      await prompts.multiselect<string>({
-        ...common,
-        message: "Which providers should evident use? (space selects, enter confirms)",
-        options: offered,
-        initialValues: offered.map((option) => option.value).filter((id) => existing.has(id)),
-        required: false,
-      }),
-    );
-
-    const choices: ProviderChoice[] = [];
-    for (const id of picked) {
-      if (id.startsWith("mcp-")) {
-        choices.push({ id, type: "mcp", preset: id.slice("mcp-".length) });
-        continue;
-      }
-      const type = id as (typeof SETUP_ADAPTERS)[number];
-      const before = existing.get(id);
-      const baseUrl =
-        type === "searxng" || type === "responses"
-          ? answer(
-              await prompts.text({
-                ...common,
-                message: `${id}: base URL${type === "searxng" ? " of the SearXNG instance" : " of the Responses endpoint"}`,
-                placeholder: "https://",
-                validate: (value) => (/^https?:\/\/\S+$/.test(value ?? "") ? undefined : "an http(s) URL"),
-              }),
-            )
-          : undefined;
-      const model =
-        type === "responses"
-          ? answer(
-              await prompts.text({
-                ...common,
-                message: `${id}: model`,
-                validate: (v) => (v ? undefined : "required"),
-              }),
-            )
-          : undefined;
-      const key = await askKey(id, type, before, common);
-      choices.push({
-        id,
-        type,
-        ...(key === undefined ? {} : { key }),
-        ...(baseUrl === undefined ? {} : { baseUrl }),
-        ...(model === undefined ? {} : { model }),
-      });
-    }
-
-    // Ids a route may name: what the file has, what was just chosen, and the keyless defaults.
-    const known = new Map<string, { search: boolean; read: boolean }>();
-    known.set(KEYLESS_SEARCH, { search: true, read: false });
-    known.set(KEYLESS_READ, { search: false, read: true });
-    for (const provider of state.providers) known.set(provider.id, provider);
-    for (const choice of choices) {
-      const mcp = choice.type === "mcp";
-      known.set(choice.id, {
-        search: mcp || choice.type !== "jina" || choice.key !== undefined,
-        read: mcp || READERS.has(choice.type),
-      });
-    }
-    const searchIds = [...known].filter(([, can]) => can.search).map(([id]) => id);
-    const readIds = [...known].filter(([, can]) => can.read).map(([id]) => id);
-
-    const searchRoute = await askRoute("search", searchIds, state.searchRoute, common, KEYLESS_SEARCH);
-    const intents: Record<string, string[]> = {};
-    while (
-      answer(
-        await prompts.confirm({
-          ...common,
-          message: `Set a search route for an intent (e.g. news)?${Object.keys(state.intents).length > 0 ? ` Kept: ${Object.keys(state.intents).join(", ")}` : ""}`,
-          initialValue: false,
-        }),
-      )
-    ) {
-      const intent = answer(
-        await prompts.text({
-          ...common,
-          message: "Intent name",
-          validate: (v) => intentNameProblem(v ?? ""),
-        }),
-      );
-      intents[intent] = await askRoute(`"${intent}" search`, searchIds, state.intents[intent], common);
-    }
-    const readRoute = await askRoute("read", readIds, state.readRoute, common, KEYLESS_READ);
+    const choices = await askProviders(state, common);
+    const routes = await askRoutes(state, routeCandidates(state, choices), common);
     const locale = answer(
       await prompts.select<InterfaceLocale>({
         ...common,
@@ -140,14 +53,8 @@ export async function runSetupPrompts(io: SetupIo): Promise<number> {
         initialValue: (state.locale as InterfaceLocale | undefined) ?? "en",
       }),
     );
-    const { path } = await applySetup(io.env, {
-      providers: choices,
-      searchRoute,
-      ...(Object.keys(intents).length === 0 ? {} : { intents }),
-      readRoute,
-      locale,
-    });
-    const [report, closing] = splitCheck(renderSetupCheck(await checkSetup(io.env)));
+    const { path } = await applySetup(settings, { providers: choices, ...routes, locale });
+    const [report, closing] = splitCheck(renderSetupCheck(await checkSetup(settings)));
     prompts.note(report, `Saved ${path} (mode 0600)`);
     prompts.outro(closing);
     return 0;
@@ -159,6 +66,120 @@ export async function runSetupPrompts(io: SetupIo): Promise<number> {
     prompts.cancel((thrown as Error).message);
     return 1;
   }
+}
+
+type SetupState = Awaited<ReturnType<typeof readSetupState>>;
+
+/** Which providers to use, and for each new or keyed one what it needs (URL, model, key). */
+async function askProviders(state: SetupState, common: Common): Promise<ProviderChoice[]> {
+  const existing = new Map(state.providers.map((provider) => [provider.id, provider]));
+  const offered = [
+    ...SETUP_ADAPTERS.map((adapter) => ({ value: adapter, label: adapter })),
+    ...SETUP_PRESETS.map((preset) => ({ value: `mcp-${preset}`, label: `mcp-${preset} (MCP preset)` })),
+  ];
+  const picked = answer(
+    await prompts.multiselect<string>({
+      ...common,
+      message: "Which providers should evident use? (space selects, enter confirms)",
+      options: offered,
+      initialValues: offered.map((option) => option.value).filter((id) => existing.has(id)),
+      required: false,
+    }),
+  );
+  const choices: ProviderChoice[] = [];
+  for (const id of picked) {
+    if (id.startsWith("mcp-")) choices.push({ id, type: "mcp", preset: id.slice("mcp-".length) });
+    else choices.push(await askProvider(id, existing.get(id), common));
+  }
+  return choices;
+}
+
+/** One built-in adapter's base URL and model where it needs them, and its key. */
+async function askProvider(
+  id: string,
+  before: ExistingProvider | undefined,
+  common: Common,
+): Promise<ProviderChoice> {
+  const type = id as (typeof SETUP_ADAPTERS)[number];
+  const baseUrl =
+    type === "searxng" || type === "responses"
+      ? answer(
+          await prompts.text({
+            ...common,
+            message: `${id}: base URL${type === "searxng" ? " of the SearXNG instance" : " of the Responses endpoint"}`,
+            placeholder: "https://",
+            validate: (value) => (/^https?:\/\/\S+$/.test(value ?? "") ? undefined : "an http(s) URL"),
+          }),
+        )
+      : undefined;
+  const model =
+    type === "responses"
+      ? answer(
+          await prompts.text({
+            ...common,
+            message: `${id}: model`,
+            validate: (v) => (v ? undefined : "required"),
+          }),
+        )
+      : undefined;
+  const key = await askKey(id, type, before, common);
+  return {
+    id,
+    type,
+    ...(key === undefined ? {} : { key }),
+    ...(baseUrl === undefined ? {} : { baseUrl }),
+    ...(model === undefined ? {} : { model }),
+  };
+}
+
+/** Ids a route may name: what the file has, what was just chosen, and the keyless defaults. */
+function routeCandidates(state: SetupState, choices: readonly ProviderChoice[]) {
+  const known = new Map<string, { search: boolean; read: boolean }>();
+  known.set(KEYLESS_SEARCH, { search: true, read: false });
+  known.set(KEYLESS_READ, { search: false, read: true });
+  for (const provider of state.providers) known.set(provider.id, provider);
+  for (const choice of choices) {
+    const mcp = choice.type === "mcp";
+    known.set(choice.id, {
+      search: mcp || choice.type !== "jina" || choice.key !== undefined,
+      read: mcp || READERS.has(choice.type),
+    });
+  }
+  return {
+    searchIds: [...known].filter(([, can]) => can.search).map(([id]) => id),
+    readIds: [...known].filter(([, can]) => can.read).map(([id]) => id),
+  };
+}
+
+/** The search route, any intents' routes, then the read route. */
+async function askRoutes(
+  state: SetupState,
+  { searchIds, readIds }: ReturnType<typeof routeCandidates>,
+  common: Common,
+): Promise<{ searchRoute: string[]; intents?: Record<string, string[]>; readRoute: string[] }> {
+  const searchRoute = await askRoute("search", searchIds, state.searchRoute, common, KEYLESS_SEARCH);
+  const intents: Record<string, string[]> = {};
+  const kept = Object.keys(state.intents);
+  while (
+    answer(
+      await prompts.confirm({
+        ...common,
+        message: `Set a search route for an intent (e.g. news)?${kept.length > 0 ? ` Kept: ${kept.join(", ")}` : ""}`,
+        initialValue: false,
+      }),
+    )
+  ) {
+    const intent = answer(
+      await prompts.text({
+        ...common,
+        message: "Intent name",
+        validate: (v) => intentNameProblem(v ?? ""),
+      }),
+    );
+    intents[intent] = await askRoute(`"${intent}" search`, searchIds, state.intents[intent], common);
+  }
+  const readRoute = await askRoute("read", readIds, state.readRoute, common, KEYLESS_READ);
+  return { searchRoute, ...(Object.keys(intents).length === 0 ? {} : { intents }), readRoute };
 }
 
 type Common = { input: never; output: never };

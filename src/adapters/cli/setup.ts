@@ -4,6 +4,8 @@
  * wait for answers nobody can give. Both forms end in the same setup plan and write path, and
  * both then say what the saved configuration does here: what will not work yet, and why.
  */
+
+import type { Settings } from "../../config/settings.js";
 import { EvidentError } from "../../core/errors.js";
 import { SAVED_KEY_MAX_CHARS } from "../../core/limits.js";
 import {
@@ -52,7 +54,11 @@ export const SETUP_HELP = [
   "",
 ].join("\n");
 
-export async function runSetupCommand(args: readonly string[], io: SetupIo): Promise<number> {
+export async function runSetupCommand(
+  args: readonly string[],
+  io: SetupIo,
+  settings: Settings,
+): Promise<number> {
   if (args.includes("--help") || args.includes("-h")) {
     io.stdout.write(SETUP_HELP);
     return 0;
@@ -68,12 +74,12 @@ export async function runSetupCommand(args: readonly string[], io: SetupIo): Pro
       );
     }
     const { runSetupPrompts } = await import("./setup-ui.js");
-    return runSetupPrompts(io);
+    return runSetupPrompts(io, settings);
   }
   try {
     const choices = await parseSetupFlags(args, io);
-    const { path } = await applySetup(io.env, choices);
-    const lines = [`Saved ${path} (mode 0600).`, ...renderSetupCheck(await checkSetup(io.env))];
+    const { path } = await applySetup(settings, choices);
+    const lines = [`Saved ${path} (mode 0600).`, ...renderSetupCheck(await checkSetup(settings))];
     io.stdout.write(`${lines.join("\n")}\n`);
     return 0;
   } catch (thrown) {
@@ -86,78 +92,123 @@ export async function runSetupCommand(args: readonly string[], io: SetupIo): Pro
 }
 
 async function parseSetupFlags(args: readonly string[], io: SetupIo): Promise<SetupChoices> {
-  const values = new Map<string, string[]>();
-  const flags = new Set(["--key-stdin", "--no-keyless"]);
-  for (let i = 0; i < args.length; i += 1) {
-    const token = args[i] as string;
-    const eq = token.indexOf("=");
-    const name = token.startsWith("--") && eq > 0 ? token.slice(0, eq) : token;
-    if (flags.has(name)) {
-      values.set(name, ["true"]);
-      continue;
-    }
-    if (!VALUE_FLAGS.has(name))
-      throw usageError(`Unknown option "${token}" for evident setup (evident setup --help).`, token);
-    const value = eq > 0 && token.startsWith("--") ? token.slice(eq + 1) : args[++i];
-    if (value === undefined || value === "") throw usageError(`${name} needs a value.`, name);
-    values.set(name, [...(values.get(name) ?? []), value]);
+  const flags = new SetupFlags(args);
+  const providers = await providerFlags(flags, io);
+  const intents = intentFlags(flags);
+  const locale = flags.one("--locale");
+  if (locale !== undefined && !(INTERFACE_LOCALES as readonly string[]).includes(locale)) {
+    throw usageError(`--locale ${locale}: use ${INTERFACE_LOCALES.join(" or ")}.`, "--locale");
   }
-  const one = (name: string) => {
-    const list = values.get(name);
+  const searchRoute = flags.ids("--route");
+  const readRoute = flags.ids("--read-route");
+  const exact = flags.has("--no-keyless");
+  if (exact && searchRoute === undefined && readRoute === undefined)
+    throw usageError("--no-keyless applies to a --route or --read-route given with it.", "--no-keyless");
+  return {
+    providers,
+    keylessLast: !exact,
+    ...(searchRoute === undefined ? {} : { searchRoute }),
+    ...(Object.keys(intents).length === 0 ? {} : { intents }),
+    ...(readRoute === undefined ? {} : { readRoute }),
+    ...(locale === undefined ? {} : { locale: locale as InterfaceLocale }),
+  };
+}
+
+/** Setup's flags by name: the switches, and every value each value flag was given. */
+class SetupFlags {
+  readonly #values = new Map<string, string[]>();
+
+  constructor(args: readonly string[]) {
+    const switches = new Set(["--key-stdin", "--no-keyless"]);
+    for (let i = 0; i < args.length; i += 1) {
+      const token = args[i] as string;
+      const eq = token.indexOf("=");
+      const name = token.startsWith("--") && eq > 0 ? token.slice(0, eq) : token;
+      if (switches.has(name)) {
+        this.#values.set(name, ["true"]);
+        continue;
+      }
+      if (!VALUE_FLAGS.has(name))
+        throw usageError(`Unknown option "${token}" for evident setup (evident setup --help).`, token);
+      const value = eq > 0 && token.startsWith("--") ? token.slice(eq + 1) : args[++i];
+      if (value === undefined || value === "") throw usageError(`${name} needs a value.`, name);
+      this.#values.set(name, [...(this.#values.get(name) ?? []), value]);
+    }
+  }
+
+  has(name: string): boolean {
+    return this.#values.has(name);
+  }
+
+  all(name: string): readonly string[] {
+    return this.#values.get(name) ?? [];
+  }
+
+  /** A flag given at most once. */
+  one(name: string): string | undefined {
+    const list = this.#values.get(name);
     if (list !== undefined && list.length > 1) throw usageError(`${name} may be given once.`, name);
     return list?.[0];
-  };
-  const ids = (name: string) =>
-    one(name)
+  }
+
+  /** A comma-separated list of provider ids. */
+  ids(name: string): string[] | undefined {
+    return this.one(name)
       ?.split(",")
       .map((id) => id.trim())
       .filter((id) => id !== "");
-  const id = one("--provider");
-  const providers: ProviderChoice[] = [];
-  if (id !== undefined) {
-    const preset = /^mcp-(.+)$/.exec(id)?.[1];
-    const type = one("--type") ?? (preset !== undefined ? "mcp" : id);
-    if (type === "mcp") {
-      if (preset === undefined || !(SETUP_PRESETS as readonly string[]).includes(preset)) {
-        throw usageError(
-          `--provider ${id}: MCP presets are mcp-${SETUP_PRESETS.join(", mcp-")}.`,
-          "--provider",
-        );
-      }
-      providers.push({ id, type: "mcp", preset });
-    } else {
-      if (!(SETUP_ADAPTERS as readonly string[]).includes(type)) {
-        throw usageError(
-          `--type ${type}: setup adds ${SETUP_ADAPTERS.join(", ")} or an MCP preset.`,
-          "--type",
-        );
-      }
-      const keyEnv = one("--key-env");
-      if (keyEnv !== undefined && values.has("--key-stdin"))
-        throw usageError("Give --key-env or --key-stdin, not both.", "--key-stdin");
-      const saved = values.has("--key-stdin") ? await readAll(io.stdin) : undefined;
-      if (saved === "") throw usageError("--key-stdin read no key.", "--key-stdin");
-      const key = keyEnv !== undefined ? { env: keyEnv } : saved !== undefined ? { save: saved } : undefined;
-      const baseUrl = one("--base-url");
-      const model = one("--model");
-      providers.push({
-        id,
-        type: type as ProviderChoice["type"],
-        ...(key === undefined ? {} : { key }),
-        ...(baseUrl === undefined ? {} : { baseUrl }),
-        ...(model === undefined ? {} : { model }),
-      });
-    }
-  } else if (
-    ["--type", "--key-env", "--key-stdin", "--base-url", "--model"].some((flag) => values.has(flag))
-  ) {
-    throw usageError(
-      "--type, --key-env, --key-stdin, --base-url and --model describe a --provider.",
-      "--provider",
-    );
   }
+}
+
+/** The provider `--provider` adds (an MCP preset, or an adapter with its key, URL and model). */
+async function providerFlags(flags: SetupFlags, io: SetupIo): Promise<ProviderChoice[]> {
+  const id = flags.one("--provider");
+  if (id === undefined) {
+    if (["--type", "--key-env", "--key-stdin", "--base-url", "--model"].some((flag) => flags.has(flag))) {
+      throw usageError(
+        "--type, --key-env, --key-stdin, --base-url and --model describe a --provider.",
+        "--provider",
+      );
+    }
+    return [];
+  }
+  const preset = /^mcp-(.+)$/.exec(id)?.[1];
+  const type = flags.one("--type") ?? (preset !== undefined ? "mcp" : id);
+  if (type === "mcp") {
+    if (preset === undefined || !(SETUP_PRESETS as readonly string[]).includes(preset)) {
+      throw usageError(
+        `--provider ${id}: MCP presets are mcp-${SETUP_PRESETS.join(", mcp-")}.`,
+        "--provider",
+      );
+    }
+    return [{ id, type: "mcp", preset }];
+  }
+  if (!(SETUP_ADAPTERS as readonly string[]).includes(type)) {
+    throw usageError(`--type ${type}: setup adds ${SETUP_ADAPTERS.join(", ")} or an MCP preset.`, "--type");
+  }
+  const keyEnv = flags.one("--key-env");
+  if (keyEnv !== undefined && flags.has("--key-stdin"))
+    throw usageError("Give --key-env or --key-stdin, not both.", "--key-stdin");
+  const saved = flags.has("--key-stdin") ? await readAll(io.stdin) : undefined;
+  if (saved === "") throw usageError("--key-stdin read no key.", "--key-stdin");
+  const key = keyEnv !== undefined ? { env: keyEnv } : saved !== undefined ? { save: saved } : undefined;
+  const baseUrl = flags.one("--base-url");
+  const model = flags.one("--model");
+  return [
+    {
+      id,
+      type: type as ProviderChoice["type"],
+      ...(key === undefined ? {} : { key }),
+      ...(baseUrl === undefined ? {} : { baseUrl }),
+      ...(model === undefined ? {} : { model }),
+    },
+  ];
+}
+
+/** `--intent NAME=A,B`, each a route of its own. */
+function intentFlags(flags: SetupFlags): Record<string, string[]> {
   const intents: Record<string, string[]> = {};
-  for (const spec of values.get("--intent") ?? []) {
+  for (const spec of flags.all("--intent")) {
     const [intent, route] = spec.split("=", 2);
     if (intent === undefined || route === undefined)
       throw usageError(`--intent ${spec}: use NAME=A,B.`, "--intent");
@@ -170,23 +221,7 @@ async function parseSetupFlags(args: readonly string[], io: SetupIo): Promise<Se
       .map((part) => part.trim())
       .filter((part) => part !== "");
   }
-  const locale = one("--locale");
-  if (locale !== undefined && !(INTERFACE_LOCALES as readonly string[]).includes(locale)) {
-    throw usageError(`--locale ${locale}: use ${INTERFACE_LOCALES.join(" or ")}.`, "--locale");
-  }
-  const searchRoute = ids("--route");
-  const readRoute = ids("--read-route");
-  const exact = values.has("--no-keyless");
-  if (exact && searchRoute === undefined && readRoute === undefined)
-    throw usageError("--no-keyless applies to a --route or --read-route given with it.", "--no-keyless");
-  return {
-    providers,
-    keylessLast: !exact,
-    ...(searchRoute === undefined ? {} : { searchRoute }),
-    ...(Object.keys(intents).length === 0 ? {} : { intents }),
-    ...(readRoute === undefined ? {} : { readRoute }),
-    ...(locale === undefined ? {} : { locale: locale as InterfaceLocale }),
-  };
+  return intents;
 }
 
 const VALUE_FLAGS = new Set([

@@ -2,7 +2,7 @@
  * Streamable HTTP settings, resolved once from the environment (deployment platforms set env,
  * not flags). Refusing to start is a decision made here, with the reason in the error message.
  */
-import { envValue } from "../../core/env.js";
+import { envValue } from "../../config/env.js";
 import { EvidentError } from "../../core/errors.js";
 import {
   HTTP_BODY_READ_TIMEOUT_MS,

@@ -7,6 +7,7 @@
  */
 import type { ExtensionContext } from "@mariozechner/pi-coding-agent";
 import { type Component, type Focusable, Input, truncateToWidth } from "@mariozechner/pi-tui";
+import type { Settings } from "../../config/settings.js";
 import {
   KEYED_ADAPTERS,
   type KeyedAdapter,
@@ -15,14 +16,12 @@ import {
   saveProviderKey,
 } from "../../tools/host-settings.js";
 
-type Env = Readonly<Record<string, string | undefined>>;
-
 /** The shortcut that opens the panel (ctrl+alt+e: "e" for evident; no Pi default uses it). */
 export const SETTINGS_SHORTCUT = "ctrl+alt+e";
 
-export async function openSettingsPanel(ctx: ExtensionContext, env: Env): Promise<void> {
+export async function openSettingsPanel(ctx: ExtensionContext, settings: Settings): Promise<void> {
   if (!ctx.hasUI) return;
-  const overview = await providerOverview(env);
+  const overview = await providerOverview(settings);
   const configured = overview.ok ? overview.providers : [];
   if (!overview.ok) ctx.ui.notify(`evident: ${overview.message}`, "error");
 
@@ -53,7 +52,7 @@ export async function openSettingsPanel(ctx: ExtensionContext, env: Env): Promis
   const key = await askKey(ctx, choice.id);
   if (key === undefined || key.trim() === "") return;
   try {
-    const { path } = await saveProviderKey(env, choice.id, choice.keyed, key);
+    const { path } = await saveProviderKey(settings, choice.id, choice.keyed, key);
     ctx.ui.notify(`evident: saved the ${choice.id} API key to ${path} (readable only by you).`, "info");
   } catch (thrown) {
     ctx.ui.notify(`evident: ${(thrown as Error).message}`, "error");

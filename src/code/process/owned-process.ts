@@ -21,6 +21,7 @@ export interface OwnedProcessSpec {
   readonly command: string;
   readonly args: readonly string[];
   readonly cwd: string;
+  /** The child's environment; without one it inherits evident's own (Node's default). */
   readonly env?: NodeJS.ProcessEnv;
   readonly signal?: AbortSignal;
   readonly stderrMaxBytes?: number;
@@ -102,7 +103,7 @@ export async function startOwnedProcess(spec: OwnedProcessSpec): Promise<Started
   }
   const child = spawn(spec.command, [...spec.args], {
     cwd: spec.cwd,
-    env: spec.env ?? process.env,
+    ...(spec.env === undefined ? {} : { env: spec.env }),
     shell: false,
     stdio: [spec.input === true ? "pipe" : "ignore", "pipe", "pipe"],
     windowsHide: true,

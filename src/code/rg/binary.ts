@@ -16,11 +16,15 @@ const FIX =
   "Install the optional dependency @vscode/ripgrep (npm install @vscode/ripgrep), install ripgrep so " +
   "that `rg` is on PATH, or set EVIDENT_RG_PATH to a ripgrep binary.";
 
+/**
+ * `explicit` is EVIDENT_RG_PATH as the operator set it; `env` is the environment whose PATH is
+ * searched last.
+ */
 export async function resolveRgPath(
+  explicit: string | undefined,
   env: Readonly<Record<string, string | undefined>>,
   loadBundled: () => Promise<string> = loadVscodeRipgrep,
 ): Promise<RgResolution> {
-  const explicit = env.EVIDENT_RG_PATH;
   if (explicit !== undefined && explicit !== "") {
     if (!isAbsolute(explicit) || !(await isExecutable(explicit))) {
       throw new EvidentError(

@@ -29,7 +29,10 @@ import { listNames } from "../rg/names.js";
 import type { Execution } from "../snapshots/build.js";
 
 export interface SearchExecutorOptions {
+  /** The environment ripgrep is looked up in (PATH), as the adapter handed it (config/). */
   readonly env: Readonly<Record<string, string | undefined>>;
+  /** The operator's ripgrep binary (EVIDENT_RG_PATH), if set. */
+  readonly rgPath?: string | undefined;
   readonly logger: Logger;
   readonly retention?: RetentionBounds;
   readonly revisionCache?: RevisionCacheOptions;
@@ -189,7 +192,7 @@ export class SearchExecutor {
 
   /** The ripgrep executable (resolved once; a failure is tried again next time). */
   rgPath(): Promise<string> {
-    this.#rgPath ??= resolveRgPath(this.#options.env).then((r) => r.path);
+    this.#rgPath ??= resolveRgPath(this.#options.rgPath, this.#options.env).then((r) => r.path);
     // A failed resolution is not cached: the operator may fix the installation meanwhile.
     this.#rgPath.catch(() => {
       this.#rgPath = undefined;

@@ -77,11 +77,12 @@ export type CtagsOutcome =
 export async function ctagsSymbols(
   ctags: string,
   absolutePath: string,
+  environment: Readonly<Record<string, string | undefined>>,
   signal?: AbortSignal,
 ): Promise<CtagsOutcome> {
   const tags: Parameters<typeof qualify>[0][number][] = [];
   let tagsSeen = 0;
-  const outcome = await withPrivateTmp((env) =>
+  const outcome = await withPrivateTmp(environment, (env) =>
     runOwnedProcess(
       {
         command: ctags,
@@ -164,11 +165,17 @@ async function knowsLanguage(ctags: string, absolutePath: string, signal?: Abort
   return !/:\s*NONE\s*$/.test(output.trim());
 }
 
-/** Runs `run` with a TMPDIR of its own, removed after it (every way out of an owned process waits for its exit). */
-async function withPrivateTmp<T>(run: (env: NodeJS.ProcessEnv) => Promise<T>): Promise<T> {
+/**
+ * Runs `run` in `environment` with a TMPDIR of its own, removed after it (every way out of an
+ * owned process waits for its exit).
+ */
+async function withPrivateTmp<T>(
+  environment: Readonly<Record<string, string | undefined>>,
+  run: (env: NodeJS.ProcessEnv) => Promise<T>,
+): Promise<T> {
   const dir = await mkdtemp(join(tmpdir(), "evident-ctags-"));
   try {
-    return await run({ ...process.env, TMPDIR: dir });
+    return await run({ ...environment, TMPDIR: dir });
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

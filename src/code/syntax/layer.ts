@@ -165,7 +165,7 @@ export class SyntaxLayer {
       hit?.kind === "ctags"
         ? hit
         : await this.#once(key, document, signal, async () => {
-            const outcome = await ctagsSymbols(ctags.path, document.path, signal);
+            const outcome = await ctagsSymbols(ctags.path, document.path, this.#options.env, signal);
             if (outcome.status !== "ok") return outcome;
             // ctags read the file itself: its symbols describe the document only if that is still it.
             if (!sameRevision(document.revision, await readRevision(document.path)))

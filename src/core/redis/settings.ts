@@ -7,7 +7,6 @@
  * than falling back to a per-process store.
  */
 import { hkdfSync } from "node:crypto";
-import { envValue } from "../env.js";
 import { EvidentError } from "../errors.js";
 import { KEPT_KEY_BYTES } from "../kept.js";
 import { CURSOR_KEY_MIN_CHARS } from "../limits.js";
@@ -38,11 +37,15 @@ export interface RedisStoreSettings {
   readonly keys: SharedStoreKeys;
 }
 
-type Env = Readonly<Record<string, string | undefined>>;
-
-/** The Redis store's settings, or undefined when the environment asks for none. */
-export function resolveRedisStoreSettings(env: Env): RedisStoreSettings | undefined {
-  const raw = envValue(env, STORE_VARIABLE) ?? "";
+/**
+ * The Redis store's settings, or undefined when none is asked for: `store` is
+ * EVIDENT_SNAPSHOT_STORE as config/ read it (trimmed), `cursorKey` EVIDENT_CURSOR_KEY as set.
+ */
+export function resolveRedisStoreSettings(
+  store: string | undefined,
+  cursorKey: string | undefined,
+): RedisStoreSettings | undefined {
+  const raw = store ?? "";
   if (raw === "" || raw === "memory") return undefined;
   let url: URL;
   try {
@@ -66,12 +69,11 @@ export function resolveRedisStoreSettings(env: Env): RedisStoreSettings | undefi
   const shown = new URL(url.href);
   shown.username = "";
   shown.password = "";
-  return { url: raw, shownUrl: shown.href, password, keys: deriveKeys(cursorSecret(env)) };
+  return { url: raw, shownUrl: shown.href, password, keys: deriveKeys(cursorSecret(cursorKey)) };
 }
 
 /** The shared secret, refused when it cannot be what the operator meant. */
-function cursorSecret(env: Env): string {
-  const secret = env[KEY_VARIABLE];
+function cursorSecret(secret: string | undefined): string {
   const advice =
     `set ${KEY_VARIABLE} to the same random secret of at least ${CURSOR_KEY_MIN_CHARS} characters on every ` +
     "replica (for example `openssl rand -hex 32`)";

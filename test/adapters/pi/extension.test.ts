@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { Theme } from "@mariozechner/pi-coding-agent";
 import { visibleWidth } from "@mariozechner/pi-tui";
+import { resolveSettings } from "../../../src/config/settings.js";
 import { silentLogger } from "../../../src/core/logger.js";
 import { createProductRegistry } from "../../../src/tools/product.js";
 import { gatedRipgrep, processesIn, treesRemovedAfter } from "../../code/helpers.js";
@@ -117,7 +118,7 @@ describe("Pi extension", () => {
       // environment: web_search's description names the configured search providers).
       const registry = createProductRegistry({
         cwd: root,
-        env: process.env,
+        settings: resolveSettings(process.env),
         logger: silentLogger,
         surface: "pi",
       });

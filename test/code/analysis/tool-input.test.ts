@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
+import { resolveSettings } from "../../../src/config/settings.js";
 import { ANYOF_TERM_MAX_BYTES, ANYOF_TERMS_MAX, GIT_REVISION_MAX_CHARS } from "../../../src/core/limits.js";
 import { silentLogger } from "../../../src/core/logger.js";
 import { createCodeSearchTool } from "../../../src/tools/code-search.js";
@@ -12,7 +13,7 @@ describe("code_search analysis input", () => {
   before(async () => {
     root = await makeTree({ "a.ts": "alpha beta\n" });
     registry = new ToolRegistry().register(
-      createCodeSearchTool({ cwd: root, env: process.env, logger: silentLogger }),
+      createCodeSearchTool({ cwd: root, settings: resolveSettings(process.env), logger: silentLogger }),
     );
   });
   after(async () => {

@@ -14,7 +14,7 @@ import { revisionOf } from "../../../src/code/revisions/scan.js";
 import { parsedTable } from "../../../src/code/rg/match-table.js";
 import { FileSnapshotStore } from "../../../src/code/snapshots/file-store/store.js";
 import { MemorySnapshotStore, selectionSignature } from "../../../src/code/snapshots/store.js";
-import { cacheDir } from "../../../src/core/private-dir.js";
+import { cacheDir } from "../../../src/config/settings.js";
 import { errorOf } from "../../fixtures/errors.js";
 import { spawnedFixture } from "../../fixtures/spawned.js";
 import { makeTree, removeTree } from "../helpers.js";

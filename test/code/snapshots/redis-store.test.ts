@@ -17,8 +17,9 @@ import {
   searchSnapshot,
   selectionSignature,
 } from "../../../src/code/snapshots/store.js";
+import { sharedStoreSettings } from "../../../src/config/settings.js";
 import { SNAPSHOT_BLOCK_MATCHES } from "../../../src/core/limits.js";
-import { deriveKeys, resolveRedisStoreSettings } from "../../../src/core/redis/settings.js";
+import { deriveKeys } from "../../../src/core/redis/settings.js";
 import { errorOf } from "../../fixtures/errors.js";
 import { missing } from "../../fixtures/optional-tools.js";
 import { type RedisServer, redisClient, startRedis } from "../../servers/services.js";
@@ -51,7 +52,7 @@ function storeOn(
   key: string,
   options: Partial<Omit<RedisSnapshotStoreOptions, "settings">> = {},
 ): RedisSnapshotStore {
-  const settings = resolveRedisStoreSettings({ EVIDENT_SNAPSHOT_STORE: url, EVIDENT_CURSOR_KEY: key });
+  const settings = sharedStoreSettings({ EVIDENT_SNAPSHOT_STORE: url, EVIDENT_CURSOR_KEY: key });
   assert.ok(settings !== undefined);
   const store = new RedisSnapshotStore({ settings, ...options });
   stores.push(store);

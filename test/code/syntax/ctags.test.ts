@@ -33,7 +33,7 @@ describe("ctags", { skip: missing("ctags") }, () => {
       watcher = watch(temporary, { recursive: true }, (_event, name) => {
         if (name !== null && /(^|\/)tags\.\w+$/.test(String(name))) controller.abort();
       });
-      const outcome = await ctagsSymbols(toolPath("ctags"), source, controller.signal).catch(
+      const outcome = await ctagsSymbols(toolPath("ctags"), source, process.env, controller.signal).catch(
         (e: unknown) => e,
       );
       assert.ok(controller.signal.aborted, `ctags was stopped, not finished (${JSON.stringify(outcome)})`);

@@ -4,8 +4,10 @@
  * becomes rows, native content and metadata, and how focus is (or is not) forwarded. Only the
  * connection is replaced (a stdio child or loopback HTTP): no test contacts a vendor.
  */
+
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
+import { resolveSettings, settingValue } from "../../../src/config/settings.js";
 import { isEvidentError } from "../../../src/core/errors.js";
 import { silentLogger } from "../../../src/core/logger.js";
 import { createHttpClient } from "../../../src/net/client.js";
@@ -15,7 +17,7 @@ import { type McpPresetId, mcpProviderConfigSchema } from "../../../src/web/prov
 import {
   KEYLESS_DEFAULT_SEARCH_PRESETS,
   MCP_PRESETS,
-  presetEntriesFromEnv,
+  presetEntries,
   presetProviderId,
 } from "../../../src/web/providers/mcp/presets.js";
 import { createMcpProvider, type McpProvider } from "../../../src/web/providers/mcp/provider.js";
@@ -383,15 +385,17 @@ describe("mcp preset definitions", () => {
   });
 
   it("EVIDENT_MCP_PRESETS enables presets as mcp-<preset> providers and reports unknown names", () => {
-    const { entries, unknown } = presetEntriesFromEnv({
-      EVIDENT_MCP_PRESETS: " exa-hosted, tavily,,exa-hosted,bogus ",
-    });
+    const { entries, unknown } = presetEntries(
+      settingValue(
+        resolveSettings({ EVIDENT_MCP_PRESETS: " exa-hosted, tavily,,exa-hosted,bogus " }).web.mcpPresets,
+      ),
+    );
     assert.deepEqual(entries, [
       { id: "mcp-exa-hosted", entry: { type: "mcp", preset: "exa-hosted" } },
       { id: "mcp-tavily", entry: { type: "mcp", preset: "tavily" } },
     ]);
     assert.deepEqual(unknown, ["bogus"]);
-    assert.deepEqual(presetEntriesFromEnv({}).entries, []);
+    assert.deepEqual(presetEntries(settingValue(resolveSettings({}).web.mcpPresets)).entries, []);
     assert.equal(presetProviderId("jina"), "mcp-jina");
   });
 });

@@ -31,7 +31,6 @@ import {
 import type { Logger } from "../../../core/logger.js";
 import {
   CREATE_FLAGS,
-  cacheDir,
   cacheDirError,
   errnoOf,
   FILE_MODE,
@@ -69,11 +68,8 @@ import {
 } from "./format.js";
 
 export interface FileSnapshotStoreOptions {
-  /** The directory itself; by default resolved from `env` (`cacheDir(env, cwd, "snapshots")`). */
-  readonly dir?: string;
-  readonly env?: Readonly<Record<string, string | undefined>>;
-  /** Base of a relative `EVIDENT_CACHE_DIR`. */
-  readonly cwd?: string;
+  /** The directory itself (the surface resolves it from EVIDENT_CACHE_DIR, see config/settings.ts). */
+  readonly dir: string;
   readonly ttlMs?: number;
   readonly maxCount?: number;
   readonly maxBytes?: number;
@@ -96,7 +92,7 @@ export class FileSnapshotStore implements SnapshotStore {
   #failure: EvidentError | undefined;
   #closed = false;
 
-  constructor(options: FileSnapshotStoreOptions = {}) {
+  constructor(options: FileSnapshotStoreOptions) {
     this.#options = options;
     this.#ttlMs = options.ttlMs ?? SNAPSHOT_TTL_MS;
     this.#maxCount = options.maxCount ?? SNAPSHOT_MAX_COUNT;
@@ -278,7 +274,7 @@ export class FileSnapshotStore implements SnapshotStore {
   #init(): { readonly dir: string; readonly key: Buffer; readonly codec: CursorCodec } {
     if (this.#ready !== undefined) return this.#ready;
     if (this.#failure !== undefined) throw this.#failure;
-    const dir = this.#options.dir ?? cacheDir(this.#options.env ?? {}, this.#options.cwd ?? ".", "snapshots");
+    const dir = this.#options.dir;
     try {
       preparePrivateDir(dir);
       const key = loadOrCreateKey(dir, CURSOR_KEY_BYTES);

@@ -5,9 +5,8 @@
  * (html.ts), PDF as text by page (pdf.ts), plain text, Markdown and JSON as they are (text.ts).
  * Anything else is `unsupported_content`, naming the type, rather than bytes posing as text.
  */
-import { type Env, envInteger } from "../../../core/env.js";
 import { EvidentError } from "../../../core/errors.js";
-import { WEB_READ_MEMORY_MB, WEB_READ_MEMORY_MIN_MB } from "../../../core/limits.js";
+import { WEB_READ_MEMORY_MB } from "../../../core/limits.js";
 import type { HttpResponse } from "../../../net/http-client.js";
 import {
   type Provider,
@@ -37,17 +36,13 @@ const HTML = /^(text\/html|application\/xhtml\+xml)$/;
 /** Types that say nothing about the bytes: the bytes decide. */
 const UNTYPED = /^(|application\/octet-stream|binary\/octet-stream|application\/unknown)$/;
 
-/**
- * `env` holds the operator's settings of the reader itself (EVIDENT_WEB_READ_MEMORY_MB); an
- * unusable value is a configuration_error naming the variable.
- */
-export function createDirectProvider(options: DirectProviderOptions = {}, env: Env = {}): Provider {
+/** `readerMemoryMb`: the reader thread's heap bound, the operator's EVIDENT_WEB_READ_MEMORY_MB. */
+export function createDirectProvider(
+  options: DirectProviderOptions = {},
+  readerMemoryMb: number = WEB_READ_MEMORY_MB,
+): Provider {
   const id = options.id ?? "direct";
-  const reading: ReadBodyOptions = {
-    readerMemoryMb: envInteger(env, "EVIDENT_WEB_READ_MEMORY_MB", WEB_READ_MEMORY_MB, {
-      min: WEB_READ_MEMORY_MIN_MB,
-    }),
-  };
+  const reading: ReadBodyOptions = { readerMemoryMb };
   return {
     id,
     adapter: "direct",

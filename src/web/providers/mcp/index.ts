@@ -21,7 +21,7 @@ export {
   MCP_PRESETS_ENV,
   type McpPreset,
   type PresetEntry,
-  presetEntriesFromEnv,
+  presetEntries,
   presetProviderId,
 } from "./presets.js";
 export { createMcpProvider, type McpProvider, type McpProviderDeps, resolveBinding } from "./provider.js";

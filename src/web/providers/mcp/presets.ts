@@ -139,17 +139,16 @@ export interface PresetEntry {
 }
 
 /**
- * Provider entries for `EVIDENT_MCP_PRESETS` (comma-separated preset ids, e.g. `exa-hosted,tavily`).
+ * Provider entries for the preset ids of `EVIDENT_MCP_PRESETS` (config/ splits the list).
  * Unknown ids are reported, not ignored, so a typo is a configuration error naming the value.
  */
-export function presetEntriesFromEnv(env: Readonly<Record<string, string | undefined>>): {
+export function presetEntries(names: readonly string[]): {
   readonly entries: PresetEntry[];
   readonly unknown: string[];
 } {
-  const raw = env[MCP_PRESETS_ENV] ?? "";
   const entries: PresetEntry[] = [];
   const unknown: string[] = [];
-  for (const name of raw.split(",").map((part) => part.trim())) {
+  for (const name of names.map((part) => part.trim())) {
     if (name.length === 0) continue;
     if (!(MCP_PRESET_IDS as readonly string[]).includes(name)) {
       unknown.push(name);

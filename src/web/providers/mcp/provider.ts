@@ -31,7 +31,10 @@ import { MCP_PRESETS } from "./presets.js";
 import { parseSearch, yamlScalars } from "./rows.js";
 
 export interface McpProviderDeps {
-  /** Where credential references resolve (default: `process.env`), read at connect time. */
+  /**
+   * The caller's environment as config/ handed it over: a stdio upstream inherits its proxies,
+   * and credential references (`{"env": "NAME"}`) resolve in it at connect time. Default: none.
+   */
   readonly env?: Readonly<Record<string, string | undefined>>;
   readonly logger?: Logger;
   /** The identity evident gives upstream servers in `initialize`. */
@@ -91,7 +94,7 @@ export function createMcpProvider(
   const upstream = new UpstreamConnection({
     providerId: id,
     connection: binding.connection,
-    env: deps.env ?? process.env,
+    env: deps.env ?? {},
     logger: deps.logger ?? silentLogger,
     requestTimeoutMs: deadlineMs,
     clientInfo: deps.clientInfo ?? { name: "evident", version: "0.1.0" },

@@ -2,7 +2,7 @@
  * Reading operator settings from environment variables. A value that is set but unusable is a
  * configuration_error naming the variable, never a silent fallback to the default.
  */
-import { EvidentError } from "./errors.js";
+import { EvidentError } from "../core/errors.js";
 
 export type Env = Readonly<Record<string, string | undefined>>;
 
