@@ -175,7 +175,9 @@ export class WebRouter {
     try {
       const candidates = reader ?? this.#options.readRoute;
       const { route, warnings } =
-        input.focus === undefined ? { route: candidates, warnings: [] } : await this.#focusRoute(candidates);
+        input.focus === undefined
+          ? { route: candidates, warnings: [] }
+          : await this.#focusRoute(candidates, reader !== undefined);
       // The URL is checked before any provider sees it, whichever provider fetches it (after the
       // focus check, which needs no network); the DNS lookup is bounded by the call's deadline.
       await this.#assertPublic(input.url, call.signal);
@@ -220,6 +222,7 @@ export class WebRouter {
    */
   async #focusRoute(
     candidates: readonly string[],
+    namedReader: boolean,
   ): Promise<{ route: readonly string[]; warnings: string[] }> {
     const capable: string[] = [];
     for (const id of candidates) {
@@ -232,7 +235,7 @@ export class WebRouter {
       const reader = phrasing.arg("web_read", "reader");
       throw new EvidentError(
         "focus_unsupported",
-        reader !== undefined
+        namedReader
           ? `The reader ${candidates[0]} cannot take a focus; ${without}, or name a ${reader} that supports it.`
           : `No provider on the read route (${candidates.join(", ")}) can take a focus; ${without}, or name a ${reader} that supports it.`,
         { details: { field: "focus", providers: [...candidates] } },
