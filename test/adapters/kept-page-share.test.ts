@@ -20,6 +20,7 @@ import { WEB_PAGES_MAX_BYTES } from "../../src/core/limits.js";
 import { silentLogger } from "../../src/core/logger.js";
 import { createProductRegistry } from "../../src/tools/product.js";
 import { missing } from "../fixtures/optional-tools.js";
+import { homeEnv } from "../helpers/built-cli.js";
 import { type Loopback, startLoopback } from "../net/loopback.js";
 import { type RedisServer, startRedis } from "../servers/services.js";
 
@@ -70,17 +71,13 @@ function twoCallers(store: "memory" | "redis", arrays: number, skip: string | fa
         }
       });
       if (store === "redis") redis = await startRedis();
-      const env = {
-        PATH: process.env.PATH ?? "",
-        HOME: base,
-        XDG_CONFIG_HOME: join(base, "config"),
-        EVIDENT_CACHE_DIR: join(base, "cache"),
+      const env = homeEnv(base, {
         EVIDENT_ALLOW_PRIVATE_NETWORK: "true",
         EVIDENT_ENVELOPE_BUDGET_CHARS: String(BUDGET),
         ...(redis === undefined
           ? {}
           : { EVIDENT_SNAPSHOT_STORE: redis.url, EVIDENT_CURSOR_KEY: "0123456789abcdef".repeat(4) }),
-      };
+      });
       server = await startHttpServer({
         registry: createProductRegistry({ cwd: base, env, logger: silentLogger }),
         logger: silentLogger,

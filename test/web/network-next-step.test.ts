@@ -17,7 +17,7 @@ import { createWebReadTool } from "../../src/tools/web-read.js";
 import { createWebSearchTool } from "../../src/tools/web-search.js";
 import type { WebToolOptions } from "../../src/tools/web-shared.js";
 import { type ConnectProxy, startConnectProxy } from "../net/connect-proxy.js";
-import { type Loopback, startLoopback } from "../net/loopback.js";
+import { freePort, type Loopback, listenOnLoopback, startLoopback } from "../net/loopback.js";
 
 const dir = mkdtempSync(join(tmpdir(), "evident-next-step-"));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -80,12 +80,8 @@ describe("network failures name the next step, for web_search and web_read alike
       held.add(socket);
       socket.once("close", () => held.delete(socket));
     });
-    await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
-    silentPort = (silent.address() as { port: number }).port;
-    const closed = createServer();
-    await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
-    closedPort = (closed.address() as { port: number }).port;
-    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    silentPort = await listenOnLoopback(silent);
+    closedPort = await freePort();
     proxy = await startConnectProxy();
     proxy.refuseWith = 407;
   });
