@@ -6,7 +6,6 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { describe, it } from "node:test";
-import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { z } from "zod";
 import { resolveHttpSettings } from "../../src/adapters/mcp/http-config.js";
 import { startHttpServer } from "../../src/adapters/mcp/http-server.js";
@@ -16,24 +15,12 @@ import { success } from "../../src/core/result.js";
 import { defineTool } from "../../src/tools/tool.js";
 import { TEST_CLI } from "../fixtures/spawned.js";
 import { createTestRegistry, Gate } from "../fixtures/test-tools.js";
+import { connectHttp, textOf } from "../helpers/mcp-client.js";
 import { headOf, legacyHeaders, RawSocket, raw, toolCall } from "./http-raw.js";
 
 const TOKEN = `${"t".repeat(HTTP_MIN_TOKEN_CHARS)}-secret`;
 
-async function connect(url: string) {
-  const client = new Client({ name: "evident-test", version: "1.0.0" });
-  await client.connect(
-    new StreamableHTTPClientTransport(new URL(url), {
-      requestInit: { headers: { authorization: `Bearer ${TOKEN}` } },
-    }),
-  );
-  return client;
-}
-
-function textOf(result: { content?: unknown }): string {
-  const [first] = (result.content ?? []) as Array<{ type: string; text?: string }>;
-  return first?.text ?? "";
-}
+const connect = (url: string) => connectHttp(url, { name: "evident-test", token: TOKEN });
 
 /** The test registry plus `hold_more`: reports progress, then waits behind a gate of its own. */
 function registryWithTwoGates(gate: Gate, more: Gate) {

@@ -12,7 +12,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import type { Client } from "@modelcontextprotocol/client";
 import { resolveHttpSettings } from "../../src/adapters/mcp/http-config.js";
 import { type RunningHttpServer, startHttpServer } from "../../src/adapters/mcp/http-server.js";
 import { keptEntryMaxBytes } from "../../src/core/kept.js";
@@ -21,6 +21,7 @@ import { silentLogger } from "../../src/core/logger.js";
 import { createProductRegistry } from "../../src/tools/product.js";
 import { missing } from "../fixtures/optional-tools.js";
 import { homeEnv } from "../helpers/built-cli.js";
+import { connectHttp } from "../helpers/mcp-client.js";
 import { type Loopback, startLoopback } from "../net/loopback.js";
 import { type RedisServer, startRedis } from "../servers/services.js";
 
@@ -84,12 +85,7 @@ function twoCallers(store: "memory" | "redis", arrays: number, skip: string | fa
         settings: resolveHttpSettings({ EVIDENT_AUTH_TOKENS: TOKENS.join(","), EVIDENT_HTTP_PORT: "0" }),
       });
       for (const token of TOKENS) {
-        const client = new Client({ name: "kept-share", version: "1.0.0" });
-        await client.connect(
-          new StreamableHTTPClientTransport(new URL(server.url), {
-            requestInit: { headers: { authorization: `Bearer ${token}` } },
-          }),
-        );
+        const client = await connectHttp(server.url, { name: "kept-share", token });
         clients.push(client);
       }
     });

@@ -12,13 +12,14 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import type { Client } from "@modelcontextprotocol/client";
 import { resolveHttpSettings } from "../../src/adapters/mcp/http-config.js";
 import { type RunningHttpServer, startHttpServer } from "../../src/adapters/mcp/http-server.js";
 import { silentLogger } from "../../src/core/logger.js";
 import { createEvident } from "../../src/index.js";
 import { createProductRegistry } from "../../src/tools/product.js";
-import { EVIDENT_CLI as CLI, connectStdio, firstText, homeEnv } from "../helpers/built-cli.js";
+import { EVIDENT_CLI as CLI, homeEnv } from "../helpers/built-cli.js";
+import { connectHttp, connectStdio, textOf } from "../helpers/mcp-client.js";
 import { type Loopback, startLoopback } from "../net/loopback.js";
 
 const TOKEN = "r".repeat(40);
@@ -98,7 +99,7 @@ describe("web_read cursors on every surface", () => {
     try {
       const call = (client: Client) => async (args: Record<string, unknown>) => {
         const result = await client.callTool({ name: "web_read", arguments: args });
-        return JSON.parse(firstText(result)) as Envelope;
+        return JSON.parse(textOf(result)) as Envelope;
       };
       const before = fetches();
       const parts = await walk(call(one), url);
@@ -122,17 +123,12 @@ describe("web_read cursors on every surface", () => {
     const clients: Client[] = [];
     try {
       for (const token of [TOKEN, TOKEN]) {
-        const client = new Client({ name: "read-cursors", version: "1.0.0" });
-        await client.connect(
-          new StreamableHTTPClientTransport(new URL(server.url), {
-            requestInit: { headers: { authorization: `Bearer ${token}` } },
-          }),
-        );
+        const client = await connectHttp(server.url, { name: "read-cursors", token });
         clients.push(client);
       }
       const call = (client: Client) => async (args: Record<string, unknown>) => {
         const result = await client.callTool({ name: "web_read", arguments: args });
-        return JSON.parse(firstText(result)) as Envelope;
+        return JSON.parse(textOf(result)) as Envelope;
       };
       const before = fetches();
       // Stateless HTTP: each request is a new server instance; the token's digest binds the cursor.

@@ -10,14 +10,11 @@ import { createServer, type Server, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { silentLogger } from "../../src/core/logger.js";
 import type { LookupFunction } from "../../src/net/guard.js";
-import { ToolRegistry } from "../../src/tools/registry.js";
-import { createWebReadTool } from "../../src/tools/web-read.js";
-import { createWebSearchTool } from "../../src/tools/web-search.js";
-import type { WebToolOptions } from "../../src/tools/web-shared.js";
+import type { ToolRegistry } from "../../src/tools/registry.js";
 import { type ConnectProxy, startConnectProxy } from "../net/connect-proxy.js";
 import { freePort, type Loopback, listenOnLoopback, startLoopback } from "../net/loopback.js";
+import { webTools } from "./helpers.js";
 
 const dir = mkdtempSync(join(tmpdir(), "evident-next-step-"));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -32,13 +29,7 @@ const lookup: LookupFunction = (hostname, options, callback) => {
   else callback(null, "127.0.0.1", 4);
 };
 
-function tools(vars: Record<string, string>) {
-  const env = { cwd: dir, env: { XDG_CONFIG_HOME: join(dir, "no-config"), ...vars }, logger: silentLogger };
-  const options: WebToolOptions = { lookup, treatAsPublic: ["127.0.0.1"] };
-  return new ToolRegistry()
-    .register(createWebSearchTool(env, options))
-    .register(createWebReadTool(env, options));
-}
+const tools = (vars: Record<string, string>) => webTools(dir, vars, { lookup, treatAsPublic: ["127.0.0.1"] });
 
 interface Failure {
   code: string;

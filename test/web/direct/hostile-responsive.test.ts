@@ -14,9 +14,10 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import type { Client } from "@modelcontextprotocol/client";
 import { HTTP_MIN_TOKEN_CHARS, PROVIDER_ATTEMPT_DEADLINE_MS } from "../../../src/core/limits.js";
-import { EVIDENT_CLI as CLI, connectStdio, firstText, homeEnv } from "../../helpers/built-cli.js";
+import { EVIDENT_CLI as CLI, homeEnv } from "../../helpers/built-cli.js";
+import { connectHttp, connectStdio, textOf } from "../../helpers/mcp-client.js";
 import { type Loopback, startLoopback } from "../../net/loopback.js";
 import { own, waitForLine } from "../../servers/services.js";
 
@@ -59,7 +60,7 @@ describe("the server answers while a hostile page is read", () => {
         { name: "web_read", arguments: { url: `${site.url}${path}` } },
         { timeout: 120_000 },
       );
-      return JSON.parse(firstText(result)) as Envelope;
+      return JSON.parse(textOf(result)) as Envelope;
     };
     // A small page first: the reader's modules and thread pool are loaded before the race.
     assert.equal((await read("/small")).title, "Small");
@@ -109,12 +110,7 @@ describe("the server answers while a hostile page is read", () => {
       child.stdout?.resume();
       child.stderr?.resume();
       const url = /(http:\/\/\S+\/mcp)/.exec(line)?.[1] as string;
-      const client = new Client({ name: "responsive", version: "1.0.0" });
-      await client.connect(
-        new StreamableHTTPClientTransport(new URL(url), {
-          requestInit: { headers: { authorization: `Bearer ${TOKEN}` } },
-        }),
-      );
+      const client = await connectHttp(url, { name: "responsive", token: TOKEN });
       try {
         await race(client, async () => {
           const response = await fetch(url.replace(/\/mcp$/, "/healthz"));

@@ -12,7 +12,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { JSON_INDENT_SLICE_CHARS, MAX_RESPONSE_BODY_BYTES } from "../../../src/core/limits.js";
-import { EVIDENT_CLI as CLI, connectStdio, firstText, homeEnv } from "../../helpers/built-cli.js";
+import { EVIDENT_CLI as CLI, homeEnv } from "../../helpers/built-cli.js";
+import { connectStdio, textOf } from "../../helpers/mcp-client.js";
 import { type Loopback, startLoopback } from "../../net/loopback.js";
 
 const nested = (depth: number) => `${"[".repeat(depth)}${"]".repeat(depth)}`;
@@ -73,7 +74,7 @@ describe("web_read of hostile JSON pages, through the built CLI", () => {
         )
         .then((result) => {
           order.push("read");
-          return JSON.parse(firstText(result)) as Envelope;
+          return JSON.parse(textOf(result)) as Envelope;
         });
       while (sent === undefined) await new Promise((done) => setImmediate(done));
       await sent;

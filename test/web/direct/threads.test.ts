@@ -27,7 +27,8 @@ import {
 import { readHtml } from "../../../src/web/providers/direct/html.js";
 import { heavyHtml } from "../../../src/web/providers/direct/reader-thread.js";
 import { inflatingPdf } from "../../fixtures/inflating-pdf.js";
-import { EVIDENT_CLI as CLI, connectStdio, firstText, homeEnv } from "../../helpers/built-cli.js";
+import { EVIDENT_CLI as CLI, homeEnv } from "../../helpers/built-cli.js";
+import { connectStdio, textOf } from "../../helpers/mcp-client.js";
 import { type Loopback, startLoopback } from "../../net/loopback.js";
 
 const ROOT = resolve(import.meta.dirname, "../../..");
@@ -130,7 +131,7 @@ describe("web_read: large pages on a thread of their own", () => {
         { name: "web_read", arguments: { url: `${site.url}${path}` } },
         { ...options, timeout: 120_000 },
       );
-      return JSON.parse(firstText(result)) as Envelope;
+      return JSON.parse(textOf(result)) as Envelope;
     };
     return { client, transport, read };
   }
