@@ -15,6 +15,7 @@ import { success } from "../../src/core/result.js";
 import { defineTool } from "../../src/tools/tool.js";
 import { TEST_CLI } from "../fixtures/spawned.js";
 import { createTestRegistry, Gate } from "../fixtures/test-tools.js";
+import { startTestServer } from "../helpers/http-server.js";
 import { connectHttp, textOf } from "../helpers/mcp-client.js";
 import { headOf, legacyHeaders, RawSocket, raw, toolCall } from "./http-raw.js";
 
@@ -54,11 +55,7 @@ function request(method: string, path: string, body = ""): string {
 describe("HTTP graceful shutdown", () => {
   it("stops accepting, lets the in-flight call finish, then closes", async () => {
     const gate = new Gate();
-    const server = await startHttpServer({
-      registry: createTestRegistry(gate),
-      logger: silentLogger,
-      settings: resolveHttpSettings({ EVIDENT_AUTH_TOKEN: TOKEN, EVIDENT_HTTP_PORT: "0" }),
-    });
+    const server = await startTestServer(TOKEN, createTestRegistry(gate));
     const client = await connect(server.url);
     const held = client.callTool({ name: "hold", arguments: {} });
     await gate.untilWaiting(1);
@@ -76,11 +73,7 @@ describe("HTTP graceful shutdown", () => {
   it("defect 3: a request on a connection kept alive from before shutdown gets 503 and Connection: close", async () => {
     const gate = new Gate();
     const more = new Gate();
-    const server = await startHttpServer({
-      registry: registryWithTwoGates(gate, more),
-      logger: silentLogger,
-      settings: resolveHttpSettings({ EVIDENT_AUTH_TOKEN: TOKEN, EVIDENT_HTTP_PORT: "0" }),
-    });
+    const server = await startTestServer(TOKEN, registryWithTwoGates(gate, more));
     const socket = new RawSocket(server.port);
     try {
       socket.write(request("GET", "/healthz"));
@@ -112,11 +105,7 @@ describe("HTTP graceful shutdown", () => {
   });
 
   it("defect 3: a request arriving on an idle kept-alive connection after the last call ended is answered 503, not reset", async () => {
-    const server = await startHttpServer({
-      registry: createTestRegistry(),
-      logger: silentLogger,
-      settings: resolveHttpSettings({ EVIDENT_AUTH_TOKEN: TOKEN, EVIDENT_HTTP_PORT: "0" }),
-    });
+    const server = await startTestServer(TOKEN);
     const socket = new RawSocket(server.port);
     try {
       socket.write(request("GET", "/healthz"));
@@ -166,11 +155,7 @@ describe("HTTP graceful shutdown", () => {
 
   it("defect 3: a call in flight when shutdown begins is answered, and its connection told to close", async () => {
     const gate = new Gate();
-    const server = await startHttpServer({
-      registry: createTestRegistry(gate),
-      logger: silentLogger,
-      settings: resolveHttpSettings({ EVIDENT_AUTH_TOKEN: TOKEN, EVIDENT_HTTP_PORT: "0" }),
-    });
+    const server = await startTestServer(TOKEN, createTestRegistry(gate));
     const socket = new RawSocket(server.port);
     try {
       socket.write(request("POST", "/mcp", toolCall(1, "hold")));
@@ -192,11 +177,7 @@ describe("HTTP graceful shutdown", () => {
   it("defect 3: after an answer that was already streaming, the next request on its connection gets 503", async () => {
     const gate = new Gate();
     const more = new Gate();
-    const server = await startHttpServer({
-      registry: registryWithTwoGates(gate, more),
-      logger: silentLogger,
-      settings: resolveHttpSettings({ EVIDENT_AUTH_TOKEN: TOKEN, EVIDENT_HTTP_PORT: "0" }),
-    });
+    const server = await startTestServer(TOKEN, registryWithTwoGates(gate, more));
     const socket = new RawSocket(server.port);
     try {
       // hold_more reports progress first: its answer (kept alive) starts before shutdown.

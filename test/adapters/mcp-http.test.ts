@@ -7,6 +7,7 @@ import { EvidentError } from "../../src/core/errors.js";
 import { HTTP_MIN_TOKEN_CHARS } from "../../src/core/limits.js";
 import { silentLogger } from "../../src/core/logger.js";
 import { createTestRegistry, Gate } from "../fixtures/test-tools.js";
+import { startTestServer } from "../helpers/http-server.js";
 import { connectHttp, textOf } from "../helpers/mcp-client.js";
 import { raw } from "./http-raw.js";
 
@@ -80,11 +81,7 @@ describe("MCP Streamable HTTP", () => {
     });
     assert.equal(init.status, 200);
     assert.equal(init.headers["mcp-session-id"], undefined);
-    const replica = await startHttpServer({
-      registry: createTestRegistry(),
-      logger: silentLogger,
-      settings: resolveHttpSettings({ EVIDENT_AUTH_TOKEN: TOKEN, EVIDENT_HTTP_PORT: "0" }),
-    });
+    const replica = await startTestServer(TOKEN);
     try {
       const call = await raw(replica.url, {
         method: "POST",
@@ -104,11 +101,7 @@ describe("MCP Streamable HTTP", () => {
   });
 
   it("without structured output (the default) answers with the text alone", async () => {
-    const plain = await startHttpServer({
-      registry: createTestRegistry(),
-      logger: silentLogger,
-      settings: resolveHttpSettings({ EVIDENT_AUTH_TOKEN: TOKEN, EVIDENT_HTTP_PORT: "0" }),
-    });
+    const plain = await startTestServer(TOKEN);
     try {
       const client = await connect(plain.url, { authorization: `Bearer ${TOKEN}` });
       try {
