@@ -4,7 +4,7 @@
  * is kept as it was (saved keys, custom MCP bindings, other providers, intents, usable routes);
  * a route is saved whole, as chosen. The one addition: asked to, the keyless provider ends a
  * chosen search or read route, so a vendor that fails or is not usable yet does not leave the
- * tool with nothing (docs/ARCHITECTURE.md, "Setup keeps a keyless end"). No vendor is ever added.
+ * tool with nothing (docs/DECISIONS.md, "Setup keeps a keyless end"). No vendor is ever added.
  */
 import { CREDENTIAL_ENV, KEYLESS_READ_PROVIDER, KEYLESS_SEARCH_PROVIDER } from "./load.js";
 import type { HttpAdapter, InterfaceLocale } from "./schema.js";

@@ -192,7 +192,7 @@ export const CODE_SEARCH_DEADLINE_MS = 30_000;
 /**
  * Subprocesses (ripgrep, git) one server's code_search runs at once: one per CPU core, at least
  * two. Each ripgrep searches with every core already, so more at once only slow each other and
- * the server's own event loop (see docs/ARCHITECTURE.md). More wait their turn, and a call
+ * the server's own event loop (see docs/DECISIONS.md). More wait their turn, and a call
  * cancelled while it waits starts none (EVIDENT_CODE_SEARCH_MAX_PROCESSES).
  */
 export const CODE_SEARCH_MAX_PROCESSES = Math.max(2, availableParallelism());

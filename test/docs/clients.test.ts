@@ -181,6 +181,7 @@ describe("docs/CLIENTS.md, run against the packed and installed package", () => 
       "docs/CONFIG.md",
       "docs/DEPLOY.md",
       "docs/ARCHITECTURE.md",
+      "docs/DECISIONS.md",
       "docs/PROVIDERS.md",
       "docs/DEPENDENCIES.md",
       "skills/evident/SKILL.md",

@@ -19,7 +19,7 @@ import type { ParsedMatch } from "../rg/events.js";
 import { keyAt, type MatchTable, matchAt } from "../rg/match-table.js";
 import type { AnalysisItem, CoverageFact } from "../snapshots/analysis.js";
 import { compareKeys, displayPath } from "../snapshots/sequence.js";
-import { TextTable } from "./store.js";
+import { occurrenceItem, TextTable } from "./store.js";
 import {
   alternation,
   isAscii,
@@ -176,17 +176,7 @@ async function scanGroup(
           list = [];
           files.set(match.path, list);
         }
-        list.push({
-          kind: "occurrence",
-          path: match.path,
-          line: match.line,
-          startByte: o.startByte,
-          endByte: o.endByte,
-          startColumn: o.startColumn,
-          endColumn: o.endColumn,
-          text,
-          term: group[i] as number,
-        });
+        list.push({ ...occurrenceItem(match.path, match.line, o, text), term: group[i] as number });
       }
     }
     if (text >= 0 && !Object.hasOwn(trusted, match.path)) unverified.add(match.path);

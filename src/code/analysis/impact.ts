@@ -20,7 +20,7 @@ import { IMPACT_ROLE_STEPS } from "../../core/limits.js";
 import type { Git } from "../git/process.js";
 import { type PathRules, resolveSourceFile, type SearchTarget } from "../path-policy.js";
 import { printablePath } from "../render/detail-page.js";
-import { historicalMatch, type ImpactRequest, invalid } from "../request.js";
+import { historicalMatch, type ImpactRequest, type InspectTarget, invalid } from "../request.js";
 import { pathUnder, type Revision } from "../revisions/scan.js";
 import type { Occurrence, ParsedMatch } from "../rg/events.js";
 import { loadMatches, matchAt } from "../rg/match-table.js";
@@ -33,15 +33,17 @@ import type { SyntaxLayer } from "../syntax/layer.js";
 import {
   besideOnItsLines,
   enclosingSymbol,
+  listCandidates,
+  noSymbolNamed,
   pickSymbol,
   type SymbolRange,
   symbolsNamed,
 } from "../syntax/symbols.js";
-import { scanStop } from "./any-of.js";
+import { type CandidateLines, scanStop } from "./any-of.js";
 import { NodeLocator, roleOf } from "./roles.js";
 import { type AnalysisScans, isScript, navigationRoot, startingDocument, treeFields } from "./sources.js";
-import { type AnalysisBounds, type AnalysisDraft, TextTable } from "./store.js";
-import { isTestPath, namedTests } from "./test-files.js";
+import { type AnalysisBounds, type AnalysisDraft, fileItem, occurrenceItem, TextTable } from "./store.js";
+import { isTestPath, namedTestsAmong } from "./test-files.js";
 
 export interface ImpactDeps {
   readonly cwd: string;
@@ -83,121 +85,15 @@ export async function impactOf(deps: ImpactDeps, request: ImpactRequest): Promis
     wholeWord: true,
   };
   const lines = await deps.scans.scan(query, root, deps.signal);
-
-  // Files in path order, each file's lines in order (ripgrep reports a file's lines together).
-  const byFile = new Map<string, number[]>();
-  for (let position = 0; position < lines.table.length; position++) {
-    const match = matchAt(lines.table, position);
-    if (spelled(match).length === 0) continue;
-    let positions = byFile.get(match.path);
-    if (positions === undefined) {
-      positions = [];
-      byFile.set(match.path, positions);
-    }
-    positions.push(position);
-  }
+  const byFile = occurrencesByFile(lines);
   const table = new TextTable();
-  const items: AnalysisItem[] = [];
-  const classified: Record<string, number> = {};
-  let parsed = 0;
-  const budget = new ParseBudget();
-  /** Steps down the syntax trees to place occurrences, shared by the call's files. */
-  const steps = { steps: IMPACT_ROLE_STEPS };
-  let overBudget = 0;
-  for (const path of [...byFile.keys()].sort(compareKeys)) {
-    const positions = byFile.get(path) as number[];
-    const trusted: Revision | undefined = Object.hasOwn(lines.trusted, path)
-      ? lines.trusted[path]
-      : undefined;
-    let why: string | undefined;
-    let tree: Awaited<ReturnType<SyntaxLayer["tree"]>> | undefined;
-    if (!isScript(path)) why = "not JavaScript or TypeScript";
-    else if (parsed >= request.maxParseFiles)
-      why = `beyond the parse budget of ${request.maxParseFiles} files`;
-    else if (trusted === undefined) why = "its revision was not observed unchanged during the scan";
-    else {
-      parsed++;
-      const read = await budget.read(pathUnder(root.rg.cwd, path), { expected: trusted });
-      if (!read.ok)
-        why =
-          read.reason === "over_budget"
-            ? `beyond the parse budget of ${PARSE_BYTES_TEXT}`
-            : read.reason === "changed"
-              ? "changed since the scan"
-              : `not readable (${read.reason})`;
-      else {
-        tree = await deps.syntax.tree(read.document, deps.signal);
-        if (tree.status !== "ok") why = tree.reason;
-        else if (tree.facts.syntaxErrors > 0) why = "it does not parse cleanly (syntax errors)";
-      }
-    }
-    const key = why === undefined ? "classified" : `unclassified: ${why}`;
-    classified[key] = (classified[key] ?? 0) + 1;
-    const locator =
-      tree !== undefined && tree.status === "ok" && why === undefined
-        ? new NodeLocator(tree.root.root(), steps)
-        : undefined;
-    for (const position of positions) {
-      const match = matchAt(lines.table, position);
-      const text = table.add(path, match.line, match.text);
-      for (const o of spelled(match)) {
-        const way = locator?.pathTo(match.line - 1, o.startColumn, o.endColumn);
-        const role = way === undefined ? "unclassified" : roleOf(way);
-        if (locator !== undefined && way === undefined) overBudget++;
-        items.push({
-          kind: "occurrence",
-          path,
-          line: match.line,
-          startByte: o.startByte,
-          endByte: o.endByte,
-          startColumn: o.startColumn,
-          endColumn: o.endColumn,
-          text,
-          role,
-          ...(why !== undefined ? { note: why } : way === undefined ? { note: ROLE_BUDGET_TEXT } : {}),
-        });
-      }
-    }
-  }
+  const found = await classifyOccurrences(deps, request, root, lines, byFile, table);
+  const { items } = found;
 
   // Related tests, after the occurrences and only with what room the budget leaves.
   const room = deps.bounds.maxItems - items.length;
   const tests = room > 0 ? await relatedTests(deps, request, root, target, byFile, name) : [];
-  for (const test of tests.slice(0, Math.max(0, room))) {
-    items.push({
-      kind: "test",
-      path: test.path,
-      line: 0,
-      startByte: -1,
-      endByte: -1,
-      startColumn: -1,
-      endColumn: -1,
-      text: -1,
-      note: test.why,
-    });
-  }
-  const relatedTestsFact: CoverageFact =
-    room <= 0
-      ? {
-          status: "partial",
-          detail: `not looked for: the exact occurrences used the whole budget of ${deps.bounds.maxItems} items`,
-        }
-      : tests.length > room
-        ? { status: "partial", detail: `${tests.length - room} candidates beyond the budget` }
-        : { status: "complete" };
-  const unclassified = Object.entries(classified)
-    .filter(([k]) => k !== "classified")
-    .map(([k, n]) => `${n} file(s) ${k}`);
-  if (overBudget > 0) {
-    unclassified.push(`${overBudget} occurrence(s) unclassified: ${ROLE_BUDGET_TEXT}`);
-  }
-  const syntax: CoverageFact =
-    unclassified.length === 0
-      ? { status: "complete" }
-      : {
-          status: (classified.classified ?? 0) === 0 ? "none" : "partial",
-          detail: unclassified.join("; "),
-        };
+  for (const test of tests.slice(0, Math.max(0, room))) items.push(fileItem("test", test.path, test.why));
   const { symbol } = target;
   return {
     operation: "impact",
@@ -210,8 +106,8 @@ export async function impactOf(deps: ImpactDeps, request: ImpactRequest): Promis
         lines.partialReason === undefined
           ? { status: "complete" }
           : { status: "partial", detail: `the scan stopped at its retention bound (${scanStop(lines)})` },
-      syntax,
-      relatedTests: relatedTestsFact,
+      syntax: syntaxFact(found),
+      relatedTests: relatedTestsFact(room, tests.length, deps.bounds.maxItems),
       binding: { status: "not-evaluated", detail: "same spelling is not proof of the same symbol" },
       testsRun: { status: "not-run" },
       testCoverage: { status: "not-evaluated" },
@@ -221,6 +117,123 @@ export async function impactOf(deps: ImpactDeps, request: ImpactRequest): Promis
     searchErrors: lines.searchErrors,
     unverifiedFiles: [...byFile.keys()].filter((p) => !Object.hasOwn(lines.trusted, p)).length,
   };
+}
+
+/** The scan's positions holding the name, by file: files in path order, each file's lines in order. */
+function occurrencesByFile(lines: CandidateLines): Map<string, number[]> {
+  // ripgrep reports a file's lines together.
+  const byFile = new Map<string, number[]>();
+  for (let position = 0; position < lines.table.length; position++) {
+    const match = matchAt(lines.table, position);
+    if (spelled(match).length === 0) continue;
+    let positions = byFile.get(match.path);
+    if (positions === undefined) {
+      positions = [];
+      byFile.set(match.path, positions);
+    }
+    positions.push(position);
+  }
+  return byFile;
+}
+
+/** The occurrences as items with their roles, and what their classification covered. */
+interface Classified {
+  readonly items: AnalysisItem[];
+  /** Files by outcome: "classified", or "unclassified: <why>". */
+  readonly files: Record<string, number>;
+  /** Occurrences in parsed files left unclassified by the steps' budget. */
+  overBudget: number;
+}
+
+/** What the call's files share while they are parsed: the parse budget and the steps' budget. */
+interface ParseState {
+  parsed: number;
+  readonly budget: ParseBudget;
+  /** Steps down the syntax trees to place occurrences, shared by the call's files. */
+  readonly steps: { steps: number };
+}
+
+async function classifyOccurrences(
+  deps: ImpactDeps,
+  request: ImpactRequest,
+  root: SearchTarget,
+  lines: CandidateLines,
+  byFile: ReadonlyMap<string, readonly number[]>,
+  table: TextTable,
+): Promise<Classified> {
+  const found: Classified = { items: [], files: {}, overBudget: 0 };
+  const state: ParseState = { parsed: 0, budget: new ParseBudget(), steps: { steps: IMPACT_ROLE_STEPS } };
+  for (const path of [...byFile.keys()].sort(compareKeys)) {
+    const trusted = Object.hasOwn(lines.trusted, path) ? lines.trusted[path] : undefined;
+    const { why, locator } = await fileSyntax(deps, request, root, path, trusted, state);
+    const key = why === undefined ? "classified" : `unclassified: ${why}`;
+    found.files[key] = (found.files[key] ?? 0) + 1;
+    for (const position of byFile.get(path) as readonly number[]) {
+      const match = matchAt(lines.table, position);
+      const text = table.add(path, match.line, match.text);
+      for (const o of spelled(match)) {
+        const way = locator?.pathTo(match.line - 1, o.startColumn, o.endColumn);
+        if (locator !== undefined && way === undefined) found.overBudget++;
+        found.items.push({
+          ...occurrenceItem(path, match.line, o, text),
+          role: way === undefined ? "unclassified" : roleOf(way),
+          ...(why !== undefined ? { note: why } : way === undefined ? { note: ROLE_BUDGET_TEXT } : {}),
+        });
+      }
+    }
+  }
+  return found;
+}
+
+/** A file's syntax tree to place its occurrences in, or why they stay unclassified. */
+async function fileSyntax(
+  deps: ImpactDeps,
+  request: ImpactRequest,
+  root: SearchTarget,
+  path: string,
+  trusted: Revision | undefined,
+  state: ParseState,
+): Promise<{ why?: string; locator?: NodeLocator }> {
+  if (!isScript(path)) return { why: "not JavaScript or TypeScript" };
+  if (state.parsed >= request.maxParseFiles)
+    return { why: `beyond the parse budget of ${request.maxParseFiles} files` };
+  if (trusted === undefined) return { why: "its revision was not observed unchanged during the scan" };
+  state.parsed++;
+  const read = await state.budget.read(pathUnder(root.rg.cwd, path), { expected: trusted });
+  if (!read.ok) {
+    if (read.reason === "over_budget") return { why: `beyond the parse budget of ${PARSE_BYTES_TEXT}` };
+    return { why: read.reason === "changed" ? "changed since the scan" : `not readable (${read.reason})` };
+  }
+  const tree = await deps.syntax.tree(read.document, deps.signal);
+  if (tree.status !== "ok") return { why: tree.reason };
+  if (tree.facts.syntaxErrors > 0) return { why: "it does not parse cleanly (syntax errors)" };
+  return { locator: new NodeLocator(tree.root.root(), state.steps) };
+}
+
+function syntaxFact(found: Classified): CoverageFact {
+  const unclassified = Object.entries(found.files)
+    .filter(([k]) => k !== "classified")
+    .map(([k, n]) => `${n} file(s) ${k}`);
+  if (found.overBudget > 0) {
+    unclassified.push(`${found.overBudget} occurrence(s) unclassified: ${ROLE_BUDGET_TEXT}`);
+  }
+  if (unclassified.length === 0) return { status: "complete" };
+  return {
+    status: (found.files.classified ?? 0) === 0 ? "none" : "partial",
+    detail: unclassified.join("; "),
+  };
+}
+
+function relatedTestsFact(room: number, candidates: number, maxItems: number): CoverageFact {
+  if (room <= 0) {
+    return {
+      status: "partial",
+      detail: `not looked for: the exact occurrences used the whole budget of ${maxItems} items`,
+    };
+  }
+  return candidates > room
+    ? { status: "partial", detail: `${candidates - room} candidates beyond the budget` }
+    : { status: "complete" };
 }
 
 /**
@@ -234,66 +247,33 @@ function spelled(match: ParsedMatch): readonly Occurrence[] {
   );
 }
 
+/** Where the target's symbol is looked for: its file, and a line (with a column) or a name. */
+interface TargetSource {
+  readonly file: string;
+  readonly display: string;
+  /** For a match: the revision the search observed. */
+  readonly expected?: Revision | undefined;
+  readonly line?: number | undefined;
+  /** A match's first occurrence's column: it tells apart symbols sharing the line. */
+  readonly column?: number | undefined;
+}
+
 /** The one symbol the request names, or why none can be chosen reliably. */
 async function selectTarget(deps: ImpactDeps, request: ImpactRequest): Promise<Target> {
   const { target } = request;
-  let file: string;
-  let display: string;
-  let expected: Revision | undefined;
-  let line: number | undefined;
-  /** A match's first occurrence's column: it tells apart symbols sharing the line. */
-  let column: number | undefined;
-  if (target.kind === "match") {
-    const state = deps.store.decodeCursor(request.cursor as string);
-    const snapshot = await searchSnapshot(deps.store, deps.caller, state.snapshotId);
-    if (target.index > snapshot.matches.length) {
-      throw invalid(
-        "inspect",
-        `there is no match [${target.index}]; this result has ${snapshot.matches.length}.`,
-      );
-    }
-    await loadMatches(snapshot.matches, [target.index - 1]);
-    const match = matchAt(snapshot.matches, target.index - 1);
-    if (match.pathLossy) {
-      throw invalid(
-        "inspect",
-        `match [${target.index}] is in ${printablePath(displayPath(match.path))}, whose name is not valid UTF-8 (shown with U+FFFD), so the file cannot be read again by that name.`,
-      );
-    }
-    const changes = snapshot.changes;
-    if (changes?.source === "objects") {
-      throw historicalMatch(
-        `match [${target.index}] ${displayPath(match.path)}:${match.line}`,
-        `the ${changes.side} side of ${changes.comparison}`,
-      );
-    }
-    if (!Object.hasOwn(snapshot.trustedRevisions, match.path)) {
-      throw new EvidentError(
-        "source_changed",
-        `${displayPath(match.path)} was not verified unchanged during the search, so match [${target.index}] cannot be tied to its current lines. Run the search again, or name the symbol by path and line.`,
-        { details: { field: "cursor" } },
-      );
-    }
-    file = pathUnder(snapshot.rgCwd, match.path);
-    display = displayPath(match.path);
-    expected = snapshot.trustedRevisions[match.path];
-    line = match.line;
-    const first = match.occurrences[0];
-    if (first !== undefined && !match.textLossy) column = first.startColumn;
-  } else {
-    const resolved = resolveSourceFile(deps.cwd, target.path, deps.pathRules);
-    file = resolved.absolute;
-    display = resolved.display;
-    if (target.kind === "line") line = target.line;
-  }
+  const source =
+    target.kind === "match"
+      ? await matchSource(deps, request.cursor as string, target.index)
+      : pathSource(deps, target);
   const field = target.kind === "match" ? "inspect" : target.kind;
+  const { file, display } = source;
   if (!isScript(file)) {
     throw invalid(
       "path",
       `impact reads JavaScript and TypeScript (.js, .jsx, .mjs, .cjs, .ts, .tsx, .mts, .cts); ${display} is not.`,
     );
   }
-  const document = await startingDocument(file, display, expected, field);
+  const document = await startingDocument(file, display, source.expected, field);
   const facts = await deps.syntax.facts(document, deps.signal);
   if (facts.status !== "ok") {
     throw new EvidentError(
@@ -303,52 +283,11 @@ async function selectTarget(deps: ImpactDeps, request: ImpactRequest): Promise<T
     );
   }
   const symbols = facts.facts.symbols;
-  let symbol: SymbolRange;
-  if (line !== undefined) {
-    const byColumn =
-      column === undefined ? undefined : enclosingSymbol(symbols, line, line, { start: column, end: column });
-    const enclosing = byColumn ?? enclosingSymbol(symbols, line);
-    if (enclosing === undefined) {
-      throw invalid(
-        field,
-        `no named function, class, method, type or variable encloses line ${line} of ${display}; anonymous and default-export functions have no name to search. Give the line of a named symbol, or its name.`,
-      );
-    }
-    const beside = byColumn === undefined ? besideOnItsLines(symbols, enclosing) : [];
-    if (beside.length > 0) {
-      const listed = [enclosing, ...beside]
-        .sort((a, b) => (a.startColumn ?? 0) - (b.startColumn ?? 0))
-        .slice(0, 10)
-        .map((s) => `${s.qualifiedName} (${s.kind})`)
-        .join("; ");
-      throw invalid(
-        field,
-        `line ${line} of ${display} holds ${beside.length + 1} symbols side by side (${listed}), so a line does not name one. Name it by its symbol.`,
-      );
-    }
-    symbol = enclosing;
-  } else {
-    const name = (target as { symbol: string }).symbol;
-    const picked = pickSymbol(symbolsNamed(symbols, name));
-    if (picked === undefined) {
-      const known = symbols.slice(0, 20).map((s) => s.qualifiedName);
-      throw invalid(
-        "symbol",
-        `no symbol named "${name}" in ${display}${known.length > 0 ? ` (it has ${known.join(", ")}${symbols.length > known.length ? ", ..." : ""})` : ""}.`,
-      );
-    }
-    if ("ambiguous" in picked) throw ambiguity(name, picked.ambiguous, display, "symbol");
-    symbol = picked.symbol;
-  }
-  // An overload signature stands for its set: the set's one implementation, or none reliably.
-  if (symbol.kind.endsWith("signature")) {
-    const set = symbols.filter((s) => s.qualifiedName === symbol.qualifiedName);
-    const picked = pickSymbol(set);
-    if (picked === undefined || "ambiguous" in picked) {
-      throw ambiguity(symbol.qualifiedName, set, display, field);
-    }
-    symbol = picked.symbol;
-  }
+  const named =
+    source.line !== undefined
+      ? symbolAtLine(symbols, source, source.line, field)
+      : symbolByName(symbols, (target as { symbol: string }).symbol, display);
+  const symbol = implementationOf(named, symbols, display, field);
   if (symbol.hasSyntaxError) {
     throw invalid(
       field,
@@ -358,16 +297,114 @@ async function selectTarget(deps: ImpactDeps, request: ImpactRequest): Promise<T
   return { document, display, symbol };
 }
 
+/** A match of a cursor's result, as a file to read at the revision the search observed. */
+async function matchSource(deps: ImpactDeps, cursor: string, index: number): Promise<TargetSource> {
+  const state = deps.store.decodeCursor(cursor);
+  const snapshot = await searchSnapshot(deps.store, deps.caller, state.snapshotId);
+  if (index > snapshot.matches.length) {
+    throw invalid("inspect", `there is no match [${index}]; this result has ${snapshot.matches.length}.`);
+  }
+  await loadMatches(snapshot.matches, [index - 1]);
+  const match = matchAt(snapshot.matches, index - 1);
+  if (match.pathLossy) {
+    throw invalid(
+      "inspect",
+      `match [${index}] is in ${printablePath(displayPath(match.path))}, whose name is not valid UTF-8 (shown with U+FFFD), so the file cannot be read again by that name.`,
+    );
+  }
+  const changes = snapshot.changes;
+  if (changes?.source === "objects") {
+    throw historicalMatch(
+      `match [${index}] ${displayPath(match.path)}:${match.line}`,
+      `the ${changes.side} side of ${changes.comparison}`,
+    );
+  }
+  if (!Object.hasOwn(snapshot.trustedRevisions, match.path)) {
+    throw new EvidentError(
+      "source_changed",
+      `${displayPath(match.path)} was not verified unchanged during the search, so match [${index}] cannot be tied to its current lines. Run the search again, or name the symbol by path and line.`,
+      { details: { field: "cursor" } },
+    );
+  }
+  const first = match.occurrences[0];
+  return {
+    file: pathUnder(snapshot.rgCwd, match.path),
+    display: displayPath(match.path),
+    expected: snapshot.trustedRevisions[match.path],
+    line: match.line,
+    column: first !== undefined && !match.textLossy ? first.startColumn : undefined,
+  };
+}
+
+function pathSource(deps: ImpactDeps, target: Exclude<InspectTarget, { kind: "match" }>): TargetSource {
+  const resolved = resolveSourceFile(deps.cwd, target.path, deps.pathRules);
+  return {
+    file: resolved.absolute,
+    display: resolved.display,
+    line: target.kind === "line" ? target.line : undefined,
+  };
+}
+
+/** The smallest named symbol enclosing the line (at the match's column when known), if it is alone there. */
+function symbolAtLine(
+  symbols: readonly SymbolRange[],
+  { display, column }: TargetSource,
+  line: number,
+  field: string,
+): SymbolRange {
+  const byColumn =
+    column === undefined ? undefined : enclosingSymbol(symbols, line, line, { start: column, end: column });
+  const enclosing = byColumn ?? enclosingSymbol(symbols, line);
+  if (enclosing === undefined) {
+    throw invalid(
+      field,
+      `no named function, class, method, type or variable encloses line ${line} of ${display}; anonymous and default-export functions have no name to search. Give the line of a named symbol, or its name.`,
+    );
+  }
+  const beside = byColumn === undefined ? besideOnItsLines(symbols, enclosing) : [];
+  if (beside.length > 0) {
+    const listed = [enclosing, ...beside]
+      .sort((a, b) => (a.startColumn ?? 0) - (b.startColumn ?? 0))
+      .slice(0, 10)
+      .map((s) => `${s.qualifiedName} (${s.kind})`)
+      .join("; ");
+    throw invalid(
+      field,
+      `line ${line} of ${display} holds ${beside.length + 1} symbols side by side (${listed}), so a line does not name one. Name it by its symbol.`,
+    );
+  }
+  return enclosing;
+}
+
+function symbolByName(symbols: readonly SymbolRange[], name: string, display: string): SymbolRange {
+  const picked = pickSymbol(symbolsNamed(symbols, name));
+  if (picked === undefined) throw invalid("symbol", noSymbolNamed(name, display, symbols));
+  if ("ambiguous" in picked) throw ambiguity(name, picked.ambiguous, display, "symbol");
+  return picked.symbol;
+}
+
+/** An overload signature stands for its set: the set's one implementation, or none reliably. */
+function implementationOf(
+  symbol: SymbolRange,
+  symbols: readonly SymbolRange[],
+  display: string,
+  field: string,
+): SymbolRange {
+  if (!symbol.kind.endsWith("signature")) return symbol;
+  const set = symbols.filter((s) => s.qualifiedName === symbol.qualifiedName);
+  const picked = pickSymbol(set);
+  if (picked === undefined || "ambiguous" in picked)
+    throw ambiguity(symbol.qualifiedName, set, display, field);
+  return picked.symbol;
+}
+
 function ambiguity(
   name: string,
   candidates: readonly SymbolRange[],
   display: string,
   field: string,
 ): EvidentError {
-  const listed = candidates
-    .slice(0, 10)
-    .map((s) => `${s.qualifiedName} (${s.kind}, lines ${s.startLine}-${s.endLine})`)
-    .join("; ");
+  const listed = listCandidates(candidates);
   const bodies = candidates.filter((s) => !s.kind.endsWith("signature")).length;
   const why =
     bodies === 0
@@ -401,12 +438,10 @@ async function relatedTests(
   const files = await deps.scans.files(request.query, root, deps.signal);
   const own = files.find((f) => pathUnder(root.rg.cwd, f) === target.document.path);
   if (own !== undefined) {
-    const byDisplay = new Map(files.map((f) => [displayPath(f), f]));
-    for (const candidate of namedTests(displayPath(own), [...byDisplay.keys()])) {
-      const key = byDisplay.get(candidate.path) as string;
-      if (seen.has(key)) continue;
-      seen.add(key);
-      tests.push({ path: key, why: `${candidate.why} (${displayPath(own)})` });
+    for (const { path, why } of namedTestsAmong(own, files)) {
+      if (seen.has(path)) continue;
+      seen.add(path);
+      tests.push({ path, why: `${why} (${displayPath(own)})` });
     }
   }
   return tests;

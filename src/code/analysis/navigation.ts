@@ -22,9 +22,8 @@ import type { SyntaxLayer } from "../syntax/layer.js";
 import { scanStop } from "./any-of.js";
 import { Manifests, resolveInTurns } from "./resolve.js";
 import { type AnalysisScans, isScript, navigationRoot, startingDocument, treeFields } from "./sources.js";
-import type { AnalysisDraft } from "./store.js";
-import { TextTable } from "./store.js";
-import { isTestPath, namedTests, sourceSubject } from "./test-files.js";
+import { type AnalysisDraft, fileItem, TextTable } from "./store.js";
+import { isTestPath, namedTestsAmong, sourceSubject } from "./test-files.js";
 
 export interface NavigateDeps {
   readonly cwd: string;
@@ -42,14 +41,25 @@ interface Importers {
   readonly skipped: Record<string, number>;
 }
 
+/** What one direction of navigation found: its items, in order, and what it covered. */
+interface Found {
+  readonly items: AnalysisItem[];
+  readonly coverage: Record<string, CoverageFact>;
+}
+
+/** The file navigation starts from, read once and verified. */
+interface Start {
+  readonly file: { readonly absolute: string; readonly display: string };
+  readonly document: SourceDocument;
+  readonly root: SearchTarget;
+  readonly keyOf: (absolute: string) => string;
+}
+
 export async function navigate(deps: NavigateDeps, request: NavigateRequest): Promise<AnalysisDraft> {
   const file = resolveSourceFile(deps.cwd, request.path, deps.pathRules);
   const document = await startingDocument(file.absolute, file.display, undefined, "path");
   const root = await navigationRoot(deps.git, deps.cwd, file.absolute, deps.signal, deps.pathRules);
-  const keyOf = keysUnder(root);
-  const table = new TextTable();
-  const items: AnalysisItem[] = [];
-  const coverage: Record<string, CoverageFact> = {};
+  const start: Start = { file, document, root, keyOf: keysUnder(root) };
   const script = isScript(file.absolute);
   if (request.direction === "imports" && !script) {
     throw new EvidentError(
@@ -62,101 +72,126 @@ export async function navigate(deps: NavigateDeps, request: NavigateRequest): Pr
   const importers = script
     ? await importersOf(deps, request, root, document, manifests)
     : { files: [], skipped: {} };
-  const skippedText = Object.entries(importers.skipped)
-    .map(([why, n]) => `${n} candidate file(s) ${why}`)
-    .join("; ");
-  const importersFact: CoverageFact =
-    skippedText === "" ? { status: "complete" } : { status: "partial", detail: skippedText };
-
-  if (request.direction === "imports") {
-    const own = await deps.syntax.specifiers(document, deps.signal);
-    if (own.status !== "ok") {
-      throw new EvidentError(
-        "syntax_unavailable",
-        `The imports of ${file.display} cannot be read (${own.reason}).`,
-        {
-          details: { field: "path", status: own.status },
-        },
-      );
-    }
-    const lines = document.text.split("\n");
-    const unresolved: AnalysisItem[] = [];
-    await resolveInTurns(
-      own.specifiers,
-      file.absolute,
-      root.canonical,
-      deps.signal,
-      ({ specifier, line }, resolved) => {
-        if (resolved.kind === "file") {
-          items.push(
-            fileItem("imports", keyOf(resolved.path), `"${specifier}" on line ${line}, ${resolved.via}`),
-          );
-        } else {
-          unresolved.push({
-            ...fileItem("unresolved", keyOf(file.absolute), `"${specifier}": ${resolved.why}`),
-            line,
-            text: table.add(keyOf(file.absolute), line, (lines[line - 1] ?? "").replace(/\r$/, "")),
-          });
-        }
-        return false;
-      },
-      manifests,
-    );
-    // A loop, not a spread: a file may hold more imports than a call may take arguments.
-    for (const item of unresolved) items.push(item);
-    for (const importer of importers.files) {
-      items.push(fileItem("imported-by", importer, "imports it"));
-    }
-    coverage.outgoing =
-      own.syntaxErrors > 0
-        ? { status: "partial", detail: "the file has syntax errors; imports inside them may be missed" }
-        : { status: "complete" };
-    coverage.importers = importersFact;
-  } else {
-    const files = await deps.scans.files(request.query, root, deps.signal);
-    const own = keyOf(file.absolute);
-    const seen = new Set<string>();
-    const byDisplay = new Map(files.map((f) => [displayPath(f), f]));
-    for (const candidate of namedTests(displayPath(own), [...byDisplay.keys()])) {
-      const key = byDisplay.get(candidate.path) as string;
-      seen.add(key);
-      items.push(fileItem("test", key, `${candidate.why} (${sourceSubject(file.absolute)})`));
-    }
-    for (const importer of importers.files) {
-      if (seen.has(importer) || !isTestPath(displayPath(importer))) continue;
-      seen.add(importer);
-      items.push(fileItem("test", importer, "imports it"));
-    }
-    coverage.importers = script
-      ? importersFact
-      : { status: "not-evaluated", detail: "imports are read from JavaScript and TypeScript only" };
-    coverage.testsRun = { status: "not-run" };
-    coverage.testCoverage = { status: "not-evaluated" };
-  }
+  const table = new TextTable();
+  const found =
+    request.direction === "imports"
+      ? await importLinks(deps, start, importers, manifests, table)
+      : await testCandidates(deps, request, start, importers, script);
   return {
     operation: request.direction,
     subject: `${request.direction} of ${file.display}`,
     ...treeFields(root),
-    items,
+    items: found.items,
     texts: table.texts,
-    coverage,
-    notes:
-      request.direction === "tests"
-        ? [
-            script
-              ? "Test files are candidates by name and by import: none was run, and coverage was not evaluated."
-              : "Test files are candidates by name only (imports are read from JavaScript and TypeScript only, so a test that imports this file under another name is not found): none was run, and coverage was not evaluated.",
-          ]
-        : [
-            "Links are static: specifiers computed at run time, and aliases only a bundler knows, are not followed.",
-          ],
+    coverage: found.coverage,
+    notes: request.direction === "tests" ? [script ? TESTS_NOTE : TESTS_BY_NAME_NOTE] : [IMPORTS_NOTE],
     searchErrors: 0,
     unverifiedFiles: 0,
   };
 }
 
-function fileItem(kind: AnalysisItem["kind"], path: string, note: string): AnalysisItem {
-  return { kind, path, line: 0, startByte: -1, endByte: -1, startColumn: -1, endColumn: -1, text: -1, note };
+const TESTS_NOTE =
+  "Test files are candidates by name and by import: none was run, and coverage was not evaluated.";
+const TESTS_BY_NAME_NOTE =
+  "Test files are candidates by name only (imports are read from JavaScript and TypeScript only, so a test that imports this file under another name is not found): none was run, and coverage was not evaluated.";
+const IMPORTS_NOTE =
+  "Links are static: specifiers computed at run time, and aliases only a bundler knows, are not followed.";
+
+/** The importers' coverage: complete, or partial naming the candidates left unparsed. */
+function importersFact(importers: Importers): CoverageFact {
+  const skippedText = Object.entries(importers.skipped)
+    .map(([why, n]) => `${n} candidate file(s) ${why}`)
+    .join("; ");
+  return skippedText === "" ? { status: "complete" } : { status: "partial", detail: skippedText };
+}
+
+/** The file's imports (resolved, then unresolved with their lines), then the files importing it. */
+async function importLinks(
+  deps: NavigateDeps,
+  { file, document, root, keyOf }: Start,
+  importers: Importers,
+  manifests: Manifests,
+  table: TextTable,
+): Promise<Found> {
+  const own = await deps.syntax.specifiers(document, deps.signal);
+  if (own.status !== "ok") {
+    throw new EvidentError(
+      "syntax_unavailable",
+      `The imports of ${file.display} cannot be read (${own.reason}).`,
+      {
+        details: { field: "path", status: own.status },
+      },
+    );
+  }
+  const lines = document.text.split("\n");
+  const items: AnalysisItem[] = [];
+  const unresolved: AnalysisItem[] = [];
+  await resolveInTurns(
+    own.specifiers,
+    file.absolute,
+    root.canonical,
+    deps.signal,
+    ({ specifier, line }, resolved) => {
+      if (resolved.kind === "file") {
+        items.push(
+          fileItem("imports", keyOf(resolved.path), `"${specifier}" on line ${line}, ${resolved.via}`),
+        );
+      } else {
+        unresolved.push({
+          ...fileItem("unresolved", keyOf(file.absolute), `"${specifier}": ${resolved.why}`),
+          line,
+          text: table.add(keyOf(file.absolute), line, (lines[line - 1] ?? "").replace(/\r$/, "")),
+        });
+      }
+      return false;
+    },
+    manifests,
+  );
+  // A loop, not a spread: a file may hold more imports than a call may take arguments.
+  for (const item of unresolved) items.push(item);
+  for (const importer of importers.files) items.push(fileItem("imported-by", importer, "imports it"));
+  return {
+    items,
+    coverage: {
+      outgoing:
+        own.syntaxErrors > 0
+          ? { status: "partial", detail: "the file has syntax errors; imports inside them may be missed" }
+          : { status: "complete" },
+      importers: importersFact(importers),
+    },
+  };
+}
+
+/** Likely test files: named after the file, then test files that import it; each once. */
+async function testCandidates(
+  deps: NavigateDeps,
+  request: NavigateRequest,
+  { file, root, keyOf }: Start,
+  importers: Importers,
+  script: boolean,
+): Promise<Found> {
+  const files = await deps.scans.files(request.query, root, deps.signal);
+  const items: AnalysisItem[] = [];
+  const seen = new Set<string>();
+  for (const { path, why } of namedTestsAmong(keyOf(file.absolute), files)) {
+    seen.add(path);
+    items.push(fileItem("test", path, `${why} (${sourceSubject(file.absolute)})`));
+  }
+  for (const importer of importers.files) {
+    if (seen.has(importer) || !isTestPath(displayPath(importer))) continue;
+    seen.add(importer);
+    items.push(fileItem("test", importer, "imports it"));
+  }
+  return {
+    items,
+    coverage: {
+      importers: script
+        ? importersFact(importers)
+        : { status: "not-evaluated", detail: "imports are read from JavaScript and TypeScript only" },
+      testsRun: { status: "not-run" },
+      testCoverage: { status: "not-evaluated" },
+    },
+  };
 }
 
 /** Paths as the root's scans print them: relative to ripgrep's directory, or absolute. */

@@ -9,6 +9,7 @@
  * eviction are the snapshot store's (snapshots/store.ts), shared with search snapshots.
  */
 import { ANALYSIS_ITEM_OVERHEAD_BYTES, ANALYSIS_MAX_BYTES, ANALYSIS_MAX_ITEMS } from "../../core/limits.js";
+import type { Occurrence } from "../rg/events.js";
 import type {
   AnalysisData,
   AnalysisItem,
@@ -48,6 +49,25 @@ export class TextTable {
     }
     return index;
   }
+}
+
+/** An item naming a whole file (an import, a test candidate): no line, no range. */
+export function fileItem(kind: AnalysisItem["kind"], path: string, note: string): AnalysisItem {
+  return { kind, path, line: 0, startByte: -1, endByte: -1, startColumn: -1, endColumn: -1, text: -1, note };
+}
+
+/** An occurrence on a line: its byte and column range, and the line's text in the table. */
+export function occurrenceItem(path: string, line: number, o: Occurrence, text: number): AnalysisItem {
+  return {
+    kind: "occurrence",
+    path,
+    line,
+    startByte: o.startByte,
+    endByte: o.endByte,
+    startColumn: o.startColumn,
+    endColumn: o.endColumn,
+    text,
+  };
 }
 
 export interface AnalysisDraft {

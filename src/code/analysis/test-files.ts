@@ -6,6 +6,7 @@
  * the nearest (most path components shared with the source) before the others.
  */
 import { basename, dirname, extname } from "node:path";
+import { displayPath } from "../snapshots/sequence.js";
 
 /** Directory names that hold tests. */
 const TEST_DIRECTORIES = new Set(["__tests__", "__test__", "test", "tests", "spec", "specs", "__specs__"]);
@@ -69,4 +70,16 @@ export function namedTests(source: string, files: readonly string[]): TestCandid
     .map((path) => ({ path, shared: shared(path) }))
     .sort((a, b) => b.shared - a.shared || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
     .map(({ path }) => ({ path, why: "named after it" }));
+}
+
+/**
+ * `namedTests` over paths as a scan prints them (relative to ripgrep's directory, or absolute):
+ * matched by their displayed form, each candidate given back as its scan path.
+ */
+export function namedTestsAmong(own: string, scanned: readonly string[]): TestCandidate[] {
+  const byDisplay = new Map(scanned.map((f) => [displayPath(f), f]));
+  return namedTests(displayPath(own), [...byDisplay.keys()]).map((candidate) => ({
+    path: byDisplay.get(candidate.path) as string,
+    why: candidate.why,
+  }));
 }

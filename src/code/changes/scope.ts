@@ -4,7 +4,7 @@
  *
  * The changed files come from Git's plumbing (git/diff.ts) without a patch, run without hooks,
  * filters, lazy fetch or replacement objects (git/process.ts). Each one's content on the
- * searched side is written to a private tree mirroring its place under ripgrep's working
+ * searched side is written to a private tree (tree.ts) mirroring its place under ripgrep's working
  * directory (layout.ts), so paths, globs and hidden-file rules read as in an ordinary search
  * (ignore files are not applied: Git already said which files changed); a tree is kept for later
  * calls with the same content (mirrors.ts). Historical content (the old side, the index,
@@ -19,21 +19,13 @@
  */
 
 import { createHash } from "node:crypto";
-import { mkdir, writeFile } from "node:fs/promises";
-import { dirname, join, relative, sep } from "node:path";
+import { dirname, join, relative } from "node:path";
 import { allEnded, mapBounded } from "../../core/concurrency.js";
 import { EvidentError } from "../../core/errors.js";
-import {
-  CHANGES_CONCURRENT_FILES,
-  CHANGES_FILE_MAX_BYTES,
-  CHANGES_MAX_BYTES,
-  CHANGES_MAX_FILES,
-  GIT_PATHSPECS_PER_COMMAND,
-} from "../../core/limits.js";
+import { CHANGES_CONCURRENT_FILES, CHANGES_MAX_FILES, GIT_PATHSPECS_PER_COMMAND } from "../../core/limits.js";
 import type { Phrasing } from "../../core/phrasing.js";
 import type { Slots } from "../../core/slots.js";
 import { type ChangedFile, changedFiles, type DiffSides } from "../git/diff.js";
-import { readBlobs } from "../git/objects.js";
 import type { Git } from "../git/process.js";
 import { emptyTree, mergeBase, openRepository, type Repository } from "../git/repository.js";
 import { protectedReason, type SearchTarget } from "../path-policy.js";
@@ -47,11 +39,11 @@ import { compareKeys } from "../snapshots/sequence.js";
 import { changedLines, type LineRuns, onChangedLine } from "./admission.js";
 import { type MirrorLayout, mirrorLayout } from "./layout.js";
 import type { Mirror, MirrorCache } from "./mirrors.js";
+import { buildTree, type NotCovered, type ScopeBuild, type Wanted } from "./tree.js";
 import {
   type ContentIds,
   checkedOutSubmodules,
   isRegularFile,
-  readBytes,
   readCurrent,
   untrackedFiles,
 } from "./worktree.js";
@@ -99,7 +91,8 @@ export interface ChangeScope {
   dispose(): Promise<void>;
 }
 
-/** What a tree holds besides its files: each file's content id and the files it could not get. */
+export type { ScopeBuild } from "./tree.js";
+
 /** Runs `work` over a target's change scope and removes the scope's files after it. */
 export type InChanges = <T>(
   target: SearchTarget,
@@ -107,32 +100,6 @@ export type InChanges = <T>(
   signal: AbortSignal,
   work: (scope: ChangeScope) => Promise<T>,
 ) => Promise<T>;
-
-export interface ScopeBuild {
-  readonly ids: ReadonlyMap<string, string>;
-  readonly notCovered: readonly NotCovered[];
-}
-
-interface NotCovered {
-  readonly path: string;
-  readonly reason: string;
-  /** Changed files the entry stands for (named once with how many more; none for a submodule not
-   * known to have changed), if not one. */
-  readonly files?: number;
-}
-
-/** A changed file on its way into a tree. */
-interface Wanted {
-  readonly changed: ChangedFile | undefined;
-  /** Repository-relative path. */
-  readonly path: string;
-  readonly key: string;
-  /** The content's id: an object id, or the id of the working-tree bytes read. */
-  readonly id: string | undefined;
-  /** Working-tree content: its bytes if they were read, and the revision its id belongs to. */
-  readonly bytes: Buffer | undefined;
-  readonly revision: Revision | undefined;
-}
 
 export async function openChangeScope(
   deps: ChangeScopeDeps,
@@ -142,6 +109,54 @@ export async function openChangeScope(
 ): Promise<ChangeScope> {
   const { git } = deps;
   const maxFiles = deps.maxFiles ?? CHANGES_MAX_FILES;
+  const { repository, commits, pathspec } = await repositoryOf(git, target, spec, signal);
+  const { sides, comparison } = await comparisonOf(git, repository, spec, commits, signal);
+  const [files, untracked, submodules] = await allEnded([
+    changedFiles(git, repository, sides, [pathspec === "" ? "." : pathspec], false, signal),
+    spec.compare === "worktree" && spec.side === "new"
+      ? untrackedFiles(git, repository, pathspec, signal)
+      : Promise.resolve([]),
+    // Staged and committed sides record a submodule's commit only: nothing inside it to miss.
+    spec.compare === "worktree"
+      ? checkedOutSubmodules(git, repository, pathspec, signal)
+      : Promise.resolve([]),
+  ]);
+  const place: Place = { repository, target, layout: mirrorLayout(target) };
+  const fromObjects = spec.side === "old" || spec.compare !== "worktree";
+  const listed = wantedFiles(place, spec, files, untracked, maxFiles, fromObjects);
+  const { notCovered } = listed;
+  const { wanted, trusted } = fromObjects
+    ? { wanted: listed.wanted, trusted: new Map<string, Revision>() }
+    : await readWorktree(deps, repository, listed.wanted, notCovered, signal);
+  notCovered.push(...submodulesNotCompared(place, submodules, notCovered));
+  if (listed.beyond.length > 0) {
+    // Named once, with how many more: a listing of thousands would crowd out everything else.
+    notCovered.push({
+      path: listed.beyond[0] as string,
+      reason: `beyond the ${maxFiles} files a comparison covers, with ${listed.beyond.length - 1} more after it`,
+      files: listed.beyond.length,
+    });
+  }
+  const digest = createHash("sha256")
+    .update(JSON.stringify([repository.objectFormat, wanted.map((w) => [w.key, w.id])]))
+    .digest("hex");
+  const mirror = await deps.mirrors.acquire(digest, (tree) =>
+    buildTree(git, repository, wanted, tree, signal),
+  );
+  const byKey = new Map(wanted.filter((w) => mirror.data.ids.has(w.key)).map((w) => [w.key, w]));
+  return new Scope(deps, repository, spec, sides, comparison, target, place.layout, mirror, byKey, trusted, [
+    ...notCovered,
+    ...mirror.data.notCovered,
+  ]);
+}
+
+/** The repository holding the target, the commits the spec names, and the target as a pathspec. */
+async function repositoryOf(
+  git: Git,
+  target: SearchTarget,
+  spec: ChangeSpec,
+  signal: AbortSignal,
+): Promise<{ repository: Repository; commits: readonly (string | undefined)[]; pathspec: string }> {
   const dir = target.isDirectory ? target.canonical : dirname(target.canonical);
   const revisions = spec.compare === "commits" ? [spec.base ?? "", spec.target ?? "HEAD"] : ["HEAD"];
   const { repository, commits } = await openRepository(
@@ -159,19 +174,39 @@ export async function openChangeScope(
       { details: { field: "changes" } },
     );
   }
-  const { sides, comparison } = await comparisonOf(git, repository, spec, commits, signal);
-  const [files, untracked, submodules] = await allEnded([
-    changedFiles(git, repository, sides, [pathspec === "" ? "." : pathspec], false, signal),
-    spec.compare === "worktree" && spec.side === "new"
-      ? untrackedFiles(git, repository, pathspec, signal)
-      : Promise.resolve([]),
-    // Staged and committed sides record a submodule's commit only: nothing inside it to miss.
-    spec.compare === "worktree"
-      ? checkedOutSubmodules(git, repository, pathspec, signal)
-      : Promise.resolve([]),
-  ]);
-  const layout = mirrorLayout(target);
-  const fromObjects = spec.side === "old" || spec.compare !== "worktree";
+  return { repository, commits, pathspec };
+}
+
+/** Where the scope's files come from and go to: the repository, the target, the tree's layout. */
+interface Place {
+  readonly repository: Repository;
+  readonly target: SearchTarget;
+  readonly layout: MirrorLayout;
+}
+
+/** A path in a protected area: left out of the scope without a word, as any search leaves it. */
+function isProtected(place: Place, absolute: string): boolean {
+  return protectedReason(absolute, place.target.rg.protectedAreas) !== undefined;
+}
+
+/**
+ * A path with an empty, '.' or '..' component. Git never checks such a path out, but a crafted
+ * tree holds one as written: joined, it would lead out of the repository (a read) and out of the
+ * scope's tree (a write).
+ */
+function hasDotComponent(path: string): boolean {
+  return path.split("/").some((part) => part === "" || part === "." || part === "..");
+}
+
+/** The changed and untracked files wanted in the tree, those named as not covered, and those past the count. */
+function wantedFiles(
+  place: Place,
+  spec: ChangeSpec,
+  files: readonly ChangedFile[],
+  untracked: readonly string[],
+  maxFiles: number,
+  fromObjects: boolean,
+): { wanted: Wanted[]; notCovered: NotCovered[]; beyond: string[] } {
   const notCovered: NotCovered[] = [];
   const wanted: Wanted[] = [];
   const beyond: string[] = [];
@@ -180,106 +215,112 @@ export async function openChangeScope(
     ...untracked.map((path) => ({ changed: undefined, path })),
   ];
   for (const { changed, path } of candidates) {
-    // Git lists a directory holding a repository of its own (not a submodule) as one entry.
-    if (changed === undefined && path.endsWith("/")) {
-      const nested = path.slice(0, -1);
-      const absolute = join(repository.root, nested);
-      if (protectedReason(absolute, target.rg.protectedAreas) !== undefined) continue;
-      notCovered.push({ path: layout.keyOf(absolute), reason: NESTED_REPOSITORY });
-      continue;
+    const placed = placeCandidate(place, spec, changed, path);
+    if (placed === undefined) continue;
+    if ("reason" in placed) notCovered.push(placed);
+    else if (wanted.length >= maxFiles) beyond.push(placed.key);
+    else {
+      const id = changed === undefined ? undefined : spec.side === "new" ? changed.newId : changed.oldId;
+      wanted.push({
+        changed,
+        path,
+        key: placed.key,
+        id: fromObjects ? id : undefined,
+        bytes: undefined,
+        revision: undefined,
+      });
     }
-    // Git never checks such a path out, but a crafted tree holds one as written: joined, it
-    // would lead out of the repository (a read) and out of the scope's tree (a write).
-    if (path.split("/").some((part) => part === "" || part === "." || part === "..")) {
-      notCovered.push({ path, reason: "its path has a '.' or '..' component, which Git never checks out" });
-      continue;
-    }
-    const absolute = join(repository.root, path);
-    if (protectedReason(absolute, target.rg.protectedAreas) !== undefined) continue;
-    const key = layout.keyOf(absolute);
-    // An untracked symbolic link is left out, as any search leaves links unfollowed.
-    if (changed === undefined && !isRegularFile(absolute)) continue;
-    if (changed !== undefined) {
-      const mode = spec.side === "new" ? changed.newMode : changed.oldMode;
-      // Absent on this side (added or deleted), or a symbolic link (never followed).
-      if (mode === "000000" || mode === "120000") continue;
-      if (mode === SUBMODULE) {
-        notCovered.push({ path: key, reason: submoduleReason(changed) });
-        continue;
-      }
-      if (changed.lossy) {
-        notCovered.push({ path: key, reason: "its name is not valid UTF-8" });
-        continue;
-      }
-    }
-    if (wanted.length >= maxFiles) {
-      beyond.push(key);
-      continue;
-    }
-    const id = changed === undefined ? undefined : spec.side === "new" ? changed.newId : changed.oldId;
-    wanted.push({
-      changed,
-      path,
-      key,
-      id: fromObjects ? id : undefined,
-      bytes: undefined,
-      revision: undefined,
-    });
   }
-  const trusted = new Map<string, Revision>();
-  if (!fromObjects) {
-    const contents = await mapBounded(
-      wanted,
-      CHANGES_CONCURRENT_FILES,
-      ({ path }) => readCurrent(join(repository.root, path), repository, deps.contentIds),
-      signal,
-    );
-    const read: Wanted[] = [];
-    wanted.forEach((w, i) => {
-      const content = contents[i] as Awaited<ReturnType<typeof readCurrent>>;
-      if (typeof content === "string") notCovered.push({ path: w.key, reason: content });
-      else if (
-        w.changed !== undefined &&
-        content.id === w.changed.oldId &&
-        w.changed.newMode === w.changed.oldMode
-      ) {
-        // Listed for its metadata alone: HEAD's bytes, no change.
-      } else {
-        trusted.set(w.key, content.revision);
-        read.push({ ...w, id: content.id, bytes: content.bytes, revision: content.revision });
-      }
-    });
-    wanted.splice(0, wanted.length, ...read);
+  return { wanted, notCovered, beyond };
+}
+
+/** A listed file: left out (undefined), named as not covered, or wanted under its key. */
+function placeCandidate(
+  place: Place,
+  spec: ChangeSpec,
+  changed: ChangedFile | undefined,
+  path: string,
+): NotCovered | { readonly key: string } | undefined {
+  const { repository, layout } = place;
+  // Git lists a directory holding a repository of its own (not a submodule) as one entry.
+  if (changed === undefined && path.endsWith("/")) {
+    const absolute = join(repository.root, path.slice(0, -1));
+    return isProtected(place, absolute)
+      ? undefined
+      : { path: layout.keyOf(absolute), reason: NESTED_REPOSITORY };
   }
-  // Whether one holds edits would take Git running inside it, under its own configuration: each
-  // is named, and the answer is partial rather than complete about what it never looked at.
-  const named = new Set(notCovered.map((f) => f.path));
-  for (const path of submodules) {
-    if (path.split("/").some((part) => part === "" || part === "." || part === "..")) continue;
-    const absolute = join(repository.root, path);
-    if (protectedReason(absolute, target.rg.protectedAreas) !== undefined) continue;
-    const key = layout.keyOf(absolute);
-    if (!named.has(key)) notCovered.push({ path: key, reason: SUBMODULE_CHECKED_OUT, files: 0 });
+  if (hasDotComponent(path)) {
+    return { path, reason: "its path has a '.' or '..' component, which Git never checks out" };
   }
-  if (beyond.length > 0) {
-    // Named once, with how many more: a listing of thousands would crowd out everything else.
-    notCovered.push({
-      path: beyond[0] as string,
-      reason: `beyond the ${maxFiles} files a comparison covers, with ${beyond.length - 1} more after it`,
-      files: beyond.length,
-    });
-  }
-  const digest = createHash("sha256")
-    .update(JSON.stringify([repository.objectFormat, wanted.map((w) => [w.key, w.id])]))
-    .digest("hex");
-  const mirror = await deps.mirrors.acquire(digest, (tree) =>
-    buildTree(deps, repository, wanted, tree, signal),
+  const absolute = join(repository.root, path);
+  if (isProtected(place, absolute)) return undefined;
+  const key = layout.keyOf(absolute);
+  // An untracked symbolic link is left out, as any search leaves links unfollowed.
+  if (changed === undefined) return isRegularFile(absolute) ? { key } : undefined;
+  const mode = spec.side === "new" ? changed.newMode : changed.oldMode;
+  // Absent on this side (added or deleted), or a symbolic link (never followed).
+  if (mode === "000000" || mode === "120000") return undefined;
+  if (mode === SUBMODULE) return { path: key, reason: submoduleReason(changed) };
+  if (changed.lossy) return { path: key, reason: "its name is not valid UTF-8" };
+  return { key };
+}
+
+/**
+ * The wanted files' working-tree bytes, read once: a file whose bytes are HEAD's (listed for its
+ * metadata alone) is no change; one that cannot be read is named in `notCovered`.
+ */
+async function readWorktree(
+  deps: ChangeScopeDeps,
+  repository: Repository,
+  wanted: readonly Wanted[],
+  notCovered: NotCovered[],
+  signal: AbortSignal,
+): Promise<{ wanted: Wanted[]; trusted: Map<string, Revision> }> {
+  const contents = await mapBounded(
+    wanted,
+    CHANGES_CONCURRENT_FILES,
+    ({ path }) => readCurrent(join(repository.root, path), repository, deps.contentIds),
+    signal,
   );
-  const byKey = new Map(wanted.filter((w) => mirror.data.ids.has(w.key)).map((w) => [w.key, w]));
-  return new Scope(deps, repository, spec, sides, comparison, target, layout, mirror, byKey, trusted, [
-    ...notCovered,
-    ...mirror.data.notCovered,
-  ]);
+  const read: Wanted[] = [];
+  const trusted = new Map<string, Revision>();
+  wanted.forEach((w, i) => {
+    const content = contents[i] as Awaited<ReturnType<typeof readCurrent>>;
+    if (typeof content === "string") notCovered.push({ path: w.key, reason: content });
+    else if (
+      w.changed !== undefined &&
+      content.id === w.changed.oldId &&
+      w.changed.newMode === w.changed.oldMode
+    ) {
+      // Listed for its metadata alone: HEAD's bytes, no change.
+    } else {
+      trusted.set(w.key, content.revision);
+      read.push({ ...w, id: content.id, bytes: content.bytes, revision: content.revision });
+    }
+  });
+  return { wanted: read, trusted };
+}
+
+/**
+ * Checked-out submodules not named yet. Whether one holds edits would take Git running inside
+ * it, under its own configuration: each is named, and the answer is partial rather than
+ * complete about what it never looked at.
+ */
+function submodulesNotCompared(
+  place: Place,
+  submodules: readonly string[],
+  notCovered: readonly NotCovered[],
+): NotCovered[] {
+  const named = new Set(notCovered.map((f) => f.path));
+  const entries: NotCovered[] = [];
+  for (const path of submodules) {
+    if (hasDotComponent(path)) continue;
+    const absolute = join(place.repository.root, path);
+    if (isProtected(place, absolute)) continue;
+    const key = place.layout.keyOf(absolute);
+    if (!named.has(key)) entries.push({ path: key, reason: SUBMODULE_CHECKED_OUT, files: 0 });
+  }
+  return entries;
 }
 
 /** Git's mode for a submodule (a commit recorded in the tree). */
@@ -302,111 +343,6 @@ function submoduleReason(changed: ChangedFile): string {
           ? "its recorded commit changed"
           : "a file or link on the other side";
   return `a submodule, ${what}: the files inside it are not compared`;
-}
-
-/** Writes a scope's files into `dir`: working-tree bytes already read, or Git objects. */
-async function buildTree(
-  deps: ChangeScopeDeps,
-  repository: Repository,
-  wanted: readonly Wanted[],
-  dir: string,
-  signal: AbortSignal,
-): Promise<ScopeBuild> {
-  const blobs = wanted.some((w) => w.revision === undefined)
-    ? await readBlobs(
-        deps.git,
-        repository,
-        wanted.flatMap((w) => w.id ?? []),
-        CHANGES_FILE_MAX_BYTES,
-        CHANGES_MAX_BYTES,
-        signal,
-      )
-    : undefined;
-  // Working-tree files known by id but not read this time: read now, at that same revision.
-  const late = await mapBounded(
-    wanted,
-    CHANGES_CONCURRENT_FILES,
-    async (w) =>
-      w.revision !== undefined && w.bytes === undefined
-        ? readBytes(join(repository.root, w.path), w.revision)
-        : undefined,
-    signal,
-  );
-  const ids = new Map<string, string>();
-  const notCovered: NotCovered[] = [];
-  const writes: { destination: string; key: string; bytes: Buffer }[] = [];
-  let total = 0;
-  for (const [i, w] of wanted.entries()) {
-    const reread = late[i];
-    if (typeof reread === "string") {
-      notCovered.push({ path: w.key, reason: reread });
-      continue;
-    }
-    let bytes = w.bytes ?? reread;
-    if (bytes === undefined) {
-      const blob = w.id === undefined ? undefined : blobs?.get(w.id);
-      if (blob === undefined || blob.kind === "missing") {
-        notCovered.push({ path: w.key, reason: "its content is not in the local object database" });
-        continue;
-      }
-      if (blob.kind === "too-large") {
-        notCovered.push({ path: w.key, reason: `larger than ${CHANGES_FILE_MAX_BYTES / (1024 * 1024)} MiB` });
-        continue;
-      }
-      // Not read: past the same total bound as below (which also counts what else this tree
-      // holds), so said the same way.
-      if (blob.kind === "over-total") {
-        notCovered.push({
-          path: w.key,
-          reason: `beyond the ${CHANGES_MAX_BYTES / (1024 * 1024)} MiB a comparison covers`,
-        });
-        continue;
-      }
-      bytes = blob.bytes;
-    }
-    if (total + bytes.length > CHANGES_MAX_BYTES) {
-      notCovered.push({
-        path: w.key,
-        reason: `beyond the ${CHANGES_MAX_BYTES / (1024 * 1024)} MiB a comparison covers`,
-      });
-      continue;
-    }
-    const destination = join(dir, w.key);
-    // Never outside the tree, whatever a key holds (the paths were checked when listed).
-    if (!destination.startsWith(`${dir}${sep}`)) {
-      notCovered.push({ path: w.key, reason: "its path leads out of the comparison's tree" });
-      continue;
-    }
-    total += bytes.length;
-    ids.set(w.key, w.id as string);
-    writes.push({ destination, key: w.key, bytes });
-  }
-  // A crafted tree can hold a file and a directory of one name: the directory is kept.
-  const directories = new Set<string>();
-  for (const { destination } of writes) {
-    for (let d = dirname(destination); d !== dir && !directories.has(d); d = dirname(d)) directories.add(d);
-  }
-  for (let i = writes.length - 1; i >= 0; i--) {
-    const { destination, key } = writes[i] as (typeof writes)[number];
-    if (!directories.has(destination)) continue;
-    writes.splice(i, 1);
-    ids.delete(key);
-    notCovered.push({
-      path: key,
-      reason: "a directory of the same name is changed too, so it cannot be compared",
-    });
-  }
-  // Directories once each (parents first), then the files, several at a time.
-  for (const directory of [...new Set(writes.map((w) => dirname(w.destination)))].sort()) {
-    await mkdir(directory, { recursive: true, mode: 0o700 });
-  }
-  await mapBounded(
-    writes,
-    CHANGES_CONCURRENT_FILES,
-    ({ destination, bytes }) => writeFile(destination, bytes, { mode: 0o600 }),
-    signal,
-  );
-  return { ids, notCovered };
 }
 
 class Scope implements ChangeScope {

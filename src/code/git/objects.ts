@@ -47,69 +47,16 @@ export async function readBlobs(
 export function readBatch(
   stdout: Readable,
   wanted: readonly string[],
-  bounds: { readonly maxBytes: number; readonly maxTotalBytes: number },
+  bounds: BatchBounds,
   blobs: Map<string, Blob>,
 ): Promise<ConsumeResult> {
+  const parser = new BatchParser(wanted, bounds, blobs);
   return new Promise((resolve, reject) => {
-    let buffered: Buffer = Buffer.alloc(0);
-    let next = 0;
-    let kept = 0;
-    /** The object whose content is being read: its id, size, and what has arrived. */
-    let body: { id: string; size: number; parts: Buffer[]; got: number; keep: boolean } | undefined;
     let stopped = false;
-    const step = (): boolean => {
-      if (body !== undefined) {
-        const need = body.size + 1 - body.got;
-        const piece = buffered.subarray(0, need);
-        if (body.keep) body.parts.push(piece);
-        body.got += piece.length;
-        buffered = buffered.subarray(piece.length);
-        if (body.got < body.size + 1) return false;
-        blobs.set(
-          body.id,
-          body.keep
-            ? { kind: "bytes", bytes: Buffer.concat(body.parts).subarray(0, body.size) }
-            : { kind: "too-large", size: body.size },
-        );
-        body = undefined;
-        return true;
-      }
-      const newline = buffered.indexOf(0x0a);
-      if (newline === -1) return false;
-      const header = buffered.subarray(0, newline).toString("latin1");
-      buffered = buffered.subarray(newline + 1);
-      const id = wanted[next++];
-      const fields = header.split(" ");
-      if (id === undefined)
-        throw new EvidentError("internal_error", "git cat-file answered more objects than asked.");
-      if (fields[1] === "missing" || fields[1] === "ambiguous") {
-        blobs.set(id, { kind: "missing" });
-        return true;
-      }
-      const size = Number(fields[2]);
-      if (!Number.isSafeInteger(size) || size < 0) {
-        throw new EvidentError(
-          "internal_error",
-          `git cat-file answered an unexpected header: ${header.slice(0, 120)}`,
-        );
-      }
-      if (size <= bounds.maxBytes && kept + size > bounds.maxTotalBytes) {
-        // Everything from here is past the total: stop Git rather than read it all past.
-        for (const rest of wanted.slice(next - 1))
-          if (!blobs.has(rest)) blobs.set(rest, { kind: "over-total" });
-        stopped = true;
-        resolve("stop");
-        return false;
-      }
-      const keep = size <= bounds.maxBytes;
-      if (keep) kept += size;
-      body = { id, size, parts: [], got: 0, keep };
-      return true;
-    };
     const closed = () => reject(new Error("Git's output closed before it ended"));
     const ended = () => {
       if (stopped) return;
-      if (body !== undefined || next < wanted.length) {
+      if (!parser.complete) {
         reject(new EvidentError("internal_error", "git cat-file ended before answering every object."));
       } else resolve("done");
     };
@@ -118,10 +65,10 @@ export function readBatch(
     if (stdout.destroyed) return closed();
     stdout.on("data", (chunk: Buffer) => {
       if (stopped) return;
-      buffered = buffered.length === 0 ? chunk : Buffer.concat([buffered, chunk]);
       try {
-        while (buffered.length > 0 && step()) {
-          // Each step consumes one header or finishes one body.
+        if (parser.push(chunk) === "stop") {
+          stopped = true;
+          resolve("stop");
         }
       } catch (error) {
         stdout.destroy();
@@ -134,4 +81,101 @@ export function readBatch(
     // forever (after "end", the promise is settled and this does nothing).
     stdout.once("close", closed);
   });
+}
+
+interface BatchBounds {
+  readonly maxBytes: number;
+  readonly maxTotalBytes: number;
+}
+
+/** The object whose content is being read: its id, size, and what has arrived. */
+interface BatchBody {
+  readonly id: string;
+  readonly size: number;
+  readonly parts: Buffer[];
+  got: number;
+  /** Within the size bound: its bytes are kept, else read past. */
+  readonly keep: boolean;
+}
+
+/** The batch output read as it arrives: one header, then that object's body, in turn. */
+class BatchParser {
+  #buffered: Buffer = Buffer.alloc(0);
+  /** Index in `wanted` of the next header's object. */
+  #next = 0;
+  /** Bytes of the blobs kept so far. */
+  #kept = 0;
+  #body: BatchBody | undefined;
+
+  constructor(
+    private readonly wanted: readonly string[],
+    private readonly bounds: BatchBounds,
+    private readonly blobs: Map<string, Blob>,
+  ) {}
+
+  /** Whether every object asked for was answered in whole. */
+  get complete(): boolean {
+    return this.#body === undefined && this.#next >= this.wanted.length;
+  }
+
+  /** Reads what `chunk` completes; "stop" once the rest is past the total bound. */
+  push(chunk: Buffer): "stop" | undefined {
+    this.#buffered = this.#buffered.length === 0 ? chunk : Buffer.concat([this.#buffered, chunk]);
+    while (this.#buffered.length > 0) {
+      // Each step consumes one header or finishes one body.
+      const step = this.#body === undefined ? this.#header() : this.#content(this.#body);
+      if (step === "stop") return "stop";
+      if (step === "wait") return undefined;
+    }
+    return undefined;
+  }
+
+  #content(body: BatchBody): "next" | "wait" {
+    const need = body.size + 1 - body.got;
+    const piece = this.#buffered.subarray(0, need);
+    if (body.keep) body.parts.push(piece);
+    body.got += piece.length;
+    this.#buffered = this.#buffered.subarray(piece.length);
+    if (body.got < body.size + 1) return "wait";
+    this.blobs.set(
+      body.id,
+      body.keep
+        ? { kind: "bytes", bytes: Buffer.concat(body.parts).subarray(0, body.size) }
+        : { kind: "too-large", size: body.size },
+    );
+    this.#body = undefined;
+    return "next";
+  }
+
+  #header(): "next" | "wait" | "stop" {
+    const newline = this.#buffered.indexOf(0x0a);
+    if (newline === -1) return "wait";
+    const header = this.#buffered.subarray(0, newline).toString("latin1");
+    this.#buffered = this.#buffered.subarray(newline + 1);
+    const id = this.wanted[this.#next++];
+    const fields = header.split(" ");
+    if (id === undefined)
+      throw new EvidentError("internal_error", "git cat-file answered more objects than asked.");
+    if (fields[1] === "missing" || fields[1] === "ambiguous") {
+      this.blobs.set(id, { kind: "missing" });
+      return "next";
+    }
+    const size = Number(fields[2]);
+    if (!Number.isSafeInteger(size) || size < 0) {
+      throw new EvidentError(
+        "internal_error",
+        `git cat-file answered an unexpected header: ${header.slice(0, 120)}`,
+      );
+    }
+    const keep = size <= this.bounds.maxBytes;
+    if (keep && this.#kept + size > this.bounds.maxTotalBytes) {
+      // Everything from here is past the total: stop Git rather than read it all past.
+      for (const rest of this.wanted.slice(this.#next - 1))
+        if (!this.blobs.has(rest)) this.blobs.set(rest, { kind: "over-total" });
+      return "stop";
+    }
+    if (keep) this.#kept += size;
+    this.#body = { id, size, parts: [], got: 0, keep };
+    return "next";
+  }
 }

@@ -65,6 +65,54 @@ function compose(
   placement: Placement,
   issuedAt: number,
 ): InspectionAnswer {
+  const { lines, outcomes } = inputLines(plan, placement);
+  const owed = placement.remaining.reduce((n, s) => n + s.range.endByte - s.range.startByte, 0);
+  const lossy = placement.lossyOmitted.reduce((n, s) => n + s.range.endByte - s.range.startByte, 0);
+  const shown = placement.fragments.reduce((n, f) => n + f.endByte - f.startByte, 0);
+  const coverage: CodeSearchCoverage = {
+    ...plan.coverage,
+    retention: {
+      status: owed + lossy === 0 ? "complete" : "partial",
+      counts: { bytesShown: shown, bytesOwed: owed, bytesNotShownLossy: lossy },
+    },
+  };
+  const sourceCursor =
+    placement.remaining.length === 0
+      ? undefined
+      : encodeSourceCursor(context.store, context.caller, {
+          issuedAt,
+          documents: continued(placement.remaining),
+        });
+  const head =
+    plan.items.length === 0
+      ? `code_search source continuation: ${plan.spans.length} range(s).`
+      : `code_search inspection of ${plan.items.length} target(s): ${placement.fragments.length} source range(s) shown.`;
+  const notes = [coverageLine(coverage), ...omissionNotes(context, placement, sourceCursor)];
+  const text = `${[head, ...lines].join("\n")}\n${placement.text}${notes.join("\n")}\n`;
+  return {
+    text,
+    data: {
+      status: owed + lossy === 0 ? "complete" : "partial",
+      view: "inspection",
+      redacted: plan.redact,
+      coverage,
+      ...(plan.items.length === 0 ? {} : { inspections: outcomes }),
+      fragments: [...placement.fragments],
+      ...(sourceCursor === undefined
+        ? {}
+        : {
+            sourceCursor,
+            remaining: placement.remaining.map((s) => ({ path: s.display, ...s.range })),
+          }),
+    },
+  };
+}
+
+/** One line per input, and its outcome as placed: complete, or partial when not all was shown. */
+function inputLines(
+  plan: InspectionPlan,
+  placement: Placement,
+): { lines: string[]; outcomes: InspectionOutcome[] } {
   const spanOf = (item: InspectionItem): number =>
     plan.spans.findIndex(
       (s) =>
@@ -84,53 +132,45 @@ function compose(
       continue;
     }
     const span = spanOf(item);
-    const shownTo = placement.shownEnd[span] ?? 0;
-    const complete = shownTo >= outcome.range.endByte;
+    const complete = (placement.shownEnd[span] ?? 0) >= outcome.range.endByte;
     const fragment = placement.spanFragment[span];
     outcomes.push({
       ...outcome,
       status: complete ? "complete" : "partial",
       ...(fragment === undefined ? {} : { fragment }),
     });
-    const range = `lines ${outcome.range.startLine}-${outcome.range.endLine}`;
-    const what =
-      outcome.symbol !== undefined
-        ? `${outcome.symbol.kind} ${outcome.symbol.qualifiedName}, ${range} (${outcome.syntax?.provider})`
-        : `${range}, an excerpt: no symbol range (${outcome.syntax?.status}: ${outcome.syntax?.reason})`;
-    const caveat =
-      outcome.syntax?.status === "parse_error" && outcome.symbol !== undefined
-        ? `; ${outcome.syntax.reason}`
-        : "";
     const earlier = firstInput.get(span);
     const shared = earlier === undefined ? "" : `; shown once, with [${earlier}]`;
     if (earlier === undefined) firstInput.set(span, outcome.input);
     const partial = complete ? "" : "; not all shown (see sourceCursor below)";
-    lines.push(`[${outcome.input}] ${item.described}: ${what}${caveat}${shared}${partial}`);
+    lines.push(
+      `[${outcome.input}] ${item.described}: ${rangeText(outcome, outcome.range)}${shared}${partial}`,
+    );
   }
+  return { lines, outcomes };
+}
 
-  const owed = placement.remaining.reduce((n, s) => n + s.range.endByte - s.range.startByte, 0);
-  const lossy = placement.lossyOmitted.reduce((n, s) => n + s.range.endByte - s.range.startByte, 0);
-  const shown = placement.fragments.reduce((n, f) => n + f.endByte - f.startByte, 0);
-  const coverage: CodeSearchCoverage = {
-    ...plan.coverage,
-    retention: {
-      status: owed + lossy === 0 ? "complete" : "partial",
-      counts: { bytesShown: shown, bytesOwed: owed, bytesNotShownLossy: lossy },
-    },
-  };
-  const sourceCursor =
-    placement.remaining.length === 0
-      ? undefined
-      : encodeSourceCursor(context.store, context.caller, {
-          issuedAt,
-          documents: continued(placement.remaining),
-        });
+/** What an input's range is: its symbol (with any caveat), or an excerpt and why. */
+function rangeText(outcome: InspectionOutcome, lines: { startLine: number; endLine: number }): string {
+  const range = `lines ${lines.startLine}-${lines.endLine}`;
+  const what =
+    outcome.symbol !== undefined
+      ? `${outcome.symbol.kind} ${outcome.symbol.qualifiedName}, ${range} (${outcome.syntax?.provider})`
+      : `${range}, an excerpt: no symbol range (${outcome.syntax?.status}: ${outcome.syntax?.reason})`;
+  const caveat =
+    outcome.syntax?.status === "parse_error" && outcome.symbol !== undefined
+      ? `; ${outcome.syntax.reason}`
+      : "";
+  return `${what}${caveat}`;
+}
 
-  const head =
-    plan.items.length === 0
-      ? `code_search source continuation: ${plan.spans.length} range(s).`
-      : `code_search inspection of ${plan.items.length} target(s): ${placement.fragments.length} source range(s) shown.`;
-  const notes = [coverageLine(coverage)];
+/** What was left out: owed through the cursor, or not continued because it is not UTF-8. */
+function omissionNotes(
+  context: RenderContext,
+  placement: Placement,
+  sourceCursor: string | undefined,
+): string[] {
+  const notes: string[] = [];
   if (placement.remaining.length > 0) {
     notes.push(
       `Not shown yet: ${placement.remaining.map((s) => `${printablePath(s.display)} ${spanLines(s)} (bytes ${s.range.startByte}-${s.range.endByte})`).join(", ")}. ` +
@@ -142,24 +182,7 @@ function compose(
       `Not shown, and not continued because the file is not valid UTF-8: ${placement.lossyOmitted.map((s) => `${printablePath(s.display)} ${spanLines(s)}`).join(", ")}.`,
     );
   }
-  const text = `${[head, ...lines].join("\n")}\n${placement.text}${notes.join("\n")}\n`;
-  return {
-    text,
-    data: {
-      status: owed + lossy === 0 ? "complete" : "partial",
-      view: "inspection",
-      redacted: plan.redact,
-      coverage,
-      ...(plan.items.length === 0 ? {} : { inspections: outcomes }),
-      fragments: [...placement.fragments],
-      ...(sourceCursor === undefined
-        ? {}
-        : {
-            sourceCursor,
-            remaining: placement.remaining.map((s) => ({ path: s.display, ...s.range })),
-          }),
-    },
-  };
+  return notes;
 }
 
 function coverageLine(coverage: CodeSearchCoverage): string {

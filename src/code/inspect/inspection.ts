@@ -23,7 +23,14 @@ import { type SnapshotData, type SnapshotStore, searchSnapshot } from "../snapsh
 import { lineCount, type ReadFailure, readSourceDocument, type SourceDocument } from "../source/document.js";
 import { bytesOfLines, containsLines, type LineRange, mergeLineRanges } from "../source/ranges.js";
 import type { SymbolsOutcome, SyntaxLayer } from "../syntax/layer.js";
-import { pickSymbol, type SymbolRange, symbolAtMatch, symbolsNamed } from "../syntax/symbols.js";
+import {
+  listCandidates,
+  noSymbolNamed,
+  pickSymbol,
+  type SymbolRange,
+  symbolAtMatch,
+  symbolsNamed,
+} from "../syntax/symbols.js";
 import { type InspectionAnswer, renderInspection } from "./answer.js";
 import type { SourceSpan } from "./place.js";
 
@@ -235,50 +242,46 @@ async function rangeOf(deps: InspectDeps, item: Item, work: DocumentWork): Promi
     );
   }
   if (work.failure !== undefined) throw work.failure;
-  const document = work.document as SourceDocument;
-  work.symbols ??= await deps.syntax.symbols(document, deps.signal);
-  const symbols = work.symbols;
-  const total = lineCount(document);
-  const { target } = item;
-  if (target.kind === "symbol") {
-    if (symbols.status !== "ok") {
-      throw new EvidentError(
-        "syntax_unavailable",
-        `Symbols of ${printablePath(work.display)} are not available (${symbols.reason}); inspect it by line instead.`,
-        { details: { field: "symbol", status: symbols.status } },
-      );
-    }
-    const picked = pickSymbol(symbolsNamed(symbols.symbols, target.symbol));
-    if (picked === undefined) {
-      const known = symbols.symbols.slice(0, 20).map((s) => s.qualifiedName);
-      throw invalid(
-        "symbol",
-        `no symbol named "${target.symbol}" in ${printablePath(work.display)}${known.length > 0 ? ` (it has ${known.join(", ")}${symbols.symbols.length > known.length ? ", ..." : ""})` : ""}.`,
-      );
-    }
-    if ("ambiguous" in picked) {
-      const listed = picked.ambiguous
-        .slice(0, 10)
-        .map((s) => `${s.qualifiedName} (${s.kind}, lines ${s.startLine}-${s.endLine})`);
-      throw invalid(
-        "symbol",
-        `"${target.symbol}" names ${picked.ambiguous.length} symbols in ${printablePath(work.display)}: ${listed.join("; ")}. Name one by its qualified name, or by line.`,
-      );
-    }
-    setSymbol(item, picked.symbol, symbols);
-    if (picked.symbol.hasSyntaxError) {
-      item.syntax = {
-        status: "parse_error",
-        provider: providerOf(symbols),
-        reason: "the parser recovered from a syntax error in this range, so its bounds may be wrong",
-      };
-    }
-    return;
+  work.symbols ??= await deps.syntax.symbols(work.document as SourceDocument, deps.signal);
+  if (item.target.kind === "symbol") symbolRange(item, item.target.symbol, work, work.symbols);
+  else lineRange(item, work, work.symbols);
+}
+
+/** A symbol target's range: the one symbol its name picks, or why there is none. */
+function symbolRange(item: Item, name: string, work: DocumentWork, symbols: SymbolsOutcome): void {
+  if (symbols.status !== "ok") {
+    throw new EvidentError(
+      "syntax_unavailable",
+      `Symbols of ${printablePath(work.display)} are not available (${symbols.reason}); inspect it by line instead.`,
+      { details: { field: "symbol", status: symbols.status } },
+    );
   }
+  const picked = pickSymbol(symbolsNamed(symbols.symbols, name));
+  if (picked === undefined)
+    throw invalid("symbol", noSymbolNamed(name, printablePath(work.display), symbols.symbols));
+  if ("ambiguous" in picked) {
+    throw invalid(
+      "symbol",
+      `"${name}" names ${picked.ambiguous.length} symbols in ${printablePath(work.display)}: ${listCandidates(picked.ambiguous)}. Name one by its qualified name, or by line.`,
+    );
+  }
+  setSymbol(item, picked.symbol, symbols);
+  if (picked.symbol.hasSyntaxError) {
+    item.syntax = {
+      status: "parse_error",
+      provider: providerOf(symbols),
+      reason: "the parser recovered from a syntax error in this range, so its bounds may be wrong",
+    };
+  }
+}
+
+/** A line or match target's range: the symbol enclosing it, else an excerpt saying why. */
+function lineRange(item: Item, work: DocumentWork, symbols: SymbolsOutcome): void {
   const line = item.line as number;
+  const total = lineCount(work.document as SourceDocument);
   if (line > total) {
     throw invalid(
-      target.kind === "match" ? "inspect" : "line",
+      item.target.kind === "match" ? "inspect" : "line",
       `line ${line} is past the end of ${printablePath(work.display)} (${total} lines).`,
     );
   }

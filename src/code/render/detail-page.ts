@@ -83,18 +83,6 @@ export function printablePath(path: string): string {
 
 export async function renderDetailPage(options: DetailOptions): Promise<DetailPage> {
   const { snapshot, sequence } = options;
-  const parts: string[] = [];
-  let chars = 0;
-  let bytes = 0;
-  const shown: ShownMatch[] = [];
-  let rangesOmitted = 0;
-  let matchesTruncated = 0;
-  const changed = new Set<string>();
-  const unverified = new Set<string>();
-  const contextUnavailable = new Set<string>();
-  let currentKey: string | undefined;
-  let lastPrinted = 0;
-  let position = options.offset;
   await loadMatches(snapshot.matches, pagePositions(options));
   const lineOf = new Map<number, number>();
   const lineAt = (i: number) => {
@@ -106,93 +94,169 @@ export async function renderDetailPage(options: DetailOptions): Promise<DetailPa
     return line;
   };
   // Lines read from Git objects have no current file: the frame says so once for all.
-  const historical = snapshot.changes?.source === "objects";
+  const page = new PageBuilder(options, snapshot.changes?.source === "objects");
+  let position = options.offset;
+  for (; position < sequence.length && page.shown.length < options.maxMatches; position++) {
+    const block = await matchBlock(options, sequence.at(position), page, lineAt);
+    if (!page.add(block)) break;
+  }
+  return page.finish(position < sequence.length ? position : undefined);
+}
 
-  for (; position < sequence.length && shown.length < options.maxMatches; position++) {
-    const index = sequence.at(position);
-    const match = matchAt(snapshot.matches, index);
-    // Reading context re-checks the revision, so ask for status only after it.
-    const lines = options.context > 0 ? await options.sources.lines(match.path) : undefined;
-    // Without context, redaction still needs the line before one that could end a PEM body.
-    const before =
-      lines === undefined && options.redact && mayEndPemBody(match.text)
-        ? await options.sources.lines(match.path)
-        : lines;
-    const status = await options.sources.status(match.path);
-    let noContext = options.context > 0 && lines === undefined;
-    const block: string[] = [];
-    const newFile = match.path !== currentKey;
-    if (newFile) block.push(fileHeader(match, historical ? "current" : status));
-    let printed = newFile ? 0 : lastPrinted;
-    const rendered = renderMatch(
-      match,
-      index + 1,
-      options.redact,
-      snapshot.structure?.nodes[index],
-      match.line > 1 ? before?.[match.line - 2] : "",
-    );
+/** One match as the page shows it: the file's header when it starts one, context, the line. */
+interface Block {
+  readonly path: string;
+  readonly text: string;
+  readonly shown: ShownMatch;
+  readonly status: FileStatus;
+  /** The last of the file's lines the block prints. */
+  readonly printed: number;
+  /** Context was asked for and is not shown. */
+  readonly noContext: boolean;
+}
 
-    const nearby =
-      lines === undefined ? undefined : nearbyMatchLines(snapshot.matches, index, options.context, lineAt);
-    const isMatchLine = (line: number) => nearby?.has(line) === true;
-    const contextLine = (line: number) => {
-      if (line > printed + 1 && printed > 0) block.push("    …");
-      block.push(
-        `    ${line}-  ${clip(lines?.[line - 1] ?? "", options.redact, line > 1 ? lines?.[line - 2] : "")}`,
-      );
-      printed = line;
-    };
-    if (lines !== undefined) {
-      for (let line = Math.max(1, match.line - options.context); line < match.line; line++) {
-        // Retained matching lines are shown only as matches, on their own page, never as context.
-        if (line > printed && !isMatchLine(line)) contextLine(line);
-      }
-    }
-    if (printed > 0 && match.line > printed + 1 && lines !== undefined) block.push("    …");
-    block.push(rendered.line);
-    printed = match.line;
-    if (lines !== undefined) {
-      const last = Math.min(lines.length, match.line + options.context);
-      for (let line = match.line + 1; line <= last; line++) {
-        // Stop at the next retained match: it prints itself (or belongs to another page), and
-        // lines beyond it are its context, so the page stays in line order without repeats.
-        if (isMatchLine(line)) break;
-        contextLine(line);
-      }
-    }
-
-    let text = `${block.join("\n")}\n`;
-    if (shown.length === 0 && Buffer.byteLength(text, "utf8") > options.maxBytes) {
-      // Context must never push a page's first match past the hard bound: show it without.
-      text = `${[...(newFile ? [fileHeader(match, historical ? "current" : status)] : []), rendered.line].join("\n")}\n`;
-      printed = match.line;
-      noContext = true;
-    }
-    const blockBytes = Buffer.byteLength(text, "utf8");
-    if (shown.length > 0 && (chars + text.length > options.maxChars || bytes + blockBytes > options.maxBytes))
-      break;
-    parts.push(text);
-    chars += text.length;
-    bytes += blockBytes;
-    shown.push(rendered.shown);
-    rangesOmitted += rendered.shown.rangesOmitted;
-    if (rendered.shown.rangesOmitted > 0) matchesTruncated++;
-    if (noContext && !historical) contextUnavailable.add(displayPath(match.path));
-    if (status === "changed") changed.add(displayPath(match.path));
-    if (status === "unverified" && !historical) unverified.add(displayPath(match.path));
-    currentKey = match.path;
-    lastPrinted = printed;
+async function matchBlock(
+  options: DetailOptions,
+  index: number,
+  page: PageBuilder,
+  lineAt: (position: number) => number,
+): Promise<Block> {
+  const { snapshot, sources } = options;
+  const match = matchAt(snapshot.matches, index);
+  // Reading context re-checks the revision, so ask for status only after it.
+  const lines = options.context > 0 ? await sources.lines(match.path) : undefined;
+  // Without context, redaction still needs the line before one that could end a PEM body.
+  const before =
+    lines === undefined && options.redact && mayEndPemBody(match.text)
+      ? await sources.lines(match.path)
+      : lines;
+  const status = await sources.status(match.path);
+  const newFile = match.path !== page.currentKey;
+  const header = newFile ? [fileHeader(match, page.historical ? "current" : status)] : [];
+  const rendered = renderMatch(
+    match,
+    index + 1,
+    options.redact,
+    snapshot.structure?.nodes[index],
+    match.line > 1 ? before?.[match.line - 2] : "",
+  );
+  const bare = `${[...header, rendered.line].join("\n")}\n`;
+  const around =
+    lines === undefined
+      ? undefined
+      : withContext(
+          options,
+          match.line,
+          rendered.line,
+          lines,
+          newFile ? 0 : page.lastPrinted,
+          nearbyMatchLines(snapshot.matches, index, options.context, lineAt),
+        );
+  const block = { path: match.path, shown: rendered.shown, status };
+  const text = around === undefined ? bare : `${[...header, ...around.rows].join("\n")}\n`;
+  // Context must never push a page's first match past the hard bound: show it without.
+  if (page.shown.length === 0 && Buffer.byteLength(text, "utf8") > options.maxBytes) {
+    return { ...block, text: bare, printed: match.line, noContext: true };
   }
   return {
-    text: parts.join(""),
-    shown,
-    nextOffset: position < sequence.length ? position : undefined,
-    rangesOmitted,
-    matchesTruncated,
-    changedFiles: [...changed],
-    unverifiedFiles: [...unverified],
-    contextUnavailableFiles: [...contextUnavailable],
+    ...block,
+    text,
+    printed: around?.printed ?? match.line,
+    noContext: options.context > 0 && lines === undefined,
   };
+}
+
+/**
+ * The match line between its context lines: those before it not yet printed, then those after
+ * it up to the next retained match, with "…" where lines are skipped.
+ */
+function withContext(
+  options: DetailOptions,
+  matchLine: number,
+  rendered: string,
+  lines: readonly string[],
+  printedBefore: number,
+  nearby: ReadonlySet<number>,
+): { rows: string[]; printed: number } {
+  const rows: string[] = [];
+  let printed = printedBefore;
+  const contextLine = (line: number) => {
+    if (line > printed + 1 && printed > 0) rows.push("    …");
+    rows.push(
+      `    ${line}-  ${clip(lines[line - 1] ?? "", options.redact, line > 1 ? lines[line - 2] : "")}`,
+    );
+    printed = line;
+  };
+  for (let line = Math.max(1, matchLine - options.context); line < matchLine; line++) {
+    // Retained matching lines are shown only as matches, on their own page, never as context.
+    if (line > printed && !nearby.has(line)) contextLine(line);
+  }
+  if (printed > 0 && matchLine > printed + 1) rows.push("    …");
+  rows.push(rendered);
+  printed = matchLine;
+  const last = Math.min(lines.length, matchLine + options.context);
+  for (let line = matchLine + 1; line <= last; line++) {
+    // Stop at the next retained match: it prints itself (or belongs to another page), and
+    // lines beyond it are its context, so the page stays in line order without repeats.
+    if (nearby.has(line)) break;
+    contextLine(line);
+  }
+  return { rows, printed };
+}
+
+/** A page as its blocks are added: the text, within its bounds, and what it says about files. */
+class PageBuilder {
+  readonly shown: ShownMatch[] = [];
+  /** The file of the last block added, and the last of its lines printed. */
+  currentKey: string | undefined;
+  lastPrinted = 0;
+  readonly #parts: string[] = [];
+  #chars = 0;
+  #bytes = 0;
+  readonly #changed = new Set<string>();
+  readonly #unverified = new Set<string>();
+  readonly #contextUnavailable = new Set<string>();
+
+  constructor(
+    private readonly options: DetailOptions,
+    /** Lines read from Git objects: no current file to check or read context from. */
+    readonly historical: boolean,
+  ) {}
+
+  /** Adds the block, or says it does not fit (a page's first block always does). */
+  add(block: Block): boolean {
+    const { text } = block;
+    const blockBytes = Buffer.byteLength(text, "utf8");
+    if (
+      this.shown.length > 0 &&
+      (this.#chars + text.length > this.options.maxChars || this.#bytes + blockBytes > this.options.maxBytes)
+    )
+      return false;
+    this.#parts.push(text);
+    this.#chars += text.length;
+    this.#bytes += blockBytes;
+    this.shown.push(block.shown);
+    const display = displayPath(block.path);
+    if (block.noContext && !this.historical) this.#contextUnavailable.add(display);
+    if (block.status === "changed") this.#changed.add(display);
+    if (block.status === "unverified" && !this.historical) this.#unverified.add(display);
+    this.currentKey = block.path;
+    this.lastPrinted = block.printed;
+    return true;
+  }
+
+  finish(nextOffset: number | undefined): DetailPage {
+    return {
+      text: this.#parts.join(""),
+      shown: this.shown,
+      nextOffset,
+      rangesOmitted: this.shown.reduce((n, m) => n + m.rangesOmitted, 0),
+      matchesTruncated: this.shown.filter((m) => m.rangesOmitted > 0).length,
+      changedFiles: [...this.#changed],
+      unverifiedFiles: [...this.#unverified],
+      contextUnavailableFiles: [...this.#contextUnavailable],
+    };
+  }
 }
 
 /**

@@ -29,7 +29,7 @@ import { listNames } from "../rg/names.js";
 import type { CodeSearchCoverage, StructureNode } from "../schema.js";
 import { compareKeys } from "../snapshots/sequence.js";
 import { lineEnd, lineStart, type SourceDocument } from "../source/document.js";
-import { loadAstGrep } from "../syntax/ast-grep.js";
+import { type AstGrepRuntime, loadAstGrep } from "../syntax/ast-grep.js";
 import { ParseBudget } from "../syntax/budget.js";
 import { astGrepLanguageOf } from "../syntax/languages.js";
 import type { SyntaxLayer } from "../syntax/layer.js";
@@ -63,6 +63,24 @@ export function literalWords(pattern: string): string[] {
   );
 }
 
+/** A match found, the node behind it, and its column (for the order within a line). */
+interface Found {
+  readonly match: ParsedMatch;
+  readonly node: StructureNode;
+  readonly column: number;
+}
+
+/** What the search gathers file by file: candidates counted by outcome, and what it keeps. */
+interface Gathered {
+  readonly counts: Record<string, number>;
+  readonly found: Found[];
+  readonly trusted: Record<string, Revision>;
+  /** Languages where the pattern does not parse as code. */
+  readonly invalidIn: Set<string>;
+  stopped: StructureRun["partialReason"];
+  bytes: number;
+}
+
 export async function structureSearch(
   options: StructureOptions,
   request: StructureRequest,
@@ -75,123 +93,142 @@ export async function structureSearch(
       `Structure search needs ast-grep, which is not available: ${runtime.error}.`,
     );
   }
-  const words = literalWords(request.structure);
-  const longest = words.reduce<string | undefined>(
+  const longest = literalWords(request.structure).reduce<string | undefined>(
     (a, w) => (a === undefined || w.length > a.length ? w : a),
     undefined,
   );
   const listed = await listCandidates(options, request, target, longest);
-  const counts: Record<string, number> = {};
-  const count = (key: string, n = 1) => {
-    counts[key] = (counts[key] ?? 0) + n;
+  const gathered: Gathered = {
+    counts: {},
+    found: [],
+    trusted: {},
+    invalidIn: new Set(),
+    stopped: undefined,
+    bytes: 0,
   };
+  const budget = new ParseBudget();
+  for (const name of chooseFiles(listed, runtime, request.maxParseFiles, gathered.counts)) {
+    throwIfAborted(options.signal);
+    if (gathered.stopped) count(gathered.counts, "not_searched_retention");
+    else await searchFile(options, runtime.napi, request.structure, target, name, budget, gathered);
+  }
+  if (gathered.counts.parsed === undefined && gathered.invalidIn.size > 0) {
+    throw new EvidentError(
+      "invalid_arguments",
+      `Invalid arguments: structure: the pattern does not parse as code in ${[...gathered.invalidIn].join(", ")}; write it as a complete expression or statement, e.g. "console.log($A)".`,
+      { details: { field: "structure" } },
+    );
+  }
+  const { found } = gathered;
+  found.sort(
+    (a, b) => compareKeys(a.match.path, b.match.path) || a.match.line - b.match.line || a.column - b.column,
+  );
+  return {
+    prefilter: longest,
+    matches: found.map((f) => f.match),
+    nodes: found.map((f) => f.node),
+    trusted: gathered.trusted,
+    partialReason: gathered.stopped,
+    bytes: gathered.bytes,
+    coverage: coverageOf(listed.length, gathered),
+  };
+}
+
+function count(counts: Record<string, number>, key: string, n = 1): void {
+  counts[key] = (counts[key] ?? 0) + n;
+}
+
+/** The candidates ast-grep parses here, in path order, at most `maxParseFiles`; the rest counted. */
+function chooseFiles(
+  listed: readonly string[],
+  runtime: AstGrepRuntime,
+  maxParseFiles: number,
+  counts: Record<string, number>,
+): string[] {
   const candidates: string[] = [];
   for (const name of listed) {
     const language = astGrepLanguageOf(name);
     if (language === undefined) continue;
-    if (!runtime.available.has(language)) count("no_provider");
+    if (!runtime.available.has(language)) count(counts, "no_provider");
     else candidates.push(name);
   }
   candidates.sort(compareKeys);
-  const chosen = candidates.slice(0, request.maxParseFiles);
-  if (candidates.length > chosen.length) count("over_budget", candidates.length - chosen.length);
+  const chosen = candidates.slice(0, maxParseFiles);
+  if (candidates.length > chosen.length) count(counts, "over_budget", candidates.length - chosen.length);
+  return chosen;
+}
 
-  const found: { match: ParsedMatch; node: StructureNode; column: number }[] = [];
-  const trusted: Record<string, Revision> = {};
-  const invalidIn = new Set<string>();
-  let retentionStopped: StructureRun["partialReason"];
-  let bytes = 0;
-  const budget = new ParseBudget();
-  for (const name of chosen) {
-    throwIfAborted(options.signal);
-    if (retentionStopped) {
-      count("not_searched_retention");
-      continue;
-    }
-    const read = await budget.read(pathUnder(target.rg.cwd, name));
-    if (!read.ok) {
-      count(
-        read.reason === "over_budget"
-          ? "over_budget"
-          : read.reason === "too_large"
-            ? "oversized"
-            : read.reason === "changed"
-              ? "changed"
-              : "unreadable",
-      );
-      continue;
-    }
-    const document = read.document;
-    const tree = await options.syntax.tree(document, options.signal);
-    if (tree.status !== "ok") {
-      count(tree.status);
-      continue;
-    }
-    if (!patternParses(runtime.napi, tree.language, request.structure)) {
-      invalidIn.add(tree.language);
-      count("pattern_not_valid_here");
-      continue;
-    }
-    count("parsed");
-    if (tree.facts.syntaxErrors > 0) count("parsed_with_syntax_errors");
-    trusted[name] = document.revision;
-    for (const node of findAll(tree.root, request.structure)) {
-      if (found.length >= SNAPSHOT_MAX_MATCHES) {
-        retentionStopped = "max_matches";
-        break;
-      }
-      const match = toMatch(name, document, node, tree.facts.symbols);
-      // Each match keeps its line: on a long line of nested code, 50,000 nodes would keep
-      // 50,000 copies of it (gigabytes), so the text kept is bounded as a pattern search's is.
-      const size = matchBytes(match.match);
-      if (bytes + size > SNAPSHOT_MAX_BYTES) {
-        retentionStopped = "max_bytes";
-        break;
-      }
-      bytes += size;
-      found.push(match);
-    }
+/** How a candidate that could not be read is counted. */
+const UNREAD: Readonly<Record<string, string>> = {
+  over_budget: "over_budget",
+  too_large: "oversized",
+  changed: "changed",
+};
+
+/** Parses one candidate and keeps its matches, until retention's bounds stop the search. */
+async function searchFile(
+  options: StructureOptions,
+  napi: AstGrepRuntime["napi"],
+  pattern: string,
+  target: SearchTarget,
+  name: string,
+  budget: ParseBudget,
+  gathered: Gathered,
+): Promise<void> {
+  const { counts, found } = gathered;
+  const read = await budget.read(pathUnder(target.rg.cwd, name));
+  if (!read.ok) return count(counts, UNREAD[read.reason] ?? "unreadable");
+  const document = read.document;
+  const tree = await options.syntax.tree(document, options.signal);
+  if (tree.status !== "ok") return count(counts, tree.status);
+  if (!patternParses(napi, tree.language, pattern)) {
+    gathered.invalidIn.add(tree.language);
+    return count(counts, "pattern_not_valid_here");
   }
-  if (counts.parsed === undefined && invalidIn.size > 0) {
-    throw new EvidentError(
-      "invalid_arguments",
-      `Invalid arguments: structure: the pattern does not parse as code in ${[...invalidIn].join(", ")}; write it as a complete expression or statement, e.g. "console.log($A)".`,
-      { details: { field: "structure" } },
-    );
+  count(counts, "parsed");
+  if (tree.facts.syntaxErrors > 0) count(counts, "parsed_with_syntax_errors");
+  gathered.trusted[name] = document.revision;
+  for (const node of findAll(tree.root, pattern)) {
+    if (found.length >= SNAPSHOT_MAX_MATCHES) {
+      gathered.stopped = "max_matches";
+      return;
+    }
+    const match = toMatch(name, document, node, tree.facts.symbols);
+    // Each match keeps its line: on a long line of nested code, 50,000 nodes would keep
+    // 50,000 copies of it (gigabytes), so the text kept is bounded as a pattern search's is.
+    const size = matchBytes(match.match);
+    if (gathered.bytes + size > SNAPSHOT_MAX_BYTES) {
+      gathered.stopped = "max_bytes";
+      return;
+    }
+    gathered.bytes += size;
+    found.push(match);
   }
-  found.sort(
-    (a, b) => compareKeys(a.match.path, b.match.path) || a.match.line - b.match.line || a.column - b.column,
-  );
+}
+
+function coverageOf(candidateFiles: number, { counts, stopped, found }: Gathered): CodeSearchCoverage {
   const notSearched = Object.entries(counts)
     .filter(([key]) => key !== "parsed" && key !== "parsed_with_syntax_errors")
     .reduce((n, [, v]) => n + v, 0);
   const parsed = counts.parsed ?? 0;
   return {
-    prefilter: longest,
-    matches: found.map((f) => f.match),
-    nodes: found.map((f) => f.node),
-    trusted,
-    partialReason: retentionStopped,
-    bytes,
-    coverage: {
-      occurrences: {
-        status: "complete",
-        counts: { candidateFiles: listed.length },
-      },
-      // A file parsed with syntax errors may hide matches (the text says so): not complete.
-      syntax: {
-        status:
-          notSearched === 0 && counts.parsed_with_syntax_errors === undefined
-            ? "complete"
-            : parsed === 0
-              ? "none"
-              : "partial",
-        counts,
-      },
-      retention: {
-        status: retentionStopped === undefined ? "complete" : "partial",
-        counts: { matches: found.length },
-      },
+    occurrences: {
+      status: "complete",
+      counts: { candidateFiles },
+    },
+    // A file parsed with syntax errors may hide matches (the text says so): not complete.
+    syntax: {
+      status:
+        notSearched === 0 && counts.parsed_with_syntax_errors === undefined
+          ? "complete"
+          : parsed === 0
+            ? "none"
+            : "partial",
+      counts,
+    },
+    retention: {
+      status: stopped === undefined ? "complete" : "partial",
+      counts: { matches: found.length },
     },
   };
 }
@@ -285,7 +322,7 @@ function toMatch(
   document: SourceDocument,
   node: SgNode,
   symbols: Parameters<typeof enclosingSymbol>[0],
-): { match: ParsedMatch; node: StructureNode; column: number } {
+): Found {
   const range = node.range();
   const line = range.start.line + 1;
   const endLine = range.end.line + 1;

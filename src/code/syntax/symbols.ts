@@ -147,6 +147,21 @@ export function pickSymbol(
   return { ambiguous: candidates };
 }
 
+/** Why a name chose no symbol in a file (shown as `display`), naming the first symbols it has. */
+export function noSymbolNamed(name: string, display: string, symbols: readonly SymbolRange[]): string {
+  const known = symbols.slice(0, 20).map((s) => s.qualifiedName);
+  const more = symbols.length > known.length ? ", ..." : "";
+  return `no symbol named "${name}" in ${display}${known.length > 0 ? ` (it has ${known.join(", ")}${more})` : ""}.`;
+}
+
+/** Candidates as an ambiguity lists them: the first ten, each with its kind and lines. */
+export function listCandidates(candidates: readonly SymbolRange[]): string {
+  return candidates
+    .slice(0, 10)
+    .map((s) => `${s.qualifiedName} (${s.kind}, lines ${s.startLine}-${s.endLine})`)
+    .join("; ");
+}
+
 /** Adds qualified names from containment, for symbols listed in any order. */
 export function qualify(
   symbols: readonly (Omit<SymbolRange, "qualifiedName"> & {
