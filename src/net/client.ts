@@ -193,92 +193,50 @@ class UndiciHttpClient implements HttpClient {
   ): Promise<{ response: Dispatcher.ResponseData; url: string }> {
     if (this.#closed) throw new HttpClientError("network", "the HTTP client is closed");
     if (request.signal.aborted) throw abortReason(request.signal);
-    const undici = await loadUndici();
-    const pools = await this.#getPools();
     const follow = request.followRedirects ?? request.trust === "agent";
-
-    let url = request.trust === "agent" ? checkAgentUrl(request.url, this.#policy()).href : request.url;
+    const url = request.trust === "agent" ? checkAgentUrl(request.url, this.#policy()).href : request.url;
     const originalOrigin = new URL(url).origin;
-    let method: HttpRequest["method"] = request.method;
-    let headers = this.#headers(request);
-    let body = encodeBody(request.body, headers);
-
-    const sent = new Set([`${method} ${withoutFragment(new URL(url))}`]);
-    for (let hop = 0; ; hop++) {
+    const headers = this.#headers(request);
+    let hop: Hop = { url, method: request.method, headers, body: encodeBody(request.body, headers) };
+    const sent = new Set([`${hop.method} ${withoutFragment(new URL(url))}`]);
+    for (let count = 0; ; count++) {
       // Operator trust covers the configured origin only; a redirect elsewhere is guarded.
-      const guarded = request.trust === "agent" || new URL(url).origin !== originalOrigin;
-      if (guarded && hop > 0) checkAgentUrl(url, this.#policy());
-      const proxy = proxyFor(new URL(url), this.#options.proxy);
-      if (guarded && proxy !== undefined) await this.#checkBeforeProxy(url, request.signal);
-      let response: Dispatcher.ResponseData;
-      try {
-        const options = { method, headers, body, signal: request.signal };
-        if (proxy !== undefined && new URL(url).protocol === "http:") {
-          response = await this.#forward(undici, proxy, url, options);
-        } else {
-          response = await undici.request(url, {
-            dispatcher:
-              proxy !== undefined ? this.#tunnel(undici, proxy) : guarded ? pools.agent : pools.operator,
-            ...options,
-          });
-        }
-      } catch (thrown) {
-        throw this.#failure(thrown, request, url, proxy !== undefined);
-      }
-
-      const location = response.headers.location;
+      const guarded = request.trust === "agent" || new URL(hop.url).origin !== originalOrigin;
+      if (guarded && count > 0) checkAgentUrl(hop.url, this.#policy());
+      const response = await this.#send(hop, request, guarded);
       if (follow && REDIRECT_STATUSES.has(response.statusCode)) {
         await discard(response.body);
-        const status = response.statusCode;
-        // A redirect that names no one place to go is told as such (an empty Location would
-        // resolve to the URL itself and be followed into a loop).
-        if (typeof location !== "string" || location.trim() === "") {
-          const what = location === undefined ? "no" : Array.isArray(location) ? "more than one" : "an empty";
-          throw new HttpClientError("redirect", `a redirect (HTTP ${status}) has ${what} Location header`);
-        }
-        let next: URL;
-        try {
-          next = new URL(location, url);
-        } catch {
-          throw new HttpClientError("redirect", "a redirect pointed to an invalid URL");
-        }
-        if (next.protocol !== "http:" && next.protocol !== "https:") {
-          throw urlNotAllowed(
-            next.href,
-            `a redirect pointed to the scheme ${next.protocol.replace(/:$/, "")}`,
-          );
-        }
-        if (next.origin !== new URL(url).origin) headers = stripCredentials(headers);
-        // 303, and 301/302 after a POST, turn into a GET without a body (as browsers do).
-        if (status === 303 || (method === "POST" && status <= 302)) {
-          method = "GET";
-          body = undefined;
-          const { "content-type": _dropped, ...rest } = headers;
-          headers = rest;
-        }
-        // Without cookies, a request sent again is answered again the same way: a loop.
-        const again = `${method} ${withoutFragment(next)}`;
-        if (sent.has(again)) {
-          throw new HttpClientError(
-            "redirect",
-            `a redirect (HTTP ${status}) loops back to a URL already requested`,
-          );
-        }
-        if (hop + 1 > MAX_REDIRECTS) {
-          throw new HttpClientError("redirect", `more than ${MAX_REDIRECTS} redirects`);
-        }
-        sent.add(again);
-        url = next.href;
+        hop = redirected(hop, response.statusCode, response.headers.location, sent, count);
         continue;
       }
-
       const lengthHeader = response.headers["content-length"];
       const declared = typeof lengthHeader === "string" ? Number(lengthHeader) : Number.NaN;
       if (Number.isFinite(declared) && declared > cap) {
         response.body.destroy();
         throw tooLarge(cap);
       }
-      return { response, url };
+      return { response, url: hop.url };
+    }
+  }
+
+  /** One request on the wire: through the proxy that applies, else the pool of its trust. */
+  async #send(hop: Hop, request: HttpRequest, guarded: boolean): Promise<Dispatcher.ResponseData> {
+    const undici = await loadUndici();
+    const pools = await this.#getPools();
+    const proxy = proxyFor(new URL(hop.url), this.#options.proxy);
+    if (guarded && proxy !== undefined) await this.#checkBeforeProxy(hop.url, request.signal);
+    try {
+      const options = { method: hop.method, headers: hop.headers, body: hop.body, signal: request.signal };
+      if (proxy !== undefined && new URL(hop.url).protocol === "http:") {
+        return await this.#forward(undici, proxy, hop.url, options);
+      }
+      return await undici.request(hop.url, {
+        dispatcher:
+          proxy !== undefined ? this.#tunnel(undici, proxy) : guarded ? pools.agent : pools.operator,
+        ...options,
+      });
+    } catch (thrown) {
+      throw this.#failure(thrown, request, hop.url, proxy !== undefined);
     }
   }
 
@@ -405,6 +363,63 @@ class UndiciHttpClient implements HttpClient {
       ...(failure.code === undefined ? {} : { code: failure.code }),
     });
   }
+}
+
+/** What one hop of an exchange sends; a redirect gives the next. */
+interface Hop {
+  readonly url: string;
+  readonly method: HttpRequest["method"];
+  readonly headers: Record<string, string>;
+  readonly body: string | undefined;
+}
+
+/**
+ * The hop a redirect asks for, or why it is not followed. `sent` holds every method and URL
+ * already requested (the next is added); `count` is the redirects followed so far.
+ */
+function redirected(
+  hop: Hop,
+  status: number,
+  location: string | string[] | undefined,
+  sent: Set<string>,
+  count: number,
+): Hop {
+  // A redirect that names no one place to go is told as such (an empty Location would
+  // resolve to the URL itself and be followed into a loop).
+  if (typeof location !== "string" || location.trim() === "") {
+    const what = location === undefined ? "no" : Array.isArray(location) ? "more than one" : "an empty";
+    throw new HttpClientError("redirect", `a redirect (HTTP ${status}) has ${what} Location header`);
+  }
+  let next: URL;
+  try {
+    next = new URL(location, hop.url);
+  } catch {
+    throw new HttpClientError("redirect", "a redirect pointed to an invalid URL");
+  }
+  if (next.protocol !== "http:" && next.protocol !== "https:") {
+    throw urlNotAllowed(next.href, `a redirect pointed to the scheme ${next.protocol.replace(/:$/, "")}`);
+  }
+  let { method, headers, body } = hop;
+  if (next.origin !== new URL(hop.url).origin) headers = stripCredentials(headers);
+  // 303, and 301/302 after a POST, turn into a GET without a body (as browsers do).
+  if (status === 303 || (method === "POST" && status <= 302)) {
+    method = "GET";
+    body = undefined;
+    const { "content-type": _dropped, ...rest } = headers;
+    headers = rest;
+  }
+  // Without cookies, a request sent again is answered again the same way: a loop.
+  const again = `${method} ${withoutFragment(next)}`;
+  if (sent.has(again)) {
+    throw new HttpClientError(
+      "redirect",
+      `a redirect (HTTP ${status}) loops back to a URL already requested`,
+    );
+  }
+  if (count + 1 > MAX_REDIRECTS)
+    throw new HttpClientError("redirect", `more than ${MAX_REDIRECTS} redirects`);
+  sent.add(again);
+  return { url: next.href, method, headers, body };
 }
 
 /** The URL as a request sends it: a fragment never leaves the client. */

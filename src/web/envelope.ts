@@ -113,14 +113,40 @@ type Unit =
   | { readonly id: string; readonly kind: "answer"; readonly text: string }
   | { readonly id: string; readonly kind: "row"; readonly row: SearchRow };
 
+/** One provider's cleaned part of the search answer. */
+interface Section {
+  readonly id: string;
+  readonly answer: string | undefined;
+  readonly rows: readonly SearchRow[];
+}
+
+/** Builds the envelope of the units kept, and of the part of one more unit that fits. */
+type BuildSearch = (kept: readonly Unit[], partial?: Unit) => SearchEnvelope;
+
 export function buildSearchEnvelope(input: SearchEnvelopeInput): Fitted<SearchEnvelope> {
-  const sections = input.outcomes.map(({ id, outcome }) => ({
+  const sections: Section[] = input.outcomes.map(({ id, outcome }) => ({
     id,
     answer: nonEmpty(outcome.answer),
     rows: outcome.results.map(cleanRow).filter((row): row is SearchRow => row !== undefined),
   }));
-  // Round-robin order, so that a tight budget keeps every provider's top rows rather than all of
-  // one provider's: answers first, then each provider's first row, then the second rows...
+  const units = roundRobin(sections);
+  const build = searchBuilder(input, sections, units);
+  const complete = build(units);
+  const whole = JSON.stringify(complete);
+  if (whole.length <= input.budgetChars) return { json: whole, data: complete };
+
+  const kept = units.slice(0, wholeUnitsThatFit(units, input.budgetChars, build));
+  const partial = fitNextInPart(units[kept.length], kept, input.budgetChars, build);
+  if (partial !== undefined) return partial;
+  const json = JSON.stringify(build(kept));
+  return { json, data: JSON.parse(json) as SearchEnvelope };
+}
+
+/**
+ * Round-robin order, so that a tight budget keeps every provider's top rows rather than all of
+ * one provider's: answers first, then each provider's first row, then the second rows...
+ */
+function roundRobin(sections: readonly Section[]): Unit[] {
   const units: Unit[] = [];
   for (const section of sections)
     if (section.answer !== undefined) units.push({ id: section.id, kind: "answer", text: section.answer });
@@ -131,8 +157,17 @@ export function buildSearchEnvelope(input: SearchEnvelopeInput): Fitted<SearchEn
       if (row !== undefined) units.push({ id: section.id, kind: "row", row });
     }
   }
+  return units;
+}
 
-  const build = (kept: readonly Unit[], partial?: Unit): SearchEnvelope => {
+/** The envelope of some units: every section present, sources deduplicated, every cut counted. */
+function searchBuilder(
+  input: SearchEnvelopeInput,
+  sections: readonly Section[],
+  units: readonly Unit[],
+): BuildSearch {
+  const totalRows = countRows(units);
+  return (kept, partial) => {
     const results: Record<string, { answer?: string; results: SearchRow[] }> = {};
     for (const section of sections) results[section.id] = { results: [] };
     const sources: string[] = [];
@@ -149,10 +184,7 @@ export function buildSearchEnvelope(input: SearchEnvelopeInput): Fitted<SearchEn
       }
     }
     const truncated = kept.length + (partial === undefined ? 0 : 1) < units.length || partial !== undefined;
-    const omitted =
-      units.filter((unit) => unit.kind === "row").length -
-      countRows(kept) -
-      (partial?.kind === "row" ? 1 : 0);
+    const omitted = totalRows - countRows(kept) - (partial?.kind === "row" ? 1 : 0);
     return {
       provenance: input.provenance,
       warnings: input.warnings,
@@ -163,42 +195,41 @@ export function buildSearchEnvelope(input: SearchEnvelopeInput): Fitted<SearchEn
       ...(truncated ? { omittedResults: omitted } : {}),
     };
   };
+}
 
-  const complete = build(units);
-  const whole = JSON.stringify(complete);
-  if (whole.length <= input.budgetChars) return { json: whole, data: complete };
-
-  // Largest number of whole units that fits (serialized length grows with the count).
+/** Largest number of whole units that fits (serialized length grows with the count). */
+function wholeUnitsThatFit(units: readonly Unit[], budgetChars: number, build: BuildSearch): number {
   let low = 0;
   let high = units.length - 1;
   let best = 0;
   while (low <= high) {
     const mid = (low + high) >>> 1;
-    if (JSON.stringify(build(units.slice(0, mid))).length <= input.budgetChars) {
+    if (JSON.stringify(build(units.slice(0, mid))).length <= budgetChars) {
       best = mid;
       low = mid + 1;
     } else high = mid - 1;
   }
-  const kept = units.slice(0, best);
-  // The next unit may still fit in part: the longest prefix of its answer or snippet.
-  const next = units[best];
-  if (next !== undefined) {
-    const text = next.kind === "answer" ? next.text : (next.row.snippet ?? "");
-    if (text.length > 0) {
-      const fit = fitJson(text, input.budgetChars, (prefix) =>
-        build(
-          kept,
-          next.kind === "answer"
-            ? { ...next, text: prefix }
-            : { ...next, row: { ...next.row, snippet: prefix } },
-        ),
-      );
-      if (!fit.overBudget && fit.keptChars > 0)
-        return { json: fit.json, data: JSON.parse(fit.json) as SearchEnvelope };
-    }
-  }
-  const json = JSON.stringify(build(kept));
-  return { json, data: JSON.parse(json) as SearchEnvelope };
+  return best;
+}
+
+/** The next unit may still fit in part: the longest prefix of its answer or snippet. */
+function fitNextInPart(
+  next: Unit | undefined,
+  kept: readonly Unit[],
+  budgetChars: number,
+  build: BuildSearch,
+): Fitted<SearchEnvelope> | undefined {
+  if (next === undefined) return undefined;
+  const text = next.kind === "answer" ? next.text : (next.row.snippet ?? "");
+  if (text.length === 0) return undefined;
+  const fit = fitJson(text, budgetChars, (prefix) =>
+    build(
+      kept,
+      next.kind === "answer" ? { ...next, text: prefix } : { ...next, row: { ...next.row, snippet: prefix } },
+    ),
+  );
+  if (fit.overBudget || fit.keptChars <= 0) return undefined;
+  return { json: fit.json, data: JSON.parse(fit.json) as SearchEnvelope };
 }
 
 function countRows(units: readonly Unit[]): number {

@@ -25,6 +25,7 @@ import {
   buildSearchEnvelope,
   type Provenance,
   type ReadEnvelope,
+  type ReadEnvelopeInput,
   type SearchEnvelope,
 } from "./envelope.js";
 import {
@@ -173,49 +174,13 @@ export class WebRouter {
     const call = callDeadline(signal, this.#options.callDeadlineMs, "web_read");
     try {
       const candidates = reader ?? this.#options.readRoute;
-      const warnings: string[] = [];
-      let route = candidates;
-      if (input.focus !== undefined) {
-        const capable: string[] = [];
-        for (const id of candidates) {
-          const provider = await this.#options.providers.get(id);
-          if (provider.capabilities.focus) capable.push(id);
-        }
-        if (capable.length === 0) {
-          const phrasing = this.#options.phrasing ?? phrasingFor("mcp");
-          const without = `read it without ${phrasing.arg("web_read", "focus")}`;
-          const reader = phrasing.arg("web_read", "reader");
-          throw new EvidentError(
-            "focus_unsupported",
-            reader !== undefined
-              ? `The reader ${candidates[0]} cannot take a focus; ${without}, or name a ${reader} that supports it.`
-              : `No provider on the read route (${candidates.join(", ")}) can take a focus; ${without}, or name a ${reader} that supports it.`,
-            { details: { field: "focus", providers: [...candidates] } },
-          );
-        }
-        const skipped = candidates.filter((id) => !capable.includes(id));
-        if (skipped.length > 0)
-          warnings.push(`skipped on the read route because they take no focus: ${skipped.join(", ")}`);
-        route = capable;
-      }
+      const { route, warnings } =
+        input.focus === undefined
+          ? { route: candidates, warnings: [] }
+          : await this.#focusRoute(candidates, reader !== undefined);
       // The URL is checked before any provider sees it, whichever provider fetches it (after the
       // focus check, which needs no network); the DNS lookup is bounded by the call's deadline.
-      await raceAbort(
-        assertPublicUrl(
-          input.url,
-          {
-            allowPrivateNetwork: this.#options.allowPrivateNetwork,
-            treatAsPublic: new Set((this.#options.treatAsPublic ?? []).map(canonicalAddress)),
-          },
-          this.#options.lookup,
-        ),
-        call.signal,
-      ).catch((thrown: unknown) => {
-        if (thrown instanceof EvidentError && thrown.code === "host_unresolved") {
-          this.#logger.debug("the host of a URL to read did not resolve", codeField(thrown));
-        }
-        throw thrown;
-      });
+      await this.#assertPublic(input.url, call.signal);
       const request = { url: input.url, ...(input.focus === undefined ? {} : { focus: input.focus }) };
       const run = (provider: Provider, context: ProviderContext) => {
         if (!provider.capabilities.read || provider.read === undefined) {
@@ -244,31 +209,93 @@ export class WebRouter {
         budgetChars: this.#options.envelopeBudgetChars,
         ...(this.#options.phrasing === undefined ? {} : { phrasing: this.#options.phrasing }),
       };
-      let fitted = buildReadEnvelope(envelope);
-      const pages = this.#options.pages;
-      if (fitted.data.truncated && pages !== undefined) {
-        // Too long for one answer: keep the document so its next parts need no second fetch.
-        const text = outcome.content
-          .map((part) => (part.type === "text" ? part.text : JSON.stringify(part.value)))
-          .join("");
-        const kept: KeptPage = {
-          provenance: envelope.provenance,
-          ...(fitted.data.title === undefined ? {} : { title: fitted.data.title }),
-          ...(fitted.data.metadata === undefined ? {} : { metadata: fitted.data.metadata }),
-          warnings: envelope.warnings,
-          text,
-        };
-        const keeping = await pages.keep(caller, kept);
-        fitted = buildReadEnvelope({
-          ...envelope,
-          ...(keeping.warning === undefined ? {} : { warnings: [...envelope.warnings, keeping.warning] }),
-          cursor: keeping.cursor,
-        });
-      }
+      const fitted = await this.#keepIfLong(envelope, caller);
       return success(fitted.json, fitted.data);
     } finally {
       call.dispose();
     }
+  }
+
+  /**
+   * With a focus, the route keeps only providers that take one (the others are named in a
+   * warning); none at all is an error the agent can act on.
+   */
+  async #focusRoute(
+    candidates: readonly string[],
+    namedReader: boolean,
+  ): Promise<{ route: readonly string[]; warnings: string[] }> {
+    const capable: string[] = [];
+    for (const id of candidates) {
+      const provider = await this.#options.providers.get(id);
+      if (provider.capabilities.focus) capable.push(id);
+    }
+    if (capable.length === 0) {
+      const phrasing = this.#options.phrasing ?? phrasingFor("mcp");
+      const without = `read it without ${phrasing.arg("web_read", "focus")}`;
+      const reader = phrasing.arg("web_read", "reader");
+      throw new EvidentError(
+        "focus_unsupported",
+        namedReader
+          ? `The reader ${candidates[0]} cannot take a focus; ${without}, or name a ${reader} that supports it.`
+          : `No provider on the read route (${candidates.join(", ")}) can take a focus; ${without}, or name a ${reader} that supports it.`,
+        { details: { field: "focus", providers: [...candidates] } },
+      );
+    }
+    const skipped = candidates.filter((id) => !capable.includes(id));
+    const warnings =
+      skipped.length > 0
+        ? [`skipped on the read route because they take no focus: ${skipped.join(", ")}`]
+        : [];
+    return { route: capable, warnings };
+  }
+
+  /** The public-URL guard on an agent's URL, its DNS lookup bounded by the call's signal. */
+  async #assertPublic(url: string, signal: AbortSignal): Promise<void> {
+    await raceAbort(
+      assertPublicUrl(
+        url,
+        {
+          allowPrivateNetwork: this.#options.allowPrivateNetwork,
+          treatAsPublic: new Set((this.#options.treatAsPublic ?? []).map(canonicalAddress)),
+        },
+        this.#options.lookup,
+      ),
+      signal,
+    ).catch((thrown: unknown) => {
+      if (thrown instanceof EvidentError && thrown.code === "host_unresolved") {
+        this.#logger.debug("the host of a URL to read did not resolve", codeField(thrown));
+      }
+      throw thrown;
+    });
+  }
+
+  /**
+   * The read's envelope; one too long for one answer keeps its document (when pages are kept)
+   * so that its next parts need no second fetch, and carries the cursor to them.
+   */
+  async #keepIfLong(
+    envelope: ReadEnvelopeInput,
+    caller: string,
+  ): Promise<{ json: string; data: ReadEnvelope }> {
+    const fitted = buildReadEnvelope(envelope);
+    const pages = this.#options.pages;
+    if (!fitted.data.truncated || pages === undefined) return fitted;
+    const text = envelope.outcome.content
+      .map((part) => (part.type === "text" ? part.text : JSON.stringify(part.value)))
+      .join("");
+    const kept: KeptPage = {
+      provenance: envelope.provenance,
+      ...(fitted.data.title === undefined ? {} : { title: fitted.data.title }),
+      ...(fitted.data.metadata === undefined ? {} : { metadata: fitted.data.metadata }),
+      warnings: envelope.warnings,
+      text,
+    };
+    const keeping = await pages.keep(caller, kept);
+    return buildReadEnvelope({
+      ...envelope,
+      ...(keeping.warning === undefined ? {} : { warnings: [...envelope.warnings, keeping.warning] }),
+      cursor: keeping.cursor,
+    });
   }
 
   /**

@@ -6,7 +6,6 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { describe, it } from "node:test";
-import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { z } from "zod";
 import { resolveHttpSettings } from "../../src/adapters/mcp/http-config.js";
 import { startHttpServer } from "../../src/adapters/mcp/http-server.js";
@@ -16,24 +15,13 @@ import { success } from "../../src/core/result.js";
 import { defineTool } from "../../src/tools/tool.js";
 import { TEST_CLI } from "../fixtures/spawned.js";
 import { createTestRegistry, Gate } from "../fixtures/test-tools.js";
+import { startTestServer } from "../helpers/http-server.js";
+import { connectHttp, textOf } from "../helpers/mcp-client.js";
 import { headOf, legacyHeaders, RawSocket, raw, toolCall } from "./http-raw.js";
 
 const TOKEN = `${"t".repeat(HTTP_MIN_TOKEN_CHARS)}-secret`;
 
-async function connect(url: string) {
-  const client = new Client({ name: "evident-test", version: "1.0.0" });
-  await client.connect(
-    new StreamableHTTPClientTransport(new URL(url), {
-      requestInit: { headers: { authorization: `Bearer ${TOKEN}` } },
-    }),
-  );
-  return client;
-}
-
-function textOf(result: { content?: unknown }): string {
-  const [first] = (result.content ?? []) as Array<{ type: string; text?: string }>;
-  return first?.text ?? "";
-}
+const connect = (url: string) => connectHttp(url, { name: "evident-test", token: TOKEN });
 
 /** The test registry plus `hold_more`: reports progress, then waits behind a gate of its own. */
 function registryWithTwoGates(gate: Gate, more: Gate) {
@@ -67,11 +55,7 @@ function request(method: string, path: string, body = ""): string {
 describe("HTTP graceful shutdown", () => {
   it("stops accepting, lets the in-flight call finish, then closes", async () => {
     const gate = new Gate();
-    const server = await startHttpServer({
-      registry: createTestRegistry(gate),
-      logger: silentLogger,
-      settings: resolveHttpSettings({ EVIDENT_AUTH_TOKEN: TOKEN, EVIDENT_HTTP_PORT: "0" }),
-    });
+    const server = await startTestServer(TOKEN, createTestRegistry(gate));
     const client = await connect(server.url);
     const held = client.callTool({ name: "hold", arguments: {} });
     await gate.untilWaiting(1);
@@ -89,11 +73,7 @@ describe("HTTP graceful shutdown", () => {
   it("defect 3: a request on a connection kept alive from before shutdown gets 503 and Connection: close", async () => {
     const gate = new Gate();
     const more = new Gate();
-    const server = await startHttpServer({
-      registry: registryWithTwoGates(gate, more),
-      logger: silentLogger,
-      settings: resolveHttpSettings({ EVIDENT_AUTH_TOKEN: TOKEN, EVIDENT_HTTP_PORT: "0" }),
-    });
+    const server = await startTestServer(TOKEN, registryWithTwoGates(gate, more));
     const socket = new RawSocket(server.port);
     try {
       socket.write(request("GET", "/healthz"));
@@ -125,11 +105,7 @@ describe("HTTP graceful shutdown", () => {
   });
 
   it("defect 3: a request arriving on an idle kept-alive connection after the last call ended is answered 503, not reset", async () => {
-    const server = await startHttpServer({
-      registry: createTestRegistry(),
-      logger: silentLogger,
-      settings: resolveHttpSettings({ EVIDENT_AUTH_TOKEN: TOKEN, EVIDENT_HTTP_PORT: "0" }),
-    });
+    const server = await startTestServer(TOKEN);
     const socket = new RawSocket(server.port);
     try {
       socket.write(request("GET", "/healthz"));
@@ -179,11 +155,7 @@ describe("HTTP graceful shutdown", () => {
 
   it("defect 3: a call in flight when shutdown begins is answered, and its connection told to close", async () => {
     const gate = new Gate();
-    const server = await startHttpServer({
-      registry: createTestRegistry(gate),
-      logger: silentLogger,
-      settings: resolveHttpSettings({ EVIDENT_AUTH_TOKEN: TOKEN, EVIDENT_HTTP_PORT: "0" }),
-    });
+    const server = await startTestServer(TOKEN, createTestRegistry(gate));
     const socket = new RawSocket(server.port);
     try {
       socket.write(request("POST", "/mcp", toolCall(1, "hold")));
@@ -205,11 +177,7 @@ describe("HTTP graceful shutdown", () => {
   it("defect 3: after an answer that was already streaming, the next request on its connection gets 503", async () => {
     const gate = new Gate();
     const more = new Gate();
-    const server = await startHttpServer({
-      registry: registryWithTwoGates(gate, more),
-      logger: silentLogger,
-      settings: resolveHttpSettings({ EVIDENT_AUTH_TOKEN: TOKEN, EVIDENT_HTTP_PORT: "0" }),
-    });
+    const server = await startTestServer(TOKEN, registryWithTwoGates(gate, more));
     const socket = new RawSocket(server.port);
     try {
       // hold_more reports progress first: its answer (kept alive) starts before shutdown.

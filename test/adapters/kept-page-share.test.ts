@@ -12,7 +12,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import type { Client } from "@modelcontextprotocol/client";
 import { resolveHttpSettings } from "../../src/adapters/mcp/http-config.js";
 import { type RunningHttpServer, startHttpServer } from "../../src/adapters/mcp/http-server.js";
 import { resolveSettings } from "../../src/config/settings.js";
@@ -21,6 +21,8 @@ import { WEB_PAGES_MAX_BYTES } from "../../src/core/limits.js";
 import { silentLogger } from "../../src/core/logger.js";
 import { createProductRegistry } from "../../src/tools/product.js";
 import { missing } from "../fixtures/optional-tools.js";
+import { homeEnv } from "../helpers/built-cli.js";
+import { connectHttp } from "../helpers/mcp-client.js";
 import { type Loopback, startLoopback } from "../net/loopback.js";
 import { type RedisServer, startRedis } from "../servers/services.js";
 
@@ -71,29 +73,20 @@ function twoCallers(store: "memory" | "redis", arrays: number, skip: string | fa
         }
       });
       if (store === "redis") redis = await startRedis();
-      const env = {
-        PATH: process.env.PATH ?? "",
-        HOME: base,
-        XDG_CONFIG_HOME: join(base, "config"),
-        EVIDENT_CACHE_DIR: join(base, "cache"),
+      const env = homeEnv(base, {
         EVIDENT_ALLOW_PRIVATE_NETWORK: "true",
         EVIDENT_ENVELOPE_BUDGET_CHARS: String(BUDGET),
         ...(redis === undefined
           ? {}
           : { EVIDENT_SNAPSHOT_STORE: redis.url, EVIDENT_CURSOR_KEY: "0123456789abcdef".repeat(4) }),
-      };
+      });
       server = await startHttpServer({
         registry: createProductRegistry({ cwd: base, settings: resolveSettings(env), logger: silentLogger }),
         logger: silentLogger,
         settings: resolveHttpSettings({ EVIDENT_AUTH_TOKENS: TOKENS.join(","), EVIDENT_HTTP_PORT: "0" }),
       });
       for (const token of TOKENS) {
-        const client = new Client({ name: "kept-share", version: "1.0.0" });
-        await client.connect(
-          new StreamableHTTPClientTransport(new URL(server.url), {
-            requestInit: { headers: { authorization: `Bearer ${token}` } },
-          }),
-        );
+        const client = await connectHttp(server.url, { name: "kept-share", token });
         clients.push(client);
       }
     });

@@ -1,52 +1,20 @@
 import assert from "node:assert/strict";
 import { request as httpRequest } from "node:http";
 import { after, before, describe, it } from "node:test";
-import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { resolveHttpSettings } from "../../src/adapters/mcp/http-config.js";
 import { type RunningHttpServer, startHttpServer } from "../../src/adapters/mcp/http-server.js";
 import { EvidentError } from "../../src/core/errors.js";
 import { HTTP_MIN_TOKEN_CHARS } from "../../src/core/limits.js";
 import { silentLogger } from "../../src/core/logger.js";
 import { createTestRegistry, Gate } from "../fixtures/test-tools.js";
+import { startTestServer } from "../helpers/http-server.js";
+import { connectHttp, textOf } from "../helpers/mcp-client.js";
+import { raw } from "./http-raw.js";
 
 const TOKEN = `${"t".repeat(HTTP_MIN_TOKEN_CHARS)}-secret`;
 
-async function connect(
-  url: string,
-  headers: Record<string, string>,
-  negotiation: "legacy" | "auto" = "legacy",
-) {
-  const client = new Client(
-    { name: "evident-test", version: "1.0.0" },
-    negotiation === "auto" ? { versionNegotiation: { mode: "auto" } } : {},
-  );
-  await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } }));
-  return client;
-}
-
-function textOf(result: { content?: unknown }): string {
-  const [first] = (result.content ?? []) as Array<{ type: string; text?: string }>;
-  return first?.text ?? "";
-}
-
-/** A raw HTTP request, so that Host, Origin and body size are exactly what the test says. */
-function raw(
-  url: string,
-  options: { method?: string; headers?: Record<string, string>; body?: string | Buffer } = {},
-): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(url, { method: options.method ?? "GET", headers: options.headers }, (res) => {
-      let body = "";
-      res.setEncoding("utf8");
-      res.on("data", (chunk: string) => {
-        body += chunk;
-      });
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
-    });
-    req.on("error", reject);
-    req.end(options.body);
-  });
-}
+const connect = (url: string, headers: Record<string, string>, negotiation: "legacy" | "auto" = "legacy") =>
+  connectHttp(url, { name: "evident-test", headers, negotiation });
 
 const INIT_BODY = JSON.stringify({
   jsonrpc: "2.0",
@@ -113,11 +81,7 @@ describe("MCP Streamable HTTP", () => {
     });
     assert.equal(init.status, 200);
     assert.equal(init.headers["mcp-session-id"], undefined);
-    const replica = await startHttpServer({
-      registry: createTestRegistry(),
-      logger: silentLogger,
-      settings: resolveHttpSettings({ EVIDENT_AUTH_TOKEN: TOKEN, EVIDENT_HTTP_PORT: "0" }),
-    });
+    const replica = await startTestServer(TOKEN);
     try {
       const call = await raw(replica.url, {
         method: "POST",
@@ -137,11 +101,7 @@ describe("MCP Streamable HTTP", () => {
   });
 
   it("without structured output (the default) answers with the text alone", async () => {
-    const plain = await startHttpServer({
-      registry: createTestRegistry(),
-      logger: silentLogger,
-      settings: resolveHttpSettings({ EVIDENT_AUTH_TOKEN: TOKEN, EVIDENT_HTTP_PORT: "0" }),
-    });
+    const plain = await startTestServer(TOKEN);
     try {
       const client = await connect(plain.url, { authorization: `Bearer ${TOKEN}` });
       try {

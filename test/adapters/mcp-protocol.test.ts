@@ -7,12 +7,10 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { Client, ProtocolError, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
-import { resolveHttpSettings } from "../../src/adapters/mcp/http-config.js";
-import { type RunningHttpServer, startHttpServer } from "../../src/adapters/mcp/http-server.js";
+import type { RunningHttpServer } from "../../src/adapters/mcp/http-server.js";
 import { HTTP_MIN_TOKEN_CHARS } from "../../src/core/limits.js";
-import { silentLogger } from "../../src/core/logger.js";
 import { TEST_CLI } from "../fixtures/spawned.js";
-import { createTestRegistry } from "../fixtures/test-tools.js";
+import { startTestServer } from "../helpers/http-server.js";
 import { JSON_HEADERS, legacyHeaders, messagesOf, raw } from "./http-raw.js";
 
 const TOKEN = `${"t".repeat(HTTP_MIN_TOKEN_CHARS)}-secret`;
@@ -21,11 +19,7 @@ const list = (id: number) => ({ jsonrpc: "2.0", id, method: "tools/list", params
 describe("unknown tool name", () => {
   let server: RunningHttpServer;
   before(async () => {
-    server = await startHttpServer({
-      registry: createTestRegistry(),
-      logger: silentLogger,
-      settings: resolveHttpSettings({ EVIDENT_AUTH_TOKEN: TOKEN, EVIDENT_HTTP_PORT: "0" }),
-    });
+    server = await startTestServer(TOKEN);
   });
   after(() => server.close());
 
@@ -69,11 +63,7 @@ describe("unknown tool name", () => {
 describe("JSON-RPC batches over HTTP", () => {
   let server: RunningHttpServer;
   before(async () => {
-    server = await startHttpServer({
-      registry: createTestRegistry(),
-      logger: silentLogger,
-      settings: resolveHttpSettings({ EVIDENT_AUTH_TOKEN: TOKEN, EVIDENT_HTTP_PORT: "0" }),
-    });
+    server = await startTestServer(TOKEN);
   });
   after(() => server.close());
 

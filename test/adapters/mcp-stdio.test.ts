@@ -5,11 +5,7 @@ import { after, before, describe, it } from "node:test";
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { TEST_CLI } from "../fixtures/spawned.js";
-
-function textOf(result: { content?: unknown }): string {
-  const [first] = (result.content ?? []) as Array<{ type: string; text?: string }>;
-  return first?.text ?? "";
-}
+import { textOf } from "../helpers/mcp-client.js";
 
 for (const negotiation of ["legacy", "auto"] as const) {
   describe(`MCP stdio (${negotiation === "legacy" ? "2025-11-25 client" : "current revision"})`, () => {

@@ -10,20 +10,19 @@ import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
-import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import type { Client } from "@modelcontextprotocol/client";
 import { resolveHttpSettings } from "../../src/adapters/mcp/http-config.js";
 import { type RunningHttpServer, startHttpServer } from "../../src/adapters/mcp/http-server.js";
 import { resolveSettings } from "../../src/config/settings.js";
 import { silentLogger } from "../../src/core/logger.js";
 import { createEvident } from "../../src/index.js";
 import { createProductRegistry } from "../../src/tools/product.js";
+import { EVIDENT_CLI as CLI, homeEnv } from "../helpers/built-cli.js";
+import { connectHttp, connectStdio, textOf } from "../helpers/mcp-client.js";
 import { type Loopback, startLoopback } from "../net/loopback.js";
 
-const ROOT = resolve(import.meta.dirname, "../..");
-const CLI = resolve(ROOT, "dist/adapters/cli/main.js");
 const TOKEN = "r".repeat(40);
 const BUDGET = 3000;
 /** About 12,000 characters of numbered lines: four or five parts at this budget. */
@@ -77,14 +76,8 @@ describe("web_read cursors on every surface", () => {
   let site: Loopback;
   let url: string;
   let base: string;
-  const env = () => ({
-    PATH: process.env.PATH ?? "",
-    HOME: base,
-    XDG_CONFIG_HOME: join(base, "config"),
-    EVIDENT_CACHE_DIR: join(base, "cache"),
-    EVIDENT_ALLOW_PRIVATE_NETWORK: "true",
-    EVIDENT_ENVELOPE_BUDGET_CHARS: String(BUDGET),
-  });
+  const env = () =>
+    homeEnv(base, { EVIDENT_ALLOW_PRIVATE_NETWORK: "true", EVIDENT_ENVELOPE_BUDGET_CHARS: String(BUDGET) });
   const fetches = () => site.requests.filter((request) => request.url === "/long").length;
 
   before(async () => {
@@ -102,19 +95,12 @@ describe("web_read cursors on every surface", () => {
   });
 
   it("G06: MCP stdio: the parts add up to the page, fetched once (a cursor never fetches again); another connection cannot continue", async () => {
-    const connect = async () => {
-      const client = new Client({ name: "read-cursors", version: "1.0.0" });
-      await client.connect(
-        new StdioClientTransport({ command: process.execPath, args: [CLI, "mcp"], cwd: base, env: env() }),
-      );
-      return client;
-    };
+    const connect = async () => (await connectStdio({ name: "read-cursors", cwd: base, env: env() })).client;
     const [one, two] = [await connect(), await connect()];
     try {
       const call = (client: Client) => async (args: Record<string, unknown>) => {
         const result = await client.callTool({ name: "web_read", arguments: args });
-        const text = (result.content as Array<{ text: string }>)[0]?.text ?? "";
-        return JSON.parse(text) as Envelope;
+        return JSON.parse(textOf(result)) as Envelope;
       };
       const before = fetches();
       const parts = await walk(call(one), url);
@@ -138,17 +124,12 @@ describe("web_read cursors on every surface", () => {
     const clients: Client[] = [];
     try {
       for (const token of [TOKEN, TOKEN]) {
-        const client = new Client({ name: "read-cursors", version: "1.0.0" });
-        await client.connect(
-          new StreamableHTTPClientTransport(new URL(server.url), {
-            requestInit: { headers: { authorization: `Bearer ${token}` } },
-          }),
-        );
+        const client = await connectHttp(server.url, { name: "read-cursors", token });
         clients.push(client);
       }
       const call = (client: Client) => async (args: Record<string, unknown>) => {
         const result = await client.callTool({ name: "web_read", arguments: args });
-        return JSON.parse((result.content as Array<{ text: string }>)[0]?.text ?? "") as Envelope;
+        return JSON.parse(textOf(result)) as Envelope;
       };
       const before = fetches();
       // Stateless HTTP: each request is a new server instance; the token's digest binds the cursor.

@@ -9,7 +9,6 @@
  */
 import { spawn } from "node:child_process";
 import { once } from "node:events";
-import { resolve } from "node:path";
 import { PassThrough, type Readable, type Writable } from "node:stream";
 import {
   type Client,
@@ -20,9 +19,9 @@ import {
 } from "@modelcontextprotocol/client";
 import { type CliOptions, runCli } from "../../src/adapters/cli/cli.js";
 import { productRegistryFor } from "../../src/adapters/cli/product-registry.js";
+import { EVIDENT_CLI } from "../helpers/built-cli.js";
 
-/** The built executable (npm test builds first). */
-export const EVIDENT_CLI = resolve(import.meta.dirname, "../../dist/adapters/cli/main.js");
+export { EVIDENT_CLI };
 
 export type Env = Record<string, string>;
 

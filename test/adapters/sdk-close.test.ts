@@ -4,10 +4,10 @@
  */
 import assert from "node:assert/strict";
 import { createServer, type IncomingMessage } from "node:http";
-import type { AddressInfo } from "node:net";
 import { after, before, describe, it } from "node:test";
 import { silentLogger } from "../../src/core/logger.js";
 import { createEvident } from "../../src/index.js";
+import { listenOnLoopback } from "../net/loopback.js";
 
 describe("SDK close() during calls", () => {
   const received: IncomingMessage[] = [];
@@ -18,8 +18,7 @@ describe("SDK close() during calls", () => {
   });
   let base = "";
   before(async () => {
-    await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    base = `http://127.0.0.1:${await listenOnLoopback(server)}`;
   });
   after(async () => {
     server.closeAllConnections();

@@ -7,13 +7,12 @@ import assert from "node:assert/strict";
 import { execFileSync, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { createInterface, type Interface } from "node:readline";
 import type { Readable, Writable } from "node:stream";
 import { describe, it } from "node:test";
 import { gatedRipgrep } from "../code/helpers.js";
-
-const CLI = resolve(import.meta.dirname, "../../dist/adapters/cli/main.js");
+import { EVIDENT_CLI as CLI } from "../helpers/built-cli.js";
 
 function alive(pid: number): boolean {
   try {

@@ -8,8 +8,7 @@
 import assert from "node:assert/strict";
 import { resolve } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
-import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import type { Client } from "@modelcontextprotocol/client";
 import { resolveHttpSettings } from "../../src/adapters/mcp/http-config.js";
 import { type RunningHttpServer, startHttpServer } from "../../src/adapters/mcp/http-server.js";
 import { resolveSettings } from "../../src/config/settings.js";
@@ -17,7 +16,8 @@ import { CODE_PATTERN_MAX_CHARS, WEB_QUERY_MAX_CHARS } from "../../src/core/limi
 import { silentLogger } from "../../src/core/logger.js";
 import { createEvident, EvidentError } from "../../src/index.js";
 import { createProductRegistry, PRODUCT_TOOL_NAMES } from "../../src/tools/product.js";
-import { EVIDENT_CLI, evidentInProcess } from "./run-evident.js";
+import { connectHttp, connectStdio } from "../helpers/mcp-client.js";
+import { evidentInProcess } from "./run-evident.js";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 const TOKEN = "s".repeat(40);
@@ -64,10 +64,7 @@ describe("A07: bad input reads the same on every surface", () => {
   let server: RunningHttpServer;
 
   before(async () => {
-    stdio = new Client({ name: "surfaces", version: "1.0.0" });
-    await stdio.connect(
-      new StdioClientTransport({ command: process.execPath, args: [EVIDENT_CLI, "mcp"], cwd: ROOT }),
-    );
+    stdio = (await connectStdio({ name: "surfaces", cwd: ROOT })).client;
     server = await startHttpServer({
       registry: createProductRegistry({
         cwd: ROOT,
@@ -77,12 +74,7 @@ describe("A07: bad input reads the same on every surface", () => {
       logger: silentLogger,
       settings: resolveHttpSettings({ EVIDENT_AUTH_TOKEN: TOKEN, EVIDENT_HTTP_PORT: "0" }),
     });
-    http = new Client({ name: "surfaces", version: "1.0.0" });
-    await http.connect(
-      new StreamableHTTPClientTransport(new URL(server.url), {
-        requestInit: { headers: { authorization: `Bearer ${TOKEN}` } },
-      }),
-    );
+    http = await connectHttp(server.url, { name: "surfaces", token: TOKEN });
   });
 
   after(async () => {

@@ -9,25 +9,15 @@ import { after, before, describe, it } from "node:test";
 import { promisify } from "node:util";
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
-import { resolveHttpSettings } from "../../src/adapters/mcp/http-config.js";
-import { type RunningHttpServer, startHttpServer } from "../../src/adapters/mcp/http-server.js";
-import { silentLogger } from "../../src/core/logger.js";
+import type { RunningHttpServer } from "../../src/adapters/mcp/http-server.js";
 import { TEST_CLI } from "../fixtures/spawned.js";
-import { createTestRegistry } from "../fixtures/test-tools.js";
+import { startTestServer } from "../helpers/http-server.js";
 
 const run = promisify(execFile);
 const INSPECTOR = realpathSync("node_modules/.bin/mcp-inspector");
 const MCP_REMOTE = realpathSync("node_modules/.bin/mcp-remote");
 const TOKEN = "k".repeat(48);
 const STDIO_SERVER = [process.execPath, TEST_CLI, "mcp"];
-
-function startTestServer(): Promise<RunningHttpServer> {
-  return startHttpServer({
-    registry: createTestRegistry(),
-    logger: silentLogger,
-    settings: resolveHttpSettings({ EVIDENT_AUTH_TOKEN: TOKEN, EVIDENT_HTTP_PORT: "0" }),
-  });
-}
 
 async function inspector(args: string[]): Promise<unknown> {
   const { stdout } = await run(process.execPath, [INSPECTOR, "--cli", ...args], { timeout: 60_000 });
@@ -37,7 +27,7 @@ async function inspector(args: string[]): Promise<unknown> {
 describe("MCP Inspector CLI", () => {
   let server: RunningHttpServer;
   before(async () => {
-    server = await startTestServer();
+    server = await startTestServer(TOKEN);
   });
   after(() => server.close());
 
@@ -88,7 +78,7 @@ describe("MCP Inspector CLI", () => {
 describe("mcp-remote bridge", () => {
   let server: RunningHttpServer;
   before(async () => {
-    server = await startTestServer();
+    server = await startTestServer(TOKEN);
   });
   after(() => server.close());
 

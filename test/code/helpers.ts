@@ -59,6 +59,18 @@ export function treesRemovedAfter(after: (fn: () => Promise<void>) => void) {
   };
 }
 
+/** `files` files under src/; file i holds i+1 lines that match "needle". */
+export function manyFiles(files: number): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (let i = 0; i < files; i++) {
+    out[`src/f${String(i).padStart(3, "0")}.ts`] = Array.from(
+      { length: i + 1 },
+      (_, j) => `const needle${j} = ${j};`,
+    ).join("\n");
+  }
+  return out;
+}
+
 /** Whether a process with this pid exists (a reaped child does not). */
 export function isAlive(pid: number): boolean {
   try {

@@ -12,22 +12,10 @@ import {
   RG_MAX_PROTOCOL_LINE_BYTES,
   SUMMARY_FILES_PER_PAGE,
 } from "../../src/core/limits.js";
-import { gatedRipgrep, isAlive, isRunning, processesIn, treesRemovedAfter } from "./helpers.js";
+import { gatedRipgrep, isAlive, isRunning, manyFiles, processesIn, treesRemovedAfter } from "./helpers.js";
 import { ctx, errorCode, makeService, walk } from "./service-helpers.js";
 
 const tree = treesRemovedAfter(after);
-
-/** `files` files; file i holds i+1 lines that match "needle". */
-function manyFiles(files: number): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (let i = 0; i < files; i++) {
-    out[`src/f${String(i).padStart(3, "0")}.ts`] = Array.from(
-      { length: i + 1 },
-      (_, j) => `const needle${j} = ${j};`,
-    ).join("\n");
-  }
-  return out;
-}
 
 describe("code_search policy", () => {
   it("G22: a compact complete search returns every match directly, with the cursor its numbers belong to", async () => {

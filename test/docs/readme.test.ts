@@ -7,12 +7,12 @@ import assert from "node:assert/strict";
 import { exec as execCallback, spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { describe, it } from "node:test";
 import { promisify } from "node:util";
 import { evidentInProcess } from "../adapters/run-evident.js";
+import { listenOnLoopback } from "../net/loopback.js";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 const exec = promisify(execCallback);
@@ -77,9 +77,8 @@ describe("README", () => {
     const server = createServer((_req, res) => {
       res.writeHead(200, { "content-type": "text/html; charset=UTF-8" }).end(page);
     });
-    await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
+    const port = await listenOnLoopback(server);
     try {
-      const { port } = server.address() as AddressInfo;
       const command = (lines[0] ?? "")
         .replace(/#.*$/, "")
         .replace(/^npm install && /, "")
@@ -123,10 +122,9 @@ describe("README", () => {
         );
       } else res.writeHead(200, { "content-type": "text/html; charset=UTF-8" }).end(page);
     });
-    await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
+    const port = await listenOnLoopback(server);
     const xdg = mkdtempSync(join(tmpdir(), "evident-readme-setup-"));
     try {
-      const { port } = server.address() as AddressInfo;
       const env = {
         PATH: process.env.PATH ?? "",
         HOME: xdg,

@@ -10,12 +10,13 @@
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
-import { createServer, type IncomingMessage, type Server } from "node:http";
-import { type AddressInfo, connect, type Socket } from "node:net";
+import { createServer, type IncomingMessage } from "node:http";
+import { connect, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { HTTP_MIN_TOKEN_CHARS } from "../../src/core/limits.js";
+import { listenOnLoopback } from "../net/loopback.js";
 
 export interface FuzzWorld {
   /** The corpus: the server's working directory and project root. */
@@ -132,11 +133,6 @@ function site(req: IncomingMessage): Reply {
   }
 }
 
-async function listen(server: Server): Promise<number> {
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
-  return (server.address() as AddressInfo).port;
-}
-
 function serve(handler: (req: IncomingMessage, body: string) => Reply, count: () => void) {
   const sockets = new Set<Socket>();
   const server = createServer((req, res) => {
@@ -207,9 +203,9 @@ export async function startFuzzWorld(): Promise<FuzzWorld> {
     () => {},
   );
   canary.server.on("connection", () => hits.canary++);
-  const vendorPort = await listen(vendors.server);
-  const canaryPort = await listen(canary.server);
-  const sitePort = await listen(pages.server);
+  const vendorPort = await listenOnLoopback(vendors.server);
+  const canaryPort = await listenOnLoopback(canary.server);
+  const sitePort = await listenOnLoopback(pages.server);
   // The proxy tunnels every CONNECT to the site, whatever host:port it names, and answers every
   // request in absolute form (`GET http://host/path`, how http targets reach it) as the site.
   const proxy = serve(
@@ -233,7 +229,7 @@ export async function startFuzzWorld(): Promise<FuzzWorld> {
     upstream.on("error", () => client.destroy());
     client.on("error", () => upstream.destroy());
   });
-  const proxyPort = await listen(proxy.server);
+  const proxyPort = await listenOnLoopback(proxy.server);
   const vendorUrl = `http://127.0.0.1:${vendorPort}`;
   const token = `${"f".repeat(HTTP_MIN_TOKEN_CHARS)}-fuzz`;
   const env: Record<string, string> = {

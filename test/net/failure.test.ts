@@ -6,12 +6,12 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { createServer } from "node:https";
-import type { AddressInfo } from "node:net";
 import { after, before, describe, it } from "node:test";
 import { createStderrLogger } from "../../src/core/logger.js";
 import { createHttpClient } from "../../src/net/client.js";
 import { classifyNetworkError } from "../../src/net/failure.js";
 import { HttpClientError } from "../../src/net/http-client.js";
+import { listenOnLoopback } from "./loopback.js";
 
 const FIXTURES = new URL("../fixtures/tls/", import.meta.url);
 
@@ -35,8 +35,7 @@ describe("network failure classes", () => {
   );
   let port = 0;
   before(async () => {
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    port = (server.address() as AddressInfo).port;
+    port = await listenOnLoopback(server);
   });
   after(() => new Promise<void>((resolve) => server.close(() => resolve())));
 

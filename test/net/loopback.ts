@@ -1,9 +1,15 @@
 /**
- * Loopback HTTP servers for network tests: real sockets on 127.0.0.1, with every connection and
- * request recorded so a test can assert what reached the server (or that nothing did).
+ * Loopback servers for tests: real sockets on 127.0.0.1, with every connection and request
+ * recorded so a test can assert what reached the server (or that nothing did); a server of the
+ * test's own put on an ephemeral port; a port nothing listens on.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo, Socket } from "node:net";
+import {
+  type AddressInfo,
+  createServer as createNetServer,
+  type Server as NetServer,
+  type Socket,
+} from "node:net";
 
 export interface Loopback {
   readonly server: Server;
@@ -53,8 +59,25 @@ export async function startLoopback(handler: Handler, host = "127.0.0.1"): Promi
     state.socketClosed.push(new Promise((resolve) => socket.once("close", () => resolve())));
     socket.once("close", () => sockets.delete(socket));
   });
-  await new Promise<void>((resolve) => server.listen(0, host, () => resolve()));
-  const port = (server.address() as AddressInfo).port;
+  const port = await listenOnLoopback(server, host);
   Object.assign(state, { server, port, url: `http://${host.includes(":") ? `[${host}]` : host}:${port}` });
   return state;
+}
+
+/** Listens on an ephemeral port of `host` (loopback by default); resolves with the port. */
+export async function listenOnLoopback(server: NetServer, host = "127.0.0.1"): Promise<number> {
+  await new Promise<void>((resolve) => server.listen(0, host, () => resolve()));
+  return (server.address() as AddressInfo).port;
+}
+
+/** A port that was free a moment ago on 127.0.0.1: bound, then released (nothing listens on it). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createNetServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === "object" && address !== null ? address.port : 0));
+    });
+  });
 }

@@ -7,24 +7,15 @@
 import assert from "node:assert/strict";
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { createClient } from "@redis/client";
 import { toolPath } from "../fixtures/optional-tools.js";
+import { freePort } from "../net/loopback.js";
 
-/** A port that was free a moment ago on 127.0.0.1 (the caller retries if it is taken since). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === "object" && address !== null ? address.port : 0));
-    });
-  });
-}
+// A port that was free a moment ago (the caller retries if it is taken since): loopback.ts's.
+export { freePort };
 
 export interface OwnedProcess {
   readonly child: ChildProcess;

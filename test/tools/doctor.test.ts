@@ -10,7 +10,6 @@ import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
-import { createServer as createNetServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { after, before, describe, it } from "node:test";
@@ -20,6 +19,7 @@ import { createEvident } from "../../src/index.js";
 import type { LookupFunction } from "../../src/net/guard.js";
 import { type ProbeResult, runDoctor } from "../../src/tools/doctor.js";
 import { evidentInProcess, withStatus } from "../adapters/run-evident.js";
+import { freePort } from "../net/loopback.js";
 import { type FakeVendor, sendJson, sendText, startFakeVendor } from "../web/providers/fake-vendor.js";
 
 const ROOT = resolve(import.meta.dirname, "../..");
@@ -34,14 +34,6 @@ const lookup: LookupFunction = (hostname, options, callback) => {
   } else if (options.all) callback(null, [{ address: "127.0.0.1", family: 4 }]);
   else callback(null, "127.0.0.1", 4);
 };
-
-async function closedPort(): Promise<number> {
-  const server = createNetServer();
-  await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((done) => server.close(() => done()));
-  return port;
-}
 
 describe("evident doctor", () => {
   let fake: FakeVendor;
@@ -59,7 +51,7 @@ describe("evident doctor", () => {
         response.writeHead(200).write("{"); // never finishes
       else sendJson(response, 404, {});
     });
-    refusedPort = await closedPort();
+    refusedPort = await freePort();
   });
   after(() => fake.close());
 

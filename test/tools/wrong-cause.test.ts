@@ -21,6 +21,7 @@ import { createCodeSearchTool } from "../../src/tools/code-search.js";
 import { ToolRegistry } from "../../src/tools/registry.js";
 import { createWebReadTool } from "../../src/tools/web-read.js";
 import { connectInProcess } from "../adapters/run-evident.js";
+import { listenOnLoopback } from "../net/loopback.js";
 
 /** Raw answers by path; each ends the connection, so every request is a connection of its own. */
 const ANSWERS: Record<string, string> = {
@@ -69,11 +70,9 @@ async function startRawServer(): Promise<RawServer> {
       socket.end(ANSWERS[path] ?? "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n", "latin1");
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
-  const address = server.address();
-  assert.ok(address !== null && typeof address === "object");
+  const port = await listenOnLoopback(server);
   return {
-    url: `http://127.0.0.1:${address.port}`,
+    url: `http://127.0.0.1:${port}`,
     hits,
     close: async () => {
       for (const socket of sockets) socket.destroy();

@@ -1,9 +1,17 @@
 /**
  * Small in-test providers implementing the Provider interface, and a map-backed provider source,
- * for router and tool tests. They record every call so tests can assert order and counts.
+ * for router and tool tests. They record every call so tests can assert order and counts. And
+ * the two web tools as the product registers them, for tool tests.
  */
 import type { LookupAddress } from "node:dns";
+import { join } from "node:path";
+import { resolveSettings } from "../../src/config/settings.js";
+import { silentLogger } from "../../src/core/logger.js";
 import type { LookupFunction } from "../../src/net/guard.js";
+import { ToolRegistry } from "../../src/tools/registry.js";
+import { createWebReadTool } from "../../src/tools/web-read.js";
+import { createWebSearchTool } from "../../src/tools/web-search.js";
+import type { WebToolOptions } from "../../src/tools/web-shared.js";
 import type {
   Provider,
   ProviderContext,
@@ -112,4 +120,21 @@ export function latch<T = void>(): { promise: Promise<T>; resolve: (value: T) =>
     resolve = r;
   });
   return { promise, resolve };
+}
+
+/**
+ * web_search and web_read registered as the product does, working in `dir`. Their environment is
+ * only what the test sets (and a config directory that does not exist): never the developer's
+ * real keys or switches.
+ */
+export function webTools(
+  dir: string,
+  vars: Record<string, string>,
+  options: WebToolOptions = {},
+): ToolRegistry {
+  const settings = resolveSettings({ XDG_CONFIG_HOME: join(dir, "no-config"), ...vars });
+  const env = { cwd: dir, settings, logger: silentLogger };
+  return new ToolRegistry()
+    .register(createWebSearchTool(env, options))
+    .register(createWebReadTool(env, options));
 }

@@ -10,15 +10,11 @@ import { createServer, type Server, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { resolveSettings } from "../../src/config/settings.js";
-import { silentLogger } from "../../src/core/logger.js";
 import type { LookupFunction } from "../../src/net/guard.js";
-import { ToolRegistry } from "../../src/tools/registry.js";
-import { createWebReadTool } from "../../src/tools/web-read.js";
-import { createWebSearchTool } from "../../src/tools/web-search.js";
-import type { WebToolOptions } from "../../src/tools/web-shared.js";
+import type { ToolRegistry } from "../../src/tools/registry.js";
 import { type ConnectProxy, startConnectProxy } from "../net/connect-proxy.js";
-import { type Loopback, startLoopback } from "../net/loopback.js";
+import { freePort, type Loopback, listenOnLoopback, startLoopback } from "../net/loopback.js";
+import { webTools } from "./helpers.js";
 
 const dir = mkdtempSync(join(tmpdir(), "evident-next-step-"));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -33,17 +29,7 @@ const lookup: LookupFunction = (hostname, options, callback) => {
   else callback(null, "127.0.0.1", 4);
 };
 
-function tools(vars: Record<string, string>) {
-  const env = {
-    cwd: dir,
-    settings: resolveSettings({ XDG_CONFIG_HOME: join(dir, "no-config"), ...vars }),
-    logger: silentLogger,
-  };
-  const options: WebToolOptions = { lookup, treatAsPublic: ["127.0.0.1"] };
-  return new ToolRegistry()
-    .register(createWebSearchTool(env, options))
-    .register(createWebReadTool(env, options));
-}
+const tools = (vars: Record<string, string>) => webTools(dir, vars, { lookup, treatAsPublic: ["127.0.0.1"] });
 
 interface Failure {
   code: string;
@@ -85,12 +71,8 @@ describe("network failures name the next step, for web_search and web_read alike
       held.add(socket);
       socket.once("close", () => held.delete(socket));
     });
-    await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
-    silentPort = (silent.address() as { port: number }).port;
-    const closed = createServer();
-    await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
-    closedPort = (closed.address() as { port: number }).port;
-    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    silentPort = await listenOnLoopback(silent);
+    closedPort = await freePort();
     proxy = await startConnectProxy();
     proxy.refuseWith = 407;
   });

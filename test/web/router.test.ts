@@ -447,6 +447,23 @@ describe("web router: read", () => {
     assert.equal(a.calls.length, 0);
   });
 
+  it("S05: a focus no reader on the route takes names the route, not one reader", async () => {
+    const a = fake("a", { read: page("a") });
+    const b = fake("b", { read: page("b") });
+    await assert.rejects(
+      router([a, b]).read({ url: "https://example.com/", focus: "pricing" }, live()),
+      (error: unknown) =>
+        code("focus_unsupported")(error) &&
+        (error as EvidentError).message.startsWith("No provider on the read route (a, b) can take a focus"),
+    );
+    await assert.rejects(
+      router([a, b]).read({ url: "https://example.com/", reader: "b", focus: "pricing" }, live()),
+      (error: unknown) =>
+        code("focus_unsupported")(error) &&
+        (error as EvidentError).message.startsWith("The reader b cannot take a focus"),
+    );
+  });
+
   it("S05: an unsupported focus is reported before any network work, even the URL's DNS check", async () => {
     const a = fake("a", { read: page("a") });
     let lookups = 0;

@@ -12,32 +12,17 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { resolveSettings } from "../../src/config/settings.js";
-import { silentLogger } from "../../src/core/logger.js";
 import { createHttpClient } from "../../src/net/client.js";
 import { fetchVia } from "../../src/net/fetch.js";
-import { ToolRegistry } from "../../src/tools/registry.js";
-import type { ToolEnvironment } from "../../src/tools/tool.js";
-import { createWebReadTool } from "../../src/tools/web-read.js";
-import { createWebSearchTool } from "../../src/tools/web-search.js";
 import type { WebToolOptions } from "../../src/tools/web-shared.js";
 import { hostileLookup, hostileUrls } from "../net/hostile-urls.js";
 import { type Loopback, startLoopback } from "../net/loopback.js";
+import { webTools } from "./helpers.js";
 
 const dir = mkdtempSync(join(tmpdir(), "evident-ssrf-"));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
-function registry(vars: Record<string, string>, options: WebToolOptions = {}) {
-  const env: ToolEnvironment = {
-    cwd: dir,
-    // Only what the test sets: never the developer's real keys or switches.
-    settings: resolveSettings({ XDG_CONFIG_HOME: join(dir, "no-config"), ...vars }),
-    logger: silentLogger,
-  };
-  return new ToolRegistry()
-    .register(createWebSearchTool(env, options))
-    .register(createWebReadTool(env, options));
-}
+const registry = (vars: Record<string, string>, options: WebToolOptions = {}) => webTools(dir, vars, options);
 
 function errorOf(result: { isError: boolean; data: unknown }): { code?: string } {
   return result.isError ? (result.data as { error: { code: string } }).error : {};

@@ -11,28 +11,17 @@ import type { ProviderSpec } from "../../src/config/load.js";
 import { resolveSettings } from "../../src/config/settings.js";
 import { silentLogger } from "../../src/core/logger.js";
 import { createProductRegistry } from "../../src/tools/product.js";
-import { ToolRegistry } from "../../src/tools/registry.js";
 import type { ToolEnvironment } from "../../src/tools/tool.js";
 import { createWebReadTool } from "../../src/tools/web-read.js";
 import { createWebSearchTool } from "../../src/tools/web-search.js";
 import type { WebToolOptions } from "../../src/tools/web-shared.js";
 import { type Loopback, startLoopback } from "../net/loopback.js";
-import { fake, latch, rows } from "./helpers.js";
+import { fake, latch, rows, webTools } from "./helpers.js";
 
 const dir = mkdtempSync(join(tmpdir(), "evident-tools-"));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
-function registry(vars: Record<string, string>, options: WebToolOptions = {}) {
-  const env: ToolEnvironment = {
-    cwd: dir,
-    // Only what the test sets: never the developer's real keys or switches.
-    settings: resolveSettings({ XDG_CONFIG_HOME: join(dir, "no-config"), ...vars }),
-    logger: silentLogger,
-  };
-  return new ToolRegistry()
-    .register(createWebSearchTool(env, options))
-    .register(createWebReadTool(env, options));
-}
+const registry = (vars: Record<string, string>, options: WebToolOptions = {}) => webTools(dir, vars, options);
 
 // biome-ignore lint/suspicious/noExplicitAny: result payloads are read loosely; their shapes are asserted.
 type Json = Record<string, any>;

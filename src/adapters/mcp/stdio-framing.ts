@@ -26,6 +26,24 @@ export interface FramedInput {
   stop(): void;
 }
 
+/** A JSON-RPC error answer to a line that is no message. */
+interface Answer {
+  readonly id: string | number | null;
+  readonly code: number;
+  readonly message: string;
+}
+
+/** What one line of input is: a message for the SDK, an error to answer, or nothing (blank). */
+type Verdict =
+  | { readonly kind: "message"; readonly line: Buffer }
+  | {
+      readonly kind: "error";
+      readonly answer: Answer;
+      readonly note: string;
+      readonly fields: Record<string, unknown>;
+    }
+  | { readonly kind: "blank" };
+
 export function frameStdin(
   stdin: Readable,
   stdout: Writable,
@@ -34,93 +52,32 @@ export function frameStdin(
 ): FramedInput {
   // Object mode: each written line stays one chunk, never merged with the next.
   const messages = new PassThrough({ objectMode: true });
-  let parts: Buffer[] = [];
-  let length = 0;
-  let skipping = false;
-
-  const reply = (id: string | number | null, code: number, message: string) => {
+  const reply = ({ id, code, message }: Answer) => {
     stdout.write(`${JSON.stringify({ jsonrpc: "2.0", id, error: { code, message } })}\n`);
   };
-
-  const line = (read: Buffer) => {
-    // A UTF-8 byte-order mark, which some Windows pipes put first, is no part of the message.
-    const bytes = read.subarray(0, 3).equals(BOM) ? read.subarray(3) : read;
-    const text = bytes.toString("utf8").replace(/\r$/, "");
-    if (text.trim() === "") return;
-    let value: unknown;
-    try {
-      value = JSON.parse(text);
-    } catch {
-      logger.warn("stdio: a line that is not JSON was answered with a parse error", { bytes: bytes.length });
-      reply(null, PARSE_ERROR, "Parse error: the line is not valid JSON.");
-      return;
-    }
-    try {
-      parseJSONRPCMessage(value);
-    } catch {
-      const id = idOf(value);
-      const what = Array.isArray(value)
-        ? "JSON-RPC batches are not supported over stdio; send one message per line."
-        : "Invalid Request: the line is not a JSON-RPC 2.0 message.";
-      logger.warn("stdio: an invalid message was answered with an error", { id });
-      reply(id, INVALID_REQUEST, what);
-      return;
-    }
-    // The bytes as read (a re-encoding could grow past the SDK's limit), one line per chunk.
-    messages.write(Buffer.concat([bytes, Buffer.from("\n")]));
+  const onLine = (read: Buffer) => {
+    const verdict = judgeLine(read);
+    if (verdict.kind === "message") messages.write(verdict.line);
+    if (verdict.kind !== "error") return;
+    logger.warn(verdict.note, verdict.fields);
+    reply(verdict.answer);
   };
-
-  // A client that stops reading our answers while it keeps writing requests would have every
-  // answer held in memory. Input is read only while the answers flow: reading resumes once
-  // stdout has drained.
-  let stopped = false;
-  const resume = () => {
-    if (!stopped) stdin.resume();
-  };
-  const holdWhileBacklogged = () => {
-    if (!stdout.writableNeedDrain || stdin.isPaused()) return;
-    logger.debug("stdio: the client is not reading the answers; input paused until it does", {
-      buffered_bytes: stdout.writableLength,
+  const onOverlong = () => {
+    logger.warn("stdio: a message over the size limit was skipped and answered with an error", {
+      max_bytes: maxBytes,
     });
-    stdin.pause();
-    stdout.once("drain", resume);
+    reply({
+      id: null,
+      code: INVALID_REQUEST,
+      message: `Invalid Request: the message exceeds ${maxBytes} bytes and was not read; send smaller arguments.`,
+    });
   };
-
+  const lines = boundedLines(maxBytes, onLine, onOverlong);
+  const flow = readWhileAnswersFlow(stdin, stdout, logger);
   const onData = (chunk: Buffer) => {
-    holdWhileBacklogged();
-    let start = 0;
-    while (start < chunk.length) {
-      const end = chunk.indexOf(NEWLINE, start);
-      const stop = end === -1 ? chunk.length : end;
-      if (!skipping) {
-        length += stop - start;
-        if (length > maxBytes) {
-          skipping = true;
-          parts = [];
-        } else {
-          parts.push(chunk.subarray(start, stop));
-        }
-      }
-      if (end === -1) break;
-      if (skipping) {
-        logger.warn("stdio: a message over the size limit was skipped and answered with an error", {
-          max_bytes: maxBytes,
-        });
-        reply(
-          null,
-          INVALID_REQUEST,
-          `Invalid Request: the message exceeds ${maxBytes} bytes and was not read; send smaller arguments.`,
-        );
-      } else {
-        line(Buffer.concat(parts, length));
-      }
-      parts = [];
-      length = 0;
-      skipping = false;
-      start = end + 1;
-    }
+    flow.holdIfBacklogged();
+    lines.push(chunk);
   };
-
   const end = () => {
     if (!messages.writableEnded) messages.end();
   };
@@ -133,14 +90,109 @@ export function frameStdin(
     messages,
     maxLineBytes: maxBytes + 1,
     stop() {
-      stopped = true;
-      stdout.off("drain", resume);
+      flow.stop();
       stdin.off("data", onData);
       stdin.off("end", end);
       stdin.off("close", end);
       stdin.off("error", onError);
       if (stdin.listenerCount("data") === 0) stdin.pause();
       end();
+    },
+  };
+}
+
+/**
+ * Cuts chunks into lines of at most maxBytes (newline excluded), bounded while read: a longer
+ * line is dropped as it arrives and reported once at its end.
+ */
+function boundedLines(maxBytes: number, onLine: (line: Buffer) => void, onOverlong: () => void) {
+  let parts: Buffer[] = [];
+  let length = 0;
+  let skipping = false;
+  return {
+    push(chunk: Buffer): void {
+      let start = 0;
+      while (start < chunk.length) {
+        const end = chunk.indexOf(NEWLINE, start);
+        const stop = end === -1 ? chunk.length : end;
+        if (!skipping) {
+          length += stop - start;
+          if (length > maxBytes) {
+            skipping = true;
+            parts = [];
+          } else {
+            parts.push(chunk.subarray(start, stop));
+          }
+        }
+        if (end === -1) break;
+        if (skipping) onOverlong();
+        else onLine(Buffer.concat(parts, length));
+        parts = [];
+        length = 0;
+        skipping = false;
+        start = end + 1;
+      }
+    },
+  };
+}
+
+/** What one complete line is, and what to answer when it is no message. */
+function judgeLine(read: Buffer): Verdict {
+  // A UTF-8 byte-order mark, which some Windows pipes put first, is no part of the message.
+  const bytes = read.subarray(0, 3).equals(BOM) ? read.subarray(3) : read;
+  const text = bytes.toString("utf8").replace(/\r$/, "");
+  if (text.trim() === "") return { kind: "blank" };
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return {
+      kind: "error",
+      answer: { id: null, code: PARSE_ERROR, message: "Parse error: the line is not valid JSON." },
+      note: "stdio: a line that is not JSON was answered with a parse error",
+      fields: { bytes: bytes.length },
+    };
+  }
+  try {
+    parseJSONRPCMessage(value);
+  } catch {
+    const message = Array.isArray(value)
+      ? "JSON-RPC batches are not supported over stdio; send one message per line."
+      : "Invalid Request: the line is not a JSON-RPC 2.0 message.";
+    const id = idOf(value);
+    return {
+      kind: "error",
+      answer: { id, code: INVALID_REQUEST, message },
+      note: "stdio: an invalid message was answered with an error",
+      fields: { id },
+    };
+  }
+  // The bytes as read (a re-encoding could grow past the SDK's limit), one line per chunk.
+  return { kind: "message", line: Buffer.concat([bytes, Buffer.from("\n")]) };
+}
+
+/**
+ * A client that stops reading our answers while it keeps writing requests would have every
+ * answer held in memory. Input is read only while the answers flow: reading resumes once
+ * stdout has drained.
+ */
+function readWhileAnswersFlow(stdin: Readable, stdout: Writable, logger: Logger) {
+  let stopped = false;
+  const resume = () => {
+    if (!stopped) stdin.resume();
+  };
+  return {
+    holdIfBacklogged(): void {
+      if (!stdout.writableNeedDrain || stdin.isPaused()) return;
+      logger.debug("stdio: the client is not reading the answers; input paused until it does", {
+        buffered_bytes: stdout.writableLength,
+      });
+      stdin.pause();
+      stdout.once("drain", resume);
+    },
+    stop(): void {
+      stopped = true;
+      stdout.off("drain", resume);
     },
   };
 }

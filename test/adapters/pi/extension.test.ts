@@ -14,24 +14,13 @@ import { visibleWidth } from "@mariozechner/pi-tui";
 import { resolveSettings } from "../../../src/config/settings.js";
 import { silentLogger } from "../../../src/core/logger.js";
 import { createProductRegistry } from "../../../src/tools/product.js";
-import { gatedRipgrep, processesIn, treesRemovedAfter } from "../../code/helpers.js";
+import { gatedRipgrep, manyFiles, processesIn, treesRemovedAfter } from "../../code/helpers.js";
 import { type FakeVendor, sendJson, startFakeVendor } from "../../web/providers/fake-vendor.js";
 import { PACKAGE_ROOT, type PiSession, startPi, testTheme } from "./harness.js";
 
 const tree = treesRemovedAfter(after);
 const KEY = "tvly-test-0123456789";
 const PAGE = "https://93.184.215.14/pricing";
-
-function manyFiles(files: number): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (let i = 0; i < files; i++) {
-    out[`src/f${String(i).padStart(3, "0")}.ts`] = Array.from(
-      { length: i + 1 },
-      (_, j) => `const needle${j} = ${j};`,
-    ).join("\n");
-  }
-  return out;
-}
 
 let vendor: FakeVendor;
 let configHome: string;

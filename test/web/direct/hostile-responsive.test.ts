@@ -12,16 +12,15 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
-import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import type { Client } from "@modelcontextprotocol/client";
 import { HTTP_MIN_TOKEN_CHARS, PROVIDER_ATTEMPT_DEADLINE_MS } from "../../../src/core/limits.js";
+import { EVIDENT_CLI as CLI, homeEnv } from "../../helpers/built-cli.js";
+import { connectHttp, connectStdio, textOf } from "../../helpers/mcp-client.js";
 import { type Loopback, startLoopback } from "../../net/loopback.js";
 import { own, waitForLine } from "../../servers/services.js";
 
-const ROOT = resolve(import.meta.dirname, "../../..");
-const CLI = resolve(ROOT, "dist/adapters/cli/main.js");
 const TOKEN = `${"t".repeat(HTTP_MIN_TOKEN_CHARS)}-responsive`;
 const HOSTILE = "x</p>".repeat(200_000);
 const SMALL = "<!doctype html><html><head><title>Small</title></head><body><p>Small.</p></body></html>";
@@ -52,13 +51,7 @@ describe("the server answers while a hostile page is read", () => {
     await rm(base, { recursive: true, force: true });
   });
 
-  const env = () => ({
-    PATH: process.env.PATH ?? "",
-    HOME: base,
-    XDG_CONFIG_HOME: join(base, "config"),
-    EVIDENT_CACHE_DIR: join(base, "cache"),
-    EVIDENT_ALLOW_PRIVATE_NETWORK: "true",
-  });
+  const env = () => homeEnv(base, { EVIDENT_ALLOW_PRIVATE_NETWORK: "true" });
 
   /** Reads the hostile page through `client`, running `meanwhile` once the page has reached the server. */
   async function race(client: Client, meanwhile: () => Promise<void>) {
@@ -67,7 +60,7 @@ describe("the server answers while a hostile page is read", () => {
         { name: "web_read", arguments: { url: `${site.url}${path}` } },
         { timeout: 120_000 },
       );
-      return JSON.parse((result.content as Array<{ text: string }>)[0]?.text ?? "") as Envelope;
+      return JSON.parse(textOf(result)) as Envelope;
     };
     // A small page first: the reader's modules and thread pool are loaded before the race.
     assert.equal((await read("/small")).title, "Small");
@@ -95,14 +88,7 @@ describe("the server answers while a hostile page is read", () => {
   }
 
   it("S12: over stdio, tools/list answers while 200,000 x</p> are read", async () => {
-    const transport = new StdioClientTransport({
-      command: process.execPath,
-      args: [CLI, "mcp"],
-      cwd: base,
-      env: env(),
-    });
-    const client = new Client({ name: "responsive", version: "1.0.0" });
-    await client.connect(transport);
+    const { client } = await connectStdio({ name: "responsive", cwd: base, env: env() });
     try {
       await race(client, async () => {
         assert.ok((await client.listTools()).tools.length > 0);
@@ -124,12 +110,7 @@ describe("the server answers while a hostile page is read", () => {
       child.stdout?.resume();
       child.stderr?.resume();
       const url = /(http:\/\/\S+\/mcp)/.exec(line)?.[1] as string;
-      const client = new Client({ name: "responsive", version: "1.0.0" });
-      await client.connect(
-        new StreamableHTTPClientTransport(new URL(url), {
-          requestInit: { headers: { authorization: `Bearer ${TOKEN}` } },
-        }),
-      );
+      const client = await connectHttp(url, { name: "responsive", token: TOKEN });
       try {
         await race(client, async () => {
           const response = await fetch(url.replace(/\/mcp$/, "/healthz"));

@@ -9,15 +9,13 @@ import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdtemp, readdir, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { Client } from "@modelcontextprotocol/client";
-import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { JSON_INDENT_SLICE_CHARS, MAX_RESPONSE_BODY_BYTES } from "../../../src/core/limits.js";
+import { EVIDENT_CLI as CLI, homeEnv } from "../../helpers/built-cli.js";
+import { connectStdio, textOf } from "../../helpers/mcp-client.js";
 import { type Loopback, startLoopback } from "../../net/loopback.js";
 
-const ROOT = resolve(import.meta.dirname, "../../..");
-const CLI = resolve(ROOT, "dist/adapters/cli/main.js");
 const nested = (depth: number) => `${"[".repeat(depth)}${"]".repeat(depth)}`;
 /** Arrays 50 deep side by side, near the body cap: many slices of the formatter's work. */
 const WIDE = (() => {
@@ -43,14 +41,8 @@ describe("web_read of hostile JSON pages, through the built CLI", () => {
   let base: string;
   /** Resolves when the site has handed the wide page to the socket. */
   let sent: Promise<void> | undefined;
-  const env = (extra: Record<string, string> = {}) => ({
-    PATH: process.env.PATH ?? "",
-    HOME: base,
-    XDG_CONFIG_HOME: join(base, "config"),
-    EVIDENT_CACHE_DIR: join(base, "cache"),
-    EVIDENT_ALLOW_PRIVATE_NETWORK: "true",
-    ...extra,
-  });
+  const env = (extra: Record<string, string> = {}) =>
+    homeEnv(base, { EVIDENT_ALLOW_PRIVATE_NETWORK: "true", ...extra });
 
   before(async () => {
     assert.ok(existsSync(CLI), "run `npm run build` first (npm test does)");
@@ -70,14 +62,7 @@ describe("web_read of hostile JSON pages, through the built CLI", () => {
 
   it("the MCP server answers other calls while a long JSON page is indented", async () => {
     assert.ok(WIDE.length > 8 * JSON_INDENT_SLICE_CHARS);
-    const transport = new StdioClientTransport({
-      command: process.execPath,
-      args: [CLI, "mcp"],
-      cwd: base,
-      env: env(),
-    });
-    const client = new Client({ name: "json", version: "1.0.0" });
-    await client.connect(transport);
+    const { client } = await connectStdio({ name: "json", cwd: base, env: env() });
     try {
       const order: string[] = [];
       const read = client
@@ -89,7 +74,7 @@ describe("web_read of hostile JSON pages, through the built CLI", () => {
         )
         .then((result) => {
           order.push("read");
-          return JSON.parse((result.content as Array<{ text: string }>)[0]?.text ?? "") as Envelope;
+          return JSON.parse(textOf(result)) as Envelope;
         });
       while (sent === undefined) await new Promise((done) => setImmediate(done));
       await sent;

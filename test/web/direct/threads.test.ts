@@ -16,8 +16,6 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { after, afterEach, before, describe, it } from "node:test";
-import { Client } from "@modelcontextprotocol/client";
-import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import {
   WEB_READ_MEMORY_MB,
   WEB_READ_MEMORY_MIN_MB,
@@ -29,10 +27,11 @@ import {
 import { readHtml } from "../../../src/web/providers/direct/html.js";
 import { heavyHtml } from "../../../src/web/providers/direct/reader-thread.js";
 import { inflatingPdf } from "../../fixtures/inflating-pdf.js";
+import { EVIDENT_CLI as CLI, homeEnv } from "../../helpers/built-cli.js";
+import { connectStdio, textOf } from "../../helpers/mcp-client.js";
 import { type Loopback, startLoopback } from "../../net/loopback.js";
 
 const ROOT = resolve(import.meta.dirname, "../../..");
-const CLI = resolve(ROOT, "dist/adapters/cli/main.js");
 
 /**
  * Sections of long paragraphs: a page just over the size read on a thread. Its size is what
@@ -122,27 +121,17 @@ describe("web_read: large pages on a thread of their own", () => {
 
   /** A server over stdio, and a web_read through it (its envelope, an error's too). */
   async function connect(env: Record<string, string> = {}) {
-    const transport = new StdioClientTransport({
-      command: process.execPath,
-      args: [CLI, "mcp"],
+    const { client, transport } = await connectStdio({
+      name: "threads",
       cwd: base,
-      env: {
-        PATH: process.env.PATH ?? "",
-        HOME: base,
-        XDG_CONFIG_HOME: join(base, "config"),
-        EVIDENT_CACHE_DIR: join(base, "cache"),
-        EVIDENT_ALLOW_PRIVATE_NETWORK: "true",
-        ...env,
-      },
+      env: homeEnv(base, { EVIDENT_ALLOW_PRIVATE_NETWORK: "true", ...env }),
     });
-    const client = new Client({ name: "threads", version: "1.0.0" });
-    await client.connect(transport);
     const read = async (path: string, options: { signal?: AbortSignal } = {}) => {
       const result = await client.callTool(
         { name: "web_read", arguments: { url: `${site.url}${path}` } },
         { ...options, timeout: 120_000 },
       );
-      return JSON.parse((result.content as Array<{ text: string }>)[0]?.text ?? "") as Envelope;
+      return JSON.parse(textOf(result)) as Envelope;
     };
     return { client, transport, read };
   }

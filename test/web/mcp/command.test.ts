@@ -9,9 +9,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, it } from "node:test";
 import { silentLogger } from "../../../src/core/logger.js";
-import type { HttpClient } from "../../../src/net/http-client.js";
 import { ProviderError } from "../../../src/web/provider.js";
 import { createMcpProvider } from "../../../src/web/providers/mcp/provider.js";
+import { unusedHttp } from "./context.js";
 import { stdioUpstream, UPSTREAM_SCRIPT } from "./fixtures/stdio-upstream.js";
 
 /** What the repository's programs wrote: empty when none ran. */
@@ -22,12 +22,6 @@ function ran(marker: string): string {
     return "";
   }
 }
-
-const unusedHttp: HttpClient = {
-  request: () => Promise.reject(new Error("a stdio upstream must not use the HTTP client")),
-  stream: () => Promise.reject(new Error("a stdio upstream must not use the HTTP client")),
-  close: () => Promise.resolve(),
-};
 
 describe("mcp upstream command lookup", () => {
   const cleanups: (() => Promise<void> | void)[] = [];

@@ -8,25 +8,13 @@ import assert from "node:assert/strict";
 import { createRequire } from "node:module";
 import { after, before, describe, it } from "node:test";
 import { isEvidentError } from "../../../src/core/errors.js";
-import { silentLogger } from "../../../src/core/logger.js";
-import type { HttpClient } from "../../../src/net/http-client.js";
-import type { ProviderContext } from "../../../src/web/provider.js";
 import { createMcpProvider, type McpProvider } from "../../../src/web/providers/mcp/provider.js";
+import { context } from "./context.js";
 import { childProcessesRunning, processAlive } from "./fixtures/stdio-upstream.js";
 
 const require = createRequire(import.meta.url);
 const EVERYTHING = require.resolve("@modelcontextprotocol/server-everything/dist/index.js");
 
-const unusedHttp: HttpClient = {
-  request: () => Promise.reject(new Error("the mcp adapter must not use the HTTP client")),
-  stream: () => Promise.reject(new Error("a stdio upstream must not use the HTTP client")),
-  close: () => Promise.resolve(),
-};
-const context = (): ProviderContext => ({
-  signal: new AbortController().signal,
-  http: unusedHttp,
-  logger: silentLogger,
-});
 const connection = { command: process.execPath, args: [EVERYTHING, "stdio"] };
 
 describe("generic binding against server-everything (stdio)", () => {

@@ -12,9 +12,9 @@ import { cancelledError } from "../../../src/core/abort.js";
 import { UPSTREAM_SESSION_DELETE_MS } from "../../../src/core/limits.js";
 import { silentLogger } from "../../../src/core/logger.js";
 import { createHttpClient } from "../../../src/net/client.js";
-import type { HttpClient } from "../../../src/net/http-client.js";
-import { type ProviderContext, ProviderError } from "../../../src/web/provider.js";
+import { ProviderError } from "../../../src/web/provider.js";
 import { createMcpProvider, type McpProvider } from "../../../src/web/providers/mcp/provider.js";
+import { context } from "./context.js";
 import { type HttpUpstream, startHttpUpstream } from "./fixtures/http-upstream.js";
 import {
   childProcessesRunning,
@@ -23,17 +23,6 @@ import {
   stdioUpstream,
   UPSTREAM_SCRIPT,
 } from "./fixtures/stdio-upstream.js";
-
-/** The MCP adapter never uses the HTTP client; a stub that fails loudly if it ever did. */
-const unusedHttp: HttpClient = {
-  request: () => Promise.reject(new Error("the mcp adapter must not use the HTTP client")),
-  stream: () => Promise.reject(new Error("a stdio upstream must not use the HTTP client")),
-  close: () => Promise.resolve(),
-};
-
-function context(signal: AbortSignal = new AbortController().signal): ProviderContext {
-  return { signal, http: unusedHttp, logger: silentLogger };
-}
 
 async function rejection(promise: Promise<unknown>): Promise<unknown> {
   try {

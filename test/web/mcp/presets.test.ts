@@ -11,7 +11,6 @@ import { resolveSettings, settingValue } from "../../../src/config/settings.js";
 import { isEvidentError } from "../../../src/core/errors.js";
 import { silentLogger } from "../../../src/core/logger.js";
 import { createHttpClient } from "../../../src/net/client.js";
-import type { HttpClient } from "../../../src/net/http-client.js";
 import { type ProviderContext, ProviderError } from "../../../src/web/provider.js";
 import { type McpPresetId, mcpProviderConfigSchema } from "../../../src/web/providers/mcp/binding.js";
 import {
@@ -21,20 +20,10 @@ import {
   presetProviderId,
 } from "../../../src/web/providers/mcp/presets.js";
 import { createMcpProvider, type McpProvider } from "../../../src/web/providers/mcp/provider.js";
+import { context } from "./context.js";
 import { type HttpUpstream, startHttpUpstream } from "./fixtures/http-upstream.js";
 import { type StdioUpstream, stdioUpstream } from "./fixtures/stdio-upstream.js";
 import { FAKE_SECRET } from "./fixtures/upstream.js";
-
-const unusedHttp: HttpClient = {
-  request: () => Promise.reject(new Error("the mcp adapter must not use the HTTP client")),
-  stream: () => Promise.reject(new Error("a stdio upstream must not use the HTTP client")),
-  close: () => Promise.resolve(),
-};
-const context = (): ProviderContext => ({
-  signal: new AbortController().signal,
-  http: unusedHttp,
-  logger: silentLogger,
-});
 
 async function rejection(promise: Promise<unknown>): Promise<unknown> {
   try {

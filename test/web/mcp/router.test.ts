@@ -7,17 +7,11 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { isEvidentError } from "../../../src/core/errors.js";
-import type { HttpClient } from "../../../src/net/http-client.js";
 import type { Provider } from "../../../src/web/provider.js";
 import { createMcpProvider, type McpProvider } from "../../../src/web/providers/mcp/provider.js";
 import { WebRouter } from "../../../src/web/router.js";
+import { unusedHttp } from "./context.js";
 import { type StdioUpstream, stdioUpstream } from "./fixtures/stdio-upstream.js";
-
-const unusedHttp: HttpClient = {
-  request: () => Promise.reject(new Error("the mcp adapter must not use the HTTP client")),
-  stream: () => Promise.reject(new Error("a stdio upstream must not use the HTTP client")),
-  close: () => Promise.resolve(),
-};
 
 describe("mcp providers behind the web router", () => {
   let upstream: StdioUpstream;

@@ -11,7 +11,6 @@
  */
 import assert from "node:assert/strict";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { createServer as createNetServer } from "node:net";
 import { after, before, describe, it } from "node:test";
 import { cancelledError, withDeadline } from "../../../src/core/abort.js";
 import { MAX_RESPONSE_BODY_BYTES } from "../../../src/core/limits.js";
@@ -27,6 +26,7 @@ import {
   type ProviderSearchOutcome,
   type ProviderSearchRequest,
 } from "../../../src/web/provider.js";
+import { freePort } from "../../net/loopback.js";
 import { type FakeVendor, type RecordedRequest, sendJson, sendText, startFakeVendor } from "./fake-vendor.js";
 import { rejection } from "./harness.js";
 
@@ -260,7 +260,7 @@ export function runProviderContract(spec: ContractSpec): void {
     };
 
     it("reports a refused connection as connection_refused, without the base URL", async () => {
-      const error = await failureAt(await unusedLoopbackUrl());
+      const error = await failureAt(`http://127.0.0.1:${await freePort()}`);
       assert.equal(error.kind, "connection_refused");
       assert.equal(error.reason, `${spec.id}: connection refused`);
     });
@@ -318,14 +318,4 @@ export function runProviderContract(spec: ContractSpec): void {
       await socketClosed;
     });
   });
-}
-
-/** A loopback URL nothing listens on (a port that was just bound and released). */
-async function unusedLoopbackUrl(): Promise<string> {
-  const server = createNetServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const address = server.address();
-  assert.ok(address !== null && typeof address === "object");
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return `http://127.0.0.1:${address.port}`;
 }

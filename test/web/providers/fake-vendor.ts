@@ -4,7 +4,7 @@
  * test traffic ever leaves the machine.
  */
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import { listenOnLoopback } from "../../net/loopback.js";
 
 export interface RecordedRequest {
   readonly method: string;
@@ -54,8 +54,7 @@ export async function startFakeVendor(): Promise<FakeVendor> {
       }
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
+  const port = await listenOnLoopback(server);
   return {
     baseUrl: `http://127.0.0.1:${port}`,
     requests,

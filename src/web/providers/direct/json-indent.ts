@@ -102,15 +102,10 @@ export async function indentJson(
   budgetChars: number,
   signal?: AbortSignal,
 ): Promise<IndentedJson> {
-  const out = new Output(budgetChars);
-  let stack = new Uint8Array(64);
-  let depth = 0;
-  let deepest = 0;
-  let expect = VALUE;
+  const indenter = new Indenter(budgetChars);
   let at = 0;
   let sliceEnd = JSON_INDENT_SLICE_CHARS;
   const length = text.length;
-
   for (;;) {
     if (at >= sliceEnd) {
       await new Promise((resolve) => setImmediate(resolve));
@@ -119,66 +114,98 @@ export async function indentJson(
     }
     at = skipSpace(text, at);
     if (at >= length) break;
-    const code = text.charCodeAt(at);
-    const inside = depth === 0 ? 0 : (stack[depth - 1] as number);
+    const next = indenter.token(text, at);
+    if (next < 0) return { kind: "invalid", at: -next - 1 };
+    at = next;
+  }
+  return indenter.finish(length);
+}
 
-    if (expect === COLON) {
-      if (code !== 0x3a) return { kind: "invalid", at };
-      out.ascii(0x3a, 0x20);
-      at++;
-      expect = VALUE;
-      continue;
-    }
-    if (expect === NEXT) {
-      if (depth === 0) return { kind: "invalid", at };
-      if (code === 0x2c) {
-        out.ascii(0x2c);
-        at++;
-        expect = inside === ARRAY ? VALUE : KEY;
-        continue;
-      }
-      if ((code === 0x5d && inside === ARRAY) || (code === 0x7d && inside === OBJECT)) {
-        depth--;
-        out.newline(depth);
-        out.ascii(code);
-        at++;
-        continue;
-      }
-      return { kind: "invalid", at };
-    }
+/**
+ * The formatter between tokens: what may come next, the containers open (a stack of its own, so
+ * any depth), and the output. Each step takes one token and returns the offset just past it, or
+ * -(offset + 1) of the first character that does not fit the grammar.
+ */
+class Indenter {
+  readonly #out: Output;
+  #stack = new Uint8Array(64);
+  #depth = 0;
+  #deepest = 0;
+  #expect = VALUE;
+
+  constructor(budgetChars: number) {
+    this.#out = new Output(budgetChars);
+  }
+
+  /** The token that starts at `at` (not whitespace). */
+  token(text: string, at: number): number {
+    const code = text.charCodeAt(at);
+    const expect = this.#expect;
+    if (expect === COLON) return this.#colon(at, code);
+    if (expect === NEXT) return this.#next(at, code);
     // An empty container stays on the line it opens.
     if ((expect === FIRST_ITEM && code === 0x5d) || (expect === FIRST_KEY && code === 0x7d)) {
-      depth--;
-      out.ascii(code);
-      at++;
-      expect = NEXT;
-      continue;
+      this.#depth--;
+      this.#out.ascii(code);
+      this.#expect = NEXT;
+      return at + 1;
     }
-    if (expect === FIRST_KEY || expect === KEY) {
-      if (code !== 0x22) return { kind: "invalid", at };
-      out.newline(depth);
-      const end = stringEnd(text, at);
-      if (end < 0) return { kind: "invalid", at: -end - 1 };
-      out.copy(text, at, end);
-      at = end;
-      expect = COLON;
-      continue;
+    if (expect === FIRST_KEY || expect === KEY) return this.#key(text, at, code);
+    return this.#value(text, at, code);
+  }
+
+  /** At the end of the text: the indented text, unless it is cut short or over the budget. */
+  finish(length: number): IndentedJson {
+    if (this.#depth > 0 || this.#expect !== NEXT) return { kind: "invalid", at: length };
+    return this.#out.over
+      ? { kind: "over_budget", depth: this.#deepest }
+      : { kind: "indented", text: this.#out.text() };
+  }
+
+  #inside(): number {
+    return this.#depth === 0 ? 0 : (this.#stack[this.#depth - 1] as number);
+  }
+
+  #colon(at: number, code: number): number {
+    if (code !== 0x3a) return -at - 1;
+    this.#out.ascii(0x3a, 0x20);
+    this.#expect = VALUE;
+    return at + 1;
+  }
+
+  /** `,` or the end of the open container. */
+  #next(at: number, code: number): number {
+    if (this.#depth === 0) return -at - 1;
+    const inside = this.#inside();
+    if (code === 0x2c) {
+      this.#out.ascii(0x2c);
+      this.#expect = inside === ARRAY ? VALUE : KEY;
+      return at + 1;
     }
-    // A value: on a line of its own in an array, after `: ` in an object, or at the top.
-    if (expect === FIRST_ITEM || inside === ARRAY) out.newline(depth);
-    if (code === 0x5b || code === 0x7b) {
-      if (depth === stack.length) {
-        const grown = new Uint8Array(stack.length * 2);
-        grown.set(stack);
-        stack = grown;
-      }
-      stack[depth++] = code === 0x5b ? ARRAY : OBJECT;
-      if (depth > deepest) deepest = depth;
-      out.ascii(code);
-      at++;
-      expect = code === 0x5b ? FIRST_ITEM : FIRST_KEY;
-      continue;
+    if ((code === 0x5d && inside === ARRAY) || (code === 0x7d && inside === OBJECT)) {
+      this.#depth--;
+      this.#out.newline(this.#depth);
+      this.#out.ascii(code);
+      return at + 1;
     }
+    return -at - 1;
+  }
+
+  /** A key, on a line of its own. */
+  #key(text: string, at: number, code: number): number {
+    if (code !== 0x22) return -at - 1;
+    this.#out.newline(this.#depth);
+    const end = stringEnd(text, at);
+    if (end < 0) return end;
+    this.#out.copy(text, at, end);
+    this.#expect = COLON;
+    return end;
+  }
+
+  /** A value: on a line of its own in an array, after `: ` in an object, or at the top. */
+  #value(text: string, at: number, code: number): number {
+    if (this.#expect === FIRST_ITEM || this.#inside() === ARRAY) this.#out.newline(this.#depth);
+    if (code === 0x5b || code === 0x7b) return this.#open(at, code);
     const end =
       code === 0x22
         ? stringEnd(text, at)
@@ -187,13 +214,24 @@ export async function indentJson(
           : text.startsWith("false", at)
             ? at + 5
             : numberEnd(text, at);
-    if (end < 0) return { kind: "invalid", at: -end - 1 };
-    out.copy(text, at, end);
-    at = end;
-    expect = NEXT;
+    if (end < 0) return end;
+    this.#out.copy(text, at, end);
+    this.#expect = NEXT;
+    return end;
   }
-  if (depth > 0 || expect !== NEXT) return { kind: "invalid", at: length };
-  return out.over ? { kind: "over_budget", depth: deepest } : { kind: "indented", text: out.text() };
+
+  #open(at: number, code: number): number {
+    if (this.#depth === this.#stack.length) {
+      const grown = new Uint8Array(this.#stack.length * 2);
+      grown.set(this.#stack);
+      this.#stack = grown;
+    }
+    this.#stack[this.#depth++] = code === 0x5b ? ARRAY : OBJECT;
+    if (this.#depth > this.#deepest) this.#deepest = this.#depth;
+    this.#out.ascii(code);
+    this.#expect = code === 0x5b ? FIRST_ITEM : FIRST_KEY;
+    return at + 1;
+  }
 }
 
 function skipSpace(text: string, from: number): number {

@@ -21,64 +21,25 @@ export function isPdf(body: Uint8Array): boolean {
   return head.includes("%PDF-");
 }
 
+type PdfDocument = Awaited<ReturnType<typeof import("unpdf")["getDocumentProxy"]>>;
+
+/** The pages read, in order, and why reading stopped before the last (when it did). */
+interface PagesRead {
+  readonly parts: readonly string[];
+  readonly read: number;
+  readonly textChars: number;
+  readonly stoppedBy?: "pages" | "time";
+}
+
 export async function readPdf(
   body: Uint8Array,
   id: string,
   signal: AbortSignal,
 ): Promise<ProviderReadOutcome> {
-  // A PDF that inflates past the bound is refused before pdf.js keeps any of it.
-  if ((await inflatedBytes(body, PDF_MAX_INFLATED_BYTES)) > PDF_MAX_INFLATED_BYTES) {
-    throw new ProviderError(
-      id,
-      "too_large",
-      `${id}: the PDF's compressed streams inflate to more than ${PDF_MAX_INFLATED_BYTES / (1024 * 1024)} MB, more than ${id} reads of a PDF; it was not read`,
-    );
-  }
-  if (signal.aborted) throw abortReason(signal);
-  const { getDocumentProxy } = await import("unpdf");
-  let document: Awaited<ReturnType<typeof getDocumentProxy>>;
-  try {
-    // pdf.js takes ownership of the buffer it gets: give it a copy.
-    document = await getDocumentProxy(new Uint8Array(body), { isEvalSupported: false, stopAtErrors: false });
-  } catch (thrown) {
-    throw new ProviderError(id, "upstream", `${id}: the PDF could not be opened (${pdfReason(thrown)})`, {
-      cause: thrown,
-    });
-  }
+  const document = await openPdf(body, id, signal);
   try {
     const total = document.numPages;
-    const started = Date.now();
-    const parts: string[] = [];
-    let read = 0;
-    let textChars = 0;
-    let stoppedBy: "pages" | "time" | undefined;
-    for (let number = 1; number <= total; number++) {
-      if (signal.aborted) throw abortReason(signal);
-      if (number > PDF_MAX_PAGES) {
-        stoppedBy = "pages";
-        break;
-      }
-      if (Date.now() - started > PDF_MAX_MS) {
-        stoppedBy = "time";
-        break;
-      }
-      const page = await document.getPage(number);
-      const content = await page.getTextContent();
-      let text = "";
-      for (const item of content.items) {
-        if (!("str" in item)) continue;
-        text += item.str;
-        if (item.hasEOL) text += "\n";
-      }
-      page.cleanup();
-      text = text
-        .replace(/[ \t]+\n/g, "\n")
-        .replace(/\n{3,}/g, "\n\n")
-        .trim();
-      textChars += text.replace(/\s/g, "").length;
-      parts.push(`--- page ${number} of ${total} ---${text === "" ? "" : `\n\n${text}`}`);
-      read = number;
-    }
+    const { parts, read, textChars, stoppedBy } = await readPages(document, signal);
     if (textChars < MIN_TEXT_CHARS_PER_PAGE * Math.max(1, read)) {
       throw new ProviderError(
         id,
@@ -102,6 +63,64 @@ export async function readPdf(
   } finally {
     await document.destroy().catch(() => undefined);
   }
+}
+
+/** The document, once its inflated size is known to fit; a PDF pdf.js cannot open is said why. */
+async function openPdf(body: Uint8Array, id: string, signal: AbortSignal): Promise<PdfDocument> {
+  // A PDF that inflates past the bound is refused before pdf.js keeps any of it.
+  if ((await inflatedBytes(body, PDF_MAX_INFLATED_BYTES)) > PDF_MAX_INFLATED_BYTES) {
+    throw new ProviderError(
+      id,
+      "too_large",
+      `${id}: the PDF's compressed streams inflate to more than ${PDF_MAX_INFLATED_BYTES / (1024 * 1024)} MB, more than ${id} reads of a PDF; it was not read`,
+    );
+  }
+  if (signal.aborted) throw abortReason(signal);
+  const { getDocumentProxy } = await import("unpdf");
+  try {
+    // pdf.js takes ownership of the buffer it gets: give it a copy.
+    return await getDocumentProxy(new Uint8Array(body), { isEvalSupported: false, stopAtErrors: false });
+  } catch (thrown) {
+    throw new ProviderError(id, "upstream", `${id}: the PDF could not be opened (${pdfReason(thrown)})`, {
+      cause: thrown,
+    });
+  }
+}
+
+/** Page after page, each behind its marker line, up to the page and time bounds. */
+async function readPages(document: PdfDocument, signal: AbortSignal): Promise<PagesRead> {
+  const total = document.numPages;
+  const started = Date.now();
+  const parts: string[] = [];
+  let read = 0;
+  let textChars = 0;
+  for (let number = 1; number <= total; number++) {
+    if (signal.aborted) throw abortReason(signal);
+    if (number > PDF_MAX_PAGES) return { parts, read, textChars, stoppedBy: "pages" };
+    if (Date.now() - started > PDF_MAX_MS) return { parts, read, textChars, stoppedBy: "time" };
+    const text = await pageText(document, number);
+    textChars += text.replace(/\s/g, "").length;
+    parts.push(`--- page ${number} of ${total} ---${text === "" ? "" : `\n\n${text}`}`);
+    read = number;
+  }
+  return { parts, read, textChars };
+}
+
+/** One page's text in drawing order, its lines kept, runs of blank lines and trailing blanks cut. */
+async function pageText(document: PdfDocument, number: number): Promise<string> {
+  const page = await document.getPage(number);
+  const content = await page.getTextContent();
+  let text = "";
+  for (const item of content.items) {
+    if (!("str" in item)) continue;
+    text += item.str;
+    if (item.hasEOL) text += "\n";
+  }
+  page.cleanup();
+  return text
+    .replace(/[ \t]+\n/g, "\n")
+    .replace(/\n{3,}/g, "\n\n")
+    .trim();
 }
 
 function pdfReason(thrown: unknown): string {

@@ -100,24 +100,8 @@ export function createMcpProvider(
     clientInfo: deps.clientInfo ?? { name: "evident", version: "0.1.0" },
   });
   const focus = bindingUses(binding.read, "$focus");
-
-  /** One bound tool call within this provider's attempt deadline, connection included. */
-  async function call(tool: string, args: Record<string, unknown>, context: ProviderContext) {
-    const deadline = withDeadline(context.signal, deadlineMs, `${id} attempt`);
-    try {
-      const result = await upstream.callTool(tool, args, deadline.signal, context.http);
-      if (result.isError === true) {
-        throw new ProviderError(id, "upstream", upstreamErrorReason(id, tool, result));
-      }
-      return result;
-    } catch (thrown) {
-      throw attemptError(id, thrown, context.signal, deadline.signal);
-    } finally {
-      deadline.dispose();
-    }
-  }
-
-  const provider: McpProvider = {
+  const call = boundCall(id, upstream, deadlineMs);
+  return {
     id,
     adapter: "mcp",
     anonymous: binding.anonymous,
@@ -130,42 +114,70 @@ export function createMcpProvider(
       return upstream.connectCount;
     },
     close: () => upstream.close(),
+    ...(binding.search === undefined ? {} : { search: searchThrough(id, binding.search, call) }),
+    ...(binding.read === undefined ? {} : { read: readThrough(id, binding.read, focus, call) }),
   };
+}
 
-  if (binding.search !== undefined) {
-    const search = binding.search;
-    provider.search = async (request: ProviderSearchRequest, context): Promise<ProviderSearchOutcome> => {
-      const args = mapArguments(search, {
-        query: request.query,
-        maxResults: request.maxResults,
-        ...(request.timeRange === undefined ? {} : { timeRange: request.timeRange }),
-      });
-      const result = await call(search.tool, args, context);
-      return searchOutcome(id, search, request, result);
-    };
-  }
+/** Calls one bound tool of the upstream. */
+type BoundCall = (
+  tool: string,
+  args: Record<string, unknown>,
+  context: ProviderContext,
+) => Promise<ToolResultLike>;
 
-  if (binding.read !== undefined) {
-    const read = binding.read;
-    provider.read = async (request: ProviderReadRequest, context): Promise<ProviderReadOutcome> => {
-      // The binding check comes before any connection or call: no mapping, no call.
-      if (request.focus !== undefined && !focus) {
-        throw new EvidentError(
-          "focus_unsupported",
-          `Provider ${id} cannot apply a focus: its binding maps no $focus argument. Read without focus or choose another reader.`,
-          { details: { provider: id } },
-        );
+/** One bound tool call within this provider's attempt deadline, connection included. */
+function boundCall(id: string, upstream: UpstreamConnection, deadlineMs: number): BoundCall {
+  return async (tool, args, context) => {
+    const deadline = withDeadline(context.signal, deadlineMs, `${id} attempt`);
+    try {
+      const result = await upstream.callTool(tool, args, deadline.signal, context.http);
+      if (result.isError === true) {
+        throw new ProviderError(id, "upstream", upstreamErrorReason(id, tool, result));
       }
-      const args = mapArguments(read, {
-        url: request.url,
-        ...(request.focus === undefined ? {} : { focus: request.focus }),
-      });
-      const result = await call(read.tool, args, context);
-      return readOutcome(id, read.format ?? "none", result);
-    };
-  }
+      return result;
+    } catch (thrown) {
+      throw attemptError(id, thrown, context.signal, deadline.signal);
+    } finally {
+      deadline.dispose();
+    }
+  };
+}
 
-  return provider;
+function searchThrough(id: string, search: ToolBinding, call: BoundCall): NonNullable<Provider["search"]> {
+  return async (request: ProviderSearchRequest, context): Promise<ProviderSearchOutcome> => {
+    const args = mapArguments(search, {
+      query: request.query,
+      maxResults: request.maxResults,
+      ...(request.timeRange === undefined ? {} : { timeRange: request.timeRange }),
+    });
+    const result = await call(search.tool, args, context);
+    return searchOutcome(id, search, request, result);
+  };
+}
+
+function readThrough(
+  id: string,
+  read: ToolBinding,
+  focus: boolean,
+  call: BoundCall,
+): NonNullable<Provider["read"]> {
+  return async (request: ProviderReadRequest, context): Promise<ProviderReadOutcome> => {
+    // The binding check comes before any connection or call: no mapping, no call.
+    if (request.focus !== undefined && !focus) {
+      throw new EvidentError(
+        "focus_unsupported",
+        `Provider ${id} cannot apply a focus: its binding maps no $focus argument. Read without focus or choose another reader.`,
+        { details: { provider: id } },
+      );
+    }
+    const args = mapArguments(read, {
+      url: request.url,
+      ...(request.focus === undefined ? {} : { focus: request.focus }),
+    });
+    const result = await call(read.tool, args, context);
+    return readOutcome(id, read.format ?? "none", result);
+  };
 }
 
 function searchOutcome(
