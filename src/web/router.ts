@@ -369,15 +369,15 @@ export class WebRouter {
     const failures: Failures = { reasons: {}, classes: {} };
     const errors: unknown[] = [];
     for (const id of route) {
-      if (signal.aborted) throw abortReason(signal);
+      if (signal.aborted) throw stoppedEarly(abortReason(signal), attempted, failures);
       if (attempted.includes(id)) continue;
       attempted.push(id);
       const result = await this.#attempt(id, signal, run);
       if (result.ok) return { id, outcome: result.outcome, anonymous: result.anonymous, attempted, failures };
-      if (signal.aborted) throw abortReason(signal);
       failures.reasons[id] = result.reason;
       failures.classes[id] = result.failure;
       errors.push(result.error);
+      if (signal.aborted) throw stoppedEarly(abortReason(signal), attempted, failures);
     }
     throw allFailed(attempted, failures, errors);
   }
@@ -545,12 +545,9 @@ function allFailed(attempted: string[], failures: Failures, errors: unknown[], f
   // A content type the one reader cannot read is said as such: the agent may try another reader.
   if (!fanout && only instanceof EvidentError && only.code === "unsupported_content") return only;
   const configuration = only instanceof ProviderError && only.kind === "configuration";
+  // Every provider tried failed: one code however many the route had, so clients check one.
   const code =
-    fanout || attempted.length !== 1
-      ? "all_providers_failed"
-      : configuration
-        ? "configuration_error"
-        : "provider_failed";
+    !fanout && attempted.length === 1 && configuration ? "configuration_error" : "all_providers_failed";
   // One class for every failure (one provider, or a network down for all) is also said at the top.
   const classes = new Set(Object.values(failures.classes));
   const next = networkNextStep(classes);
@@ -559,15 +556,33 @@ function allFailed(attempted: string[], failures: Failures, errors: unknown[], f
       ? "No provider could be tried."
       : code === "all_providers_failed"
         ? `Every provider failed: ${reasons.join("; ")}.`
-        : code === "configuration_error"
-          ? `The provider is not configured correctly: ${reasons.join("; ")}. The operator must fix it (docs/CONFIG.md).`
-          : `The provider failed: ${reasons.join("; ")}.`;
+        : `The provider is not configured correctly: ${reasons.join("; ")}. The operator must fix it (docs/CONFIG.md).`;
   return new EvidentError(code, next === undefined ? message : `${message} ${next}`, {
     details: {
       ...(classes.size === 1 ? { reason: [...classes][0] } : {}),
       provider_errors: failures.reasons,
       provider_reasons: failures.classes,
       providers_attempted: attempted,
+    },
+  });
+}
+
+/**
+ * The overall deadline ended a route: the error keeps the reasons of the providers that had
+ * already failed or timed out, so the agent and the operator see why nothing answered in time.
+ * Cancellation is the caller's own doing and stays as it is.
+ */
+function stoppedEarly(reason: EvidentError, attempted: readonly string[], failures: Failures): EvidentError {
+  const failed = Object.keys(failures.reasons);
+  if (reason.code !== "deadline_exceeded" || failed.length === 0) return reason;
+  const reasons = failed.map((id) => failures.reasons[id]).join("; ");
+  return new EvidentError("deadline_exceeded", `${reason.message} Before it: ${reasons}.`, {
+    cause: reason,
+    details: {
+      ...reason.details,
+      provider_errors: failures.reasons,
+      provider_reasons: failures.classes,
+      providers_attempted: [...attempted],
     },
   });
 }

@@ -7,6 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { mkdir, symlink, writeFile } from "node:fs/promises";
 import { basename, join, resolve } from "node:path";
 import { after, before, describe, it } from "node:test";
@@ -229,6 +230,19 @@ describe("hostile paths", () => {
         assert.ok(!outcome.everything.includes("needle outside"), path);
       }
     }
+  });
+
+  it("a remote caller may name a path inside the root absolutely or through `..`, as README says", async () => {
+    for (const path of [join(root, "src"), "src/deeper/../deeper", `${root}/src/../src/deeper`]) {
+      const outcome = await call(remote, { pattern: "needle", path });
+      assert.equal(outcome.code, undefined, `${path}: ${outcome.everything}`);
+      assert.match(outcome.everything, /needle/);
+    }
+    const readme = readFileSync(resolve(import.meta.dirname, "../../README.md"), "utf8").replace(/\s+/g, " ");
+    assert.match(
+      readme,
+      /Over HTTP it searches only inside the root \(a path, absolute or with `\.\.`, must resolve inside it/,
+    );
   });
 
   it("a local caller may still name a plain directory outside the root", async () => {

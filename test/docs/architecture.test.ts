@@ -9,6 +9,7 @@ import assert from "node:assert/strict";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { describe, it } from "node:test";
+import { SYNTAX_CACHE_MAX_BYTES, SYNTAX_CACHE_MAX_ENTRIES } from "../../src/core/limits.js";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 const ARCHITECTURE_MAX_LINES = 300;
@@ -86,6 +87,13 @@ function missingIn(document: string, text: string, entries: readonly string[]): 
 
 describe("the architecture documents", () => {
   const entries = repositoryEntries();
+
+  it("ARCHITECTURE.md states the syntax cache's bounds as limits.ts sets them", () => {
+    const text = readFileSync(join(ROOT, "docs/ARCHITECTURE.md"), "utf8").replace(/\s+/g, " ");
+    const entries = SYNTAX_CACHE_MAX_ENTRIES.toLocaleString("en-US");
+    const mib = SYNTAX_CACHE_MAX_BYTES / (1024 * 1024);
+    assert.match(text, new RegExp(`at most ${entries} entries and ${mib} MiB of estimated facts`));
+  });
 
   it("ARCHITECTURE.md describes the design in at most 300 lines", () => {
     const lines = readFileSync(join(ROOT, "docs/ARCHITECTURE.md"), "utf8").split("\n");

@@ -158,7 +158,7 @@ describe("Agent Skill", () => {
     vendor.handle((_request, response) => sendJson(response, 500, { error: "down" }));
     const failed = await runProcess(["search", "anything"], project);
     assert.equal(failed.code, 1);
-    assert.equal(errorPayload(failed.stderr).error.code, "provider_failed");
+    assert.equal(errorPayload(failed.stderr).error.code, "all_providers_failed");
     assert.match(SKILL, /`0`: success/);
     assert.match(SKILL, /`1`: the tool failed/);
     assert.match(SKILL, /`2`: bad arguments/);

@@ -195,7 +195,7 @@ describe("refusals name their real cause", () => {
       const result = await web.call("web_read", { url: `${raw.url}${path}` });
       assert.equal(result.isError, true, path);
       const error = (result.data as Json).error;
-      assert.equal(error.code, "provider_failed", result.text);
+      assert.equal(error.code, "all_providers_failed", result.text);
       assert.equal(error.provider_reasons.direct, reason, result.text);
       assert.match(error.message, message);
       assert.doesNotMatch(result.text, /network error|redirects|check this machine's network/, path);

@@ -115,7 +115,7 @@ describe("network failures name the next step, for web_search and web_read alike
       const registry = tools({ EVIDENT_DUCKDUCKGO_BASE_URL: base(), ...(vars?.() ?? {}) });
       try {
         const error = await failure(registry, "web_search", { query: "q" });
-        assert.equal(error.code, "provider_failed");
+        assert.equal(error.code, "all_providers_failed");
         assert.equal(error.reason, reason, error.message);
         assertNextStep(error, name);
       } finally {
@@ -133,7 +133,7 @@ describe("network failures name the next step, for web_search and web_read alike
       const refused = await failure(registry, "web_read", {
         url: `http://public.example:${closedPort}/page`,
       });
-      assert.equal(refused.code, "provider_failed");
+      assert.equal(refused.code, "all_providers_failed");
       assert.equal(refused.reason, "connection_refused");
       assertNextStep(refused, "refused");
     } finally {

@@ -92,6 +92,28 @@ describe("web router: route mode", () => {
     assert.equal(b.calls.length, 0);
   });
 
+  it("S12: deadline_exceeded keeps the reasons of the providers that had already failed or timed out", async () => {
+    const a = fake("a", { search: failing("a", 401) });
+    const b = fake("b", { search: (_r, context) => untilAborted(context) });
+    await assert.rejects(
+      router([a, b], { callDeadlineMs: 40 }).search({ query: "q" }, live()),
+      (error: unknown) => {
+        const payload = (error as EvidentError).toPayload().error as unknown as {
+          code: string;
+          message: string;
+          provider_errors: Record<string, string>;
+          providers_attempted: string[];
+        };
+        assert.equal(payload.code, "deadline_exceeded");
+        assert.match(payload.provider_errors.a ?? "", /a HTTP 401/);
+        assert.match(payload.provider_errors.b ?? "", /overall deadline/);
+        assert.deepEqual(payload.providers_attempted, ["a", "b"]);
+        assert.match(payload.message, /a HTTP 401/);
+        return true;
+      },
+    );
+  });
+
   it("S12: an attempt deadline fails that attempt only; the next provider answers", async () => {
     const a = fake("a", { search: (_r, context) => untilAborted(context), attemptDeadlineMs: 30 });
     const b = fake("b", { search: async () => rows("b") });
@@ -235,10 +257,10 @@ describe("web router: route mode", () => {
     assert.deepEqual(result.data.provenance.anonymous, ["keyless"]);
   });
 
-  it("a single-provider route that fails is provider_failed with its sanitized reason", async () => {
+  it("A06: a single-provider route that fails is all_providers_failed with its sanitized reason", async () => {
     const a = fake("a", { search: failing("a", 401) });
     await assert.rejects(router([a]).search({ query: "q" }, live()), (error: unknown) => {
-      return code("provider_failed")(error) && (error as EvidentError).message.includes("a HTTP 401");
+      return code("all_providers_failed")(error) && (error as EvidentError).message.includes("a HTTP 401");
     });
   });
 });
@@ -253,7 +275,7 @@ describe("web router: failure reasons", () => {
       });
     await assert.rejects(router([refused()]).search({ query: "q" }, live()), (error: unknown) => {
       const payload = (error as EvidentError).toPayload().error;
-      assert.equal(payload.code, "provider_failed");
+      assert.equal(payload.code, "all_providers_failed");
       assert.match(payload.message, /r: connection refused/);
       assert.equal(payload.reason, "connection_refused");
       assert.deepEqual(payload.provider_reasons, { r: "connection_refused" });
@@ -427,7 +449,7 @@ describe("web router: read", () => {
     const b = fake("b", { read: failing("b", 500) });
     await assert.rejects(
       router([a, b]).read({ url: "https://example.com/", reader: "b" }, live()),
-      code("provider_failed"),
+      code("all_providers_failed"),
     );
     assert.equal(a.calls.length, 0);
     const ok = await router([a, b]).read({ url: "https://example.com/", reader: "a" }, live());

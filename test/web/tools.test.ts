@@ -93,7 +93,7 @@ describe("web tools", () => {
       const bad = registry({ TAVILY_API_KEY: "wrong", EVIDENT_TAVILY_BASE_URL: vendor.url });
       const failed = await bad.call("web_search", { query: "evident" });
       assert.equal(failed.isError, true);
-      assert.equal(payload(failed).error.code, "provider_failed");
+      assert.equal(payload(failed).error.code, "all_providers_failed");
       assert.deepEqual(payload(failed).error.provider_errors, { tavily: "tavily HTTP 401" });
       // A rejected key never falls back to the keyless default (anonymous access is explicit).
       assert.deepEqual(payload(failed).error.providers_attempted, ["tavily"]);

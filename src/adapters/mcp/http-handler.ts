@@ -9,7 +9,7 @@
  * the shared factory, so any replica can answer any request, for current (2026-07-28) and
  * 2025-era clients alike.
  */
-import { createMcpHandler } from "@modelcontextprotocol/server";
+import { createMcpHandler, type McpServerFactory } from "@modelcontextprotocol/server";
 import { anySignal } from "../../core/abort.js";
 import type { ErrorCode, EvidentError } from "../../core/errors.js";
 import { Gauge } from "../../core/gauge.js";
@@ -28,6 +28,7 @@ import {
   tokenDigests,
   withCors,
 } from "./http-guards.js";
+import { answersWithJson, serveJson, withJsonAccept } from "./http-json.js";
 import { createMcpServer } from "./server.js";
 
 export interface HttpHandlerOptions {
@@ -80,6 +81,8 @@ interface Endpoint {
   readonly logger: Logger;
   readonly digests: readonly Buffer[];
   readonly mcp: ReturnType<typeof createMcpHandler>;
+  /** Builds each request's server: the SDK's handler and the JSON answers (http-json.ts) share it. */
+  readonly factory: McpServerFactory;
   readonly calls: HttpCalls;
   /** Concurrency slots taken: one per JSON-RPC request being served. */
   readonly slots: Gauge;
@@ -96,22 +99,23 @@ const BATCHLESS_SINCE = "2025-06-18";
 export function createHttpHandler(options: HttpHandlerOptions): HttpHandler {
   const { registry, logger, settings } = options;
   const calls = new HttpCalls();
-  const mcp = createMcpHandler(
-    (ctx) => {
-      const caller = ctx.authInfo?.clientId ?? callerOf(undefined);
-      const exchange = (ctx.authInfo?.extra as { exchange?: Exchange } | undefined)?.exchange;
-      return createMcpServer(
-        { registry, logger, structured: options.structured ?? false },
-        exchange === undefined ? { caller } : { caller, track: (id) => calls.begin(exchange, id) },
-      );
-    },
-    { onerror: (error) => logger.debug("mcp http exchange error", { error: error.message }) },
-  );
+  const factory: McpServerFactory = (ctx) => {
+    const caller = ctx.authInfo?.clientId ?? callerOf(undefined);
+    const exchange = (ctx.authInfo?.extra as { exchange?: Exchange } | undefined)?.exchange;
+    return createMcpServer(
+      { registry, logger, structured: options.structured ?? false },
+      exchange === undefined ? { caller } : { caller, track: (id) => calls.begin(exchange, id) },
+    );
+  };
+  const mcp = createMcpHandler(factory, {
+    onerror: (error) => logger.debug("mcp http exchange error", { error: error.message }),
+  });
   const endpoint: Endpoint = {
     settings,
     logger,
     digests: tokenDigests(settings.tokens),
     mcp,
+    factory,
     calls,
     slots: new Gauge(),
     draining: false,
@@ -218,16 +222,20 @@ async function dispatch(
     routeNotices(parsed, admission.caller, calls, logger);
     linked = anySignal([incoming.signal, exchange.abandoned]);
     const { pathname, search } = new URL(incoming.url);
+    const asJson = await answersWithJson(incoming, parsed);
     const request = new Request(`http://localhost${pathname}${search}`, {
       method: incoming.method,
-      headers: incoming.headers,
+      headers: asJson ? withJsonAccept(incoming.headers) : incoming.headers,
       signal: linked.signal,
       ...(body === undefined ? {} : { body }),
     });
-    const response = await endpoint.mcp.fetch(request, {
+    const options = {
       ...(parsed === undefined ? {} : { parsedBody: parsed }),
       authInfo: { token: admission.token ?? "", clientId: admission.caller, scopes: [], extra: { exchange } },
-    });
+    };
+    const response = asJson
+      ? await serveJson(endpoint.factory, request, options)
+      : await endpoint.mcp.fetch(request, options);
     return admission.finish(trackBody(response, done));
   } catch (error) {
     done();

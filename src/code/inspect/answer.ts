@@ -142,7 +142,13 @@ function inputLines(
     const earlier = firstInput.get(span);
     const shared = earlier === undefined ? "" : `; shown once, with [${earlier}]`;
     if (earlier === undefined) firstInput.set(span, outcome.input);
-    const partial = complete ? "" : "; not all shown (see sourceCursor below)";
+    // Only UTF-8 files are continued: the rest of another file has no cursor to point at.
+    const continues = plan.spans[span]?.document.utf8 !== false;
+    const partial = complete
+      ? ""
+      : continues
+        ? "; not all shown (see sourceCursor below)"
+        : "; not all shown, and not continued (not valid UTF-8)";
     lines.push(
       `[${outcome.input}] ${item.described}: ${rangeText(outcome, outcome.range)}${shared}${partial}`,
     );

@@ -364,7 +364,7 @@ describe("inspection", () => {
     }
   });
 
-  it("shows content that is not UTF-8 as a lossy preview without a continuation", async () => {
+  it("G04: shows content that is not UTF-8 as a lossy preview without a continuation, and points at no cursor", async () => {
     const bad = Buffer.concat([
       Buffer.from("function f() {\n"),
       Buffer.concat(Array.from({ length: 3000 }, () => Buffer.from([0x20, 0x78, 0xff, 0x0a]))),
@@ -379,6 +379,9 @@ describe("inspection", () => {
       assert.equal(answer.data.status, "partial");
       assert.match(answer.text, /not valid UTF-8: a lossy preview/);
       assert.match(answer.text, /not continued because the file is not valid UTF-8/);
+      // The text points at no cursor it does not give.
+      assert.doesNotMatch(answer.text, /sourceCursor/);
+      assert.match(answer.text, /not all shown, and not continued \(not valid UTF-8\)/);
     } finally {
       await service.close();
     }

@@ -265,7 +265,7 @@ describe("web_read: large pages on a thread of their own", () => {
         /^--- page 1 of 2 ---\n\nQuarterly report\nRevenue grew by twelve percent in the third quarter\./,
       );
       const scanned = await read("/scanned.pdf");
-      assert.equal(scanned.error?.code, "provider_failed");
+      assert.equal(scanned.error?.code, "all_providers_failed");
       assert.deepEqual(scanned.error.provider_reasons, { direct: "upstream" });
       assert.match(
         scanned.error.provider_errors.direct,
@@ -292,7 +292,7 @@ describe("web_read: large pages on a thread of their own", () => {
       it(`${what} is too_large, and the server goes on`, async () => {
         const { read, pid, baseline } = current();
         const envelope = await read(path);
-        assert.equal(envelope.error?.code, "provider_failed", JSON.stringify(envelope).slice(0, 400));
+        assert.equal(envelope.error?.code, "all_providers_failed", JSON.stringify(envelope).slice(0, 400));
         assert.deepEqual(envelope.error.provider_reasons, { direct: "too_large" });
         assert.match(
           envelope.error.provider_errors.direct,
