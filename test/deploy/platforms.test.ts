@@ -162,7 +162,7 @@ function koyeb(): Platform {
     port,
     portVariable: Number(/--env PORT=(\d+)/.exec(line)?.[1]),
     healthPath: new RegExp(`--checks ${port}:http:(\\S+)`).exec(line)?.[1] ?? "",
-    secrets: /--env EVIDENT_AUTH_TOKEN=@\S+/.test(line) ? ["EVIDENT_AUTH_TOKEN"] : [],
+    secrets: /--env .EVIDENT_AUTH_TOKEN=\{\{secret\.[\w-]+\}\}./.test(line) ? ["EVIDENT_AUTH_TOKEN"] : [],
   };
 }
 
