@@ -16,6 +16,8 @@ import { Readability } from "@mozilla/readability";
 import { findContainer } from "./container.js";
 import { addLead, findLead } from "./lead.js";
 import { markdownBlocks } from "./markdown.js";
+import { revealNoscript } from "./noscript.js";
+import { findThread, type Post } from "./thread.js";
 
 // biome-ignore lint/suspicious/noExplicitAny: linkedom's DOM types are the DOM lib's, not loaded here.
 type Dom = any;
@@ -31,7 +33,10 @@ export interface MainContent {
 
 export function extractMain(document: Dom): MainContent {
   const body = document.body ?? document.documentElement;
+  revealNoscript(body);
   preClean(body);
+  const thread = findThread(body);
+  if (thread !== undefined) return { root: threadRoot(document, thread), found: true };
   // Readability moves and removes nodes: the second opinion is taken before it runs.
   const container = findContainer(body)?.cloneNode(true);
   const lead = findLead(body);
@@ -62,6 +67,24 @@ export function extractMain(document: Dom): MainContent {
     return { root: article.content, found: true, ...meta };
   }
   return { root: body, found: false, ...(title ? { title } : {}) };
+}
+
+/** A thread's posts, each its author line then its cleaned text, under one element. */
+function threadRoot(document: Dom, posts: readonly Post[]): Dom {
+  const root = document.createElement("div");
+  for (const post of posts) {
+    const text = post.body.cloneNode(true);
+    clean(text);
+    dropBoilerplateText(text);
+    if (textLength(text) === 0) continue;
+    if (post.byline !== "") {
+      const line = document.createElement("p");
+      line.textContent = post.byline;
+      root.appendChild(line);
+    }
+    root.appendChild(text);
+  }
+  return root;
 }
 
 /**

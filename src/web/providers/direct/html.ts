@@ -12,13 +12,14 @@ import type { extractMain } from "./extract.js";
 import { toMarkdown } from "./markdown.js";
 import { pageMetadata } from "./metadata.js";
 import type { plainText } from "./plain.js";
-import type { boundedAttributes, pageShape } from "./shape.js";
+import type { boundedAttributes, browserCdata, pageShape } from "./shape.js";
 
 interface HtmlTools {
   readonly parseHTML: typeof import("linkedom").parseHTML;
   readonly extractMain: typeof extractMain;
   readonly pageShape: typeof pageShape;
   readonly boundedAttributes: typeof boundedAttributes;
+  readonly browserCdata: typeof browserCdata;
   readonly plainText: typeof plainText;
 }
 let tools: Promise<HtmlTools> | undefined;
@@ -34,14 +35,15 @@ function loadTools(): Promise<HtmlTools> {
     extractMain: extract.extractMain,
     pageShape: shape.pageShape,
     boundedAttributes: shape.boundedAttributes,
+    browserCdata: shape.browserCdata,
     plainText: plain.plainText,
   }));
   return tools;
 }
 
 export async function readHtml(html: string, pageUrl: string): Promise<ProviderReadOutcome> {
-  const { parseHTML, extractMain, pageShape, boundedAttributes, plainText } = await loadTools();
-  const page = wellFormed(html);
+  const { parseHTML, extractMain, pageShape, boundedAttributes, browserCdata, plainText } = await loadTools();
+  const page = browserCdata(wellFormed(html));
   // Measured before any DOM is built: a DOM of such a page would cost more than its reading is
   // worth, and its parse alone grows with the square of its depth.
   const shape = pageShape(page);

@@ -1,0 +1,72 @@
+/**
+ * The direct reader on kinds of page beyond the article: each case is a small page written for
+ * the test in the markup its kind of site uses (a forum's script-free view, a forum theme's posts,
+ * a page that a failed extraction would leave empty).
+ */
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { describe, it } from "node:test";
+import { readHtml } from "../../../src/web/providers/direct/html.js";
+
+const fixture = (name: string) => readFileSync(new URL(`fixtures/${name}`, import.meta.url), "utf8");
+const textOf = (outcome: Awaited<ReturnType<typeof readHtml>>) =>
+  outcome.content.map((part) => (part.type === "text" ? part.text : "")).join("");
+
+/** Asserts that each of `parts` occurs in `text`, in this order. */
+function inOrder(text: string, parts: readonly string[]): void {
+  let at = 0;
+  for (const part of parts) {
+    const found = text.indexOf(part, at);
+    assert.ok(found >= 0, `missing after character ${at}: ${part}\n${text}`);
+    at = found + part.length;
+  }
+}
+
+describe("direct reader: forum threads", () => {
+  it("reads a thread carried in <noscript>, every post under its author line", async () => {
+    const text = textOf(await readHtml(fixture("forum-noscript.html"), "https://bakers.example/t/812"));
+    inOrder(text, [
+      "RyeRita · March 2, 2026, 8:10am",
+      "collapses flat the moment I score it",
+      "starter doubles in six hours",
+      "crumbshot · March 2, 2026, 9:40am",
+      "That is over-proofing",
+      "OvenSpring · March 3, 2026, 6:05pm",
+      "poke test before baking",
+    ]);
+    for (const dropped of ["Terms of Service", "best viewed with JavaScript", "display: none"]) {
+      assert.ok(!text.includes(dropped), `kept: ${dropped}\n${text}`);
+    }
+  });
+
+  it("reads a forum theme's posts after a stray <![CDATA[ as a browser does, without signatures", async () => {
+    const text = textOf(await readHtml(fixture("forum-messages.html"), "https://builders.example/threads/9"));
+    inOrder(text, [
+      "Quentin K · Nov 3, 2025",
+      "stock fans whine at any speed above half",
+      "Lena Voss · Nov 3, 2025",
+      "Fluid dynamic bearing fans",
+      "Quentin K · Nov 4, 2025",
+      "the whine is gone",
+    ]);
+    assert.ok(!text.includes("too many cables"), text);
+  });
+
+  it("keeps a blog post whose comments carry posting microdata an article, not a thread", async () => {
+    const comment = (who: string, said: string) =>
+      `<li itemscope itemtype="https://schema.org/Comment"><span itemprop="author">${who}</span><div itemprop="text"><p>${said}</p></div></li>`;
+    const html = `<html><head><title>Pruning apple trees</title></head><body><article><h1>Pruning apple trees</h1>
+      ${"<p>Prune in late winter, while the tree is dormant, and never take more than a quarter of the canopy in one year. </p>".repeat(6)}
+      </article><section class="comments"><ol>${comment("Ann", "Thanks, very clear.")}${comment("Bo", "Does this hold for pears?")}</ol></section></body></html>`;
+    const text = textOf(await readHtml(html, "https://garden.example/pruning"));
+    assert.equal(text.match(/Prune in late winter/g)?.length, 6, text);
+  });
+
+  it("leaves <noscript> out when the page has its own text", async () => {
+    const html = `<html><body><article>${"<p>The council approved the new library budget on Tuesday after a long debate. </p>".repeat(5)}</article>
+      <noscript><p>Please enable JavaScript to see the comments on this story and join the discussion with other readers of the paper.</p></noscript></body></html>`;
+    const text = textOf(await readHtml(html, "https://paper.example/library"));
+    assert.ok(text.includes("library budget"), text);
+    assert.ok(!text.includes("enable JavaScript"), text);
+  });
+});
