@@ -70,3 +70,43 @@ describe("direct reader: forum threads", () => {
     assert.ok(!text.includes("enable JavaScript"), text);
   });
 });
+
+describe("direct reader: when extraction finds almost nothing", () => {
+  it("falls back to the whole body, cleaned of navigation, and says so", async () => {
+    const items = Array.from(
+      { length: 12 },
+      (_, i) => `<li><a href="/issue/${i}">Issue ${i}: the spring edition with harbour news</a></li>`,
+    ).join("");
+    const html = `<!DOCTYPE html><html><head><title>Back issues</title></head><body>
+      <nav><a href="/">Home</a> <a href="/about">About</a></nav>
+      <main><h1>Back issues</h1><ul>${items}</ul></main></body></html>`;
+    const outcome = await readHtml(html, "https://harbour.example/issues");
+    const text = textOf(outcome);
+    for (let i = 0; i < 12; i++) assert.ok(text.includes(`Issue ${i}: the spring edition`), text);
+    assert.ok(!text.includes("About"), text);
+    assert.match(
+      outcome.warnings?.join("\n") ?? "",
+      /whole page body, cleaned of navigation, was converted instead/,
+    );
+  });
+
+  it("returns the page's stated description of a page drawn by scripts, and says so", async () => {
+    const html = `<!DOCTYPE html><html><head><title>Best first telescope?</title>
+      <meta property="og:description" content="I am new to astronomy and would like advice on a first telescope for planets, on a budget of about 400 euros.">
+      </head><body><section id="splash"><div class="dots"></div></section><section id="main"></section>
+      <script src="/app.js"></script></body></html>`;
+    const outcome = await readHtml(html, "https://stars.example/t/1555");
+    assert.equal(
+      textOf(outcome),
+      "I am new to astronomy and would like advice on a first telescope for planets, on a budget of about 400 euros.",
+    );
+    assert.match(outcome.warnings?.join("\n") ?? "", /body holds no text .*description the page states/);
+  });
+
+  it("says why when a page yields no text at all, never an empty success", async () => {
+    const html = `<!DOCTYPE html><html><head><title>App</title></head><body><div id="root"></div><script src="/app.js"></script></body></html>`;
+    const outcome = await readHtml(html, "https://app.example/");
+    assert.equal(textOf(outcome), "");
+    assert.match(outcome.warnings?.join("\n") ?? "", /extracted no text from the page: .*drawn by scripts/);
+  });
+});

@@ -22,11 +22,19 @@ import { findThread, type Post } from "./thread.js";
 // biome-ignore lint/suspicious/noExplicitAny: linkedom's DOM types are the DOM lib's, not loaded here.
 type Dom = any;
 
+/**
+ * How the content was chosen: a thread's posts (thread.ts), Readability's block, the block the
+ * page names as its body (container.ts), the whole cleaned body when no block was found, or
+ * when the block found held almost nothing (`body-fallback`).
+ */
+export type Strategy = "thread" | "article" | "container" | "body" | "body-fallback";
+
 export interface MainContent {
   /** The element whose children are the content. */
   readonly root: Dom;
   /** Readability found a main-content block (otherwise `root` is the body). */
   readonly found: boolean;
+  readonly strategy: Strategy;
   readonly title?: string;
   readonly byline?: string;
 }
@@ -36,7 +44,7 @@ export function extractMain(document: Dom): MainContent {
   revealNoscript(body);
   preClean(body);
   const thread = findThread(body);
-  if (thread !== undefined) return { root: threadRoot(document, thread), found: true };
+  if (thread !== undefined) return { root: threadRoot(document, thread), found: true, strategy: "thread" };
   // Readability moves and removes nodes: the second opinion is taken before it runs.
   const container = findContainer(body)?.cloneNode(true);
   const lead = findLead(body);
@@ -59,14 +67,39 @@ export function extractMain(document: Dom): MainContent {
     dropBoilerplateText(container);
     if (article?.content === undefined || preferContainer(article.content, container)) {
       addLead(container, lead);
-      return { root: container, found: true, ...meta };
+      return { root: container, found: true, strategy: "container", ...meta };
     }
   }
   if (article?.content) {
     addLead(article.content, lead);
-    return { root: article.content, found: true, ...meta };
+    return { root: article.content, found: true, strategy: "article", ...meta };
   }
-  return { root: body, found: false, ...(title ? { title } : {}) };
+  return { root: body, found: false, strategy: "body", ...(title ? { title } : {}) };
+}
+
+/**
+ * The whole body of a page no extractor has touched, cleaned of its furniture (navigation,
+ * header and footer bars, and unless `light`, link lists and boilerplate lines): the wider
+ * reading taken when the block an extraction chose holds almost nothing. `light` keeps the
+ * link lists, which on a listing page are the content.
+ */
+export function extractBody(document: Dom, light = false): MainContent {
+  const body = document.body ?? document.documentElement;
+  revealNoscript(body);
+  preClean(body);
+  for (const element of Array.from(body.querySelectorAll("header")) as Dom[]) {
+    if (isLinkList(element) || textLength(element) < 200) element.remove();
+  }
+  if (!light) {
+    clean(body);
+    dropBoilerplateText(body);
+  }
+  return { root: body, found: false, strategy: "body-fallback" };
+}
+
+/** Characters of text under an element, runs of whitespace counted as one. */
+export function textLength(element: Dom): number {
+  return (element.textContent ?? "").replace(/\s+/g, " ").trim().length;
 }
 
 /** A thread's posts, each its author line then its cleaned text, under one element. */
@@ -263,10 +296,6 @@ function isLinkList(element: Dom): boolean {
   let linked = 0;
   for (const link of Array.from(element.querySelectorAll("a")) as Dom[]) linked += textLength(link);
   return linked / text > 0.8 && element.querySelectorAll("a").length >= 3;
-}
-
-function textLength(element: Dom): number {
-  return (element.textContent ?? "").replace(/\s+/g, " ").trim().length;
 }
 
 /** Blocks that are furniture by what they say, in the languages of the web's news and blogs. */
