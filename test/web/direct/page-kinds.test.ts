@@ -110,3 +110,31 @@ describe("direct reader: when extraction finds almost nothing", () => {
     assert.match(outcome.warnings?.join("\n") ?? "", /extracted no text from the page: .*drawn by scripts/);
   });
 });
+
+describe("direct reader: the page's body", () => {
+  it("reads the real body when a script stands between </head> and <body>", async () => {
+    // A thread: its posts are found in the body only (an article extractor reads the document).
+    const post = (who: string, said: string) =>
+      `<article class="message" data-author="${who}"><div class="message-body"><div class="bbWrapper">${said}</div></div></article>`;
+    const html = `<!DOCTYPE html><html lang="en"><head><title>Renting a car abroad</title></head>
+      <script>document.documentElement.className = "js";</script>
+      <body><header><a href="/">Travel words</a></header><main><h1>Renting a car abroad</h1>
+      ${post("Mira", "At the rental desk, ask whether the deposit is held on a credit card and when it is released.")}
+      ${post("Tomas", "Also photograph every scratch before you drive off, with the time stamp visible.")}
+      </main></body></html>`;
+    const outcome = await readHtml(html, "https://words.example/renting");
+    const text = textOf(outcome);
+    inOrder(text, ["Mira", "ask whether the deposit is held", "Tomas", "photograph every scratch"]);
+    assert.ok(!text.includes("className"), text);
+    assert.equal(outcome.warnings, undefined);
+  });
+
+  it("reads the real body when scripts come before the head, and the page has no head tag", async () => {
+    const html = `<!DOCTYPE html><html lang="en"><script>window.pageData = {};</script>
+      <meta charset="utf-8"><title>Ferry news</title></head>
+      <body><main><h1>Ferry news</h1>${"<p>The harbour ferry adds an evening crossing from the east pier on weekdays this summer. </p>".repeat(4)}</main></body></html>`;
+    const text = textOf(await readHtml(html, "https://harbour.example/ferry"));
+    assert.equal(text.match(/adds an evening crossing/g)?.length, 4, text);
+    assert.ok(!text.includes("pageData"), text);
+  });
+});

@@ -7,7 +7,7 @@
  */
 import { WEB_READ_MAX_DEPTH, WEB_READ_MAX_ELEMENTS, WEB_READ_MAX_NODES } from "../../../core/limits.js";
 import type { ProviderReadOutcome, ReadMetadata } from "../../provider.js";
-import { wellFormed } from "./document.js";
+import { settleBody, wellFormed } from "./document.js";
 import type { extractBody, extractMain, MainContent } from "./extract.js";
 import { toMarkdown } from "./markdown.js";
 import { pageMetadata } from "./metadata.js";
@@ -52,6 +52,7 @@ export async function readHtml(html: string, pageUrl: string): Promise<ProviderR
   if (shape.tooDeep || shape.tooMany) return plainOutcome(tools.plainText(page), shape.tooDeep);
   const parse = () => {
     const { document } = tools.parseHTML(shape.excessAttributes ? tools.boundedAttributes(page) : page);
+    settleBody(document);
     absoluteLinks(document, pageUrl);
     return document;
   };
