@@ -13,6 +13,7 @@
  * Readability leaves out with the article's header, is put back (lead.ts).
  */
 import { Readability } from "@mozilla/readability";
+import type { ReadStrategy } from "../../provider.js";
 import { findContainer } from "./container.js";
 import { addLead, findLead } from "./lead.js";
 import { markdownBlocks } from "./markdown.js";
@@ -27,7 +28,7 @@ type Dom = any;
  * page names as its body (container.ts), the whole cleaned body when no block was found, or
  * when the block found held almost nothing (`body-fallback`).
  */
-export type Strategy = "thread" | "article" | "container" | "body" | "body-fallback";
+export type Strategy = Extract<ReadStrategy, "thread" | "article" | "container" | "body" | "body-fallback">;
 
 export interface MainContent {
   /** The element whose children are the content. */

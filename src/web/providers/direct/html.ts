@@ -6,11 +6,12 @@
  * than the whole MCP server, and many sessions never read a page.
  */
 import { WEB_READ_MAX_DEPTH, WEB_READ_MAX_ELEMENTS, WEB_READ_MAX_NODES } from "../../../core/limits.js";
-import type { ProviderReadOutcome, ReadMetadata } from "../../provider.js";
+import type { ProviderReadOutcome, ReadMetadata, ReadStrategy } from "../../provider.js";
 import { settleBody, wellFormed } from "./document.js";
 import type { extractBody, extractMain, MainContent } from "./extract.js";
 import { toMarkdown } from "./markdown.js";
 import { pageMetadata } from "./metadata.js";
+import type { pageType } from "./page-type.js";
 import type { plainText } from "./plain.js";
 import type { boundedAttributes, browserCdata, pageShape } from "./shape.js";
 
@@ -18,6 +19,7 @@ interface HtmlTools {
   readonly parseHTML: typeof import("linkedom").parseHTML;
   readonly extractMain: typeof extractMain;
   readonly extractBody: typeof extractBody;
+  readonly pageType: typeof pageType;
   readonly pageShape: typeof pageShape;
   readonly boundedAttributes: typeof boundedAttributes;
   readonly browserCdata: typeof browserCdata;
@@ -31,10 +33,12 @@ function loadTools(): Promise<HtmlTools> {
     import("./extract.js"),
     import("./shape.js"),
     import("./plain.js"),
-  ]).then(([linkedom, extract, shape, plain]) => ({
+    import("./page-type.js"),
+  ]).then(([linkedom, extract, shape, plain, kind]) => ({
     parseHTML: linkedom.parseHTML,
     extractMain: extract.extractMain,
     extractBody: extract.extractBody,
+    pageType: kind.pageType,
     pageShape: shape.pageShape,
     boundedAttributes: shape.boundedAttributes,
     browserCdata: shape.browserCdata,
@@ -68,6 +72,7 @@ function plainOutcome({ title, text }: ReturnType<typeof plainText>, tooDeep: bo
     ? `nests elements more than ${WEB_READ_MAX_DEPTH} deep`
     : `has more than ${WEB_READ_MAX_ELEMENTS.toLocaleString("en-US")} elements or ${WEB_READ_MAX_NODES.toLocaleString("en-US")} nodes`;
   return {
+    strategy: "plain-text",
     ...(title === undefined ? {} : { title }),
     content: [{ type: "text", text }],
     warnings: [`direct: the page ${why}; its text was read without main-content extraction or formatting`],
@@ -89,6 +94,7 @@ function htmlOutcome(
 ): ProviderReadOutcome {
   const links = linksOf(document);
   const stated = pageMetadata(document, pageUrl);
+  const structure = tools.pageType(document);
   const main = tools.extractMain(document);
   let chosen: { main: MainContent; markdown: string } = { main, markdown: toMarkdown(main.root) };
   const warnings: string[] = [];
@@ -103,8 +109,10 @@ function htmlOutcome(
   } else if (!main.found)
     warnings.push("direct found no main-content block; the whole page body was converted");
   let markdown = chosen.markdown;
+  let strategy: ReadStrategy = chosen.main.strategy;
   if (markdown.length === 0 && stated.description !== undefined) {
     markdown = stated.description;
+    strategy = "description";
     warnings.push(
       "direct: the page's body holds no text (it is likely drawn by scripts, which direct does not run); the description the page states about itself is returned instead",
     );
@@ -126,6 +134,8 @@ function htmlOutcome(
     ...(stated.siteName === undefined ? {} : { siteName: stated.siteName }),
   };
   return {
+    pageType: main.strategy === "thread" ? "forum" : structure,
+    strategy,
     ...(title === undefined ? {} : { title }),
     content: [{ type: "text", text: markdown }],
     links,
