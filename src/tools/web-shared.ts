@@ -6,7 +6,7 @@
  */
 import { z } from "zod";
 import { phrasingFor } from "../core/phrasing.js";
-import { PROVIDER_FAILURES } from "../web/provider.js";
+import { PAGE_TYPES, PROVIDER_FAILURES, READ_STRATEGIES } from "../web/provider.js";
 import type { WebService, WebServiceOptions } from "../web/service.js";
 import type { ToolEnvironment } from "./tool.js";
 
@@ -84,6 +84,8 @@ export const provenanceSchema = z.object({
   anonymous: z.array(z.string()),
   retrievedAt: z.string(),
   privateNetworkAllowed: z.literal(true).optional(),
+  pageType: z.enum(PAGE_TYPES).optional(),
+  strategy: z.enum(READ_STRATEGIES).optional(),
 });
 
 export const providerErrorsSchema = z

@@ -14,10 +14,12 @@ import { type Phrasing, phrasingFor } from "../core/phrasing.js";
 import { isPublicUrl } from "../net/public-url.js";
 import type {
   ContentPart,
+  PageType,
   ProviderFailure,
   ProviderReadOutcome,
   ProviderSearchOutcome,
   ReadMetadata,
+  ReadStrategy,
   SearchRow,
 } from "./provider.js";
 
@@ -41,6 +43,10 @@ export interface Provenance {
   readonly retrievedAt: string;
   /** Present when the operator let agent URLs reach private networks. */
   readonly privateNetworkAllowed?: true;
+  /** web_read: the kind of page, as the reader decided it from the page's structure and metadata. */
+  readonly pageType?: PageType;
+  /** web_read: how the reader chose the content (thread posts, article block, whole body...). */
+  readonly strategy?: ReadStrategy;
 }
 
 export interface ProviderSearchSection {

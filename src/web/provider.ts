@@ -57,7 +57,39 @@ export interface ReadMetadata {
   readonly siteName?: string;
 }
 
+/** Kinds of page a reader may recognise (provenance `pageType`). */
+export const PAGE_TYPES = [
+  "article",
+  "documentation",
+  "forum",
+  "product",
+  "collection",
+  "listing",
+  "service",
+] as const;
+export type PageType = (typeof PAGE_TYPES)[number];
+
+/**
+ * How a reader chose the content it returns (provenance `strategy`): a thread's posts, an
+ * article extractor's block, the block the page names as its body, the whole body (no block
+ * found, or the block held almost nothing), the page's stated description, or its plain text.
+ */
+export const READ_STRATEGIES = [
+  "thread",
+  "article",
+  "container",
+  "body",
+  "body-fallback",
+  "description",
+  "plain-text",
+] as const;
+export type ReadStrategy = (typeof READ_STRATEGIES)[number];
+
 export interface ProviderReadOutcome {
+  /** The kind of page, when the reader decides one (`direct` does, from structure and metadata). */
+  readonly pageType?: PageType;
+  /** How the reader chose the content, when it says. */
+  readonly strategy?: ReadStrategy;
   readonly title?: string;
   readonly content: readonly ContentPart[];
   /** Outgoing links the provider reported or the content holds (indexed as sources, not fetched). */

@@ -193,13 +193,21 @@ export class WebRouter {
         warnings.push(`the focus was forwarded to ${id}, which may omit content that does not match it`);
       }
       const envelope = {
-        provenance: this.#provenance(
-          { tool: "web_read", url: input.url, ...(input.focus === undefined ? {} : { focus: input.focus }) },
-          reader === undefined ? "route" : "reader",
-          attempted,
-          [id],
-          anonymous ? [id] : [],
-        ),
+        provenance: {
+          ...this.#provenance(
+            {
+              tool: "web_read",
+              url: input.url,
+              ...(input.focus === undefined ? {} : { focus: input.focus }),
+            },
+            reader === undefined ? "route" : "reader",
+            attempted,
+            [id],
+            anonymous ? [id] : [],
+          ),
+          ...(outcome.pageType === undefined ? {} : { pageType: outcome.pageType }),
+          ...(outcome.strategy === undefined ? {} : { strategy: outcome.strategy }),
+        },
         warnings: [
           ...warnings,
           ...this.#warnings([id], new Map([[id, { ok: true, outcome, anonymous }]]), failures),

@@ -50,3 +50,39 @@ export function wellFormed(html: string): string {
   }
   return `<!DOCTYPE html>${root?.[0] ?? "<html>"}<head>${head.replace(HEAD_TAGS, "")}</head>${rest}`;
 }
+
+// biome-ignore lint/suspicious/noExplicitAny: linkedom's DOM types are the DOM lib's, not loaded here.
+type Dom = any;
+
+/** Elements a browser puts in the head when they come between `</head>` and `<body>`. */
+const HEAD_ELEMENTS = new Set(["script", "style", "link", "meta", "noscript", "template", "title", "base"]);
+
+/**
+ * Moves what stands before the body, outside the head, into one of them, as browsers do: head
+ * elements (a script, most often) into the head, anything else to the start of the body.
+ * linkedom keeps them where they are, and its `document.body` then finds no body right after
+ * the head (a head it makes first when the page has none), makes a new empty one there and
+ * answers with it: the page's real body is never read.
+ */
+export function settleBody(document: Dom): void {
+  const root = document.documentElement;
+  const body = root?.querySelector(":scope > body");
+  if (!body) return;
+  let head = root.querySelector(":scope > head");
+  if (!head) {
+    head = document.createElement("head");
+    root.insertBefore(head, root.firstChild);
+  }
+  const stray: Dom[] = [];
+  for (
+    let element = root.firstElementChild;
+    element && element !== body;
+    element = element.nextElementSibling
+  )
+    if (element !== head) stray.push(element);
+  const first = body.firstChild;
+  for (const element of stray) {
+    if (HEAD_ELEMENTS.has(element.localName)) head.appendChild(element);
+    else body.insertBefore(element, first);
+  }
+}

@@ -13,25 +13,39 @@
  * Readability leaves out with the article's header, is put back (lead.ts).
  */
 import { Readability } from "@mozilla/readability";
+import type { ReadStrategy } from "../../provider.js";
 import { findContainer } from "./container.js";
 import { addLead, findLead } from "./lead.js";
 import { markdownBlocks } from "./markdown.js";
+import { revealNoscript } from "./noscript.js";
+import { findThread, type Post } from "./thread.js";
 
 // biome-ignore lint/suspicious/noExplicitAny: linkedom's DOM types are the DOM lib's, not loaded here.
 type Dom = any;
+
+/**
+ * How the content was chosen: a thread's posts (thread.ts), Readability's block, the block the
+ * page names as its body (container.ts), the whole cleaned body when no block was found, or
+ * when the block found held almost nothing (`body-fallback`).
+ */
+export type Strategy = Extract<ReadStrategy, "thread" | "article" | "container" | "body" | "body-fallback">;
 
 export interface MainContent {
   /** The element whose children are the content. */
   readonly root: Dom;
   /** Readability found a main-content block (otherwise `root` is the body). */
   readonly found: boolean;
+  readonly strategy: Strategy;
   readonly title?: string;
   readonly byline?: string;
 }
 
 export function extractMain(document: Dom): MainContent {
   const body = document.body ?? document.documentElement;
+  revealNoscript(body);
   preClean(body);
+  const thread = findThread(body);
+  if (thread !== undefined) return { root: threadRoot(document, thread), found: true, strategy: "thread" };
   // Readability moves and removes nodes: the second opinion is taken before it runs.
   const container = findContainer(body)?.cloneNode(true);
   const lead = findLead(body);
@@ -54,14 +68,57 @@ export function extractMain(document: Dom): MainContent {
     dropBoilerplateText(container);
     if (article?.content === undefined || preferContainer(article.content, container)) {
       addLead(container, lead);
-      return { root: container, found: true, ...meta };
+      return { root: container, found: true, strategy: "container", ...meta };
     }
   }
   if (article?.content) {
     addLead(article.content, lead);
-    return { root: article.content, found: true, ...meta };
+    return { root: article.content, found: true, strategy: "article", ...meta };
   }
-  return { root: body, found: false, ...(title ? { title } : {}) };
+  return { root: body, found: false, strategy: "body", ...(title ? { title } : {}) };
+}
+
+/**
+ * The whole body of a page no extractor has touched, cleaned of its furniture (navigation,
+ * header and footer bars, and unless `light`, link lists and boilerplate lines): the wider
+ * reading taken when the block an extraction chose holds almost nothing. `light` keeps the
+ * link lists, which on a listing page are the content.
+ */
+export function extractBody(document: Dom, light = false): MainContent {
+  const body = document.body ?? document.documentElement;
+  revealNoscript(body);
+  preClean(body);
+  for (const element of Array.from(body.querySelectorAll("header")) as Dom[]) {
+    if (isLinkList(element) || textLength(element) < 200) element.remove();
+  }
+  if (!light) {
+    clean(body);
+    dropBoilerplateText(body);
+  }
+  return { root: body, found: false, strategy: "body-fallback" };
+}
+
+/** Characters of text under an element, runs of whitespace counted as one. */
+export function textLength(element: Dom): number {
+  return (element.textContent ?? "").replace(/\s+/g, " ").trim().length;
+}
+
+/** A thread's posts, each its author line then its cleaned text, under one element. */
+function threadRoot(document: Dom, posts: readonly Post[]): Dom {
+  const root = document.createElement("div");
+  for (const post of posts) {
+    const text = post.body.cloneNode(true);
+    clean(text);
+    dropBoilerplateText(text);
+    if (textLength(text) === 0) continue;
+    if (post.byline !== "") {
+      const line = document.createElement("p");
+      line.textContent = post.byline;
+      root.appendChild(line);
+    }
+    root.appendChild(text);
+  }
+  return root;
 }
 
 /**
@@ -240,10 +297,6 @@ function isLinkList(element: Dom): boolean {
   let linked = 0;
   for (const link of Array.from(element.querySelectorAll("a")) as Dom[]) linked += textLength(link);
   return linked / text > 0.8 && element.querySelectorAll("a").length >= 3;
-}
-
-function textLength(element: Dom): number {
-  return (element.textContent ?? "").replace(/\s+/g, " ").trim().length;
 }
 
 /** Blocks that are furniture by what they say, in the languages of the web's news and blogs. */

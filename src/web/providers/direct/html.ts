@@ -6,19 +6,23 @@
  * than the whole MCP server, and many sessions never read a page.
  */
 import { WEB_READ_MAX_DEPTH, WEB_READ_MAX_ELEMENTS, WEB_READ_MAX_NODES } from "../../../core/limits.js";
-import type { ProviderReadOutcome, ReadMetadata } from "../../provider.js";
-import { wellFormed } from "./document.js";
-import type { extractMain } from "./extract.js";
+import type { ProviderReadOutcome, ReadMetadata, ReadStrategy } from "../../provider.js";
+import { settleBody, wellFormed } from "./document.js";
+import type { extractBody, extractMain, MainContent } from "./extract.js";
 import { toMarkdown } from "./markdown.js";
 import { pageMetadata } from "./metadata.js";
+import type { pageType } from "./page-type.js";
 import type { plainText } from "./plain.js";
-import type { boundedAttributes, pageShape } from "./shape.js";
+import type { boundedAttributes, browserCdata, pageShape } from "./shape.js";
 
 interface HtmlTools {
   readonly parseHTML: typeof import("linkedom").parseHTML;
   readonly extractMain: typeof extractMain;
+  readonly extractBody: typeof extractBody;
+  readonly pageType: typeof pageType;
   readonly pageShape: typeof pageShape;
   readonly boundedAttributes: typeof boundedAttributes;
+  readonly browserCdata: typeof browserCdata;
   readonly plainText: typeof plainText;
 }
 let tools: Promise<HtmlTools> | undefined;
@@ -29,25 +33,34 @@ function loadTools(): Promise<HtmlTools> {
     import("./extract.js"),
     import("./shape.js"),
     import("./plain.js"),
-  ]).then(([linkedom, extract, shape, plain]) => ({
+    import("./page-type.js"),
+  ]).then(([linkedom, extract, shape, plain, kind]) => ({
     parseHTML: linkedom.parseHTML,
     extractMain: extract.extractMain,
+    extractBody: extract.extractBody,
+    pageType: kind.pageType,
     pageShape: shape.pageShape,
     boundedAttributes: shape.boundedAttributes,
+    browserCdata: shape.browserCdata,
     plainText: plain.plainText,
   }));
   return tools;
 }
 
 export async function readHtml(html: string, pageUrl: string): Promise<ProviderReadOutcome> {
-  const { parseHTML, extractMain, pageShape, boundedAttributes, plainText } = await loadTools();
-  const page = wellFormed(html);
+  const tools = await loadTools();
+  const page = tools.browserCdata(wellFormed(html));
   // Measured before any DOM is built: a DOM of such a page would cost more than its reading is
   // worth, and its parse alone grows with the square of its depth.
-  const shape = pageShape(page);
-  if (shape.tooDeep || shape.tooMany) return plainOutcome(plainText(page), shape.tooDeep);
-  const document = parseHTML(shape.excessAttributes ? boundedAttributes(page) : page).document;
-  return htmlOutcome(document, pageUrl, extractMain);
+  const shape = tools.pageShape(page);
+  if (shape.tooDeep || shape.tooMany) return plainOutcome(tools.plainText(page), shape.tooDeep);
+  const parse = () => {
+    const { document } = tools.parseHTML(shape.excessAttributes ? tools.boundedAttributes(page) : page);
+    settleBody(document);
+    absoluteLinks(document, pageUrl);
+    return document;
+  };
+  return htmlOutcome(parse(), pageUrl, tools, parse);
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: linkedom's Document type is the DOM lib's, which this project does not load.
@@ -59,42 +72,56 @@ function plainOutcome({ title, text }: ReturnType<typeof plainText>, tooDeep: bo
     ? `nests elements more than ${WEB_READ_MAX_DEPTH} deep`
     : `has more than ${WEB_READ_MAX_ELEMENTS.toLocaleString("en-US")} elements or ${WEB_READ_MAX_NODES.toLocaleString("en-US")} nodes`;
   return {
+    strategy: "plain-text",
     ...(title === undefined ? {} : { title }),
     content: [{ type: "text", text }],
     warnings: [`direct: the page ${why}; its text was read without main-content extraction or formatting`],
   };
 }
 
-function htmlOutcome(document: Dom, pageUrl: string, extract: typeof extractMain): ProviderReadOutcome {
-  const links: string[] = [];
-  const seen = new Set<string>();
-  for (const element of document.querySelectorAll("a[href]")) {
-    // Fragments and scripts stay as they are: Readability weighs in-page links less, and the
-    // Markdown writes only http(s) and mailto links.
-    const absolute = absoluteUrl(element.getAttribute("href"), pageUrl);
-    if (absolute === undefined) continue;
-    element.setAttribute("href", absolute);
-    if (/^https?:/.test(absolute) && !seen.has(absolute)) {
-      seen.add(absolute);
-      links.push(absolute);
-    }
-  }
-  for (const element of document.querySelectorAll("img")) {
-    for (const name of ["src", "data-src", "data-lazy-src", "data-original"]) {
-      const value = element.getAttribute(name);
-      if (value === null) continue;
-      const absolute = absoluteUrl(value, pageUrl);
-      if (absolute === undefined) element.removeAttribute(name);
-      else element.setAttribute(name, absolute);
-    }
-  }
+/**
+ * Extracted content shorter than this reads as a failed extraction when the whole cleaned body
+ * has several times more: a teaser, a post header or a block the clean-up emptied.
+ */
+const POOR_CHARS = 250;
+const WIDER_FACTOR = 3;
+
+function htmlOutcome(
+  document: Dom,
+  pageUrl: string,
+  tools: HtmlTools,
+  parse: () => Dom,
+): ProviderReadOutcome {
+  const links = linksOf(document);
   const stated = pageMetadata(document, pageUrl);
-  const main = extract(document);
-  const markdown = toMarkdown(main.root);
+  const structure = tools.pageType(document);
+  const main = tools.extractMain(document);
+  let chosen: { main: MainContent; markdown: string } = { main, markdown: toMarkdown(main.root) };
   const warnings: string[] = [];
-  if (!main.found) warnings.push("direct found no main-content block; the whole page body was converted");
-  if (markdown.length === 0) warnings.push("direct extracted no text from the page");
-  const title = main.title ?? stated.title;
+  if (chosen.markdown.length < POOR_CHARS) {
+    const wide = widerReading(tools, parse, chosen.markdown.length);
+    if (wide !== undefined) {
+      warnings.push(
+        `direct: the main-content block found held ${chosen.markdown.length} characters; the whole page body, cleaned of navigation, was converted instead`,
+      );
+      chosen = wide;
+    }
+  } else if (!main.found)
+    warnings.push("direct found no main-content block; the whole page body was converted");
+  let markdown = chosen.markdown;
+  let strategy: ReadStrategy = chosen.main.strategy;
+  if (markdown.length === 0 && stated.description !== undefined) {
+    markdown = stated.description;
+    strategy = "description";
+    warnings.push(
+      "direct: the page's body holds no text (it is likely drawn by scripts, which direct does not run); the description the page states about itself is returned instead",
+    );
+  } else if (markdown.length === 0) {
+    warnings.push(
+      "direct extracted no text from the page: its body holds none that is not navigation or boilerplate (a page drawn by scripts, which direct does not run, looks like this)",
+    );
+  }
+  const title = chosen.main.title ?? main.title ?? stated.title;
   // Readability's byline may come from the text (a "by ..." line); a bare URL is not a byline.
   const byline =
     stated.byline ??
@@ -107,12 +134,62 @@ function htmlOutcome(document: Dom, pageUrl: string, extract: typeof extractMain
     ...(stated.siteName === undefined ? {} : { siteName: stated.siteName }),
   };
   return {
+    pageType: main.strategy === "thread" ? "forum" : structure,
+    strategy,
     ...(title === undefined ? {} : { title }),
     content: [{ type: "text", text: markdown }],
     links,
     ...(Object.keys(metadata).length > 0 ? { metadata } : {}),
     ...(warnings.length > 0 ? { warnings } : {}),
   };
+}
+
+/**
+ * The whole body, cleaned, when it holds several times what the extraction kept; else the body
+ * cleaned of navigation only, whose link lists are a listing's content. Extractors move and
+ * remove nodes: each reading starts from the page as sent.
+ */
+function widerReading(
+  tools: HtmlTools,
+  parse: () => Dom,
+  kept: number,
+): { main: MainContent; markdown: string } | undefined {
+  const enough = Math.max(POOR_CHARS, WIDER_FACTOR * kept);
+  for (const light of [false, true]) {
+    const main = tools.extractBody(parse(), light);
+    const markdown = toMarkdown(main.root);
+    if (markdown.length >= enough) return { main, markdown };
+  }
+  return undefined;
+}
+
+/** Links and images made absolute, so that the Markdown and the link index can use them. */
+function absoluteLinks(document: Dom, pageUrl: string): void {
+  for (const element of document.querySelectorAll("a[href]")) {
+    // Fragments and scripts stay as they are: Readability weighs in-page links less, and the
+    // Markdown writes only http(s) and mailto links.
+    const absolute = absoluteUrl(element.getAttribute("href"), pageUrl);
+    if (absolute !== undefined) element.setAttribute("href", absolute);
+  }
+  for (const element of document.querySelectorAll("img")) {
+    for (const name of ["src", "data-src", "data-lazy-src", "data-original"]) {
+      const value = element.getAttribute(name);
+      if (value === null) continue;
+      const absolute = absoluteUrl(value, pageUrl);
+      if (absolute === undefined) element.removeAttribute(name);
+      else element.setAttribute(name, absolute);
+    }
+  }
+}
+
+/** The page's distinct outgoing http(s) links, in order (made absolute by absoluteLinks). */
+function linksOf(document: Dom): string[] {
+  const links = new Set<string>();
+  for (const element of document.querySelectorAll("a[href]")) {
+    const href = element.getAttribute("href");
+    if (/^https?:/.test(href)) links.add(href);
+  }
+  return [...links];
 }
 
 /** An absolute http(s) or mailto URL, or undefined for fragments, scripts and junk. */

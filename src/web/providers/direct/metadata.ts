@@ -24,10 +24,16 @@ export interface PageMetadata {
   language?: string;
   canonicalUrl?: string;
   siteName?: string;
+  /** The page's summary of itself (`description`, Open Graph, Twitter). */
+  description?: string;
 }
 
 /** Longest value kept for a text field (a byline or title longer than this is not one). */
 const FIELD_MAX_CHARS = 300;
+/** Longest description kept: a summary, not a page. */
+const DESCRIPTION_MAX_CHARS = 2000;
+/** The meta names of a description, in the order they are preferred. */
+const DESCRIPTIONS = new Set(["description", "og:description", "twitter:description"]);
 
 export function pageMetadata(document: MetaDocument, pageUrl: string): PageMetadata {
   const meta = new Map<string, string>();
@@ -40,8 +46,12 @@ export function pageMetadata(document: MetaDocument, pageUrl: string): PageMetad
     )
       .trim()
       .toLowerCase();
-    const value = clean(element.getAttribute("content"));
-    if (key !== "" && value !== undefined && !meta.has(key)) meta.set(key, value);
+    if (key === "" || meta.has(key)) continue;
+    // A description may be longer than the other fields: it is kept to its own bound.
+    const value = DESCRIPTIONS.has(key)
+      ? clean(element.getAttribute("content"), DESCRIPTION_MAX_CHARS)
+      : clean(element.getAttribute("content"));
+    if (value !== undefined) meta.set(key, value);
   }
   const ld = jsonLd(document);
   const first = (...values: Array<string | undefined>) => values.find((value) => value !== undefined);
@@ -91,6 +101,8 @@ export function pageMetadata(document: MetaDocument, pageUrl: string): PageMetad
   if (canonical !== undefined) out.canonicalUrl = canonical;
   const siteName = first(meta.get("og:site_name"), ld.publisher, meta.get("application-name"));
   if (siteName !== undefined) out.siteName = siteName;
+  const description = first(...[...DESCRIPTIONS].map((key) => meta.get(key)));
+  if (description !== undefined) out.description = description;
   return out;
 }
 
@@ -144,9 +156,9 @@ function stringOf(value: unknown): string | undefined {
   return typeof value === "string" ? value : undefined;
 }
 
-function clean(value: string | null | undefined): string | undefined {
+function clean(value: string | null | undefined, maxChars = FIELD_MAX_CHARS): string | undefined {
   const text = value?.replace(/\s+/g, " ").trim();
-  return text === undefined || text === "" || text.length > FIELD_MAX_CHARS ? undefined : text;
+  return text === undefined || text === "" || text.length > maxChars ? undefined : text;
 }
 
 function notUrl(value: string | undefined): string | undefined {

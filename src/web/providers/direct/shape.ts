@@ -128,6 +128,43 @@ export function boundedAttributes(html: string): string {
   return parts.join("");
 }
 
+/** `<![CDATA[`, which the tokenizer reports by the index just past it. */
+const CDATA_OPEN = "<![CDATA[";
+
+/**
+ * The page with each `<![CDATA[` in HTML content cut as a browser cuts it: outside SVG and
+ * MathML it opens no CDATA section but a bogus comment, which ends at the first `>`. htmlparser2
+ * reads on to `]]>`, or to the end of the page when none follows, and the rest of the page is
+ * lost (a forum theme opens one at the top of its body). In scripts and styles, where such
+ * markers are common, the tokenizer reads raw text and reports none.
+ */
+export function browserCdata(html: string): string {
+  if (!html.includes(CDATA_OPEN)) return html;
+  const starts: number[] = [];
+  const tokenizer = new Tokenizer(
+    { decodeEntities: false },
+    {
+      ...ignored,
+      oncdata(start) {
+        starts.push(start - CDATA_OPEN.length);
+      },
+    },
+  );
+  tokenizer.write(html);
+  tokenizer.end();
+  if (starts.length === 0) return html;
+  const parts: string[] = [];
+  let at = 0;
+  for (const start of starts) {
+    if (start < at) continue;
+    const end = html.indexOf(">", start);
+    parts.push(html.slice(at, start));
+    at = end < 0 ? html.length : end + 1;
+  }
+  parts.push(html.slice(at));
+  return parts.join("");
+}
+
 /** Tokenizer callbacks that do nothing, for the ones a pass does not need. */
 export const ignored = {
   onattribdata() {},

@@ -1,0 +1,128 @@
+/**
+ * What kind of page this is (article, documentation, forum, product, collection, listing,
+ * service), decided from what the page states and how it is built, before any extraction moves
+ * its nodes. Deterministic rules, first match wins:
+ *
+ * - forum: the page says it is a discussion (schema.org DiscussionForumPosting, QAPage); a page
+ *   whose posts thread.ts reads is one too (html.ts);
+ * - product: it states one Product (JSON-LD, microdata or `og:type` product);
+ * - collection: it states several Products, or a catalogue (OfferCatalog) of them;
+ * - listing: it repeats one card structure (four or more sibling items of one tag and class,
+ *   each with a link) that holds most of its text, or states a CollectionPage or ItemList;
+ * - documentation: a documentation generator names itself, or it states a TechArticle or
+ *   APIReference, or code blocks sit beside a navigation sidebar;
+ * - article: it states an Article (NewsArticle, BlogPosting...) or `og:type` article, or holds
+ *   paragraphs of prose;
+ * - service: anything else (a product's or company's page of sections).
+ *
+ * The decision goes into the answer's provenance (`pageType`) so that an agent and a
+ * maintainer can see how the reader saw the page.
+ */
+import type { PageType } from "../../provider.js";
+
+// biome-ignore lint/suspicious/noExplicitAny: linkedom's DOM types are the DOM lib's, not loaded here.
+type Dom = any;
+
+/** The schema.org types a page states, in JSON-LD (`@graph` included) and microdata. */
+function statedTypes(document: Dom): string[] {
+  const types: string[] = [];
+  const visit = (value: unknown, depth: number) => {
+    if (depth > 6 || value === null || typeof value !== "object") return;
+    if (Array.isArray(value)) {
+      for (const item of value) visit(item, depth + 1);
+      return;
+    }
+    const record = value as Record<string, unknown>;
+    const type = record["@type"];
+    for (const name of Array.isArray(type) ? type : [type]) if (typeof name === "string") types.push(name);
+    for (const key of ["@graph", "mainEntity", "itemListElement", "hasPart", "item"]) {
+      if (record[key] !== undefined) visit(record[key], depth + 1);
+    }
+  };
+  for (const script of Array.from(document.querySelectorAll('script[type="application/ld+json"]')) as Dom[]) {
+    try {
+      visit(JSON.parse(script.textContent ?? ""), 0);
+    } catch {
+      // Broken JSON-LD is common; the page's structure still counts.
+    }
+  }
+  for (const element of Array.from(document.querySelectorAll("[itemtype]")) as Dom[]) {
+    for (const url of (element.getAttribute("itemtype") ?? "").split(/\s+/)) {
+      const name = url.split("/").pop();
+      if (name) types.push(name);
+    }
+  }
+  return types;
+}
+
+const ARTICLES =
+  /^(Article|NewsArticle|BlogPosting|Report|ScholarlyArticle|OpinionNewsArticle|ReportageNewsArticle|AnalysisNewsArticle|LiveBlogPosting)$/;
+const DOCS_GENERATOR =
+  /\b(sphinx|docusaurus|mkdocs|vuepress|vitepress|gitbook|docsify|hugo-book|jsdoc|typedoc|redoc|mintlify|starlight|nextra|readthedocs|antora|doxygen)\b/i;
+
+/** The page's kind; run before extraction, which moves and removes nodes. */
+export function pageType(document: Dom): PageType {
+  const types = statedTypes(document);
+  const count = (pattern: RegExp) => types.filter((type) => pattern.test(type)).length;
+  const ogType = (
+    document.querySelector('meta[property="og:type"]')?.getAttribute("content") ?? ""
+  ).toLowerCase();
+  if (count(/^(DiscussionForumPosting|QAPage)$/) > 0) return "forum";
+  const products = count(/^(Product|ProductGroup|IndividualProduct)$/);
+  if (products >= 3 || (products > 0 && count(/^(OfferCatalog)$/) > 0)) return "collection";
+  if (products > 0 || ogType.startsWith("product")) return "product";
+  const body = document.body ?? document.documentElement;
+  if (repeatedCards(body) || count(/^(CollectionPage|ItemList|SearchResultsPage)$/) > 0) return "listing";
+  const generator = document.querySelector('meta[name="generator"]')?.getAttribute("content") ?? "";
+  if (DOCS_GENERATOR.test(generator) || count(/^(TechArticle|APIReference)$/) > 0) return "documentation";
+  if (
+    body.querySelector("pre code, pre") !== null &&
+    body.querySelector("nav, aside, [role='navigation']") !== null
+  )
+    return "documentation";
+  if (count(ARTICLES) > 0 || ogType === "article" || proseParagraphs(body) >= 3) return "article";
+  return "service";
+}
+
+/** Four or more items that make a list of cards: siblings of one tag and class, each with a link. */
+const MIN_CARDS = 4;
+
+/**
+ * Whether the page repeats one card structure that holds most of its text: siblings of one tag
+ * and class, each with a link and some text. A menu's items hold little text; a page's sections
+ * differ in class or carry no link each.
+ */
+function repeatedCards(body: Dom): boolean {
+  const total = textLength(body);
+  if (total === 0) return false;
+  for (const parent of Array.from(body.querySelectorAll("ul, ol, div, section, main")) as Dom[]) {
+    const groups = new Map<string, Dom[]>();
+    for (const child of Array.from(parent.children ?? []) as Dom[]) {
+      const key = `${child.localName}.${child.getAttribute("class") ?? ""}`;
+      const group = groups.get(key);
+      if (group === undefined) groups.set(key, [child]);
+      else group.push(child);
+    }
+    for (const group of groups.values()) {
+      if (group.length < MIN_CARDS) continue;
+      const cards = group.filter((card) => card.querySelector("a[href]") !== null && textLength(card) >= 40);
+      if (cards.length < MIN_CARDS) continue;
+      let text = 0;
+      for (const card of cards) text += textLength(card);
+      if (text >= 0.4 * total) return true;
+    }
+  }
+  return false;
+}
+
+function proseParagraphs(body: Dom): number {
+  let count = 0;
+  for (const paragraph of Array.from(body.querySelectorAll("p")) as Dom[]) {
+    if (textLength(paragraph) >= 200 && ++count >= 3) break;
+  }
+  return count;
+}
+
+function textLength(element: Dom): number {
+  return (element.textContent ?? "").replace(/\s+/g, " ").trim().length;
+}

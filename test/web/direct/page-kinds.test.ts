@@ -1,0 +1,140 @@
+/**
+ * The direct reader on kinds of page beyond the article: each case is a small page written for
+ * the test in the markup its kind of site uses (a forum's script-free view, a forum theme's posts,
+ * a page that a failed extraction would leave empty).
+ */
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { describe, it } from "node:test";
+import { readHtml } from "../../../src/web/providers/direct/html.js";
+
+const fixture = (name: string) => readFileSync(new URL(`fixtures/${name}`, import.meta.url), "utf8");
+const textOf = (outcome: Awaited<ReturnType<typeof readHtml>>) =>
+  outcome.content.map((part) => (part.type === "text" ? part.text : "")).join("");
+
+/** Asserts that each of `parts` occurs in `text`, in this order. */
+function inOrder(text: string, parts: readonly string[]): void {
+  let at = 0;
+  for (const part of parts) {
+    const found = text.indexOf(part, at);
+    assert.ok(found >= 0, `missing after character ${at}: ${part}\n${text}`);
+    at = found + part.length;
+  }
+}
+
+describe("direct reader: forum threads", () => {
+  it("reads a thread carried in <noscript>, every post under its author line", async () => {
+    const text = textOf(await readHtml(fixture("forum-noscript.html"), "https://bakers.example/t/812"));
+    inOrder(text, [
+      "RyeRita · March 2, 2026, 8:10am",
+      "collapses flat the moment I score it",
+      "starter doubles in six hours",
+      "crumbshot · March 2, 2026, 9:40am",
+      "That is over-proofing",
+      "OvenSpring · March 3, 2026, 6:05pm",
+      "poke test before baking",
+    ]);
+    for (const dropped of ["Terms of Service", "best viewed with JavaScript", "display: none"]) {
+      assert.ok(!text.includes(dropped), `kept: ${dropped}\n${text}`);
+    }
+  });
+
+  it("reads a forum theme's posts after a stray <![CDATA[ as a browser does, without signatures", async () => {
+    const text = textOf(await readHtml(fixture("forum-messages.html"), "https://builders.example/threads/9"));
+    inOrder(text, [
+      "Quentin K · Nov 3, 2025",
+      "stock fans whine at any speed above half",
+      "Lena Voss · Nov 3, 2025",
+      "Fluid dynamic bearing fans",
+      "Quentin K · Nov 4, 2025",
+      "the whine is gone",
+    ]);
+    assert.ok(!text.includes("too many cables"), text);
+  });
+
+  it("keeps a blog post whose comments carry posting microdata an article, not a thread", async () => {
+    const comment = (who: string, said: string) =>
+      `<li itemscope itemtype="https://schema.org/Comment"><span itemprop="author">${who}</span><div itemprop="text"><p>${said}</p></div></li>`;
+    const html = `<html><head><title>Pruning apple trees</title></head><body><article><h1>Pruning apple trees</h1>
+      ${"<p>Prune in late winter, while the tree is dormant, and never take more than a quarter of the canopy in one year. </p>".repeat(6)}
+      </article><section class="comments"><ol>${comment("Ann", "Thanks, very clear.")}${comment("Bo", "Does this hold for pears?")}</ol></section></body></html>`;
+    const text = textOf(await readHtml(html, "https://garden.example/pruning"));
+    assert.equal(text.match(/Prune in late winter/g)?.length, 6, text);
+  });
+
+  it("leaves <noscript> out when the page has its own text", async () => {
+    const html = `<html><body><article>${"<p>The council approved the new library budget on Tuesday after a long debate. </p>".repeat(5)}</article>
+      <noscript><p>Please enable JavaScript to see the comments on this story and join the discussion with other readers of the paper.</p></noscript></body></html>`;
+    const text = textOf(await readHtml(html, "https://paper.example/library"));
+    assert.ok(text.includes("library budget"), text);
+    assert.ok(!text.includes("enable JavaScript"), text);
+  });
+});
+
+describe("direct reader: when extraction finds almost nothing", () => {
+  it("falls back to the whole body, cleaned of navigation, and says so", async () => {
+    const items = Array.from(
+      { length: 12 },
+      (_, i) => `<li><a href="/issue/${i}">Issue ${i}: the spring edition with harbour news</a></li>`,
+    ).join("");
+    const html = `<!DOCTYPE html><html><head><title>Back issues</title></head><body>
+      <nav><a href="/">Home</a> <a href="/about">About</a></nav>
+      <main><h1>Back issues</h1><ul>${items}</ul></main></body></html>`;
+    const outcome = await readHtml(html, "https://harbour.example/issues");
+    const text = textOf(outcome);
+    for (let i = 0; i < 12; i++) assert.ok(text.includes(`Issue ${i}: the spring edition`), text);
+    assert.ok(!text.includes("About"), text);
+    assert.match(
+      outcome.warnings?.join("\n") ?? "",
+      /whole page body, cleaned of navigation, was converted instead/,
+    );
+  });
+
+  it("returns the page's stated description of a page drawn by scripts, and says so", async () => {
+    const html = `<!DOCTYPE html><html><head><title>Best first telescope?</title>
+      <meta property="og:description" content="I am new to astronomy and would like advice on a first telescope for planets, on a budget of about 400 euros.">
+      </head><body><section id="splash"><div class="dots"></div></section><section id="main"></section>
+      <script src="/app.js"></script></body></html>`;
+    const outcome = await readHtml(html, "https://stars.example/t/1555");
+    assert.equal(
+      textOf(outcome),
+      "I am new to astronomy and would like advice on a first telescope for planets, on a budget of about 400 euros.",
+    );
+    assert.match(outcome.warnings?.join("\n") ?? "", /body holds no text .*description the page states/);
+  });
+
+  it("says why when a page yields no text at all, never an empty success", async () => {
+    const html = `<!DOCTYPE html><html><head><title>App</title></head><body><div id="root"></div><script src="/app.js"></script></body></html>`;
+    const outcome = await readHtml(html, "https://app.example/");
+    assert.equal(textOf(outcome), "");
+    assert.match(outcome.warnings?.join("\n") ?? "", /extracted no text from the page: .*drawn by scripts/);
+  });
+});
+
+describe("direct reader: the page's body", () => {
+  it("reads the real body when a script stands between </head> and <body>", async () => {
+    // A thread: its posts are found in the body only (an article extractor reads the document).
+    const post = (who: string, said: string) =>
+      `<article class="message" data-author="${who}"><div class="message-body"><div class="bbWrapper">${said}</div></div></article>`;
+    const html = `<!DOCTYPE html><html lang="en"><head><title>Renting a car abroad</title></head>
+      <script>document.documentElement.className = "js";</script>
+      <body><header><a href="/">Travel words</a></header><main><h1>Renting a car abroad</h1>
+      ${post("Mira", "At the rental desk, ask whether the deposit is held on a credit card and when it is released.")}
+      ${post("Tomas", "Also photograph every scratch before you drive off, with the time stamp visible.")}
+      </main></body></html>`;
+    const outcome = await readHtml(html, "https://words.example/renting");
+    const text = textOf(outcome);
+    inOrder(text, ["Mira", "ask whether the deposit is held", "Tomas", "photograph every scratch"]);
+    assert.ok(!text.includes("className"), text);
+    assert.equal(outcome.warnings, undefined);
+  });
+
+  it("reads the real body when scripts come before the head, and the page has no head tag", async () => {
+    const html = `<!DOCTYPE html><html lang="en"><script>window.pageData = {};</script>
+      <meta charset="utf-8"><title>Ferry news</title></head>
+      <body><main><h1>Ferry news</h1>${"<p>The harbour ferry adds an evening crossing from the east pier on weekdays this summer. </p>".repeat(4)}</main></body></html>`;
+    const text = textOf(await readHtml(html, "https://harbour.example/ferry"));
+    assert.equal(text.match(/adds an evening crossing/g)?.length, 4, text);
+    assert.ok(!text.includes("pageData"), text);
+  });
+});
