@@ -3,7 +3,7 @@
  * environment object, real adapters against loopback servers, the real direct reader.
  */
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
@@ -55,6 +55,9 @@ describe("web tools", () => {
           <article><h1>Heading</h1><p>${"The main text of the article. ".repeat(30)}</p>
           <p>See <a href="/other">other page</a> and <a href="https://example.org/x">elsewhere</a>.</p></article>
           <footer>footer</footer></body></html>`);
+      } else if (req.url === "/thread") {
+        res.setHeader("content-type", "text/html; charset=utf-8");
+        res.end(readFileSync(new URL("direct/fixtures/forum-noscript.html", import.meta.url)));
       } else if (req.url === "/plain") {
         res.setHeader("content-type", "text/plain");
         res.end("  plain *text* stays as is\n");
@@ -235,6 +238,20 @@ describe("web tools", () => {
       "reader",
       "url",
     ]);
+  });
+
+  it("web_read's provenance says what kind of page it read and how (pageType, strategy)", async () => {
+    const tools = registry({}, { treatAsPublic: ["127.0.0.1"] });
+    try {
+      const thread = payload(await tools.call("web_read", { url: `${site.url}/thread` }));
+      assert.equal(thread.provenance.pageType, "forum");
+      assert.equal(thread.provenance.strategy, "thread");
+      const article = payload(await tools.call("web_read", { url: `${site.url}/article` }));
+      assert.equal(article.provenance.pageType, "article");
+      assert.notEqual(article.provenance.strategy, "thread");
+    } finally {
+      await tools.close();
+    }
   });
 
   it("direct (keyless default) reads the main content as Markdown, anonymous, with absolute links", async () => {

@@ -80,8 +80,18 @@ export function pageType(document: Dom): PageType {
     body.querySelector("nav, aside, [role='navigation']") !== null
   )
     return "documentation";
-  if (count(ARTICLES) > 0 || ogType === "article" || proseParagraphs(body) >= 3) return "article";
+  if (count(ARTICLES) > 0 || ogType === "article" || proseParagraphs(body) >= 3 || oneArticle(body))
+    return "article";
   return "service";
+}
+
+/** Text an `<article>` must hold to make the page an article (cards on a listing hold less). */
+const ARTICLE_MIN_TEXT = 500;
+
+/** One `<article>` element with prose in it: a listing repeats them, a service page has none. */
+function oneArticle(body: Dom): boolean {
+  const articles = Array.from(body.querySelectorAll("article")) as Dom[];
+  return articles.length === 1 && textLength(articles[0] as Dom) >= ARTICLE_MIN_TEXT;
 }
 
 /** Four or more items that make a list of cards: siblings of one tag and class, each with a link. */
