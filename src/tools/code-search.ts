@@ -11,8 +11,10 @@ import { invalid } from "../code/request.js";
 import { type CodeSearchOutput, codeSearchInputSchema, codeSearchOutputSchema } from "../code/schema.js";
 import type { CodeSearchService } from "../code/service.js";
 import { codeSearchSettings } from "../code/settings.js";
-import type { MemorySnapshotStore, SnapshotStore } from "../code/snapshots/store.js";
+import type { SnapshotStore, StoredResult } from "../code/snapshots/store.js";
+import { keptMaxBytes } from "../config/kept.js";
 import { isEvidentError } from "../core/errors.js";
+import type { MemoryKeptStore } from "../core/kept-memory.js";
 import { CODE_SEARCH_ROOTS_KEPT, PROGRESS_AFTER_MS, PROGRESS_INTERVAL_MS } from "../core/limits.js";
 import { type Phrasing, phrasingFor } from "../core/phrasing.js";
 import { success, type ToolSuccess } from "../core/result.js";
@@ -74,8 +76,33 @@ async function sharedStore(env: ToolEnvironment) {
   const { resolveRedisStoreSettings } = await import("../core/redis/settings.js");
   const settings = resolveRedisStoreSettings(env.env);
   if (settings === undefined) return undefined;
-  const { RedisSnapshotStore } = await import("../code/snapshots/redis-store/store.js");
-  return new RedisSnapshotStore({ settings, logger: env.logger });
+  const { redisSnapshots } = await import("../code/snapshots/backends.js");
+  return redisSnapshots(settings, { maxBytes: keptMaxBytes(env.env), logger: env.logger });
+}
+
+/**
+ * One root's snapshot store: the shared store (EVIDENT_SNAPSHOT_STORE) on every surface; else on
+ * disk for one-shot surfaces, so the next process can continue a cursor; else the surface's one
+ * memory store, so the roots served share its bound, each seeing its own.
+ */
+async function storeForRoot(
+  env: ToolEnvironment,
+  root: string,
+  memory: () => Promise<MemoryKeptStore<StoredResult>>,
+): Promise<SnapshotStore> {
+  const { snapshotStore } = await import("../code/snapshots/store.js");
+  const shared = await sharedStore(env);
+  if (shared !== undefined) return snapshotStore(shared, root);
+  if (env.snapshots === "persistent") {
+    const [{ fileSnapshots }, { cacheDir }] = await Promise.all([
+      import("../code/snapshots/backends.js"),
+      import("../core/private-dir.js"),
+    ]);
+    // Per root: a relative EVIDENT_CACHE_DIR is relative to it.
+    const dir = cacheDir(env.env, root, "snapshots");
+    return snapshotStore(fileSnapshots(dir, { maxBytes: keptMaxBytes(env.env) }), root);
+  }
+  return snapshotStore(await memory(), root);
 }
 
 /**
@@ -132,7 +159,14 @@ export function createCodeSearchTool(env: ToolEnvironment) {
   const closing = new Set<Promise<void>>();
   // The surface's bound on the processes its searches run at once, whatever root they search.
   let slots: Slots | undefined;
-  let memory: MemorySnapshotStore | undefined;
+  let memory: MemoryKeptStore<StoredResult> | undefined;
+  const memoryStore = async () => {
+    if (memory === undefined) {
+      const { memoryKept } = await import("../code/snapshots/store.js");
+      memory = memoryKept({ maxBytes: keptMaxBytes(env.env) });
+    }
+    return memory;
+  };
   const closeService = (kept: KeptService) => {
     const done = kept.service.then(
       (service) => service.close(),
@@ -161,21 +195,7 @@ export function createCodeSearchTool(env: ToolEnvironment) {
       slots ??= new Slots(codeSearchSettings(env.env).maxProcesses);
       // Per root: a relative EVIDENT_CACHE_DIR is relative to it, as for the file store.
       const protectedPaths = await evidentsOwnPaths(env, root.path);
-      // A shared store (EVIDENT_SNAPSHOT_STORE) serves every surface; otherwise one-shot
-      // surfaces keep snapshots on disk so the next process can continue a cursor.
-      const shared = await sharedStore(env);
-      let store: SnapshotStore;
-      const { scopedStore } = await import("../code/snapshots/store.js");
-      if (shared !== undefined) store = scopedStore(shared, root.path);
-      else if (env.snapshots === "persistent") {
-        const { FileSnapshotStore } = await import("../code/snapshots/file-store/store.js");
-        const files = new FileSnapshotStore({ env: env.env, cwd: root.path, logger: env.logger });
-        store = scopedStore(files, root.path);
-      } else {
-        // One memory store, so the roots served share its bounds; each service sees its own.
-        memory ??= new (await import("../code/snapshots/store.js")).MemorySnapshotStore();
-        store = memory.view(root.path);
-      }
+      const store = await storeForRoot(env, root.path, memoryStore);
       return new CodeSearchService({
         cwd: root.path,
         env: env.env,

@@ -9,14 +9,16 @@
  * tools stay listed.
  */
 
+import { keptMaxBytes } from "../config/kept.js";
 import { type ConfigResult, configRevision, loadConfig, type WebConfig } from "../config/load.js";
 import type { ProviderEntry } from "../config/schema.js";
 import { anySignal } from "../core/abort.js";
 import { envValue } from "../core/env.js";
 import { EvidentError } from "../core/errors.js";
 import { FileKeptStore } from "../core/file-kept-store.js";
-import { type KeptStore, type KeptStoreBounds, MemoryKeptStore } from "../core/kept.js";
-import { WEB_PAGES_MAX_BYTES, WEB_PAGES_MAX_COUNT, WEB_PAGES_TTL_MS } from "../core/limits.js";
+import { type KeptOptions, type KeptStore, redoErrors } from "../core/kept.js";
+import { MemoryKeptStore } from "../core/kept-memory.js";
+import { WEB_PAGES_TTL_MS } from "../core/limits.js";
 import type { Logger } from "../core/logger.js";
 import type { Phrasing } from "../core/phrasing.js";
 import { cacheDir } from "../core/private-dir.js";
@@ -234,17 +236,17 @@ export class WebService {
  * on disk as the surface asked.
  */
 function keptPages(options: WebServiceOptions): KeptStore<KeptPage> {
-  const bounds: KeptStoreBounds = {
+  const bounds: KeptOptions = {
     ttlMs: WEB_PAGES_TTL_MS,
-    maxCount: WEB_PAGES_MAX_COUNT,
-    maxBytes: WEB_PAGES_MAX_BYTES,
-    redo: "read the URL again",
+    maxBytes: keptMaxBytes(options.env),
+    errors: redoErrors("read the URL again"),
   };
   const shared = resolveRedisStoreSettings(options.env);
   if (shared !== undefined) {
     return new RedisKeptStore<KeptPage>({
       ...bounds,
       settings: shared,
+      keys: { cursor: shared.keys.keptCursor, data: shared.keys.keptData },
       scope: "pages:",
       tool: "web_read",
       consequence: "web_read cannot keep or continue long pages",
@@ -255,6 +257,7 @@ function keptPages(options: WebServiceOptions): KeptStore<KeptPage> {
     return new FileKeptStore<KeptPage>({
       ...bounds,
       dir: cacheDir(options.env, options.cwd ?? process.cwd(), "pages"),
+      tool: "web_read",
     });
   }
   return new MemoryKeptStore<KeptPage>(bounds);
