@@ -138,6 +138,24 @@ describe("code_search snapshots by surface", () => {
     }
   });
 
+  it("S11: an unusable EVIDENT_KEPT_MAX_BYTES is configuration_error on every call, naming it", async () => {
+    for (const snapshots of ["persistent", undefined] as const) {
+      for (const wrong of ["lots", "100"]) {
+        const env = {
+          PATH: process.env.PATH,
+          EVIDENT_KEPT_MAX_BYTES: wrong,
+          EVIDENT_CACHE_DIR: join(base, "bad"),
+        };
+        const result = await call(
+          { env, ...(snapshots === undefined ? {} : { snapshots }) },
+          { pattern: "needle" },
+        );
+        assert.equal(result.isError && result.error.code, "configuration_error", wrong);
+        assert.match(result.text, /EVIDENT_KEPT_MAX_BYTES must be an integer from 4096/);
+      }
+    }
+  });
+
   it("G06: EVIDENT_SNAPSHOT_STORE continues a cursor in another registry, on any surface", {
     skip: missing("redis-server"),
   }, async () => {
