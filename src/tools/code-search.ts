@@ -20,6 +20,7 @@ import { type Phrasing, phrasingFor } from "../core/phrasing.js";
 import { success, type ToolSuccess } from "../core/result.js";
 import { Slots } from "../core/slots.js";
 import { CODE_SEARCH_GUIDE } from "./code-search-guide.js";
+import { keptPoolFor } from "./kept-pool.js";
 import { type ProjectRoot, projectRootLine, type RootSetting, rootForCall } from "./project-root.js";
 import { defineTool, type ToolEnvironment } from "./tool.js";
 
@@ -163,7 +164,7 @@ export function createCodeSearchTool(env: ToolEnvironment) {
   const memoryStore = async () => {
     if (memory === undefined) {
       const { memoryKept } = await import("../code/snapshots/store.js");
-      memory = memoryKept({ maxBytes: keptMaxBytes(env.env) });
+      memory = memoryKept({ maxBytes: keptMaxBytes(env.env), pool: keptPoolFor(env) }); // one bound with web_read
     }
     return memory;
   };

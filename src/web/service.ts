@@ -17,7 +17,7 @@ import { envValue } from "../core/env.js";
 import { EvidentError } from "../core/errors.js";
 import { FileKeptStore } from "../core/file-kept-store.js";
 import { type KeptOptions, type KeptStore, redoErrors } from "../core/kept.js";
-import { MemoryKeptStore } from "../core/kept-memory.js";
+import { type KeptPool, MemoryKeptStore } from "../core/kept-memory.js";
 import { WEB_PAGES_TTL_MS } from "../core/limits.js";
 import type { Logger } from "../core/logger.js";
 import type { Phrasing } from "../core/phrasing.js";
@@ -51,6 +51,8 @@ export interface WebServiceOptions {
    * The shared store (`EVIDENT_SNAPSHOT_STORE`), when configured, takes precedence on every surface.
    */
   readonly pages?: "memory" | "persistent";
+  /** Kept in memory, long pages hold one bound with the other stores of this pool (code_search's). */
+  readonly memoryPool?: KeptPool;
   /** Base of a relative `EVIDENT_CACHE_DIR`. */
   readonly cwd?: string;
   /** How advice in warnings and errors is written for the surface (default: MCP's). */
@@ -260,7 +262,10 @@ function keptPages(options: WebServiceOptions): KeptStore<KeptPage> {
       tool: "web_read",
     });
   }
-  return new MemoryKeptStore<KeptPage>(bounds);
+  return new MemoryKeptStore<KeptPage>({
+    ...bounds,
+    ...(options.memoryPool === undefined ? {} : { pool: options.memoryPool }),
+  });
 }
 
 /** The HTTP client a configuration calls for: its guard switch and proxies. */

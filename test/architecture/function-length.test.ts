@@ -26,7 +26,7 @@ const TO_SPLIT: Record<string, number> = {
   "config/load.ts resolve": 161,
   "code/analysis/impact.ts impactOf": 151,
   "code/changes/scope.ts openChangeScope": 147,
-  "tools/code-search.ts createCodeSearchTool": 133,
+  "tools/code-search.ts createCodeSearchTool": 126,
   "code/structure/search.ts structureSearch": 132,
   "adapters/cli/setup-ui.ts runSetupPrompts": 127,
   "code/analysis/impact.ts selectTarget": 122,

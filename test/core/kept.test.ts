@@ -8,8 +8,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { FileKeptStore, type FileKeptStoreOptions } from "../../src/core/file-kept-store.js";
-import { CursorMac, type KeptOptions, keptBytes, keptPrefix } from "../../src/core/kept.js";
-import { MemoryKeptStore } from "../../src/core/kept-memory.js";
+import { CursorMac, type KeptOptions, keptBytes, keptPrefix, redoErrors } from "../../src/core/kept.js";
+import { KeptPool, MemoryKeptStore } from "../../src/core/kept-memory.js";
 import {
   ANALYSIS_MAX_BYTES,
   KEPT_ENTRY_MAX_SHARE,
@@ -33,6 +33,34 @@ keptStoreContract(
   "file",
   (options) => new FileKeptStore<string>(onDisk(join(base, `store-${dirs++}`), options)),
 );
+
+describe("memory stores sharing a pool (a surface's code_search and web_read)", () => {
+  it("hold one byte bound together, each seeing and closing only its own values", async () => {
+    const pool = new KeptPool();
+    let now = Date.now();
+    const options = { ...BOUNDS, maxBytes: 9_000, now: () => now, pool };
+    const pages = new MemoryKeptStore<string>(options);
+    const results = new MemoryKeptStore<string>({ ...options, errors: redoErrors("run the search again") });
+    const page = await pages.put("alice", "p".repeat(2_000), 2_000);
+    const kept: string[] = [];
+    for (const c of "abc") {
+      now += 10;
+      kept.push(await results.put("alice", c.repeat(2_000), 2_000));
+    }
+    now += 10;
+    // Over the one bound: the least recent of the pool goes, the other store's page.
+    await results.put("alice", "d".repeat(2_000), 2_000);
+    await assert.rejects(pages.get("alice", page), /evicted; read the URL again/);
+    // Neither store sees the other's values, not even under the same owner.
+    await assert.rejects(pages.get("alice", kept[0] as string), { code: "cursor_not_found" });
+    assert.equal(await results.get("alice", kept[0] as string), "a".repeat(2_000));
+    const next = await pages.put("alice", "q", 1);
+    await pages.close();
+    assert.equal(await results.get("alice", kept[1] as string), "b".repeat(2_000));
+    await assert.rejects(pages.get("alice", next), { code: "cursor_not_found" });
+    assert.equal(results.size, 4);
+  });
+});
 
 describe("file kept store on disk", () => {
   it("keeps its directory private and refuses one writable by others", async () => {

@@ -9,7 +9,7 @@
 import { createHash } from "node:crypto";
 import { EvidentError } from "../../core/errors.js";
 import { cursorError, type KeptErrors, type KeptStore, KeptValueTooLarge } from "../../core/kept.js";
-import { MemoryKeptStore } from "../../core/kept-memory.js";
+import { type KeptPool, MemoryKeptStore } from "../../core/kept-memory.js";
 import { KEPT_MAX_BYTES, SNAPSHOT_TTL_MS } from "../../core/limits.js";
 import type { SearchQuery } from "../request.js";
 import type { Revision } from "../revisions/scan.js";
@@ -218,6 +218,8 @@ export const SNAPSHOT_ERRORS: KeptErrors = {
 export interface MemorySnapshotOptions {
   readonly ttlMs?: number;
   readonly maxBytes?: number;
+  /** Shared with other memory stores (web_read's pages), holding one bound together. */
+  readonly pool?: KeptPool;
   /** Injected clock, so expiry is testable without waiting. */
   readonly now?: () => number;
 }
@@ -234,6 +236,7 @@ export function memoryKept(options: MemorySnapshotOptions = {}): MemoryKeptStore
     maxBytes: options.maxBytes ?? KEPT_MAX_BYTES,
     errors: SNAPSHOT_ERRORS,
     ...(options.now === undefined ? {} : { now: options.now }),
+    ...(options.pool === undefined ? {} : { pool: options.pool }),
   });
 }
 
