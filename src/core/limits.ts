@@ -90,9 +90,9 @@ export const WEB_SOURCES_MAX_BUDGET_SHARE = 0.25;
 /** Long web_read documents kept for their cursors: time to live after last use. */
 export const WEB_PAGES_TTL_MS = 30 * 60_000;
 /**
- * What one kept-data store (core/kept.ts) holds at most, every caller's values together
- * (EVIDENT_KEPT_MAX_BYTES): web_read's long pages have one, code_search's results one; least
- * recently used evicted first. Ids let go of are remembered (KEPT_TOMBSTONES_MAX, on disk
+ * What kept data (core/kept.ts) may take, every caller's values together
+ * (EVIDENT_KEPT_MAX_BYTES): in memory, a surface's code_search results and web_read pages
+ * together; on disk and in Redis, each of the two. Least recently used evicted first. Ids let go of are remembered (KEPT_TOMBSTONES_MAX, on disk
  * KEPT_FILE_TOMBSTONES_MAX small files) so their cursors read as expired.
  */
 export const KEPT_MAX_BYTES = 32 * 1024 * 1024;
