@@ -78,8 +78,8 @@ try {
         ? Number.NaN
         : live.start.heapUsed +
           live.start.external +
-          // code_search's store and web_read's, KEPT_MAX_BYTES each.
-          2 * KEPT_MAX_BYTES +
+          // code_search's results and web_read's pages together, in one memory pool.
+          KEPT_MAX_BYTES +
           KEPT_CACHES_SLACK;
     const kept = live?.end === undefined ? Number.NaN : live.end.heapUsed + live.end.external;
     const keptWithin = kept <= keptBound;
