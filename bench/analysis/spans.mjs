@@ -16,7 +16,7 @@ const { SearchExecutor, newFollowUp } = await import(`${root}dist/code/search/ex
 const { scanAnyOf } = await import(`${root}dist/code/analysis/any-of.js`);
 const { retain } = await import(`${root}dist/code/analysis/store.js`);
 const { firstAnalysisAnswer } = await import(`${root}dist/code/analysis/answers.js`);
-const { MemorySnapshotStore } = await import(`${root}dist/code/snapshots/store.js`);
+const { memorySnapshotStore } = await import(`${root}dist/code/snapshots/store.js`);
 const { normalizeRequest } = await import(`${root}dist/code/request.js`);
 const { resolveSearchTarget } = await import(`${root}dist/code/path-policy.js`);
 const { silentLogger } = await import(`${root}dist/core/logger.js`);
@@ -25,7 +25,7 @@ const terms = [...readFileSync(join(cwd, "lib/index.js"), "utf8").matchAll(/get 
   .map((m) => m[1])
   .slice(0, n);
 const executor = new SearchExecutor({ env: process.env, logger: silentLogger });
-const store = new MemorySnapshotStore();
+const store = memorySnapshotStore();
 const request = normalizeRequest({ anyOf: terms, ignoreCase: false });
 const target = await resolveSearchTarget(cwd, undefined);
 const now = () => Number(process.hrtime.bigint()) / 1e6;

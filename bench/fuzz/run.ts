@@ -22,7 +22,7 @@
  * A finding prints its transport, tool and index: `--first INDEX --cases 1 --tools TOOL
  * --transport T` with the same seed replays that one case.
  */
-import { SNAPSHOT_STORE_MAX_BYTES, WEB_PAGES_MAX_BYTES } from "../../src/core/limits.js";
+import { KEPT_MAX_BYTES } from "../../src/core/limits.js";
 import { fuzz, type LiveMemory } from "../../test/fuzz/harness.js";
 import { startFuzzWorld } from "../../test/fuzz/world.js";
 
@@ -78,8 +78,8 @@ try {
         ? Number.NaN
         : live.start.heapUsed +
           live.start.external +
-          SNAPSHOT_STORE_MAX_BYTES +
-          WEB_PAGES_MAX_BYTES +
+          // code_search's results and web_read's pages together, in one memory pool.
+          KEPT_MAX_BYTES +
           KEPT_CACHES_SLACK;
     const kept = live?.end === undefined ? Number.NaN : live.end.heapUsed + live.end.external;
     const keptWithin = kept <= keptBound;

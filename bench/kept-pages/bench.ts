@@ -11,8 +11,9 @@
 import { randomBytes } from "node:crypto";
 import { createClient } from "@redis/client";
 import { sharedStoreSettings } from "../../src/config/settings.js";
-import { type KeptStore, type KeptStoreBounds, MemoryKeptStore } from "../../src/core/kept.js";
-import { WEB_PAGES_MAX_BYTES, WEB_PAGES_MAX_COUNT, WEB_PAGES_TTL_MS } from "../../src/core/limits.js";
+import { type KeptOptions, type KeptStore, redoErrors } from "../../src/core/kept.js";
+import { MemoryKeptStore } from "../../src/core/kept-memory.js";
+import { KEPT_MAX_BYTES, WEB_PAGES_TTL_MS } from "../../src/core/limits.js";
 import { RedisKeptStore } from "../../src/core/redis/kept-store.js";
 import { deriveKeys } from "../../src/core/redis/settings.js";
 import { type KeptPage, ReadPages } from "../../src/web/read-pages.js";
@@ -55,17 +56,17 @@ async function main(): Promise<void> {
   const client = createClient({ url: redis.url });
   await client.connect();
   const netOut = async () => Number(/total_net_output_bytes:(\d+)/.exec(await client.info("stats"))?.[1]);
-  const bounds: KeptStoreBounds = {
+  const bounds: KeptOptions = {
     ttlMs: WEB_PAGES_TTL_MS,
-    maxCount: WEB_PAGES_MAX_COUNT,
-    maxBytes: WEB_PAGES_MAX_BYTES,
-    redo: "read the URL again",
+    maxBytes: KEPT_MAX_BYTES,
+    errors: redoErrors("read the URL again"),
   };
   const stores: Record<"memory" | "redis", KeptStore<KeptPage>> = {
     memory: new MemoryKeptStore<KeptPage>(bounds),
     redis: new RedisKeptStore<KeptPage>({
       ...bounds,
       settings,
+      keys: { cursor: settings.keys.keptCursor, data: settings.keys.keptData },
       scope: "pages:",
       tool: "web_read",
       consequence: "web_read cannot keep or continue long pages",

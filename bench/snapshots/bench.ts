@@ -19,8 +19,8 @@ import { fileURLToPath } from "node:url";
 import { createClient } from "@redis/client";
 import type { CodeSearchInput } from "../../src/code/schema.js";
 import { CodeSearchService } from "../../src/code/service.js";
-import { RedisSnapshotStore } from "../../src/code/snapshots/redis-store/store.js";
-import { MemorySnapshotStore } from "../../src/code/snapshots/store.js";
+import { redisSnapshots } from "../../src/code/snapshots/backends.js";
+import { memorySnapshotStore, snapshotStore } from "../../src/code/snapshots/store.js";
 import { sharedStoreSettings } from "../../src/config/settings.js";
 import { SUMMARY_FILES_PER_PAGE } from "../../src/core/limits.js";
 import { silentLogger } from "../../src/core/logger.js";
@@ -68,12 +68,12 @@ async function main(): Promise<void> {
   await client.connect();
   const netOut = async () => Number(/total_net_output_bytes:(\d+)/.exec(await client.info("stats"))?.[1]);
   const env = { PATH: process.env.PATH };
-  const memory = new CodeSearchService({ cwd, env, logger: silentLogger, store: new MemorySnapshotStore() });
+  const memory = new CodeSearchService({ cwd, env, logger: silentLogger, store: memorySnapshotStore() });
   const shared = new CodeSearchService({
     cwd,
     env,
     logger: silentLogger,
-    store: new RedisSnapshotStore({ settings }),
+    store: snapshotStore(redisSnapshots(settings)),
   });
   const call = (service: CodeSearchService, input: CodeSearchInput) =>
     service.run(input, { caller: "bench", signal: new AbortController().signal });

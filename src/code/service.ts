@@ -32,7 +32,7 @@ import {
   type SearchExecutorOptions,
 } from "./search/executor.js";
 import { type CodeSearchSettings, DEFAULT_CODE_SEARCH_SETTINGS } from "./settings.js";
-import { MemorySnapshotStore, type SnapshotStore } from "./snapshots/store.js";
+import { memorySnapshotStore, type SnapshotStore } from "./snapshots/store.js";
 import type { SyntaxCacheOptions } from "./syntax/cache.js";
 import { SyntaxLayer } from "./syntax/layer.js";
 
@@ -120,7 +120,7 @@ export class CodeSearchService {
   constructor(options: CodeSearchServiceOptions) {
     this.#options = options;
     this.#settings = { ...DEFAULT_CODE_SEARCH_SETTINGS, ...options.settings };
-    this.#store = options.store ?? new MemorySnapshotStore();
+    this.#store = options.store ?? memorySnapshotStore();
     this.#phrasing = options.phrasing ?? phrasingFor("mcp");
     // Every call in flight listens to it; there may be many more than ten.
     setMaxListeners(0, this.#closing.signal);

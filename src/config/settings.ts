@@ -12,6 +12,8 @@ import { EvidentError } from "../core/errors.js";
 import {
   CODE_SEARCH_DEADLINE_MS,
   CODE_SEARCH_MAX_PROCESSES,
+  KEPT_MAX_BYTES,
+  KEPT_MIN_BYTES,
   WEB_READ_MEMORY_MB,
   WEB_READ_MEMORY_MIN_MB,
 } from "../core/limits.js";
@@ -91,6 +93,8 @@ export interface Settings {
   readonly cache: Setting<CacheLocation>;
   /** The shared store (EVIDENT_SNAPSHOT_STORE, EVIDENT_CURSOR_KEY), undefined for none. */
   readonly sharedStore: Setting<RedisStoreSettings | undefined>;
+  /** EVIDENT_KEPT_MAX_BYTES: the bytes one kept-data store holds, on every backend. */
+  readonly keptMaxBytes: Setting<number>;
   readonly code: Setting<CodeSettings>;
   /** EVIDENT_RG_PATH as set (checked where ripgrep is resolved). */
   readonly rgPath: string | undefined;
@@ -109,6 +113,9 @@ export function resolveSettings(env: Env): Settings {
     root: setting(() => envValue(source, "EVIDENT_ROOT")),
     cache: setting(() => cacheLocation(source)),
     sharedStore: setting(() => sharedStoreSettings(source)),
+    keptMaxBytes: setting(() =>
+      envInteger(source, "EVIDENT_KEPT_MAX_BYTES", KEPT_MAX_BYTES, { min: KEPT_MIN_BYTES }),
+    ),
     code: setting(() => ({
       deadlineMs: envInteger(source, "EVIDENT_CODE_SEARCH_DEADLINE_MS", CODE_SEARCH_DEADLINE_MS),
       maxProcesses: envInteger(source, "EVIDENT_CODE_SEARCH_MAX_PROCESSES", CODE_SEARCH_MAX_PROCESSES),

@@ -1,18 +1,18 @@
 /**
- * State a tool keeps between calls for one caller, addressed by cursors: the generic parts.
+ * What evident keeps between calls for one caller, addressed by cursors: the one store interface
+ * and what every backend shares. Backends: memory (kept-memory.ts), files for one-shot surfaces
+ * (file-kept-store.ts), Redis for replicas (redis/kept-store.ts); one contract suite runs them all.
  *
- * `KeptStore` holds values under random ids, bound to the caller that put them, for a time to
- * live after their last use, within a count and a byte bound (least recently used evicted
- * first, the caller's own before others'), no one value taking more than its share of the
- * bytes (a larger one is refused, so it cannot evict everyone else's); ids it let go of read
- * as `cursor_expired`, ids it never gave this caller as `cursor_not_found`, so another caller
- * learns nothing. `CursorMac` turns (id, offset) into an opaque token with a truncated HMAC
- * under a per-store key, so an edited, truncated or foreign token reads as `cursor_malformed`,
- * never as another position. web_read's page cursors use both; code_search's snapshot stores
- * keep their own richer cursor format. Stores: in memory (here), on disk (file-kept-store.ts,
- * the CLI), in Redis (redis/kept-store.ts, replicas).
+ * A store holds values under random ids, bound to the owner that put them, for a time to live
+ * after their last use, within a byte bound (least recently used evicted first, the owner's own
+ * before others'), no one value taking more than its share of the bytes (a larger one is
+ * refused, so it cannot evict everyone else's). An entry may gain small named parts later (a
+ * snapshot's selections). Ids it let go of read as expired, ids it never gave this owner as not
+ * found, so another caller learns nothing; the errors' wording is the tool's (`KeptErrors`).
+ * `CursorMac` turns (id, offset) into an opaque token under the store's key, so an edited,
+ * truncated or foreign token reads as `cursor_malformed`, never as another position.
  */
-import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import { createHmac, timingSafeEqual } from "node:crypto";
 import { decodeCanonicalToken } from "./canonical-token.js";
 import { EvidentError } from "./errors.js";
 import { KEPT_ENTRY_MAX_SHARE } from "./limits.js";
@@ -20,35 +20,64 @@ import { KEPT_ENTRY_MAX_SHARE } from "./limits.js";
 /** Bytes of a kept value's id (its hex form is twice as long), and of a MAC key. */
 export const KEPT_ID_BYTES = 16;
 export const KEPT_KEY_BYTES = 32;
+/** A kept id as text, and a part's name. */
+export const KEPT_ID = /^[0-9a-f]{32}$/;
+export const KEPT_PART_NAME = /^[0-9a-z]{1,64}$/;
 
 export interface KeptStore<T> {
   /**
-   * Keeps `value` (about `bytes` bytes) for `caller`; returns its id. A value over
+   * Keeps `value` for `owner`; returns its id. `bytes` is the caller's estimate of what it holds
+   * in memory (what the memory backend counts; the others count what they write). A value over
    * `entryMaxBytes` is refused (`KeptValueTooLarge`) before anything is evicted for it.
    */
-  put(caller: string, value: T, bytes: number): Promise<string>;
+  put(owner: string, value: T, bytes: number): Promise<string>;
   /** The most one value may take: its share of the byte bound (KEPT_ENTRY_MAX_SHARE). */
   readonly entryMaxBytes: number;
-  /** The caller's value, or `cursor_not_found` / `cursor_expired`. */
-  get(caller: string, id: string): Promise<T>;
+  /** The owner's value, or the tool's not-found / expired error. */
+  get(owner: string, id: string): Promise<T>;
+  /** Lets go of the owner's value (its id then reads as expired); others' are untouched. */
+  release(owner: string, id: string): Promise<void>;
+  /** Adds a small named part to the owner's value, once; its bytes count toward the bound. */
+  addPart(owner: string, id: string, name: string, value: Buffer): Promise<void>;
+  /** A part of the owner's value, or undefined. */
+  part(owner: string, id: string, name: string): Promise<Buffer | undefined>;
   /** The MAC key for this store's cursors (per process in memory, per directory on disk). */
   key(): Buffer;
   /** Where a cursor refused under this key may come from, for `cursor_malformed` messages. */
-  readonly foreign?: string;
+  readonly foreign: string;
   close(): Promise<void>;
 }
 
-export interface KeptStoreBounds {
+/** The errors a store gives, worded for the tool that keeps the values. */
+export interface KeptErrors {
+  notFound(): EvidentError;
+  /** `reason`: released, evicted, timed out. */
+  expired(reason: string): EvidentError;
+  /** The stored value `what` (failed its integrity check, ...), so it was discarded. */
+  damaged(what: string): EvidentError;
+}
+
+/**
+ * Whose an owner is when room is made: an owner may name a scope before its caller
+ * (`scope\0caller`, one project root's results), and a caller's values in every scope are its own.
+ */
+export function keptParty(owner: string): string {
+  return owner.slice(owner.lastIndexOf("\0") + 1);
+}
+
+/** What every backend is built with. */
+export interface KeptOptions {
   readonly ttlMs: number;
-  readonly maxCount: number;
   readonly maxBytes: number;
-  /** What the agent should do to get the state again ("read the page again"). */
-  readonly redo: string;
+  /** How many released, evicted or timed-out ids are remembered, to read as expired. */
+  readonly maxTombstones?: number;
+  readonly errors: KeptErrors;
   /** Injected clock, so expiry is testable without waiting. */
   readonly now?: () => number;
 }
 
-type Reason = "timed out" | "evicted";
+/** Why an entry went away, as its id then reads. */
+export type KeptReason = "released" | "evicted" | "timed out";
 
 /** A value's share of a store bounded by `maxBytes`. */
 export function keptEntryMaxBytes(maxBytes: number): number {
@@ -115,105 +144,30 @@ function isLowSurrogate(unit: number): boolean {
   return unit >= 0xdc00 && unit <= 0xdfff;
 }
 
-/**
- * Room for a new value is made from its caller's own values first (least recently used first),
- * then from everyone's: however many values one caller keeps, it evicts at most about one share
- * of other callers' values.
- */
-export class MemoryKeptStore<T> implements KeptStore<T> {
-  readonly #entries = new Map<string, { caller: string; value: T; bytes: number; used: number }>();
-  readonly #gone = new Map<string, { caller: string; reason: Reason }>();
-  readonly #bounds: KeptStoreBounds;
-  readonly #now: () => number;
-  readonly #key = randomBytes(KEPT_KEY_BYTES);
-  readonly entryMaxBytes: number;
-  #bytes = 0;
-
-  constructor(bounds: KeptStoreBounds) {
-    this.#bounds = bounds;
-    this.#now = bounds.now ?? Date.now;
-    this.entryMaxBytes = keptEntryMaxBytes(bounds.maxBytes);
-  }
-
-  key(): Buffer {
-    return this.#key;
-  }
-
-  get size(): number {
-    return this.#entries.size;
-  }
-
-  async put(caller: string, value: T, bytes: number): Promise<string> {
-    if (bytes > this.entryMaxBytes) throw new KeptValueTooLarge(bytes, this.entryMaxBytes);
-    const now = this.#now();
-    for (const [id, entry] of this.#entries)
-      if (now - entry.used > this.#bounds.ttlMs) this.#drop(id, "timed out");
-    const id = randomBytes(KEPT_ID_BYTES).toString("hex");
-    this.#entries.set(id, { caller, value, bytes, used: now });
-    this.#bytes += bytes;
-    // Map order is insertion order and `get` re-inserts: the first entry is the least recent.
-    // The new entry is within its share, so evicting older ones always brings the store in bounds.
-    const over = () => this.#entries.size > this.#bounds.maxCount || this.#bytes > this.#bounds.maxBytes;
-    for (const own of [true, false]) {
-      for (const [oldest, entry] of this.#entries) {
-        if (!over()) return id;
-        if (oldest !== id && (!own || entry.caller === caller)) this.#drop(oldest, "evicted");
-      }
-    }
-    return id;
-  }
-
-  async get(caller: string, id: string): Promise<T> {
-    const entry = this.#entries.get(id);
-    if (entry !== undefined && entry.caller === caller) {
-      if (this.#now() - entry.used <= this.#bounds.ttlMs) {
-        entry.used = this.#now();
-        this.#entries.delete(id);
-        this.#entries.set(id, entry);
-        return entry.value;
-      }
-      this.#drop(id, "timed out");
-    }
-    const gone = this.#gone.get(id);
-    if (gone !== undefined && gone.caller === caller) throw keptExpired(gone.reason, this.#bounds.redo);
-    throw keptNotFound(this.#bounds.redo);
-  }
-
-  async close(): Promise<void> {
-    this.#entries.clear();
-    this.#gone.clear();
-    this.#bytes = 0;
-  }
-
-  #drop(id: string, reason: Reason): void {
-    const entry = this.#entries.get(id);
-    if (entry === undefined) return;
-    this.#entries.delete(id);
-    this.#bytes -= entry.bytes;
-    this.#gone.set(id, { caller: entry.caller, reason });
-    // Remember about as many gone ids as can be kept at once, so a recent cursor reads as expired.
-    for (const [oldest] of this.#gone) {
-      if (this.#gone.size <= this.#bounds.maxCount * 4) break;
-      this.#gone.delete(oldest);
-    }
-  }
+/** The MAC a stored part carries, bound to its entry's id and its name: an edited or swapped part is refused. */
+export function keptMac(key: Buffer, id: string, name: string, chunks: readonly Uint8Array[]): Buffer {
+  const mac = createHmac("sha256", key).update(`kept\0${id}\0${name}\0`);
+  for (const chunk of chunks) mac.update(chunk);
+  return mac.digest();
 }
 
-/** The MAC a kept value carries where it is stored, bound to its id: an edited or swapped value is refused. */
-export function keptValueMac(key: Buffer, id: string, json: string): Buffer {
-  return createHmac("sha256", key).update(`kept\0${id}\0`).update(json).digest();
+/** Whether `given` is the MAC `keptMac` gives, compared in constant time. */
+export function keptMacHolds(given: Buffer, expected: Buffer): boolean {
+  return given.length === expected.length && timingSafeEqual(given, expected);
 }
 
-export function keptExpired(reason: string, redo: string): EvidentError {
-  return new EvidentError("cursor_expired", `This cursor's content was ${reason}; ${redo}.`, {
-    details: { field: "cursor" },
-  });
+/** web_read's wording: `redo` says how to get the value again ("read the URL again"). */
+export function redoErrors(redo: string): KeptErrors {
+  return {
+    notFound: () => cursorError("cursor_not_found", `Nothing is kept for this cursor; ${redo}.`),
+    expired: (reason) => cursorError("cursor_expired", `This cursor's content was ${reason}; ${redo}.`),
+    damaged: () =>
+      cursorError("cursor_expired", `This cursor's content was damaged, so it was discarded; ${redo}.`),
+  };
 }
 
-export function keptNotFound(redo: string): EvidentError {
-  return new EvidentError("cursor_not_found", `Nothing is kept for this cursor; ${redo}.`, {
-    details: { field: "cursor" },
-  });
+export function cursorError(code: "cursor_not_found" | "cursor_expired", message: string): EvidentError {
+  return new EvidentError(code, message, { details: { field: "cursor" } });
 }
 
 /** A cursor's content: which kept value, and where in it to continue. */

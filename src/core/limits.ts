@@ -87,18 +87,24 @@ export const WEB_ENVELOPE_MAX_BUDGET_CHARS = 1_000_000;
 export const WEB_SOURCES_MAX = 100;
 /** Share of the envelope budget the `sources` index may take before content is placed. */
 export const WEB_SOURCES_MAX_BUDGET_SHARE = 0.25;
-/**
- * Long web_read documents kept for their cursors: time to live after last use, and how many
- * (and how many bytes) one store keeps, least recently used evicted first.
- */
+/** Long web_read documents kept for their cursors: time to live after last use. */
 export const WEB_PAGES_TTL_MS = 30 * 60_000;
-export const WEB_PAGES_MAX_COUNT = 32;
-export const WEB_PAGES_MAX_BYTES = 64 * 1024 * 1024;
+/**
+ * What kept data (core/kept.ts) may take, every caller's values together
+ * (EVIDENT_KEPT_MAX_BYTES): in memory, a surface's code_search results and web_read pages
+ * together; on disk and in Redis, each of the two. Least recently used evicted first. Ids let go of are remembered (KEPT_TOMBSTONES_MAX, on disk
+ * KEPT_FILE_TOMBSTONES_MAX small files) so their cursors read as expired.
+ */
+export const KEPT_MAX_BYTES = 32 * 1024 * 1024;
+export const KEPT_MIN_BYTES = 4 * 1024;
+export const KEPT_TOMBSTONES_MAX = 4_096;
+export const KEPT_FILE_TOMBSTONES_MAX = 1_024;
 /**
  * The most of a kept-value store's byte bound one value may take: so one caller's large value
  * evicts at most this share of what others keep, never all of it. A larger value is refused by
- * the store; web_read keeps the longest prefix that fits and says so. code_search's snapshots
- * stay within it by their own bounds (SNAPSHOT_MAX_BYTES of SNAPSHOT_STORE_MAX_BYTES).
+ * the store; web_read keeps the longest prefix that fits and says so. code_search's results
+ * stay within it by their retention bound (SNAPSHOT_MAX_BYTES), and one that does not (a lowered
+ * EVIDENT_KEPT_MAX_BYTES) is not kept, said as a configuration_error.
  */
 export const KEPT_ENTRY_MAX_SHARE = 1 / 4;
 /**
@@ -239,19 +245,16 @@ export const REVISION_CACHE_MAX_SCOPES = 4;
 /** Snapshot retention bounds. */
 export const SNAPSHOT_MAX_MATCHES = 50_000;
 export const SNAPSHOT_MAX_OCCURRENCES = 200_000;
-export const SNAPSHOT_MAX_BYTES = 32 * 1024 * 1024;
+/** A quarter of the default store: a result within it is always within its share. */
+export const SNAPSHOT_MAX_BYTES = 8 * 1024 * 1024;
 /**
  * What SNAPSHOT_MAX_BYTES counts besides the protocol bytes a snapshot keeps of each match: its
  * offsets (two 32-bit numbers) and, per file, the run's bookkeeping and key.
  */
 export const SNAPSHOT_MATCH_OVERHEAD_BYTES = 8;
 export const SNAPSHOT_FILE_OVERHEAD_BYTES = 64;
-/**
- * Snapshot time to live after last use, and the number of snapshots kept per store (a surface
- * keeps one memory store for every project root it serves, or the shared Redis store).
- */
+/** Snapshot time to live after last use. */
 export const SNAPSHOT_TTL_MS = 30 * 60_000;
-export const SNAPSHOT_MAX_COUNT = 64;
 /** Random bits in a cursor's snapshot identity. */
 export const CURSOR_RANDOM_BITS = 128;
 
@@ -285,12 +288,6 @@ export const BUDGET_CRITICAL_BELOW_REMAINING = 0.12;
 export const ROOTS_LIST_TIMEOUT_MS = 5_000;
 /** Progress notifications start once a search has run this long. */
 export const PROGRESS_AFTER_MS = 1_000;
-/** All snapshots of one store together, every root's; least recently used ones are evicted beyond it. */
-export const SNAPSHOT_STORE_MAX_BYTES = 128 * 1024 * 1024;
-/** Released or evicted snapshot ids remembered so their cursors read `cursor_expired`. */
-export const SNAPSHOT_TOMBSTONES_MAX = 4_096;
-/** The same for the CLI's file store, where each tombstone is a small file in the cache dir. */
-export const SNAPSHOT_FILE_TOMBSTONES_MAX = 1_024;
 /**
  * The shared (Redis) snapshot store: matches are stored in blocks of this many, so a page reads
  * only the blocks it shows; Redis drops a snapshot no replica has swept this long after its time

@@ -10,14 +10,16 @@ import { dirname, resolve } from "node:path";
 import { invalid } from "../code/request.js";
 import { type CodeSearchOutput, codeSearchInputSchema, codeSearchOutputSchema } from "../code/schema.js";
 import type { CodeSearchService } from "../code/service.js";
-import type { MemorySnapshotStore, SnapshotStore } from "../code/snapshots/store.js";
+import type { SnapshotStore, StoredResult } from "../code/snapshots/store.js";
 import { cacheDirOf, settingValue } from "../config/settings.js";
 import { isEvidentError } from "../core/errors.js";
+import type { MemoryKeptStore } from "../core/kept-memory.js";
 import { CODE_SEARCH_ROOTS_KEPT, PROGRESS_AFTER_MS, PROGRESS_INTERVAL_MS } from "../core/limits.js";
 import { type Phrasing, phrasingFor } from "../core/phrasing.js";
 import { success, type ToolSuccess } from "../core/result.js";
 import { Slots } from "../core/slots.js";
 import { CODE_SEARCH_GUIDE } from "./code-search-guide.js";
+import { keptPoolFor } from "./kept-pool.js";
 import { type ProjectRoot, projectRootLine, type RootSetting, rootForCall } from "./project-root.js";
 import { defineTool, type ToolContext, type ToolEnvironment } from "./tool.js";
 
@@ -73,8 +75,30 @@ function guideAnswer(
 async function sharedStore(env: ToolEnvironment) {
   const settings = settingValue(env.settings.sharedStore);
   if (settings === undefined) return undefined;
-  const { RedisSnapshotStore } = await import("../code/snapshots/redis-store/store.js");
-  return new RedisSnapshotStore({ settings, logger: env.logger });
+  const { redisSnapshots } = await import("../code/snapshots/backends.js");
+  return redisSnapshots(settings, { maxBytes: settingValue(env.settings.keptMaxBytes), logger: env.logger });
+}
+
+/**
+ * One root's snapshot store: the shared store (EVIDENT_SNAPSHOT_STORE) on every surface; else on
+ * disk for one-shot surfaces, so the next process can continue a cursor; else the surface's one
+ * memory store, so the roots served share its bound, each seeing its own.
+ */
+async function storeForRoot(
+  env: ToolEnvironment,
+  root: string,
+  memory: () => Promise<MemoryKeptStore<StoredResult>>,
+): Promise<SnapshotStore> {
+  const { snapshotStore } = await import("../code/snapshots/store.js");
+  const shared = await sharedStore(env);
+  if (shared !== undefined) return snapshotStore(shared, root);
+  if (env.snapshots === "persistent") {
+    const { fileSnapshots } = await import("../code/snapshots/backends.js");
+    // Per root: a relative EVIDENT_CACHE_DIR is relative to it.
+    const dir = cacheDirOf(settingValue(env.settings.cache), root, "snapshots");
+    return snapshotStore(fileSnapshots(dir, { maxBytes: settingValue(env.settings.keptMaxBytes) }), root);
+  }
+  return snapshotStore(await memory(), root);
 }
 
 /**
@@ -196,21 +220,14 @@ function serviceOpener(
   phrasing: Phrasing,
 ): (root: ProjectRoot) => Promise<CodeSearchService> {
   let slots: Slots | undefined;
-  let memory: MemorySnapshotStore | undefined;
-  const snapshotStore = async (root: ProjectRoot): Promise<SnapshotStore> => {
-    // A shared store (EVIDENT_SNAPSHOT_STORE) serves every surface; otherwise one-shot
-    // surfaces keep snapshots on disk so the next process can continue a cursor.
-    const shared = await sharedStore(env);
-    const { scopedStore, MemorySnapshotStore } = await import("../code/snapshots/store.js");
-    if (shared !== undefined) return scopedStore(shared, root.path);
-    if (env.snapshots === "persistent") {
-      const { FileSnapshotStore } = await import("../code/snapshots/file-store/store.js");
-      // Per root: a relative EVIDENT_CACHE_DIR is relative to it.
-      const dir = cacheDirOf(settingValue(env.settings.cache), root.path, "snapshots");
-      return scopedStore(new FileSnapshotStore({ dir, logger: env.logger }), root.path);
+  let memory: MemoryKeptStore<StoredResult> | undefined;
+  // One bound with web_read's pages: the surface's memory pool.
+  const memoryStore = async () => {
+    if (memory === undefined) {
+      const { memoryKept } = await import("../code/snapshots/store.js");
+      memory = memoryKept({ maxBytes: settingValue(env.settings.keptMaxBytes), pool: keptPoolFor(env) });
     }
-    memory ??= new MemorySnapshotStore();
-    return memory.view(root.path);
+    return memory;
   };
   return async (root) => {
     const { CodeSearchService } = await import("../code/service.js");
@@ -223,7 +240,7 @@ function serviceOpener(
       rgPath: env.settings.rgPath,
       settings,
       logger: env.logger,
-      store: await snapshotStore(root),
+      store: await storeForRoot(env, root.path, memoryStore),
       slots,
       pathRules: { protectedPaths, confined: env.confined === true },
       phrasing,

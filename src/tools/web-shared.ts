@@ -8,6 +8,7 @@ import { z } from "zod";
 import { phrasingFor } from "../core/phrasing.js";
 import { PAGE_TYPES, PROVIDER_FAILURES, READ_STRATEGIES } from "../web/provider.js";
 import type { WebService, WebServiceOptions } from "../web/service.js";
+import { keptPoolFor } from "./kept-pool.js";
 import type { ToolEnvironment } from "./tool.js";
 
 interface Shared {
@@ -19,7 +20,9 @@ interface Shared {
 const shared = new WeakMap<ToolEnvironment, Shared>();
 
 /** Seams for tests and embedders; the product passes none. */
-export type WebToolOptions = Partial<Omit<WebServiceOptions, "settings" | "logger" | "cwd" | "pages">>;
+export type WebToolOptions = Partial<
+  Omit<WebServiceOptions, "settings" | "logger" | "cwd" | "pages" | "memoryPool">
+>;
 
 export interface WebServiceHandle {
   get(): Promise<WebService>;
@@ -53,6 +56,8 @@ export function webServiceFor(env: ToolEnvironment, options: WebToolOptions = {}
             cwd: env.cwd,
             // One-shot surfaces keep long reads on disk so the next process can continue a cursor.
             pages: env.snapshots === "persistent" ? "persistent" : "memory",
+            // In memory, long pages share one bound with code_search's results.
+            memoryPool: keptPoolFor(env),
             phrasing: phrasingFor(env.surface ?? "mcp"),
             ...options,
           }),

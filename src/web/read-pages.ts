@@ -115,11 +115,7 @@ export class ReadPages {
   }
 
   #codec(): CursorMac {
-    this.#mac ??= new CursorMac(
-      this.#store.key(),
-      PAGE_CURSOR_TAG,
-      this.#store.foreign ?? "an earlier server process or another cache directory",
-    );
+    this.#mac ??= new CursorMac(this.#store.key(), PAGE_CURSOR_TAG, this.#store.foreign);
     return this.#mac;
   }
 }

@@ -15,8 +15,9 @@ import { cacheDirOf, type Settings, settingValue } from "../config/settings.js";
 import { anySignal } from "../core/abort.js";
 import { EvidentError } from "../core/errors.js";
 import { FileKeptStore } from "../core/file-kept-store.js";
-import { type KeptStore, type KeptStoreBounds, MemoryKeptStore } from "../core/kept.js";
-import { WEB_PAGES_MAX_BYTES, WEB_PAGES_MAX_COUNT, WEB_PAGES_TTL_MS } from "../core/limits.js";
+import { type KeptOptions, type KeptStore, redoErrors } from "../core/kept.js";
+import { type KeptPool, MemoryKeptStore } from "../core/kept-memory.js";
+import { WEB_PAGES_TTL_MS } from "../core/limits.js";
 import type { Logger } from "../core/logger.js";
 import type { Phrasing } from "../core/phrasing.js";
 import { RedisKeptStore } from "../core/redis/kept-store.js";
@@ -48,6 +49,8 @@ export interface WebServiceOptions {
    * The shared store (`EVIDENT_SNAPSHOT_STORE`), when configured, takes precedence on every surface.
    */
   readonly pages?: "memory" | "persistent";
+  /** Kept in memory, long pages hold one bound with the other stores of this pool (code_search's). */
+  readonly memoryPool?: KeptPool;
   /** Base of a relative `EVIDENT_CACHE_DIR`. */
   readonly cwd?: string;
   /** How advice in warnings and errors is written for the surface (default: MCP's). */
@@ -233,17 +236,17 @@ export class WebService {
  * on disk as the surface asked.
  */
 function keptPages(options: WebServiceOptions): KeptStore<KeptPage> {
-  const bounds: KeptStoreBounds = {
+  const bounds: KeptOptions = {
     ttlMs: WEB_PAGES_TTL_MS,
-    maxCount: WEB_PAGES_MAX_COUNT,
-    maxBytes: WEB_PAGES_MAX_BYTES,
-    redo: "read the URL again",
+    maxBytes: settingValue(options.settings.keptMaxBytes),
+    errors: redoErrors("read the URL again"),
   };
   const shared = settingValue(options.settings.sharedStore);
   if (shared !== undefined) {
     return new RedisKeptStore<KeptPage>({
       ...bounds,
       settings: shared,
+      keys: { cursor: shared.keys.keptCursor, data: shared.keys.keptData },
       scope: "pages:",
       tool: "web_read",
       consequence: "web_read cannot keep or continue long pages",
@@ -254,9 +257,13 @@ function keptPages(options: WebServiceOptions): KeptStore<KeptPage> {
     return new FileKeptStore<KeptPage>({
       ...bounds,
       dir: cacheDirOf(settingValue(options.settings.cache), options.cwd ?? process.cwd(), "pages"),
+      tool: "web_read",
     });
   }
-  return new MemoryKeptStore<KeptPage>(bounds);
+  return new MemoryKeptStore<KeptPage>({
+    ...bounds,
+    ...(options.memoryPool === undefined ? {} : { pool: options.memoryPool }),
+  });
 }
 
 /** The HTTP client a configuration calls for: its guard switch and proxies. */

@@ -17,7 +17,7 @@ import { resolveHttpSettings } from "../../src/adapters/mcp/http-config.js";
 import { type RunningHttpServer, startHttpServer } from "../../src/adapters/mcp/http-server.js";
 import { resolveSettings } from "../../src/config/settings.js";
 import { keptEntryMaxBytes } from "../../src/core/kept.js";
-import { WEB_PAGES_MAX_BYTES } from "../../src/core/limits.js";
+import { KEPT_MAX_BYTES } from "../../src/core/limits.js";
 import { silentLogger } from "../../src/core/logger.js";
 import { createProductRegistry } from "../../src/tools/product.js";
 import { missing } from "../fixtures/optional-tools.js";
@@ -112,7 +112,7 @@ function twoCallers(store: "memory" | "redis", arrays: number, skip: string | fa
       const huge = await call(bob, { url: `${site.url}/deep.json` });
       assert.equal(huge.error, undefined, JSON.stringify(huge.error));
       const total = huge.contentChars.total as number;
-      if (total * 2 > keptEntryMaxBytes(WEB_PAGES_MAX_BYTES)) {
+      if (total * 2 > keptEntryMaxBytes(KEPT_MAX_BYTES)) {
         // Over one kept page's share: the answer says how far its cursors reach.
         assert.ok(
           huge.warnings.some(

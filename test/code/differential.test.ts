@@ -8,7 +8,7 @@ import fc from "fast-check";
 import type { ParsedMatch } from "../../src/code/rg/events.js";
 import { allMatches } from "../../src/code/rg/match-table.js";
 import { displayPath } from "../../src/code/snapshots/sequence.js";
-import { MemorySnapshotStore, searchSnapshot } from "../../src/code/snapshots/store.js";
+import { memorySnapshotStore, searchSnapshot } from "../../src/code/snapshots/store.js";
 import { asSet, makeTree, rawMatches, removeTree, type TreeEntry } from "./helpers.js";
 import { ctx, makeService } from "./service-helpers.js";
 
@@ -22,7 +22,7 @@ async function retained(
   pattern: string,
   input: Record<string, unknown> = {},
 ): Promise<{ matches: ParsedMatch[] }> {
-  const store = new MemorySnapshotStore();
+  const store = memorySnapshotStore();
   const service = makeService(root, { store });
   const result = await service.run({ pattern, mode: "summary", ...input }, ctx());
   if (result.data.view === "empty") return { matches: [] };

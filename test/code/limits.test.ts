@@ -10,7 +10,7 @@ const FORMAT_CONSTANTS = new Set([
   "MAC_BYTES",
   "HEADER_BYTES",
   "ID_BYTES",
-  // snapshots/cursor-codec.ts and snapshots/file-store: key, signature and file layout, file modes.
+  // snapshots/cursor-codec.ts and core/file-kept-store.ts: key, signature and file layout, file modes.
   "CURSOR_KEY_BYTES",
   "SELECTION_SIGNATURE_BYTES",
   "FILE_MAC_BYTES",

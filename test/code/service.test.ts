@@ -5,7 +5,7 @@ import { appendFile, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { resolveBudget } from "../../src/code/render/budget.js";
-import { MemorySnapshotStore } from "../../src/code/snapshots/store.js";
+import { memoryKept, snapshotStore } from "../../src/code/snapshots/store.js";
 import { EvidentError } from "../../src/core/errors.js";
 import {
   MAX_DISPLAYED_OCCURRENCES,
@@ -20,7 +20,8 @@ const tree = treesRemovedAfter(after);
 describe("code_search policy", () => {
   it("G22: a compact complete search returns every match directly, with the cursor its numbers belong to", async () => {
     const root = await tree({ "a.ts": "alpha\nbeta alpha\n", "b.ts": "gamma\n" });
-    const store = new MemorySnapshotStore();
+    const kept = memoryKept();
+    const store = snapshotStore(kept);
     const service = makeService(root, { store });
     const result = await service.run({ pattern: "alpha" }, ctx());
     assert.equal(result.data.view, "details");
@@ -40,7 +41,7 @@ describe("code_search policy", () => {
     ]);
     assert.match(result.text, /\[2\] 2:6 {2}beta alpha/);
     assert.match(result.text, /: 2 matching lines \(2 occurrences\) in 1 file\./);
-    assert.equal(store.size, 1, "kept for inspection by number, within the store's bounds");
+    assert.equal(kept.size, 1, "kept for inspection by number, within the store's bounds");
     const one = await service.run({ pattern: "gamma" }, ctx());
     assert.match(one.text, /: 1 matching line \(1 occurrence\) in 1 file\./);
   });

@@ -12,7 +12,8 @@ import {
   CODE_PATHS_MAX,
   CODE_PATTERN_MAX_CHARS,
   CODE_SEARCH_ROOTS_KEPT,
-  SNAPSHOT_MAX_COUNT,
+  KEPT_MIN_BYTES,
+  SNAPSHOT_FILE_OVERHEAD_BYTES,
 } from "../../src/core/limits.js";
 import { silentLogger } from "../../src/core/logger.js";
 import { createCodeSearchTool } from "../../src/tools/code-search.js";
@@ -227,15 +228,16 @@ describe("code_search tool", () => {
     const [a, b] = roots as [string, string];
     const local = createCodeSearchTool({
       cwd: a,
-      settings: resolveSettings(process.env),
+      settings: resolveSettings({ ...process.env, EVIDENT_KEPT_MAX_BYTES: String(KEPT_MIN_BYTES) }),
       logger: silentLogger,
     });
     const call = (root: string, input: Record<string, unknown>) => callInRoot(local, root, input);
     try {
       const first = await call(a, { pattern: "needle", limit: 1, mode: "matches" });
       const cursor = (first.data as { cursor: string }).cursor;
-      // As many more results in the other root as the bound holds: the first one's goes.
-      for (let i = 0; i < SNAPSHOT_MAX_COUNT; i++) {
+      // More results in the other root than the bound holds (each counts at least its files'
+      // overhead): the first one's goes.
+      for (let i = 0; i < KEPT_MIN_BYTES / SNAPSHOT_FILE_OVERHEAD_BYTES; i++) {
         assert.equal((await call(b, { pattern: `needle|x${i}`, limit: 1, mode: "matches" })).isError, false);
       }
       assert.equal(await errorCode(call(a, { cursor })), "cursor_expired");

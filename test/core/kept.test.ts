@@ -7,13 +7,14 @@ import { chmod, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promis
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
-import { FileKeptStore } from "../../src/core/file-kept-store.js";
-import { CursorMac, keptBytes, keptPrefix, MemoryKeptStore } from "../../src/core/kept.js";
+import { FileKeptStore, type FileKeptStoreOptions } from "../../src/core/file-kept-store.js";
+import { CursorMac, type KeptOptions, keptBytes, keptPrefix, redoErrors } from "../../src/core/kept.js";
+import { KeptPool, MemoryKeptStore } from "../../src/core/kept-memory.js";
 import {
   ANALYSIS_MAX_BYTES,
   KEPT_ENTRY_MAX_SHARE,
+  KEPT_MAX_BYTES,
   SNAPSHOT_MAX_BYTES,
-  SNAPSHOT_STORE_MAX_BYTES,
 } from "../../src/core/limits.js";
 import { ReadPages } from "../../src/web/read-pages.js";
 import { BOUNDS, keptStoreContract } from "./kept.contract.js";
@@ -23,21 +24,53 @@ after(() => rm(base, { recursive: true, force: true }));
 
 let dirs = 0;
 
-keptStoreContract("memory", (bounds) => new MemoryKeptStore<string>(bounds));
+function onDisk(dir: string, options: KeptOptions = BOUNDS): FileKeptStoreOptions<string> {
+  return { ...options, dir, tool: "web_read" };
+}
+
+keptStoreContract("memory", (options) => new MemoryKeptStore<string>(options));
 keptStoreContract(
   "file",
-  (bounds) => new FileKeptStore<string>({ ...bounds, dir: join(base, `store-${dirs++}`) }),
+  (options) => new FileKeptStore<string>(onDisk(join(base, `store-${dirs++}`), options)),
 );
+
+describe("memory stores sharing a pool (a surface's code_search and web_read)", () => {
+  it("hold one byte bound together, each seeing and closing only its own values", async () => {
+    const pool = new KeptPool();
+    let now = Date.now();
+    const options = { ...BOUNDS, maxBytes: 9_000, now: () => now, pool };
+    const pages = new MemoryKeptStore<string>(options);
+    const results = new MemoryKeptStore<string>({ ...options, errors: redoErrors("run the search again") });
+    const page = await pages.put("alice", "p".repeat(2_000), 2_000);
+    const kept: string[] = [];
+    for (const c of "abc") {
+      now += 10;
+      kept.push(await results.put("alice", c.repeat(2_000), 2_000));
+    }
+    now += 10;
+    // Over the one bound: the least recent of the pool goes, the other store's page.
+    await results.put("alice", "d".repeat(2_000), 2_000);
+    await assert.rejects(pages.get("alice", page), /evicted; read the URL again/);
+    // Neither store sees the other's values, not even under the same owner.
+    await assert.rejects(pages.get("alice", kept[0] as string), { code: "cursor_not_found" });
+    assert.equal(await results.get("alice", kept[0] as string), "a".repeat(2_000));
+    const next = await pages.put("alice", "q", 1);
+    await pages.close();
+    assert.equal(await results.get("alice", kept[1] as string), "b".repeat(2_000));
+    await assert.rejects(pages.get("alice", next), { code: "cursor_not_found" });
+    assert.equal(results.size, 4);
+  });
+});
 
 describe("file kept store on disk", () => {
   it("keeps its directory private and refuses one writable by others", async () => {
     const dir = join(base, "private");
-    const store = new FileKeptStore<string>({ ...BOUNDS, dir });
+    const store = new FileKeptStore<string>(onDisk(dir));
     const id = await store.put("alice", "x", 1);
     const names = await readdir(dir);
     assert.ok(names.includes("cursor.key") && names.includes(`${id}.kept`));
     await chmod(dir, 0o777);
-    const again = new FileKeptStore<string>({ ...BOUNDS, dir });
+    const again = new FileKeptStore<string>(onDisk(dir));
     await assert.rejects(again.put("alice", "y", 1), (error: Error) => {
       assert.equal((error as { code?: string }).code, "configuration_error");
       assert.match(error.message, /EVIDENT_CACHE_DIR/);
@@ -47,9 +80,9 @@ describe("file kept store on disk", () => {
 
   it("an edited value file is an expired cursor, never other content; the next process shares the key", async () => {
     const dir = join(base, "edited");
-    const store = new FileKeptStore<string>({ ...BOUNDS, dir });
+    const store = new FileKeptStore<string>(onDisk(dir));
     const id = await store.put("alice", "the real text", 13);
-    const next = new FileKeptStore<string>({ ...BOUNDS, dir });
+    const next = new FileKeptStore<string>(onDisk(dir));
     assert.deepEqual(next.key(), store.key());
     assert.equal(await next.get("alice", id), "the real text");
     const path = join(dir, `${id}.kept`);
@@ -61,9 +94,17 @@ describe("file kept store on disk", () => {
 describe("file kept store, large values", () => {
   it("an evicted value of several MiB still reads as cursor_expired for its owner", async () => {
     const dir = join(base, "large");
-    const store = new FileKeptStore<string>({ ...BOUNDS, maxCount: 1, maxBytes: 40 * 1024 * 1024, dir });
-    const large = await store.put("alice", "x".repeat(5 * 1024 * 1024), 10 * 1024 * 1024);
-    await store.put("alice", "small", 10);
+    let now = Date.now();
+    const store = new FileKeptStore<string>(
+      onDisk(dir, { ...BOUNDS, maxBytes: 16 * 1024 * 1024, now: () => now }),
+    );
+    const size = 3.5 * 1024 * 1024;
+    const large = await store.put("alice", "x".repeat(size), size);
+    // Five of them are over the bound: the least recently used goes.
+    for (const c of "abcd") {
+      now += 10;
+      await store.put("alice", c.repeat(size), size);
+    }
     await assert.rejects(store.get("alice", large), { code: "cursor_expired" });
     await assert.rejects(store.get("bob", large), { code: "cursor_not_found" });
   });
@@ -180,7 +221,7 @@ describe("web_read's kept pages over their share", () => {
 describe("code_search's stores", () => {
   it("keep every snapshot and analysis result within its share of the store by construction", () => {
     // Their stores do not refuse: retention stops at these bounds, so no result can evict everyone.
-    const share = Math.floor(SNAPSHOT_STORE_MAX_BYTES * KEPT_ENTRY_MAX_SHARE);
+    const share = Math.floor(KEPT_MAX_BYTES * KEPT_ENTRY_MAX_SHARE);
     assert.ok(SNAPSHOT_MAX_BYTES <= share);
     assert.ok(ANALYSIS_MAX_BYTES <= share);
   });

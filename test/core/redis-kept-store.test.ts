@@ -10,7 +10,7 @@ import { after, before, describe, it } from "node:test";
 import { RESP_TYPES } from "@redis/client";
 import { sharedStoreSettings } from "../../src/config/settings.js";
 import type { EvidentError } from "../../src/core/errors.js";
-import { CursorMac, type KeptStoreBounds } from "../../src/core/kept.js";
+import { CursorMac, type KeptOptions } from "../../src/core/kept.js";
 import { RedisKeptStore, type RedisKeptStoreOptions } from "../../src/core/redis/kept-store.js";
 import { deriveKeys } from "../../src/core/redis/settings.js";
 import { isRunning } from "../code/helpers.js";
@@ -38,13 +38,13 @@ function secret(): string {
   return randomBytes(24).toString("base64url");
 }
 
-type Extra = Partial<Pick<RedisKeptStoreOptions, "timeoutMs" | "scope">>;
+type Extra = Partial<Pick<RedisKeptStoreOptions<unknown>, "timeoutMs" | "scope">>;
 
 /** A store on `url`; stores made with the same `key` are replicas of one deployment. */
 function storeOn<T = string>(
   url: string,
   key: string,
-  bounds: KeptStoreBounds = BOUNDS,
+  bounds: KeptOptions = BOUNDS,
   extra: Extra = {},
 ): RedisKeptStore<T> {
   const settings = sharedStoreSettings({ EVIDENT_SNAPSHOT_STORE: url, EVIDENT_CURSOR_KEY: key });
@@ -52,6 +52,7 @@ function storeOn<T = string>(
   const store = new RedisKeptStore<T>({
     ...bounds,
     settings,
+    keys: { cursor: settings.keys.keptCursor, data: settings.keys.keptData },
     scope: "pages:",
     tool: "web_read",
     consequence: "web_read cannot keep or continue long pages",
@@ -61,7 +62,7 @@ function storeOn<T = string>(
   return store;
 }
 
-function replica<T = string>(key: string, bounds: KeptStoreBounds = BOUNDS): RedisKeptStore<T> {
+function replica<T = string>(key: string, bounds: KeptOptions = BOUNDS): RedisKeptStore<T> {
   return storeOn<T>(redis.url, key, bounds);
 }
 
@@ -97,21 +98,24 @@ describe("redis kept store, shared by replicas", { skip }, () => {
     assert.equal(await errorCodeOf(() => other.get("http:alice", id)), "cursor_not_found");
   });
 
-  it("G12: the count bound and the time to live hold across replicas, least recently used evicted first", async () => {
+  it("G12: the byte bound and the time to live hold across replicas, least recently used evicted first", async () => {
     let now = Date.now();
     const key = secret();
-    const bounds = { ...BOUNDS, maxCount: 2, now: () => now };
+    const bounds = { ...BOUNDS, maxBytes: 9_000, now: () => now };
     const one = replica(key, bounds);
     const two = replica(key, bounds);
-    const first = await one.put("a", "1", 1);
+    const value = (c: string) => c.repeat(2_100);
+    const first = await one.put("a", value("1"), 2_100);
     now += 10;
-    const second = await two.put("a", "2", 1);
+    const second = await two.put("a", value("2"), 2_100);
     now += 10;
-    assert.equal(await two.get("a", first), "1");
+    assert.equal(await two.get("a", first), value("1"));
     now += 10;
-    await one.put("a", "3", 1);
+    await one.put("a", value("3"), 2_100);
+    await two.put("a", value("4"), 2_100);
+    await one.put("a", value("5"), 2_100);
     assert.equal(await errorCodeOf(() => one.get("a", second)), "cursor_expired");
-    assert.equal(await one.get("a", first), "1");
+    assert.equal(await one.get("a", first), value("1"));
     now += BOUNDS.ttlMs + 1;
     assert.equal(await errorCodeOf(() => two.get("a", first)), "cursor_expired");
   });
@@ -159,11 +163,12 @@ describe("redis kept store, shared by replicas", { skip }, () => {
 
   it("keeps its bookkeeping apart from code_search's snapshots in the same deployment", async () => {
     const key = secret();
-    const pages = replica(key, { ...BOUNDS, maxCount: 1 });
-    const other = storeOn(redis.url, key, { ...BOUNDS, maxCount: 1 }, { scope: "other:" });
+    const pages = replica(key, { ...BOUNDS, maxBytes: 400 });
+    const other = storeOn(redis.url, key, { ...BOUNDS, maxBytes: 400 }, { scope: "other:" });
     const id = await pages.put("a", "page", 4);
-    await other.put("a", "other value", 11);
-    // Each scope has its own count bound: neither evicted the other's value, nor sees it.
+    // Over its own bound several times, the other scope evicts only its own values.
+    for (let i = 0; i < 8; i++) await other.put("a", `${i}`.repeat(40), 40);
+    // Each scope has its own byte bound: neither evicted the other's value, nor sees it.
     assert.equal(await pages.get("a", id), "page");
     assert.equal(await errorCodeOf(() => other.get("a", id)), "cursor_not_found");
     const client = await rawClient();

@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { resolveSettings } from "../../src/config/settings.js";
+import { KEPT_MIN_BYTES } from "../../src/core/limits.js";
 import { silentLogger } from "../../src/core/logger.js";
 import { createCodeSearchTool } from "../../src/tools/code-search.js";
 import { ToolRegistry } from "../../src/tools/registry.js";
@@ -104,6 +105,61 @@ describe("code_search snapshots by surface", () => {
     const broad = await call(persistent, { pattern: "needle" });
     assert.equal(broad.isError, true);
     assert.equal(broad.isError && broad.error.code, "configuration_error");
+  });
+
+  it("a result over its share of a lowered EVIDENT_KEPT_MAX_BYTES is not kept and says so; nothing is evicted for it", async () => {
+    const long = await makeTree({
+      "long.ts": `const needle = "${"x".repeat(3_000)}";\n`,
+      "a.ts": "needle\n",
+    });
+    const registry = new ToolRegistry().register(
+      createCodeSearchTool({
+        cwd: long,
+        settings: resolveSettings({ PATH: process.env.PATH, EVIDENT_KEPT_MAX_BYTES: String(KEPT_MIN_BYTES) }),
+        logger: silentLogger,
+      }),
+    );
+    const run = (args: Record<string, unknown>) => registry.call("code_search", args, { caller: "cli:test" });
+    try {
+      const small = await run({ pattern: "needle", path: "a.ts" });
+      const kept = (small.data as { inspectCursor?: string }).inspectCursor;
+      assert.ok(kept, small.text);
+      // Complete and compact: every match is in the answer, only its numbers are lost, and said.
+      const whole = await run({ pattern: "needle", path: "long.ts" });
+      assert.equal(whole.isError, false, whole.text);
+      assert.equal((whole.data as { inspectCursor?: string }).inspectCursor, undefined);
+      assert.match(
+        whole.text,
+        /could not be kept, so their numbers cannot be inspected \(This result \(\d+ bytes\) is larger than one kept result may be here \(1024 bytes/,
+      );
+      // A result that needs its cursor to be read at all is refused, naming the setting.
+      const paged = await run({ pattern: "needle", limit: 1, mode: "matches" });
+      assert.equal(paged.isError && paged.error.code, "configuration_error", paged.text);
+      assert.match(paged.text, /EVIDENT_KEPT_MAX_BYTES/);
+      const inspected = await run({ cursor: kept, inspect: 1 });
+      assert.equal(inspected.isError, false, inspected.text);
+    } finally {
+      await registry.close();
+      await removeTree(long);
+    }
+  });
+
+  it("S11: an unusable EVIDENT_KEPT_MAX_BYTES is configuration_error on every call, naming it", async () => {
+    for (const snapshots of ["persistent", undefined] as const) {
+      for (const wrong of ["lots", "100"]) {
+        const env = {
+          PATH: process.env.PATH,
+          EVIDENT_KEPT_MAX_BYTES: wrong,
+          EVIDENT_CACHE_DIR: join(base, "bad"),
+        };
+        const result = await call(
+          { settings: resolveSettings(env), ...(snapshots === undefined ? {} : { snapshots }) },
+          { pattern: "needle" },
+        );
+        assert.equal(result.isError && result.error.code, "configuration_error", wrong);
+        assert.match(result.text, /EVIDENT_KEPT_MAX_BYTES must be an integer from 4096/);
+      }
+    }
   });
 
   it("G06: EVIDENT_SNAPSHOT_STORE continues a cursor in another registry, on any surface", {

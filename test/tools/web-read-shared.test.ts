@@ -93,6 +93,20 @@ describe("web_read's long pages in the shared store", () => {
     }
   });
 
+  it("S11: an unusable EVIDENT_KEPT_MAX_BYTES is configuration_error on every call, naming it", async () => {
+    const saved = env;
+    try {
+      for (const wrong of ["lots", "100", "-1"]) {
+        env = { ...saved, EVIDENT_KEPT_MAX_BYTES: wrong };
+        const result = await read({ url: `${site.url}/short` });
+        assert.equal(result.isError && result.error?.code, "configuration_error", wrong);
+        assert.match(result.error?.message ?? "", /EVIDENT_KEPT_MAX_BYTES must be an integer from 4096/);
+      }
+    } finally {
+      env = saved;
+    }
+  });
+
   describe("with a Redis", { skip: missing("redis-server") }, () => {
     let redis: RedisServer;
     let unshared: Record<string, string | undefined>;

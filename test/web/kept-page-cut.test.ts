@@ -5,7 +5,8 @@
  */
 import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
-import { MemoryKeptStore } from "../../src/core/kept.js";
+import { redoErrors } from "../../src/core/kept.js";
+import { MemoryKeptStore } from "../../src/core/kept-memory.js";
 import { createHttpClient } from "../../src/net/client.js";
 import { type KeptPage, ReadPages } from "../../src/web/read-pages.js";
 import { WebRouter } from "../../src/web/router.js";
@@ -26,9 +27,8 @@ describe("web_read: a page over its share of the kept-page store", () => {
     // A share of 20,000 bytes: about 9,000 characters of this page once the frame is counted.
     const store = new MemoryKeptStore<KeptPage>({
       ttlMs: 60_000,
-      maxCount: 8,
       maxBytes: 80_000,
-      redo: "read the URL again",
+      errors: redoErrors("read the URL again"),
     });
     const router = new WebRouter({
       providers: source([reader]),

@@ -1,9 +1,9 @@
 /**
- * The cursor wire format, shared by every snapshot store. A cursor carries only a snapshot id
- * (128 random bits), an offset, its kind and an optional path-selection signature, plus a
- * truncated HMAC under the store's key, so a cursor that was edited, truncated or made under
- * another key reads as `cursor_malformed` rather than as some other page. Stores differ only in
- * where the key lives (a process's memory, a private key file).
+ * code_search's cursor wire format, whatever backend keeps the results. A cursor carries only a
+ * snapshot id (128 random bits), an offset, its kind and an optional path-selection signature,
+ * plus a truncated HMAC under the store's key, so a cursor that was edited, truncated or made
+ * under another key reads as `cursor_malformed` rather than as some other page. Backends differ
+ * only in where the key lives (a process's memory, a private key file, a shared secret).
  */
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { decodeCanonicalToken } from "../../core/canonical-token.js";
@@ -23,8 +23,6 @@ export interface CursorState {
   readonly selection?: string | undefined;
 }
 
-/** Length of a MAC key in bytes. */
-export const CURSOR_KEY_BYTES = 32;
 /** Length of a snapshot id in bytes (its hex form is twice as long). */
 export const SNAPSHOT_ID_BYTES = CURSOR_RANDOM_BITS / 8;
 /** Length of a file-selection signature in bytes. */

@@ -1,34 +1,24 @@
 /**
- * Snapshots: the retained result of one search, owned by one caller, addressed by cursors.
- *
- * `SnapshotStore` is the interface (a shared store for several replicas can implement it later);
- * `MemorySnapshotStore` keeps snapshots in this process with a time to live, a count bound and a
- * byte bound, evicting the least recently used. Cursors are encoded by `CursorCodec`
- * (`cursor-codec.ts`), shared with the file store. A cursor never names a command to rerun: pages
- * come from the stored snapshot or not at all.
+ * Snapshots: the retained result of one search (or analysis), owned by one caller, addressed by
+ * cursors. `SnapshotStore` is code_search's view of the one kept-data store (core/kept.ts, any
+ * backend): results kept under one project root's scope, cursors encoded by `CursorCodec`
+ * (cursor-codec.ts) under the store's key, a match cursor's file selection remembered as a part
+ * of its result, and other sealed tokens (source continuations). A cursor never names a command
+ * to rerun: pages come from the stored snapshot or not at all.
  */
-import { createHash, randomBytes } from "node:crypto";
+import { createHash } from "node:crypto";
 import { EvidentError } from "../../core/errors.js";
-import {
-  SNAPSHOT_MAX_COUNT,
-  SNAPSHOT_STORE_MAX_BYTES,
-  SNAPSHOT_TOMBSTONES_MAX,
-  SNAPSHOT_TTL_MS,
-} from "../../core/limits.js";
+import { cursorError, type KeptErrors, type KeptStore, KeptValueTooLarge } from "../../core/kept.js";
+import { type KeptPool, MemoryKeptStore } from "../../core/kept-memory.js";
+import { KEPT_MAX_BYTES, SNAPSHOT_TTL_MS } from "../../core/limits.js";
 import type { SearchQuery } from "../request.js";
 import type { Revision } from "../revisions/scan.js";
 import type { PartialReason } from "../rg/content-search.js";
 import type { ParsedMatch } from "../rg/events.js";
-import type { MatchTable } from "../rg/match-table.js";
+import { isMatchTable, type MatchTable } from "../rg/match-table.js";
 import type { CodeSearchCoverage, StructureNode } from "../schema.js";
-import type { AnalysisData, ChangesSummary } from "./analysis.js";
-import {
-  CURSOR_KEY_BYTES,
-  CursorCodec,
-  type CursorState,
-  SELECTION_SIGNATURE_BYTES,
-  SNAPSHOT_ID_BYTES,
-} from "./cursor-codec.js";
+import { type AnalysisData, type ChangesSummary, isAnalysisData } from "./analysis.js";
+import { CursorCodec, type CursorState, SELECTION_SIGNATURE_BYTES } from "./cursor-codec.js";
 
 /**
  * One retained matching line, exactly as parsed: `path` is the name as ripgrep printed it
@@ -148,181 +138,126 @@ export interface SnapshotStore {
   close(): Promise<void>;
 }
 
-// Paths hold no NUL: a scope's owners never collide with another scope's.
-const scopePrefix = (scope: string) => `${scope}\0`;
+/** A kept-data store some of whose owners may be released together (memory, shared by roots). */
+type Kept = KeptStore<StoredResult> & { releaseOwners?(prefix: string): void };
+
+const SIGNATURE = /^[0-9a-f]{32}$/;
 
 /**
- * `store` as one project root's service sees it: what it keeps is found only under the same
- * root, whatever the store (memory, the CLI's files, Redis). A result continued under another
- * root would start with that root's name over files searched elsewhere. Closing it closes `store`.
+ * `kept` as one project root's service sees it (`scope`: the root): what it keeps is found only
+ * under the same root, whatever the backend. A result continued under another root would start
+ * with that root's name over files searched elsewhere. Closing it closes `kept`, or, for a store
+ * shared by roots (memory), releases this root's results (their cursors then read as expired).
  */
-export function scopedStore(store: SnapshotStore, scope: string): SnapshotStore {
-  const prefix = scopePrefix(scope);
+export function snapshotStore(kept: Kept, scope?: string): SnapshotStore {
+  // Paths hold no NUL: a scope's owners never collide with another scope's.
+  const prefix = scope === undefined ? "" : `${scope}\0`;
   const owner = (caller: string) => `${prefix}${caller}`;
+  let codec: CursorCodec | undefined;
+  const cursors = () => {
+    codec ??= new CursorCodec(kept.key(), kept.foreign);
+    return codec;
+  };
   return {
-    put: (caller, data) => store.put(owner(caller), data),
-    get: (caller, id) => store.get(owner(caller), id),
-    release: (caller, id) => store.release(owner(caller), id),
-    rememberSelection: (caller, id, signature, keys) =>
-      store.rememberSelection(owner(caller), id, signature, keys),
-    selection: (caller, id, signature) => store.selection(owner(caller), id, signature),
-    encodeCursor: (state) => store.encodeCursor(state),
-    decodeCursor: (token) => store.decodeCursor(token),
-    seal: (purpose, caller, payload) => store.seal(purpose, owner(caller), payload),
-    open: (purpose, caller, token) => store.open(purpose, owner(caller), token),
-    close: () => store.close(),
+    put: (caller, data) => keep(kept, owner(caller), data),
+    get: (caller, id) => kept.get(owner(caller), id),
+    release: (caller, id) => kept.release(owner(caller), id),
+    rememberSelection: async (caller, id, signature, keys) => {
+      if (SIGNATURE.test(signature))
+        await kept.addPart(owner(caller), id, `s${signature}`, Buffer.from(JSON.stringify(keys)));
+    },
+    selection: async (caller, id, signature) => {
+      if (!SIGNATURE.test(signature)) return undefined;
+      return stringList(await kept.part(owner(caller), id, `s${signature}`));
+    },
+    encodeCursor: (state) => cursors().encode(state),
+    decodeCursor: (token) => cursors().decode(token),
+    seal: (purpose, caller, payload) => cursors().seal(purpose, owner(caller), payload),
+    open: (purpose, caller, token) => cursors().open(purpose, owner(caller), token),
+    close: async () => {
+      if (scope !== undefined && kept.releaseOwners !== undefined) kept.releaseOwners(prefix);
+      else await kept.close();
+    },
   };
 }
 
-export interface MemorySnapshotStoreOptions {
+/**
+ * Keeps a result. Retention bounds keep every result within its share of the default store; a
+ * store bounded lower (EVIDENT_KEPT_MAX_BYTES) keeps nothing larger, and says so.
+ */
+async function keep(kept: Kept, owner: string, data: StoredResult): Promise<string> {
+  try {
+    return await kept.put(owner, data, data.bytes);
+  } catch (thrown) {
+    if (!(thrown instanceof KeptValueTooLarge)) throw thrown;
+    throw new EvidentError(
+      "configuration_error",
+      `This result (${thrown.bytes} bytes) is larger than one kept result may be here (${thrown.maxBytes} bytes, a quarter of EVIDENT_KEPT_MAX_BYTES), so it has no cursor; narrow the search, or raise EVIDENT_KEPT_MAX_BYTES.`,
+      { details: { key: "EVIDENT_KEPT_MAX_BYTES" } },
+    );
+  }
+}
+
+function stringList(bytes: Buffer | undefined): readonly string[] | undefined {
+  if (bytes === undefined) return undefined;
+  try {
+    const keys: unknown = JSON.parse(bytes.toString("utf8"));
+    return Array.isArray(keys) && keys.every((k) => typeof k === "string") ? keys : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** code_search's wording of the store's errors. */
+export const SNAPSHOT_ERRORS: KeptErrors = {
+  notFound: cursorNotFound,
+  expired: cursorExpired,
+  damaged: storedResultDamaged,
+};
+
+export interface MemorySnapshotOptions {
   readonly ttlMs?: number;
-  readonly maxCount?: number;
   readonly maxBytes?: number;
+  /** Shared with other memory stores (web_read's pages), holding one bound together. */
+  readonly pool?: KeptPool;
   /** Injected clock, so expiry is testable without waiting. */
   readonly now?: () => number;
-  /** MAC key; random per store by default. */
-  readonly key?: Buffer;
 }
 
-interface Entry {
-  readonly caller: string;
-  readonly data: StoredResult;
-  readonly selections: Map<string, readonly string[]>;
-  lastUsed: number;
+/** Results kept in this process's memory (a service's default, and tests'). */
+export function memorySnapshotStore(options: MemorySnapshotOptions = {}): SnapshotStore {
+  return snapshotStore(memoryKept(options));
 }
 
-type Tombstone = { readonly caller: string; readonly reason: "released" | "evicted" | "timed out" };
+/** The memory store of code_search's results, before any scope. */
+export function memoryKept(options: MemorySnapshotOptions = {}): MemoryKeptStore<StoredResult> {
+  return new MemoryKeptStore<StoredResult>({
+    ttlMs: options.ttlMs ?? SNAPSHOT_TTL_MS,
+    maxBytes: options.maxBytes ?? KEPT_MAX_BYTES,
+    errors: SNAPSHOT_ERRORS,
+    ...(options.now === undefined ? {} : { now: options.now }),
+    ...(options.pool === undefined ? {} : { pool: options.pool }),
+  });
+}
 
-export class MemorySnapshotStore implements SnapshotStore {
-  readonly #entries = new Map<string, Entry>();
-  readonly #tombstones = new Map<string, Tombstone>();
-  readonly #ttlMs: number;
-  readonly #maxCount: number;
-  readonly #maxBytes: number;
-  readonly #now: () => number;
-  readonly #codec: CursorCodec;
-  #bytes = 0;
+/** A light shape check: a decoded value that passed its MAC but came from another format version. */
+export function isStoredResult(value: unknown): value is StoredResult {
+  return isAnalysisData(value) || isSnapshotData(value);
+}
 
-  constructor(options: MemorySnapshotStoreOptions = {}) {
-    this.#ttlMs = options.ttlMs ?? SNAPSHOT_TTL_MS;
-    this.#maxCount = options.maxCount ?? SNAPSHOT_MAX_COUNT;
-    this.#maxBytes = options.maxBytes ?? SNAPSHOT_STORE_MAX_BYTES;
-    this.#now = options.now ?? Date.now;
-    this.#codec = new CursorCodec(options.key ?? randomBytes(CURSOR_KEY_BYTES), "an earlier server process");
-  }
-
-  /** Snapshots currently held (for tests and diagnostics). */
-  get size(): number {
-    return this.#entries.size;
-  }
-
-  /**
-   * This store as one project root's service sees it: what the view keeps counts against this
-   * store's one bound (so every root a surface serves shares it), is found only through the same
-   * view, and goes when the view closes (a retired root's cursors then read as expired).
-   */
-  view(scope: string): SnapshotStore {
-    const prefix = scopePrefix(scope);
-    return {
-      ...scopedStore(this, scope),
-      close: async () => {
-        for (const [id, entry] of this.#entries)
-          if (entry.caller.startsWith(prefix)) this.#drop(id, "released");
-      },
-    };
-  }
-
-  async put(caller: string, data: StoredResult): Promise<string> {
-    this.#sweep();
-    const id = randomBytes(SNAPSHOT_ID_BYTES).toString("hex");
-    this.#entries.set(id, { caller, data, selections: new Map(), lastUsed: this.#now() });
-    this.#bytes += data.bytes;
-    // Map order is insertion order and `get` re-inserts, so the first entry is the least recent.
-    for (const [oldest] of this.#entries) {
-      if (this.#entries.size <= this.#maxCount && this.#bytes <= this.#maxBytes) break;
-      if (oldest === id) break;
-      this.#drop(oldest, "evicted");
-    }
-    return id;
-  }
-
-  async get(caller: string, id: string): Promise<StoredResult> {
-    const entry = this.#entries.get(id);
-    if (entry !== undefined && entry.caller === caller) {
-      if (this.#now() - entry.lastUsed <= this.#ttlMs) {
-        entry.lastUsed = this.#now();
-        this.#entries.delete(id);
-        this.#entries.set(id, entry);
-        return entry.data;
-      }
-      this.#drop(id, "timed out");
-    }
-    const tombstone = this.#tombstones.get(id);
-    // Another caller learns nothing, not even that the id existed.
-    if (tombstone !== undefined && tombstone.caller === caller) throw cursorExpired(tombstone.reason);
-    throw cursorNotFound();
-  }
-
-  async release(caller: string, id: string): Promise<void> {
-    const entry = this.#entries.get(id);
-    if (entry !== undefined && entry.caller === caller) this.#drop(id, "released");
-  }
-
-  async rememberSelection(
-    caller: string,
-    id: string,
-    signature: string,
-    keys: readonly string[],
-  ): Promise<void> {
-    const entry = this.#entries.get(id);
-    if (entry !== undefined && entry.caller === caller) entry.selections.set(signature, keys);
-  }
-
-  async selection(caller: string, id: string, signature: string): Promise<readonly string[] | undefined> {
-    const entry = this.#entries.get(id);
-    return entry !== undefined && entry.caller === caller ? entry.selections.get(signature) : undefined;
-  }
-
-  encodeCursor(state: CursorState): string {
-    return this.#codec.encode(state);
-  }
-
-  decodeCursor(token: string): CursorState {
-    return this.#codec.decode(token);
-  }
-
-  seal(purpose: string, caller: string, payload: Buffer): string {
-    return this.#codec.seal(purpose, caller, payload);
-  }
-
-  open(purpose: string, caller: string, token: string): Buffer | undefined {
-    return this.#codec.open(purpose, caller, token);
-  }
-
-  async close(): Promise<void> {
-    this.#entries.clear();
-    this.#tombstones.clear();
-    this.#bytes = 0;
-  }
-
-  #sweep(): void {
-    const now = this.#now();
-    for (const [id, entry] of this.#entries) {
-      if (now - entry.lastUsed > this.#ttlMs) this.#drop(id, "timed out");
-    }
-  }
-
-  #drop(id: string, reason: Tombstone["reason"]): void {
-    const entry = this.#entries.get(id);
-    if (entry === undefined) return;
-    this.#entries.delete(id);
-    this.#bytes -= entry.data.bytes;
-    this.#tombstones.set(id, { caller: entry.caller, reason });
-    for (const [oldest] of this.#tombstones) {
-      if (this.#tombstones.size <= SNAPSHOT_TOMBSTONES_MAX) break;
-      this.#tombstones.delete(oldest);
-    }
-  }
+function isSnapshotData(value: unknown): value is SnapshotData {
+  if (typeof value !== "object" || value === null) return false;
+  const data = value as Partial<Record<keyof SnapshotData, unknown>>;
+  return (
+    isMatchTable(data.matches) &&
+    Array.isArray(data.files) &&
+    typeof data.query === "object" &&
+    data.query !== null &&
+    typeof data.rgCwd === "string" &&
+    typeof data.bytes === "number" &&
+    typeof data.trustedRevisions === "object" &&
+    data.trustedRevisions !== null
+  );
 }
 
 /** Canonical signature of a file selection: order and duplicates do not matter. */
@@ -337,25 +272,21 @@ export function selectionSignature(keys: Iterable<string>): string {
 
 /** The error every store gives for an unknown id, or another caller's. */
 export function cursorNotFound(): EvidentError {
-  return new EvidentError("cursor_not_found", "No result belongs to this cursor; run the search again.", {
-    details: { field: "cursor" },
-  });
+  return cursorError("cursor_not_found", "No result belongs to this cursor; run the search again.");
 }
 
 /** The error every store gives for a snapshot that went away (`why`: released, evicted, ...). */
 export function cursorExpired(why: string): EvidentError {
-  return new EvidentError(
+  return cursorError(
     "cursor_expired",
     `This cursor's result was ${why}; run the search again for current results.`,
-    { details: { field: "cursor" } },
   );
 }
 
 /** A stored snapshot that failed its check (`what` it did) was discarded: its cursor has expired. */
 export function storedResultDamaged(what: string): EvidentError {
-  return new EvidentError(
+  return cursorError(
     "cursor_expired",
     `The stored result for this cursor ${what}, so it was discarded; run the search again.`,
-    { details: { field: "cursor" } },
   );
 }

@@ -1,8 +1,8 @@
 /**
  * Entries kept in the shared store (Redis) behind cursors, for every replica at once: the
  * connection, the bookkeeping scripts (scripts.ts) and the keys of one scope. code_search's
- * snapshots and the kept values of core/redis/kept-store.ts (web_read's long pages) each have
- * a scope of their own, with their own bounds, under the deployment's namespace (settings.ts).
+ * results and web_read's long pages each have a scope of their own, with their own bound, under
+ * the deployment's namespace (settings.ts).
  *
  * When Redis cannot be reached, every exchange fails with `store_unavailable`: there is no
  * silent fallback to a per-process store, whose cursors the other replicas could not continue.
@@ -11,6 +11,7 @@
  */
 import { createHash, createHmac } from "node:crypto";
 import { EvidentError } from "../errors.js";
+import { keptParty } from "../kept.js";
 import {
   SHARED_STORE_COMMAND_TIMEOUT_MS,
   SHARED_STORE_CONNECT_TIMEOUT_MS,
@@ -25,12 +26,9 @@ export interface SharedEntriesOptions {
   /** Key prefix inside the deployment's namespace: "" for snapshots, "pages:" for kept pages. */
   readonly scope: string;
   readonly ttlMs: number;
-  readonly maxCount: number;
   readonly maxBytes: number;
   /** How many released, evicted or timed-out ids are remembered, to read as `cursor_expired`. */
   readonly maxTombstones: number;
-  /** Make room from the new entry's owner's own entries first (kept pages; snapshots: no). */
-  readonly ownFirst?: boolean;
   /** What fails while Redis is away, for messages ("code_search cannot keep or continue results"). */
   readonly consequence: string;
   /** Which tool is shutting down when called after close ("code_search"). */
@@ -89,22 +87,19 @@ export class SharedEntries {
 
   /**
    * Writes an entry of about `bytes` bytes for `owner`, then sweeps timed-out entries and evicts
-   * the least recently used beyond the bounds (never the new one; with `ownFirst`, the owner's
-   * own first).
+   * the least recently used beyond the byte bound (never the new one; the owner's own first).
    */
   async admit(id: string, owner: string, bytes: number, fields: Iterable<[string, Buffer]>): Promise<void> {
     const pairs: Array<string | Buffer> = [];
     for (const [field, value] of fields) pairs.push(field, value);
-    const { ttlMs, maxCount, maxBytes } = this.#options;
+    const { ttlMs, maxBytes } = this.#options;
     await this.#script(ADMIT, [
       id,
       owner,
       String(this.#now()),
       String(ttlMs),
-      String(maxCount),
       String(maxBytes),
       String(bytes),
-      this.#options.ownFirst === true ? "1" : "0",
       ...pairs,
     ]);
   }
@@ -127,7 +122,7 @@ export class SharedEntries {
     await this.#script(RELEASE, [id, owner]);
   }
 
-  /** Adds a field to the owner's entry once (its bytes count toward the bounds). */
+  /** Adds a field to the owner's entry once (its bytes count toward the bound). */
   async addField(id: string, owner: string, field: string, value: Buffer): Promise<void> {
     await this.#script(FIELD, [id, owner, field, value]);
   }
@@ -276,9 +271,14 @@ export class SharedEntries {
   }
 }
 
-/** A caller as stored: a keyed digest, so Redis never holds the caller key (or a credential). */
-export function ownerOf(key: Buffer, caller: string): string {
-  return createHmac("sha256", key).update(`caller\0${caller}`).digest().subarray(0, 16).toString("hex");
+/**
+ * An owner as stored: keyed digests, so Redis never holds the caller key (or a credential); the
+ * first 32 digits are its caller's (`keptParty`), so the scripts find a caller's own entries.
+ */
+export function ownerOf(key: Buffer, owner: string): string {
+  const digest = (text: string) =>
+    createHmac("sha256", key).update(`caller\0${text}`).digest().subarray(0, 16).toString("hex");
+  return digest(keptParty(owner)) + digest(owner);
 }
 
 class NoAnswer extends Error {

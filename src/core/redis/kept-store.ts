@@ -1,66 +1,89 @@
 /**
- * A `KeptStore` in the shared store (Redis, `EVIDENT_SNAPSHOT_STORE`), for servers run as
- * replicas: what one replica kept (web_read's long page) is continued by any other. Same
- * semantics as `MemoryKeptStore`: bound to the caller (stored as a keyed digest), a time to live
- * after the last use, count and byte bounds across all replicas with the least recently used
- * evicted first (the caller's own first) and no value over its share, ids let go of reading
- * as `cursor_expired` and ids never given to this caller as `cursor_not_found`. The bookkeeping is the snapshots' own (entries.ts), in a scope of its
- * own. Cursors are signed with a key derived from `EVIDENT_CURSOR_KEY`, so every replica opens
- * every other's; each value carries a MAC bound to its id, so an edited or swapped value is an
- * expired cursor, never other content. When Redis cannot be reached, calls fail with
+ * The `KeptStore` in the shared store (Redis, `EVIDENT_SNAPSHOT_STORE`), for servers run as
+ * replicas: what one replica kept is continued by any other. Same semantics as in memory, the
+ * byte bound holding across all replicas; owners are stored as keyed digests, never as caller
+ * keys. A value is written as named parts (`KeptCodec`): its head, read on every use, and parts a
+ * reader asks for later (a snapshot's blocks of matches, so a page reads only what it shows).
+ * Every part carries a MAC bound to its id and name, so an edited or swapped part is an expired
+ * cursor, never other content. Cursors are signed with a key derived from `EVIDENT_CURSOR_KEY`,
+ * so every replica opens every other's. When Redis cannot be reached, calls fail with
  * `store_unavailable`, never falling back to memory.
  */
-import { randomBytes, timingSafeEqual } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import {
+  KEPT_ID,
   KEPT_ID_BYTES,
+  KEPT_PART_NAME,
+  type KeptErrors,
+  type KeptOptions,
   type KeptStore,
-  type KeptStoreBounds,
   KeptValueTooLarge,
   keptEntryMaxBytes,
-  keptExpired,
-  keptNotFound,
-  keptValueMac,
+  keptMac,
+  keptMacHolds,
 } from "../kept.js";
+import { KEPT_TOMBSTONES_MAX } from "../limits.js";
 import type { Logger } from "../logger.js";
 import { ownerOf, SharedEntries } from "./entries.js";
 import { KEY_VARIABLE, type RedisStoreSettings } from "./settings.js";
 
-export interface RedisKeptStoreOptions extends KeptStoreBounds {
+const HEAD = "h";
+const MAC_BYTES = 32;
+/** Added parts are named apart from the codec's. */
+const partField = (name: string) => `p${name}`;
+
+/** How a value is written as parts: the first is its head ("h"); `decode` reads the others on demand. */
+export interface KeptCodec<T> {
+  encode(value: T): Promise<Array<[string, Buffer]>>;
+  /** The value from its head, or undefined for a value of another format. */
+  decode(head: Buffer, read: (names: string[]) => Promise<Buffer[]>, errors: KeptErrors): T | undefined;
+}
+
+/** One part, JSON: the default for small values (web_read's pages). */
+export const jsonCodec: KeptCodec<unknown> = {
+  encode: async (value) => [[HEAD, Buffer.from(JSON.stringify(value))]],
+  decode: (head) => {
+    try {
+      return JSON.parse(head.toString("utf8")) as unknown;
+    } catch {
+      return undefined;
+    }
+  },
+};
+
+export interface RedisKeptStoreOptions<T> extends KeptOptions {
   readonly settings: RedisStoreSettings;
+  /** Signs the cursors; signs stored parts and digests owners. */
+  readonly keys: { readonly cursor: Buffer; readonly data: Buffer };
   /** Key prefix of these values in the deployment's namespace ("pages:"). */
   readonly scope: string;
   /** Which tool keeps the values, for messages ("web_read"). */
   readonly tool: string;
   /** What fails while Redis is away ("web_read cannot keep or continue long pages"). */
   readonly consequence: string;
+  readonly codec?: KeptCodec<T>;
   /** How long one exchange with Redis may take (SHARED_STORE_COMMAND_TIMEOUT_MS). */
   readonly timeoutMs?: number;
   readonly logger?: Logger;
 }
 
-const ID = /^[0-9a-f]{32}$/;
-const VALUE_FIELD = "h";
-const MAC_BYTES = 32;
-
 export class RedisKeptStore<T> implements KeptStore<T> {
   readonly foreign = `a server with another ${KEY_VARIABLE}`;
-  readonly #options: RedisKeptStoreOptions;
-  readonly #entries: SharedEntries;
   readonly entryMaxBytes: number;
+  readonly #options: RedisKeptStoreOptions<T>;
+  readonly #entries: SharedEntries;
+  readonly #codec: KeptCodec<T>;
 
-  constructor(options: RedisKeptStoreOptions) {
+  constructor(options: RedisKeptStoreOptions<T>) {
     this.#options = options;
+    this.#codec = options.codec ?? (jsonCodec as KeptCodec<T>);
     this.entryMaxBytes = keptEntryMaxBytes(options.maxBytes);
     this.#entries = new SharedEntries({
       settings: options.settings,
       scope: options.scope,
       ttlMs: options.ttlMs,
-      maxCount: options.maxCount,
       maxBytes: options.maxBytes,
-      // As in memory: about as many gone ids as can be kept at once read as expired.
-      maxTombstones: options.maxCount * 4,
-      // As in memory: a caller's new value makes room from its own values first.
-      ownFirst: true,
+      maxTombstones: options.maxTombstones ?? KEPT_TOMBSTONES_MAX,
       consequence: options.consequence,
       tool: options.tool,
       ...(options.now === undefined ? {} : { now: options.now }),
@@ -69,46 +92,66 @@ export class RedisKeptStore<T> implements KeptStore<T> {
     });
   }
 
-  /** Counts what Redis stores (the value and its MAC), not the caller's estimate. */
-  async put(caller: string, value: T, _bytes: number): Promise<string> {
+  /** Connects (if not yet) and checks that Redis answers: startup uses it to fail early. */
+  async check(): Promise<void> {
+    await this.#entries.check();
+  }
+
+  /** Counts what Redis stores (parts and their MACs), not the caller's estimate. */
+  async put(owner: string, value: T, _bytes: number): Promise<string> {
     const id = randomBytes(KEPT_ID_BYTES).toString("hex");
-    const json = JSON.stringify(value);
-    const stored = Buffer.concat([keptValueMac(this.#dataKey(), id, json), Buffer.from(json)]);
-    const size = VALUE_FIELD.length + stored.length;
+    const fields = new Map<string, Buffer>();
+    let size = 0;
+    for (const [name, payload] of await this.#codec.encode(value)) {
+      const sealed = Buffer.concat([keptMac(this.#options.keys.data, id, name, [payload]), payload]);
+      fields.set(name, sealed);
+      size += name.length + sealed.length;
+    }
     // Refused here, before Redis sees it: every replica runs this check, so none can evict all.
     if (size > this.entryMaxBytes) throw new KeptValueTooLarge(size, this.entryMaxBytes);
-    await this.#entries.admit(id, this.#owner(caller), size, [[VALUE_FIELD, stored]]);
+    await this.#entries.admit(id, this.#owner(owner), size, fields);
     return id;
   }
 
-  async get(caller: string, id: string): Promise<T> {
-    const { redo } = this.#options;
-    if (!ID.test(id)) throw keptNotFound(redo);
-    const owner = this.#owner(caller);
-    const touched = await this.#entries.touch(id, owner);
-    if (touched.status === "missing") throw keptNotFound(redo);
-    if (touched.status === "expired") throw keptExpired(touched.reason, redo);
-    const stored = touched.header;
-    const json = stored.subarray(MAC_BYTES).toString("utf8");
-    const given = stored.subarray(0, MAC_BYTES);
-    const expected = keptValueMac(this.#dataKey(), id, json);
-    if (given.length === MAC_BYTES && timingSafeEqual(given, expected)) {
-      try {
-        return JSON.parse(json) as T;
-      } catch {
-        // A value that verifies but does not parse was written by something else: discarded below.
-      }
-    }
-    await this.#entries.release(id, owner).catch(() => undefined);
+  async get(owner: string, id: string): Promise<T> {
+    const { errors } = this.#options;
+    if (!KEPT_ID.test(id)) throw errors.notFound();
+    const touched = await this.#entries.touch(id, this.#owner(owner));
+    if (touched.status === "missing") throw errors.notFound();
+    if (touched.status === "expired") throw errors.expired(touched.reason);
+    const head = this.#unseal(id, HEAD, touched.header);
+    const value =
+      head === undefined ? undefined : this.#codec.decode(head, (names) => this.#read(id, names), errors);
+    if (value !== undefined) return value;
+    await this.#entries.release(id, this.#owner(owner)).catch(() => undefined);
     this.#options.logger?.warn(
       `shared store: a value kept for ${this.#options.tool} failed its integrity check`,
     );
-    throw keptExpired("damaged, so it was discarded", redo);
+    throw errors.damaged("failed its integrity check");
+  }
+
+  async release(owner: string, id: string): Promise<void> {
+    if (this.#entries.closed || !KEPT_ID.test(id)) return;
+    await this.#entries.release(id, this.#owner(owner));
+  }
+
+  async addPart(owner: string, id: string, name: string, value: Buffer): Promise<void> {
+    if (this.#entries.closed || !KEPT_ID.test(id) || !KEPT_PART_NAME.test(name)) return;
+    const field = partField(name);
+    const sealed = Buffer.concat([keptMac(this.#options.keys.data, id, field, [value]), value]);
+    await this.#entries.addField(id, this.#owner(owner), field, sealed);
+  }
+
+  async part(owner: string, id: string, name: string): Promise<Buffer | undefined> {
+    if (this.#entries.closed || !KEPT_ID.test(id) || !KEPT_PART_NAME.test(name)) return undefined;
+    const field = partField(name);
+    const value = await this.#entries.field(id, this.#owner(owner), field);
+    return value === undefined ? undefined : this.#unseal(id, field, value);
   }
 
   /** Derived from the shared secret: every replica signs and opens the same cursors. */
   key(): Buffer {
-    return this.#options.settings.keys.keptCursor;
+    return this.#options.keys.cursor;
   }
 
   /** Ends this instance's connection; the values stay for the other replicas. */
@@ -116,11 +159,27 @@ export class RedisKeptStore<T> implements KeptStore<T> {
     await this.#entries.close();
   }
 
-  #dataKey(): Buffer {
-    return this.#options.settings.keys.keptData;
+  /** Parts of a value already touched (a page's blocks), checked; a missing one was evicted meanwhile. */
+  async #read(id: string, names: string[]): Promise<Buffer[]> {
+    const { errors } = this.#options;
+    const values = await this.#entries.readFields(id, names);
+    return names.map((name, i) => {
+      const value = values[i];
+      if (value === null || value === undefined) throw errors.expired("evicted while the page was read");
+      const payload = this.#unseal(id, name, value);
+      if (payload === undefined) throw errors.damaged("failed its integrity check");
+      return payload;
+    });
   }
 
-  #owner(caller: string): string {
-    return ownerOf(this.#dataKey(), caller);
+  #unseal(id: string, name: string, value: Buffer): Buffer | undefined {
+    if (value.length < MAC_BYTES) return undefined;
+    const payload = value.subarray(MAC_BYTES);
+    const expected = keptMac(this.#options.keys.data, id, name, [payload]);
+    return keptMacHolds(value.subarray(0, MAC_BYTES), expected) ? payload : undefined;
+  }
+
+  #owner(owner: string): string {
+    return ownerOf(this.#options.keys.data, owner);
   }
 }

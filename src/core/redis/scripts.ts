@@ -1,16 +1,16 @@
 /**
  * The shared store's bookkeeping (entries.ts), as Lua scripts so that each step is atomic across
  * replicas: admitting an entry (sweeping timed-out ones, evicting the least recently used beyond
- * the count and byte bounds, optionally the owner's own first), touching one on use, releasing one, and adding a field to one.
+ * the byte bound, the owner's own first), touching one on use, releasing one, and adding a field to one.
  *
  * Keys, under the deployment's namespace N (see settings.ts) and a scope S of entries (code_search's
  * snapshots: none; web_read's kept pages: "pages:"):
  *   N:S index       ZSET  id -> use sequence (least recently used first)
- *   N:S meta        HASH  id -> "<last use ms> <stored bytes> <owner>"
+ *   N:S meta        HASH  id -> "<last use ms> <stored bytes> <owner>" (see entries.ts ownerOf)
  *   N:S seq         counter giving the use sequence
  *   N:S gone        HASH  id -> "<owner> <reason>" (tombstones: released, evicted, timed out)
  *   N:S gone-order  ZSET  id -> sequence, trimmed to the tombstone bound
- *   N:S s:<id>      HASH  the entry: header "h", then what its store adds (blocks, selections)
+ *   N:S s:<id>      HASH  the entry: header "h", then its other parts (blocks, selections)
  * Times are the replicas' clocks (milliseconds), compared against the scope's time to live.
  * Scripts touch the entry hashes by name, so the store needs one Redis (or a primary with
  * replicas), not a Redis Cluster.
@@ -51,18 +51,17 @@ end
 `;
 
 /**
- * ARGV after the common ones: id, owner, now, ttl, maxCount, maxBytes, size, own-first ("1":
- * make room from the owner's entries first), then field/value pairs. Writes the entry, then evicts; the new entry itself is never evicted (a kept value is
- * within its share of the bound: kept-store.ts refuses a larger one before it gets here).
+ * ARGV after the common ones: id, owner, now, ttl, maxBytes, size, then field/value pairs. Writes
+ * the entry, then evicts; the new entry itself is never evicted (a kept value is within its share
+ * of the bound: kept-store.ts refuses a larger one before it gets here).
  */
 export const ADMIT = `${COMMON}
 local id, owner, now, ttl = ARGV[4], ARGV[5], tonumber(ARGV[6]), tonumber(ARGV[7])
-local maxCount, maxBytes, size = tonumber(ARGV[8]), tonumber(ARGV[9]), tonumber(ARGV[10])
-local ownFirst = ARGV[11] == '1'
-for i = 12, #ARGV, 2 do redis.call('HSET', prefix .. id, ARGV[i], ARGV[i + 1]) end
+local maxBytes, size = tonumber(ARGV[8]), tonumber(ARGV[9])
+for i = 10, #ARGV, 2 do redis.call('HSET', prefix .. id, ARGV[i], ARGV[i + 1]) end
 redis.call('PEXPIRE', prefix .. id, expiry)
 
-local sizes, total = {}, size
+local total = size
 local entries = redis.call('HGETALL', meta)
 for i = 1, #entries, 2 do
   local used, bytes, holder = parse(entries[i + 1])
@@ -71,33 +70,30 @@ for i = 1, #entries, 2 do
   elseif now - used > ttl then
     drop(entries[i], holder, 'timed out')
   else
-    sizes[entries[i]] = bytes
     total = total + bytes
   end
 end
-redis.call('HSET', meta, id, ARGV[6] .. ' ' .. ARGV[10] .. ' ' .. owner)
+redis.call('HSET', meta, id, ARGV[6] .. ' ' .. ARGV[9] .. ' ' .. owner)
 redis.call('ZADD', index, redis.call('INCR', seq), id)
 
--- With ownFirst, room is made from the owner's own entries first (least recently used first),
--- then from everyone's: one owner evicts at most about one entry's worth of the others'.
-local count = redis.call('ZCARD', index)
-if count > maxCount or total > maxBytes then
+-- Room is made from the caller's own entries first (least recently used first; an owner's
+-- first 32 digits name its caller, whatever the scope), then from everyone's: one caller
+-- evicts at most about one entry's worth of the others'.
+if total > maxBytes then
   local order = redis.call('ZRANGE', index, 0, -1)
-  for pass = ownFirst and 1 or 2, 2 do
+  for pass = 1, 2 do
     for _, old in ipairs(order) do
-      if count <= maxCount and total <= maxBytes then break end
+      if total <= maxBytes then break end
       if old ~= id then
         local value = redis.call('HGET', meta, old)
         if value then
           local _, bytes, holder = parse(value)
-          if pass == 2 or holder == owner then
+          if pass == 2 or string.sub(holder, 1, 32) == string.sub(owner, 1, 32) then
             drop(old, holder, 'evicted')
             total = total - bytes
-            count = count - 1
           end
-        elseif pass == 1 or not ownFirst then
+        else
           redis.call('ZREM', index, old)
-          count = count - 1
         end
       end
     end
@@ -152,7 +148,7 @@ return done('ok')
 
 /**
  * ARGV after the common ones: id, owner, field, value (empty: read). Adds a field (a
- * snapshot's selection) once, counting its bytes toward the bounds, or reads it; only for the
+ * snapshot's selection) once, counting its bytes toward the bound, or reads it; only for the
  * entry's owner.
  */
 export const FIELD = `${COMMON}

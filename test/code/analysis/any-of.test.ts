@@ -3,7 +3,7 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import type { CodeSearchResponse } from "../../../src/code/service.js";
-import { MemorySnapshotStore } from "../../../src/code/snapshots/store.js";
+import { memoryKept, snapshotStore } from "../../../src/code/snapshots/store.js";
 import {
   ANALYSIS_ITEMS_PER_PAGE,
   ANYOF_GROUP_TERMS,
@@ -224,14 +224,15 @@ describe("anyOf", () => {
 
   it("pages hold at most thirty items, and the last page lets the stored result go", async () => {
     const root = await tree({ "a.ts": "x y\n".repeat(40) });
-    const store = new MemorySnapshotStore();
+    const kept = memoryKept();
+    const store = snapshotStore(kept);
     const service = makeService(root, { store });
     const first = await service.run({ anyOf: ["x", "y"] }, ctx());
     assert.equal(first.data.items?.length, ANALYSIS_ITEMS_PER_PAGE);
-    assert.equal(store.size, 1);
+    assert.equal(kept.size, 1);
     const { items } = await walk(service, first);
     assert.equal(items.length, 80);
-    assert.equal(store.size, 0);
+    assert.equal(kept.size, 0);
     assert.equal(
       await errorCode(service.run({ cursor: first.data.cursor as string }, ctx())),
       "cursor_expired",
@@ -241,12 +242,13 @@ describe("anyOf", () => {
 
   it("a result that fits one page is answered whole and never stored", async () => {
     const root = await tree({ "a.ts": "x y\n" });
-    const store = new MemorySnapshotStore();
+    const kept = memoryKept();
+    const store = snapshotStore(kept);
     const service = makeService(root, { store });
     const result = await service.run({ anyOf: ["x", "y"] }, ctx());
     assert.equal(result.data.cursor, undefined);
     assert.equal(result.data.items?.length, 2);
-    assert.equal(store.size, 0);
+    assert.equal(kept.size, 0);
     await service.close();
   });
 

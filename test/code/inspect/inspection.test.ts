@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { revisionOf } from "../../../src/code/revisions/scan.js";
 import { codeSearchInputSchema } from "../../../src/code/schema.js";
-import { MemorySnapshotStore } from "../../../src/code/snapshots/store.js";
+import { memorySnapshotStore } from "../../../src/code/snapshots/store.js";
 import { decodeSourceCursor, encodeSourceCursor } from "../../../src/code/source/source-cursor.js";
 import { INSPECT_RESPONSE_MAX_BYTES, SOURCE_CURSOR_TTL_MS } from "../../../src/core/limits.js";
 import { treesRemovedAfter } from "../helpers.js";
@@ -213,7 +213,7 @@ describe("inspection", () => {
     } finally {
       await service.close();
     }
-    const store = new MemorySnapshotStore();
+    const store = memorySnapshotStore();
     const token = encodeSourceCursor(store, "c", {
       issuedAt: 1_000,
       documents: [

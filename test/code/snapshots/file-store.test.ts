@@ -12,8 +12,8 @@ import { createInterface } from "node:readline";
 import { after, describe, it } from "node:test";
 import { revisionOf } from "../../../src/code/revisions/scan.js";
 import { parsedTable } from "../../../src/code/rg/match-table.js";
-import { FileSnapshotStore } from "../../../src/code/snapshots/file-store/store.js";
-import { MemorySnapshotStore, selectionSignature } from "../../../src/code/snapshots/store.js";
+import { fileSnapshots, type SnapshotBounds } from "../../../src/code/snapshots/backends.js";
+import { memorySnapshotStore, selectionSignature, snapshotStore } from "../../../src/code/snapshots/store.js";
 import { cacheDir } from "../../../src/config/settings.js";
 import { errorOf } from "../../fixtures/errors.js";
 import { spawnedFixture } from "../../fixtures/spawned.js";
@@ -38,15 +38,17 @@ function freshDir(): string {
   return join(tempParent(), "snapshots");
 }
 
-snapshotStoreContract(
-  "FileSnapshotStore",
-  (options) => new FileSnapshotStore({ dir: freshDir(), ...options }),
-);
+/** code_search's results on disk in `dir`, as the CLI keeps them. */
+function onDisk(dir: string, bounds: SnapshotBounds = {}) {
+  return snapshotStore(fileSnapshots(dir, bounds));
+}
 
-describe("FileSnapshotStore", () => {
+snapshotStoreContract("file", (options) => onDisk(freshDir(), options));
+
+describe("code_search's results on disk", () => {
   it("G06: a second store on the same directory (the next process) continues the first one's cursors", async () => {
     const dir = freshDir();
-    const first = new FileSnapshotStore({ dir });
+    const first = onDisk(dir);
     const data = {
       ...snapshotData(),
       matches: parsedTable([
@@ -69,7 +71,7 @@ describe("FileSnapshotStore", () => {
     const cursor = first.encodeCursor({ snapshotId: id, offset: 1, kind: "matches", selection: sig });
     await first.close();
 
-    const second = new FileSnapshotStore({ dir });
+    const second = onDisk(dir);
     const state = second.decodeCursor(cursor);
     assert.deepEqual(state, { snapshotId: id, offset: 1, kind: "matches", selection: sig });
     assert.deepEqual(await second.get("cli:1", id), data);
@@ -77,7 +79,7 @@ describe("FileSnapshotStore", () => {
     assert.equal(await errorCodeOf(() => second.get("cli:2", id)), "cursor_not_found");
     await second.release("cli:1", id);
 
-    const third = new FileSnapshotStore({ dir });
+    const third = onDisk(dir);
     assert.equal(await errorCodeOf(() => third.get("cli:1", id)), "cursor_expired");
     assert.equal(await errorCodeOf(() => third.get("cli:2", id)), "cursor_not_found");
     assert.equal(await third.selection("cli:1", id, sig), undefined);
@@ -94,24 +96,24 @@ describe("FileSnapshotStore", () => {
     const root = await makeTree(files);
     try {
       const dir = freshDir();
-      const one = makeService(root, { store: new FileSnapshotStore({ dir }) });
+      const one = makeService(root, { store: onDisk(dir) });
       const summary = await one.run({ pattern: "needle" }, ctx("cli:1"));
       assert.equal(summary.data.view, "summary");
       assert.equal(summary.data.totalMatches, 465);
       await one.close();
 
-      const two = makeService(root, { store: new FileSnapshotStore({ dir }) });
+      const two = makeService(root, { store: onDisk(dir) });
       const cursor = summary.data.cursor as string;
       const first = await two.run({ cursor, limit: 40 }, ctx("cli:1"));
       await two.close();
-      const three = makeService(root, { store: new FileSnapshotStore({ dir }) });
+      const three = makeService(root, { store: onDisk(dir) });
       const indices = await walk(three, first, { limit: 40 }, "cli:1");
       assert.deepEqual(
         indices,
         Array.from({ length: 465 }, (_, i) => i + 1),
       );
       // The summary cursor stays reusable (G07), also for a chosen file, from yet another instance.
-      const four = makeService(root, { store: new FileSnapshotStore({ dir }) });
+      const four = makeService(root, { store: onDisk(dir) });
       const chosen = await four.run({ cursor, paths: ["src/f004.ts"], limit: 2 }, ctx("cli:1"));
       const rest = await walk(four, chosen, {}, "cli:1");
       assert.equal(rest.length, 5);
@@ -125,7 +127,7 @@ describe("FileSnapshotStore", () => {
 
   it("creates the directory 0700 and every file 0600", async () => {
     const dir = freshDir();
-    const store = new FileSnapshotStore({ dir });
+    const store = onDisk(dir);
     const id = await store.put("a", snapshotData());
     const sig = selectionSignature(["x"]);
     await store.rememberSelection("a", id, sig, ["x"]);
@@ -133,10 +135,7 @@ describe("FileSnapshotStore", () => {
     await store.release("a", released);
     assert.equal((await stat(dir)).mode & 0o777, 0o700);
     const names = (await readdir(dir)).sort();
-    assert.deepEqual(
-      names,
-      [`${id}.${sig}.selection`, `${id}.snapshot`, `${released}.expired`, "cursor.key"].sort(),
-    );
+    assert.deepEqual(names, [`${id}.s${sig}.part`, `${id}.kept`, `${released}.gone`, "cursor.key"].sort());
     for (const name of names) {
       assert.equal((await stat(join(dir, name))).mode & 0o777, 0o600, name);
     }
@@ -163,7 +162,7 @@ describe("FileSnapshotStore", () => {
 
   it("G12: a tampered, truncated, swapped or garbage snapshot file is cursor_expired, never other evidence", async () => {
     const dir = freshDir();
-    const store = new FileSnapshotStore({ dir });
+    const store = onDisk(dir);
     const damage: Array<[string, (path: string, id: string, other: string) => Promise<void>]> = [
       [
         "a flipped payload byte",
@@ -174,15 +173,15 @@ describe("FileSnapshotStore", () => {
         },
       ],
       ["truncation", async (path) => writeFile(path, (await readFile(path)).subarray(0, 20))],
-      ["another snapshot's file", async (path, _id, other) => rename(join(dir, `${other}.snapshot`), path)],
+      ["another snapshot's file", async (path, _id, other) => rename(join(dir, `${other}.kept`), path)],
       ["garbage", async (path) => writeFile(path, "not a snapshot")],
     ];
     for (const [what, corrupt] of damage) {
       const id = await store.put("a", snapshotData());
       const other = await store.put("a", snapshotData(7));
-      const path = join(dir, `${id}.snapshot`);
+      const path = join(dir, `${id}.kept`);
       await corrupt(path, id, other);
-      const fresh = new FileSnapshotStore({ dir });
+      const fresh = onDisk(dir);
       const error = await errorOf(() => fresh.get("a", id));
       assert.equal(error.code, "cursor_expired", what);
       assert.match(error.message, /stored result for this cursor .*run the search again/, what);
@@ -193,9 +192,9 @@ describe("FileSnapshotStore", () => {
 
   it("a snapshot written under the other runtime (Node.js vs Bun) says so", async () => {
     const dir = freshDir();
-    const store = new FileSnapshotStore({ dir });
+    const store = onDisk(dir);
     const id = await store.put("a", snapshotData());
-    const path = join(dir, `${id}.snapshot`);
+    const path = join(dir, `${id}.kept`);
     const bytes = await readFile(path);
     bytes[4] = bytes[4] === 0x4e ? 0x42 : 0x4e; // "N" <-> "B"
     await writeFile(path, bytes);
@@ -206,10 +205,10 @@ describe("FileSnapshotStore", () => {
 
   it("never follows a symlink inside the directory", async () => {
     const dir = freshDir();
-    const store = new FileSnapshotStore({ dir });
+    const store = onDisk(dir);
     const real = await store.put("a", snapshotData());
     const planted = "cd".repeat(16);
-    await symlink(join(dir, `${real}.snapshot`), join(dir, `${planted}.snapshot`));
+    await symlink(join(dir, `${real}.kept`), join(dir, `${planted}.kept`));
     const error = await errorOf(() => store.get("a", planted));
     assert.equal(error.code, "cursor_expired");
     assert.equal(await errorCodeOf(() => store.get("a", real)), "no error");
@@ -221,7 +220,7 @@ describe("FileSnapshotStore", () => {
     mkdirSync(target, { mode: 0o700 });
     const link = join(parent, "link");
     symlinkSync(target, link);
-    const store = new FileSnapshotStore({ dir: link });
+    const store = onDisk(link);
     const error = await errorOf(() => store.put("a", snapshotData()));
     assert.equal(error.code, "configuration_error");
     assert.match(error.message, /symbolic link/);
@@ -236,73 +235,74 @@ describe("FileSnapshotStore", () => {
     const open = join(tempParent(), "open");
     mkdirSync(open);
     chmodSync(open, 0o777);
-    const error = await errorOf(() => new FileSnapshotStore({ dir: open }).put("a", snapshotData()));
+    const error = await errorOf(() => onDisk(open).put("a", snapshotData()));
     assert.equal(error.code, "configuration_error");
     assert.match(error.message, /writable by other users.*EVIDENT_CACHE_DIR/);
     if (process.getuid?.() === 0) {
       const foreign = join(tempParent(), "foreign");
       mkdirSync(foreign, { mode: 0o700 });
       chownSync(foreign, 65534, 65534);
-      const refused = await errorOf(() => new FileSnapshotStore({ dir: foreign }).put("a", snapshotData()));
+      const refused = await errorOf(() => onDisk(foreign).put("a", snapshotData()));
       assert.equal(refused.code, "configuration_error");
       assert.match(refused.message, /not owned by the current user/);
     }
   });
 
   it("G12: a cursor of another directory's key (or of a memory store) is cursor_malformed", async () => {
-    const store = new FileSnapshotStore({ dir: freshDir() });
-    const other = new FileSnapshotStore({ dir: freshDir() });
+    const store = onDisk(freshDir());
+    const other = onDisk(freshDir());
     const id = await store.put("a", snapshotData());
     for (const foreign of [
       other.encodeCursor({ snapshotId: id, offset: 0, kind: "summary" }),
-      new MemorySnapshotStore().encodeCursor({ snapshotId: id, offset: 0, kind: "summary" }),
+      memorySnapshotStore().encodeCursor({ snapshotId: id, offset: 0, kind: "summary" }),
     ]) {
       assert.equal(await errorCodeOf(() => store.decodeCursor(foreign)), "cursor_malformed");
     }
   });
 
-  it("evicts the least recently used beyond the count or byte bound, as cursor_expired", async () => {
+  it("evicts the least recently used beyond the byte bound, counting the files, as cursor_expired", async () => {
+    const probe = freshDir();
+    const size = (await stat(join(probe, `${await onDisk(probe).put("a", snapshotData())}.kept`))).size;
     const dir = freshDir();
     let now = 1_000_000;
-    const byCount = new FileSnapshotStore({ dir, maxCount: 2, now: () => now });
-    const first = await byCount.put("a", snapshotData());
+    // Four files fit, five do not.
+    const bounds = { maxBytes: Math.floor(size * 4.5), now: () => now };
+    const store = onDisk(dir, bounds);
+    const first = await store.put("a", snapshotData());
     now += 10;
-    const second = await byCount.put("a", snapshotData());
+    const second = await store.put("a", snapshotData());
+    for (let i = 0; i < 2; i++) {
+      now += 10;
+      await store.put("a", snapshotData());
+    }
     now += 10;
-    await byCount.get("a", first);
+    await store.get("a", first);
     now += 10;
-    await byCount.put("a", snapshotData());
-    const later = new FileSnapshotStore({ dir, maxCount: 2, now: () => now });
+    await store.put("a", snapshotData());
+    const later = onDisk(dir, bounds);
     assert.equal(await errorCodeOf(() => later.get("a", second)), "cursor_expired");
     assert.equal(await errorCodeOf(() => later.get("a", first)), "no error");
-
-    const small = new FileSnapshotStore({ dir: freshDir(), maxBytes: 1, now: () => now });
-    const old = await small.put("a", snapshotData());
-    now += 10;
-    const kept = await small.put("a", snapshotData());
-    assert.equal(await errorCodeOf(() => small.get("a", old)), "cursor_expired");
-    assert.equal(await errorCodeOf(() => small.get("a", kept)), "no error");
   });
 
   it("removes timed-out snapshots on put, leaving tombstones so they read as expired", async () => {
     const dir = freshDir();
     let now = 1_000_000;
-    const store = new FileSnapshotStore({ dir, ttlMs: 1000, now: () => now });
+    const store = onDisk(dir, { ttlMs: 1000, now: () => now });
     const idle = await store.put("a", snapshotData());
     now += 5000;
     await store.put("a", snapshotData());
     const names = await readdir(dir);
-    assert.ok(!names.includes(`${idle}.snapshot`));
-    assert.ok(names.includes(`${idle}.expired`));
+    assert.ok(!names.includes(`${idle}.kept`));
+    assert.ok(names.includes(`${idle}.gone`));
     assert.equal(await errorCodeOf(() => store.get("a", idle)), "cursor_expired");
   });
 
   it("bounds the number of tombstones", async () => {
     const dir = freshDir();
-    const store = new FileSnapshotStore({ dir, maxTombstones: 3 });
+    const store = onDisk(dir, { maxTombstones: 3 });
     for (let i = 0; i < 6; i++) await store.release("a", await store.put("a", snapshotData()));
     await store.put("a", snapshotData());
-    assert.equal((await readdir(dir)).filter((n) => n.endsWith(".expired")).length, 3);
+    assert.equal((await readdir(dir)).filter((n) => n.endsWith(".gone")).length, 3);
   });
 
   it("processes racing to create the key all end up with the same one", async () => {
@@ -324,7 +324,7 @@ describe("FileSnapshotStore", () => {
     const cursors: string[] = [];
     for (const { lines } of outputs) cursors.push((await lines.next()).value as string);
     assert.equal(new Set(cursors).size, 1, cursors.join("\n"));
-    const state = new FileSnapshotStore({ dir }).decodeCursor(cursors[0] as string);
+    const state = onDisk(dir).decodeCursor(cursors[0] as string);
     assert.deepEqual(state, {
       snapshotId: "ab".repeat(16),
       offset: 7,

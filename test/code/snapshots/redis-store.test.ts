@@ -8,17 +8,16 @@ import { randomBytes } from "node:crypto";
 import { after, before, describe, it } from "node:test";
 import { RESP_TYPES } from "@redis/client";
 import { loadMatches, parsedTable } from "../../../src/code/rg/match-table.js";
+import { redisSnapshots, type SnapshotBounds } from "../../../src/code/snapshots/backends.js";
 import {
-  RedisSnapshotStore,
-  type RedisSnapshotStoreOptions,
-} from "../../../src/code/snapshots/redis-store/store.js";
-import {
-  MemorySnapshotStore,
+  memorySnapshotStore,
+  type SnapshotStore,
   searchSnapshot,
   selectionSignature,
+  snapshotStore,
 } from "../../../src/code/snapshots/store.js";
 import { sharedStoreSettings } from "../../../src/config/settings.js";
-import { SNAPSHOT_BLOCK_MATCHES } from "../../../src/core/limits.js";
+import { KEPT_MIN_BYTES, SNAPSHOT_BLOCK_MATCHES } from "../../../src/core/limits.js";
 import { deriveKeys } from "../../../src/core/redis/settings.js";
 import { errorOf } from "../../fixtures/errors.js";
 import { missing } from "../../fixtures/optional-tools.js";
@@ -29,7 +28,7 @@ import { errorCodeOf, snapshotData, snapshotStoreContract } from "./store.contra
 
 const skip = missing("redis-server");
 let redis: RedisServer;
-const stores: RedisSnapshotStore[] = [];
+const stores: SnapshotStore[] = [];
 const makeTree = treesRemovedAfter(after);
 
 before(async () => {
@@ -46,20 +45,18 @@ function secret(): string {
   return randomBytes(24).toString("base64url");
 }
 
+type Options = SnapshotBounds & { readonly timeoutMs?: number };
+
 /** A store on the test's Redis; stores made with the same `key` are replicas of one deployment. */
-function storeOn(
-  url: string,
-  key: string,
-  options: Partial<Omit<RedisSnapshotStoreOptions, "settings">> = {},
-): RedisSnapshotStore {
+function storeOn(url: string, key: string, options: Options = {}): SnapshotStore {
   const settings = sharedStoreSettings({ EVIDENT_SNAPSHOT_STORE: url, EVIDENT_CURSOR_KEY: key });
   assert.ok(settings !== undefined);
-  const store = new RedisSnapshotStore({ settings, ...options });
+  const store = snapshotStore(redisSnapshots(settings, options));
   stores.push(store);
   return store;
 }
 
-function replica(key: string, options: Partial<Omit<RedisSnapshotStoreOptions, "settings">> = {}) {
+function replica(key: string, options: Options = {}) {
   return storeOn(redis.url, key, options);
 }
 
@@ -102,9 +99,9 @@ function snapshotOf(count: number, files = 1) {
   return { ...snapshotData(count * 40), matches: parsedTable(list), files: fileRows };
 }
 
-snapshotStoreContract("RedisSnapshotStore", (options) => replica(secret(), options), skip);
+snapshotStoreContract("redis", (options) => replica(secret(), options), skip);
 
-describe("RedisSnapshotStore", { skip }, () => {
+describe("code_search's results in Redis", { skip }, () => {
   it("G06: a second replica continues the first one's cursors, selections and releases", async () => {
     const key = secret();
     const one = replica(key);
@@ -133,24 +130,12 @@ describe("RedisSnapshotStore", { skip }, () => {
     const id = await store.put("a", snapshotData());
     for (const foreign of [
       other.encodeCursor({ snapshotId: id, offset: 0, kind: "summary" }),
-      new MemorySnapshotStore().encodeCursor({ snapshotId: id, offset: 0, kind: "summary" }),
+      memorySnapshotStore().encodeCursor({ snapshotId: id, offset: 0, kind: "summary" }),
     ]) {
       assert.equal(await errorCodeOf(() => store.decodeCursor(foreign)), "cursor_malformed");
     }
     // Another deployment's key also names other Redis keys: its snapshots are not found here.
     assert.equal(await errorCodeOf(() => other.get("a", id)), "cursor_not_found");
-  });
-
-  it("G12: the count bound holds across replicas, least recently used evicted first, as cursor_expired", async () => {
-    const key = secret();
-    const one = replica(key, { maxCount: 2 });
-    const two = replica(key, { maxCount: 2 });
-    const first = await one.put("a", snapshotData());
-    const second = await two.put("a", snapshotData());
-    await two.get("a", first);
-    await one.put("a", snapshotData());
-    assert.equal(await errorCodeOf(() => two.get("a", second)), "cursor_expired");
-    assert.equal(await errorCodeOf(() => one.get("a", first)), "no error");
   });
 
   it("G12: the byte bound holds across replicas, counting what is stored; the newest is always kept", async () => {
@@ -161,14 +146,21 @@ describe("RedisSnapshotStore", { skip }, () => {
     try {
       const stored = await storedBytes(client, probeKey);
       assert.ok(stored > 0);
-      const one = replica(key, { maxBytes: Math.floor(stored * 2.5) });
-      const two = replica(key, { maxBytes: Math.floor(stored * 2.5) });
+      // Four fit, five do not.
+      const one = replica(key, { maxBytes: Math.floor(stored * 4.5) });
+      const two = replica(key, { maxBytes: Math.floor(stored * 4.5) });
       const old = await one.put("a", snapshotOf(300));
       await two.put("a", snapshotOf(300));
       await one.put("a", snapshotOf(300));
+      await two.put("a", snapshotOf(300));
+      const newest = await one.put("a", snapshotOf(300));
       assert.equal(await errorCodeOf(() => two.get("a", old)), "cursor_expired");
-      const tiny = replica(secret(), { maxBytes: 1 });
-      const kept = await tiny.put("a", snapshotOf(300));
+      assert.equal(await errorCodeOf(() => two.get("a", newest)), "no error");
+      // The newest is kept within its share; over it, nothing is kept and it says so.
+      const tiny = replica(secret(), { maxBytes: KEPT_MIN_BYTES });
+      const kept = await tiny.put("a", snapshotOf(10));
+      assert.equal(await errorCodeOf(() => tiny.get("a", kept)), "no error");
+      assert.equal(await errorCodeOf(() => tiny.put("a", snapshotOf(300))), "configuration_error");
       assert.equal(await errorCodeOf(() => tiny.get("a", kept)), "no error");
     } finally {
       await client.close();
@@ -334,7 +326,7 @@ describe("RedisSnapshotStore", { skip }, () => {
   });
 });
 
-describe("RedisSnapshotStore when Redis is unreachable", { skip }, () => {
+describe("code_search's results in Redis when Redis is unreachable", { skip }, () => {
   it("fails with store_unavailable naming EVIDENT_SNAPSHOT_STORE, shows no password, and recovers when Redis is back", async () => {
     const own = await startRedis();
     try {

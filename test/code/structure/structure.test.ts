@@ -8,8 +8,8 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { allMatches } from "../../../src/code/rg/match-table.js";
-import { FileSnapshotStore } from "../../../src/code/snapshots/file-store/store.js";
-import { searchSnapshot } from "../../../src/code/snapshots/store.js";
+import { fileSnapshots } from "../../../src/code/snapshots/backends.js";
+import { searchSnapshot, snapshotStore } from "../../../src/code/snapshots/store.js";
 import { literalWords } from "../../../src/code/structure/search.js";
 import {
   PARSE_BYTES_MAX,
@@ -194,7 +194,7 @@ describe("structure search", () => {
   it("keeps nodes and coverage in a snapshot stored on disk (the CLI's store)", async () => {
     const calls = Array.from({ length: 60 }, (_, i) => `  track(${i});`).join("\n");
     const root = await makeTree({ "a.ts": `function events() {\n${calls}\n}\n` });
-    const store = new FileSnapshotStore({ dir: join(root, ".cache-evident") });
+    const store = snapshotStore(fileSnapshots(join(root, ".cache-evident")));
     const service = makeService(root, { store });
     try {
       const summary = await service.run({ structure: "track($E)", mode: "summary", path: "a.ts" }, ctx());
@@ -287,7 +287,8 @@ describe("structure search", () => {
       assert.equal(answer.data.coverage?.retention?.status, "partial");
       assert.ok(kept > 0 && kept < depth, `${kept} kept`);
       assert.ok(kept * 2 * 3 * depth <= SNAPSHOT_MAX_BYTES, "the kept lines fit the snapshot's bound");
-      assert.match(answer.text, /retention stopped at 32 MiB of retained text/);
+      const mib = SNAPSHOT_MAX_BYTES / (1024 * 1024);
+      assert.match(answer.text, new RegExp(`retention stopped at ${mib} MiB of retained text`));
     } finally {
       await service.close();
     }

@@ -1,47 +1,37 @@
 /**
- * How a snapshot is laid out in the shared store: one header (the per-file index and everything
- * but the matching lines) and the matches in blocks of SNAPSHOT_BLOCK_MATCHES, each compressed,
- * so a page reads the header and only the blocks it shows. A raw table's block keeps ripgrep's
- * own event lines (decoded by the same decoder as in memory when a page shows them); a parsed
- * table's block keeps its matches as JSON lines. Paths are written once, in the header.
- *
- * Every stored value starts with an HMAC bound to its snapshot id and field, so a value that was
- * altered, or moved from another snapshot or another deployment, is refused, never shown.
+ * How a result is written as parts in the shared store (a `KeptCodec`): one header (the per-file
+ * index and everything but the matching lines) and the matches in blocks of
+ * SNAPSHOT_BLOCK_MATCHES, each compressed, so a page reads the header and only the blocks it
+ * shows. A raw table's block keeps ripgrep's own event lines (decoded by the same decoder as in
+ * memory when a page shows them); a parsed table's block keeps its matches as JSON lines. Paths
+ * are written once, in the header. The store seals every part under a MAC bound to its id and name.
  */
-import { createHmac, timingSafeEqual } from "node:crypto";
 import { promisify } from "node:util";
 import { deflateRaw, inflateRawSync } from "node:zlib";
-import { SNAPSHOT_BLOCK_MATCHES } from "../../../core/limits.js";
-import type { SearchQuery } from "../../request.js";
-import { type Revision, revisionOf, revisionParts } from "../../revisions/scan.js";
-import { eventOf } from "../../rg/compact.js";
-import type { PartialReason } from "../../rg/content-search.js";
-import type { ParsedMatch } from "../../rg/events.js";
+import type { KeptErrors } from "../../core/kept.js";
+import { SNAPSHOT_BLOCK_MATCHES } from "../../core/limits.js";
+import type { KeptCodec } from "../../core/redis/kept-store.js";
+import type { SearchQuery } from "../request.js";
+import { type Revision, revisionOf, revisionParts } from "../revisions/scan.js";
+import { eventOf } from "../rg/compact.js";
+import type { PartialReason } from "../rg/content-search.js";
+import type { ParsedMatch } from "../rg/events.js";
 import {
   decodeEvent,
   type MatchSource,
   type MatchTable,
   type PagedMatchTable,
   runIndex,
-} from "../../rg/match-table.js";
-import { type AnalysisData, type ChangesSummary, isAnalysisData } from "../analysis.js";
-import { displayPath } from "../sequence.js";
-import {
-  cursorExpired,
-  isAnalysis,
-  type SnapshotFile,
-  type StoredResult,
-  type StructureSnapshot,
-  storedResultDamaged,
-} from "../store.js";
+} from "../rg/match-table.js";
+import { type AnalysisData, type ChangesSummary, isAnalysisData } from "./analysis.js";
+import { displayPath } from "./sequence.js";
+import { isAnalysis, type SnapshotFile, type StoredResult, type StructureSnapshot } from "./store.js";
 
 const deflate = promisify(deflateRaw);
 const VERSION = 1;
-const MAC_BYTES = 16;
 
-export const HEADER_FIELD = "h";
-export const blockField = (block: number) => `b${block}`;
-export const selectionField = (signature: string) => `s${signature}`;
+const HEADER_FIELD = "h";
+const blockField = (block: number) => `b${block}`;
 
 /** Block contents: ripgrep event lines, or JSON-encoded ParsedMatch lines. */
 type BlockForm = "events" | "json";
@@ -84,41 +74,17 @@ interface StoredAnalysis {
   readonly analysis: AnalysisData;
 }
 
-export interface EncodedSnapshot {
-  /** Field name -> stored value (MAC included). */
-  readonly fields: ReadonlyMap<string, Buffer>;
-  /** What the byte bound counts: field names and values. */
-  readonly bytes: number;
-}
+/** code_search's results as parts: a header, and blocks of matches read a page at a time. */
+export const snapshotCodec: KeptCodec<StoredResult> = {
+  encode: encodeSnapshot,
+  decode: decodeHeader,
+};
 
-function mac(key: Buffer, id: string, field: string, payload: Buffer): Buffer {
-  return createHmac("sha256", key)
-    .update(`${id}\0${field}\0`)
-    .update(payload)
-    .digest()
-    .subarray(0, MAC_BYTES);
-}
-
-export function seal(key: Buffer, id: string, field: string, payload: Buffer): Buffer {
-  return Buffer.concat([mac(key, id, field, payload), payload]);
-}
-
-/** The payload of a sealed value, or undefined when its MAC does not hold. */
-export function unseal(key: Buffer, id: string, field: string, value: Buffer): Buffer | undefined {
-  if (value.length < MAC_BYTES) return undefined;
-  const payload = value.subarray(MAC_BYTES);
-  return timingSafeEqual(value.subarray(0, MAC_BYTES), mac(key, id, field, payload)) ? payload : undefined;
-}
-
-export async function encodeSnapshot(key: Buffer, id: string, data: StoredResult): Promise<EncodedSnapshot> {
+async function encodeSnapshot(data: StoredResult): Promise<Array<[string, Buffer]>> {
   if (isAnalysis(data)) {
     // Items are read a page at a time but are small; the whole result is one compressed value.
     const stored: StoredAnalysis = { v: VERSION, analysis: data };
-    const value = seal(key, id, HEADER_FIELD, await deflate(Buffer.from(JSON.stringify(stored))));
-    return {
-      fields: new Map([[HEADER_FIELD, value]]),
-      bytes: HEADER_FIELD.length + value.length,
-    };
+    return [[HEADER_FIELD, await deflate(Buffer.from(JSON.stringify(stored)))]];
   }
   const table = data.matches;
   if (table.kind === "paged") throw new Error("a paged snapshot is stored already");
@@ -167,25 +133,15 @@ export async function encodeSnapshot(key: Buffer, id: string, data: StoredResult
   }
   // Compressed on the thread pool, all blocks at once: a large snapshot does not stall the loop.
   const packed = await Promise.all(plain.map(([, bytes]) => deflate(bytes)));
-  const fields = new Map<string, Buffer>();
-  let bytes = 0;
-  plain.forEach(([field], i) => {
-    const value = seal(key, id, field, packed[i] as Buffer);
-    fields.set(field, value);
-    bytes += field.length + value.length;
-  });
-  return { fields, bytes };
+  return plain.map(([field], i) => [field, packed[i] as Buffer]);
 }
 
 /** The header read back, as a snapshot whose matches come from `source` block by block. */
-export function decodeHeader(
-  key: Buffer,
-  id: string,
-  value: Buffer,
-  readBlocks: (fields: string[]) => Promise<Array<Buffer | null>>,
+function decodeHeader(
+  payload: Buffer,
+  readBlocks: (fields: string[]) => Promise<Buffer[]>,
+  errors: KeptErrors,
 ): StoredResult | undefined {
-  const payload = unseal(key, id, HEADER_FIELD, value);
-  if (payload === undefined) return undefined;
   let header: StoredHeader | StoredAnalysis;
   try {
     header = JSON.parse(inflateRawSync(payload).toString("utf8")) as StoredHeader | StoredAnalysis;
@@ -218,7 +174,7 @@ export function decodeHeader(
     length: header.length,
     runStarts,
     runKeys: header.runs.map(([index]) => path(index)),
-    source: new StoredBlocks(key, id, header.form, header.blockMatches, readBlocks),
+    source: new StoredBlocks(header.form, header.blockMatches, readBlocks, errors),
   };
   return {
     query: header.query,
@@ -250,11 +206,10 @@ class StoredBlocks implements MatchSource {
   readonly #blocks = new Map<number, Block>();
 
   constructor(
-    private readonly key: Buffer,
-    private readonly id: string,
     private readonly form: BlockForm,
     private readonly blockMatches: number,
-    private readonly read: (fields: string[]) => Promise<Array<Buffer | null>>,
+    private readonly read: (fields: string[]) => Promise<Buffer[]>,
+    private readonly errors: KeptErrors,
   ) {}
 
   async load(positions: Iterable<number>): Promise<void> {
@@ -267,15 +222,11 @@ class StoredBlocks implements MatchSource {
     const numbers = [...wanted].sort((a, b) => a - b);
     const values = await this.read(numbers.map(blockField));
     numbers.forEach((block, i) => {
-      const value = values[i];
-      if (value === null || value === undefined) throw cursorExpired("evicted while the page was read");
-      const payload = unseal(this.key, this.id, blockField(block), value);
-      if (payload === undefined) throw storedResultDamaged("failed its integrity check");
       let bytes: Buffer;
       try {
-        bytes = inflateRawSync(payload);
+        bytes = inflateRawSync(values[i] as Buffer);
       } catch {
-        throw storedResultDamaged("failed its integrity check");
+        throw this.errors.damaged("failed its integrity check");
       }
       this.#blocks.set(block, { bytes, starts: lineStarts(bytes) });
     });
