@@ -12,6 +12,8 @@
  * Usage: npm run build && node --import tsx bench/hardening/mix.ts
  *          [--code 1000] [--reads 200] [--every 100] [--parallel 2] [--seed 1] [--cli PATH]
  *          [--corpus DIR] [--env NAME=VALUE ...]   (the server's environment only)
+ *          [--usage]   (the server preloads usage-probe.mjs: V8's heap, external memory and
+ *                       ArrayBuffers at each reading, on its stderr; measurement only)
  * The corpus defaults to typescript@5.9.3 (`npm pack`, as bench/code-search does) in
  * bench/.corpora; the pages to ../shared/web-read-eval (EVIDENT_WEB_READ_EVAL).
  */
@@ -44,6 +46,12 @@ const SERVER_ENV = Object.fromEntries(
     return setting === undefined || at <= 0 ? [] : [[setting.slice(0, at), setting.slice(at + 1)]];
   }),
 );
+/** `--usage`: the server preloads usage-probe.mjs and writes its memory split at each reading. */
+const USAGE = process.argv.includes("--usage");
+if (USAGE) {
+  const probe = `--import=${repo}bench/hardening/usage-probe.mjs`;
+  SERVER_ENV.NODE_OPTIONS = [SERVER_ENV.NODE_OPTIONS, probe].filter(Boolean).join(" ");
+}
 const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
 
 const WORDS = [
@@ -296,6 +304,7 @@ async function main(): Promise<void> {
   const started = Date.now();
   for (let at = EVERY; at < calls.length + EVERY; at += EVERY) {
     await run(Math.min(at, calls.length));
+    if (USAGE) process.kill(pid, "SIGUSR2");
     console.log(
       `after ${String(done).padStart(5)} calls: RSS ${status(pid, "VmRSS").toFixed(1)} MB, peak ${status(pid, "VmHWM").toFixed(1)} MB, ` +
         `${((Date.now() - started) / 1000).toFixed(0)} s, load ${load()}`,
@@ -318,6 +327,8 @@ async function main(): Promise<void> {
     );
   }
   console.log(`then: ${residentParts(pid)}`);
+  if (USAGE) process.kill(pid, "SIGUSR2");
+  await new Promise((resolve) => setTimeout(resolve, 500));
   server.stdin?.end();
   await new Promise((resolve) => server.once("exit", resolve));
   await site.close();
