@@ -5,18 +5,11 @@ import { describe, it } from "node:test";
 
 /** Constants that describe a wire format, not a limit or a default. */
 const FORMAT_CONSTANTS = new Set([
+  // cursor and Redis codecs: format version, MAC, header and signature layout.
   "VERSION",
-  "SIGNATURE_BYTES",
   "MAC_BYTES",
   "HEADER_BYTES",
-  "ID_BYTES",
-  // snapshots/cursor-codec.ts and core/file-kept-store.ts: key, signature and file layout, file modes.
-  "CURSOR_KEY_BYTES",
   "SELECTION_SIGNATURE_BYTES",
-  "FILE_MAC_BYTES",
-  "CALLER_MAX_BYTES",
-  "DIR_MODE",
-  "FILE_MODE",
 ]);
 
 describe("code_search limits", () => {
