@@ -20,6 +20,7 @@ import {
   KEPT_ID,
   KEPT_ID_BYTES,
   KEPT_KEY_BYTES,
+  KEPT_MAC_BYTES,
   KEPT_PART_NAME,
   type KeptOptions,
   type KeptReason,
@@ -47,8 +48,7 @@ import {
 /** Format, then the runtime whose `node:v8` serialization the value uses (the other's does not decode). */
 const FORMAT = Buffer.from("evk1", "latin1");
 const MAGIC = Buffer.concat([FORMAT, Buffer.from(process.versions.bun === undefined ? "N" : "B", "latin1")]);
-const MAC_BYTES = 32;
-const HEAD_BYTES = MAGIC.length + MAC_BYTES + 2;
+const HEAD_BYTES = MAGIC.length + KEPT_MAC_BYTES + 2;
 const OWNER_MAX_BYTES = 0xffff;
 const VALUE_NAME = /^([0-9a-f]{32})\.kept$/;
 const GONE_NAME = /^[0-9a-f]{32}\.gone$/;
@@ -156,7 +156,7 @@ export class FileKeptStore<T> implements KeptStore<T> {
     const { dir, key } = this.#init();
     if ((await this.#ownerOf(dir, id)) !== owner) return;
     const ownerBytes = ownerField(owner);
-    const mac = keptMac(key, id, name, [ownerBytes, value]).subarray(0, MAC_BYTES);
+    const mac = keptMac(key, id, name, [ownerBytes, value]).subarray(0, KEPT_MAC_BYTES);
     await this.#writeOrFail(dir, `${id}.${name}.part`, [mac, ownerBytes, value], { once: true });
   }
 
@@ -165,11 +165,11 @@ export class FileKeptStore<T> implements KeptStore<T> {
     const { dir, key } = this.#init();
     if ((await this.#ownerOf(dir, id)) !== owner) return undefined;
     const bytes = await readPrivate(join(dir, `${id}.${name}.part`));
-    if (bytes === undefined || bytes.length < MAC_BYTES + 2) return undefined;
-    const ownerLength = bytes.readUInt16BE(MAC_BYTES) + 2;
-    const rest = bytes.subarray(MAC_BYTES);
+    if (bytes === undefined || bytes.length < KEPT_MAC_BYTES + 2) return undefined;
+    const ownerLength = bytes.readUInt16BE(KEPT_MAC_BYTES) + 2;
+    const rest = bytes.subarray(KEPT_MAC_BYTES);
     const expected = keptMac(key, id, name, [rest]);
-    if (!keptMacHolds(bytes.subarray(0, MAC_BYTES), expected)) return undefined;
+    if (!keptMacHolds(bytes.subarray(0, KEPT_MAC_BYTES), expected)) return undefined;
     if (rest.toString("utf8", 2, ownerLength) !== owner) return undefined;
     return rest.subarray(ownerLength);
   }
@@ -363,7 +363,7 @@ function verifyValue(key: Buffer, id: string, bytes: Buffer): Read {
   if (bytes.length < ownerEnd) return damaged;
   const body = bytes.subarray(HEAD_BYTES - 2);
   const expected = keptMac(key, id, "value", [MAGIC, body]);
-  if (!keptMacHolds(bytes.subarray(MAGIC.length, MAGIC.length + MAC_BYTES), expected)) return damaged;
+  if (!keptMacHolds(bytes.subarray(MAGIC.length, MAGIC.length + KEPT_MAC_BYTES), expected)) return damaged;
   try {
     return {
       owner: bytes.toString("utf8", HEAD_BYTES, ownerEnd),

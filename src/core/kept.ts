@@ -144,6 +144,9 @@ function isLowSurrogate(unit: number): boolean {
   return unit >= 0xdc00 && unit <= 0xdfff;
 }
 
+/** Bytes of `keptMac`'s MAC (HMAC-SHA-256), as the file and Redis backends store it. */
+export const KEPT_MAC_BYTES = 32;
+
 /** The MAC a stored part carries, bound to its entry's id and its name: an edited or swapped part is refused. */
 export function keptMac(key: Buffer, id: string, name: string, chunks: readonly Uint8Array[]): Buffer {
   const mac = createHmac("sha256", key).update(`kept\0${id}\0${name}\0`);

@@ -13,6 +13,7 @@ import { randomBytes } from "node:crypto";
 import {
   KEPT_ID,
   KEPT_ID_BYTES,
+  KEPT_MAC_BYTES,
   KEPT_PART_NAME,
   type KeptErrors,
   type KeptOptions,
@@ -28,7 +29,6 @@ import { ownerOf, SharedEntries } from "./entries.js";
 import { KEY_VARIABLE, type RedisStoreSettings } from "./settings.js";
 
 const HEAD = "h";
-const MAC_BYTES = 32;
 /** Added parts are named apart from the codec's. */
 const partField = (name: string) => `p${name}`;
 
@@ -173,10 +173,10 @@ export class RedisKeptStore<T> implements KeptStore<T> {
   }
 
   #unseal(id: string, name: string, value: Buffer): Buffer | undefined {
-    if (value.length < MAC_BYTES) return undefined;
-    const payload = value.subarray(MAC_BYTES);
+    if (value.length < KEPT_MAC_BYTES) return undefined;
+    const payload = value.subarray(KEPT_MAC_BYTES);
     const expected = keptMac(this.#options.keys.data, id, name, [payload]);
-    return keptMacHolds(value.subarray(0, MAC_BYTES), expected) ? payload : undefined;
+    return keptMacHolds(value.subarray(0, KEPT_MAC_BYTES), expected) ? payload : undefined;
   }
 
   #owner(owner: string): string {
