@@ -6,7 +6,7 @@ import { resolveHttpSettings } from "./adapters/mcp/http-config.js";
 import { createHttpHandler as createAdapterHandler, type HttpHandler } from "./adapters/mcp/http-handler.js";
 import { structuredFromEnv } from "./adapters/mcp/structured.js";
 import { secretsFromEnv } from "./config/logging.js";
-import { resolveSettings } from "./config/settings.js";
+import { resolveSettings, settingValue } from "./config/settings.js";
 import { createStderrLogger, type Logger } from "./core/logger.js";
 import { createProductRegistry } from "./tools/product.js";
 import { resolveProjectRoot } from "./tools/project-root.js";
@@ -71,7 +71,8 @@ export function createHttpHandler(options: HttpHandlerOptions = {}): HttpHandler
     confined: true,
     surface: "http",
   });
-  const handler = createAdapterHandler({ registry, logger, settings, structured });
+  const metricsPublic = settingValue(toolSettings.metricsPublic);
+  const handler = createAdapterHandler({ registry, logger, settings, structured, metricsPublic });
   return {
     ...handler,
     close: async () => {

@@ -99,6 +99,11 @@ export interface Settings {
   /** EVIDENT_RG_PATH as set (checked where ripgrep is resolved). */
   readonly rgPath: string | undefined;
   readonly web: WebSettings;
+  /**
+   * EVIDENT_METRICS_PUBLIC=true: the HTTP server's `GET /metrics` answers without the bearer
+   * token (a scraper on a private network); by default it asks for the token like `/mcp`.
+   */
+  readonly metricsPublic: Setting<boolean>;
   /** What `evident config show` says of the HTTP transport's authentication. */
   readonly httpAuth: { readonly tokens: number; readonly anonymous: boolean };
 }
@@ -122,6 +127,7 @@ export function resolveSettings(env: Env): Settings {
     })),
     rgPath: source.EVIDENT_RG_PATH,
     web: webSettings(source, configFile),
+    metricsPublic: setting(() => envFlag(source, "EVIDENT_METRICS_PUBLIC")),
     httpAuth: {
       tokens: [source.EVIDENT_AUTH_TOKEN, ...(source.EVIDENT_AUTH_TOKENS ?? "").split(",")].filter(
         (token) => token !== undefined && token.trim() !== "",
@@ -174,6 +180,16 @@ export function cacheDir(env: Env, cwd: string, kind: string): string {
 /** The directory of one kind of kept state, for a surface whose relative settings start at `cwd`. */
 export function cacheDirOf(location: CacheLocation, cwd: string, kind: string): string {
   return "explicit" in location ? join(resolve(cwd, location.explicit), kind) : join(location.base, kind);
+}
+
+/** `true` or `false`; unset or empty is false; anything else names the variable. */
+function envFlag(env: Env, name: string): boolean {
+  const raw = envValue(env, name);
+  if (raw === undefined || raw === "false") return false;
+  if (raw === "true") return true;
+  throw new EvidentError("configuration_error", `${name} must be true or false, got "${raw.slice(0, 20)}".`, {
+    details: { key: name },
+  });
 }
 
 function nonBlank(value: string | undefined): string | undefined {

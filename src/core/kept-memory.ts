@@ -35,6 +35,8 @@ export class KeptPool {
   readonly entries = new Map<string, Entry>();
   readonly gone = new Map<string, { home: symbol; owner: string; reason: KeptReason }>();
   bytes = 0;
+  /** Entries evicted to stay within the byte bound, since the pool was made (`/metrics`). */
+  evictions = 0;
 }
 
 export class MemoryKeptStore<T> implements KeptStore<T> {
@@ -154,6 +156,7 @@ export class MemoryKeptStore<T> implements KeptStore<T> {
     if (entry === undefined) return;
     entries.delete(id);
     this.#pool.bytes -= entry.bytes;
+    if (reason === "evicted") this.#pool.evictions += 1;
     gone.set(id, { home: entry.home, owner: entry.owner, reason });
     const max = this.#options.maxTombstones ?? KEPT_TOMBSTONES_MAX;
     for (const [oldest] of gone) {

@@ -481,3 +481,10 @@ export const HTTP_BODY_READ_TIMEOUT_MS = 10_000;
 export const HTTP_KEEP_ALIVE_TIMEOUT_MS = 5_000;
 /** How long a browser may reuse a CORS preflight answer. */
 export const HTTP_CORS_MAX_AGE_SECONDS = 600;
+/**
+ * Upper bounds (seconds) of the tool-call latency histogram's buckets (`/metrics`): from a cached
+ * code_search page to a web call at its overall deadline (WEB_CALL_DEADLINE_MS).
+ */
+export const METRICS_DURATION_BUCKETS_SECONDS = [
+  0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 30, 60,
+] as const;

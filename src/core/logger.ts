@@ -1,6 +1,8 @@
 /**
  * The one logger. It writes to stderr only: on the stdio transport stdout belongs to the
- * protocol, and every other surface keeps stdout for its one JSON document.
+ * protocol, and every other surface keeps stdout for its one JSON document. Each line is one JSON
+ * object (`time`, `level`, `msg`, then the fields), so a log collector reads it without a parser
+ * of ours; a call's lines carry its `requestId` (and `traceId`) through `withFields`.
  */
 
 export type LogLevel = "debug" | "info" | "warn" | "error" | "silent";
@@ -32,8 +34,7 @@ export function createStderrLogger(options: StderrLoggerOptions = {}): Logger {
     secrets.reduce((acc, secret) => acc.split(secret).join("[redacted]"), text);
   const emit = (level: LogLevel, message: string, fields?: Record<string, unknown>) => {
     if (ORDER[level] < threshold) return;
-    const suffix = fields && Object.keys(fields).length > 0 ? ` ${safeJson(fields)}` : "";
-    write(scrub(`evident ${level}: ${message}${suffix}\n`));
+    write(`${logLine(level, message, fields, scrub)}\n`);
   };
   return {
     debug: (m, f) => emit("debug", m, f),
@@ -43,14 +44,45 @@ export function createStderrLogger(options: StderrLoggerOptions = {}): Logger {
   };
 }
 
-export const silentLogger: Logger = { debug() {}, info() {}, warn() {}, error() {} };
+/** Names a line's own keys take; a field of the same name is kept as `field.<name>`. */
+const LINE_KEYS = new Set(["time", "level", "msg"]);
 
-function safeJson(value: unknown): string {
+/**
+ * One JSON object: the time, the level, the message, then the fields. Every string in it is
+ * scrubbed before it is serialized, so a secret is replaced whatever JSON escaping would make of it.
+ */
+export function logLine(
+  level: LogLevel,
+  message: string,
+  fields: Record<string, unknown> | undefined,
+  scrub: (text: string) => string = (text) => text,
+): string {
+  const line: Record<string, unknown> = { time: new Date().toISOString(), level, msg: message };
+  for (const [key, value] of Object.entries(fields ?? {}))
+    line[LINE_KEYS.has(key) ? `field.${key}` : key] = value;
   try {
-    return JSON.stringify(value, (_key, v: unknown) =>
-      v instanceof Error ? { name: v.name, message: v.message } : v,
-    );
+    return JSON.stringify(line, (_key, v: unknown) => {
+      if (typeof v === "string") return scrub(v);
+      return v instanceof Error ? { name: v.name, message: v.message } : v;
+    });
   } catch {
-    return "[unserializable]";
+    return JSON.stringify({ time: line.time, level, msg: scrub(message), fields: "[unserializable]" });
   }
 }
+
+/**
+ * `logger` with `bound` added to every line (a call's request id and trace id); the bound fields
+ * win over a line's own of the same name, so a line cannot disown its request.
+ */
+export function withFields(logger: Logger, bound: Record<string, unknown>): Logger {
+  if (Object.keys(bound).length === 0) return logger;
+  const add = (fields?: Record<string, unknown>) => ({ ...fields, ...bound });
+  return {
+    debug: (m, f) => logger.debug(m, add(f)),
+    info: (m, f) => logger.info(m, add(f)),
+    warn: (m, f) => logger.warn(m, add(f)),
+    error: (m, f) => logger.error(m, add(f)),
+  };
+}
+
+export const silentLogger: Logger = { debug() {}, info() {}, warn() {}, error() {} };

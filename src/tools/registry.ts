@@ -2,11 +2,14 @@
  * The registry: the one place where a call becomes a result. Every adapter lists tools and calls
  * them through it, so validation, error mapping and result shape cannot differ by surface.
  */
+import { randomUUID } from "node:crypto";
 import { abortReason } from "../core/abort.js";
 import { EvidentError } from "../core/errors.js";
-import { silentLogger } from "../core/logger.js";
+import { silentLogger, withFields } from "../core/logger.js";
+import { Metrics } from "../core/metrics.js";
 import { type Phrasing, phrasingFor } from "../core/phrasing.js";
 import { failure, type ToolResult } from "../core/result.js";
+import { traceFields } from "../core/trace.js";
 import { publishedInputSchema, publishedOutputSchema } from "./published-schema.js";
 import type { ToolContext, ToolDefinition } from "./tool.js";
 import { parseArguments, unknownToolMessage } from "./validation.js";
@@ -26,10 +29,16 @@ export class ToolRegistry {
   #listings: ToolListing[] | undefined;
   #closing: Promise<void> | undefined;
   readonly #phrasing: Phrasing;
+  /** What every call through this registry is counted in (`/metrics` on HTTP). */
+  readonly metrics: Metrics;
 
-  /** `phrasing`: the surface's wording of the advice the registry itself gives (internal errors). */
-  constructor(phrasing: Phrasing = phrasingFor("mcp")) {
+  /**
+   * `phrasing`: the surface's wording of the advice the registry itself gives (internal errors);
+   * its surface labels the calls counted in `metrics`.
+   */
+  constructor(phrasing: Phrasing = phrasingFor("mcp"), metrics: Metrics = new Metrics()) {
     this.#phrasing = phrasing;
+    this.metrics = metrics;
   }
 
   register<T extends ToolDefinition>(definition: T): this {
@@ -69,6 +78,26 @@ export class ToolRegistry {
     rawArguments: unknown,
     context: Partial<ToolContext> = {},
   ): Promise<ToolResult<unknown>> {
+    const started = performance.now();
+    const requestId = context.requestId ?? randomUUID();
+    const logger = withFields(context.logger ?? silentLogger, { requestId, ...traceFields(context.trace) });
+    const result = await this.#run(name, rawArguments, { ...context, requestId, logger });
+    // Counted here, the one path every surface's calls take; an unknown name is one label, so a
+    // caller cannot grow the series.
+    const tool = this.#tools.has(name) ? name : "unknown";
+    const outcome = result.isError ? result.error.code : "ok";
+    const seconds = (performance.now() - started) / 1000;
+    this.metrics.toolCalls.inc({ tool, surface: this.#phrasing.surface, outcome });
+    this.metrics.toolDuration.observe({ tool }, seconds);
+    logger.info("tool call", { tool, outcome, durationMs: Math.round(seconds * 1000) });
+    return result;
+  }
+
+  async #run(
+    name: string,
+    rawArguments: unknown,
+    context: Partial<ToolContext>,
+  ): Promise<ToolResult<unknown>> {
     // A closed registry runs nothing: a late call would start what nothing closes again.
     if (this.#closing !== undefined) {
       return failure(new EvidentError("cancelled", "This evident instance is closed: create a new one."));
@@ -88,6 +117,8 @@ export class ToolRegistry {
       caller: context.caller ?? "anonymous",
       ...(context.contextUsage === undefined ? {} : { contextUsage: context.contextUsage }),
       ...(context.clientRoots === undefined ? {} : { clientRoots: context.clientRoots }),
+      ...(context.requestId === undefined ? {} : { requestId: context.requestId }),
+      ...(context.trace === undefined ? {} : { trace: context.trace }),
     };
     try {
       const input = parseArguments(tool.inputSchema, rawArguments);

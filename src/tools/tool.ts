@@ -6,8 +6,10 @@ import type { z } from "zod";
 import type { Settings } from "../config/settings.js";
 import type { ContextUsage, ProgressUpdate } from "../core/context.js";
 import type { Logger } from "../core/logger.js";
+import type { Metrics } from "../core/metrics.js";
 import type { Surface } from "../core/phrasing.js";
 import type { ToolSuccess } from "../core/result.js";
+import type { TraceContext } from "../core/trace.js";
 import type { RootSetting } from "./project-root.js";
 
 export type { ContextUsage, ProgressUpdate } from "../core/context.js";
@@ -26,6 +28,13 @@ export interface ToolContext {
   readonly contextUsage?: ContextUsage;
   /** The client's root directories (MCP roots), when it offers them; code_search searches the first. */
   readonly clientRoots?: readonly string[];
+  /**
+   * The id the call's log lines carry: the HTTP request's, else one the registry draws. Handlers
+   * receive a `logger` that adds it already.
+   */
+  readonly requestId?: string;
+  /** The caller's W3C trace context, passed on to web providers' requests. */
+  readonly trace?: TraceContext;
 }
 
 export interface ToolAnnotations {
@@ -90,4 +99,9 @@ export interface ToolEnvironment {
    * Local surfaces (stdio, the CLI, the SDK, Pi) may name targets outside the root.
    */
   readonly confined?: boolean;
+  /**
+   * Where calls, provider attempts and kept bytes are counted (`/metrics` on HTTP). The product
+   * registry makes one when none is given; every tool of a registry counts into the same one.
+   */
+  readonly metrics?: Metrics;
 }

@@ -130,7 +130,11 @@ export function createWebReadTool(env: ToolEnvironment, options: WebToolOptions 
           },
         );
       }
-      return web.read({ url, ...rest }, context.signal, context.caller) as Result;
+      const scope = {
+        logger: context.logger,
+        ...(context.trace === undefined ? {} : { trace: context.trace }),
+      };
+      return web.read({ url, ...rest }, context.signal, context.caller, scope) as Result;
     },
     close: () => service.release(),
   });

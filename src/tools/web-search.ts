@@ -92,7 +92,11 @@ export function createWebSearchTool(env: ToolEnvironment, options: WebToolOption
     annotations: { readOnlyHint: true, openWorldHint: true },
     async handler(input, context) {
       // The envelope types are the schema's, with readonly arrays.
-      return (await service.get()).search(input, context.signal) as Promise<
+      const scope = {
+        logger: context.logger,
+        ...(context.trace === undefined ? {} : { trace: context.trace }),
+      };
+      return (await service.get()).search(input, context.signal, scope) as Promise<
         ToolSuccess<z.output<typeof webSearchOutputSchema>>
       >;
     },

@@ -59,6 +59,7 @@ export function webServiceFor(env: ToolEnvironment, options: WebToolOptions = {}
             // In memory, long pages share one bound with code_search's results.
             memoryPool: keptPoolFor(env),
             phrasing: phrasingFor(env.surface ?? "mcp"),
+            ...(env.metrics === undefined ? {} : { metrics: env.metrics }),
             ...options,
           }),
       );

@@ -4,6 +4,7 @@
  * these shapes and back; they never decide routing, fallback or budgets.
  */
 import type { Logger } from "../core/logger.js";
+import type { TraceContext } from "../core/trace.js";
 import { NETWORK_FAILURE_KINDS } from "../net/failure.js";
 import type { HttpClient } from "../net/http-client.js";
 
@@ -107,6 +108,12 @@ export interface ProviderContext {
    * waits), so that a timeout says so: "the page reader, busy with another large page".
    */
   readonly waiting?: (what: string | undefined) => void;
+  /**
+   * The caller's W3C trace context: an HTTP vendor's requests carry it as `traceparent`
+   * (defineHttpProvider), an upstream MCP server's tool call in `_meta`. Never sent to a page
+   * an agent asked to read.
+   */
+  readonly trace?: TraceContext;
 }
 
 export interface ProviderCapabilities {

@@ -13,9 +13,11 @@ import { abortReason, type Deadline, deadlineError, withDeadline } from "../core
 import { EvidentError } from "../core/errors.js";
 import { PROVIDER_ATTEMPT_DEADLINE_MS, WEB_MAX_RESULTS_DEFAULT } from "../core/limits.js";
 import { type Logger, silentLogger } from "../core/logger.js";
+import type { Metrics } from "../core/metrics.js";
 import { type Phrasing, phrasingFor } from "../core/phrasing.js";
 import type { ToolSuccess } from "../core/result.js";
 import { success } from "../core/result.js";
+import type { TraceContext } from "../core/trace.js";
 import { networkNextStep, underlyingCode } from "../net/failure.js";
 import { canonicalAddress, type LookupFunction } from "../net/guard.js";
 import type { HttpClient } from "../net/http-client.js";
@@ -82,6 +84,22 @@ export interface RouterOptions {
   readonly pages?: ReadPages;
   /** How advice in warnings and errors is written for the surface (default: MCP's). */
   readonly phrasing?: Phrasing;
+  /** Where provider attempts and failures are counted (`/metrics`). */
+  readonly metrics?: Metrics;
+}
+
+/** What a call passes down to its provider attempts besides its arguments. */
+export interface CallScope {
+  /** The caller's trace context: vendor requests carry it (ProviderContext.trace). */
+  readonly trace?: TraceContext;
+  /** The call's logger (its lines carry the request id); the router's own otherwise. */
+  readonly logger?: Logger;
+}
+
+/** A call's attempts: its signal, its operation (a metrics label) and its scope. */
+interface AttemptScope extends CallScope {
+  readonly signal: AbortSignal;
+  readonly operation: "search" | "read";
 }
 
 type Attempt<T> =
@@ -108,7 +126,11 @@ export class WebRouter {
     this.#logger = options.logger ?? silentLogger;
   }
 
-  async search(input: SearchInput, signal: AbortSignal): Promise<ToolSuccess<SearchEnvelope>> {
+  async search(
+    input: SearchInput,
+    signal: AbortSignal,
+    scope: CallScope = {},
+  ): Promise<ToolSuccess<SearchEnvelope>> {
     const named = input.providers === undefined ? undefined : this.#knownIds(input.providers, "providers");
     const request = {
       query: input.query,
@@ -130,20 +152,25 @@ export class WebRouter {
         return provider.search(request, context);
       };
       if (named !== undefined) {
-        return await this.#fanOut(named, call.signal, run, (attempts, used, failures) => {
-          const anonymous = used.filter((id) => (attempts.get(id) as { anonymous: boolean }).anonymous);
-          const provenance = this.#provenance(base, "fanout", named, used, anonymous);
-          return buildSearchEnvelope({
-            provenance,
-            warnings: this.#warnings(used, attempts),
-            ...failureFields(failures),
-            outcomes: used.map((id) => ({
-              id,
-              outcome: (attempts.get(id) as { outcome: ProviderSearchOutcome }).outcome,
-            })),
-            budgetChars: this.#options.envelopeBudgetChars,
-          });
-        });
+        return await this.#fanOut(
+          named,
+          { ...scope, signal: call.signal, operation: "search" },
+          run,
+          (attempts, used, failures) => {
+            const anonymous = used.filter((id) => (attempts.get(id) as { anonymous: boolean }).anonymous);
+            const provenance = this.#provenance(base, "fanout", named, used, anonymous);
+            return buildSearchEnvelope({
+              provenance,
+              warnings: this.#warnings(used, attempts),
+              ...failureFields(failures),
+              outcomes: used.map((id) => ({
+                id,
+                outcome: (attempts.get(id) as { outcome: ProviderSearchOutcome }).outcome,
+              })),
+              budgetChars: this.#options.envelopeBudgetChars,
+            });
+          },
+        );
       }
       const intents = this.#options.intentRoutes;
       // Own routes only: an intent such as "constructor" must not find Object's properties.
@@ -151,7 +178,11 @@ export class WebRouter {
         (input.intent !== undefined && intents !== undefined && Object.hasOwn(intents, input.intent)
           ? intents[input.intent]
           : undefined) ?? this.#options.searchRoute;
-      const { id, outcome, anonymous, attempted, failures } = await this.#route(route, call.signal, run);
+      const { id, outcome, anonymous, attempted, failures } = await this.#route(
+        route,
+        { ...scope, signal: call.signal, operation: "search" },
+        run,
+      );
       const fitted = buildSearchEnvelope({
         provenance: this.#provenance(base, "route", attempted, [id], anonymous ? [id] : []),
         warnings: this.#warnings([id], new Map([[id, { ok: true, outcome, anonymous }]]), failures),
@@ -169,6 +200,7 @@ export class WebRouter {
     input: ReadInput,
     signal: AbortSignal,
     caller = "anonymous",
+    scope: CallScope = {},
   ): Promise<ToolSuccess<ReadEnvelope>> {
     const reader = input.reader === undefined ? undefined : this.#knownIds([input.reader], "reader");
     const call = callDeadline(signal, this.#options.callDeadlineMs, "web_read");
@@ -188,7 +220,11 @@ export class WebRouter {
         }
         return provider.read(request, context);
       };
-      const { id, outcome, anonymous, attempted, failures } = await this.#route(route, call.signal, run);
+      const { id, outcome, anonymous, attempted, failures } = await this.#route(
+        route,
+        { ...scope, signal: call.signal, operation: "read" },
+        run,
+      );
       if (input.focus !== undefined) {
         warnings.push(`the focus was forwarded to ${id}, which may omit content that does not match it`);
       }
@@ -364,7 +400,7 @@ export class WebRouter {
    */
   async #route<T>(
     route: readonly string[],
-    signal: AbortSignal,
+    scope: AttemptScope,
     run: (provider: Provider, context: ProviderContext) => Promise<T>,
   ): Promise<{
     id: string;
@@ -373,6 +409,7 @@ export class WebRouter {
     attempted: string[];
     failures: Failures;
   }> {
+    const { signal } = scope;
     const attempted: string[] = [];
     const failures: Failures = { reasons: {}, classes: {} };
     const errors: unknown[] = [];
@@ -380,7 +417,7 @@ export class WebRouter {
       if (signal.aborted) throw stoppedEarly(abortReason(signal), attempted, failures);
       if (attempted.includes(id)) continue;
       attempted.push(id);
-      const result = await this.#attempt(id, signal, run);
+      const result = await this.#attempt(id, scope, run);
       if (result.ok) return { id, outcome: result.outcome, anonymous: result.anonymous, attempted, failures };
       failures.reasons[id] = result.reason;
       failures.classes[id] = result.failure;
@@ -392,7 +429,7 @@ export class WebRouter {
 
   async #fanOut<T>(
     ids: readonly string[],
-    signal: AbortSignal,
+    scope: AttemptScope,
     run: (provider: Provider, context: ProviderContext) => Promise<T>,
     envelope: (
       attempts: Map<string, Attempt<T>>,
@@ -400,7 +437,8 @@ export class WebRouter {
       failures: Failures,
     ) => { json: string; data: SearchEnvelope },
   ): Promise<ToolSuccess<SearchEnvelope>> {
-    const settled = await Promise.all(ids.map((id) => this.#attempt(id, signal, run)));
+    const { signal } = scope;
+    const settled = await Promise.all(ids.map((id) => this.#attempt(id, scope, run)));
     // Cancellation ends the call. The overall deadline does not discard what already arrived:
     // providers that answered in time are returned, the others are reported as late.
     if (signal.aborted && abortReason(signal).code !== "deadline_exceeded") throw abortReason(signal);
@@ -435,15 +473,24 @@ export class WebRouter {
    */
   async #attempt<T>(
     id: string,
-    signal: AbortSignal,
+    scope: AttemptScope,
     run: (provider: Provider, context: ProviderContext) => Promise<T>,
   ): Promise<Attempt<T>> {
+    const { signal, operation } = scope;
+    const logger = scope.logger ?? this.#logger;
+    const metrics = this.#options.metrics;
+    // Counted here, where every provider call passes: attempts, and failures by class.
+    metrics?.providerAttempts.inc({ provider: id, operation });
+    const failed = (result: Attempt<T> & { ok: false }): Attempt<T> => {
+      metrics?.providerFailures.inc({ provider: id, operation, reason: result.failure });
+      return result;
+    };
     let provider: Provider;
     try {
       provider = await this.#options.providers.get(id);
     } catch (thrown) {
-      this.#logger.error(`provider ${id} could not be loaded`, { cause: thrown });
-      return { ok: false, reason: `${id} could not be loaded`, failure: "internal", error: thrown };
+      logger.error(`provider ${id} could not be loaded`, { cause: thrown });
+      return failed({ ok: false, reason: `${id} could not be loaded`, failure: "internal", error: thrown });
     }
     const ms = provider.attemptDeadlineMs ?? this.#options.attemptDeadlineMs ?? PROVIDER_ATTEMPT_DEADLINE_MS;
     const attempt = withDeadline(signal, ms, `${id} attempt`);
@@ -452,23 +499,27 @@ export class WebRouter {
       const context: ProviderContext = {
         signal: attempt.signal,
         http: this.#options.http,
-        logger: this.#logger,
+        logger,
         waiting: (what) => {
           waitingFor = what;
         },
+        ...(scope.trace === undefined ? {} : { trace: scope.trace }),
       };
       const outcome = await raceAbort(run(provider, context), attempt.signal);
       return { ok: true, outcome, anonymous: provider.anonymous };
     } catch (thrown) {
       // A refused URL (a redirect to a private address) ends the call: no other provider should
       // be sent there either.
-      if (thrown instanceof EvidentError && thrown.code === "url_not_allowed") throw thrown;
+      if (thrown instanceof EvidentError && thrown.code === "url_not_allowed") {
+        metrics?.providerFailures.inc({ provider: id, operation, reason: "url_not_allowed" });
+        throw thrown;
+      }
       const { reason, failure } = this.#reason(id, thrown, signal, attempt.signal, ms, waitingFor);
-      this.#logger.debug(`provider ${id} failed: ${reason}`, {
+      logger.debug(`provider ${id} failed: ${reason}`, {
         class: failure,
         ...codeField(thrown),
       });
-      return { ok: false, reason, failure, error: thrown };
+      return failed({ ok: false, reason, failure, error: thrown });
     } finally {
       attempt.dispose();
     }

@@ -19,6 +19,7 @@ import { type KeptOptions, type KeptStore, redoErrors } from "../core/kept.js";
 import { type KeptPool, MemoryKeptStore } from "../core/kept-memory.js";
 import { WEB_PAGES_TTL_MS } from "../core/limits.js";
 import type { Logger } from "../core/logger.js";
+import type { Metrics } from "../core/metrics.js";
 import type { Phrasing } from "../core/phrasing.js";
 import { RedisKeptStore } from "../core/redis/kept-store.js";
 import type { ToolSuccess } from "../core/result.js";
@@ -29,7 +30,7 @@ import { configFileSchema } from "./config-schema.js";
 import type { ReadEnvelope, SearchEnvelope } from "./envelope.js";
 import { PROVIDER_FACTORIES, type ProviderFactory, ProviderSet } from "./provider-set.js";
 import { type KeptPage, ReadPages } from "./read-pages.js";
-import { type ReadInput, type SearchInput, WebRouter } from "./router.js";
+import { type CallScope, type ReadInput, type SearchInput, WebRouter } from "./router.js";
 
 export interface WebServiceOptions {
   /** The operator's settings, resolved once by the adapter (config/settings.ts). */
@@ -55,6 +56,8 @@ export interface WebServiceOptions {
   readonly cwd?: string;
   /** How advice in warnings and errors is written for the surface (default: MCP's). */
   readonly phrasing?: Phrasing;
+  /** Where provider attempts are counted (the registry's metrics). */
+  readonly metrics?: Metrics;
 }
 
 interface Generation {
@@ -94,12 +97,21 @@ export class WebService {
     return (await this.#generation()).result;
   }
 
-  async search(input: SearchInput, signal: AbortSignal): Promise<ToolSuccess<SearchEnvelope>> {
-    return this.#with((router, linked) => router.search(input, linked), signal);
+  async search(
+    input: SearchInput,
+    signal: AbortSignal,
+    scope: CallScope = {},
+  ): Promise<ToolSuccess<SearchEnvelope>> {
+    return this.#with((router, linked) => router.search(input, linked, scope), signal);
   }
 
-  async read(input: ReadInput, signal: AbortSignal, caller?: string): Promise<ToolSuccess<ReadEnvelope>> {
-    return this.#with((router, linked) => router.read(input, linked, caller), signal);
+  async read(
+    input: ReadInput,
+    signal: AbortSignal,
+    caller?: string,
+    scope: CallScope = {},
+  ): Promise<ToolSuccess<ReadEnvelope>> {
+    return this.#with((router, linked) => router.read(input, linked, caller, scope), signal);
   }
 
   /** The next part of a long read, from the kept document (no provider is called). */
@@ -217,6 +229,7 @@ export class WebService {
       logger: this.#options.logger,
       ...(this.#options.phrasing === undefined ? {} : { phrasing: this.#options.phrasing }),
       ...(this.#options.lookup === undefined ? {} : { lookup: this.#options.lookup }),
+      ...(this.#options.metrics === undefined ? {} : { metrics: this.#options.metrics }),
     });
   }
 

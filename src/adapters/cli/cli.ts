@@ -8,10 +8,10 @@ import { userInfo } from "node:os";
 import type { Readable, Writable } from "node:stream";
 import { envValue } from "../../config/env.js";
 import { logLevelFromEnv, secretsFromEnv } from "../../config/logging.js";
-import { resolveSettings, type Settings } from "../../config/settings.js";
+import { resolveSettings, type Settings, settingValue } from "../../config/settings.js";
 import { EvidentError } from "../../core/errors.js";
 import { CLI_HELD_LOG_LINES } from "../../core/limits.js";
-import { createStderrLogger, type Logger, type LogLevel } from "../../core/logger.js";
+import { createStderrLogger, type Logger, type LogLevel, logLine } from "../../core/logger.js";
 import { type RootSetting, resolveProjectRoot } from "../../tools/project-root.js";
 import type { ToolRegistry } from "../../tools/registry.js";
 import { resolveHttpSettings } from "../mcp/http-config.js";
@@ -250,7 +250,8 @@ function holdLogLines(io: CliIo, passThrough: boolean) {
       lines.push(line);
     },
     flush() {
-      if (dropped > 0) io.stderr.write(`evident warn: ${dropped} earlier log line(s) left out\n`);
+      if (dropped > 0)
+        io.stderr.write(`${logLine("warn", `${dropped} earlier log line(s) left out`, undefined)}\n`);
       for (const line of lines.splice(0)) io.stderr.write(line);
       dropped = 0;
     },
@@ -356,8 +357,10 @@ async function serveHttp(
 ): Promise<number> {
   const { io, options } = run;
   let settings: ReturnType<typeof resolveHttpSettings>;
+  let metricsPublic: boolean;
   try {
     settings = resolveHttpSettings(io.env);
+    metricsPublic = settingValue(run.settings.metricsPublic);
   } catch (error) {
     return fail(io, error);
   }
@@ -365,17 +368,21 @@ async function serveHttp(
   const { startHttpServer } = await import("../mcp/http-server.js");
   let server: Awaited<ReturnType<typeof startHttpServer>>;
   try {
-    server = await startHttpServer({ registry, logger, settings, structured });
+    server = await startHttpServer({ registry, logger, settings, structured, metricsPublic });
   } catch (error) {
     await registry.close();
     return fail(io, listenFailure(error, settings));
   }
   const info = createStderrLogger({ level: "info", write: (line) => io.stderr.write(line) });
-  info.info(`MCP Streamable HTTP listening on ${server.url}`, {
-    auth:
-      settings.tokens.length === 0
-        ? "anonymous (EVIDENT_ALLOW_ANONYMOUS=true)"
-        : `bearer (${settings.tokens.length} token${settings.tokens.length === 1 ? "" : "s"})`,
+  const auth =
+    settings.tokens.length === 0
+      ? "anonymous (EVIDENT_ALLOW_ANONYMOUS=true)"
+      : `bearer (${settings.tokens.length} token${settings.tokens.length === 1 ? "" : "s"})`;
+  // The URL ends a word of the message, so `listening on (\S+)` finds it in the JSON line.
+  info.info(`MCP Streamable HTTP listening on ${server.url} with ${auth.split(" ")[0]} auth`, {
+    url: server.url,
+    auth,
+    metrics: metricsPublic ? "public" : "bearer",
   });
   await waitForAbort(options.signal);
   await server.close();

@@ -2,6 +2,9 @@
  * The Streamable HTTP endpoint as one web-standard function, `Request -> Response`, so that
  * serverless hosts can mount it as is and the Node server is a thin wrapper around it.
  *
+ * `GET /metrics` (metrics.ts) passes the same route, Host/Origin and token checks (the token
+ * unless the operator made it public).
+ *
  * Order of checks: route, Host/Origin (DNS rebinding), CORS preflight, bearer token, then the
  * body is read within its size cap and time limit, and only then is a concurrency slot taken:
  * a client that sends its body slowly holds its own socket, never a slot others need. The SDK
@@ -9,12 +12,15 @@
  * the shared factory, so any replica can answer any request, for current (2026-07-28) and
  * 2025-era clients alike.
  */
+import { randomUUID } from "node:crypto";
 import { createMcpHandler, type McpServerFactory } from "@modelcontextprotocol/server";
 import { anySignal } from "../../core/abort.js";
 import type { ErrorCode, EvidentError } from "../../core/errors.js";
 import { Gauge } from "../../core/gauge.js";
 import { HTTP_RETRY_AFTER_SECONDS } from "../../core/limits.js";
 import type { Logger } from "../../core/logger.js";
+import { type Counter, METRICS_CONTENT_TYPE, type Metrics } from "../../core/metrics.js";
+import { type TraceContext, traceContext } from "../../core/trace.js";
 import type { ToolRegistry } from "../../tools/registry.js";
 import { PACKAGE_VERSION } from "../version.js";
 import { Exchange, HttpCalls } from "./http-calls.js";
@@ -36,6 +42,8 @@ export interface HttpHandlerOptions {
   readonly logger: Logger;
   /** Carry structured results too (see McpServerOptions.structured). */
   readonly structured?: boolean;
+  /** `GET /metrics` answers without the bearer token (EVIDENT_METRICS_PUBLIC); default false. */
+  readonly metricsPublic?: boolean;
   readonly settings: Pick<
     HttpSettings,
     | "tokens"
@@ -86,11 +94,24 @@ interface Endpoint {
   readonly calls: HttpCalls;
   /** Concurrency slots taken: one per JSON-RPC request being served. */
   readonly slots: Gauge;
+  /** The registry's metrics, which `/metrics` writes. */
+  readonly metrics: Metrics;
+  /** Requests refused because every concurrency slot was taken. */
+  readonly refused: Counter;
+  readonly metricsPublic: boolean;
   draining: boolean;
+}
+
+/** What a request's calls carry beyond its caller: its id and the trace context it arrived with. */
+interface RequestScope {
+  readonly exchange: Exchange;
+  readonly requestId: string;
+  readonly trace?: TraceContext;
 }
 
 const MCP_PATH = "/mcp";
 const HEALTH_PATH = "/healthz";
+const METRICS_PATH = "/metrics";
 /** Methods served on /mcp besides OPTIONS (the SDK answers GET and DELETE itself). */
 const MCP_METHODS = new Set(["POST", "GET", "DELETE"]);
 /** The first protocol revision without JSON-RPC batches. */
@@ -101,10 +122,17 @@ export function createHttpHandler(options: HttpHandlerOptions): HttpHandler {
   const calls = new HttpCalls();
   const factory: McpServerFactory = (ctx) => {
     const caller = ctx.authInfo?.clientId ?? callerOf(undefined);
-    const exchange = (ctx.authInfo?.extra as { exchange?: Exchange } | undefined)?.exchange;
+    const scope = (ctx.authInfo?.extra as { scope?: RequestScope } | undefined)?.scope;
     return createMcpServer(
       { registry, logger, structured: options.structured ?? false },
-      exchange === undefined ? { caller } : { caller, track: (id) => calls.begin(exchange, id) },
+      scope === undefined
+        ? { caller }
+        : {
+            caller,
+            track: (id) => calls.begin(scope.exchange, id),
+            requestId: scope.requestId,
+            ...(scope.trace === undefined ? {} : { trace: scope.trace }),
+          },
     );
   };
   const mcp = createMcpHandler(factory, {
@@ -118,8 +146,21 @@ export function createHttpHandler(options: HttpHandlerOptions): HttpHandler {
     factory,
     calls,
     slots: new Gauge(),
+    metrics: registry.metrics,
+    refused: registry.metrics.counter(
+      "evident_http_calls_refused_total",
+      "HTTP requests answered 503 because the concurrency bound (EVIDENT_HTTP_MAX_CONCURRENT) was full.",
+      [],
+    ),
+    metricsPublic: options.metricsPublic ?? false,
     draining: false,
   };
+  registry.metrics.sampled(
+    "evident_http_calls_in_flight",
+    "JSON-RPC requests being served over HTTP now (concurrency slots taken, answers still streaming included).",
+    "gauge",
+    () => [{ value: endpoint.slots.value }],
+  );
   return {
     fetch: (request) => serve(endpoint, request),
     inFlight: () => endpoint.slots.value,
@@ -164,7 +205,9 @@ function admit(endpoint: Endpoint, method: string, pathname: string, headers: He
     // Public and provider-free: platforms probe it without credentials.
     return json(200, { status: "ok", version: PACKAGE_VERSION });
   }
-  if (pathname !== MCP_PATH) return errorResponse(404, "invalid_arguments", `No route ${pathname}.`);
+  if (pathname !== MCP_PATH && pathname !== METRICS_PATH) {
+    return errorResponse(404, "invalid_arguments", `No route ${pathname}.`);
+  }
 
   const hostProblem = checkHost(headers.get("host") ?? "", settings.allowedHosts);
   if (hostProblem !== undefined) return errorResponse(403, "forbidden", hostProblem);
@@ -173,6 +216,7 @@ function admit(endpoint: Endpoint, method: string, pathname: string, headers: He
   if (originProblem !== undefined) return errorResponse(403, "forbidden", originProblem);
   const finish = (response: Response) => withCors(response, origin);
 
+  if (pathname === METRICS_PATH) return finish(scrape(endpoint, method, headers));
   // A preflight carries no credentials: it is answered before the token check.
   if (method === "OPTIONS") return finish(preflight(origin));
   // GET and DELETE are the SDK's to answer (405 while serving statelessly); anything else is
@@ -183,6 +227,22 @@ function admit(endpoint: Endpoint, method: string, pathname: string, headers: He
   const proven = authenticate(headers.get("authorization"), endpoint.digests);
   if ("problem" in proven) return finish(unauthorized(proven.problem));
   return { ...proven, finish };
+}
+
+/**
+ * `GET /metrics`: the registry's metrics in the Prometheus text format, behind the bearer token
+ * unless the operator made it public (EVIDENT_METRICS_PUBLIC) or serves anonymously.
+ */
+function scrape(endpoint: Endpoint, method: string, headers: Headers): Response {
+  if (method !== "GET" && method !== "HEAD") return methodNotAllowed("GET");
+  if (!endpoint.metricsPublic && endpoint.digests.length > 0) {
+    const proven = authenticate(headers.get("authorization"), endpoint.digests);
+    if ("problem" in proven) return unauthorized(proven.problem);
+  }
+  return new Response(method === "HEAD" ? null : endpoint.metrics.render(), {
+    status: 200,
+    headers: { "content-type": METRICS_CONTENT_TYPE, "cache-control": "no-store" },
+  });
 }
 
 /**
@@ -204,6 +264,7 @@ async function dispatch(
   const requests = countRequests(parsed);
   const taken = Math.max(1, requests);
   if (slots.value + taken > settings.maxConcurrentRequests) {
+    endpoint.refused.inc({});
     const response = errorResponse(503, "overloaded", "Too many concurrent requests; retry shortly.");
     response.headers.set("retry-after", String(HTTP_RETRY_AFTER_SECONDS));
     return admission.finish(response);
@@ -217,8 +278,11 @@ async function dispatch(
     linked?.dispose();
     slots.remove(taken);
   };
+  const requestId = randomUUID();
   try {
     const exchange = new Exchange(admission.caller, requests, incoming.signal);
+    const trace = traceContext(incoming.headers.get("traceparent"), incoming.headers.get("tracestate"));
+    const scope: RequestScope = { exchange, requestId, ...(trace === undefined ? {} : { trace }) };
     routeNotices(parsed, admission.caller, calls, logger);
     linked = anySignal([incoming.signal, exchange.abandoned]);
     const { pathname, search } = new URL(incoming.url);
@@ -231,15 +295,16 @@ async function dispatch(
     });
     const options = {
       ...(parsed === undefined ? {} : { parsedBody: parsed }),
-      authInfo: { token: admission.token ?? "", clientId: admission.caller, scopes: [], extra: { exchange } },
+      authInfo: { token: admission.token ?? "", clientId: admission.caller, scopes: [], extra: { scope } },
     };
     const response = asJson
       ? await serveJson(endpoint.factory, request, options)
       : await endpoint.mcp.fetch(request, options);
-    return admission.finish(trackBody(response, done));
+    return admission.finish(withRequestId(trackBody(response, done), requestId));
   } catch (error) {
     done();
     logger.error("mcp http request failed", {
+      requestId,
       error: error instanceof Error ? error.message : String(error),
     });
     return admission.finish(errorResponse(500, "internal_error", "Internal error."));
@@ -410,6 +475,12 @@ function trackBody(response: Response, done: () => void): Response {
     statusText: response.statusText,
     headers: response.headers,
   });
+}
+
+/** The id the request's log lines carry, for a client to quote when it reports a problem. */
+function withRequestId(response: Response, requestId: string): Response {
+  response.headers.set("x-request-id", requestId);
+  return response;
 }
 
 function json(status: number, value: unknown): Response {

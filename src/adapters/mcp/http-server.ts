@@ -31,6 +31,8 @@ export interface HttpServerOptions {
   readonly logger: Logger;
   /** Carry structured results too (see McpServerOptions.structured). */
   readonly structured?: boolean;
+  /** `GET /metrics` without the bearer token (EVIDENT_METRICS_PUBLIC). */
+  readonly metricsPublic?: boolean;
   readonly settings: HttpSettings;
 }
 

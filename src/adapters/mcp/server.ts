@@ -10,6 +10,7 @@ import { type CallToolResult, ProtocolError, ProtocolErrorCode, Server } from "@
 import { anySignal } from "../../core/abort.js";
 import type { Logger } from "../../core/logger.js";
 import type { ToolResult } from "../../core/result.js";
+import { type TraceContext, traceContext } from "../../core/trace.js";
 import type { ToolRegistry } from "../../tools/registry.js";
 import type { ProgressUpdate } from "../../tools/tool.js";
 import { unknownToolMessage } from "../../tools/validation.js";
@@ -34,6 +35,10 @@ export interface CallerInfo {
   readonly caller: string;
   /** Lets the stateless HTTP layer cancel the calls this instance runs (see http-calls.ts). */
   readonly track?: (requestId: string | number) => TrackedCall;
+  /** The HTTP request's id, which its calls' log lines carry (stdio calls get one each). */
+  readonly requestId?: string;
+  /** The HTTP request's `traceparent` header, valid; a call's own `_meta.traceparent` wins. */
+  readonly trace?: TraceContext;
 }
 
 export const SERVER_NAME = "evident";
@@ -89,6 +94,9 @@ export function createMcpServer(options: McpServerOptions, callerInfo: CallerInf
               .catch((error: unknown) => logger.debug("progress notification not delivered", { error }));
           };
     const tracked = callerInfo.track?.(ctx.mcpReq.id);
+    // The call's own trace context (2026-07-28: `_meta.traceparent`) is the more precise one.
+    const meta = request.params._meta as Record<string, unknown> | undefined;
+    const trace = traceContext(meta?.traceparent, meta?.tracestate) ?? callerInfo.trace;
     const linked = anySignal(
       tracked === undefined ? [ctx.mcpReq.signal] : [ctx.mcpReq.signal, tracked.signal],
     );
@@ -98,6 +106,8 @@ export function createMcpServer(options: McpServerOptions, callerInfo: CallerInf
         signal: linked.signal,
         logger,
         caller: callerInfo.caller,
+        ...(callerInfo.requestId === undefined ? {} : { requestId: callerInfo.requestId }),
+        ...(trace === undefined ? {} : { trace }),
         ...(clientRoots === undefined ? {} : { clientRoots }),
         ...(progress === undefined ? {} : { progress }),
       });

@@ -15,6 +15,7 @@ import {
   PROCESS_KILL_ESCALATION_MS,
   PROCESS_STDERR_MAX_BYTES,
 } from "../../core/limits.js";
+import { countChild } from "../../core/metrics.js";
 import type { Slots } from "../../core/slots.js";
 
 export interface OwnedProcessSpec {
@@ -108,9 +109,12 @@ export async function startOwnedProcess(spec: OwnedProcessSpec): Promise<Started
     stdio: [spec.input === true ? "pipe" : "ignore", "pipe", "pipe"],
     windowsHide: true,
   });
+  // Counted until its closure, which comes even for a child that failed to start.
+  countChild(name, 1);
   // Listen for closure before anything can await, so the event cannot be missed.
   const closed = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
     child.once("close", (code, signal) => {
+      countChild(name, -1);
       release?.();
       resolve({ code, signal });
     });

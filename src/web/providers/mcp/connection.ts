@@ -102,13 +102,14 @@ export class UpstreamConnection {
   /**
    * Calls one upstream tool. `http` is the provider context's client: an HTTP upstream connects
    * through it (see `#transport`), so it gets the same redirect guard, limits and cancellation as
-   * every provider.
+   * every provider. `meta`: the request's `_meta` (the caller's trace context).
    */
   async callTool(
     name: string,
     args: Record<string, unknown>,
     signal: AbortSignal,
     http: HttpClient,
+    meta?: Readonly<Record<string, string>>,
   ): Promise<ToolResultLike> {
     const id = this.#options.providerId;
     const session = await this.#acquire(signal, http);
@@ -120,7 +121,7 @@ export class UpstreamConnection {
     try {
       const result = await callScope.run(controller.signal, () =>
         session.client.callTool(
-          { name, arguments: args },
+          { name, arguments: args, ...(meta === undefined ? {} : { _meta: { ...meta } }) },
           { signal: controller.signal, timeout: this.#options.requestTimeoutMs },
         ),
       );

@@ -4,10 +4,12 @@
  * arguments, its result into native content, rows and validated metadata. Routing, fallback,
  * budgets and the forwarded-focus warning belong to the router.
  */
+
 import { abortReason, withDeadline } from "../../../core/abort.js";
 import { EvidentError } from "../../../core/errors.js";
 import { PROVIDER_ATTEMPT_DEADLINE_MS } from "../../../core/limits.js";
 import { type Logger, silentLogger } from "../../../core/logger.js";
+import { traceHeaders } from "../../../core/trace.js";
 import {
   type Provider,
   type ProviderContext,
@@ -131,7 +133,9 @@ function boundCall(id: string, upstream: UpstreamConnection, deadlineMs: number)
   return async (tool, args, context) => {
     const deadline = withDeadline(context.signal, deadlineMs, `${id} attempt`);
     try {
-      const result = await upstream.callTool(tool, args, deadline.signal, context.http);
+      // The 2026-07-28 revision reserves `_meta.traceparent` and `tracestate` for W3C trace context.
+      const meta = context.trace === undefined ? undefined : traceHeaders(context.trace);
+      const result = await upstream.callTool(tool, args, deadline.signal, context.http, meta);
       if (result.isError === true) {
         throw new ProviderError(id, "upstream", upstreamErrorReason(id, tool, result));
       }

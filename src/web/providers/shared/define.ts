@@ -5,6 +5,7 @@
  * the capabilities, the deadline override, headers, transport and status failures, JSON decoding.
  */
 import { MAX_RESPONSE_BODY_BYTES } from "../../../core/limits.js";
+import { traceHeaders } from "../../../core/trace.js";
 import type { HttpResponse } from "../../../net/http-client.js";
 import type {
   Provider,
@@ -175,7 +176,8 @@ function vendorCall<O extends Options>(
       answer = await context.http.request({
         method: wire.method,
         url: wire.query === undefined ? url : withQuery(url, wire.query),
-        headers: { ...accept, ...credential, ...wire.headers },
+        // The caller's trace context rides along to the vendor (operator-configured, not an agent's URL).
+        headers: { ...accept, ...traceHeaders(context.trace), ...credential, ...wire.headers },
         body: wire.body,
         // Base URLs come from the operator's configuration, so loopback or intranet is fine here;
         // the public-URL guard is for URLs an agent supplies.
