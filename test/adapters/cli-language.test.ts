@@ -325,7 +325,10 @@ describe("the CLI speaks CLI", () => {
     });
     assert.equal(logged.code, 1);
     const lines = logged.stderr.trim().split("\n");
-    assert.match(lines.slice(0, -1).join("\n"), /evident error: tool code_search failed.*ripgrep exit 3/);
+    assert.match(
+      lines.slice(0, -1).join("\n"),
+      /"level":"error","msg":"tool code_search failed".*ripgrep exit 3/,
+    );
     assert.equal(JSON.parse(lines.at(-1) ?? "").error.code, "internal_error");
   });
 

@@ -84,7 +84,8 @@ describe("code_search failures", () => {
       assert.equal(result.isError && result.data.error.code, "internal_error", result.text);
       assert.equal(lines.length, 1, lines.join(""));
       const line = lines[0] ?? "";
-      assert.match(line, /^evident error: tool code_search failed /);
+      assert.equal(JSON.parse(line).msg, "tool code_search failed", "one JSON object per line");
+      assert.equal(JSON.parse(line).level, "error");
       assert.match(line, /"code":"internal_error"/);
       assert.match(line, /exit 3/);
       assert.match(line, /cannot map memory/);
