@@ -12,6 +12,7 @@ import { HTTP_MIN_TOKEN_CHARS } from "../../src/core/limits.js";
 import { silentLogger } from "../../src/core/logger.js";
 import type { Surface } from "../../src/core/phrasing.js";
 import { createProductRegistry } from "../../src/tools/product.js";
+import { evidentInProcess } from "../adapters/run-evident.js";
 import { gatedRipgrep, treesRemovedAfter } from "../code/helpers.js";
 import { parseExposition } from "./exposition.js";
 
@@ -20,7 +21,7 @@ const TOKEN = "m".repeat(HTTP_MIN_TOKEN_CHARS);
 
 describe("metrics beyond HTTP", () => {
   for (const surface of ["mcp", "http", "cli", "sdk", "pi"] as const satisfies readonly Surface[]) {
-    it(`A07: a call on the ${surface} surface is counted by tool, surface and outcome in the shared registry`, async () => {
+    it(`a call on the ${surface} surface is counted by tool, surface and outcome in the shared registry`, async () => {
       const root = await tree({ "a.txt": "needle\n" });
       const registry = createProductRegistry({
         cwd: root,
@@ -43,7 +44,7 @@ describe("metrics beyond HTTP", () => {
     });
   }
 
-  it("G11: an owned ripgrep is counted while it runs and not once it is reaped", async () => {
+  it("an owned ripgrep is counted while it runs and not once it is reaped", async () => {
     const root = await tree({ "a.txt": "needle\n" });
     const rg = await gatedRipgrep(await tree({}));
     const registry = createProductRegistry({
@@ -82,6 +83,28 @@ describe("GET /metrics and its setting", () => {
         error.code === "configuration_error" &&
         /EVIDENT_METRICS_PUBLIC/.test(error.message),
     );
+  });
+
+  it("evident mcp --transport http refuses to start with a bad EVIDENT_METRICS_PUBLIC, naming it", {
+    timeout: 30_000,
+  }, async () => {
+    const dir = await tree({});
+    const run = await evidentInProcess(["mcp", "--transport", "http", "--root", dir], {
+      cwd: dir,
+      env: {
+        PATH: process.env.PATH ?? "",
+        HOME: dir,
+        EVIDENT_HTTP_PORT: "0",
+        EVIDENT_AUTH_TOKEN: TOKEN,
+        EVIDENT_METRICS_PUBLIC: "yes",
+      },
+    });
+    assert.equal(run.code, 1, run.stderr);
+    const payload = JSON.parse(run.stderr.trim().split("\n").at(-1) ?? "") as {
+      error: { code: string; message: string };
+    };
+    assert.equal(payload.error.code, "configuration_error");
+    assert.match(payload.error.message, /EVIDENT_METRICS_PUBLIC must be true or false/);
   });
 
   it("A05: public metrics answer without the token while /mcp still refuses; Host and method are checked", async () => {
