@@ -12,7 +12,8 @@ import { BEARER_TOKEN, isLoopbackHost } from "./http-config.js";
 const CORS_ALLOW_HEADERS =
   "authorization, content-type, accept, mcp-protocol-version, mcp-session-id, last-event-id, mcp-method, mcp-name";
 /** Response headers a browser client may read. */
-const CORS_EXPOSE_HEADERS = "mcp-session-id, mcp-protocol-version, www-authenticate, retry-after, x-request-id";
+const CORS_EXPOSE_HEADERS =
+  "mcp-session-id, mcp-protocol-version, www-authenticate, retry-after, x-request-id";
 
 /** What each accepted token is compared as: its SHA-256 digest. */
 export function tokenDigests(tokens: readonly string[]): Buffer[] {
