@@ -55,6 +55,15 @@ function mcpWire(answer: (call: ToolCall) => unknown) {
   };
 }
 
+/** A tools/call carries the trace context in `params._meta`; other messages carry none by design. */
+function metaTrace(request: RecordedRequest): { traceparent?: unknown; tracestate?: unknown } | undefined {
+  if (request.method !== "POST") return undefined;
+  const message = request.json() as { method?: string; params?: { _meta?: Record<string, unknown> } };
+  if (message.method !== "tools/call") return undefined;
+  const meta = message.params?._meta ?? {};
+  return { traceparent: meta.traceparent, tracestate: meta.tracestate };
+}
+
 function lastToolCall(request: RecordedRequest): ToolCall {
   assert.equal(request.method, "POST");
   assert.equal(request.path, "/mcp");
@@ -75,6 +84,7 @@ runProviderContract({
   id: "mcp-search",
   operation: "search",
   secret: TOKEN,
+  traceOf: metaTrace,
   create: (baseUrl) =>
     createMcpProvider(
       "mcp-search",
@@ -119,6 +129,7 @@ runProviderContract({
   id: "mcp-read",
   operation: "read",
   secret: TOKEN,
+  traceOf: metaTrace,
   create: (baseUrl) =>
     createMcpProvider(
       "mcp-read",

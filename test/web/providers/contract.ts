@@ -9,12 +9,14 @@
  * Nothing here sleeps: the stall case waits on the attempt deadline, the cancellation case on
  * the fake seeing the request.
  */
+
 import assert from "node:assert/strict";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { after, before, describe, it } from "node:test";
 import { cancelledError, withDeadline } from "../../../src/core/abort.js";
 import { MAX_RESPONSE_BODY_BYTES } from "../../../src/core/limits.js";
 import { silentLogger } from "../../../src/core/logger.js";
+import { traceContext } from "../../../src/core/trace.js";
 import { createHttpClient } from "../../../src/net/client.js";
 import type { HttpClient } from "../../../src/net/http-client.js";
 import {
@@ -55,6 +57,16 @@ interface CommonSpec {
   readonly contentType?: string;
   /** Statuses the adapter reads in its own way (tested beside the contract), e.g. SearXNG's 403. */
   readonly ownStatuses?: readonly number[];
+  /**
+   * Where a request carries the caller's trace context, or undefined for a request that carries
+   * none by design (an MCP `initialize`); by default its `traceparent` and `tracestate` headers.
+   */
+  traceOf?(request: RecordedRequest): { traceparent?: unknown; tracestate?: unknown } | undefined;
+}
+
+/** The trace context an HTTP vendor's request carries: its headers. */
+function traceHeadersOf(request: RecordedRequest): { traceparent?: unknown; tracestate?: unknown } {
+  return { traceparent: request.headers.traceparent, tracestate: request.headers.tracestate };
 }
 
 export interface SearchContractSpec extends CommonSpec {
@@ -147,6 +159,27 @@ export function runProviderContract(spec: ContractSpec): void {
         const read = outcome as ProviderReadOutcome;
         assert.ok(read.content.length > 0);
         spec.assertOutcome(read);
+      }
+    });
+
+    it("passes the caller's W3C trace context on with the call's requests, and none without one", async () => {
+      fake.handle(spec.respondSuccess);
+      const traceOf = spec.traceOf ?? traceHeadersOf;
+      const trace = traceContext(`00-${"ab".repeat(16)}-${"cd".repeat(8)}-01`, "vendor=1");
+      assert.ok(trace);
+      const from = fake.requests.length;
+      await call({ ...context(), trace });
+      const traced = fake.requests.slice(from).flatMap((sent) => traceOf(sent) ?? []);
+      assert.ok(traced.length > 0, "no request of the call could carry a trace context");
+      for (const carried of traced) {
+        assert.deepEqual(carried, { traceparent: trace.traceparent, tracestate: "vendor=1" });
+      }
+      const untracedFrom = fake.requests.length;
+      await call();
+      for (const sent of fake.requests.slice(untracedFrom)) {
+        const carried = traceOf(sent);
+        assert.equal(carried?.traceparent, undefined);
+        assert.equal(carried?.tracestate, undefined);
       }
     });
 
