@@ -56,6 +56,8 @@ export interface ChangeScopeDeps {
   /** The trees kept between calls (mirrors.ts). */
   readonly mirrors: MirrorCache<ScopeBuild>;
   readonly rgPath: string;
+  /** ripgrep's whole environment: what the caller handed down (config/ settings' childEnvironment). */
+  readonly env: Readonly<Record<string, string | undefined>>;
   readonly retention?: RetentionBounds | undefined;
   readonly onSpawn?: ((pid: number) => void) | undefined;
   readonly slots?: Slots | undefined;
@@ -385,6 +387,7 @@ class Scope implements ChangeScope {
       return { table: parsedTable([]), partialReason: undefined, searchErrors: 0, trusted: {} };
     const run = await runContentSearch({
       rgPath: this.deps.rgPath,
+      env: this.deps.env,
       query,
       target: {
         cwd: this.mirror.dir,
