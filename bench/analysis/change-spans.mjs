@@ -25,6 +25,7 @@ const deps = {
   mirrors: new MirrorCache(),
   contentIds: new ContentIds(),
   rgPath: (await resolveRgPath(process.env.EVIDENT_RG_PATH, process.env)).path,
+  env: process.env,
 };
 const request = normalizeRequest({
   pattern: "RuntimeGlobals",

@@ -17,16 +17,16 @@
  * The corpus defaults to typescript@5.9.3 (`npm pack`, as bench/code-search does) in
  * bench/.corpora; the pages to ../shared/web-read-eval (EVIDENT_WEB_READ_EVAL).
  */
-import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { gunzipSync } from "node:zlib";
 import { seeded } from "../../test/fixtures/seeded.js";
 import { startLoopback } from "../../test/net/loopback.js";
 import { evalDir, loadEval } from "../web-read/eval-set.js";
+import { residentMb, residentSplit, runCalls, serverEnv, startStdioServer } from "./stdio-server.js";
 
 const repo = fileURLToPath(new URL("../../", import.meta.url));
 const option = (name: string): string | undefined => {
@@ -39,13 +39,7 @@ const EVERY = Number(option("--every") ?? 100);
 const PARALLEL = Number(option("--parallel") ?? 2);
 const random = seeded(Number(option("--seed") ?? 1));
 const CLI = option("--cli") ?? `${repo}dist/adapters/cli/main.js`;
-const SERVER_ENV = Object.fromEntries(
-  process.argv.flatMap((a, i) => {
-    const setting = a === "--env" ? process.argv[i + 1] : undefined;
-    const at = setting?.indexOf("=") ?? -1;
-    return setting === undefined || at <= 0 ? [] : [[setting.slice(0, at), setting.slice(at + 1)]];
-  }),
-);
+const SERVER_ENV = serverEnv(process.argv);
 /** `--usage`: the server preloads usage-probe.mjs and writes its memory split at each reading. */
 const USAGE = process.argv.includes("--usage");
 if (USAGE) {
@@ -91,25 +85,6 @@ function corpus(): string {
     execFileSync("tar", ["xzf", join(dir, "typescript-5.9.3.tgz"), "-C", dir], { stdio: "inherit" });
   }
   return join(dir, "package");
-}
-
-function status(pid: number, field: "VmRSS" | "VmHWM"): number {
-  const match = new RegExp(`${field}:\\s+(\\d+)`).exec(readFileSync(`/proc/${pid}/status`, "utf8"));
-  return Number(match?.[1]) / 1024;
-}
-
-/** The resident set by mapping, in MB: glibc's main heap, other anonymous memory, files. */
-function residentParts(pid: number): string {
-  const parts = { heap: 0, anonymous: 0, files: 0 };
-  let kind: keyof typeof parts = "anonymous";
-  for (const line of readFileSync(`/proc/${pid}/smaps`, "utf8").split("\n")) {
-    const mapping = /^[0-9a-f]+-[0-9a-f]+ \S+ \S+ \S+ (\d+)\s*(.*)$/.exec(line);
-    if (mapping !== null) {
-      const name = mapping[2] ?? "";
-      kind = name === "[heap]" ? "heap" : name.startsWith("/") ? "files" : "anonymous";
-    } else if (line.startsWith("Rss:")) parts[kind] += Number(line.split(/\s+/)[1]) / 1024;
-  }
-  return `C heap ${parts.heap.toFixed(1)} MB, other anonymous ${parts.anonymous.toFixed(1)} MB, file-backed ${parts.files.toFixed(1)} MB`;
 }
 
 interface Shown {
@@ -220,7 +195,8 @@ async function main(): Promise<void> {
     res.end(body);
   });
   const home = mkdtempSync(join(tmpdir(), "evident-mix-"));
-  const server: ChildProcess = spawn(process.execPath, [CLI, "mcp", "--structured"], {
+  const { pid, request, close } = await startStdioServer<Answer>({
+    cli: CLI,
     cwd: root,
     env: {
       PATH: process.env.PATH ?? "",
@@ -230,29 +206,8 @@ async function main(): Promise<void> {
       EVIDENT_ALLOW_PRIVATE_NETWORK: "true",
       ...SERVER_ENV,
     },
-    stdio: ["pipe", "pipe", "inherit"],
+    client: "mix",
   });
-  const pid = server.pid as number;
-  const waiters = new Map<number, (message: Answer) => void>();
-  createInterface({ input: server.stdout as NodeJS.ReadableStream }).on("line", (line) => {
-    const message = JSON.parse(line) as Answer & { id?: number };
-    if (message.id === undefined) return;
-    waiters.get(message.id)?.(message);
-    waiters.delete(message.id);
-  });
-  let nextId = 0;
-  const request = (method: string, params: unknown) =>
-    new Promise<Answer>((resolve) => {
-      const id = ++nextId;
-      waiters.set(id, resolve);
-      server.stdin?.write(`${JSON.stringify({ jsonrpc: "2.0", id, method, params })}\n`);
-    });
-  await request("initialize", {
-    protocolVersion: "2025-11-25",
-    capabilities: {},
-    clientInfo: { name: "mix", version: "1" },
-  });
-  server.stdin?.write(`${JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" })}\n`);
 
   const calls = plan();
   const byKind = new Map<string, { calls: number; errors: number; raisedMb: number; ms: number }>();
@@ -272,13 +227,13 @@ async function main(): Promise<void> {
           ? ["read next part", { cursor }]
           : ["read", { url: `${site.url}/${encodeURIComponent(page.file)}` }];
     } else [kind, args] = codeCall(n);
-    const before = status(pid, "VmRSS");
+    const before = residentMb(pid, "VmRSS");
     const started = performance.now();
     const answer = await request("tools/call", { name, arguments: args });
     const entry = byKind.get(kind) ?? { calls: 0, errors: 0, raisedMb: 0, ms: 0 };
     entry.calls += 1;
     entry.ms += performance.now() - started;
-    entry.raisedMb += Math.max(0, status(pid, "VmRSS") - before);
+    entry.raisedMb += Math.max(0, residentMb(pid, "VmRSS") - before);
     if (answer.error !== undefined || answer.result?.isError === true) {
       entry.errors += 1;
       const code = /"code":\s*"([a-z_]+)"/.exec(answer.result?.content?.[0]?.text ?? "")?.[1] ?? "protocol";
@@ -288,29 +243,23 @@ async function main(): Promise<void> {
     if (name === "web_read") keep(kept.pages, answer.result?.structuredContent?.cursor);
     else remember(answer);
   };
-  const run = async (until: number) => {
-    await Promise.all(
-      Array.from({ length: PARALLEL }, async () => {
-        while (done < until) await one();
-      }),
-    );
-  };
+  const run = (until: number) => runCalls(PARALLEL, until, () => done, one);
   const load = () => readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
   console.log(
     `corpus ${root}, ${CODE_CALLS} code_search + ${READ_CALLS} web_read calls, ${PARALLEL} at a time`,
   );
   console.log(`cli ${CLI}, server env ${JSON.stringify(SERVER_ENV)}, load average ${load()}`);
-  console.log(`started: RSS ${status(pid, "VmRSS").toFixed(1)} MB`);
+  console.log(`started: RSS ${residentMb(pid, "VmRSS").toFixed(1)} MB`);
   const started = Date.now();
   for (let at = EVERY; at < calls.length + EVERY; at += EVERY) {
     await run(Math.min(at, calls.length));
     if (USAGE) process.kill(pid, "SIGUSR2");
     console.log(
-      `after ${String(done).padStart(5)} calls: RSS ${status(pid, "VmRSS").toFixed(1)} MB, peak ${status(pid, "VmHWM").toFixed(1)} MB, ` +
+      `after ${String(done).padStart(5)} calls: RSS ${residentMb(pid, "VmRSS").toFixed(1)} MB, peak ${residentMb(pid, "VmHWM").toFixed(1)} MB, ` +
         `${((Date.now() - started) / 1000).toFixed(0)} s, load ${load()}`,
     );
   }
-  console.log(`at the end: ${residentParts(pid)}`);
+  console.log(`at the end: ${residentSplit(pid)}`);
   console.log("| kind | calls | error results | RSS raised (sum of rises), MB | mean ms |");
   console.log("| --- | ---: | ---: | ---: | ---: |");
   for (const [kind, entry] of [...byKind].sort((a, b) => b[1].raisedMb - a[1].raisedMb)) {
@@ -323,14 +272,13 @@ async function main(): Promise<void> {
   for (const seconds of [5, 30]) {
     await new Promise((resolve) => setTimeout(resolve, stopped + seconds * 1000 - Date.now()));
     console.log(
-      `${String(seconds).padStart(2)} s after the last call: RSS ${status(pid, "VmRSS").toFixed(1)} MB`,
+      `${String(seconds).padStart(2)} s after the last call: RSS ${residentMb(pid, "VmRSS").toFixed(1)} MB`,
     );
   }
-  console.log(`then: ${residentParts(pid)}`);
+  console.log(`then: ${residentSplit(pid)}`);
   if (USAGE) process.kill(pid, "SIGUSR2");
   await new Promise((resolve) => setTimeout(resolve, 500));
-  server.stdin?.end();
-  await new Promise((resolve) => server.once("exit", resolve));
+  await close();
   await site.close();
   rmSync(home, { recursive: true, force: true });
 }

@@ -18,11 +18,11 @@
  *                       the resident set after malloc_trim(0), i.e. what glibc kept but held free)
  * The tree is generated once into bench/.corpora/soak-<files>.
  */
-import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
-import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { seeded } from "../../test/fixtures/seeded.js";
+import { residentMb, residentSplit, runCalls, serverEnv, startStdioServer } from "./stdio-server.js";
 
 const repo = fileURLToPath(new URL("../../", import.meta.url));
 const arg = (name: string, fallback: number) => {
@@ -37,14 +37,7 @@ const WARMUP = 200;
 /** Readings once the calls stop, in seconds after the last answer. */
 const SETTLE_SECONDS = [5, 15, 30, 60];
 const random = seeded(arg("--seed", 1));
-/** `--env NAME=VALUE`, repeatable: set in the server's environment, not the client's. */
-const SERVER_ENV = Object.fromEntries(
-  process.argv.flatMap((a, i) => {
-    const setting = a === "--env" ? process.argv[i + 1] : undefined;
-    const at = setting?.indexOf("=") ?? -1;
-    return setting === undefined || at <= 0 ? [] : [[setting.slice(0, at), setting.slice(at + 1)]];
-  }),
-);
+const SERVER_ENV = serverEnv(process.argv);
 const CLI = process.argv.includes("--cli")
   ? (process.argv[process.argv.indexOf("--cli") + 1] as string)
   : `${repo}dist/adapters/cli/main.js`;
@@ -93,31 +86,6 @@ function tree(files: number): string {
   return root;
 }
 
-/** The resident set now (VmRSS), or its highest so far (VmHWM), in MB. */
-function rssMb(pid: number, field: "VmRSS" | "VmHWM" = "VmRSS"): number {
-  const status = readFileSync(`/proc/${pid}/status`, "utf8");
-  const kb = Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? Number.NaN);
-  return kb / 1024;
-}
-
-/**
- * Where a resident set lives, from /proc/PID/smaps: the C allocator's main heap (`[heap]`, what
- * glibc keeps after frees), anonymous mappings (V8's heap pages, thread stacks, other arenas)
- * and file-backed pages (the node binary and native modules), in MB.
- */
-function residentParts(pid: number): { heap: number; anonymous: number; files: number } {
-  const parts = { heap: 0, anonymous: 0, files: 0 };
-  let kind: keyof typeof parts = "anonymous";
-  for (const line of readFileSync(`/proc/${pid}/smaps`, "utf8").split("\n")) {
-    const mapping = /^[0-9a-f]+-[0-9a-f]+ \S+ \S+ \S+ (\d+)\s*(.*)$/.exec(line);
-    if (mapping !== null) {
-      const name = mapping[2] ?? "";
-      kind = name === "[heap]" ? "heap" : name.startsWith("/") ? "files" : "anonymous";
-    } else if (line.startsWith("Rss:")) parts[kind] += Number(line.split(/\s+/)[1]) / 1024;
-  }
-  return parts;
-}
-
 /** User plus system CPU seconds of a process so far (fields 14 and 15 of /proc/PID/stat). */
 function cpuSeconds(pid: number): number {
   const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
@@ -133,30 +101,12 @@ interface Answer {
 
 async function main(): Promise<void> {
   const root = tree(FILES);
-  const server: ChildProcess = spawn(process.execPath, [CLI, "mcp", "--structured"], {
+  const { pid, request, close } = await startStdioServer<Answer>({
+    cli: CLI,
     cwd: root,
     env: { ...process.env, ...SERVER_ENV },
-    stdio: ["pipe", "pipe", "inherit"],
+    client: "soak",
   });
-  const waiters = new Map<number, (message: Answer) => void>();
-  createInterface({ input: server.stdout as NodeJS.ReadableStream }).on("line", (line) => {
-    const message = JSON.parse(line) as Answer & { id?: number };
-    if (message.id !== undefined) waiters.get(message.id)?.(message);
-    if (message.id !== undefined) waiters.delete(message.id);
-  });
-  let nextId = 0;
-  const request = (method: string, params: unknown) =>
-    new Promise<Answer>((resolve) => {
-      const id = ++nextId;
-      waiters.set(id, resolve);
-      server.stdin?.write(`${JSON.stringify({ jsonrpc: "2.0", id, method, params })}\n`);
-    });
-  await request("initialize", {
-    protocolVersion: "2025-11-25",
-    capabilities: {},
-    clientInfo: { name: "soak", version: "1" },
-  });
-  server.stdin?.write(`${JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" })}\n`);
 
   const cursors: string[] = [];
   const kinds = new Map<string, number>();
@@ -195,27 +145,21 @@ async function main(): Promise<void> {
     const cursor = answer.result?.structuredContent?.cursor;
     if (cursor !== undefined && cursors.length < 200) cursors.push(cursor);
   };
-  const run = async (until: number) => {
-    await Promise.all(
-      Array.from({ length: PARALLEL }, async () => {
-        while (done < until) await one();
-      }),
-    );
-  };
+  const run = (until: number) => runCalls(PARALLEL, until, () => done, one);
   const started = Date.now();
   await run(WARMUP);
-  const base = rssMb(server.pid as number);
+  const base = residentMb(pid);
   console.log(
     `${FILES} files, ${PARALLEL} calls at a time, cli ${CLI}, server env ${JSON.stringify(SERVER_ENV)}`,
   );
   console.log(`after ${WARMUP} warm-up calls: RSS ${base.toFixed(1)} MB`);
   for (let at = EVERY; at <= CALLS; at += EVERY) {
     await run(WARMUP + at);
-    const now = rssMb(server.pid as number);
+    const now = residentMb(pid);
     console.log(
       `after ${String(at).padStart(6)} calls: RSS ${now.toFixed(1)} MB (x${(now / base).toFixed(2)} of warm-up), ` +
-        `peak ${rssMb(server.pid as number, "VmHWM").toFixed(1)} MB, ` +
-        `${((Date.now() - started) / 1000).toFixed(0)} s, server CPU ${cpuSeconds(server.pid as number).toFixed(1)} s`,
+        `peak ${residentMb(pid, "VmHWM").toFixed(1)} MB, ` +
+        `${((Date.now() - started) / 1000).toFixed(0)} s, server CPU ${cpuSeconds(pid).toFixed(1)} s`,
     );
   }
   console.log(
@@ -226,30 +170,21 @@ async function main(): Promise<void> {
   const stopped = Date.now();
   for (const seconds of SETTLE_SECONDS) {
     await new Promise((resolve) => setTimeout(resolve, stopped + seconds * 1000 - Date.now()));
-    const now = rssMb(server.pid as number);
+    const now = residentMb(pid);
     console.log(
       `${String(seconds).padStart(3)} s after the last call: RSS ${now.toFixed(1)} MB (x${(now / base).toFixed(2)} of warm-up), ` +
-        `server CPU ${cpuSeconds(server.pid as number).toFixed(1)} s`,
+        `server CPU ${cpuSeconds(pid).toFixed(1)} s`,
     );
   }
-  const parts = residentParts(server.pid as number);
-  console.log(
-    `resident at the end: C heap ${parts.heap.toFixed(1)} MB, other anonymous ${parts.anonymous.toFixed(1)} MB, ` +
-      `file-backed ${parts.files.toFixed(1)} MB`,
-  );
+  console.log(`resident at the end: ${residentSplit(pid)}`);
   if (process.argv.includes("--glibc")) {
     const gdb = (call: string) =>
-      execFileSync("gdb", ["-p", String(server.pid), "-batch", "-nx", "-ex", call], { stdio: "ignore" });
+      execFileSync("gdb", ["-p", String(pid), "-batch", "-nx", "-ex", call], { stdio: "ignore" });
     gdb("call (void) malloc_stats()");
     gdb("call (int) malloc_trim(0)");
-    const trimmed = residentParts(server.pid as number);
-    console.log(
-      `after malloc_trim(0): RSS ${rssMb(server.pid as number).toFixed(1)} MB; C heap ${trimmed.heap.toFixed(1)} MB, ` +
-        `other anonymous ${trimmed.anonymous.toFixed(1)} MB, file-backed ${trimmed.files.toFixed(1)} MB`,
-    );
+    console.log(`after malloc_trim(0): RSS ${residentMb(pid).toFixed(1)} MB; ${residentSplit(pid)}`);
   }
-  server.stdin?.end();
-  await new Promise((resolve) => server.once("exit", resolve));
+  await close();
 }
 
 await main();

@@ -232,6 +232,7 @@ export class CodeSearchService {
         mirrors: this.#mirrors,
         contentIds: this.#contentIds,
         rgPath: await this.#executor.rgPath(),
+        env: this.#options.env,
         retention: this.#options.retention,
         onSpawn: this.#options.onProcessSpawn,
         slots: this.#slots,

@@ -245,11 +245,14 @@ export const REVISION_CACHE_MAX_SCOPES = 4;
 /** Snapshot retention bounds. */
 export const SNAPSHOT_MAX_MATCHES = 50_000;
 export const SNAPSHOT_MAX_OCCURRENCES = 200_000;
-/** A quarter of the default store: a result within it is always within its share. */
+/**
+ * A quarter of the default store: a result within it is always within its share. Counted in
+ * what the snapshot keeps: compact records (rg/compact.ts), else ripgrep's events.
+ */
 export const SNAPSHOT_MAX_BYTES = 8 * 1024 * 1024;
 /**
- * What SNAPSHOT_MAX_BYTES counts besides the protocol bytes a snapshot keeps of each match: its
- * offsets (two 32-bit numbers) and, per file, the run's bookkeeping and key.
+ * What SNAPSHOT_MAX_BYTES counts besides the bytes a snapshot keeps of each match (its record or
+ * its event): its offsets (two 32-bit numbers) and, per file, the run's bookkeeping and key.
  */
 export const SNAPSHOT_MATCH_OVERHEAD_BYTES = 8;
 export const SNAPSHOT_FILE_OVERHEAD_BYTES = 64;

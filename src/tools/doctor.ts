@@ -291,8 +291,11 @@ async function checkRipgrep(settings: Settings): Promise<DoctorReport["ripgrep"]
   try {
     const resolved = await resolveRgPath(settings.rgPath, settings.childEnvironment);
     const version = await new Promise<string>((resolve, reject) =>
-      execFile(resolved.path, ["--version"], { timeout: 10_000 }, (error, stdout) =>
-        error ? reject(error) : resolve(stdout.split("\n")[0]?.trim() ?? ""),
+      execFile(
+        resolved.path,
+        ["--version"],
+        { timeout: 10_000, env: { ...settings.childEnvironment } },
+        (error, stdout) => (error ? reject(error) : resolve(stdout.split("\n")[0]?.trim() ?? "")),
       ),
     );
     return { ok: true, path: resolved.path, source: resolved.source, version };

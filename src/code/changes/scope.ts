@@ -26,7 +26,8 @@ import { CHANGES_CONCURRENT_FILES, CHANGES_MAX_FILES, GIT_PATHSPECS_PER_COMMAND 
 import type { Phrasing } from "../../core/phrasing.js";
 import type { Slots } from "../../core/slots.js";
 import { type ChangedFile, changedFiles, type DiffSides } from "../git/diff.js";
-import type { Git } from "../git/process.js";
+import { missingObjects } from "../git/objects.js";
+import { type Git, MissingObjectError } from "../git/process.js";
 import { emptyTree, mergeBase, openRepository, type Repository } from "../git/repository.js";
 import { protectedReason, type SearchTarget } from "../path-policy.js";
 import type { ChangeSpec, SearchQuery } from "../request.js";
@@ -55,6 +56,8 @@ export interface ChangeScopeDeps {
   /** The trees kept between calls (mirrors.ts). */
   readonly mirrors: MirrorCache<ScopeBuild>;
   readonly rgPath: string;
+  /** ripgrep's whole environment: what the caller handed down (config/ settings' childEnvironment). */
+  readonly env: Readonly<Record<string, string | undefined>>;
   readonly retention?: RetentionBounds | undefined;
   readonly onSpawn?: ((pid: number) => void) | undefined;
   readonly slots?: Slots | undefined;
@@ -384,6 +387,7 @@ class Scope implements ChangeScope {
       return { table: parsedTable([]), partialReason: undefined, searchErrors: 0, trusted: {} };
     const run = await runContentSearch({
       rgPath: this.deps.rgPath,
+      env: this.deps.env,
       query,
       target: {
         cwd: this.mirror.dir,
@@ -443,29 +447,17 @@ class Scope implements ChangeScope {
 
   /** The changed lines of `batch`: a patch limited to them. */
   async #fetchLines(batch: readonly Wanted[], signal: AbortSignal): Promise<void> {
-    const patched = new Map(
-      (
-        await changedFiles(
-          this.deps.git,
-          this.repository,
-          this.sides,
-          batch.map((w) => w.path),
-          true,
-          signal,
-        )
-      ).map((f) => [f.path, f]),
-    );
+    const patched = await this.#patches(await this.#withObjects(batch, signal), signal);
     for (const file of batch) {
+      if (this.#ranges.has(file.key)) continue;
       const change = patched.get(file.path);
       const id = this.mirror.data.ids.get(file.key);
       // The working tree moved on since the listing: Git compared other bytes than the tree holds.
       if (this.spec.side === "new" && change?.patchNewId !== undefined && change.patchNewId !== id) {
-        this.#ranges.set(file.key, []);
-        this.notCovered.push({
-          path: file.key,
-          reason:
-            "it differs from what Git compared (edited since, or converted by Git's line-ending settings)",
-        });
+        this.#leaveOut(
+          file,
+          "it differs from what Git compared (edited since, or converted by Git's line-ending settings)",
+        );
         continue;
       }
       if (change === undefined) {
@@ -475,6 +467,70 @@ class Scope implements ChangeScope {
       this.#ranges.set(file.key, changedLines(change.hunks, this.spec.side));
     }
   }
+
+  /** A file whose changed lines are not known: none of its lines is admitted, and it is named. */
+  #leaveOut(file: Wanted, reason: string): void {
+    this.#ranges.set(file.key, []);
+    this.notCovered.push({ path: file.key, reason });
+  }
+
+  /**
+   * The files of `batch` whose objects on both sides are here; the others (a partial clone's,
+   * which Git may not fetch) are left out and named. Asked only of a Git that fetches nothing on
+   * demand: an older one refuses a partial clone before this (git/repository.ts).
+   */
+  async #withObjects(batch: readonly Wanted[], signal: AbortSignal): Promise<Wanted[]> {
+    const { git } = this.deps;
+    if (!(await git.hasNoLazyFetch(signal))) return [...batch];
+    const ids = batch.flatMap((w) => [w.changed?.oldId, w.changed?.newId]).filter(isObjectId);
+    let missing: Set<string>;
+    try {
+      missing = await missingObjects(git, this.repository, ids, signal);
+    } catch (error) {
+      // A Git that fetches on demand after all dies at the first object it lacks: the patches
+      // then name what is missing one object at a time.
+      if (error instanceof MissingObjectError) return [...batch];
+      throw error;
+    }
+    return batch.filter((w) => {
+      const lacking = [w.changed?.oldId, w.changed?.newId].find((id) => id !== undefined && missing.has(id));
+      if (lacking !== undefined) this.#leaveOut(w, lackingReason(`object ${lacking} is missing`));
+      return lacking === undefined;
+    });
+  }
+
+  /**
+   * The patch of `batch`'s files, by path. Git dies at the first object it lacks, naming it: the
+   * files that need it are left out and named with Git's line, and the rest compared again.
+   */
+  async #patches(batch: readonly Wanted[], signal: AbortSignal): Promise<Map<string, ChangedFile>> {
+    let files = batch;
+    while (files.length > 0) {
+      try {
+        const paths = files.map((w) => w.path);
+        const patch = await changedFiles(this.deps.git, this.repository, this.sides, paths, true, signal);
+        return new Map(patch.map((f) => [f.path, f]));
+      } catch (error) {
+        if (!(error instanceof MissingObjectError)) throw error;
+        const needs = (w: Wanted) => w.changed?.oldId === error.id || w.changed?.newId === error.id;
+        // Git named an object none of these files needs: nothing to leave out, so the failure stands.
+        if (!files.some(needs)) throw error;
+        for (const w of files.filter(needs)) this.#leaveOut(w, lackingReason(error.line));
+        files = files.filter((w) => !needs(w));
+      }
+    }
+    return new Map();
+  }
+}
+
+/** Why a file's changed lines are unknown: Git lacks an object needed to compare it. */
+function lackingReason(cause: string): string {
+  return `its changed lines are unknown: Git lacks an object needed to compare it, and fetches none (${cause})`;
+}
+
+/** An object id, not Git's all-zero stand-in for working-tree content or an absent side. */
+function isObjectId(id: string | undefined): id is string {
+  return id !== undefined && !/^0+$/.test(id);
 }
 
 /** The lines of a scan whose occurrences are admitted: what a search scoped to changed lines retains. */

@@ -13,7 +13,7 @@ import type { Readable } from "node:stream";
 import { EvidentError } from "../../core/errors.js";
 import { GIT_HEADER_LINE_MAX_BYTES } from "../../core/limits.js";
 import type { ConsumeResult } from "../process/owned-process.js";
-import { type Git, gitMessage } from "./process.js";
+import { type Git, gitFailure } from "./process.js";
 import type { Repository } from "./repository.js";
 
 /** Lines `[start, start + count)` of one side, 1-based; count 0 marks a position between lines. */
@@ -98,10 +98,7 @@ export async function changedFiles(
     (stdout) => readDiff(stdout, parser),
   );
   if (outcome.exitCode !== 0) {
-    throw new EvidentError(
-      "internal_error",
-      `git ${sides.kind === "commits" ? "diff-tree" : "diff-index"} failed: ${gitMessage(outcome.stderr)}`,
-    );
+    throw gitFailure(sides.kind === "commits" ? "diff-tree" : "diff-index", outcome.stderr);
   }
   return parser.finish();
 }

@@ -8,7 +8,7 @@
 import type { Readable } from "node:stream";
 import { EvidentError } from "../../core/errors.js";
 import type { ConsumeResult } from "../process/owned-process.js";
-import { type Git, gitMessage } from "./process.js";
+import { type Git, gitFailure, gitMessage } from "./process.js";
 import type { Repository } from "./repository.js";
 
 export type Blob =
@@ -41,6 +41,35 @@ export async function readBlobs(
   if (outcome.exitCode !== 0 && !outcome.stopped)
     throw new EvidentError("internal_error", `git cat-file failed: ${gitMessage(outcome.stderr)}`);
   return blobs;
+}
+
+/**
+ * The objects of `ids` the repository lacks (`cat-file --batch-check`: one line per object,
+ * `<id> missing` for an absent one). Only for a Git that fetches nothing on demand (2.45+, see
+ * process.ts): an older one would try to fetch each missing object instead of naming it.
+ */
+export async function missingObjects(
+  git: Git,
+  repository: Repository,
+  ids: readonly string[],
+  signal?: AbortSignal,
+): Promise<Set<string>> {
+  const wanted = [...new Set(ids)];
+  if (wanted.length === 0) return new Set();
+  const out = await git.run({
+    cwd: repository.root,
+    args: ["cat-file", "--batch-check=%(objectname)"],
+    input: `${wanted.join("\n")}\n`,
+    config: repository.config,
+    signal,
+  });
+  if (out.exitCode !== 0) throw gitFailure("cat-file", out.stderr);
+  const missing = new Set<string>();
+  for (const line of out.stdout.toString("latin1").split("\n")) {
+    const [id, status] = line.split(" ");
+    if (status === "missing" && id !== undefined) missing.add(id);
+  }
+  return missing;
 }
 
 /** `<id> <type> <size>\n<content>\n` per object, or `<id> missing\n`. */

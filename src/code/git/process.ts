@@ -213,11 +213,43 @@ function safeEnvironment(env: Readonly<Record<string, string | undefined>>): Nod
   };
 }
 
-/** Git's first stderr line, for messages (bounded). */
+/**
+ * Git's cause, for messages (bounded): its last `fatal:` line, else its last line. Warnings and
+ * a child's refusals come before the line Git dies with ("lazy fetching disabled" before "could
+ * not fetch X from promisor remote").
+ */
 export function gitMessage(stderr: string): string {
-  const line = stderr
+  const lines = stderr
     .split("\n")
-    .map((l) => l.replace(/^(fatal|error): /, "").trim())
-    .find((l) => l !== "");
-  return (line ?? "no message").slice(0, 300);
+    .map((l) => l.trim())
+    .filter((l) => l !== "");
+  const line = lines.findLast((l) => l.startsWith("fatal: ")) ?? lines.at(-1);
+  return (line?.replace(/^(fatal|error|warning): /, "") ?? "no message").slice(0, 300);
+}
+
+/**
+ * Git stopped at an object the repository lacks and may not fetch: a partial clone's, with lazy
+ * fetching off (or refused, as every network access is). `id` is the object Git names.
+ */
+export class MissingObjectError extends EvidentError {
+  readonly id: string;
+  /** Git's line naming it. */
+  readonly line: string;
+
+  constructor(command: string, id: string, line: string) {
+    super("internal_error", `git ${command} failed: ${line}`);
+    this.id = id;
+    this.line = line;
+  }
+}
+
+/** Git's line for a missing object, as Git words it under the C locale (object-file.c). */
+const MISSING_OBJECT = /^could not fetch ([0-9a-f]{40,64}) from promisor remote$/;
+
+/** The error for a failed Git command: a missing object is told apart from other failures. */
+export function gitFailure(command: string, stderr: string): EvidentError {
+  const line = gitMessage(stderr);
+  const missing = MISSING_OBJECT.exec(line);
+  if (missing !== null) return new MissingObjectError(command, missing[1] as string, line);
+  return new EvidentError("internal_error", `git ${command} failed: ${line}`);
 }

@@ -128,6 +128,8 @@ export interface RevisionScan {
 
 export interface ScanOptions {
   readonly rgPath: string;
+  /** ripgrep's whole environment: what the caller handed down (config/ settings' childEnvironment). */
+  readonly env: Readonly<Record<string, string | undefined>>;
   readonly query: SearchQuery;
   readonly target: RgTarget;
   readonly signal?: AbortSignal;
@@ -151,6 +153,7 @@ export async function scanRevisions(options: ScanOptions): Promise<RevisionScan>
       command: options.rgPath,
       args: buildFilesArgs(options.query, options.target),
       cwd: options.target.cwd,
+      env: options.env,
       ...(options.signal === undefined ? {} : { signal: options.signal }),
       ...(options.slots === undefined ? {} : { slots: options.slots }),
       ...(options.onSpawn === undefined ? {} : { onSpawn: options.onSpawn }),

@@ -88,14 +88,17 @@ export class CompactRecorder {
     ranges: [],
   };
 
-  /** Records the event `bytes[start, end)` at the next position; `first` for a run's first. */
-  add(bytes: Uint8Array, start: number, end: number, first: boolean): void {
-    if (this.#failed) return;
+  /**
+   * Records the event `bytes[start, end)` at the next position; `first` for a run's first.
+   * Returns the record's length in bytes, or -1 once the records have ended.
+   */
+  add(bytes: Uint8Array, start: number, end: number, first: boolean): number {
+    if (this.#failed) return -1;
     const parts = this.#parts;
     parts.ranges.length = 0;
     if (!split(bytes, start, end, parts) || !this.#samePath(bytes, parts, first)) {
       this.#failed = true;
-      return;
+      return -1;
     }
     if (this.#used + end - start > this.#out.length)
       this.#out = grownBuffer(this.#out, this.#used + end - start);
@@ -118,15 +121,19 @@ export class CompactRecorder {
     // one search (the CLI), and a Buffer's subarray is slow to make.
     const length = parts.linesEnd - parts.linesStart;
     out.set(new Uint8Array(bytes.buffer, bytes.byteOffset + parts.linesStart, length), at);
+    const recordStart = this.#used;
     this.#used = at + length;
+    return this.#used - recordStart;
   }
 
-  /** Drops the records from `count` on (a bound fell inside the last run). */
-  truncate(count: number): void {
-    if (count >= this.#count) return;
+  /** Drops the records from `count` on (a bound fell inside the last run); returns their bytes. */
+  truncate(count: number): number {
+    if (count >= this.#count) return 0;
+    const dropped = this.#used - (this.#starts[count] as number);
     this.#used = this.#starts[count] as number;
     this.#count = count;
     for (const first of this.#runPaths.keys()) if (first >= count) this.#runPaths.delete(first);
+    return dropped;
   }
 
   /**

@@ -49,6 +49,8 @@ export interface SearchRun {
 
 export interface ContentSearchOptions {
   readonly rgPath: string;
+  /** ripgrep's whole environment: what the caller handed down (config/ settings' childEnvironment). */
+  readonly env: Readonly<Record<string, string | undefined>>;
   readonly query: SearchQuery;
   readonly target: RgTarget;
   readonly signal?: AbortSignal;
@@ -78,6 +80,7 @@ export async function runContentSearch(options: ContentSearchOptions): Promise<S
       command: options.rgPath,
       args: buildSearchArgs(options.query, options.target),
       cwd: options.target.cwd,
+      env: options.env,
       ...(signal === undefined ? {} : { signal }),
       ...(options.slots === undefined ? {} : { slots: options.slots }),
       ...(options.onSpawn === undefined ? {} : { onSpawn: options.onSpawn }),

@@ -9,6 +9,11 @@
  * as matched lines, and where the occurrence count is needed inside a run (a bound reached in
  * the middle of a file) the events are decoded and counted one by one. Retention bounds apply in
  * stream order, exactly where they would if every event were decoded as it arrived.
+ *
+ * The byte bound counts what a snapshot keeps: the compact records (rg/compact.ts) while they are
+ * made, else the events themselves. Should the records end (an event of another shape), the
+ * snapshot keeps the events, so the bound counts their bytes from then on, and what was kept past
+ * it is dropped there.
  */
 import { EvidentError } from "../../core/errors.js";
 import {
@@ -41,7 +46,7 @@ export interface IndexedOutput {
   readonly table: RawMatchTable;
   readonly runs: readonly IndexedRun[];
   readonly occurrences: number;
-  /** Estimated retained memory: the protocol bytes kept and their offsets. */
+  /** Estimated retained memory: the compact records (else the protocol bytes) kept, and their offsets. */
   readonly bytes: number;
   readonly partialReason: PartialReason | undefined;
   /** The file whose line was over the protocol cap (`protocol_line_limit`), when one was open. */
@@ -90,7 +95,11 @@ export class RgOutputIndexer {
   readonly #runs: IndexedRun[] = [];
   #open: OpenRun | undefined;
   #occurrences = 0;
-  #bytes = 0;
+  /** The retained matches' cost counted in their events' bytes, and in their records' bytes. */
+  #eventBytes = 0;
+  #recordBytes = 0;
+  /** The snapshot will keep records: the bound counts their bytes. */
+  #recordsKept: boolean;
   #partial: PartialReason | undefined;
   #longLineKey: string | undefined;
   #summary: RgSummary | undefined;
@@ -119,6 +128,12 @@ export class RgOutputIndexer {
     this.#exclude = options.exclude;
     this.#onRun = options.onRun;
     this.#records = options.records === false ? undefined : new CompactRecorder();
+    this.#recordsKept = this.#records !== undefined;
+  }
+
+  /** What the byte bound counts: the bytes of the form the snapshot will keep. */
+  get #bytes(): number {
+    return this.#recordsKept ? this.#recordBytes : this.#eventBytes;
   }
 
   /** Matches retained so far. */
@@ -258,13 +273,17 @@ export class RgOutputIndexer {
       open.count++;
       return false;
     }
-    const cost =
-      end -
-      at +
+    const overhead =
       SNAPSHOT_MATCH_OVERHEAD_BYTES +
       (open.count === 0 ? SNAPSHOT_FILE_OVERHEAD_BYTES + 2 * open.key.length : 0);
+    const eventCost = end - at + overhead;
     if (this.#count + 1 > this.#bounds.maxMatches) return this.#stop("max_matches");
-    if (this.#bytes + cost > this.#bounds.maxBytes) {
+    // The record is cut first: its length is what the bound counts while records are kept.
+    const record = this.#records?.add(bytes, at, end, open.count === 0) ?? -1;
+    if (record < 0 && this.#recordsKept && this.#recordsEnded()) return true;
+    const recordCost = record + overhead;
+    if (this.#bytes + (this.#recordsKept ? recordCost : eventCost) > this.#bounds.maxBytes) {
+      this.#records?.truncate(this.#count);
       this.#stop("max_bytes");
       // Occurrences are checked before bytes: if this event would also pass the occurrence
       // bound, that is the reason a decode-as-you-go reader would give.
@@ -284,10 +303,10 @@ export class RgOutputIndexer {
     this.#chunkOf[this.#count] = chunk;
     this.#starts[this.#count] = at;
     this.#ends[this.#count] = end;
-    this.#records?.add(bytes, at, end, open.count === 0);
     this.#count++;
     open.count++;
-    this.#bytes += cost;
+    this.#eventBytes += eventCost;
+    this.#recordBytes += recordCost;
     return false;
   }
 
@@ -349,18 +368,70 @@ export class RgOutputIndexer {
       occurrences += n;
     }
     // Matches beyond the cut are dropped from the tail of the table (this run is the last one).
-    for (let i = open.first + kept; i < open.first + open.count; i++) {
-      this.#bytes -= (this.#ends[i] as number) - (this.#starts[i] as number) + SNAPSHOT_MATCH_OVERHEAD_BYTES;
-    }
+    const dropped = open.count - kept;
+    this.#eventBytes -= this.#eventsCost(open.first + kept, open.first + open.count);
     this.#count = open.first + kept;
-    this.#records?.truncate(this.#count);
+    this.#recordBytes -=
+      (this.#records?.truncate(this.#count) ?? 0) + dropped * SNAPSHOT_MATCH_OVERHEAD_BYTES;
     if (kept > 0) {
       this.#occurrences += occurrences;
       this.#runs.push({ key: open.key, first: open.first, count: kept, occurrences });
       this.#onRun?.(open.key);
     } else {
-      this.#bytes -= SNAPSHOT_FILE_OVERHEAD_BYTES + 2 * open.key.length;
+      this.#eventBytes -= SNAPSHOT_FILE_OVERHEAD_BYTES + 2 * open.key.length;
+      this.#recordBytes -= SNAPSHOT_FILE_OVERHEAD_BYTES + 2 * open.key.length;
     }
+  }
+
+  /** The events' cost of positions `[from, to)`, offsets included (not the file's overhead). */
+  #eventsCost(from: number, to: number): number {
+    let cost = 0;
+    for (let i = from; i < to; i++)
+      cost += (this.#ends[i] as number) - (this.#starts[i] as number) + SNAPSHOT_MATCH_OVERHEAD_BYTES;
+    return cost;
+  }
+
+  /**
+   * The records ended: the snapshot keeps the events, so the bound counts their bytes from here.
+   * If what is kept already passes it, whole files are dropped from the end, then the last
+   * file's matches past the bound, and the search stops there (true), partial.
+   */
+  #recordsEnded(): boolean {
+    this.#recordsKept = false;
+    const max = this.#bounds.maxBytes;
+    if (this.#eventBytes <= max) return false;
+    const open = this.#open;
+    this.#open = undefined;
+    if (open !== undefined && open.count > 0 && !open.excluded) this.#closeRun(open);
+    let last: IndexedRun | undefined;
+    while (this.#eventBytes > max && this.#runs.length > 0) {
+      last = this.#runs.pop() as IndexedRun;
+      this.#occurrences -= last.occurrences;
+      this.#eventBytes -=
+        this.#eventsCost(last.first, last.first + last.count) +
+        SNAPSHOT_FILE_OVERHEAD_BYTES +
+        2 * last.key.length;
+      this.#count = last.first;
+    }
+    if (last !== undefined) {
+      // As much of the last file dropped as fits, its occurrences counted again.
+      let count = 0;
+      let cost = SNAPSHOT_FILE_OVERHEAD_BYTES + 2 * last.key.length;
+      while (
+        count < last.count &&
+        this.#eventBytes + cost + this.#eventsCost(last.first + count, last.first + count + 1) <= max
+      ) {
+        cost += this.#eventsCost(last.first + count, last.first + count + 1);
+        count++;
+      }
+      if (count > 0) {
+        this.#eventBytes += cost;
+        this.#count = last.first + count;
+        this.#closeRun({ key: last.key, first: last.first, count, excluded: false });
+      }
+    }
+    this.#partial = "max_bytes";
+    return true;
   }
 
   #decode(position: number) {

@@ -12,6 +12,8 @@ import { LineSplitter } from "./events.js";
 
 export interface NamesOptions {
   readonly rgPath: string;
+  /** ripgrep's whole environment: what the caller handed down (config/ settings' childEnvironment). */
+  readonly env: Readonly<Record<string, string | undefined>>;
   /** The whole argument list (its output must be NUL-separated names). */
   readonly args: readonly string[];
   readonly target: RgTarget;
@@ -28,6 +30,7 @@ export async function listNames(options: NamesOptions): Promise<string[]> {
       command: options.rgPath,
       args: options.args,
       cwd: options.target.cwd,
+      env: options.env,
       signal: options.signal,
       ...(options.slots === undefined ? {} : { slots: options.slots }),
       ...(options.onSpawn === undefined ? {} : { onSpawn: options.onSpawn }),

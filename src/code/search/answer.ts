@@ -97,6 +97,7 @@ async function snapshotAt(
     const run = await structureSearch(
       {
         rgPath: await call.executor.rgPath(),
+        env: call.executor.env,
         syntax: call.syntax,
         signal: call.signal,
         onSpawn: call.onSpawn,

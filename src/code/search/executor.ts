@@ -29,7 +29,7 @@ import { listNames } from "../rg/names.js";
 import type { Execution } from "../snapshots/build.js";
 
 export interface SearchExecutorOptions {
-  /** The environment ripgrep is looked up in (PATH), as the adapter handed it (config/). */
+  /** The environment ripgrep is looked up in (PATH) and runs in, as the adapter handed it (config/). */
   readonly env: Readonly<Record<string, string | undefined>>;
   /** The operator's ripgrep binary (EVIDENT_RG_PATH), if set. */
   readonly rgPath?: string | undefined;
@@ -89,6 +89,7 @@ export class SearchExecutor {
     const rgPath = await this.rgPath();
     const common = {
       rgPath,
+      env: this.#options.env,
       query,
       target: target.rg,
       signal: context.signal,
@@ -142,6 +143,7 @@ export class SearchExecutor {
   async listFiles(query: SearchQuery, target: SearchTarget, signal: AbortSignal): Promise<string[]> {
     return listNames({
       rgPath: await this.rgPath(),
+      env: this.#options.env,
       args: buildFilesArgs(query, target.rg),
       target: target.rg,
       signal,
@@ -188,6 +190,11 @@ export class SearchExecutor {
       if (scan.signal?.aborted === true) throw error;
       if (this.#revisions.state(scope) === "missing") await this.#enumerate(scope, scan);
     }
+  }
+
+  /** The environment ripgrep runs in (the caller's, as handed down). */
+  get env(): Readonly<Record<string, string | undefined>> {
+    return this.#options.env;
   }
 
   /** The ripgrep executable (resolved once; a failure is tried again next time). */

@@ -50,6 +50,8 @@ export interface StructureRun {
 
 export interface StructureOptions {
   readonly rgPath: string;
+  /** ripgrep's whole environment: what the caller handed down (config/ settings' childEnvironment). */
+  readonly env: Readonly<Record<string, string | undefined>>;
   readonly syntax: SyntaxLayer;
   readonly signal: AbortSignal;
   readonly onSpawn?: ((pid: number) => void) | undefined;
@@ -256,6 +258,7 @@ async function listCandidates(
         ];
   return listNames({
     rgPath: options.rgPath,
+    env: options.env,
     args,
     target: target.rg,
     signal: options.signal,

@@ -53,7 +53,13 @@ export async function probeCtags(
   let features = "";
   try {
     const outcome = await runOwnedProcess(
-      { command: path, args: ["--list-features"], cwd: "/", ...(signal === undefined ? {} : { signal }) },
+      {
+        command: path,
+        args: ["--list-features"],
+        cwd: "/",
+        env,
+        ...(signal === undefined ? {} : { signal }),
+      },
       async (stdout) => {
         features = await readAll(stdout);
         return "done";
@@ -143,18 +149,24 @@ export async function ctagsSymbols(
   );
   if (outcome.exitCode !== 0)
     return { status: "parse_error", reason: `ctags failed: ${outcome.stderr.trim().split("\n")[0] ?? ""}` };
-  if (tagsSeen === 0 && !(await knowsLanguage(ctags, absolutePath, signal)))
+  if (tagsSeen === 0 && !(await knowsLanguage(ctags, absolutePath, environment, signal)))
     return { status: "no_provider", reason: "Universal Ctags has no parser for this file's language" };
   return { status: "ok", symbols: qualify(tags) };
 }
 
-async function knowsLanguage(ctags: string, absolutePath: string, signal?: AbortSignal): Promise<boolean> {
+async function knowsLanguage(
+  ctags: string,
+  absolutePath: string,
+  env: Readonly<Record<string, string | undefined>>,
+  signal?: AbortSignal,
+): Promise<boolean> {
   let output = "";
   await runOwnedProcess(
     {
       command: ctags,
       args: ["--print-language", absolutePath],
       cwd: "/",
+      env,
       ...(signal === undefined ? {} : { signal }),
     },
     async (stdout) => {

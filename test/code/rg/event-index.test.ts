@@ -66,8 +66,17 @@ function stream(files: readonly FileEvents[]): Buffer {
 }
 
 /** Feeds `bytes` cut at `cuts`, as a pipe would deliver it. */
-function index(bytes: Buffer, cuts: readonly number[] = [], bounds = UNBOUNDED, maxLine?: number) {
-  const indexer = new RgOutputIndexer(bounds, { maxLineBytes: maxLine });
+function index(
+  bytes: Buffer,
+  cuts: readonly number[] = [],
+  bounds = UNBOUNDED,
+  maxLine?: number,
+  records?: boolean,
+) {
+  const indexer = new RgOutputIndexer(bounds, {
+    maxLineBytes: maxLine,
+    ...(records === undefined ? {} : { records }),
+  });
   let last = 0;
   let stopped = false;
   for (const point of [...new Set(cuts.map((c) => c % (bytes.length + 1)))].sort((a, b) => a - b)) {
@@ -311,11 +320,38 @@ describe("rg JSON stream index", () => {
   });
 });
 
+/** Bytes of a varint (7 bits a byte). */
+function varintBytes(value: number): number {
+  let n = 1;
+  for (let v = value; v >= 0x80; v = Math.floor(v / 0x80)) n++;
+  return n;
+}
+
+/**
+ * What a snapshot keeps of an event as a compact record (rg/compact.ts): its line number, offset
+ * and submatch ranges as varints, and its line's value as ripgrep wrote it.
+ */
+function recordBytes(event: string): number {
+  const { data } = JSON.parse(event) as {
+    data: {
+      lines: unknown;
+      line_number: number | null;
+      absolute_offset: number;
+      submatches: { start: number; end: number }[];
+    };
+  };
+  let n = varintBytes(data.line_number ?? 0) + varintBytes(data.absolute_offset);
+  n += varintBytes(data.submatches.length);
+  for (const s of data.submatches) n += varintBytes(s.start) + varintBytes(s.end - s.start);
+  return n + Buffer.byteLength(JSON.stringify(data.lines));
+}
+
 /**
  * The reference: decode every event as it arrives and apply the bounds in order (matches, then
- * occurrences, then bytes), which is what retention promises.
+ * occurrences, then bytes), which is what retention promises. Bytes count what the snapshot
+ * keeps: each event's compact record, or the event itself where no records are made.
  */
-function reference(files: readonly FileEvents[], bounds: RetentionBounds) {
+function reference(files: readonly FileEvents[], bounds: RetentionBounds, records = true) {
   const kept: string[] = [];
   let occurrences = 0;
   let bytes = 0;
@@ -324,7 +360,7 @@ function reference(files: readonly FileEvents[], bounds: RetentionBounds) {
     for (const event of file.matches) {
       const n = fullMatch(event).occurrences.length;
       const cost =
-        Buffer.byteLength(event) +
+        (records ? recordBytes(event) : Buffer.byteLength(event)) +
         SNAPSHOT_MATCH_OVERHEAD_BYTES +
         (first ? SNAPSHOT_FILE_OVERHEAD_BYTES + 2 * fullMatch(event).path.length : 0);
       if (kept.length + 1 > bounds.maxMatches) return { kept, reason: "max_matches" };
@@ -352,7 +388,8 @@ describe("retention while indexing", () => {
         fc.integer({ min: 0, max: 40 }),
         fc.integer({ min: 100, max: 3000 }),
         fc.array(fc.nat(5000), { maxLength: 6 }),
-        (specs, maxMatches, maxOccurrences, maxBytes, cuts) => {
+        fc.boolean(),
+        (specs, maxMatches, maxOccurrences, maxBytes, cuts, records) => {
           const files: FileEvents[] = specs.map((spec, f) => ({
             path: { text: spec.name },
             matches: spec.lines.map((n, i) =>
@@ -365,8 +402,8 @@ describe("retention while indexing", () => {
             ),
           }));
           const bounds = { maxMatches, maxOccurrences, maxBytes };
-          const expected = reference(files, bounds);
-          const { out } = index(stream(files), cuts, bounds);
+          const expected = reference(files, bounds, records);
+          const { out } = index(stream(files), cuts, bounds, undefined, records);
           assert.deepEqual(
             allMatches(out.table),
             expected.kept.map((e) => fullMatch(e)),
@@ -379,6 +416,63 @@ describe("retention while indexing", () => {
           assert.equal(
             out.runs.reduce((n, r) => n + r.occurrences, 0),
             out.occurrences,
+          );
+        },
+      ),
+      { numRuns: 400 },
+    );
+  });
+
+  it("G04: where the records end, the bound counts the events kept instead, cut back to fit", () => {
+    const file = fc.record({
+      name: fc.constantFrom("a", "b", "c", "d"),
+      lines: fc.array(fc.integer({ min: 0, max: 4 }), { minLength: 1, maxLength: 6 }),
+    });
+    fc.assert(
+      fc.property(
+        fc.array(file, { minLength: 1, maxLength: 5 }),
+        fc.nat(40),
+        fc.integer({ min: 1, max: 40 }),
+        fc.integer({ min: 100, max: 3000 }),
+        fc.array(fc.nat(5000), { maxLength: 6 }),
+        (specs, odd, maxMatches, maxBytes, cuts) => {
+          let position = 0;
+          const files: FileEvents[] = specs.map((spec, f) => ({
+            path: { text: spec.name },
+            matches: spec.lines.map((n, i) => {
+              const event = matchEvent(
+                spec.name,
+                `${"ab".repeat(4)}\n`,
+                Array.from({ length: n }, (_, k) => [k, k + 1] as [number, number]),
+                f * 10 + i + 1,
+              );
+              // One event of another shape (a field records do not know): the records end there.
+              return position++ === odd ? event.replace(/\]\}\}$/, '],"more":1}}') : event;
+            }),
+          }));
+          const bounds = { maxMatches, maxOccurrences: 1e9, maxBytes };
+          const byRecords = reference(files, bounds, true);
+          // Stopped before the records ended (or, at that event, by the match count, checked
+          // first): records are kept; else the events are, within the bound as events.
+          const expected =
+            odd >= position ||
+            byRecords.kept.length < odd ||
+            (byRecords.kept.length === odd && byRecords.reason === "max_matches")
+              ? byRecords
+              : reference(files, bounds, false);
+          const { out } = index(stream(files), cuts, bounds);
+          assert.deepEqual(
+            allMatches(out.table).map((m) => m.line),
+            expected.kept.map((e) => fullMatch(e).line),
+          );
+          assert.equal(out.partialReason, expected.reason);
+          assert.equal(
+            out.runs.reduce((n, r) => n + r.occurrences, 0),
+            out.occurrences,
+          );
+          assert.equal(
+            out.occurrences,
+            expected.kept.reduce((n, e) => n + fullMatch(e).occurrences.length, 0),
           );
         },
       ),

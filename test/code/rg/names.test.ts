@@ -19,6 +19,7 @@ writeFileSync(join(dir, "full", "a.ts"), "a\n");
 const list = (args: string[]) =>
   listNames({
     rgPath: RG,
+    env: { PATH: process.env.PATH },
     args: ["--files", "--null", ...args],
     target: { cwd: dir, root: ".", protectedGlobs: [] },
     signal: new AbortController().signal,
