@@ -139,6 +139,10 @@ describe("npm test and optional tools", () => {
       /nginx not on PATH \(Debian: apt install nginx\), and EVIDENT_TEST_REQUIRE_TOOLS=1 makes that a failure/,
     );
     assert.deepEqual(result.lines.slice(-2), ["tests: 3 passed, 1 failed, 0 skipped", "skipped: none"]);
+    // The failure is named near the end of the run, not only somewhere in its long report.
+    const named = result.lines.slice(result.lines.lastIndexOf("failed:") + 1, -3);
+    assert.deepEqual(named.length, 1, result.stdout);
+    assert.match(named[0] ?? "", /^ {2}.*b\.test\.ts: /);
   });
 });
 
