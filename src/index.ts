@@ -54,6 +54,7 @@ export function createHttpHandler(options: HttpHandlerOptions = {}): HttpHandler
   const structured = structuredFromEnv(env);
   const toolSettings = resolveSettings(env);
   const logger = options.logger ?? createStderrLogger({ level: "warn", secrets: secretsFromEnv(env) });
+  for (const report of toolSettings.unknownVariables) logger.warn(report.message);
   const cwd = process.cwd();
   // An explicit `cwd` is the operator's project directory; otherwise the same rule as `evident mcp`.
   const root = resolveProjectRoot({

@@ -33,6 +33,8 @@ import {
   loadConfig,
   searchProviderIdsHint,
 } from "./load.js";
+import { type InterfaceLocale, readInterfaceLocale } from "./locale.js";
+import { unknownVariables, type VariableReport } from "./variables.js";
 
 /** A resolved value, or the configuration_error its variable is (thrown where it is used). */
 export type Setting<T> =
@@ -101,6 +103,10 @@ export interface Settings {
   readonly web: WebSettings;
   /** What `evident config show` says of the HTTP transport's authentication. */
   readonly httpAuth: { readonly tokens: number; readonly anonymous: boolean };
+  /** `EVIDENT_*` variables evident does not read (unknown or retired), for doctor and start-up logs. */
+  readonly unknownVariables: readonly VariableReport[];
+  /** The language of what a host shows a person: EVIDENT_LOCALE, else the config's `locale`. */
+  interfaceLocale(): Promise<InterfaceLocale>;
 }
 
 /** Resolves every setting of `env` once. Never throws: a bad value is kept as its error. */
@@ -128,6 +134,8 @@ export function resolveSettings(env: Env): Settings {
       ).length,
       anonymous: source.EVIDENT_ALLOW_ANONYMOUS?.trim() === "true",
     },
+    unknownVariables: Object.freeze(unknownVariables(source)),
+    interfaceLocale: () => readInterfaceLocale(configFile, source),
   });
 }
 
@@ -144,8 +152,8 @@ function webSettings(env: Env, configFile: ConfigLocation): WebSettings {
       envInteger(env, "EVIDENT_WEB_READ_MEMORY_MB", WEB_READ_MEMORY_MB, { min: WEB_READ_MEMORY_MIN_MB }),
     ),
     load: (options: LoadConfigOptions) => loadConfig(env, { configFile, ...options }),
-    revision: () => configRevision(configFile.path),
-    searchProviderIds: () => searchProviderIdsHint(env, configFile.path),
+    revision: () => configRevision(configFile),
+    searchProviderIds: () => searchProviderIdsHint(env, configFile),
   });
 }
 

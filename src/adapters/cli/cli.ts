@@ -317,6 +317,8 @@ async function runMcp(rest: readonly string[], run: CommandRun): Promise<number>
     write: (line) => io.stderr.write(line),
     secrets: run.secrets,
   });
+  // A variable evident does not read is said at start, never silently ignored, never fatal.
+  for (const report of settings.unknownVariables) logger.warn(report.message);
   try {
     // A server whose shared snapshot store is wrong or unreachable refuses to start.
     const { checkSnapshotStore } = await import("../../tools/code-search.js");
