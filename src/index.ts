@@ -2,11 +2,10 @@
  * The package entry: the SDK, the error contract, and the HTTP handler for serverless hosts.
  */
 
-import { resolveHttpSettings } from "./adapters/mcp/http-config.js";
 import { createHttpHandler as createAdapterHandler, type HttpHandler } from "./adapters/mcp/http-handler.js";
 import { structuredFromEnv } from "./adapters/mcp/structured.js";
 import { secretsFromEnv } from "./config/logging.js";
-import { resolveSettings } from "./config/settings.js";
+import { resolveSettings, settingValue } from "./config/settings.js";
 import { createStderrLogger, type Logger } from "./core/logger.js";
 import { createProductRegistry } from "./tools/product.js";
 import { resolveProjectRoot } from "./tools/project-root.js";
@@ -50,9 +49,9 @@ export interface HttpHandlerOptions {
  */
 export function createHttpHandler(options: HttpHandlerOptions = {}): HttpHandler {
   const env = options.env ?? process.env;
-  const settings = resolveHttpSettings(env);
-  const structured = structuredFromEnv(env);
   const toolSettings = resolveSettings(env);
+  const settings = settingValue(toolSettings.http);
+  const structured = structuredFromEnv(env);
   const logger = options.logger ?? createStderrLogger({ level: "warn", secrets: secretsFromEnv(env) });
   for (const report of toolSettings.unknownVariables) logger.warn(report.message);
   const cwd = process.cwd();

@@ -24,6 +24,7 @@ import {
   STORE_VARIABLE,
 } from "../core/redis/settings.js";
 import { type Env, envInteger, envValue } from "./env.js";
+import { type HttpSettings, resolveHttpSettings } from "./http.js";
 import {
   type ConfigLocation,
   type ConfigResult,
@@ -101,6 +102,8 @@ export interface Settings {
   /** EVIDENT_RG_PATH as set (checked where ripgrep is resolved). */
   readonly rgPath: string | undefined;
   readonly web: WebSettings;
+  /** The HTTP transport's settings (EVIDENT_HTTP_*, the tokens); an error refuses to serve. */
+  readonly http: Setting<HttpSettings>;
   /** What `evident config show` says of the HTTP transport's authentication. */
   readonly httpAuth: { readonly tokens: number; readonly anonymous: boolean };
   /** `EVIDENT_*` variables evident does not read (unknown or retired), for doctor and start-up logs. */
@@ -128,6 +131,7 @@ export function resolveSettings(env: Env): Settings {
     })),
     rgPath: source.EVIDENT_RG_PATH,
     web: webSettings(source, configFile),
+    http: setting(() => resolveHttpSettings(source)),
     httpAuth: {
       tokens: [source.EVIDENT_AUTH_TOKEN, ...(source.EVIDENT_AUTH_TOKENS ?? "").split(",")].filter(
         (token) => token !== undefined && token.trim() !== "",

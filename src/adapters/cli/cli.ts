@@ -8,13 +8,13 @@ import { userInfo } from "node:os";
 import type { Readable, Writable } from "node:stream";
 import { envValue } from "../../config/env.js";
 import { logLevelFromEnv, secretsFromEnv } from "../../config/logging.js";
-import { resolveSettings, type Settings } from "../../config/settings.js";
+import { resolveSettings, type Settings, settingValue } from "../../config/settings.js";
 import { EvidentError } from "../../core/errors.js";
 import { CLI_HELD_LOG_LINES } from "../../core/limits.js";
 import { createStderrLogger, type Logger, type LogLevel } from "../../core/logger.js";
 import { type RootSetting, resolveProjectRoot } from "../../tools/project-root.js";
 import type { ToolRegistry } from "../../tools/registry.js";
-import { resolveHttpSettings } from "../mcp/http-config.js";
+import type { HttpSettings } from "../mcp/http-config.js";
 import { structuredFromEnv } from "../mcp/structured.js";
 import { PACKAGE_VERSION } from "../version.js";
 import { cliArgumentError, usageProblem } from "./argument-errors.js";
@@ -357,9 +357,9 @@ async function serveHttp(
   structured: boolean,
 ): Promise<number> {
   const { io, options } = run;
-  let settings: ReturnType<typeof resolveHttpSettings>;
+  let settings: HttpSettings;
   try {
-    settings = resolveHttpSettings(io.env);
+    settings = settingValue(run.settings.http);
   } catch (error) {
     return fail(io, error);
   }
