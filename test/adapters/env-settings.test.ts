@@ -11,6 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { createHttpHandler } from "../../src/index.js";
 import { freePort } from "../net/loopback.js";
 import { type FakeVendor, sendJson, startFakeVendor } from "../web/providers/fake-vendor.js";
 import { connectInProcess, evidentInProcess } from "./run-evident.js";
@@ -231,6 +232,23 @@ describe("evident mcp and the environment", () => {
     } finally {
       stop.abort();
       assert.equal((await served).code, 0);
+    }
+  });
+
+  it("the serverless handler logs an unknown variable when it is created", async () => {
+    const warnings: string[] = [];
+    const logger = { debug() {}, info() {}, error() {}, warn: (message: string) => warnings.push(message) };
+    const handler = createHttpHandler({
+      env: baseEnv({ EVIDENT_ALLOW_ANONYMOUS: "true", EVIDENT_MCP_PRESET: "exa-hosted" }),
+      cwd: dir,
+      logger,
+    });
+    try {
+      assert.deepEqual(warnings, [
+        "EVIDENT_MCP_PRESET is not a variable evident reads, so it does nothing; did you mean EVIDENT_MCP_PRESETS?",
+      ]);
+    } finally {
+      await handler.close();
     }
   });
 });
