@@ -37,6 +37,7 @@ import {
 } from "./schema.js";
 import {
   closestName,
+  editDistance,
   isProviderVariable,
   KNOWN_VARIABLES,
   optionSuffix,
@@ -649,7 +650,8 @@ function optionValue(name: string, raw: string, schema: z.ZodType): unknown {
 
 /**
  * A provider variable (`EVIDENT_<ID>_BASE_URL`, `_DEADLINE_MS`, `_<OPTION>`) whose id names no
- * provider does nothing: said, with the closest variable of a provider that exists.
+ * provider does nothing: said, with the closest variable of a provider that exists when one is
+ * near (a misspelt id), else with the id that is not configured.
  */
 function providerVariableNotices(env: Env, providers: ReadonlyMap<string, ProviderSpec>): string[] {
   const existing = [...providers.keys()].flatMap((id) =>
@@ -661,12 +663,20 @@ function providerVariableNotices(env: Env, providers: ReadonlyMap<string, Provid
     if (env[name] === undefined || env[name] === "" || fixed.has(name)) continue;
     if (!isProviderVariable(name) || existing.includes(name)) continue;
     const closest = closestName(name, existing);
+    const near = closest !== undefined && editDistance(name, closest) <= PROVIDER_VARIABLE_TYPO_EDITS;
+    const suffix = PROVIDER_VARIABLE_SUFFIXES.find((each) => name.endsWith(`_${each}`)) ?? "";
+    const id = name.slice("EVIDENT_".length, -(suffix.length + 1)).toLowerCase();
     notices.push(
-      `${name} names no configured provider, so it does nothing${closest === undefined ? "" : `; did you mean ${closest}?`}`,
+      near
+        ? `${name} names no configured provider, so it does nothing; did you mean ${closest}?`
+        : `${name} names no configured provider (none has the id ${id}), so it does nothing`,
     );
   }
   return notices;
 }
+
+/** Edits within which a provider variable is taken for a misspelling of an existing one's. */
+const PROVIDER_VARIABLE_TYPO_EDITS = 2;
 
 type Routes = Pick<
   WebConfig,

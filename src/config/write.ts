@@ -69,6 +69,16 @@ export async function readConfigObject({
   return { path, file: file as FileObject };
 }
 
+/** Nothing writes a file while EVIDENT_CONFIG holds the configuration: the file would not be read. */
+export function refuseWhileInVariable(location: Pick<ConfigLocation, "path" | "document">): void {
+  if (location.document === undefined) return;
+  throw new EvidentError(
+    "configuration_error",
+    `EVIDENT_CONFIG holds the configuration itself, which evident cannot change; nothing was written. Change the variable's value, or unset it to write ${location.path}.`,
+    { details: { key: "EVIDENT_CONFIG" } },
+  );
+}
+
 /**
  * Reads the file, lets `change` make the next one, and writes it, holding the file's lock
  * throughout: two writers at once (two setups, setup and the Pi key entry) each see the other's
@@ -79,13 +89,7 @@ export async function updateConfigObject(
   change: (file: FileObject, path: string) => Promise<FileObject> | FileObject,
   schema?: z.ZodType,
 ): Promise<{ path: string }> {
-  if (document !== undefined) {
-    throw new EvidentError(
-      "configuration_error",
-      `EVIDENT_CONFIG holds the configuration itself, which evident cannot change; nothing was written. Change the variable's value, or unset it to write ${path}.`,
-      { details: { key: "EVIDENT_CONFIG" } },
-    );
-  }
+  refuseWhileInVariable({ path, ...(document === undefined ? {} : { document }) });
   try {
     await mkdir(dirname(path), { recursive: true, mode: 0o700 });
   } catch (thrown) {

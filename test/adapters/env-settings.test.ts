@@ -6,7 +6,7 @@
  * vendor's request, over MCP stdio and HTTP, through a loopback fake of Tavily's API.
  */
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
@@ -98,6 +98,18 @@ describe("evident doctor and the environment", () => {
     assert.equal(code, 1);
     assert.equal(report.config.error.key, "version");
     assert.match(report.config.error.message, /written by a newer evident.*Upgrade evident/);
+  });
+
+  it("setup writes nothing while EVIDENT_CONFIG holds the configuration, and says why", async () => {
+    const run = await evidentInProcess(["setup", "--provider", "tavily", "--key-env", "TAVILY_API_KEY"], {
+      cwd: dir,
+      env: baseEnv({ EVIDENT_CONFIG: "{}" }),
+    });
+    assert.equal(run.code, 1, run.stderr);
+    const failure = JSON.parse(run.stderr).error;
+    assert.equal(failure.code, "configuration_error");
+    assert.match(failure.message, /EVIDENT_CONFIG holds the configuration itself.*nothing was written/);
+    assert.equal(existsSync(join(dir, "config", "evident", "config.json")), false);
   });
 
   it("an unknown EVIDENT_ variable is reported with the closest name, and fails nothing", async () => {

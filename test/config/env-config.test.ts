@@ -171,6 +171,16 @@ describe("provider options from the environment (EVIDENT_<ID>_<OPTION>)", () => 
     );
   });
 
+  it("a provider variable for an id nobody configured says which id, without a far-fetched guess", async () => {
+    const config = await ok(env({ EVIDENT_SERPER_BASE_URL: "http://127.0.0.1:1" }));
+    assert.ok(
+      config.notices.includes(
+        "EVIDENT_SERPER_BASE_URL names no configured provider (none has the id serper), so it does nothing",
+      ),
+      config.notices.join("\n"),
+    );
+  });
+
   it("EVIDENT_LOCALE sets the interface locale over the file's, and a bad one names the variable", async () => {
     const document = JSON.stringify({ locale: "en" });
     assert.equal(await resolveSettings(env({ EVIDENT_CONFIG: document })).interfaceLocale(), "en");
