@@ -2,7 +2,6 @@
  * The package entry: the SDK, the error contract, and the HTTP handler for serverless hosts.
  */
 
-import { resolveHttpSettings } from "./adapters/mcp/http-config.js";
 import { createHttpHandler as createAdapterHandler, type HttpHandler } from "./adapters/mcp/http-handler.js";
 import { structuredFromEnv } from "./adapters/mcp/structured.js";
 import { secretsFromEnv } from "./config/logging.js";
@@ -50,10 +49,11 @@ export interface HttpHandlerOptions {
  */
 export function createHttpHandler(options: HttpHandlerOptions = {}): HttpHandler {
   const env = options.env ?? process.env;
-  const settings = resolveHttpSettings(env);
-  const structured = structuredFromEnv(env);
   const toolSettings = resolveSettings(env);
+  const settings = settingValue(toolSettings.http);
+  const structured = structuredFromEnv(env);
   const logger = options.logger ?? createStderrLogger({ level: "warn", secrets: secretsFromEnv(env) });
+  for (const report of toolSettings.unknownVariables) logger.warn(report.message);
   const cwd = process.cwd();
   // An explicit `cwd` is the operator's project directory; otherwise the same rule as `evident mcp`.
   const root = resolveProjectRoot({

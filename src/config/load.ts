@@ -25,13 +25,25 @@ import { type Env, envValue } from "./env.js";
 import { credentialVariableProblem, placeholderReason } from "./placeholder.js";
 import {
   type AdapterName,
+  CONFIG_VERSION,
   type ConfigFile,
   HTTP_ADAPTERS,
   type HttpAdapter,
   PROVIDER_ID_PATTERN,
+  PROVIDER_OPTIONS,
   type ProviderEntry,
+  RETIRED_CONFIG_KEYS,
   type Secret,
 } from "./schema.js";
+import {
+  closestName,
+  editDistance,
+  isProviderVariable,
+  KNOWN_VARIABLES,
+  optionSuffix,
+  PROVIDER_VARIABLE_SUFFIXES,
+  providerVariableName,
+} from "./variables.js";
 
 export type { Env } from "./env.js";
 
@@ -39,6 +51,11 @@ export type { Env } from "./env.js";
 export interface ConfigLocation {
   readonly path: string;
   readonly explicit: boolean;
+  /**
+   * EVIDENT_CONFIG's value when it holds the configuration itself (a JSON object): then the
+   * file at `path` (the default one) is not read, and nothing writes one.
+   */
+  readonly document?: string;
 }
 
 /** Where a provider, route or switch came from (shown by `doctor` and in logs). */
@@ -168,7 +185,7 @@ export function canRead(spec: Pick<ProviderSpec, "adapter" | "options">): boolea
  * schema, no adapter module): the keyless default, the environment's providers and presets, and
  * the file's entries. Advisory: calls still go through the full, validated configuration.
  */
-export function searchProviderIdsHint(env: Env, path: string): string[] {
+export function searchProviderIdsHint(env: Env, at: ConfigLocation): string[] {
   const ids = new Set<string>([KEYLESS_SEARCH_PROVIDER]);
   try {
     for (const spec of envProviders(env, [])) if (canSearch(spec)) ids.add(spec.id);
@@ -179,7 +196,7 @@ export function searchProviderIdsHint(env: Env, path: string): string[] {
     if (name.trim() !== "") ids.add(`mcp-${name.trim()}`);
   }
   try {
-    const read = readConfigText(path);
+    const read = at.document === undefined ? readConfigText(at.path) : { text: at.document };
     if (!("text" in read)) return [...ids];
     const file = JSON.parse(read.text) as ConfigFile;
     for (const [id, entry] of Object.entries(file.providers ?? {})) {
@@ -195,15 +212,26 @@ export function searchProviderIdsHint(env: Env, path: string): string[] {
   return [...ids];
 }
 
-/** `$XDG_CONFIG_HOME/evident/config.json` (or `~/.config/...`), overridden by `EVIDENT_CONFIG`. */
+/**
+ * `$XDG_CONFIG_HOME/evident/config.json` (or `~/.config/...`), overridden by `EVIDENT_CONFIG`:
+ * a path, or, when its value starts with `{`, the configuration document itself (hosting
+ * platforms give a process variables, not files).
+ */
 export function configPath(env: Env): ConfigLocation {
   const explicit = nonEmpty(env.EVIDENT_CONFIG);
+  if (explicit?.startsWith("{") === true) {
+    return { path: defaultConfigPath(env), explicit: false, document: explicit };
+  }
   if (explicit !== undefined) return { path: explicit, explicit: true };
+  return { path: defaultConfigPath(env), explicit: false };
+}
+
+function defaultConfigPath(env: Env): string {
   // A relative XDG_CONFIG_HOME is ignored, as the XDG spec says: it would read (and run the MCP
   // commands of) a config file from whatever directory evident was started in.
   const xdg = nonEmpty(env.XDG_CONFIG_HOME);
   const base = xdg !== undefined && isAbsolute(xdg) ? xdg : join(nonEmpty(env.HOME) ?? homedir(), ".config");
-  return { path: join(base, "evident", "config.json"), explicit: false };
+  return join(base, "evident", "config.json");
 }
 
 /**
@@ -213,7 +241,11 @@ export function configPath(env: Env): ConfigLocation {
  * file is small, and synchronous reads and stats that do not throw for a missing file keep this
  * at a few microseconds.
  */
-export async function configRevision(path: string): Promise<string> {
+export async function configRevision(at: ConfigLocation): Promise<string> {
+  if (at.document !== undefined) {
+    return `EVIDENT_CONFIG:${createHash("sha256").update(at.document).digest("base64url")}`;
+  }
+  const { path } = at;
   const read = readConfigText(path);
   if ("absent" in read) return `${path}:absent`;
   if ("problem" in read) return `${path}:unreadable`;
@@ -270,7 +302,7 @@ export function jsonProblem(thrown: unknown, text: string): string {
 /** The web configuration of `env` and the config file `at`; never throws (see the top). */
 export async function loadConfig(env: Env, options: LoadConfigOptions): Promise<ConfigResult> {
   const at = options.configFile ?? configPath(env);
-  const revision = await configRevision(at.path);
+  const revision = await configRevision(at);
   try {
     const config = await resolve(env, at, options);
     return { ok: true, config, revision };
@@ -293,12 +325,25 @@ function configError(key: string, message: string, cause?: unknown): EvidentErro
   });
 }
 
+/** Where a configuration document came from: the file, or the EVIDENT_CONFIG variable's value. */
+interface DocumentSource {
+  /** How messages name it: the file's path, or `EVIDENT_CONFIG`. */
+  readonly name: string;
+  /** The key an error about the whole document names (EVIDENT_CONFIG when it named the file). */
+  readonly key: string;
+  readonly details: Readonly<Record<string, string>>;
+  /** The phrase before a problem: "the config file P" or "the variable EVIDENT_CONFIG". */
+  readonly what: string;
+}
+
 async function readConfigFile(
   env: Env,
-  { path, explicit }: ConfigLocation,
+  at: ConfigLocation,
   schema: z.ZodType,
-): Promise<{ file: ConfigFile; path: string; notices: string[] } | undefined> {
+): Promise<{ file: ConfigFile; path: string | undefined; notices: string[] } | undefined> {
   envValue(env, "EVIDENT_CONFIG");
+  if (at.document !== undefined) return readConfigVariable(at, schema);
+  const { path, explicit } = at;
   const read = readConfigText(path);
   if ("absent" in read) {
     if (!explicit) return undefined;
@@ -312,35 +357,142 @@ async function readConfigFile(
     );
   }
   refuseWorldWritable(path, explicit);
-  const raw = read.text;
+  const source = { name: path, key: path, details: { file: path }, what: "the file" };
+  const { file, notices } = parseConfigDocument(read.text, source, schema);
+  return { file, path, notices: [...notices, ...permissionNotices(path, file)] };
+}
+
+/** EVIDENT_CONFIG holding the document itself: validated as the file is, and the file not read. */
+function readConfigVariable(
+  at: ConfigLocation,
+  schema: z.ZodType,
+): { file: ConfigFile; path: undefined; notices: string[] } {
+  const text = at.document ?? "";
+  if (Buffer.byteLength(text) > CONFIG_FILE_MAX_BYTES) {
+    throw configError("EVIDENT_CONFIG", `the document is larger than ${CONFIG_FILE_MAX_BYTES} bytes`);
+  }
+  const source = {
+    name: "EVIDENT_CONFIG",
+    key: "EVIDENT_CONFIG",
+    details: { variable: "EVIDENT_CONFIG" },
+    what: "the variable",
+  };
+  const { file, notices } = parseConfigDocument(text, source, schema);
+  const shadowed = statSync(at.path, { throwIfNoEntry: false }) !== undefined;
+  return {
+    file,
+    path: undefined,
+    notices: shadowed
+      ? [...notices, `EVIDENT_CONFIG holds the configuration, so the config file ${at.path} is not read`]
+      : notices,
+  };
+}
+
+/**
+ * A configuration document's text, parsed and validated: its version first (a newer one is
+ * refused whatever it holds), then keys retired since its version dropped with a notice each,
+ * then the strict schema.
+ */
+export function parseConfigDocument(
+  text: string,
+  source: DocumentSource,
+  schema: z.ZodType,
+  retired: Readonly<Record<number, readonly string[]>> = RETIRED_CONFIG_KEYS,
+): { file: ConfigFile; notices: string[] } {
   let json: unknown;
   try {
-    json = JSON.parse(raw);
+    json = JSON.parse(text);
   } catch (thrown) {
-    // No cause: the parser's own message quotes the file.
-    throw configError(path, `the file is not valid JSON (${jsonProblem(thrown, raw)})`);
+    // No cause: the parser's own message quotes the text.
+    throw configError(source.key, `${source.what} is not valid JSON (${jsonProblem(thrown, text)})`);
   }
-  const parsed = schema.safeParse(json);
+  refuseNewerVersion(json, source);
+  const { document, notices } = withoutRetiredKeys(json, source, retired);
+  const parsed = schema.safeParse(document);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const key = issue === undefined ? "(file)" : issueKey(issue);
     throw new EvidentError(
       "configuration_error",
-      `Configuration error in ${path} at ${key}: ${issue === undefined ? "invalid" : issueMessage(issue)}`,
+      `Configuration error in ${source.name} at ${key}: ${issue === undefined ? "invalid" : issueMessage(issue)}`,
       {
         details: {
           key,
-          file: path,
+          ...source.details,
           issues: parsed.error.issues.map((i) => ({ key: issueKey(i), message: issueMessage(i) })),
         },
       },
     );
   }
-  return {
-    file: parsed.data as ConfigFile,
-    path,
-    notices: permissionNotices(path, parsed.data as ConfigFile),
-  };
+  return { file: parsed.data as ConfigFile, notices };
+}
+
+/** A document of a later format version than this evident reads: refused, saying what to do. */
+function refuseNewerVersion(json: unknown, source: DocumentSource): void {
+  const version = isObject(json) ? json.version : undefined;
+  if (typeof version !== "number" || !Number.isInteger(version) || version <= CONFIG_VERSION) return;
+  throw new EvidentError(
+    "configuration_error",
+    `Configuration error in ${source.name} at version: it is config version ${version}, written by a newer evident; this evident reads version ${CONFIG_VERSION} and earlier. Upgrade evident (npm install -g evident@latest), or remove the settings this version does not know and set "version" to ${CONFIG_VERSION}.`,
+    { details: { key: "version", ...source.details } },
+  );
+}
+
+/**
+ * The document without the keys retired after its version, and a notice naming each one found.
+ * The document is copied, never changed where it came from (nothing is rewritten on read).
+ */
+function withoutRetiredKeys(
+  json: unknown,
+  source: DocumentSource,
+  retired: Readonly<Record<number, readonly string[]>>,
+): { document: unknown; notices: string[] } {
+  const { document, dropped } = dropRetiredKeys(json, retired);
+  const notices = dropped.map(
+    ({ key, retiredIn }) =>
+      `${source.name}: ${key} was retired in config version ${retiredIn} and is ignored; remove it`,
+  );
+  return { document, notices };
+}
+
+/** A copy of `json` without the keys retired after its version (setup writes it so), and which. */
+export function dropRetiredKeys(
+  json: unknown,
+  retired: Readonly<Record<number, readonly string[]>> = RETIRED_CONFIG_KEYS,
+): { document: unknown; dropped: Array<{ key: string; retiredIn: number }> } {
+  if (!isObject(json)) return { document: json, dropped: [] };
+  const version = typeof json.version === "number" ? json.version : 1;
+  const document = structuredClone(json);
+  const dropped: Array<{ key: string; retiredIn: number }> = [];
+  for (const [retiredIn, keys] of Object.entries(retired)) {
+    if (version >= Number(retiredIn)) continue;
+    for (const key of keys) {
+      for (const found of dropKey(document, key.split("."), [])) {
+        dropped.push({ key: found, retiredIn: Number(retiredIn) });
+      }
+    }
+  }
+  return { document, dropped };
+}
+
+/** Deletes the key at `path` (`*` matching any key) from `object`; the dotted keys deleted. */
+function dropKey(object: Record<string, unknown>, path: readonly string[], at: readonly string[]): string[] {
+  const [head, ...rest] = path;
+  if (head === undefined) return [];
+  const names = head === "*" ? Object.keys(object) : Object.hasOwn(object, head) ? [head] : [];
+  const dropped: string[] = [];
+  for (const name of names) {
+    const value = object[name];
+    if (rest.length === 0) {
+      delete object[name];
+      dropped.push([...at, name].join("."));
+    } else if (isObject(value)) dropped.push(...dropKey(value, rest, [...at, name]));
+  }
+  return dropped;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /** What is wrong: for a record's key, the key schema's own words ("Invalid key in record" says little). */
@@ -365,6 +517,7 @@ async function resolve(env: Env, at: ConfigLocation, options: LoadConfigOptions)
   const secrets: string[] = [];
   const providers = collectProviders(env, file, options, secrets);
   applyProviderOverrides(env, providers);
+  applyOptionVariables(env, providers);
   const routes = resolveRoutes(env, file, providers);
   return {
     providers,
@@ -372,7 +525,7 @@ async function resolve(env: Env, at: ConfigLocation, options: LoadConfigOptions)
     ...networkSettings(env, file, secrets),
     configPath: loaded?.path,
     secrets,
-    notices: loaded?.notices ?? [],
+    notices: [...(loaded?.notices ?? []), ...providerVariableNotices(env, providers)],
   };
 }
 
@@ -441,6 +594,89 @@ function applyProviderOverrides(env: Env, providers: Map<string, ProviderSpec>):
     });
   }
 }
+
+/** Every option some adapter has (PROVIDER_OPTIONS), each with the adapters that have it. */
+const OPTION_ADAPTERS: ReadonlyMap<string, readonly HttpAdapter[]> = (() => {
+  const byOption = new Map<string, HttpAdapter[]>();
+  for (const [adapter, options] of Object.entries(PROVIDER_OPTIONS)) {
+    for (const option of Object.keys(options)) {
+      byOption.set(option, [...(byOption.get(option) ?? []), adapter as HttpAdapter]);
+    }
+  }
+  return byOption;
+})();
+
+/**
+ * Provider options from the environment (`EVIDENT_<ID>_<OPTION>`), over the file's: each value
+ * read as the schema types the option (text, a number, true or false) and validated by the
+ * schema the file's entries are, so a value the file would refuse is refused naming the variable.
+ */
+function applyOptionVariables(env: Env, providers: Map<string, ProviderSpec>): void {
+  for (const [id, spec] of providers) {
+    const next: Record<string, unknown> = { ...spec.options };
+    let changed = false;
+    for (const [option, adapters] of OPTION_ADAPTERS) {
+      const name = providerVariableName(id, optionSuffix(option));
+      const raw = envValue(env, name);
+      if (raw === undefined) continue;
+      if (spec.adapter === "mcp" || !adapters.includes(spec.adapter)) {
+        throw configError(
+          name,
+          `provider ${id} (${spec.adapter}) has no option ${option}; ${adapters.join(", ")} ${adapters.length === 1 ? "has" : "have"} it`,
+        );
+      }
+      const schema = (PROVIDER_OPTIONS[spec.adapter] as Record<string, z.ZodType>)[option] as z.ZodType;
+      next[option] = optionValue(name, raw, schema);
+      changed = true;
+    }
+    if (changed) providers.set(id, { ...spec, options: next });
+  }
+}
+
+/** A variable's text as the option's value: the first reading the schema accepts. */
+function optionValue(name: string, raw: string, schema: z.ZodType): unknown {
+  const readings: unknown[] = [raw];
+  if (/^\d+$/.test(raw)) readings.push(Number(raw));
+  if (raw === "true" || raw === "1") readings.push(true);
+  if (raw === "false" || raw === "0") readings.push(false);
+  let first: z.core.$ZodIssue | undefined;
+  for (const reading of readings) {
+    const parsed = schema.safeParse(reading);
+    if (parsed.success) return parsed.data;
+    first ??= parsed.error.issues[0];
+  }
+  throw configError(name, first === undefined ? "invalid" : issueMessage(first));
+}
+
+/**
+ * A provider variable (`EVIDENT_<ID>_BASE_URL`, `_DEADLINE_MS`, `_<OPTION>`) whose id names no
+ * provider does nothing: said, with the closest variable of a provider that exists when one is
+ * near (a misspelt id), else with the id that is not configured.
+ */
+function providerVariableNotices(env: Env, providers: ReadonlyMap<string, ProviderSpec>): string[] {
+  const existing = [...providers.keys()].flatMap((id) =>
+    PROVIDER_VARIABLE_SUFFIXES.map((suffix) => providerVariableName(id, suffix)),
+  );
+  const fixed = new Set(KNOWN_VARIABLES);
+  const notices: string[] = [];
+  for (const name of Object.keys(env).sort()) {
+    if (env[name] === undefined || env[name] === "" || fixed.has(name)) continue;
+    if (!isProviderVariable(name) || existing.includes(name)) continue;
+    const closest = closestName(name, existing);
+    const near = closest !== undefined && editDistance(name, closest) <= PROVIDER_VARIABLE_TYPO_EDITS;
+    const suffix = PROVIDER_VARIABLE_SUFFIXES.find((each) => name.endsWith(`_${each}`)) ?? "";
+    const id = name.slice("EVIDENT_".length, -(suffix.length + 1)).toLowerCase();
+    notices.push(
+      near
+        ? `${name} names no configured provider, so it does nothing; did you mean ${closest}?`
+        : `${name} names no configured provider (none has the id ${id}), so it does nothing`,
+    );
+  }
+  return notices;
+}
+
+/** Edits within which a provider variable is taken for a misspelling of an existing one's. */
+const PROVIDER_VARIABLE_TYPO_EDITS = 2;
 
 type Routes = Pick<
   WebConfig,

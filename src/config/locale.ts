@@ -1,16 +1,30 @@
 /**
  * The interface locale: the language of what a host shows a person (the Pi extension's session
- * status), never of what a model reads. It lives in the config file as `locale`; no file or no
- * key means English, and any other value is a configuration error naming the key.
+ * status), never of what a model reads. It is EVIDENT_LOCALE, or the config's `locale`; neither
+ * means English, and any other value is a configuration error naming the variable or the key.
  */
 import { EvidentError } from "../core/errors.js";
+import { type Env, envValue } from "./env.js";
 import type { ConfigLocation } from "./load.js";
 import { INTERFACE_LOCALES, type InterfaceLocale } from "./schema.js";
 import { readConfigObject } from "./write.js";
 
 export type { InterfaceLocale } from "./schema.js";
 
-export async function readInterfaceLocale(configFile: ConfigLocation): Promise<InterfaceLocale> {
+/** EVIDENT_LOCALE when set (the same values), else the config's `locale`, else English. */
+export async function readInterfaceLocale(
+  configFile: ConfigLocation,
+  env: Env = {},
+): Promise<InterfaceLocale> {
+  const fromEnv = envValue(env, "EVIDENT_LOCALE");
+  if (fromEnv !== undefined) {
+    if ((INTERFACE_LOCALES as readonly string[]).includes(fromEnv)) return fromEnv as InterfaceLocale;
+    throw new EvidentError(
+      "configuration_error",
+      `Configuration error at EVIDENT_LOCALE: ${JSON.stringify(fromEnv)} is not a supported locale; use ${INTERFACE_LOCALES.map((l) => `"${l}"`).join(" or ")}.`,
+      { details: { key: "EVIDENT_LOCALE" } },
+    );
+  }
   const { path, file } = await readConfigObject(configFile);
   const locale = file.locale;
   if (locale === undefined) return "en";

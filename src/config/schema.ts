@@ -18,6 +18,21 @@ import {
   WEB_INTENT_MAX_CHARS,
 } from "../core/limits.js";
 
+/**
+ * The config format's version, written by setup as `version`; a file without one is version 1.
+ * Adding a key or retiring one raises it: an older evident then refuses a newer file by its
+ * version ("upgrade evident") instead of by a key it does not know.
+ */
+export const CONFIG_VERSION = 1;
+
+/**
+ * Keys retired by each version: a file of an earlier version may still hold them (an older
+ * setup wrote them), and they are ignored there with a warning naming each; in a file of that
+ * version or later they are unknown keys, refused like any typo. Dotted paths; `*` stands for
+ * any provider id (`providers.*.timeoutMs`). No key has been retired yet.
+ */
+export const RETIRED_CONFIG_KEYS: Readonly<Record<number, readonly string[]>> = {};
+
 /** Built-in HTTP and keyless adapters (the `mcp` adapter is added by the web layer). */
 export const HTTP_ADAPTERS = [
   "tavily",
@@ -108,46 +123,54 @@ const common = {
 const keyed = { apiKey: secretSchema.optional(), ...common };
 
 /**
+ * Each built-in adapter's own options, beside its key, base URL, deadline and (for `responses`)
+ * model, which have variables of their own. Each option can also be set from the environment as
+ * `EVIDENT_<ID>_<OPTION>` (`EVIDENT_TAVILY_SEARCH_DEPTH`), validated by the same schema.
+ */
+export const PROVIDER_OPTIONS = {
+  tavily: {
+    searchDepth: z.enum(["basic", "advanced"]).optional(),
+    extractDepth: z.enum(["basic", "advanced"]).optional(),
+    includeAnswer: z.boolean().optional(),
+  },
+  brave: {},
+  exa: {
+    searchType: z.string().min(1).optional(),
+    readMaxCharacters: z.number().int().positive().optional(),
+  },
+  searxng: {},
+  serper: {},
+  jina: {
+    readerUrl: httpUrlSchema.optional(),
+    searchUrl: httpUrlSchema.optional(),
+    questionUrl: httpUrlSchema.optional(),
+  },
+  firecrawl: { maxAgeMs: z.number().int().nonnegative().optional() },
+  responses: { toolType: z.string().min(1).optional() },
+  duckduckgo: { userAgent: z.string().min(1).optional() },
+  direct: {},
+} as const satisfies Record<HttpAdapter, Record<string, z.ZodType>>;
+
+/**
  * A discriminated union on `type`, so that a mistake inside an entry is reported on the key that
  * is wrong (`providers.tavily.apiKeyy`), not as "no union member matched".
  */
 export function createProviderEntrySchema(mcpEntry: z.ZodType) {
   return z.discriminatedUnion("type", [
-    z.strictObject({
-      type: z.literal("tavily"),
-      ...keyed,
-      searchDepth: z.enum(["basic", "advanced"]).optional(),
-      extractDepth: z.enum(["basic", "advanced"]).optional(),
-      includeAnswer: z.boolean().optional(),
-    }),
+    z.strictObject({ type: z.literal("tavily"), ...keyed, ...PROVIDER_OPTIONS.tavily }),
     z.strictObject({ type: z.literal("brave"), ...keyed }),
-    z.strictObject({
-      type: z.literal("exa"),
-      ...keyed,
-      searchType: z.string().min(1).optional(),
-      readMaxCharacters: z.number().int().positive().optional(),
-    }),
+    z.strictObject({ type: z.literal("exa"), ...keyed, ...PROVIDER_OPTIONS.exa }),
     z.strictObject({ type: z.literal("searxng"), ...keyed }),
     z.strictObject({ type: z.literal("serper"), ...keyed }),
-    z.strictObject({
-      type: z.literal("jina"),
-      ...keyed,
-      readerUrl: httpUrlSchema.optional(),
-      searchUrl: httpUrlSchema.optional(),
-      questionUrl: httpUrlSchema.optional(),
-    }),
-    z.strictObject({
-      type: z.literal("firecrawl"),
-      ...keyed,
-      maxAgeMs: z.number().int().nonnegative().optional(),
-    }),
+    z.strictObject({ type: z.literal("jina"), ...keyed, ...PROVIDER_OPTIONS.jina }),
+    z.strictObject({ type: z.literal("firecrawl"), ...keyed, ...PROVIDER_OPTIONS.firecrawl }),
     z.strictObject({
       type: z.literal("responses"),
       ...keyed,
       model: z.string().min(1).optional(),
-      toolType: z.string().min(1).optional(),
+      ...PROVIDER_OPTIONS.responses,
     }),
-    z.strictObject({ type: z.literal("duckduckgo"), ...common, userAgent: z.string().min(1).optional() }),
+    z.strictObject({ type: z.literal("duckduckgo"), ...common, ...PROVIDER_OPTIONS.duckduckgo }),
     z.strictObject({ type: z.literal("direct"), attemptDeadlineMs: common.attemptDeadlineMs }),
     // The `mcp` adapter's own strict object with `type: "mcp"`; typed loosely to keep this layer
     // free of web/ imports.
@@ -164,6 +187,15 @@ export function createConfigFileSchema(mcpEntry: z.ZodType) {
   return z
     .strictObject({
       $schema: z.string().optional(),
+      version: z
+        .number()
+        .int()
+        .min(1)
+        .max(CONFIG_VERSION)
+        .optional()
+        .describe(
+          "The format version of this file, written by evident setup; without it, version 1. A file of a later version is refused (upgrade evident).",
+        ),
       providers: z
         .record(providerIdSchema, createProviderEntrySchema(mcpEntry))
         .optional()
@@ -220,6 +252,7 @@ export type ProviderEntry =
   | ({ type: "mcp" } & Record<string, unknown>);
 
 export interface ConfigFile {
+  readonly version?: number;
   readonly providers?: Readonly<Record<string, ProviderEntry>>;
   readonly search?: {
     readonly route?: readonly string[];

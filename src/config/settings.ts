@@ -24,6 +24,7 @@ import {
   STORE_VARIABLE,
 } from "../core/redis/settings.js";
 import { type Env, envInteger, envValue } from "./env.js";
+import { type HttpSettings, resolveHttpSettings } from "./http.js";
 import {
   type ConfigLocation,
   type ConfigResult,
@@ -33,6 +34,8 @@ import {
   loadConfig,
   searchProviderIdsHint,
 } from "./load.js";
+import { type InterfaceLocale, readInterfaceLocale } from "./locale.js";
+import { unknownVariables, type VariableReport } from "./variables.js";
 
 /** A resolved value, or the configuration_error its variable is (thrown where it is used). */
 export type Setting<T> =
@@ -104,8 +107,14 @@ export interface Settings {
    * token (a scraper on a private network); by default it asks for the token like `/mcp`.
    */
   readonly metricsPublic: Setting<boolean>;
+  /** The HTTP transport's settings (EVIDENT_HTTP_*, the tokens); an error refuses to serve. */
+  readonly http: Setting<HttpSettings>;
   /** What `evident config show` says of the HTTP transport's authentication. */
   readonly httpAuth: { readonly tokens: number; readonly anonymous: boolean };
+  /** `EVIDENT_*` variables evident does not read (unknown or retired), for doctor and start-up logs. */
+  readonly unknownVariables: readonly VariableReport[];
+  /** The language of what a host shows a person: EVIDENT_LOCALE, else the config's `locale`. */
+  interfaceLocale(): Promise<InterfaceLocale>;
 }
 
 /** Resolves every setting of `env` once. Never throws: a bad value is kept as its error. */
@@ -128,12 +137,15 @@ export function resolveSettings(env: Env): Settings {
     rgPath: source.EVIDENT_RG_PATH,
     web: webSettings(source, configFile),
     metricsPublic: setting(() => envFlag(source, "EVIDENT_METRICS_PUBLIC")),
+    http: setting(() => resolveHttpSettings(source)),
     httpAuth: {
       tokens: [source.EVIDENT_AUTH_TOKEN, ...(source.EVIDENT_AUTH_TOKENS ?? "").split(",")].filter(
         (token) => token !== undefined && token.trim() !== "",
       ).length,
       anonymous: source.EVIDENT_ALLOW_ANONYMOUS?.trim() === "true",
     },
+    unknownVariables: Object.freeze(unknownVariables(source)),
+    interfaceLocale: () => readInterfaceLocale(configFile, source),
   });
 }
 
@@ -150,8 +162,8 @@ function webSettings(env: Env, configFile: ConfigLocation): WebSettings {
       envInteger(env, "EVIDENT_WEB_READ_MEMORY_MB", WEB_READ_MEMORY_MB, { min: WEB_READ_MEMORY_MIN_MB }),
     ),
     load: (options: LoadConfigOptions) => loadConfig(env, { configFile, ...options }),
-    revision: () => configRevision(configFile.path),
-    searchProviderIds: () => searchProviderIdsHint(env, configFile.path),
+    revision: () => configRevision(configFile),
+    searchProviderIds: () => searchProviderIdsHint(env, configFile),
   });
 }
 

@@ -6,8 +6,8 @@
  * chosen search or read route, so a vendor that fails or is not usable yet does not leave the
  * tool with nothing (docs/DECISIONS.md, "Setup keeps a keyless end"). No vendor is ever added.
  */
-import { CREDENTIAL_ENV, KEYLESS_READ_PROVIDER, KEYLESS_SEARCH_PROVIDER } from "./load.js";
-import type { HttpAdapter, InterfaceLocale } from "./schema.js";
+import { CREDENTIAL_ENV, dropRetiredKeys, KEYLESS_READ_PROVIDER, KEYLESS_SEARCH_PROVIDER } from "./load.js";
+import { CONFIG_VERSION, type HttpAdapter, type InterfaceLocale } from "./schema.js";
 
 type FileObject = Record<string, unknown>;
 
@@ -46,8 +46,16 @@ export function defaultKeyVariable(type: HttpAdapter | "mcp"): string | undefine
   return type === "mcp" ? undefined : CREDENTIAL_ENV[type]?.[0];
 }
 
-export function planSetup(file: Readonly<FileObject>, choices: SetupChoices): FileObject {
-  const next: FileObject = { ...file };
+export function planSetup(current: Readonly<FileObject>, choices: SetupChoices): FileObject {
+  if (typeof current.version === "number" && current.version > CONFIG_VERSION) {
+    throw new Error(
+      `the config file is config version ${current.version}, written by a newer evident (this one writes version ${CONFIG_VERSION}); upgrade evident to change it (nothing was changed)`,
+    );
+  }
+  // What setup writes is this version's format: keys an older setup wrote and this one retired go.
+  const file = dropRetiredKeys(current).document as Readonly<FileObject>;
+  const next: FileObject = { version: CONFIG_VERSION, ...file };
+  next.version = CONFIG_VERSION;
   const providers = { ...((file.providers ?? {}) as Record<string, FileObject>) };
   for (const choice of choices.providers ?? []) {
     const existing = providers[choice.id];

@@ -32,16 +32,21 @@ type FileObject = Record<string, unknown>;
  * Also the one reader of settings that only hosts use (the interface locale).
  */
 export async function readConfigObject({
-  path,
+  path: filePath,
+  document,
 }: {
   readonly path: string;
+  readonly document?: string;
 }): Promise<{ path: string; file: FileObject }> {
-  const read = readConfigText(path);
+  // EVIDENT_CONFIG holding the document is read as the file would be, and named instead of it.
+  const path = document === undefined ? filePath : "EVIDENT_CONFIG";
+  const read = document === undefined ? readConfigText(path) : { text: document };
+  const what = document === undefined ? `The config file ${path}` : "EVIDENT_CONFIG";
   if ("absent" in read) return { path, file: {} };
   if ("problem" in read) {
     throw new EvidentError(
       "configuration_error",
-      `The config file ${path} ${read.problem}; nothing was changed.`,
+      `${what} ${read.problem}; nothing was changed.`,
       read.cause === undefined ? {} : { cause: read.cause },
     );
   }
@@ -52,16 +57,26 @@ export async function readConfigObject({
     // No cause: the parser's own message quotes the file, saved keys included.
     throw new EvidentError(
       "configuration_error",
-      `The config file ${path} is not valid JSON (${jsonProblem(thrown, read.text)}); fix or remove it (nothing was changed).`,
+      `${what} is not valid JSON (${jsonProblem(thrown, read.text)}); fix or remove it (nothing was changed).`,
     );
   }
   if (typeof file !== "object" || file === null || Array.isArray(file)) {
     throw new EvidentError(
       "configuration_error",
-      `The config file ${path} is not a JSON object; fix or remove it (nothing was changed).`,
+      `${what} is not a JSON object; fix or remove it (nothing was changed).`,
     );
   }
   return { path, file: file as FileObject };
+}
+
+/** Nothing writes a file while EVIDENT_CONFIG holds the configuration: the file would not be read. */
+export function refuseWhileInVariable(location: Pick<ConfigLocation, "path" | "document">): void {
+  if (location.document === undefined) return;
+  throw new EvidentError(
+    "configuration_error",
+    `EVIDENT_CONFIG holds the configuration itself, which evident cannot change; nothing was written. Change the variable's value, or unset it to write ${location.path}.`,
+    { details: { key: "EVIDENT_CONFIG" } },
+  );
 }
 
 /**
@@ -70,10 +85,11 @@ export async function readConfigObject({
  * change instead of the last one silently dropping the first's.
  */
 export async function updateConfigObject(
-  { path }: ConfigLocation,
+  { path, document }: ConfigLocation,
   change: (file: FileObject, path: string) => Promise<FileObject> | FileObject,
   schema?: z.ZodType,
 ): Promise<{ path: string }> {
+  refuseWhileInVariable({ path, ...(document === undefined ? {} : { document }) });
   try {
     await mkdir(dirname(path), { recursive: true, mode: 0o700 });
   } catch (thrown) {

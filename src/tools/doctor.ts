@@ -9,6 +9,7 @@ import { statSync } from "node:fs";
 import { resolveRgPath } from "../code/rg/binary.js";
 import type { ConfigSource, ProviderSpec, WebConfig } from "../config/load.js";
 import type { Settings } from "../config/settings.js";
+import type { VariableReport } from "../config/variables.js";
 import { withDeadline } from "../core/abort.js";
 import { PROVIDER_ATTEMPT_DEADLINE_MS } from "../core/limits.js";
 import { silentLogger } from "../core/logger.js";
@@ -31,8 +32,16 @@ export interface ProviderView {
 }
 
 export interface ConfigView {
-  readonly configFile: { readonly path: string; readonly exists: boolean; readonly mode?: string };
+  readonly configFile: {
+    readonly path: string;
+    readonly exists: boolean;
+    readonly mode?: string;
+    /** Set when EVIDENT_CONFIG holds the configuration itself: then the file is not read. */
+    readonly variable?: "EVIDENT_CONFIG";
+  };
   readonly ok: boolean;
+  /** `EVIDENT_*` variables evident does not read (unknown, with the closest name, or retired). */
+  readonly variables?: readonly VariableReport[];
   /** The configuration error, when the configuration cannot be used. */
   readonly error?: { readonly message: string; readonly key?: unknown; readonly issues?: unknown };
   readonly providers?: readonly ProviderView[];
@@ -76,14 +85,17 @@ export async function configView(settings: Settings): Promise<ConfigView> {
     path,
     exists: info !== undefined,
     ...(info === undefined ? {} : { mode: (info.mode & 0o777).toString(8).padStart(4, "0") }),
+    ...(settings.configFile.document === undefined ? {} : { variable: "EVIDENT_CONFIG" as const }),
   };
   const http = settings.httpAuth;
+  const variables = settings.unknownVariables.length === 0 ? {} : { variables: settings.unknownVariables };
   const loaded = await loadWebConfig(settings);
   if (!loaded.ok) {
     const { key, issues } = loaded.error.details;
     return {
       configFile,
       ok: false,
+      ...variables,
       error: {
         message: loaded.error.message,
         ...(key === undefined ? {} : { key }),
@@ -96,6 +108,7 @@ export async function configView(settings: Settings): Promise<ConfigView> {
   return {
     configFile,
     ok: true,
+    ...variables,
     providers: [...config.providers.values()].map(providerView),
     routes: {
       search: { ids: config.searchRoute, source: config.searchRouteSource },

@@ -12,7 +12,7 @@ import { type ConfigSource, canRead, canSearch } from "../config/load.js";
 import type { HttpAdapter } from "../config/schema.js";
 import type { Settings } from "../config/settings.js";
 import { planSetup, type SetupChoices } from "../config/setup-plan.js";
-import { readConfigObject, updateConfigObject } from "../config/write.js";
+import { readConfigObject, refuseWhileInVariable, updateConfigObject } from "../config/write.js";
 import { EvidentError } from "../core/errors.js";
 import { configFileSchema } from "../web/config-schema.js";
 import { loadWebConfig } from "../web/service.js";
@@ -62,6 +62,8 @@ export interface SetupState {
 
 /** The file as it is now; a file that is not a JSON object is refused (nothing is overwritten). */
 export async function readSetupState(settings: Settings): Promise<SetupState> {
+  // Asked before any question: answers could not be saved.
+  refuseWhileInVariable(settings.configFile);
   const { path, file } = await readConfigObject(settings.configFile);
   const entries = (file.providers ?? {}) as Record<string, Record<string, unknown>>;
   const search = (file.search ?? {}) as { route?: string[]; intents?: Record<string, string[]> };

@@ -23,6 +23,7 @@ import {
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { after, describe, it } from "node:test";
+import { CONFIG_VERSION } from "../../src/config/schema.js";
 import { SAVED_KEY_MAX_CHARS } from "../../src/core/limits.js";
 import { missing } from "../fixtures/optional-tools.js";
 import { evidentInProcess, withStatus } from "./run-evident.js";
@@ -94,6 +95,7 @@ describe("evident setup by flags", () => {
     assert.equal(run.status, 0, run.stderr);
     assert.match(run.stdout, /evident doctor/);
     assert.deepEqual(readJson(file), {
+      version: CONFIG_VERSION,
       providers: { tavily: { type: "tavily", apiKey: { env: "TAVILY_API_KEY" } } },
       search: { route: ["tavily", "duckduckgo"] },
     });

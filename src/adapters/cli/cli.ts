@@ -14,7 +14,7 @@ import { CLI_HELD_LOG_LINES } from "../../core/limits.js";
 import { createStderrLogger, type Logger, type LogLevel, logLine } from "../../core/logger.js";
 import { type RootSetting, resolveProjectRoot } from "../../tools/project-root.js";
 import type { ToolRegistry } from "../../tools/registry.js";
-import { resolveHttpSettings } from "../mcp/http-config.js";
+import type { HttpSettings } from "../mcp/http-config.js";
 import { structuredFromEnv } from "../mcp/structured.js";
 import { PACKAGE_VERSION } from "../version.js";
 import { cliArgumentError, usageProblem } from "./argument-errors.js";
@@ -318,6 +318,8 @@ async function runMcp(rest: readonly string[], run: CommandRun): Promise<number>
     write: (line) => io.stderr.write(line),
     secrets: run.secrets,
   });
+  // A variable evident does not read is said at start, never silently ignored, never fatal.
+  for (const report of settings.unknownVariables) logger.warn(report.message);
   try {
     // A server whose shared snapshot store is wrong or unreachable refuses to start.
     const { checkSnapshotStore } = await import("../../tools/code-search.js");
@@ -356,10 +358,10 @@ async function serveHttp(
   structured: boolean,
 ): Promise<number> {
   const { io, options } = run;
-  let settings: ReturnType<typeof resolveHttpSettings>;
+  let settings: HttpSettings;
   let metricsPublic: boolean;
   try {
-    settings = resolveHttpSettings(io.env);
+    settings = settingValue(run.settings.http);
     metricsPublic = settingValue(run.settings.metricsPublic);
   } catch (error) {
     return fail(io, error);

@@ -83,8 +83,11 @@ function renderDoctor(report: DoctorReport): string {
   const lines: string[] = [];
   const file = config.configFile;
   lines.push(
-    `config file  ${file.path} (${file.exists ? `mode ${file.mode}` : "not present: environment and defaults only"})`,
+    file.variable === undefined
+      ? `config file  ${file.path} (${file.exists ? `mode ${file.mode}` : "not present: environment and defaults only"})`
+      : `config       ${file.variable} (the configuration as JSON; ${file.exists ? `the file ${file.path} is not read` : "no file"})`,
   );
+  for (const variable of config.variables ?? []) lines.push(`  NOTICE ${variable.message}`);
   if (!config.ok) lines.push(`  ERROR  ${config.error?.message ?? "the configuration cannot be used"}`);
   for (const notice of config.notices ?? []) lines.push(`  NOTICE ${notice}`);
   for (const provider of config.providers ?? []) {

@@ -14,7 +14,7 @@ import { randomUUID } from "node:crypto";
 import type { ExtensionAPI, ExtensionContext } from "@mariozechner/pi-coding-agent";
 import { resolveSettings, type Settings } from "../../config/settings.js";
 import { silentLogger } from "../../core/logger.js";
-import { type InterfaceLocale, readInterfaceLocale } from "../../tools/host-settings.js";
+import type { InterfaceLocale } from "../../tools/host-settings.js";
 import { createProductRegistry } from "../../tools/product.js";
 import { resolveProjectRoot } from "../../tools/project-root.js";
 import type { ToolRegistry } from "../../tools/registry.js";
@@ -109,7 +109,7 @@ class ExtensionSession {
 
   async #showFacts(ctx: ExtensionContext): Promise<void> {
     if (!hasFacts(this.#facts)) return;
-    this.#locale ??= readInterfaceLocale(this.#settings.configFile);
+    this.#locale ??= this.#settings.interfaceLocale();
     let line: string;
     try {
       line = statusLine(this.#facts, await this.#locale);
