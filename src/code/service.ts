@@ -9,16 +9,13 @@ import { anySignal, cancelledError, withDeadline } from "../core/abort.js";
 import { EvidentError } from "../core/errors.js";
 import { type Phrasing, phrasingFor } from "../core/phrasing.js";
 import { Slots } from "../core/slots.js";
-import { type AnalysisCall, answerAnyOf, answerImpact, answerNavigation } from "./analysis/answers.js";
+import type { AnalysisCall } from "./analysis/answers.js";
 import type { AnalysisScans } from "./analysis/sources.js";
 import { type AnalysisBounds, DEFAULT_ANALYSIS_BOUNDS } from "./analysis/store.js";
 import { MirrorCache } from "./changes/mirrors.js";
-import { type InChanges, openChangeScope, type ScopeBuild } from "./changes/scope.js";
+import type { InChanges, ScopeBuild } from "./changes/scope.js";
 import { ContentIds } from "./changes/worktree.js";
-import { continueCursor } from "./cursor-pages.js";
 import { Git } from "./git/process.js";
-import { continueSource } from "./inspect/answer.js";
-import { inspect } from "./inspect/inspection.js";
 import type { PathRules } from "./path-policy.js";
 import type { ContextUsage } from "./render/budget.js";
 import type { CodeSearchResponse } from "./render/responses.js";
@@ -87,17 +84,19 @@ type Handlers = {
 
 /**
  * One handler per request form, each in the subsystem that owns it. A new form adds its shape to
- * the schema, its case to request.ts's union and its handler here.
+ * the schema, its case to request.ts's union and its handler here. Only searches' modules load
+ * with the service; the others' load on their form's first call, so a process that answers one
+ * search (`evident grep`) loads none of them.
  */
 const HANDLERS: Handlers = {
   search: answerSearch,
   structure: answerSearch,
-  page: continueCursor,
-  anyOf: answerAnyOf,
-  impact: answerImpact,
-  navigate: answerNavigation,
-  inspect,
-  "source-page": continueSource,
+  page: async (call, request) => (await import("./cursor-pages.js")).continueCursor(call, request),
+  anyOf: async (call, request) => (await import("./analysis/answers.js")).answerAnyOf(call, request),
+  impact: async (call, request) => (await import("./analysis/answers.js")).answerImpact(call, request),
+  navigate: async (call, request) => (await import("./analysis/answers.js")).answerNavigation(call, request),
+  inspect: async (call, request) => (await import("./inspect/inspection.js")).inspect(call, request),
+  "source-page": async (call, request) => (await import("./inspect/answer.js")).continueSource(call, request),
 };
 
 export class CodeSearchService {
@@ -226,6 +225,7 @@ export class CodeSearchService {
 
   /** Runs `work` over the change scope of `target`, removing the scope's files after it. */
   readonly #inChanges: InChanges = async (target, spec, signal, work) => {
+    const { openChangeScope } = await import("./changes/scope.js");
     const scope = await openChangeScope(
       {
         git: this.#git,

@@ -13,6 +13,7 @@ import { EvidentError } from "../../core/errors.js";
 import { CLI_HELD_LOG_LINES } from "../../core/limits.js";
 import { createStderrLogger, type Logger, type LogLevel, logLine } from "../../core/logger.js";
 import { type RootSetting, resolveProjectRoot } from "../../tools/project-root.js";
+import { publishedInputSchema } from "../../tools/published-schema.js";
 import type { ToolRegistry } from "../../tools/registry.js";
 import type { HttpSettings } from "../mcp/http-config.js";
 import { structuredFromEnv } from "../mcp/structured.js";
@@ -145,14 +146,15 @@ async function runToolCommand(
   });
   const registry = await options.createRegistry(logger, "command", root, settings);
   try {
-    const tool = registry.list().find((t) => t.name === spec.tool);
+    // The one tool this command calls: the others' published schemas would serve nothing here.
+    const tool = registry.get(spec.tool);
     if (tool === undefined) {
       return fail(
         io,
         new EvidentError("configuration_error", `The ${spec.tool} tool is not available in this build.`),
       );
     }
-    const properties = (tool.inputSchema.properties ?? {}) as Record<string, unknown>;
+    const properties = (publishedInputSchema(tool.inputSchema).properties ?? {}) as Record<string, unknown>;
     if (own.help) {
       io.stdout.write(commandHelp(command, spec, tool.description, properties));
       held.flush();

@@ -55,9 +55,12 @@ export function revisionOf(parts: Readonly<Record<keyof RevisionParts, unknown>>
   let at = 0;
   for (const name of PART_NAMES) {
     const part = parts[name];
-    const text = typeof part === "bigint" ? part.toString() : part;
-    if (typeof text !== "string" || !/^[0-9]{1,20}$/.test(text)) return undefined;
-    if (at > 0) at += scratch.write(":", at, "latin1");
+    let text: string;
+    // A stat's numbers are 64-bit, so a non-negative one is 1 to 20 digits.
+    if (typeof part === "bigint" && part >= 0n) text = part.toString();
+    else if (typeof part === "string" && /^[0-9]{1,20}$/.test(part)) text = part;
+    else return undefined;
+    if (at > 0) scratch[at++] = 0x3a; // ":"
     at += scratch.write(text, at, "latin1");
   }
   return scratch.toString("latin1", 0, at) as Revision;

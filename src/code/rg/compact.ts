@@ -96,10 +96,12 @@ export class CompactRecorder {
     if (this.#failed) return -1;
     const parts = this.#parts;
     parts.ranges.length = 0;
-    if (!split(bytes, start, end, parts) || !this.#samePath(bytes, parts, first)) {
+    // A run's later events must name the path its first one did: compared, not scanned again.
+    if (!split(bytes, start, end, parts, first ? undefined : this.#runPath)) {
       this.#failed = true;
       return -1;
     }
+    if (first) this.#notePath(bytes, parts);
     if (this.#used + end - start > this.#out.length)
       this.#out = grownBuffer(this.#out, this.#used + end - start);
     if (this.#count === this.#starts.length) {
@@ -177,15 +179,10 @@ export class CompactRecorder {
     return position + 1 < this.#count ? (this.#starts[position + 1] as number) : this.#used;
   }
 
-  /** Notes a run's path at its first event; false when a later event of the run names another. */
-  #samePath(bytes: Uint8Array, parts: Parts, first: boolean): boolean {
-    const length = parts.pathEnd - parts.pathStart;
-    if (first) {
-      this.#runPath = bytes.slice(parts.pathStart, parts.pathEnd);
-      this.#runPaths.set(this.#count, Buffer.from(this.#runPath).toString("utf8"));
-      return true;
-    }
-    return this.#runPath.length === length && same(bytes, parts.pathStart, this.#runPath, 0, length);
+  /** Notes the path of the run that begins at the next position. */
+  #notePath(bytes: Uint8Array, parts: Parts): void {
+    this.#runPath = bytes.slice(parts.pathStart, parts.pathEnd);
+    this.#runPaths.set(this.#count, Buffer.from(this.#runPath).toString("utf8"));
   }
 }
 
@@ -248,13 +245,22 @@ export function isCompactTable(value: Partial<Record<keyof CompactMatchTable, un
 
 /**
  * Splits the event `bytes[start, end)` into `parts`, appending its submatch ranges; false if it
- * is not a match event of the expected shape. One pass, skipping string literals by their
- * escapes: native searches cost more, per call, than these few hundred bytes do.
+ * is not a match event of the expected shape, or its path is not `path` (when given). One pass,
+ * skipping string literals by their escapes: native searches cost more, per call, than these
+ * few hundred bytes do.
  */
-function split(bytes: Uint8Array, start: number, end: number, parts: Parts): boolean {
+function split(
+  bytes: Uint8Array,
+  start: number,
+  end: number,
+  parts: Parts,
+  path: Uint8Array | undefined,
+): boolean {
   if (!at(bytes, start, HEAD)) return false;
   parts.pathStart = start + HEAD.length;
-  let p = dataValue(bytes, parts.pathStart, end);
+  let p: number;
+  if (path === undefined) p = dataValue(bytes, parts.pathStart, end);
+  else p = at(bytes, parts.pathStart, path) ? parts.pathStart + path.length : -1;
   if (p < 0 || !at(bytes, p, LINES)) return false;
   parts.pathEnd = p;
   parts.linesStart = p + LINES.length;
@@ -318,12 +324,6 @@ function dataValue(bytes: Uint8Array, from: number, end: number): number {
 function at(bytes: Uint8Array, position: number, expected: Uint8Array): boolean {
   if (position + expected.length > bytes.length) return false;
   for (let i = 0; i < expected.length; i++) if (bytes[position + i] !== expected[i]) return false;
-  return true;
-}
-
-/** Whether `bytes[a, a + length)` and `bytes[b, b + length)` hold the same bytes. */
-function same(bytes: Uint8Array, a: number, other: Uint8Array, b: number, length: number): boolean {
-  for (let i = 0; i < length; i++) if (bytes[a + i] !== other[b + i]) return false;
   return true;
 }
 

@@ -13,7 +13,7 @@ import { EvidentError } from "../../core/errors.js";
 import { DETAIL_PAGE_MAX_BYTES, PAGE_FRAME_RESERVE_CHARS } from "../../core/limits.js";
 import type { Phrasing } from "../../core/phrasing.js";
 import type { Slots } from "../../core/slots.js";
-import { admittedLines, type InChanges } from "../changes/scope.js";
+import type { InChanges } from "../changes/scope.js";
 import { type PathRules, resolveSearchTarget, type SearchTarget } from "../path-policy.js";
 import { frameText, isPartial } from "../render/answer.js";
 import { type ContextBudget, type ContextUsage, DEFAULT_BUDGET, resolveBudget } from "../render/budget.js";
@@ -32,8 +32,6 @@ import { buildSnapshot, snapshotFromLines } from "../snapshots/build.js";
 import { wholeSequence } from "../snapshots/sequence.js";
 import type { SnapshotData, SnapshotStore } from "../snapshots/store.js";
 import { PageSources } from "../source/page-sources.js";
-import { structureSearch } from "../structure/search.js";
-import { structureSnapshot } from "../structure/snapshot.js";
 import type { SyntaxLayer } from "../syntax/layer.js";
 import type { ExecuteContext, SearchExecutor } from "./executor.js";
 
@@ -93,7 +91,11 @@ async function snapshotAt(
   target: SearchTarget,
   expanded: boolean,
 ): Promise<SnapshotData> {
+  // Structure and change searches load their modules when first asked for: a process that
+  // answers one content search (`evident grep`) loads neither.
   if (request.kind === "structure") {
+    const { structureSearch } = await import("../structure/search.js");
+    const { structureSnapshot } = await import("../structure/snapshot.js");
     const run = await structureSearch(
       {
         rgPath: await call.executor.rgPath(),
@@ -112,6 +114,7 @@ async function snapshotAt(
     const run = await call.executor.execute(request.query, target, call);
     return buildSnapshot(request.query, requested, target, expanded, run);
   }
+  const { admittedLines } = await import("../changes/scope.js");
   const lines = await call.inChanges(target, request.changes, call.signal, async (scope) => {
     const scanned = await scope.scan(request.query, call.signal);
     const admit = await scope.admission(
