@@ -148,9 +148,9 @@ export function readOnThread(
   const queued = threads.full;
   if (queued) waiting?.(READER_BUSY);
   return threads.acquire(signal).then((release) => {
-    if (queued) waiting?.(undefined);
     let reader: Reader;
     try {
+      if (queued) waiting?.(undefined);
       reader = takeReader(memoryMb);
     } catch (thrown) {
       release();
@@ -175,11 +175,12 @@ function takeReader(memoryMb: number): Reader {
   const worker = new Worker(entry, {
     workerData: { memoryMb },
     resourceLimits: { maxOldGenerationSizeMb: memoryMb },
-    // Its stdout is not the process's: on stdio that is the protocol channel.
+    // Its stdout is not the process's: on stdio that is the protocol channel. It is not read
+    // either (reading it would keep the process alive while the thread is kept): the thread
+    // writes nothing there (reader-worker.ts).
     stdout: true,
   });
   started++;
-  worker.stdout.resume();
   const reader: Reader = { worker, memoryMb, pages: 0, exited: false };
   worker.once("exit", () => {
     reader.exited = true;
@@ -272,9 +273,7 @@ function run(
     const onMessage = (answered: ThreadAnswer) =>
       settle(
         () =>
-          "tooLarge" in answered.reply
-            ? reject(tooLarge())
-            : answer(answered.reply, id, resolve, reject),
+          "tooLarge" in answered.reply ? reject(tooLarge()) : answer(answered.reply, id, resolve, reject),
         answered,
       );
     const onError = (error: Error) =>

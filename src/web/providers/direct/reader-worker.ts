@@ -13,6 +13,9 @@ import { readPage, type ThreadAnswer, type ThreadReply, type ThreadRequest } fro
 
 const { memoryMb } = workerData as { readonly memoryMb: number };
 
+// What a library prints goes nowhere: the calling thread does not read this thread's stdout.
+process.stdout.write = (() => true) as typeof process.stdout.write;
+
 /** Its heap as reserved and its buffers: what it would hold while kept. */
 function heldBytes(): number {
   return getHeapStatistics().total_heap_size + process.memoryUsage().external;
