@@ -11,8 +11,9 @@
  * `--dist` names another build (e.g. main's, for a before/after in one session). Times are wall
  * and the process's CPU (which counts the thread's CPU too), medians over the pages.
  */
-import { performance } from "node:perf_hooks";
+
 import { resolve } from "node:path";
+import { performance } from "node:perf_hooks";
 import { pathToFileURL } from "node:url";
 import { evalDir, loadEval, pageBytes } from "./eval-set.js";
 
@@ -31,7 +32,9 @@ const load = async <T>(path: string): Promise<T> =>
   (await import(pathToFileURL(`${dist}/web/providers/direct/${path}`).href)) as T;
 const { readBody } = await load<Reader>("provider.js");
 const { readHtml } = await load<Html>("html.js");
-const { heavyHtml } = await load<Thread>("reader-thread.js");
+// readerThreadsStarted is not in every build (not before threads were kept).
+const { heavyHtml, readerThreadsStarted } = (await load<Thread>("reader-thread.js")) as Partial<Thread> &
+  Pick<Thread, "heavyHtml">;
 
 const dir = evalDir();
 const { items, scorer } = await loadEval(dir);
@@ -80,7 +83,8 @@ for (const item of items) {
   onCaller.cpuMs.push(caller.cpuMs);
 }
 
-console.log(`reader thread bench: build ${dist}, ${pages} pages of ${dir} that go to a thread`);
+const started = readerThreadsStarted === undefined ? "" : `, ${readerThreadsStarted()} threads started`;
+console.log(`reader thread bench: build ${dist}, ${pages} pages of ${dir} that go to a thread${started}`);
 console.log(
   `${single} (${html.length} chars), through the thread, three times in a row: ${rounds.join(", ")}; on the calling thread, warm: ${here.ms.toFixed(0)} ms (CPU ${here.cpuMs.toFixed(0)})`,
 );
