@@ -32,8 +32,8 @@ const load = async <T>(path: string): Promise<T> =>
   (await import(pathToFileURL(`${dist}/web/providers/direct/${path}`).href)) as T;
 const { readBody } = await load<Reader>("provider.js");
 const { readHtml } = await load<Html>("html.js");
-// readerThreadsStarted is not in every build (not before threads were kept).
-const { heavyHtml, readerThreadsStarted } = (await load<Thread>("reader-thread.js")) as Partial<Thread> &
+// readerThreads is not in every build (not before threads were kept).
+const { heavyHtml, readerThreads } = (await load<Thread>("reader-thread.js")) as Partial<Thread> &
   Pick<Thread, "heavyHtml">;
 
 const dir = evalDir();
@@ -83,7 +83,7 @@ for (const item of items) {
   onCaller.cpuMs.push(caller.cpuMs);
 }
 
-const started = readerThreadsStarted === undefined ? "" : `, ${readerThreadsStarted()} threads started`;
+const started = readerThreads === undefined ? "" : `, ${readerThreads().started} threads started`;
 console.log(`reader thread bench: build ${dist}, ${pages} pages of ${dir} that go to a thread${started}`);
 console.log(
   `${single} (${html.length} chars), through the thread, three times in a row: ${rounds.join(", ")}; on the calling thread, warm: ${here.ms.toFixed(0)} ms (CPU ${here.cpuMs.toFixed(0)})`,

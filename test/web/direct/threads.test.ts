@@ -364,7 +364,7 @@ describe("web_read: large pages on a thread of their own", () => {
     // each answer comes from a thread running beside no other reader, and the thread that read
     // the first page reads the others.
     const built = resolve(ROOT, "dist/web/providers/direct/reader-thread.js");
-    const { readOnThread, READER_BUSY, readerThreadsStarted } = (await import(
+    const { readOnThread, READER_BUSY, readerThreads } = (await import(
       built
     )) as typeof import("../../../src/web/providers/direct/reader-thread.js");
     const page = { kind: "html", html: LONG_SCRIPT, pageUrl: `${site.url}/long` } as const;
@@ -374,7 +374,7 @@ describe("web_read: large pages on a thread of their own", () => {
     const idle = threadsOf(own);
     const pages = WEB_READ_THREADS + 2;
     const events: string[] = [];
-    const startedBefore = readerThreadsStarted();
+    const startedBefore = readerThreads().started;
     const reads = Array.from({ length: pages }, (_, i) =>
       readOnThread(page, "direct", live, WEB_READ_MEMORY_MB, (what) => {
         if (what === READER_BUSY) events.push(`${i} waits`);
@@ -405,7 +405,7 @@ describe("web_read: large pages on a thread of their own", () => {
         assert.ok(events.indexOf(`${i} turn`) > events.indexOf(`${i - 1} turn`), events.join());
     }
     assert.equal(
-      readerThreadsStarted() - startedBefore,
+      readerThreads().started - startedBefore,
       WEB_READ_THREADS,
       "the pages after the first start no thread",
     );
@@ -414,22 +414,54 @@ describe("web_read: large pages on a thread of their own", () => {
   });
   it("a read cancelled on a kept thread ends that thread; the next page starts a new one and is read", async () => {
     const built = resolve(ROOT, "dist/web/providers/direct/reader-thread.js");
-    const { readOnThread, readerThreadsStarted } = (await import(
+    const { readOnThread, readerThreads } = (await import(
       built
     )) as typeof import("../../../src/web/providers/direct/reader-thread.js");
     const page = { kind: "html", html: MANY, pageUrl: `${site.url}/many` } as const;
     const live = new AbortController().signal;
     const own = process.pid;
     assert.equal((await readOnThread(page, "direct", live, WEB_READ_MEMORY_MB)).title, "Many");
-    const kept = readerThreadsStarted();
+    const kept = readerThreads().started;
     const threads = threadsOf(own);
     const controller = new AbortController();
     const cancelled = readOnThread(page, "direct", controller.signal, WEB_READ_MEMORY_MB);
     controller.abort();
     await assert.rejects(cancelled, { code: "cancelled" });
-    assert.equal(readerThreadsStarted(), kept, "the cancelled page was given to the kept thread");
+    assert.equal(readerThreads().started, kept, "the cancelled page was given to the kept thread");
     await until(() => threadsOf(own) === threads - 1);
     assert.equal((await readOnThread(page, "direct", live, WEB_READ_MEMORY_MB)).title, "Many");
-    assert.equal(readerThreadsStarted(), kept + 1, "a new thread for the next page");
+    assert.equal(readerThreads().started, kept + 1, "a new thread for the next page");
+  });
+  it("while a thread is kept, a page under the thresholds is read on it, to the same text; with none kept, where it arrives", async () => {
+    const dist = resolve(ROOT, "dist/web/providers/direct");
+    const { readBody } = (await import(
+      `${dist}/provider.js`
+    )) as typeof import("../../../src/web/providers/direct/provider.js");
+    const { readerThreads } = (await import(
+      `${dist}/reader-thread.js`
+    )) as typeof import("../../../src/web/providers/direct/reader-thread.js");
+    const html = "text/html; charset=utf-8";
+    const read = (page: string, signal = new AbortController().signal) =>
+      readBody("direct", new TextEncoder().encode(page), html, `${site.url}/page`, signal);
+    assert.equal(heavyHtml(SMALL), false);
+    assert.equal((await read(MANY)).title, "Many");
+    const { started, pages } = readerThreads();
+    const onThread = await read(SMALL);
+    assert.deepEqual(readerThreads(), { started, pages: pages + 1 }, "read on the kept thread");
+    assert.deepEqual(onThread, await readHtml(SMALL, `${site.url}/page`));
+    // A stopped read ends the thread: none is kept.
+    const own = process.pid;
+    const threads = threadsOf(own);
+    const controller = new AbortController();
+    const cancelled = read(MANY, controller.signal);
+    controller.abort();
+    await assert.rejects(cancelled, { code: "cancelled" });
+    await until(() => threadsOf(own) === threads - 1);
+    assert.equal((await read(SMALL)).title, "Small");
+    assert.deepEqual(
+      readerThreads(),
+      { started, pages: pages + 1 },
+      "read where it arrived, starting nothing",
+    );
   });
 });

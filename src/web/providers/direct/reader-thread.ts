@@ -21,8 +21,8 @@
  * WEB_READ_THREAD_KEEP_MB after a page, so a huge page's memory still goes back with its thread.
  * A read that is stopped (cancel, deadline, memory) ends its thread, as before.
  *
- * Most HTML pages are read on the calling thread: a thread's start would cost them more than
- * their reading does. What a page costs to read follows the number of its elements more than its
+ * Other HTML pages are read on the calling thread, unless a thread is kept and idle: a thread's
+ * start would cost them more than their reading does. What a page costs to read follows the number of its elements more than its
  * size (scripts and styles are long and cheap), so a page goes to a thread by either; what is
  * counted is every token the parser acts on, not only start tags.
  */
@@ -101,10 +101,20 @@ const threads = new Slots(WEB_READ_THREADS);
 /** Kept threads waiting for a page. Each gave its slot back; the read that takes one holds one. */
 const idle: Reader[] = [];
 let started = 0;
+let answered = 0;
 
-/** How many reader threads this module has started (a kept thread's next page starts none). */
-export function readerThreadsStarted(): number {
-  return started;
+/**
+ * Whether a thread of this memory is kept, idle: then a page under the thresholds is read there
+ * too. Its reading costs the same there, and its garbage goes with the thread instead of growing
+ * the calling thread's heap, which keeps it.
+ */
+export function readerKept(memoryMb: number): boolean {
+  return idle.some((reader) => reader.memoryMb === memoryMb);
+}
+
+/** Reader threads this module has started, and pages they have answered (for tests and benches). */
+export function readerThreads(): { readonly started: number; readonly pages: number } {
+  return { started, pages: answered };
 }
 
 // Built, the thread's module sits next to this one. Run from source (tsx), there is none: Node 20
@@ -209,6 +219,7 @@ function end(reader: Reader, release: () => void): void {
 /** Keeps a thread that answered for the next page, or ends it (see the module's header). */
 function keepOrEnd(reader: Reader, heldBytes: number, release: () => void): void {
   reader.pages++;
+  answered++;
   if (
     reader.exited ||
     reader.pages >= WEB_READ_THREAD_PAGES ||
