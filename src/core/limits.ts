@@ -155,6 +155,8 @@ export const WEB_READ_THREAD_START_MB = 128;
 export const WEB_READ_THREAD_IDLE_MS = 5_000;
 export const WEB_READ_THREAD_PAGES = 100;
 export const WEB_READ_THREAD_KEEP_MB = 96;
+/** A reader thread's young generation (V8's default lets it grow to 32 MB, kept while idle). */
+export const WEB_READ_THREAD_YOUNG_MB = 8;
 export const WEB_READ_MEMORY_CHECK_MS = 50;
 /**
  * The `direct` reader indents a JSON page (two spaces a level) only while the indented text stays

@@ -39,6 +39,7 @@ import {
   WEB_READ_THREAD_MIN_ELEMENTS,
   WEB_READ_THREAD_PAGES,
   WEB_READ_THREAD_START_MB,
+  WEB_READ_THREAD_YOUNG_MB,
   WEB_READ_THREADS,
 } from "../../../core/limits.js";
 import { Slots } from "../../../core/slots.js";
@@ -184,7 +185,9 @@ function takeReader(memoryMb: number): Reader {
   }
   const worker = new Worker(entry, {
     workerData: { memoryMb },
-    resourceLimits: { maxOldGenerationSizeMb: memoryMb },
+    // Its young generation is bounded too: a reader allocates fast enough that V8 grows it to
+    // its largest, which a kept thread would hold while idle.
+    resourceLimits: { maxOldGenerationSizeMb: memoryMb, maxYoungGenerationSizeMb: WEB_READ_THREAD_YOUNG_MB },
     // Its stdout is not the process's: on stdio that is the protocol channel. It is not read
     // either (reading it would keep the process alive while the thread is kept): the thread
     // writes nothing there (reader-worker.ts).
