@@ -102,7 +102,7 @@ const threads = new Slots(WEB_READ_THREADS);
 /** Kept threads waiting for a page. Each gave its slot back; the read that takes one holds one. */
 const idle: Reader[] = [];
 let started = 0;
-let answered = 0;
+let pagesAnswered = 0;
 
 /**
  * Whether a thread of this memory is kept, idle: then a page under the thresholds is read there
@@ -115,7 +115,7 @@ export function readerKept(memoryMb: number): boolean {
 
 /** Reader threads this module has started, and pages they have answered (for tests and benches). */
 export function readerThreads(): { readonly started: number; readonly pages: number } {
-  return { started, pages: answered };
+  return { started, pages: pagesAnswered };
 }
 
 // Built, the thread's module sits next to this one. Run from source (tsx), there is none: Node 20
@@ -158,11 +158,11 @@ export function readOnThread(
   if (!threadModule) return readPage(page, id, signal);
   const queued = threads.full;
   if (queued) waiting?.(READER_BUSY);
-  return threads.acquire(signal).then((release) => {
+  return threads.acquire(signal).then(async (release) => {
     let reader: Reader;
     try {
       if (queued) waiting?.(undefined);
-      reader = takeReader(memoryMb);
+      reader = await takeReader(memoryMb);
     } catch (thrown) {
       release();
       throw thrown;
@@ -171,8 +171,11 @@ export function readOnThread(
   });
 }
 
-/** A kept thread of the same memory, else a new one (a kept thread of another memory ends). */
-function takeReader(memoryMb: number): Reader {
+/**
+ * A kept thread of the same memory, else a new one; a kept thread of another memory ends first,
+ * so no more threads run than the bound.
+ */
+async function takeReader(memoryMb: number): Promise<Reader> {
   const kept = idle.shift();
   if (kept !== undefined) {
     clearTimeout(kept.idleTimer);
@@ -181,7 +184,7 @@ function takeReader(memoryMb: number): Reader {
       kept.worker.ref();
       return kept;
     }
-    void kept.worker.terminate();
+    await kept.worker.terminate();
   }
   const worker = new Worker(entry, {
     workerData: { memoryMb },
@@ -222,7 +225,7 @@ function end(reader: Reader, release: () => void): void {
 /** Keeps a thread that answered for the next page, or ends it (see the module's header). */
 function keepOrEnd(reader: Reader, heldBytes: number, release: () => void): void {
   reader.pages++;
-  answered++;
+  pagesAnswered++;
   if (
     reader.exited ||
     reader.pages >= WEB_READ_THREAD_PAGES ||
