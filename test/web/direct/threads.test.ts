@@ -414,13 +414,14 @@ describe("web_read: large pages on a thread of their own", () => {
   });
   it("a read cancelled on a kept thread ends that thread; the next page starts a new one and is read", async () => {
     const built = resolve(ROOT, "dist/web/providers/direct/reader-thread.js");
-    const { readOnThread, readerThreads } = (await import(
+    const { readOnThread, readerKept, readerThreads } = (await import(
       built
     )) as typeof import("../../../src/web/providers/direct/reader-thread.js");
     const page = { kind: "html", html: MANY, pageUrl: `${site.url}/many` } as const;
     const live = new AbortController().signal;
     const own = process.pid;
     assert.equal((await readOnThread(page, "direct", live, WEB_READ_MEMORY_MB)).title, "Many");
+    assert.ok(readerKept(WEB_READ_MEMORY_MB), "the thread that read the page is kept");
     const kept = readerThreads().started;
     const threads = threadsOf(own);
     const controller = new AbortController();
