@@ -22,9 +22,10 @@
  * A read that is stopped (cancel, deadline, memory) ends its thread, as before.
  *
  * Other HTML pages are read on the calling thread, unless a thread is kept and idle: a thread's
- * start would cost them more than their reading does. What a page costs to read follows the number of its elements more than its
- * size (scripts and styles are long and cheap), so a page goes to a thread by either; what is
- * counted is every token the parser acts on, not only start tags.
+ * start would cost them more than their reading does. What a page costs to read follows the
+ * number of its elements more than its size (scripts and styles are long and cheap), so a page
+ * goes to a thread by either; what is counted is every token the parser acts on, not only start
+ * tags.
  */
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
