@@ -8,14 +8,18 @@
  * eval-set.ts; `node ../shared/web-read-eval/score.mjs` gives the same counts through the CLI).
  * Time: each page's read (decode, parse, extract, Markdown) after a warm-up pass, median and
  * p90 of wall time and of CPU time, next to the same pages parsed by linkedom alone (the floor
- * every DOM-based reader pays), measured in the same run. Memory: peak resident memory of a
+ * every DOM-based reader pays) and next to Readability + Turndown on the same DOM library (parse,
+ * Readability, Turndown: the reader evident's is compared with), measured in the same run, page
+ * by page in turn. Memory: peak resident memory of a
  * fresh process that reads a 5 MB page, less that of one that loads the same modules and reads
  * a small page.
  */
 import { execFileSync } from "node:child_process";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
+import { Readability } from "@mozilla/readability";
 import { parseHTML } from "linkedom";
+import TurndownService from "turndown";
 import { pageBytes, readPage, warmedEval } from "./eval-set.js";
 
 const { dir, all, items, scorer } = await warmedEval(process.argv.slice(2));
@@ -25,6 +29,9 @@ const readMs: number[] = [];
 const cpuMs: number[] = [];
 const parseMs: number[] = [];
 const parseCpuMs: number[] = [];
+const baselineMs: number[] = [];
+const baselineCpuMs: number[] = [];
+const turndown = new TurndownService({ headingStyle: "atx", codeBlockStyle: "fenced" });
 let failures = 0;
 let empty = 0;
 for (const item of items) {
@@ -51,6 +58,23 @@ for (const item of items) {
   parseMs.push(performance.now() - started);
   const { user, system } = process.cpuUsage(parseCpu);
   parseCpuMs.push((user + system) / 1000);
+  const baseline = timed(() => {
+    const article = new Readability(parseHTML(html).document).parse();
+    turndown.turndown(article?.content ?? "");
+  });
+  baselineMs.push(baseline.ms);
+  baselineCpuMs.push(baseline.cpuMs);
+}
+
+/** Wall and CPU time of one call; a throw (Turndown on some markup) counts its time too. */
+function timed(work: () => void): { ms: number; cpuMs: number } {
+  const started = performance.now();
+  const cpu = process.cpuUsage();
+  try {
+    work();
+  } catch {}
+  const { user, system } = process.cpuUsage(cpu);
+  return { ms: performance.now() - started, cpuMs: (user + system) / 1000 };
 }
 const s = scorer.scores(totals);
 const quantile = (values: number[], q: number) => {
@@ -84,6 +108,9 @@ console.log(
 );
 console.log(
   `          parse median ${parseMedian.toFixed(1)} ms  p90 ${parseP90.toFixed(1)} ms  CPU median ${parseCpuMedian.toFixed(1)} ms  p90 ${parseCpuP90.toFixed(1)} ms  (linkedom alone, same pages)`,
+);
+console.log(
+  `          Readability + Turndown median ${quantile(baselineMs, 0.5).toFixed(1)} ms  p90 ${quantile(baselineMs, 0.9).toFixed(1)} ms  CPU median ${quantile(baselineCpuMs, 0.5).toFixed(1)} ms  p90 ${quantile(baselineCpuMs, 0.9).toFixed(1)} ms  (linkedom, same pages)`,
 );
 console.log(
   `          read/parse  median ${(readMedian / parseMedian).toFixed(2)}x  p90 ${(readP90 / parseP90).toFixed(2)}x  CPU median ${(readCpuMedian / parseCpuMedian).toFixed(2)}x  p90 ${(readCpuP90 / parseCpuP90).toFixed(2)}x`,

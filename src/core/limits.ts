@@ -147,6 +147,16 @@ export const WEB_READ_THREADS = 1;
 export const WEB_READ_MEMORY_MB = 512;
 export const WEB_READ_MEMORY_MIN_MB = 64;
 export const WEB_READ_THREAD_START_MB = 128;
+/**
+ * A reader thread that answered is kept for the next page (web/providers/direct/reader-thread.ts)
+ * until idle for WEB_READ_THREAD_IDLE_MS, for at most WEB_READ_THREAD_PAGES pages, and only while
+ * its heap and buffers hold at most WEB_READ_THREAD_KEEP_MB after a page.
+ */
+export const WEB_READ_THREAD_IDLE_MS = 5_000;
+export const WEB_READ_THREAD_PAGES = 100;
+export const WEB_READ_THREAD_KEEP_MB = 96;
+/** A reader thread's young generation (V8's default lets it grow to 32 MB, kept while idle). */
+export const WEB_READ_THREAD_YOUNG_MB = 8;
 export const WEB_READ_MEMORY_CHECK_MS = 50;
 /**
  * The `direct` reader indents a JSON page (two spaces a level) only while the indented text stays

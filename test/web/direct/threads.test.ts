@@ -11,7 +11,7 @@
  * at once is checked in this process, on the built module, by the order of its events.
  */
 import assert from "node:assert/strict";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -80,6 +80,11 @@ type Envelope = Record<string, any>;
 
 function threadsOf(pid: number): number {
   return Number(/Threads:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1]);
+}
+
+/** The ids of the process's threads now. */
+function tasksOf(pid: number): Set<string> {
+  return new Set(readdirSync(`/proc/${pid}/task`));
 }
 
 function residentMb(pid: number): number {
@@ -216,6 +221,22 @@ describe("web_read: large pages on a thread of their own", () => {
       assert.equal(text, (here.content[0] as { text: string }).text.slice(0, text.length));
     });
 
+    it("pages in a row are read on one thread, kept between them; it ends once idle", async () => {
+      const { read, pid, baseline } = current();
+      const before = tasksOf(pid);
+      const added = () => [...tasksOf(pid)].filter((task) => !before.has(task));
+      assert.equal((await read("/many")).error, undefined);
+      const kept = added();
+      assert.equal(kept.length, 1, "the thread that read the page is kept");
+      for (let i = 0; i < 2; i++) {
+        const envelope = await read("/many");
+        assert.equal(envelope.error, undefined);
+        assert.equal(envelope.title, "Many");
+        assert.deepEqual(added(), kept, "the next page is read on the same thread");
+      }
+      await until(() => threadsOf(pid) === baseline);
+    });
+
     it("answers other calls while a large page is read", async () => {
       const { client, read } = current();
       sent = [];
@@ -339,10 +360,11 @@ describe("web_read: large pages on a thread of their own", () => {
 
   it(`reads at most ${WEB_READ_THREADS} page(s) at once: the others wait their turn, saying what they wait for; one that finds the reader free says nothing`, async () => {
     // The built module, as the server runs it (from source there is no thread to wait for). Here
-    // the threads are this process's own: a turn comes only once an earlier page's thread has
-    // ended, and each answer comes from a thread running beside no other reader.
+    // the threads are this process's own: a turn comes only once an earlier page has been read,
+    // each answer comes from a thread running beside no other reader, and the thread that read
+    // the first page reads the others.
     const built = resolve(ROOT, "dist/web/providers/direct/reader-thread.js");
-    const { readOnThread, READER_BUSY } = (await import(
+    const { readOnThread, READER_BUSY, readerThreads } = (await import(
       built
     )) as typeof import("../../../src/web/providers/direct/reader-thread.js");
     const page = { kind: "html", html: LONG_SCRIPT, pageUrl: `${site.url}/long` } as const;
@@ -352,12 +374,16 @@ describe("web_read: large pages on a thread of their own", () => {
     const idle = threadsOf(own);
     const pages = WEB_READ_THREADS + 2;
     const events: string[] = [];
+    const startedBefore = readerThreads().started;
     const reads = Array.from({ length: pages }, (_, i) =>
       readOnThread(page, "direct", live, WEB_READ_MEMORY_MB, (what) => {
         if (what === READER_BUSY) events.push(`${i} waits`);
         else {
           assert.equal(what, undefined);
-          assert.equal(threadsOf(own), idle + WEB_READ_THREADS - 1, `page ${i}'s turn before a thread ended`);
+          assert.ok(
+            threadsOf(own) <= idle + WEB_READ_THREADS,
+            `page ${i}'s turn beside more threads than the bound`,
+          );
           events.push(`${i} turn`);
         }
       }).then((outcome) => {
@@ -374,9 +400,69 @@ describe("web_read: large pages on a thread of their own", () => {
     for (const outcome of await Promise.all(reads)) assert.equal(outcome.title, "Long");
     const waiting = Array.from({ length: pages - WEB_READ_THREADS }, (_, k) => WEB_READ_THREADS + k);
     for (const i of waiting) {
-      assert.ok(events.indexOf(`${i} turn`) > events.indexOf(`${i - WEB_READ_THREADS} read`), events.join());
+      assert.ok(events.indexOf(`${i} read`) > events.indexOf(`${i - WEB_READ_THREADS} read`), events.join());
+      if (i > WEB_READ_THREADS)
+        assert.ok(events.indexOf(`${i} turn`) > events.indexOf(`${i - 1} turn`), events.join());
     }
+    assert.equal(
+      readerThreads().started - startedBefore,
+      WEB_READ_THREADS,
+      "the pages after the first start no thread",
+    );
     for (let i = 0; i < WEB_READ_THREADS; i++)
       assert.ok(!events.includes(`${i} turn`), "the first said nothing");
+  });
+  it("a read cancelled on a kept thread ends that thread; the next page starts a new one and is read", async () => {
+    const built = resolve(ROOT, "dist/web/providers/direct/reader-thread.js");
+    const { readOnThread, readerKept, readerThreads } = (await import(
+      built
+    )) as typeof import("../../../src/web/providers/direct/reader-thread.js");
+    const page = { kind: "html", html: MANY, pageUrl: `${site.url}/many` } as const;
+    const live = new AbortController().signal;
+    const own = process.pid;
+    assert.equal((await readOnThread(page, "direct", live, WEB_READ_MEMORY_MB)).title, "Many");
+    assert.ok(readerKept(WEB_READ_MEMORY_MB), "the thread that read the page is kept");
+    const kept = readerThreads().started;
+    const threads = threadsOf(own);
+    const controller = new AbortController();
+    const cancelled = readOnThread(page, "direct", controller.signal, WEB_READ_MEMORY_MB);
+    controller.abort();
+    await assert.rejects(cancelled, { code: "cancelled" });
+    assert.equal(readerThreads().started, kept, "the cancelled page was given to the kept thread");
+    await until(() => threadsOf(own) === threads - 1);
+    assert.equal((await readOnThread(page, "direct", live, WEB_READ_MEMORY_MB)).title, "Many");
+    assert.equal(readerThreads().started, kept + 1, "a new thread for the next page");
+  });
+  it("while a thread is kept, a page under the thresholds is read on it, to the same text; with none kept, where it arrives", async () => {
+    const dist = resolve(ROOT, "dist/web/providers/direct");
+    const { readBody } = (await import(
+      `${dist}/provider.js`
+    )) as typeof import("../../../src/web/providers/direct/provider.js");
+    const { readerThreads } = (await import(
+      `${dist}/reader-thread.js`
+    )) as typeof import("../../../src/web/providers/direct/reader-thread.js");
+    const html = "text/html; charset=utf-8";
+    const read = (page: string, signal = new AbortController().signal) =>
+      readBody("direct", new TextEncoder().encode(page), html, `${site.url}/page`, signal);
+    assert.equal(heavyHtml(SMALL), false);
+    assert.equal((await read(MANY)).title, "Many");
+    const { started, pages } = readerThreads();
+    const onThread = await read(SMALL);
+    assert.deepEqual(readerThreads(), { started, pages: pages + 1 }, "read on the kept thread");
+    assert.deepEqual(onThread, await readHtml(SMALL, `${site.url}/page`));
+    // A stopped read ends the thread: none is kept.
+    const own = process.pid;
+    const threads = threadsOf(own);
+    const controller = new AbortController();
+    const cancelled = read(MANY, controller.signal);
+    controller.abort();
+    await assert.rejects(cancelled, { code: "cancelled" });
+    await until(() => threadsOf(own) === threads - 1);
+    assert.equal((await read(SMALL)).title, "Small");
+    assert.deepEqual(
+      readerThreads(),
+      { started, pages: pages + 1 },
+      "read where it arrived, starting nothing",
+    );
   });
 });

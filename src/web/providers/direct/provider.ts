@@ -19,7 +19,7 @@ import { clientFailure } from "../shared/http.js";
 import { decodeBody } from "./charset.js";
 import { readHtml } from "./html.js";
 import { isPdf } from "./pdf.js";
-import { heavyHtml, readOnThread } from "./reader-thread.js";
+import { heavyHtml, readerKept, readOnThread } from "./reader-thread.js";
 import { readText, TEXT_TYPES } from "./text.js";
 
 export interface DirectProviderOptions {
@@ -101,7 +101,7 @@ export async function readBody(
 ): Promise<ProviderReadOutcome> {
   const memoryMb = options.readerMemoryMb ?? WEB_READ_MEMORY_MB;
   const readPage = (html: string) =>
-    heavyHtml(html)
+    heavyHtml(html) || readerKept(memoryMb)
       ? readOnThread({ kind: "html", html, pageUrl: url }, id, signal, memoryMb, options.waiting)
       : readHtml(html, url);
   const type = mediaType(contentType);
