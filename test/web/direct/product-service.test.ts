@@ -67,3 +67,46 @@ describe("direct reader: product pages", () => {
     assert.ok(text.includes("- Price: 129.00 EUR"), text);
   });
 });
+
+describe("direct reader: service pages", () => {
+  it("keeps every section of the main region in order, without navigation, banners or footer", async () => {
+    const card = (title: string, text: string) =>
+      `<div class="card"><h3>${title}</h3><span>${text}</span></div>`;
+    const prose =
+      "<p>Harbourline started on a pier in Kinsale, where the harbour master kept three ledgers and a shoebox of fuel receipts, and every season ended with a week of reconciling them by hand before the accountant would sign anything off. The first version was a spreadsheet with macros that matched fuel receipts to card slips; the second ran on a laptop in the harbour office, and the third is the service you can try today.</p>";
+    const html = `<!DOCTYPE html><html lang="en"><head><title>Harbourline bookkeeping</title></head><body>
+      <header class="site-header"><a href="/">Harbourline</a><nav><a href="/pricing">Pricing</a><a href="/about">About</a><a href="/login">Log in</a></nav></header>
+      <div class="cookie-banner"><p>We use cookies to understand how visitors use this site and to improve it for everyone.</p></div>
+      <main>
+        <section class="hero"><h1>Bookkeeping for small harbours and marinas</h1><span>Berth fees, fuel sales and chandlery stock in one ledger.</span></section>
+        <section class="features"><h2>What it does</h2><div class="grid">
+          ${card("Reconciled every night", "Card payments from the fuel dock are matched against the bank feed overnight.")}
+          ${card("Berth contracts", "Seasonal and visitor berths are billed from one calendar.")}
+          ${card("Chandlery stock", "Counts drop as items are sold at the till, and reorders are drafted when a shelf runs low.")}
+          ${card("Year-end accounts", "Your accountant receives the ledger in the format they already use, with every receipt attached.")}
+          ${card("Harbour dues", "Dues for visiting yachts are charged by length and night, and receipts are sent by text message.")}
+        </div></section>
+        <section class="story"><article class="inner"><h2>Our story</h2>${prose.repeat(2)}</article></section>
+        <section class="pricing"><h2>Pricing</h2><div class="plan"><span>49 euros a month</span><span>up to 300 berths</span></div></section>
+        <section class="faq"><h2>Questions</h2><dl><dt>Can we keep our old accountant?</dt><dd>Yes: they get their own login and the exports they ask for.</dd><dt>Does it work offline?</dt><dd>The till keeps selling when the harbour's internet drops, and the sales are sent when it returns.</dd><dt>Can we move from spreadsheets?</dt><dd>We import last season's spreadsheets for you, berth by berth, at no charge.</dd></dl></section>
+      </main>
+      <footer><p>Harbourline Ltd, registered in Cork. Privacy policy. Terms of use.</p></footer>
+    </body></html>`;
+    const outcome = await readHtml(html, "https://harbourline.example/");
+    const text = textOf(outcome);
+    assert.equal(outcome.pageType, "service");
+    inOrder(text, [
+      "Bookkeeping for small harbours",
+      "Reconciled every night",
+      "matched against the bank feed",
+      "Berth contracts",
+      "started on a pier in Kinsale",
+      "49 euros a month",
+      "keep our old accountant",
+    ]);
+    for (const dropped of ["We use cookies", "Log in", "registered in Cork"]) {
+      assert.ok(!text.includes(dropped), `kept: ${dropped}\n${text}`);
+    }
+    assert.equal(outcome.strategy, "sections");
+  });
+});

@@ -14,6 +14,7 @@ import { pageMetadata } from "./metadata.js";
 import type { pageType } from "./page-type.js";
 import type { plainText } from "./plain.js";
 import type { extractProduct } from "./product.js";
+import type { readSections } from "./sections.js";
 import type { boundedAttributes, browserCdata, pageShape } from "./shape.js";
 
 interface HtmlTools {
@@ -21,6 +22,7 @@ interface HtmlTools {
   readonly extractMain: typeof extractMain;
   readonly extractBody: typeof extractBody;
   readonly extractProduct: typeof extractProduct;
+  readonly readSections: typeof readSections;
   readonly pageType: typeof pageType;
   readonly pageShape: typeof pageShape;
   readonly boundedAttributes: typeof boundedAttributes;
@@ -37,11 +39,13 @@ function loadTools(): Promise<HtmlTools> {
     import("./plain.js"),
     import("./page-type.js"),
     import("./product.js"),
-  ]).then(([linkedom, extract, shape, plain, kind, product]) => ({
+    import("./sections.js"),
+  ]).then(([linkedom, extract, shape, plain, kind, product, sections]) => ({
     parseHTML: linkedom.parseHTML,
     extractMain: extract.extractMain,
     extractBody: extract.extractBody,
     extractProduct: product.extractProduct,
+    readSections: sections.readSections,
     pageType: kind.pageType,
     pageShape: shape.pageShape,
     boundedAttributes: shape.boundedAttributes,
@@ -100,7 +104,11 @@ function htmlOutcome(
   const stated = pageMetadata(document, pageUrl);
   const structure = tools.pageType(document);
   const main =
-    structure === "product" ? tools.extractProduct(document, tools.extractMain) : tools.extractMain(document);
+    structure === "product"
+      ? tools.extractProduct(document, tools.extractMain)
+      : structure === "service"
+        ? tools.readSections(document, tools.extractMain)
+        : tools.extractMain(document);
   let chosen: { main: MainContent; markdown: string } = { main, markdown: toMarkdown(main.root) };
   const warnings: string[] = [];
   if (chosen.markdown.length < POOR_CHARS) {
