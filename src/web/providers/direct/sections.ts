@@ -21,6 +21,9 @@ const FURNITURE =
 const OVERLAY =
   /^(?:cookies?|consent|gdpr|onetrust|cookiebot|modal|popup|overlay|newsletter|skip|breadcrumbs?|announcement)$/i;
 
+/** Sections a page needs before its sections are read rather than its one best block. */
+const MIN_SECTIONS = 3;
+
 /** A `<main>` holding less than this share of the body's text is a part, not the region. */
 const MAIN_SHARE = 0.3;
 
@@ -76,6 +79,8 @@ function dropBeforeHeading(root: Dom): void {
  * read first, from a copy: extractors move and remove nodes.
  */
 export function readSections(document: Dom, otherwise: (document: Dom) => MainContent): MainContent {
+  // A page with no sections to keep (a service page only by elimination) reads as an article.
+  if (document.querySelectorAll("section").length < MIN_SECTIONS) return otherwise(document);
   const sections = extractSections(document);
   const other = otherwise(document);
   // A thread's posts, each under its author line, are read better than its page's sections.
