@@ -106,6 +106,18 @@ export function textLength(element: Dom): number {
   return (element.textContent ?? "").replace(/\s+/g, " ").trim().length;
 }
 
+/** The share of `part`'s distinct words that occur in `whole` (1 when `part` has none). */
+export function wordShare(part: Dom, whole: Dom): number {
+  const wordsOf = (element: Dom) =>
+    new Set((element.textContent ?? "").toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []);
+  const ours = wordsOf(part);
+  if (ours.size === 0) return 1;
+  const theirs = wordsOf(whole);
+  let held = 0;
+  for (const word of ours) if (theirs.has(word)) held += 1;
+  return held / ours.size;
+}
+
 /** A thread's posts, each its author line then its cleaned text, under one element. */
 function threadRoot(document: Dom, posts: readonly Post[]): Dom {
   const root = document.createElement("div");

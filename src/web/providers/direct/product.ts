@@ -10,7 +10,7 @@
  * class, an id or `itemprop="description"`; those blocks, and nothing around them, are the
  * content.
  */
-import { clean, dropBoilerplateText, type MainContent, textLength } from "./extract.js";
+import { clean, dropBoilerplateText, type MainContent, textLength, wordShare } from "./extract.js";
 
 // biome-ignore lint/suspicious/noExplicitAny: linkedom's DOM types are the DOM lib's, not loaded here.
 type Dom = any;
@@ -133,19 +133,7 @@ const HELD_SHARE = 0.4;
  * does not hold them, it is something else on the page (the reviews, a price-match form).
  */
 function holdsMore(other: Dom, blocks: Dom): boolean {
-  return textLength(other) >= WIDER_FACTOR * textLength(blocks) && shareOf(blocks, other) >= HELD_SHARE;
-}
-
-/** The share of `part`'s distinct words that occur in `whole`. */
-function shareOf(part: Dom, whole: Dom): number {
-  const wordsOf = (element: Dom) =>
-    new Set((element.textContent ?? "").toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []);
-  const ours = wordsOf(part);
-  if (ours.size === 0) return 0;
-  const theirs = wordsOf(whole);
-  let held = 0;
-  for (const word of ours) if (theirs.has(word)) held += 1;
-  return held / ours.size;
+  return textLength(other) >= WIDER_FACTOR * textLength(blocks) && wordShare(blocks, other) >= HELD_SHARE;
 }
 
 /** The page's one `<h1>`, when no described block holds it. */

@@ -8,7 +8,7 @@
  * keeps the one block with the most prose and loses the rest; here the region that holds the
  * sections is kept whole and only its furniture is removed.
  */
-import { clean, dropBoilerplateText, type MainContent, textLength } from "./extract.js";
+import { clean, dropBoilerplateText, type MainContent, textLength, wordShare } from "./extract.js";
 
 // biome-ignore lint/suspicious/noExplicitAny: linkedom's DOM types are the DOM lib's, not loaded here.
 type Dom = any;
@@ -86,7 +86,7 @@ export function readSections(document: Dom, otherwise: (document: Dom) => MainCo
   // A thread's posts, each under its author line, are read better than its page's sections.
   if (other.strategy === "thread") return other;
   const more = textLength(sections.root) >= MORE_FACTOR * textLength(other.root);
-  return more && shareOf(other.root, sections.root) >= HELD_SHARE ? sections : other;
+  return more && wordShare(other.root, sections.root) >= HELD_SHARE ? sections : other;
 }
 
 function isOverlay(element: Dom): boolean {
@@ -107,16 +107,4 @@ function isSiteHeader(element: Dom, root: Dom): boolean {
 /** A form with fields: a sign-up or contact form, not content. */
 function isForm(element: Dom): boolean {
   return element.localName === "form" && element.querySelector("input") !== null;
-}
-
-/** The share of `part`'s distinct words that occur in `whole`. */
-function shareOf(part: Dom, whole: Dom): number {
-  const wordsOf = (element: Dom) =>
-    new Set((element.textContent ?? "").toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []);
-  const ours = wordsOf(part);
-  if (ours.size === 0) return 1;
-  const theirs = wordsOf(whole);
-  let held = 0;
-  for (const word of ours) if (theirs.has(word)) held += 1;
-  return held / ours.size;
 }
