@@ -73,10 +73,13 @@ export type PageType = (typeof PAGE_TYPES)[number];
 /**
  * How a reader chose the content it returns (provenance `strategy`): a thread's posts, an
  * article extractor's block, the block the page names as its body, the whole body (no block
- * found, or the block held almost nothing), the page's stated description, or its plain text.
+ * found, or the block held almost nothing), the page's stated description, or its plain text; a
+ * product page's describing blocks and stated facts (`product`), a service page's sections.
  */
 export const READ_STRATEGIES = [
   "thread",
+  "product",
+  "sections",
   "article",
   "container",
   "body",

@@ -28,7 +28,10 @@ type Dom = any;
  * page names as its body (container.ts), the whole cleaned body when no block was found, or
  * when the block found held almost nothing (`body-fallback`).
  */
-export type Strategy = Extract<ReadStrategy, "thread" | "article" | "container" | "body" | "body-fallback">;
+export type Strategy = Extract<
+  ReadStrategy,
+  "thread" | "article" | "container" | "body" | "body-fallback" | "product" | "sections"
+>;
 
 export interface MainContent {
   /** The element whose children are the content. */
@@ -101,6 +104,18 @@ export function extractBody(document: Dom, light = false): MainContent {
 /** Characters of text under an element, runs of whitespace counted as one. */
 export function textLength(element: Dom): number {
   return (element.textContent ?? "").replace(/\s+/g, " ").trim().length;
+}
+
+/** The share of `part`'s distinct words that occur in `whole` (1 when `part` has none). */
+export function wordShare(part: Dom, whole: Dom): number {
+  const wordsOf = (element: Dom) =>
+    new Set((element.textContent ?? "").toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []);
+  const ours = wordsOf(part);
+  if (ours.size === 0) return 1;
+  const theirs = wordsOf(whole);
+  let held = 0;
+  for (const word of ours) if (theirs.has(word)) held += 1;
+  return held / ours.size;
 }
 
 /** A thread's posts, each its author line then its cleaned text, under one element. */
@@ -231,7 +246,7 @@ function furnitureName(names: string): boolean {
 const ROLES = new Set(["navigation", "contentinfo", "complementary", "banner", "search", "menu", "menubar"]);
 
 /** Removes page furniture inside the content, keeping any block that holds much of its text. */
-function clean(root: Dom): void {
+export function clean(root: Dom): void {
   const total = textLength(root);
   if (total === 0) return;
   const doomed: Dom[] = [];
@@ -366,7 +381,7 @@ function isInlineTeaser(element: Dom, text: string): boolean {
   return label !== null && linked.length >= 0.8 * (label[2] ?? "").length;
 }
 
-function dropBoilerplateText(root: Dom): void {
+export function dropBoilerplateText(root: Dom): void {
   const active = Object.entries(PATTERNS);
   const doomed: Dom[] = [];
   // A block's text, gathered once (thousands of paragraphs in one block would each gather the

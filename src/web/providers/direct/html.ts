@@ -13,12 +13,16 @@ import { toMarkdown } from "./markdown.js";
 import { pageMetadata } from "./metadata.js";
 import type { pageType } from "./page-type.js";
 import type { plainText } from "./plain.js";
+import type { extractProduct } from "./product.js";
+import type { readSections } from "./sections.js";
 import type { boundedAttributes, browserCdata, pageShape } from "./shape.js";
 
 interface HtmlTools {
   readonly parseHTML: typeof import("linkedom").parseHTML;
   readonly extractMain: typeof extractMain;
   readonly extractBody: typeof extractBody;
+  readonly extractProduct: typeof extractProduct;
+  readonly readSections: typeof readSections;
   readonly pageType: typeof pageType;
   readonly pageShape: typeof pageShape;
   readonly boundedAttributes: typeof boundedAttributes;
@@ -34,10 +38,14 @@ function loadTools(): Promise<HtmlTools> {
     import("./shape.js"),
     import("./plain.js"),
     import("./page-type.js"),
-  ]).then(([linkedom, extract, shape, plain, kind]) => ({
+    import("./product.js"),
+    import("./sections.js"),
+  ]).then(([linkedom, extract, shape, plain, kind, product, sections]) => ({
     parseHTML: linkedom.parseHTML,
     extractMain: extract.extractMain,
     extractBody: extract.extractBody,
+    extractProduct: product.extractProduct,
+    readSections: sections.readSections,
     pageType: kind.pageType,
     pageShape: shape.pageShape,
     boundedAttributes: shape.boundedAttributes,
@@ -95,7 +103,12 @@ function htmlOutcome(
   const links = linksOf(document);
   const stated = pageMetadata(document, pageUrl);
   const structure = tools.pageType(document);
-  const main = tools.extractMain(document);
+  const main =
+    structure === "product"
+      ? tools.extractProduct(document, tools.extractMain)
+      : structure === "service"
+        ? tools.readSections(document, tools.extractMain)
+        : tools.extractMain(document);
   let chosen: { main: MainContent; markdown: string } = { main, markdown: toMarkdown(main.root) };
   const warnings: string[] = [];
   if (chosen.markdown.length < POOR_CHARS) {

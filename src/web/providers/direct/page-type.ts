@@ -11,8 +11,9 @@
  *   each with a link) that holds most of its text, or states a CollectionPage or ItemList;
  * - documentation: a documentation generator names itself, or it states a TechArticle or
  *   APIReference, or code blocks sit beside a navigation sidebar;
- * - article: it states an Article (NewsArticle, BlogPosting...) or `og:type` article, or holds
- *   paragraphs of prose;
+ * - article: it states an Article (NewsArticle, BlogPosting...) or `og:type` article;
+ * - service: it tells its story in four or more headed `<section>`s, none holding most of it;
+ * - article: it holds paragraphs of prose;
  * - service: anything else (a product's or company's page of sections).
  *
  * The decision goes into the answer's provenance (`pageType`) so that an agent and a
@@ -80,9 +81,34 @@ export function pageType(document: Dom): PageType {
     body.querySelector("nav, aside, [role='navigation']") !== null
   )
     return "documentation";
-  if (count(ARTICLES) > 0 || ogType === "article" || proseParagraphs(body) >= 3 || oneArticle(body))
-    return "article";
+  if (count(ARTICLES) > 0 || ogType === "article") return "article";
+  if (sectioned(body)) return "service";
+  if (proseParagraphs(body) >= 3 || oneArticle(body)) return "article";
   return "service";
+}
+
+/** Headed sections that make a page of sections (hero, features, pricing, FAQ...). */
+const MIN_SECTIONS = 4;
+
+/**
+ * Whether the page tells its story in sections: four or more outermost `<section>`s, each
+ * under its own heading, none holding most of the text (an article split into sections has one
+ * that does, or few).
+ */
+function sectioned(body: Dom): boolean {
+  const outermost = (Array.from(body.querySelectorAll("section")) as Dom[]).filter(
+    (section) => section.parentNode?.closest?.("section") == null,
+  );
+  const headed = outermost.filter((section) => section.querySelector("h1, h2, h3") !== null);
+  if (headed.length < MIN_SECTIONS) return false;
+  let total = 0;
+  let largest = 0;
+  for (const section of headed) {
+    const text = textLength(section);
+    total += text;
+    largest = Math.max(largest, text);
+  }
+  return largest < 0.5 * total;
 }
 
 /** Text an `<article>` must hold to make the page an article (cards on a listing hold less). */

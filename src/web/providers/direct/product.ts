@@ -1,0 +1,285 @@
+/**
+ * A product page's main content: the product's name, the blocks the shop names as what
+ * describes it (description, details, specifications, features), in page order, and the facts
+ * its structured data states (schema.org Product: brand, SKU, offers, properties) when the
+ * visible text does not already say them.
+ *
+ * An article extractor scores blocks by their prose and keeps one: on a product page that is
+ * often the reviews, a "found a lower price?" form or the recommendations carousel, and the
+ * specification table is lost. Shops name their description and specification blocks in a
+ * class, an id or `itemprop="description"`; those blocks, and nothing around them, are the
+ * content.
+ */
+import { clean, dropBoilerplateText, type MainContent, textLength, wordShare } from "./extract.js";
+
+// biome-ignore lint/suspicious/noExplicitAny: linkedom's DOM types are the DOM lib's, not loaded here.
+type Dom = any;
+
+/**
+ * A class, id or `itemprop` word that names what describes a product: its description (also in
+ * camelCase, `productDescription`, or inside BEM, `product__description`), its details, its
+ * specifications or its features.
+ */
+const DESCRIBES =
+  /^(?:description|desc|details|specifications?|specs?|techspecs|features|attributes|overview|about[-_]?(?:this|the)?[-_]?(?:item|product|game))$/i;
+
+/** Words of a class or id, split at `-`, `_`, `__` and camelCase humps. */
+function words(names: string): string[] {
+  return names
+    .replace(/([a-z])([A-Z])/g, "$1 $2")
+    .split(/[\s_-]+/)
+    .filter((word) => word !== "");
+}
+
+function describes(element: Dom): boolean {
+  if ((element.getAttribute("itemprop") ?? "") === "description") return true;
+  const names = `${element.getAttribute("class") ?? ""} ${element.getAttribute("id") ?? ""}`;
+  if (names.length > 300) return false;
+  const parts = words(names);
+  return parts.some((word) => DESCRIBES.test(word)) && !parts.some((word) => NOT_CONTENT.test(word));
+}
+
+/** Words that make a described block something else: a control, a menu, a review, a thumbnail. */
+const NOT_CONTENT =
+  /^(?:nav|navigation|menu|breadcrumbs?|footer|header|review|reviews|rating|ratings|modal|popup|tooltip|toggle|button|btn|tab|tabs|label|title|heading|icon|thumb|thumbnail|meta|seo|related|recommendations?|carousel|slider|swatch|swatches|cookie|newsletter)$/i;
+
+/**
+ * Words naming an area of the page whose describing blocks describe something else: a review
+ * or a seller's feedback, a cookie or consent dialog, recommended products.
+ */
+const OTHER_AREA =
+  /^(?:reviews?|feedback|testimonials?|comments?|cookies?|consent|gdpr|onetrust|modal|dialog|popup|related|recommendations?|recommended|carousel|upsell|similar)$/i;
+
+/** Ancestors looked at for an area's name: enough for a shop's nesting, bounded on any page. */
+const MAX_AREA_DEPTH = 40;
+
+function inOtherArea(element: Dom, body: Dom): boolean {
+  let node = element;
+  for (let depth = 0; node !== null && node !== body && depth < MAX_AREA_DEPTH; depth += 1) {
+    const names = `${node.getAttribute?.("class") ?? ""} ${node.getAttribute?.("id") ?? ""}`;
+    if (names.length <= 300 && words(names).some((word) => OTHER_AREA.test(word))) return true;
+    if (node.localName === "dialog" || node.getAttribute?.("role") === "dialog") return true;
+    node = node.parentNode;
+  }
+  return false;
+}
+
+/** Landmarks whose blocks are never the product's description. */
+const FURNITURE = "nav, header, footer, aside, form, [role='navigation'], [role='contentinfo']";
+
+/** What a block holds that is not read as text: scripts, styles, controls. */
+const INERT = "script, style, template, noscript, svg, button, select, option, input, textarea";
+
+/** Text a described block needs to count: a label or a stub holds less. */
+const MIN_BLOCK_CHARS = 60;
+/** Text the blocks found need together before they read as the product's content. */
+const MIN_CONTENT_CHARS = 200;
+
+/**
+ * The blocks that describe the product, outermost first and in page order, under one element
+ * with the product's name as its heading, and its stated facts the blocks do not say; undefined
+ * when the page names no such block that holds enough text (another reading is then taken).
+ */
+function describingBlocks(document: Dom): MainContent | undefined {
+  const body = document.body ?? document.documentElement;
+  const blocks: Dom[] = [];
+  for (const element of Array.from(body.querySelectorAll("[class], [id], [itemprop]")) as Dom[]) {
+    if (!describes(element)) continue;
+    if (blocks.some((block) => block.contains(element))) continue;
+    if (element.closest(FURNITURE) !== null || inOtherArea(element, body)) continue;
+    if (textLength(element) < MIN_BLOCK_CHARS || linkText(element) > 0.5 * textLength(element)) continue;
+    blocks.push(element);
+  }
+  const root = document.createElement("div");
+  const name = productName(body, blocks);
+  if (name !== undefined) {
+    const heading = document.createElement("h1");
+    heading.textContent = name;
+    root.appendChild(heading);
+  }
+  for (const block of blocks) {
+    const copy = block.cloneNode(true);
+    for (const inert of Array.from(copy.querySelectorAll(INERT)) as Dom[]) inert.remove();
+    clean(copy);
+    dropBoilerplateText(copy);
+    if (textLength(copy) > 0) root.appendChild(copy);
+  }
+  if (textLength(root) - (name?.length ?? 0) < MIN_CONTENT_CHARS) return undefined;
+  return { root, found: true, strategy: "product", ...(name === undefined ? {} : { title: name }) };
+}
+
+/**
+ * A product page's content: its describing blocks, else what `otherwise` reads (an article
+ * extractor); either way followed by the stated facts it does not show. The facts are read
+ * first: extractors drop the page's scripts.
+ */
+export function extractProduct(document: Dom, otherwise: (document: Dom) => MainContent): MainContent {
+  const facts = productFacts(document);
+  const blocks = describingBlocks(document);
+  const other = otherwise(document);
+  const main = blocks !== undefined && !holdsMore(other.root, blocks.root) ? blocks : other;
+  addFacts(document, main.root, facts);
+  return main;
+}
+
+/** How much longer the other reading must be, holding the blocks, to be taken instead. */
+const WIDER_FACTOR = 3;
+/** The share of the blocks' words the other reading must hold to count as holding them. */
+const HELD_SHARE = 0.4;
+
+/**
+ * Whether the other reading holds the describing blocks and several times more: a product
+ * told at length (a landing page of sections) whose blocks are only its specifications. When it
+ * does not hold them, it is something else on the page (the reviews, a price-match form).
+ */
+function holdsMore(other: Dom, blocks: Dom): boolean {
+  return textLength(other) >= WIDER_FACTOR * textLength(blocks) && wordShare(blocks, other) >= HELD_SHARE;
+}
+
+/** The page's one `<h1>`, when no described block holds it. */
+function productName(body: Dom, blocks: readonly Dom[]): string | undefined {
+  const heading = body.querySelector("h1");
+  if (heading === null || blocks.some((block) => block.contains(heading))) return undefined;
+  const text = (heading.textContent ?? "").replace(/\s+/g, " ").trim();
+  return text === "" || text.length > 300 ? undefined : text;
+}
+
+function linkText(element: Dom): number {
+  let linked = 0;
+  for (const link of Array.from(element.querySelectorAll("a")) as Dom[]) linked += textLength(link);
+  return linked;
+}
+
+/** One fact a page states about its product: a label and its value, as the data says them. */
+export interface ProductFact {
+  readonly label: string;
+  readonly value: string;
+}
+
+/** JSON-LD scripts read for a product, and the depth searched in each: bounds on hostile pages. */
+const MAX_SCRIPTS = 20;
+const MAX_DEPTH = 6;
+const MAX_PROPERTIES = 40;
+
+/**
+ * The facts the page's JSON-LD states about its one product, in a fixed order: brand, SKU,
+ * price (or price range) with currency, availability, condition, then its additional
+ * properties. Nothing is inferred: a value the data does not state is not a fact.
+ */
+export function productFacts(document: Dom): ProductFact[] {
+  const product = statedProduct(document);
+  if (product === undefined) return [];
+  const facts: ProductFact[] = [];
+  const add = (label: string, value: unknown) => {
+    const text = scalar(value);
+    if (text !== undefined) facts.push({ label, value: text });
+  };
+  const brand = product.brand;
+  add("Brand", isRecord(brand) ? brand.name : Array.isArray(brand) ? undefined : brand);
+  add("SKU", product.sku);
+  add("MPN", product.mpn);
+  add("GTIN", product.gtin13 ?? product.gtin12 ?? product.gtin ?? product.gtin14 ?? product.gtin8);
+  const offer = firstRecord(product.offers);
+  if (offer !== undefined) {
+    const currency = scalar(offer.priceCurrency);
+    const suffix = currency === undefined ? "" : ` ${currency}`;
+    const low = scalar(offer.lowPrice);
+    const high = scalar(offer.highPrice);
+    const price = scalar(offer.price) ?? scalar(firstRecord(offer.priceSpecification)?.price);
+    if (price !== undefined) add("Price", `${price}${suffix}`);
+    else if (low !== undefined)
+      add("Price", high === undefined ? `from ${low}${suffix}` : `${low} to ${high}${suffix}`);
+    add("Availability", schemaWord(offer.availability));
+    add("Condition", schemaWord(offer.itemCondition));
+  }
+  const properties = Array.isArray(product.additionalProperty) ? product.additionalProperty : [];
+  for (const property of properties.slice(0, MAX_PROPERTIES)) {
+    if (!isRecord(property)) continue;
+    const label = scalar(property.name);
+    const value = scalar(property.value);
+    if (label !== undefined && value !== undefined) facts.push({ label, value });
+  }
+  return facts;
+}
+
+/** The first schema.org Product the page states in JSON-LD (`@graph` and arrays included). */
+function statedProduct(document: Dom): Record<string, unknown> | undefined {
+  const scripts = Array.from(document.querySelectorAll('script[type="application/ld+json"]')) as Dom[];
+  for (const script of scripts.slice(0, MAX_SCRIPTS)) {
+    let data: unknown;
+    try {
+      data = JSON.parse(script.textContent ?? "");
+    } catch {
+      continue;
+    }
+    const found = findProduct(data, 0);
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
+function findProduct(value: unknown, depth: number): Record<string, unknown> | undefined {
+  if (depth > MAX_DEPTH) return undefined;
+  if (Array.isArray(value)) {
+    for (const item of value) {
+      const found = findProduct(item, depth + 1);
+      if (found !== undefined) return found;
+    }
+    return undefined;
+  }
+  if (!isRecord(value)) return undefined;
+  const type = value["@type"];
+  const types = Array.isArray(type) ? type : [type];
+  if (types.some((name) => name === "Product" || name === "IndividualProduct")) return value;
+  for (const key of ["@graph", "mainEntity"]) {
+    const found = findProduct(value[key], depth + 1);
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+function firstRecord(value: unknown): Record<string, unknown> | undefined {
+  if (Array.isArray(value)) return value.find(isRecord);
+  return isRecord(value) ? value : undefined;
+}
+
+/** A short text or number, trimmed; anything else (objects, long text) is not a fact value. */
+function scalar(value: unknown): string | undefined {
+  if (typeof value === "number" && Number.isFinite(value)) return String(value);
+  if (typeof value !== "string") return undefined;
+  const text = value.replace(/\s+/g, " ").trim();
+  return text === "" || text.length > 200 ? undefined : text;
+}
+
+/** `https://schema.org/InStock` as "In stock"; a plain word stays as it is. */
+function schemaWord(value: unknown): string | undefined {
+  const text = scalar(value);
+  if (text === undefined) return undefined;
+  const word = text.replace(/^https?:\/\/schema\.org\//i, "");
+  const spaced = word.replace(/([a-z])([A-Z])/g, "$1 $2").toLowerCase();
+  return spaced.charAt(0).toUpperCase() + spaced.slice(1);
+}
+
+/**
+ * Appends, as a list under "Product facts", the stated facts whose value the content does not
+ * already show, so that the agent reads the price or SKU the visible page left to scripts.
+ */
+export function addFacts(document: Dom, root: Dom, facts: readonly ProductFact[]): void {
+  const shown = (root.textContent ?? "").replace(/\s+/g, " ").toLowerCase();
+  const missing = facts.filter((fact) => !shown.includes(fact.value.toLowerCase()));
+  if (missing.length === 0) return;
+  const heading = document.createElement("h2");
+  heading.textContent = "Product facts";
+  const list = document.createElement("ul");
+  for (const fact of missing) {
+    const item = document.createElement("li");
+    item.textContent = `${fact.label}: ${fact.value}`;
+    list.appendChild(item);
+  }
+  root.appendChild(heading);
+  root.appendChild(list);
+}

@@ -1,0 +1,112 @@
+/**
+ * The direct reader on product and service pages: each case is a small page written for the
+ * test in the markup its kind of site uses.
+ */
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { describe, it } from "node:test";
+import { readHtml } from "../../../src/web/providers/direct/html.js";
+
+const fixture = (name: string) => readFileSync(new URL(`fixtures/${name}`, import.meta.url), "utf8");
+const textOf = (outcome: Awaited<ReturnType<typeof readHtml>>) =>
+  outcome.content.map((part) => (part.type === "text" ? part.text : "")).join("");
+
+/** Asserts that each of `parts` occurs in `text`, in this order. */
+function inOrder(text: string, parts: readonly string[]): void {
+  let at = 0;
+  for (const part of parts) {
+    const found = text.indexOf(part, at);
+    assert.ok(found >= 0, `missing after character ${at}: ${part}\n${text}`);
+    at = found + part.length;
+  }
+}
+
+describe("direct reader: product pages", () => {
+  it("reads the product's name, description and specifications, without reviews or recommendations", async () => {
+    const outcome = await readHtml(
+      fixture("product-jsonld.html"),
+      "https://ridgeline.example/p/trailhead-30",
+    );
+    const text = textOf(outcome);
+    assert.equal(outcome.pageType, "product");
+    assert.equal(outcome.strategy, "product");
+    inOrder(text, [
+      "# Trailhead 30 L Daypack",
+      "the back panel stands off your spine",
+      "side pockets take a one-litre bottle",
+      "| Volume | 30 litres |",
+      "210D recycled ripstop nylon",
+    ]);
+    for (const dropped of ["Cuillin ridge", "Summit 20 L", "roll-top lid", "free returns", "Tents"]) {
+      assert.ok(!text.includes(dropped), `kept: ${dropped}\n${text}`);
+    }
+  });
+
+  it("states the facts only the page's JSON-LD gives, as the data says them", async () => {
+    const text = textOf(
+      await readHtml(fixture("product-jsonld.html"), "https://ridgeline.example/p/trailhead-30"),
+    );
+    inOrder(text, [
+      "## Product facts",
+      "- Brand: Ridgeline",
+      "- SKU: RL-TH30-SLT",
+      "- Price: 129.00 EUR",
+      "- Availability: In stock",
+      "- Frame: Aluminium stay",
+    ]);
+    // Nothing the data does not state: no condition, no rating.
+    assert.ok(!/Condition:|Rating:/.test(text), text);
+  });
+
+  it("does not repeat a stated fact the content already shows", async () => {
+    const html = fixture("product-jsonld.html")
+      .replace('<span class="js-price"></span>', "<span>129.00 EUR</span>")
+      .replace("<p>The lid holds", "<p>SKU RL-TH30-SLT. The lid holds");
+    const text = textOf(await readHtml(html, "https://ridgeline.example/p/trailhead-30"));
+    assert.ok(!text.includes("- SKU:"), text);
+    assert.ok(text.includes("- Price: 129.00 EUR"), text);
+  });
+});
+
+describe("direct reader: service pages", () => {
+  it("keeps every section of the main region in order, without navigation, banners or footer", async () => {
+    const card = (title: string, text: string) =>
+      `<div class="card"><h3>${title}</h3><span>${text}</span></div>`;
+    const prose =
+      "<p>Harbourline started on a pier in Kinsale, where the harbour master kept three ledgers and a shoebox of fuel receipts, and every season ended with a week of reconciling them by hand before the accountant would sign anything off. The first version was a spreadsheet with macros that matched fuel receipts to card slips; the second ran on a laptop in the harbour office, and the third is the service you can try today.</p>";
+    const html = `<!DOCTYPE html><html lang="en"><head><title>Harbourline bookkeeping</title></head><body>
+      <header class="site-header"><a href="/">Harbourline</a><nav><a href="/pricing">Pricing</a><a href="/about">About</a><a href="/login">Log in</a></nav></header>
+      <div class="cookie-banner"><p>We use cookies to understand how visitors use this site and to improve it for everyone.</p></div>
+      <main>
+        <section class="hero"><h1>Bookkeeping for small harbours and marinas</h1><span>Berth fees, fuel sales and chandlery stock in one ledger.</span></section>
+        <section class="features"><h2>What it does</h2><div class="grid">
+          ${card("Reconciled every night", "Card payments from the fuel dock are matched against the bank feed overnight.")}
+          ${card("Berth contracts", "Seasonal and visitor berths are billed from one calendar.")}
+          ${card("Chandlery stock", "Counts drop as items are sold at the till, and reorders are drafted when a shelf runs low.")}
+          ${card("Year-end accounts", "Your accountant receives the ledger in the format they already use, with every receipt attached.")}
+          ${card("Harbour dues", "Dues for visiting yachts are charged by length and night, and receipts are sent by text message.")}
+        </div></section>
+        <section class="story"><article class="inner"><h2>Our story</h2>${prose.repeat(2)}</article></section>
+        <section class="pricing"><h2>Pricing</h2><div class="plan"><span>49 euros a month</span><span>up to 300 berths</span></div></section>
+        <section class="faq"><h2>Questions</h2><dl><dt>Can we keep our old accountant?</dt><dd>Yes: they get their own login and the exports they ask for.</dd><dt>Does it work offline?</dt><dd>The till keeps selling when the harbour's internet drops, and the sales are sent when it returns.</dd><dt>Can we move from spreadsheets?</dt><dd>We import last season's spreadsheets for you, berth by berth, at no charge.</dd></dl></section>
+      </main>
+      <footer><p>Harbourline Ltd, registered in Cork. Privacy policy. Terms of use.</p></footer>
+    </body></html>`;
+    const outcome = await readHtml(html, "https://harbourline.example/");
+    const text = textOf(outcome);
+    assert.equal(outcome.pageType, "service");
+    inOrder(text, [
+      "Bookkeeping for small harbours",
+      "Reconciled every night",
+      "matched against the bank feed",
+      "Berth contracts",
+      "started on a pier in Kinsale",
+      "49 euros a month",
+      "keep our old accountant",
+    ]);
+    for (const dropped of ["We use cookies", "Log in", "registered in Cork"]) {
+      assert.ok(!text.includes(dropped), `kept: ${dropped}\n${text}`);
+    }
+    assert.equal(outcome.strategy, "sections");
+  });
+});
