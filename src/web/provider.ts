@@ -70,12 +70,14 @@ export const PAGE_TYPES = [
 export type PageType = (typeof PAGE_TYPES)[number];
 
 /**
- * How a reader chose the content it returns (provenance `strategy`): a thread's posts, an
- * article extractor's block, the block the page names as its body, the whole body (no block
- * found, or the block held almost nothing), the page's stated description, or its plain text.
+ * How a reader chose the content it returns (provenance `strategy`): a thread's posts, a
+ * listing's cards, an article extractor's block, the block the page names as its body, the whole
+ * body (no block found, or the block held almost nothing), the page's stated description, or its
+ * plain text.
  */
 export const READ_STRATEGIES = [
   "thread",
+  "cards",
   "article",
   "container",
   "body",

@@ -8,6 +8,7 @@
 import { WEB_READ_MAX_DEPTH, WEB_READ_MAX_ELEMENTS, WEB_READ_MAX_NODES } from "../../../core/limits.js";
 import type { ProviderReadOutcome, ReadMetadata, ReadStrategy } from "../../provider.js";
 import { settleBody, wellFormed } from "./document.js";
+import type { readCards } from "./cards.js";
 import type { extractBody, extractMain, MainContent } from "./extract.js";
 import { toMarkdown } from "./markdown.js";
 import { pageMetadata } from "./metadata.js";
@@ -19,6 +20,7 @@ interface HtmlTools {
   readonly parseHTML: typeof import("linkedom").parseHTML;
   readonly extractMain: typeof extractMain;
   readonly extractBody: typeof extractBody;
+  readonly readCards: typeof readCards;
   readonly pageType: typeof pageType;
   readonly pageShape: typeof pageShape;
   readonly boundedAttributes: typeof boundedAttributes;
@@ -34,10 +36,12 @@ function loadTools(): Promise<HtmlTools> {
     import("./shape.js"),
     import("./plain.js"),
     import("./page-type.js"),
-  ]).then(([linkedom, extract, shape, plain, kind]) => ({
+    import("./cards.js"),
+  ]).then(([linkedom, extract, shape, plain, kind, cards]) => ({
     parseHTML: linkedom.parseHTML,
     extractMain: extract.extractMain,
     extractBody: extract.extractBody,
+    readCards: cards.readCards,
     pageType: kind.pageType,
     pageShape: shape.pageShape,
     boundedAttributes: shape.boundedAttributes,
@@ -86,6 +90,13 @@ function plainOutcome({ title, text }: ReturnType<typeof plainText>, tooDeep: bo
 const POOR_CHARS = 250;
 const WIDER_FACTOR = 3;
 
+/**
+ * A page of another kind whose extraction is short is read as cards too (a news front page or
+ * a category seen as one article): the cards win when they hold several times more.
+ */
+const SHORT_CHARS = 2500;
+const CARDS_FACTOR = 3;
+
 function htmlOutcome(
   document: Dom,
   pageUrl: string,
@@ -97,6 +108,13 @@ function htmlOutcome(
   const structure = tools.pageType(document);
   const main = tools.extractMain(document);
   let chosen: { main: MainContent; markdown: string } = { main, markdown: toMarkdown(main.root) };
+  const listed = structure === "listing" || structure === "collection";
+  const cards =
+    listed || (main.strategy !== "thread" && structure !== "product" && chosen.markdown.length < SHORT_CHARS)
+      ? cardsReading(tools, parse)
+      : undefined;
+  if (cards !== undefined && cards.markdown.length > (listed ? 1 : CARDS_FACTOR) * chosen.markdown.length)
+    chosen = cards;
   const warnings: string[] = [];
   if (chosen.markdown.length < POOR_CHARS) {
     const wide = widerReading(tools, parse, chosen.markdown.length);
@@ -161,6 +179,12 @@ function widerReading(
     if (markdown.length >= enough) return { main, markdown };
   }
   return undefined;
+}
+
+/** A listing's or collection's cards (cards.ts), read from the page as sent. */
+function cardsReading(tools: HtmlTools, parse: () => Dom): { main: MainContent; markdown: string } | undefined {
+  const root = tools.readCards(parse().body);
+  return root === undefined ? undefined : { main: { root, found: true, strategy: "cards" }, markdown: toMarkdown(root) };
 }
 
 /** Links and images made absolute, so that the Markdown and the link index can use them. */
