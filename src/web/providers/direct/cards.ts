@@ -53,9 +53,11 @@ export function readCards(body: Dom): Dom | undefined {
 }
 
 /** Class words that differ between otherwise equal cards (state, position, parity). */
-const VARYING = /^(odd|even|first|last|active|selected|current|featured|new|hidden|visible|is-.*|has-.*|.*\d.*)$/i;
+const VARYING =
+  /^(odd|even|first|last|active|selected|current|featured|new|hidden|visible|is-.*|has-.*|.*\d.*)$/i;
 
-function signature(element: Dom): string {
+/** A card's kind: its tag and the class words all cards of its list share. */
+export function signature(element: Dom): string {
   const words = (element.getAttribute("class") ?? "")
     .split(/\s+/)
     .filter((word: string) => word !== "" && !VARYING.test(word))
@@ -96,7 +98,19 @@ function cardGroups(body: Dom): Group[] {
 }
 
 /** Elements whose children are never cards: navigation, forms, inline text. */
-const SKIPPED = new Set(["nav", "footer", "header", "form", "select", "p", "span", "a", "script", "style", "head"]);
+const SKIPPED = new Set([
+  "nav",
+  "footer",
+  "header",
+  "form",
+  "select",
+  "p",
+  "span",
+  "a",
+  "script",
+  "style",
+  "head",
+]);
 
 function isCard(element: Dom): boolean {
   if (element.closest("nav, footer, header, aside, [role='navigation']") !== null) return false;

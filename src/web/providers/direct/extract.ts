@@ -28,7 +28,10 @@ type Dom = any;
  * page names as its body (container.ts), the whole cleaned body when no block was found, or
  * when the block found held almost nothing (`body-fallback`).
  */
-export type Strategy = Extract<ReadStrategy, "thread" | "cards" | "article" | "container" | "body" | "body-fallback">;
+export type Strategy = Extract<
+  ReadStrategy,
+  "thread" | "cards" | "article" | "container" | "body" | "body-fallback"
+>;
 
 export interface MainContent {
   /** The element whose children are the content. */

@@ -7,8 +7,8 @@
  */
 import { WEB_READ_MAX_DEPTH, WEB_READ_MAX_ELEMENTS, WEB_READ_MAX_NODES } from "../../../core/limits.js";
 import type { ProviderReadOutcome, ReadMetadata, ReadStrategy } from "../../provider.js";
-import { settleBody, wellFormed } from "./document.js";
 import type { readCards } from "./cards.js";
+import { settleBody, wellFormed } from "./document.js";
 import type { extractBody, extractMain, MainContent } from "./extract.js";
 import { toMarkdown } from "./markdown.js";
 import { pageMetadata } from "./metadata.js";
@@ -113,7 +113,8 @@ function htmlOutcome(
     listed || (main.strategy !== "thread" && structure !== "product" && chosen.markdown.length < SHORT_CHARS)
       ? cardsReading(tools, parse)
       : undefined;
-  if (cards !== undefined && cards.markdown.length > (listed ? 1 : CARDS_FACTOR) * chosen.markdown.length)
+  // On a listing the cards come without the pictures and chrome an extraction keeps: shorter.
+  if (cards !== undefined && cards.markdown.length > (listed ? 0.5 : CARDS_FACTOR) * chosen.markdown.length)
     chosen = cards;
   const warnings: string[] = [];
   if (chosen.markdown.length < POOR_CHARS) {
@@ -182,9 +183,14 @@ function widerReading(
 }
 
 /** A listing's or collection's cards (cards.ts), read from the page as sent. */
-function cardsReading(tools: HtmlTools, parse: () => Dom): { main: MainContent; markdown: string } | undefined {
+function cardsReading(
+  tools: HtmlTools,
+  parse: () => Dom,
+): { main: MainContent; markdown: string } | undefined {
   const root = tools.readCards(parse().body);
-  return root === undefined ? undefined : { main: { root, found: true, strategy: "cards" }, markdown: toMarkdown(root) };
+  return root === undefined
+    ? undefined
+    : { main: { root, found: true, strategy: "cards" }, markdown: toMarkdown(root) };
 }
 
 /** Links and images made absolute, so that the Markdown and the link index can use them. */

@@ -19,6 +19,7 @@
  * maintainer can see how the reader saw the page.
  */
 import type { PageType } from "../../provider.js";
+import { signature } from "./cards.js";
 
 // biome-ignore lint/suspicious/noExplicitAny: linkedom's DOM types are the DOM lib's, not loaded here.
 type Dom = any;
@@ -108,7 +109,7 @@ function repeatedCards(body: Dom): boolean {
   for (const parent of Array.from(body.querySelectorAll("ul, ol, div, section, main")) as Dom[]) {
     const groups = new Map<string, Dom[]>();
     for (const child of Array.from(parent.children ?? []) as Dom[]) {
-      const key = `${child.localName}.${child.getAttribute("class") ?? ""}`;
+      const key = signature(child);
       const group = groups.get(key);
       if (group === undefined) groups.set(key, [child]);
       else group.push(child);
