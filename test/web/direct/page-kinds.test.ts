@@ -73,7 +73,7 @@ describe("direct reader: forum threads", () => {
 
 describe("direct reader: listings of cards", () => {
   const card = (n: number, title: string, line: string) =>
-    `<article class="card card--${n}"><a href="/releases/${n}"><img src="/shots/${n}.png" alt="Screenshot of the release dialog"></a>
+    `<article class="card">
       <h3 class="card__title"><a href="/releases/${n}">${title}</a></h3><p class="card__summary">${line}</p>
       <span class="card__date">May ${n}, 2026</span><button>Add to watchlist</button></article>`;
   const page = `<!DOCTYPE html><html><head><title>Releases</title></head><body>

@@ -113,8 +113,7 @@ function htmlOutcome(
     listed || (main.strategy !== "thread" && structure !== "product" && chosen.markdown.length < SHORT_CHARS)
       ? cardsReading(tools, parse)
       : undefined;
-  // On a listing the cards come without the pictures and chrome an extraction keeps: shorter.
-  if (cards !== undefined && cards.markdown.length > (listed ? 0.5 : CARDS_FACTOR) * chosen.markdown.length)
+  if (cards !== undefined && cards.markdown.length > (listed ? 1 : CARDS_FACTOR) * chosen.markdown.length)
     chosen = cards;
   const warnings: string[] = [];
   if (chosen.markdown.length < POOR_CHARS) {

@@ -19,7 +19,6 @@
  * maintainer can see how the reader saw the page.
  */
 import type { PageType } from "../../provider.js";
-import { signature } from "./cards.js";
 
 // biome-ignore lint/suspicious/noExplicitAny: linkedom's DOM types are the DOM lib's, not loaded here.
 type Dom = any;
@@ -109,7 +108,7 @@ function repeatedCards(body: Dom): boolean {
   for (const parent of Array.from(body.querySelectorAll("ul, ol, div, section, main")) as Dom[]) {
     const groups = new Map<string, Dom[]>();
     for (const child of Array.from(parent.children ?? []) as Dom[]) {
-      const key = signature(child);
+      const key = `${child.localName}.${child.getAttribute("class") ?? ""}`;
       const group = groups.get(key);
       if (group === undefined) groups.set(key, [child]);
       else group.push(child);
