@@ -57,7 +57,7 @@ const VARYING =
   /^(odd|even|first|last|active|selected|current|featured|new|hidden|visible|is-.*|has-.*|.*\d.*)$/i;
 
 /** A card's kind: its tag and the class words all cards of its list share. */
-export function signature(element: Dom): string {
+function signature(element: Dom): string {
   const words = (element.getAttribute("class") ?? "")
     .split(/\s+/)
     .filter((word: string) => word !== "" && !VARYING.test(word))
