@@ -90,11 +90,7 @@ function plainOutcome({ title, text }: ReturnType<typeof plainText>, tooDeep: bo
 const POOR_CHARS = 250;
 const WIDER_FACTOR = 3;
 
-/**
- * A page of another kind whose extraction is short is read as cards too (a news front page or
- * a category seen as one article): the cards win when they hold several times more.
- */
-const SHORT_CHARS = 2500;
+/** How many times the extraction's text a listing's cards hold to be read instead. */
 const CARDS_FACTOR = 3;
 
 function htmlOutcome(
@@ -108,13 +104,10 @@ function htmlOutcome(
   const structure = tools.pageType(document);
   const main = tools.extractMain(document);
   let chosen: { main: MainContent; markdown: string } = { main, markdown: toMarkdown(main.root) };
-  const listed = structure === "listing" || structure === "collection";
   const cards =
-    listed || (main.strategy !== "thread" && structure !== "product" && chosen.markdown.length < SHORT_CHARS)
-      ? cardsReading(tools, parse)
-      : undefined;
-  if (cards !== undefined && cards.markdown.length > (listed ? 1 : CARDS_FACTOR) * chosen.markdown.length)
-    chosen = cards;
+    structure === "listing" || structure === "collection" ? cardsReading(tools, parse) : undefined;
+  // An article with a list of related stories can look like a listing: the cards must hold more.
+  if (cards !== undefined && cards.markdown.length > CARDS_FACTOR * chosen.markdown.length) chosen = cards;
   const warnings: string[] = [];
   if (chosen.markdown.length < POOR_CHARS) {
     const wide = widerReading(tools, parse, chosen.markdown.length);
