@@ -121,6 +121,24 @@ describe("direct reader: listings of cards", () => {
   });
 });
 
+describe("direct reader: an article among cards", () => {
+  it("keeps an article that states it is one an article, with its prose, not its related stories as cards", async () => {
+    const story = (n: number) =>
+      `<div class="related"><a href="/news/${n}">Related story number ${n} about the city budget and its vote</a><p>A short teaser for story ${n}, one line long.</p></div>`;
+    const prose = (n: number) =>
+      `<p>Paragraph ${n} of the council report: the budget vote was delayed again after members asked for an independent review of the transport spending, which the mayor's office said would take until spring.</p>`;
+    const page = `<!DOCTYPE html><html><head><title>Budget vote delayed</title>
+      <meta property="og:type" content="article"></head><body><main>
+      <article><h1>Budget vote delayed</h1>${[1, 2, 3, 4].map(prose).join("")}</article>
+      <section class="more">${[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12].map(story).join("")}</section>
+      </main></body></html>`;
+    const outcome = await readHtml(page, "https://news.example/budget");
+    assert.equal(outcome.pageType, "article");
+    assert.notEqual(outcome.strategy, "cards");
+    inOrder(textOf(outcome), ["Paragraph 1 of the council report", "Paragraph 4 of the council report"]);
+  });
+});
+
 describe("direct reader: when extraction finds almost nothing", () => {
   it("falls back to the whole body, cleaned of navigation, and says so", async () => {
     const items = Array.from({ length: 12 }, (_, i) => `<li><a href="/issue/${i}">Issue ${i}</a></li>`).join(

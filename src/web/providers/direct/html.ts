@@ -107,7 +107,12 @@ function htmlOutcome(
   const cards =
     structure === "listing" || structure === "collection" ? cardsReading(tools, parse) : undefined;
   // An article with a list of related stories can look like a listing: the cards must hold more.
-  if (cards !== undefined && cards.markdown.length > CARDS_FACTOR * chosen.markdown.length) chosen = cards;
+  if (
+    cards !== undefined &&
+    cards.markdown.length > CARDS_FACTOR * chosen.markdown.length &&
+    !prose(chosen.markdown)
+  )
+    chosen = cards;
   const warnings: string[] = [];
   if (chosen.markdown.length < POOR_CHARS) {
     const wide = widerReading(tools, parse, chosen.markdown.length);
@@ -172,6 +177,20 @@ function widerReading(
     if (markdown.length >= enough) return { main, markdown };
   }
   return undefined;
+}
+
+/** Paragraphs of prose that make an extraction an article's text, whatever repeats around it. */
+const PROSE_PARAGRAPHS = 3;
+const PROSE_CHARS = 200;
+
+/** Whether Markdown holds a few paragraphs of prose (long lines that are not lists or tables). */
+function prose(markdown: string): boolean {
+  let count = 0;
+  for (const line of markdown.split("\n")) {
+    if (line.length >= PROSE_CHARS && !/^\s*([-*+|#>]|\d+\.)/.test(line) && ++count >= PROSE_PARAGRAPHS)
+      return true;
+  }
+  return false;
 }
 
 /** A listing's or collection's cards (cards.ts), read from the page as sent. */
