@@ -71,13 +71,15 @@ export const PAGE_TYPES = [
 export type PageType = (typeof PAGE_TYPES)[number];
 
 /**
- * How a reader chose the content it returns (provenance `strategy`): a thread's posts, an
- * article extractor's block, the block the page names as its body, the whole body (no block
- * found, or the block held almost nothing), the page's stated description, or its plain text; a
- * product page's describing blocks and stated facts (`product`), a service page's sections.
+ * How a reader chose the content it returns (provenance `strategy`): a thread's posts, a
+ * listing's cards, an article extractor's block, the block the page names as its body, the whole
+ * body (no block found, or the block held almost nothing), the page's stated description, or its
+ * plain text; a product page's describing blocks and stated facts (`product`), a service page's
+ * sections.
  */
 export const READ_STRATEGIES = [
   "thread",
+  "cards",
   "product",
   "sections",
   "article",

@@ -6,7 +6,10 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { describe, it } from "node:test";
+import { parseHTML } from "linkedom";
+import { readCards } from "../../../src/web/providers/direct/cards.js";
 import { readHtml } from "../../../src/web/providers/direct/html.js";
+import { toMarkdown } from "../../../src/web/providers/direct/markdown.js";
 
 const fixture = (name: string) => readFileSync(new URL(`fixtures/${name}`, import.meta.url), "utf8");
 const textOf = (outcome: Awaited<ReturnType<typeof readHtml>>) =>
@@ -71,18 +74,83 @@ describe("direct reader: forum threads", () => {
   });
 });
 
+describe("direct reader: listings of cards", () => {
+  const card = (n: number, title: string, line: string) =>
+    `<article class="card">
+      <h3 class="card__title"><a href="/releases/${n}">${title}</a></h3><p class="card__summary">${line}</p>
+      <span class="card__date">May ${n}, 2026</span><button>Add to watchlist</button></article>`;
+  const page = `<!DOCTYPE html><html><head><title>Releases</title></head><body>
+    <header><nav><a href="/">Home</a><a href="/docs">Docs</a><a href="/community">Community</a></nav></header>
+    <main><h1>Releases</h1><p>Every release of the Tern compiler, newest first, with what changed.</p>
+    <form class="filters"><label>Sort by <select><option>Newest</option><option>Oldest</option></select></label><button>Apply filters</button></form>
+    <div class="grid">
+      ${card(5, "Tern 5.0: incremental builds", "Builds reuse unchanged modules, cutting rebuilds to a second.")}
+      ${card(4, "Tern 4.2: faster type checks", "The checker caches generic instantiations across files.")}
+      ${card(3, "Tern 4.1: source maps for macros", "Errors inside expanded macros point at the macro call.")}
+      ${card(2, "Tern 4.0: a new module resolver", "Packages resolve through their exports map, as Node does.")}
+      ${card(1, "Tern 3.9: the last 3.x release", "Security fixes only; upgrade to 4.0 for new work.")}
+    </div>
+    <div class="pagination"><a href="?page=1">1</a><a href="?page=2">2</a><a href="?page=2">Next page</a></div></main>
+    <footer><p>Tern is released under the MIT licence. Contact the maintainers.</p></footer></body></html>`;
+
+  it("keeps every card in order under the page's heading and introduction, without filters or pagination", async () => {
+    const { document } = parseHTML(page);
+    const text = toMarkdown(readCards(document.body));
+    inOrder(text, [
+      "Releases",
+      "Every release of the Tern compiler",
+      "Tern 5.0: incremental builds",
+      "Builds reuse unchanged modules",
+      "May 5, 2026",
+      "Tern 4.2: faster type checks",
+      "Tern 4.1: source maps for macros",
+      "Tern 4.0: a new module resolver",
+      "Tern 3.9: the last 3.x release",
+      "Security fixes only",
+    ]);
+    for (const dropped of [
+      "Sort by",
+      "Apply filters",
+      "Next page",
+      "Add to watchlist",
+      "MIT licence",
+      "Community",
+      "Screenshot",
+    ])
+      assert.ok(!text.includes(dropped), `kept: ${dropped}\n${text}`);
+  });
+});
+
+describe("direct reader: an article among cards", () => {
+  it("keeps an article that states it is one an article, with its prose, not its related stories as cards", async () => {
+    const story = (n: number) =>
+      `<div class="related"><a href="/news/${n}">Related story number ${n} about the city budget and its vote</a><p>A short teaser for story ${n}, one line long.</p></div>`;
+    const prose = (n: number) =>
+      `<p>Paragraph ${n} of the council report: the budget vote was delayed again after members asked for an independent review of the transport spending, which the mayor's office said would take until spring.</p>`;
+    const page = `<!DOCTYPE html><html><head><title>Budget vote delayed</title>
+      <meta property="og:type" content="article"></head><body><main>
+      <article><h1>Budget vote delayed</h1>${[1, 2, 3, 4].map(prose).join("")}</article>
+      <section class="more">${[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12].map(story).join("")}</section>
+      </main></body></html>`;
+    const outcome = await readHtml(page, "https://news.example/budget");
+    assert.equal(outcome.pageType, "article");
+    assert.notEqual(outcome.strategy, "cards");
+    inOrder(textOf(outcome), ["Paragraph 1 of the council report", "Paragraph 4 of the council report"]);
+  });
+});
+
 describe("direct reader: when extraction finds almost nothing", () => {
   it("falls back to the whole body, cleaned of navigation, and says so", async () => {
-    const items = Array.from(
-      { length: 12 },
-      (_, i) => `<li><a href="/issue/${i}">Issue ${i}: the spring edition with harbour news</a></li>`,
-    ).join("");
+    const items = Array.from({ length: 12 }, (_, i) => `<li><a href="/issue/${i}">Issue ${i}</a></li>`).join(
+      "",
+    );
     const html = `<!DOCTYPE html><html><head><title>Back issues</title></head><body>
       <nav><a href="/">Home</a> <a href="/about">About</a></nav>
       <main><h1>Back issues</h1><ul>${items}</ul></main></body></html>`;
     const outcome = await readHtml(html, "https://harbour.example/issues");
     const text = textOf(outcome);
-    for (let i = 0; i < 12; i++) assert.ok(text.includes(`Issue ${i}: the spring edition`), text);
+    for (let i = 0; i < 12; i++)
+      assert.ok(text.includes(`[Issue ${i}](https://harbour.example/issue/${i})`), text);
     assert.ok(!text.includes("About"), text);
     assert.match(
       outcome.warnings?.join("\n") ?? "",

@@ -30,7 +30,7 @@ type Dom = any;
  */
 export type Strategy = Extract<
   ReadStrategy,
-  "thread" | "article" | "container" | "body" | "body-fallback" | "product" | "sections"
+  "thread" | "cards" | "article" | "container" | "body" | "body-fallback" | "product" | "sections"
 >;
 
 export interface MainContent {

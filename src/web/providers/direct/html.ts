@@ -7,6 +7,7 @@
  */
 import { WEB_READ_MAX_DEPTH, WEB_READ_MAX_ELEMENTS, WEB_READ_MAX_NODES } from "../../../core/limits.js";
 import type { ProviderReadOutcome, ReadMetadata, ReadStrategy } from "../../provider.js";
+import type { readCards } from "./cards.js";
 import { settleBody, wellFormed } from "./document.js";
 import type { extractBody, extractMain, MainContent } from "./extract.js";
 import { toMarkdown } from "./markdown.js";
@@ -23,6 +24,7 @@ interface HtmlTools {
   readonly extractBody: typeof extractBody;
   readonly extractProduct: typeof extractProduct;
   readonly readSections: typeof readSections;
+  readonly readCards: typeof readCards;
   readonly pageType: typeof pageType;
   readonly pageShape: typeof pageShape;
   readonly boundedAttributes: typeof boundedAttributes;
@@ -40,12 +42,14 @@ function loadTools(): Promise<HtmlTools> {
     import("./page-type.js"),
     import("./product.js"),
     import("./sections.js"),
-  ]).then(([linkedom, extract, shape, plain, kind, product, sections]) => ({
+    import("./cards.js"),
+  ]).then(([linkedom, extract, shape, plain, kind, product, sections, cards]) => ({
     parseHTML: linkedom.parseHTML,
     extractMain: extract.extractMain,
     extractBody: extract.extractBody,
     extractProduct: product.extractProduct,
     readSections: sections.readSections,
+    readCards: cards.readCards,
     pageType: kind.pageType,
     pageShape: shape.pageShape,
     boundedAttributes: shape.boundedAttributes,
@@ -94,6 +98,9 @@ function plainOutcome({ title, text }: ReturnType<typeof plainText>, tooDeep: bo
 const POOR_CHARS = 250;
 const WIDER_FACTOR = 3;
 
+/** How many times the extraction's text a listing's cards hold to be read instead. */
+const CARDS_FACTOR = 3;
+
 function htmlOutcome(
   document: Dom,
   pageUrl: string,
@@ -110,6 +117,15 @@ function htmlOutcome(
         ? tools.readSections(document, tools.extractMain)
         : tools.extractMain(document);
   let chosen: { main: MainContent; markdown: string } = { main, markdown: toMarkdown(main.root) };
+  const cards =
+    structure === "listing" || structure === "collection" ? cardsReading(tools, parse) : undefined;
+  // An article with a list of related stories can look like a listing: the cards must hold more.
+  if (
+    cards !== undefined &&
+    cards.markdown.length > CARDS_FACTOR * chosen.markdown.length &&
+    !prose(chosen.markdown)
+  )
+    chosen = cards;
   const warnings: string[] = [];
   if (chosen.markdown.length < POOR_CHARS) {
     const wide = widerReading(tools, parse, chosen.markdown.length);
@@ -174,6 +190,31 @@ function widerReading(
     if (markdown.length >= enough) return { main, markdown };
   }
   return undefined;
+}
+
+/** Paragraphs of prose that make an extraction an article's text, whatever repeats around it. */
+const PROSE_PARAGRAPHS = 3;
+const PROSE_CHARS = 200;
+
+/** Whether Markdown holds a few paragraphs of prose (long lines that are not lists or tables). */
+function prose(markdown: string): boolean {
+  let count = 0;
+  for (const line of markdown.split("\n")) {
+    if (line.length >= PROSE_CHARS && !/^\s*([-*+|#>]|\d+\.)/.test(line) && ++count >= PROSE_PARAGRAPHS)
+      return true;
+  }
+  return false;
+}
+
+/** A listing's or collection's cards (cards.ts), read from the page as sent. */
+function cardsReading(
+  tools: HtmlTools,
+  parse: () => Dom,
+): { main: MainContent; markdown: string } | undefined {
+  const root = tools.readCards(parse().body);
+  return root === undefined
+    ? undefined
+    : { main: { root, found: true, strategy: "cards" }, markdown: toMarkdown(root) };
 }
 
 /** Links and images made absolute, so that the Markdown and the link index can use them. */

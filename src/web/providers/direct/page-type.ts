@@ -73,7 +73,10 @@ export function pageType(document: Dom): PageType {
   if (products >= 3 || (products > 0 && count(/^(OfferCatalog)$/) > 0)) return "collection";
   if (products > 0 || ogType.startsWith("product")) return "product";
   const body = document.body ?? document.documentElement;
-  if (repeatedCards(body) || count(/^(CollectionPage|ItemList|SearchResultsPage)$/) > 0) return "listing";
+  if (count(/^(CollectionPage|ItemList|SearchResultsPage)$/) > 0) return "listing";
+  // A page that states it is an article stays one: its related stories repeat like cards.
+  const statesArticle = count(ARTICLES) > 0 || ogType === "article";
+  if (!statesArticle && repeatedCards(body)) return "listing";
   const generator = document.querySelector('meta[name="generator"]')?.getAttribute("content") ?? "";
   if (DOCS_GENERATOR.test(generator) || count(/^(TechArticle|APIReference)$/) > 0) return "documentation";
   if (
@@ -81,7 +84,7 @@ export function pageType(document: Dom): PageType {
     body.querySelector("nav, aside, [role='navigation']") !== null
   )
     return "documentation";
-  if (count(ARTICLES) > 0 || ogType === "article") return "article";
+  if (statesArticle) return "article";
   if (sectioned(body)) return "service";
   if (proseParagraphs(body) >= 3 || oneArticle(body)) return "article";
   return "service";

@@ -1,0 +1,224 @@
+/**
+ * A page that repeats one card structure (a list of releases, search results, a category of
+ * products, a blog index, a news front page) read as its cards: every card's text, in order,
+ * under the page's heading and introduction, without the site's navigation, filters and
+ * pagination.
+ *
+ * An article extractor keeps the one block with the most prose, which on such a page is a
+ * single card, a banner or the introduction; its clean-up drops link lists, which here are the
+ * content. A card is found by how a listing is built: siblings of one tag and class, each with a
+ * link and some text. The cards' region is the ancestor of the largest such group that gains
+ * more card text than other text from each step up, so the other grids of a front page come
+ * with the first and its menus and banners stay out.
+ */
+
+import { revealNoscript } from "./noscript.js";
+
+// biome-ignore lint/suspicious/noExplicitAny: linkedom's DOM types are the DOM lib's, not loaded here.
+type Dom = any;
+
+/** Siblings of one kind that make a list of cards. */
+const MIN_CARDS = 3;
+/** A card says more than a menu item: a title of a few words, or a title and a line. */
+const MIN_CARD_CHARS = 15;
+/** Groups a page holds before the search stops looking (a bound on hostile pages). */
+const MAX_GROUPS = 2000;
+/** Text before the cards kept as the page's introduction (its heading and a few paragraphs). */
+const MAX_INTRO_CHARS = 1500;
+
+interface Group {
+  readonly parent: Dom;
+  readonly cards: readonly Dom[];
+  readonly text: number;
+}
+
+/**
+ * The page's cards under its heading and introduction, in a new element, or undefined when the
+ * page repeats no card structure. Reveals a script-free page held in `<noscript>` (noscript.ts); reads the rest without changing it.
+ */
+export function readCards(body: Dom): Dom | undefined {
+  revealNoscript(body);
+  const groups = outermost(cardGroups(body));
+  if (groups.length === 0) return undefined;
+  let best = groups[0] as Group;
+  for (const group of groups) if (group.text > best.text) best = group;
+  const region = cardRegion(body, best, groups);
+  const document = body.ownerDocument;
+  const root = document.createElement("div");
+  for (const element of introduction(body, region)) root.appendChild(element.cloneNode(true));
+  const cards = region.cloneNode(true);
+  dropChrome(cards);
+  root.appendChild(cards);
+  return root;
+}
+
+/** Class words that differ between otherwise equal cards (state, position, parity). */
+const VARYING =
+  /^(odd|even|first|last|active|selected|current|featured|new|hidden|visible|is-.*|has-.*|.*\d.*)$/i;
+
+/** A card's kind: its tag and the class words all cards of its list share. */
+function signature(element: Dom): string {
+  const words = (element.getAttribute("class") ?? "")
+    .split(/\s+/)
+    .filter((word: string) => word !== "" && !VARYING.test(word))
+    .sort();
+  return `${element.localName}.${words.join(".")}`;
+}
+
+/** Every group of sibling cards on the page, outermost or not. */
+function cardGroups(body: Dom): Group[] {
+  const groups: Group[] = [];
+  for (const parent of Array.from(body.querySelectorAll("*")) as Dom[]) {
+    if ((parent.children?.length ?? 0) < MIN_CARDS || SKIPPED.has(parent.localName)) continue;
+    const bySignature = new Map<string, Dom[]>();
+    for (const child of Array.from(parent.children) as Dom[]) {
+      const key = signature(child);
+      const same = bySignature.get(key);
+      if (same === undefined) bySignature.set(key, [child]);
+      else same.push(child);
+    }
+    for (const members of bySignature.values()) {
+      if (members.length < MIN_CARDS) continue;
+      const cards = members.filter(isCard);
+      if (cards.length < MIN_CARDS) continue;
+      let text = 0;
+      let largest = 0;
+      for (const card of cards) {
+        const length = textLength(card);
+        text += length;
+        largest = Math.max(largest, length);
+      }
+      // A page's columns (header, main, footer) repeat too, but one of them holds most text.
+      if (largest > 0.5 * text) continue;
+      groups.push({ parent, cards, text });
+      if (groups.length >= MAX_GROUPS) return groups;
+    }
+  }
+  return groups;
+}
+
+/** Elements whose children are never cards: navigation, forms, inline text. */
+const SKIPPED = new Set([
+  "nav",
+  "footer",
+  "header",
+  "form",
+  "select",
+  "p",
+  "span",
+  "a",
+  "script",
+  "style",
+  "head",
+]);
+
+function isCard(element: Dom): boolean {
+  if (element.closest("nav, footer, header, aside, [role='navigation']") !== null) return false;
+  return textLength(element) >= MIN_CARD_CHARS && element.querySelector("a[href]") !== null;
+}
+
+/**
+ * The ancestor of the best group's parent that holds the cards: each step up is taken when the
+ * card text it adds (other groups' cards) outweighs the other text it adds (menus, banners).
+ */
+function cardRegion(body: Dom, best: Group, groups: readonly Group[]): Dom {
+  let region = best.parent;
+  let regionScore = best.text - (textLength(region) - best.text);
+  for (let node = region.parentElement; node && node !== body.parentElement; node = node.parentElement) {
+    const cards = cardTextWithin(node, groups);
+    const score = cards - (textLength(node) - cards);
+    if (score > regionScore) {
+      region = node;
+      regionScore = score;
+    }
+  }
+  return region;
+}
+
+/** Text of the outermost groups' cards under `root` (a card's own list counts once). */
+function cardTextWithin(root: Dom, groups: readonly Group[]): number {
+  let total = 0;
+  for (const group of groups) if (root.contains(group.parent)) total += group.text;
+  return total;
+}
+
+/** The groups that sit in no other group's card (a card's own list of features is its text). */
+function outermost(groups: readonly Group[]): Group[] {
+  const cards = new Set<Dom>();
+  for (const group of groups) for (const card of group.cards) cards.add(card);
+  return groups.filter((group) => {
+    for (let node = group.parent; node; node = node.parentElement) if (cards.has(node)) return false;
+    return true;
+  });
+}
+
+/** The page's heading and the paragraphs between it and the cards, when the region lacks them. */
+function introduction(body: Dom, region: Dom): Dom[] {
+  const heading = body.querySelector("h1");
+  if (heading === null || region.contains(heading) || heading.contains(region)) return [];
+  if (heading.compareDocumentPosition(region) & 2) return [];
+  const kept: Dom[] = [heading];
+  let chars = textLength(heading);
+  let after = false;
+  for (const element of Array.from(body.querySelectorAll("h1, p")) as Dom[]) {
+    if (element === heading) {
+      after = true;
+      continue;
+    }
+    if (!after || element.closest("nav, footer, header, aside, form") !== null) continue;
+    if (region.contains(element) || element.compareDocumentPosition(region) & 2) break;
+    chars += textLength(element);
+    if (chars > MAX_INTRO_CHARS) break;
+    kept.push(element);
+  }
+  return kept;
+}
+
+/** Class words of a listing's chrome: its filters, sorting, pagination and prompts. */
+const CHROME =
+  /(^|[\s_-])(pagination|pager|paging|filters?|facets?|sort|sorting|breadcrumbs?|toolbar|cookie|consent|newsletter|share|social|sr-only|visually-hidden|screen-reader-text)([\s_-]|$)/i;
+
+/**
+ * Elements of a listing's chrome, and its pictures: a card's image repeats its title in its alt
+ * text, or describes a product photo no reader asked for.
+ */
+const DROPPED = new Set([
+  "nav",
+  "aside",
+  "footer",
+  "form",
+  "select",
+  "button",
+  "script",
+  "style",
+  "template",
+  "noscript",
+  "img",
+  "picture",
+  "svg",
+  "figure",
+]);
+
+/** Removes what a listing carries around its cards: filters, sorting, pagination, hidden text. */
+function dropChrome(root: Dom): void {
+  const total = textLength(root);
+  const doomed: Dom[] = [];
+  for (const element of Array.from(root.querySelectorAll("*")) as Dom[]) {
+    const tag = element.localName;
+    const role = (element.getAttribute("role") ?? "").toLowerCase();
+    if (
+      DROPPED.has(tag) ||
+      ["navigation", "search", "menu", "menubar", "dialog"].includes(role) ||
+      element.hasAttribute("hidden") ||
+      element.getAttribute("aria-hidden") === "true" ||
+      CHROME.test(element.getAttribute("class") ?? "")
+    )
+      doomed.push(element);
+  }
+  // A form around the whole list (a page built as one form) is no filter.
+  for (const element of doomed) if (textLength(element) < 0.3 * total) element.remove();
+}
+
+function textLength(element: Dom): number {
+  return (element.textContent ?? "").replace(/\s+/g, " ").trim().length;
+}
