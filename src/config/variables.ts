@@ -77,6 +77,22 @@ export const RETIRED_VARIABLES: Readonly<Record<string, string>> = {
 };
 
 /**
+ * `EVIDENT_*` names this repository's other parts read, not evident: the test runner's
+ * (scripts/run-tests.mjs, test/fixtures/optional-tools.ts), docker compose's (deploy/compose.yaml)
+ * and a client's token in docs/CLIENTS.md. They reach evident's environment from those parts, so
+ * they are not reported as guesses.
+ */
+export const OTHER_PARTS_VARIABLES: readonly string[] = [
+  "EVIDENT_PUBLIC_PORT",
+  "EVIDENT_TEST_CONCURRENCY",
+  "EVIDENT_TEST_DURATIONS",
+  "EVIDENT_TEST_REQUIRE_TOOLS",
+  "EVIDENT_TEST_TIMEOUT_MS",
+  "EVIDENT_TOKEN",
+  "EVIDENT_WORKSPACE",
+];
+
+/**
  * The suffixes of a provider's own variables, `EVIDENT_<ID>_<SUFFIX>` for any provider id:
  * its base URL, its attempt deadline and each adapter option (`SEARCH_DEPTH`).
  */
@@ -114,7 +130,7 @@ export interface VariableReport {
 
 /** What the `EVIDENT_*` variables of `env` that evident does not read are, sorted by name. */
 export function unknownVariables(env: Readonly<Record<string, string | undefined>>): VariableReport[] {
-  const known = new Set(KNOWN_VARIABLES);
+  const known = new Set([...KNOWN_VARIABLES, ...OTHER_PARTS_VARIABLES]);
   const candidates = [
     ...KNOWN_VARIABLES.filter((name) => name.startsWith("EVIDENT_")),
     ...builtInProviderVariables(),

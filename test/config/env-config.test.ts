@@ -207,6 +207,8 @@ describe("EVIDENT_ variables evident does not read", () => {
       EVIDENT_MY_SEARX_BASE_URL: "http://127.0.0.1:1",
       TAVILY_API_KEY: "x",
       SOMETHING_ELSE: "y",
+      // The test runner's own (CI sets it), read by this repository's scripts, not by evident.
+      EVIDENT_TEST_REQUIRE_TOOLS: "1",
     });
     assert.deepEqual(
       reports.map((report) => [report.name, report.kind, report.closest]),
