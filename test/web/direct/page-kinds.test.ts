@@ -4,26 +4,12 @@
  * a page that a failed extraction would leave empty).
  */
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
 import { describe, it } from "node:test";
 import { parseHTML } from "linkedom";
 import { readCards } from "../../../src/web/providers/direct/cards.js";
 import { readHtml } from "../../../src/web/providers/direct/html.js";
 import { toMarkdown } from "../../../src/web/providers/direct/markdown.js";
-
-const fixture = (name: string) => readFileSync(new URL(`fixtures/${name}`, import.meta.url), "utf8");
-const textOf = (outcome: Awaited<ReturnType<typeof readHtml>>) =>
-  outcome.content.map((part) => (part.type === "text" ? part.text : "")).join("");
-
-/** Asserts that each of `parts` occurs in `text`, in this order. */
-function inOrder(text: string, parts: readonly string[]): void {
-  let at = 0;
-  for (const part of parts) {
-    const found = text.indexOf(part, at);
-    assert.ok(found >= 0, `missing after character ${at}: ${part}\n${text}`);
-    at = found + part.length;
-  }
-}
+import { fixture, inOrder, textOf } from "./reader-text.js";
 
 describe("direct reader: forum threads", () => {
   it("reads a thread carried in <noscript>, every post under its author line", async () => {

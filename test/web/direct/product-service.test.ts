@@ -3,23 +3,9 @@
  * test in the markup its kind of site uses.
  */
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
 import { describe, it } from "node:test";
 import { readHtml } from "../../../src/web/providers/direct/html.js";
-
-const fixture = (name: string) => readFileSync(new URL(`fixtures/${name}`, import.meta.url), "utf8");
-const textOf = (outcome: Awaited<ReturnType<typeof readHtml>>) =>
-  outcome.content.map((part) => (part.type === "text" ? part.text : "")).join("");
-
-/** Asserts that each of `parts` occurs in `text`, in this order. */
-function inOrder(text: string, parts: readonly string[]): void {
-  let at = 0;
-  for (const part of parts) {
-    const found = text.indexOf(part, at);
-    assert.ok(found >= 0, `missing after character ${at}: ${part}\n${text}`);
-    at = found + part.length;
-  }
-}
+import { fixture, inOrder, textOf } from "./reader-text.js";
 
 describe("direct reader: product pages", () => {
   it("reads the product's name, description and specifications, without reviews or recommendations", async () => {
