@@ -5,14 +5,26 @@
  * what V8's heap and the ArrayBuffers hold more than after the store let go of everything
  * (full collections between readings: this script is run with --expose-gc; the server never is).
  *
+ * With `--pages N`, web_read's service instead reads N pages of web-read-eval (as mix.ts serves
+ * them, from loopback) and keeps the long ones; the store's count is compared the same way.
+ *
  * Usage: node --expose-gc --import tsx bench/hardening/kept-held.ts [--searches 80] [--corpus DIR]
+ *          [--pages N]
  */
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { gunzipSync } from "node:zlib";
 import { CodeSearchService } from "../../src/code/service.js";
 import { memoryKept, snapshotStore } from "../../src/code/snapshots/store.js";
+import { resolveSettings } from "../../src/config/settings.js";
+import { KeptPool } from "../../src/core/kept-memory.js";
 import { silentLogger } from "../../src/core/logger.js";
+import { WebService } from "../../src/web/service.js";
 import { seeded } from "../../test/fixtures/seeded.js";
+import { startLoopback } from "../../test/net/loopback.js";
+import { evalDir, loadEval } from "../web-read/eval-set.js";
 
 const repo = fileURLToPath(new URL("../../", import.meta.url));
 const option = (name: string): string | undefined => {
@@ -53,6 +65,52 @@ const held = (): number => {
   return usage.heapUsed + usage.arrayBuffers;
 };
 const mb = (bytes: number) => (bytes / 1048576).toFixed(1);
+
+if (option("--pages") !== undefined) {
+  await pages(Number(option("--pages")));
+  process.exit(0);
+}
+
+/** web_read's kept pages: N pages read, then the count against what letting them go frees. */
+async function pages(count: number): Promise<void> {
+  const dir = evalDir();
+  const { items, scorer } = await loadEval(dir);
+  const site = await startLoopback((req, res) => {
+    const body = gunzipSync(
+      readFileSync(join(dir, "pages", `${decodeURIComponent((req.url ?? "/").slice(1))}.gz`)),
+    );
+    res.writeHead(200, { "content-type": `text/html; charset=${scorer.declaredCharset(body)}` });
+    res.end(body);
+  });
+  const home = mkdtempSync(join(tmpdir(), "evident-kept-held-"));
+  const pool = new KeptPool();
+  const web = new WebService({
+    settings: resolveSettings({
+      EVIDENT_ALLOW_PRIVATE_NETWORK: "true",
+      XDG_CONFIG_HOME: home,
+      EVIDENT_CACHE_DIR: home,
+    }),
+    logger: silentLogger,
+    memoryPool: pool,
+  });
+  let kept = 0;
+  for (const item of items.slice(0, count)) {
+    const url = `${site.url}/${encodeURIComponent(item.file)}`;
+    const read = await web.read({ url }, new AbortController().signal, "c").catch(() => undefined);
+    if (read?.data.cursor !== undefined) kept++;
+  }
+  const full = held();
+  const counted = pool.bytes;
+  const values = pool.entries.size;
+  for (const id of [...pool.entries.keys()]) pool.entries.delete(id);
+  const empty = held();
+  console.log(
+    `${count} pages read, ${kept} with a cursor: the store counts ${mb(counted)} MB for ${values} pages; letting them go frees ${mb(full - empty)} MB; held / counted ${((full - empty) / counted).toFixed(2)}`,
+  );
+  await web.close();
+  await site.close();
+  rmSync(home, { recursive: true, force: true });
+}
 
 const kept = memoryKept();
 const service = new CodeSearchService({
