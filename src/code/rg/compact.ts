@@ -69,7 +69,7 @@ export interface RecordRun {
  * records: `inOrder` then says undefined and the snapshot keeps the events themselves.
  */
 export class CompactRecorder {
-  #out: Buffer = Buffer.allocUnsafeSlow(1 << 16);
+  #out: Buffer;
   #used = 0;
   /** Where each position's record starts. */
   #starts = new Uint32Array(1024);
@@ -87,6 +87,16 @@ export class CompactRecorder {
     offset: 0,
     ranges: [],
   };
+
+  /**
+   * `capacity`: the records' bytes the search may keep (its retention bound), reserved at once so
+   * the records are never copied to grow; the C allocator maps so large a block on its own, and
+   * only the pages written become resident. A record past it (the bound is checked after the
+   * record is cut) grows the buffer.
+   */
+  constructor(capacity = 1 << 16) {
+    this.#out = Buffer.allocUnsafeSlow(capacity);
+  }
 
   /**
    * Records the event `bytes[start, end)` at the next position; `first` for a run's first.
@@ -174,6 +184,39 @@ export class CompactRecorder {
     return { kind: "compact", length, bytes, offsets, runStarts, runKeys, runPaths };
   }
 
+  /**
+   * The records of `runs` (stream order, covering every position from 0) as a table over the
+   * records as made, not copied: what a search's caller reads before a snapshot keeps its own
+   * copy (also the records made before they ended). Undefined when a run is not one they began.
+   */
+  streamTable(runs: readonly RecordRun[]): CompactMatchTable | undefined {
+    let position = 0;
+    for (const run of runs) {
+      if (run.first !== position || !this.#runPaths.has(run.first)) return undefined;
+      position += run.count;
+    }
+    if (position > this.#count) return undefined;
+    const offsets = new Uint32Array(position + 1);
+    offsets.set(this.#starts.subarray(0, position));
+    offsets[position] = position === 0 ? 0 : this.#end(position - 1);
+    return {
+      kind: "compact",
+      length: position,
+      bytes: this.#out.subarray(0, offsets[position]),
+      offsets,
+      runStarts: Uint32Array.from(runs, (run) => run.first),
+      runKeys: runs.map((run) => run.key),
+      runPaths: runs.map((run) => this.#runPaths.get(run.first) as string),
+    };
+  }
+
+  /** The match event the record at `position` stands for; `first`: its run's first position. */
+  eventAt(position: number, first: number): string {
+    const path = this.#runPaths.get(first);
+    if (path === undefined || position >= this.#count) throw new Error("no such record");
+    return recordEvent(this.#out, this.#starts[position] as number, this.#end(position), path);
+  }
+
   /** Where the record at `position` ends. */
   #end(position: number): number {
     return position + 1 < this.#count ? (this.#starts[position + 1] as number) : this.#used;
@@ -187,7 +230,7 @@ export class CompactRecorder {
 }
 
 function grownBuffer(buffer: Buffer, needed: number): Buffer {
-  let size = buffer.length * 2;
+  let size = Math.max(buffer.length * 2, 1 << 16);
   while (size < needed) size *= 2;
   const larger = Buffer.allocUnsafeSlow(size);
   buffer.copy(larger, 0, 0, buffer.length);
@@ -196,9 +239,49 @@ function grownBuffer(buffer: Buffer, needed: number): Buffer {
 
 /** The match event a record stands for, as ripgrep would print it but for the submatch texts. */
 export function eventOf(table: CompactMatchTable, position: number, run: number): string {
-  const bytes = table.bytes;
-  let at = table.offsets[position] as number;
-  const end = table.offsets[position + 1] as number;
+  const start = table.offsets[position] as number;
+  return recordEvent(
+    table.bytes,
+    start,
+    table.offsets[position + 1] as number,
+    table.runPaths[run] as string,
+  );
+}
+
+/**
+ * Every record of `table` as its match event, one after another in one buffer (no line feeds):
+ * for a reader of ripgrep's events where the records cannot serve (snapshots/build.ts, and an
+ * index whose records ended: event-index.ts).
+ */
+export function eventsOf(table: CompactMatchTable): {
+  bytes: Buffer;
+  starts: Uint32Array;
+  ends: Uint32Array;
+} {
+  const events: string[] = [];
+  for (let run = 0; run < table.runStarts.length; run++) {
+    const end = run + 1 < table.runStarts.length ? (table.runStarts[run + 1] as number) : table.length;
+    for (let position = table.runStarts[run] as number; position < end; position++)
+      events.push(eventOf(table, position, run));
+  }
+  const starts = new Uint32Array(events.length);
+  const ends = new Uint32Array(events.length);
+  let at = 0;
+  events.forEach((event, i) => {
+    starts[i] = at;
+    at += Buffer.byteLength(event);
+    ends[i] = at;
+  });
+  const bytes = Buffer.allocUnsafeSlow(at);
+  events.forEach((event, i) => {
+    bytes.write(event, starts[i] as number);
+  });
+  return { bytes, starts, ends };
+}
+
+/** The record `bytes[start, end)` as the match event it stands for, in the file `path`. */
+function recordEvent(bytes: Uint8Array, start: number, end: number, path: string): string {
+  let at = start;
   const line = readVarint(bytes, at);
   at = varintEnd;
   const offset = readVarint(bytes, at);
@@ -207,13 +290,13 @@ export function eventOf(table: CompactMatchTable, position: number, run: number)
   at = varintEnd;
   let submatches = "";
   for (let i = 0; i < subs; i++) {
-    const start = readVarint(bytes, at);
+    const from = readVarint(bytes, at);
     const length = readVarint(bytes, varintEnd);
     at = varintEnd;
-    submatches += `${i === 0 ? "" : ","}{"match":{"text":""},"start":${start},"end":${start + length}}`;
+    submatches += `${i === 0 ? "" : ","}{"match":{"text":""},"start":${from},"end":${from + length}}`;
   }
   const value = Buffer.from(bytes.buffer, bytes.byteOffset + at, end - at).toString("utf8");
-  return `{"type":"match","data":{"path":${table.runPaths[run]},"lines":${value},"line_number":${
+  return `{"type":"match","data":{"path":${path},"lines":${value},"line_number":${
     line === 0 ? "null" : line
   },"absolute_offset":${offset},"submatches":[${submatches}]}}`;
 }

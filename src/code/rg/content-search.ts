@@ -19,7 +19,7 @@ import { protectedDescendant, type RgTarget } from "../path-policy.js";
 import { type ConsumeResult, type OwnedProcessOutcome, runOwnedProcess } from "../process/owned-process.js";
 import { invalid, type SearchQuery } from "../request.js";
 import { buildSearchArgs } from "./args.js";
-import type { CompactRecorder } from "./compact.js";
+import type { CompactMatchTable, CompactRecorder } from "./compact.js";
 import { type IndexedRun, type PartialReason, type RetentionBounds, RgOutputIndexer } from "./event-index.js";
 import type { RawMatchTable } from "./match-table.js";
 
@@ -32,8 +32,11 @@ export const DEFAULT_RETENTION: RetentionBounds = {
 };
 
 export interface SearchRun {
-  /** The retained match events in ripgrep's order; `runs` groups them by file. */
-  readonly table: RawMatchTable;
+  /**
+   * The retained matches in ripgrep's order, `runs` grouping them by file: their records while
+   * records are made (the events' read chunks are let go of), else their events.
+   */
+  readonly table: RawMatchTable | CompactMatchTable;
   readonly runs: readonly IndexedRun[];
   readonly occurrences: number;
   /** Estimated retained memory. */

@@ -14,15 +14,23 @@
  * made, else the events themselves. Should the records end (an event of another shape), the
  * snapshot keeps the events, so the bound counts their bytes from then on, and what was kept past
  * it is dropped there.
+ *
+ * While records are made, ripgrep's read chunks are let go of as soon as their lines are indexed
+ * (all but the one an unfinished line began in): the records hold what is retained, and a
+ * retained event is rebuilt from its record when it is needed again. Held for the whole search,
+ * the chunks (several times the records' bytes) were freed only by the collection after it, and
+ * the C allocator kept its heap at that peak. Without records (analyses' scans) the table
+ * refers to the chunks themselves.
  */
 import { EvidentError } from "../../core/errors.js";
 import {
   RG_MAX_PROTOCOL_LINE_BYTES,
   SNAPSHOT_FILE_OVERHEAD_BYTES,
   SNAPSHOT_MATCH_OVERHEAD_BYTES,
+  SNAPSHOT_MAX_BYTES,
 } from "../../core/limits.js";
-import { CompactRecorder } from "./compact.js";
-import type { RgSummary } from "./events.js";
+import { type CompactMatchTable, CompactRecorder, eventsOf } from "./compact.js";
+import { fastMatch, fullMatch, type RgSummary } from "./events.js";
 import { decodeEvent, type RawMatchTable } from "./match-table.js";
 
 export type PartialReason = "max_matches" | "max_occurrences" | "max_bytes" | "protocol_line_limit";
@@ -42,8 +50,11 @@ export interface IndexedRun {
 }
 
 export interface IndexedOutput {
-  /** Match events in the order ripgrep printed them; `runStarts`/`runKeys` follow `runs`. */
-  readonly table: RawMatchTable;
+  /**
+   * The retained matches in the order ripgrep printed them (`runStarts`/`runKeys` follow
+   * `runs`): their records while records are made, else their events.
+   */
+  readonly table: RawMatchTable | CompactMatchTable;
   readonly runs: readonly IndexedRun[];
   readonly occurrences: number;
   /** Estimated retained memory: the compact records (else the protocol bytes) kept, and their offsets. */
@@ -62,6 +73,9 @@ const END = prefix('{"type":"end",');
 const SUMMARY = prefix('{"type":"summary",');
 const MATCHED_LINES = Buffer.from('"matched_lines":', "latin1");
 const MATCHES = Buffer.from(',"matches":', "latin1");
+
+/** Where a let-go chunk was: the table no longer refers to it. */
+const RELEASED = new Uint8Array(0);
 
 function startsWith(bytes: Uint8Array, at: number, end: number, head: Uint8Array): boolean {
   if (end - at < head.length) return false;
@@ -85,6 +99,10 @@ export class RgOutputIndexer {
   readonly #bases: number[] = [];
   /** What the table refers to: the stream's chunks, and copies of events that straddled two. */
   readonly #tableChunks: Uint8Array[] = [];
+  /** The first table chunk not let go of yet (records being made). */
+  #heldFrom = 0;
+  /** Where the records ended: the events of positions before `until`, rebuilt into chunk `chunk`. */
+  #rebuilt: { until: number; chunk: number; starts: Uint32Array; ends: Uint32Array } | undefined;
   #received = 0;
   /** Global offset where an unterminated line began, or -1. */
   #pendingStart = -1;
@@ -127,7 +145,10 @@ export class RgOutputIndexer {
     this.#maxLineBytes = options.maxLineBytes ?? RG_MAX_PROTOCOL_LINE_BYTES;
     this.#exclude = options.exclude;
     this.#onRun = options.onRun;
-    this.#records = options.records === false ? undefined : new CompactRecorder();
+    this.#records =
+      options.records === false
+        ? undefined
+        : new CompactRecorder(Math.min(bounds.maxBytes, SNAPSHOT_MAX_BYTES));
     this.#recordsKept = this.#records !== undefined;
   }
 
@@ -155,6 +176,28 @@ export class RgOutputIndexer {
    */
   push(chunk: Buffer): boolean {
     if (this.#partial !== undefined) return true;
+    const stop = this.#index(chunk);
+    this.#letGo();
+    return stop;
+  }
+
+  /** Lets go of the chunks nothing needs any more: all but an unfinished line's, with records. */
+  #letGo(): void {
+    if (this.#recordsKept) {
+      for (let i = this.#heldFrom; i < this.#tableChunks.length; i++) this.#tableChunks[i] = RELEASED;
+      this.#heldFrom = this.#tableChunks.length;
+    }
+    // The stream's chunks are kept from the one an unfinished line began in (`#slice`).
+    let drop = this.#stream.length;
+    if (this.#pendingStart >= 0 && this.#partial === undefined)
+      while (drop > 0 && (this.#bases[drop] ?? Number.POSITIVE_INFINITY) > this.#pendingStart) drop--;
+    if (drop > 0) {
+      this.#stream.splice(0, drop);
+      this.#bases.splice(0, drop);
+    }
+  }
+
+  #index(chunk: Buffer): boolean {
     const base = this.#received;
     this.#stream.push(chunk);
     this.#bases.push(base);
@@ -208,28 +251,20 @@ export class RgOutputIndexer {
   /** What was retained, as a table in stream order. Call once, after `end` or a stop. */
   finish(): IndexedOutput {
     this.#closeCounted();
-    // Chunks after the last retained event hold nothing the table needs.
-    const used = this.#count === 0 ? 0 : (this.#chunkOf[this.#count - 1] as number) + 1;
-    const chunks = this.#tableChunks.slice(0, used);
-    this.#stream.length = 0;
-    this.#tableChunks.length = 0;
     const runStarts = new Uint32Array(this.#runs.length);
     const runKeys: string[] = [];
     this.#runs.forEach((run, i) => {
       runStarts[i] = run.first;
       runKeys.push(run.key);
     });
+    const table = this.#recordsKept
+      ? this.#records?.streamTable(this.#runs)
+      : this.#eventTable(runStarts, runKeys);
+    if (table === undefined) throw protocolError("the retained matches' records are incomplete");
+    this.#stream.length = 0;
+    this.#tableChunks.length = 0;
     return {
-      table: {
-        kind: "raw",
-        length: this.#count,
-        chunks,
-        chunkOf: this.#chunkOf.slice(0, this.#count),
-        starts: this.#starts.slice(0, this.#count),
-        ends: this.#ends.slice(0, this.#count),
-        runStarts,
-        runKeys,
-      },
+      table,
       runs: this.#runs,
       occurrences: this.#occurrences,
       bytes: this.#bytes,
@@ -237,6 +272,26 @@ export class RgOutputIndexer {
       longLineKey: this.#longLineKey,
       records: this.#records,
     };
+  }
+
+  /** The retained events as a table: the chunks they are in, those rebuilt from records first. */
+  #eventTable(runStarts: Uint32Array, runKeys: string[]): RawMatchTable {
+    const count = this.#count;
+    const chunkOf = this.#chunkOf.slice(0, count);
+    const starts = this.#starts.slice(0, count);
+    const ends = this.#ends.slice(0, count);
+    // Chunks after the last retained event hold nothing the table needs.
+    let used = count === 0 ? 0 : (chunkOf[count - 1] as number) + 1;
+    const rebuilt = this.#rebuilt;
+    const until = Math.min(rebuilt?.until ?? 0, count);
+    if (rebuilt !== undefined && until > 0) {
+      chunkOf.fill(rebuilt.chunk, 0, until);
+      starts.set(rebuilt.starts.subarray(0, until));
+      ends.set(rebuilt.ends.subarray(0, until));
+      used = Math.max(used, rebuilt.chunk + 1);
+    }
+    const chunks = this.#tableChunks.slice(0, used);
+    return { kind: "raw", length: count, chunks, chunkOf, starts, ends, runStarts, runKeys };
   }
 
   /** One protocol line `bytes[at, end)`, `bytes` being table chunk `chunk`. True = stop. */
@@ -359,7 +414,7 @@ export class RgOutputIndexer {
     let occurrences = 0;
     let kept = 0;
     for (; kept < open.count; kept++) {
-      const n = this.#decode(open.first + kept).occurrences.length;
+      const n = this.#decode(open.first + kept, open.first).occurrences.length;
       if (this.#occurrences + occurrences + n > this.#bounds.maxOccurrences) {
         // Earlier in the stream than any bound that stopped the search, so it is the reason.
         this.#partial = "max_occurrences";
@@ -397,6 +452,7 @@ export class RgOutputIndexer {
    * file's matches past the bound, and the search stops there (true), partial.
    */
   #recordsEnded(): boolean {
+    this.#rebuildEvents();
     this.#recordsKept = false;
     const max = this.#bounds.maxBytes;
     if (this.#eventBytes <= max) return false;
@@ -434,9 +490,35 @@ export class RgOutputIndexer {
     return true;
   }
 
-  #decode(position: number) {
+  /** The retained match at `position`, of the run that began at `first`. */
+  #decode(position: number, first: number) {
+    if (this.#recordsKept && this.#records !== undefined) {
+      const event = this.#records.eventAt(position, first);
+      return fastMatch(event) ?? fullMatch(event);
+    }
+    const rebuilt = this.#rebuilt;
+    if (rebuilt !== undefined && position < rebuilt.until) {
+      const chunk = this.#tableChunks[rebuilt.chunk] as Uint8Array;
+      return decodeEvent(chunk, rebuilt.starts[position] as number, rebuilt.ends[position] as number);
+    }
     const chunk = this.#tableChunks[this.#chunkOf[position] as number] as Uint8Array;
     return decodeEvent(chunk, this.#starts[position] as number, this.#ends[position] as number);
+  }
+
+  /**
+   * The records ended: the events retained so far, whose chunks were let go of, are rebuilt from
+   * their records into one chunk, so the table can refer to events from here on.
+   */
+  #rebuildEvents(): void {
+    const runs: { key: string; first: number; count: number }[] = [...this.#runs];
+    const open = this.#open;
+    if (open !== undefined && open.count > 0 && !open.excluded) runs.push(open);
+    const table = this.#records?.streamTable(runs);
+    if (table === undefined) throw protocolError("the retained matches' records are incomplete");
+    const events = eventsOf(table);
+    this.#tableChunks.push(events.bytes);
+    this.#heldFrom = this.#tableChunks.length;
+    this.#rebuilt = { until: table.length, chunk: this.#tableChunks.length - 1, ...events };
   }
 
   /** Bytes `[start, end)` of the stream: a view when they lie in one chunk, else a copy. */

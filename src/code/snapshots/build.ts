@@ -8,7 +8,7 @@ import { SNAPSHOT_FILE_OVERHEAD_BYTES, SNAPSHOT_MATCH_OVERHEAD_BYTES } from "../
 import type { SearchTarget } from "../path-policy.js";
 import { invalid, type SearchQuery } from "../request.js";
 import type { Revision } from "../revisions/scan.js";
-import type { CompactRecorder } from "../rg/compact.js";
+import { type CompactMatchTable, type CompactRecorder, eventsOf } from "../rg/compact.js";
 import type { IndexedRun, PartialReason, SearchRun } from "../rg/content-search.js";
 import type { ParsedMatch } from "../rg/events.js";
 import { fileRange, type MatchTable, matchAt, parsedTable, type RawMatchTable } from "../rg/match-table.js";
@@ -132,7 +132,7 @@ function withoutRaw(match: ParsedMatch): ParsedMatch {
  * are.
  */
 function inPathOrder(
-  table: RawMatchTable,
+  stream: RawMatchTable | CompactMatchTable,
   runs: readonly IndexedRun[],
   records: CompactRecorder | undefined,
 ): MatchTable {
@@ -142,6 +142,7 @@ function inPathOrder(
   const merged = ordered.some((run, i) => i > 0 && (ordered[i - 1] as IndexedRun).key === run.key);
   const compact = merged ? undefined : records?.inOrder(ordered);
   if (compact !== undefined) return compact;
+  const table = stream.kind === "raw" ? stream : eventTable(stream);
   let total = 0;
   for (const run of ordered) {
     for (let i = run.first, end = run.first + run.count; i < end; i++)
@@ -184,6 +185,21 @@ function inPathOrder(
   };
   if (runKeys.length < ordered.length) sortMergedRuns(result);
   return result;
+}
+
+/** A compact table's matches as their events, in the same order. */
+function eventTable(table: CompactMatchTable): RawMatchTable {
+  const { bytes, starts, ends } = eventsOf(table);
+  return {
+    kind: "raw",
+    length: table.length,
+    chunks: [bytes],
+    chunkOf: new Uint32Array(table.length),
+    starts,
+    ends,
+    runStarts: table.runStarts,
+    runKeys: table.runKeys,
+  };
 }
 
 /** Puts the matches of files reported in several runs in line order (decoding only those). */

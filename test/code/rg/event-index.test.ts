@@ -1,5 +1,8 @@
 import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { resolve } from "node:path";
 import { describe, it } from "node:test";
+import { pathToFileURL } from "node:url";
 import fc from "fast-check";
 import { type RetentionBounds, RgOutputIndexer } from "../../../src/code/rg/event-index.js";
 import { fullMatch } from "../../../src/code/rg/events.js";
@@ -88,7 +91,43 @@ function index(
   return { out: indexer.finish(), summary: indexer.summary };
 }
 
+/**
+ * How many of 20 read chunks fed one by one (the last ending inside an unfinished line) are still
+ * reachable after a full collection, while the search is still open: in a node of its own with
+ * --expose-gc, over the built indexer (tests run after the build).
+ */
+function chunksStillHeld(records: boolean): number {
+  const built = pathToFileURL(resolve(import.meta.dirname, "../../../dist/code/rg/event-index.js")).href;
+  const script = `
+    const { RgOutputIndexer } = await import(${JSON.stringify(built)});
+    const indexer = new RgOutputIndexer({ maxMatches: 1e9, maxOccurrences: 1e9, maxBytes: 1e12 }, { records: ${records} });
+    indexer.push(Buffer.from(JSON.stringify({ type: "begin", data: { path: { text: "a" } } }) + "\\n"));
+    const held = [];
+    for (let i = 0; i < 20; i++) {
+      const event = JSON.stringify({ type: "match", data: { path: { text: "a" }, lines: { text: "line " + i + "\\n" },
+        line_number: i + 1, absolute_offset: 0, submatches: [{ match: { text: "l" }, start: 0, end: 1 }] } });
+      const chunk = Buffer.from(event + "\\n" + (i === 19 ? '{"type":"end"' : ""));
+      held.push(new WeakRef(chunk));
+      indexer.push(chunk);
+    }
+    // A WeakRef made in this job keeps its target until the job ends.
+    await new Promise((done) => setImmediate(done));
+    globalThis.gc();
+    process.stdout.write(String(held.filter((ref) => ref.deref() !== undefined).length));
+    if (indexer.count !== 20) throw new Error("indexed " + indexer.count);
+  `;
+  const out = execFileSync(process.execPath, ["--expose-gc", "--input-type=module", "-e", script]);
+  return Number(out.toString());
+}
+
 describe("rg JSON stream index", () => {
+  it("lets go of ripgrep's read chunks as their lines are indexed, when records keep the matches", () => {
+    // Only the chunk an unfinished line began in is still needed.
+    assert.equal(chunksStillHeld(true), 1);
+    // Without records (analyses' scans) the table refers to the chunks themselves.
+    assert.equal(chunksStillHeld(false), 20);
+  });
+
   it("survives chunks split anywhere, also inside multi-byte characters", () => {
     const bytes = stream([
       { path: { text: "é/ü.txt" }, matches: [matchEvent("é/ü.txt", "héllo 😀 wörld\r\n", [[7, 11]])] },

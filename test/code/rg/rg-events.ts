@@ -72,10 +72,11 @@ export function indexRun(
   return { ...out, searchErrors: 0 };
 }
 
-/** The bytes of a run's match events alone (ripgrep's other events and line feeds left out). */
-export function eventBytes(run: SearchRun): number {
-  let bytes = 0;
-  for (let i = 0; i < run.table.length; i++)
-    bytes += (run.table.ends[i] as number) - (run.table.starts[i] as number);
-  return bytes;
+/** The bytes of the match events in ripgrep's output `output` alone (its other events and line feeds left out). */
+export function eventBytes(output: string | Buffer): number {
+  return output
+    .toString()
+    .split("\n")
+    .filter((line) => line.startsWith('{"type":"match"'))
+    .reduce((bytes, line) => bytes + Buffer.byteLength(line), 0);
 }

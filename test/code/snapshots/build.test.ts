@@ -4,7 +4,7 @@ import type { ParsedMatch } from "../../../src/code/rg/events.js";
 import { allMatches } from "../../../src/code/rg/match-table.js";
 import { buildSnapshot } from "../../../src/code/snapshots/build.js";
 import type { SnapshotData } from "../../../src/code/snapshots/store.js";
-import { eventBytes, indexRun } from "../rg/rg-events.js";
+import { eventBytes, indexRun, rgOutput } from "../rg/rg-events.js";
 import { query, target } from "./store.contract.js";
 
 function match(path: string, line: number, occurrences = 1): ParsedMatch {
@@ -48,14 +48,15 @@ describe("snapshot building", () => {
   });
 
   it("keeps its matches as compact records in path order, not ripgrep's read chunks", () => {
-    const run = indexRun([match("./b", 4), match("./a", 2), match("./a", 9)]);
+    const matches = [match("./b", 4), match("./a", 2), match("./a", 9)];
+    const run = indexRun(matches);
     const snapshot = buildSnapshot(query, target, target, false, { run, trusted: {} });
     const table = snapshot.matches;
     assert.equal(table.kind, "compact");
     if (table.kind !== "compact") return;
     // ripgrep's output also holds begin, end and summary events: none of them is kept, nor the
     // paths and key names each match event repeats.
-    const events = eventBytes(run);
+    const events = eventBytes(rgOutput(matches));
     assert.ok(table.bytes.length * 2 < events, `${table.bytes.length} of ${events} bytes`);
     assert.equal(table.offsets[table.length], table.bytes.length);
     assert.deepEqual(table.runPaths, ['{"text":"./a"}', '{"text":"./b"}']);
