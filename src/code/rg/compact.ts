@@ -69,7 +69,7 @@ export interface RecordRun {
  * records: `inOrder` then says undefined and the snapshot keeps the events themselves.
  */
 export class CompactRecorder {
-  #out: Buffer;
+  #out: Buffer = Buffer.allocUnsafeSlow(1 << 16);
   #used = 0;
   /** Where each position's record starts. */
   #starts = new Uint32Array(1024);
@@ -87,16 +87,6 @@ export class CompactRecorder {
     offset: 0,
     ranges: [],
   };
-
-  /**
-   * `capacity`: the records' bytes the search may keep (its retention bound), reserved at once so
-   * the records are never copied to grow; the C allocator maps so large a block on its own, and
-   * only the pages written become resident. A record past it (the bound is checked after the
-   * record is cut) grows the buffer.
-   */
-  constructor(capacity = 1 << 16) {
-    this.#out = Buffer.allocUnsafeSlow(capacity);
-  }
 
   /**
    * Records the event `bytes[start, end)` at the next position; `first` for a run's first.
@@ -230,7 +220,7 @@ export class CompactRecorder {
 }
 
 function grownBuffer(buffer: Buffer, needed: number): Buffer {
-  let size = Math.max(buffer.length * 2, 1 << 16);
+  let size = buffer.length * 2;
   while (size < needed) size *= 2;
   const larger = Buffer.allocUnsafeSlow(size);
   buffer.copy(larger, 0, 0, buffer.length);

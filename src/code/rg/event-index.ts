@@ -27,7 +27,6 @@ import {
   RG_MAX_PROTOCOL_LINE_BYTES,
   SNAPSHOT_FILE_OVERHEAD_BYTES,
   SNAPSHOT_MATCH_OVERHEAD_BYTES,
-  SNAPSHOT_MAX_BYTES,
 } from "../../core/limits.js";
 import { type CompactMatchTable, CompactRecorder, eventsOf } from "./compact.js";
 import { fastMatch, fullMatch, type RgSummary } from "./events.js";
@@ -145,10 +144,7 @@ export class RgOutputIndexer {
     this.#maxLineBytes = options.maxLineBytes ?? RG_MAX_PROTOCOL_LINE_BYTES;
     this.#exclude = options.exclude;
     this.#onRun = options.onRun;
-    this.#records =
-      options.records === false
-        ? undefined
-        : new CompactRecorder(Math.min(bounds.maxBytes, SNAPSHOT_MAX_BYTES));
+    this.#records = options.records === false ? undefined : new CompactRecorder();
     this.#recordsKept = this.#records !== undefined;
   }
 

@@ -2,7 +2,6 @@ import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { rm, writeFile } from "node:fs/promises";
 import { after, before, describe, it } from "node:test";
-import { CompactRecorder } from "../../../src/code/rg/compact.js";
 import type { SearchRun } from "../../../src/code/rg/content-search.js";
 import { RgOutputIndexer } from "../../../src/code/rg/event-index.js";
 import type { ParsedMatch } from "../../../src/code/rg/events.js";
@@ -108,35 +107,6 @@ describe("compact match records", () => {
       assert.equal(table.kind, "compact");
       assert.deepEqual(byFile(allMatches(table)), byFile(allMatches(run.table)));
     }
-  });
-
-  it("makes a search's records in one buffer reserved at its bound, never copied to grow", () => {
-    const line = (i: number): ParsedMatch => ({
-      path: "./a",
-      pathLossy: false,
-      line: i + 1,
-      absoluteOffset: i * 100,
-      text: `${"x".repeat(90)} needle ${i}`,
-      textLossy: false,
-      occurrences: [{ startByte: 91, endByte: 97, startColumn: 91, endColumn: 97 }],
-    });
-    const events = rgOutput(Array.from({ length: 2_000 }, (_, i) => line(i))).split("\n");
-    const recorder = new CompactRecorder(1 << 20);
-    const buffers = new Set<ArrayBufferLike>();
-    let at = 0;
-    for (const event of events.filter((e) => e.startsWith('{"type":"match"'))) {
-      const bytes = Buffer.from(event);
-      assert.ok(recorder.add(bytes, 0, bytes.length, at === 0) > 0);
-      at++;
-      buffers.add(
-        recorder.streamTable([{ key: "./a", first: 0, count: at }])?.bytes.buffer as ArrayBufferLike,
-      );
-    }
-    // Well past the 64 KiB a buffer grown by doubling began with, in the one buffer.
-    const table = recorder.streamTable([{ key: "./a", first: 0, count: at }]);
-    assert.ok((table?.bytes.length ?? 0) > 1 << 17);
-    assert.equal(buffers.size, 1);
-    assert.deepEqual(allMatches(table as NonNullable<typeof table>).slice(-1), [line(1_999)]);
   });
 
   it("an event of another shape keeps the events themselves, decoded the same", () => {
