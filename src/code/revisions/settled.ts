@@ -16,7 +16,7 @@
  */
 import { statfsSync } from "node:fs";
 import { CHANGE_TIME_MARGIN_MS } from "../../core/limits.js";
-import { pathUnder, Recheck, type Revision, revisionParts } from "./scan.js";
+import { pathUnder, Recheck, type Revision } from "./scan.js";
 
 /**
  * Linux filesystems whose change times come from another machine's clock (statfs magic numbers:
@@ -55,15 +55,17 @@ export function settledRevisions(
 /** settledRevisions as a search reports its files done (see Recheck). */
 export function settledRecheck(rgCwd: string, beganAtMs: number): Recheck {
   const began = BigInt(beganAtMs - CHANGE_TIME_MARGIN_MS) * 1_000_000n;
+  const beganText = String(began);
   // Per device: whether its files' change times are this machine's.
   const local = new Map<string, boolean>();
   return new Recheck(rgCwd, (name, revision) => {
     if (revision === undefined) return undefined;
-    const { ctimeNs, dev } = revisionParts(revision);
-    const changed = BigInt(ctimeNs);
-    // Whole seconds only: the stamp may be up to a second (two, on FAT) before the change.
-    const latest = changed % 1_000_000_000n === 0n ? changed + 2_000_000_000n : changed;
-    if (latest >= began) return undefined;
+    // The change time and the device, read from the revision's text where they are (size,
+    // mtime, ctime, inode, device): one file of thousands, so no array, object or BigInt each.
+    const ctimeStart = revision.indexOf(":", revision.indexOf(":") + 1) + 1;
+    const ctime = revision.slice(ctimeStart, revision.indexOf(":", ctimeStart));
+    if (!changedBefore(ctime, beganText, began)) return undefined;
+    const dev = revision.slice(revision.lastIndexOf(":") + 1);
     let onLocal = local.get(dev);
     if (onLocal === undefined) {
       onLocal = !remoteFilesystem(pathUnder(rgCwd, name));
@@ -71,4 +73,14 @@ export function settledRecheck(rgCwd: string, beganAtMs: number): Recheck {
     }
     return onLocal ? revision : undefined;
   });
+}
+
+/**
+ * Whether the change time `ctime` (decimal nanoseconds) is before `began` (`beganText` in
+ * decimal). Decimal numbers without leading zeros compare by length, then by their digits.
+ */
+function changedBefore(ctime: string, beganText: string, began: bigint): boolean {
+  // Whole seconds only: the stamp may be up to a second (two, on FAT) before the change.
+  if (ctime.endsWith("000000000")) return BigInt(ctime) + 2_000_000_000n < began;
+  return ctime.length < beganText.length || (ctime.length === beganText.length && ctime < beganText);
 }
