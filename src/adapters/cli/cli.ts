@@ -7,6 +7,7 @@
 import { userInfo } from "node:os";
 import type { Readable, Writable } from "node:stream";
 import { envValue } from "../../config/env.js";
+import type { HttpSettings } from "../../config/http.js";
 import { logLevelFromEnv, secretsFromEnv } from "../../config/logging.js";
 import { resolveSettings, type Settings, settingValue } from "../../config/settings.js";
 import { EvidentError } from "../../core/errors.js";
@@ -15,7 +16,6 @@ import { createStderrLogger, type Logger, type LogLevel, logLine } from "../../c
 import { type RootSetting, resolveProjectRoot } from "../../tools/project-root.js";
 import { publishedInputSchema } from "../../tools/published-schema.js";
 import type { ToolRegistry } from "../../tools/registry.js";
-import type { HttpSettings } from "../mcp/http-config.js";
 import { structuredFromEnv } from "../mcp/structured.js";
 import { PACKAGE_VERSION } from "../version.js";
 import { cliArgumentError, usageProblem } from "./argument-errors.js";
