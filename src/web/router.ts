@@ -9,7 +9,7 @@
  * translate, and the envelope only formats.
  */
 
-import { abortReason, type Deadline, deadlineError, withDeadline } from "../core/abort.js";
+import { abortReason, raceAbort, withDeadline } from "../core/abort.js";
 import { EvidentError } from "../core/errors.js";
 import { PROVIDER_ATTEMPT_DEADLINE_MS, WEB_MAX_RESULTS_DEFAULT } from "../core/limits.js";
 import { type Logger, silentLogger } from "../core/logger.js";
@@ -138,7 +138,7 @@ export class WebRouter {
       ...(input.timeRange === undefined ? {} : { timeRange: input.timeRange }),
       ...(input.intent === undefined ? {} : { intent: input.intent }),
     };
-    const call = callDeadline(signal, this.#options.callDeadlineMs, "web_search");
+    const call = withDeadline(signal, this.#options.callDeadlineMs, "web_search", { keepAlive: true });
     try {
       const base = {
         tool: "web_search" as const,
@@ -203,7 +203,7 @@ export class WebRouter {
     scope: CallScope = {},
   ): Promise<ToolSuccess<ReadEnvelope>> {
     const reader = input.reader === undefined ? undefined : this.#knownIds([input.reader], "reader");
-    const call = callDeadline(signal, this.#options.callDeadlineMs, "web_read");
+    const call = withDeadline(signal, this.#options.callDeadlineMs, "web_read", { keepAlive: true });
     try {
       const candidates = reader ?? this.#options.readRoute;
       const { route, warnings } =
@@ -664,48 +664,4 @@ export function timedOutReason(id: string, ms: number): string {
 function codeField(thrown: unknown): { code?: string } {
   const code = underlyingCode(thrown);
   return code === undefined ? {} : { code };
-}
-
-/**
- * The overall deadline of a call. Unlike attempt deadlines its timer is not unref'd: a call in
- * progress keeps the process alive until it ends or its deadline fires, even when the provider
- * holds no socket (a CLI run must not exit silently with a pending call).
- */
-function callDeadline(parent: AbortSignal, ms: number, what: string): Deadline {
-  const controller = new AbortController();
-  const onParentAbort = () => controller.abort(abortReason(parent));
-  if (parent.aborted) onParentAbort();
-  else parent.addEventListener("abort", onParentAbort, { once: true });
-  const timer = setTimeout(() => controller.abort(deadlineError(what, ms)), ms);
-  return {
-    signal: controller.signal,
-    dispose() {
-      clearTimeout(timer);
-      parent.removeEventListener("abort", onParentAbort);
-    },
-  };
-}
-
-function raceAbort<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) {
-    work.catch(() => {});
-    return Promise.reject(abortReason(signal));
-  }
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => {
-      work.catch(() => {});
-      reject(abortReason(signal));
-    };
-    signal.addEventListener("abort", onAbort, { once: true });
-    work.then(
-      (value) => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener("abort", onAbort);
-        reject(error);
-      },
-    );
-  });
 }
