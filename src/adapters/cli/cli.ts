@@ -20,7 +20,7 @@ import { structuredFromEnv } from "../mcp/structured.js";
 import { PACKAGE_VERSION } from "../version.js";
 import { cliArgumentError, usageProblem } from "./argument-errors.js";
 import { TOOL_COMMANDS } from "./commands.js";
-import { fail, usageError } from "./errors.js";
+import { EXIT_OK, EXIT_USAGE, fail, usageError } from "./errors.js";
 import {
   type CommandSpec,
   kebabCase,
@@ -66,10 +66,6 @@ export interface CliOptions {
   /** Tool commands; defaults to search, read and grep. */
   readonly commands?: typeof TOOL_COMMANDS;
 }
-
-export const EXIT_OK = 0;
-export const EXIT_TOOL_ERROR = 1;
-export const EXIT_USAGE = 2;
 
 export async function runCli(argv: readonly string[], io: CliIo, options: CliOptions): Promise<number> {
   const [command, ...rest] = argv;

@@ -7,9 +7,7 @@
 import type { Settings } from "../../config/settings.js";
 import { configFilePath, configView, type DoctorReport, runDoctor } from "../../tools/doctor.js";
 import type { CliIo } from "./cli.js";
-import { EXIT_FAILED, fail, usageError } from "./errors.js";
-
-export const EXIT_OK = 0;
+import { EXIT_FAILED, EXIT_OK, fail, usageError } from "./errors.js";
 
 export async function runConfigCommand(
   args: readonly string[],
