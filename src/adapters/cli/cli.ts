@@ -16,7 +16,6 @@ import { createStderrLogger, type Logger, type LogLevel, logLine } from "../../c
 import { type RootSetting, resolveProjectRoot } from "../../tools/project-root.js";
 import { publishedInputSchema } from "../../tools/published-schema.js";
 import type { ToolRegistry } from "../../tools/registry.js";
-import { structuredFromEnv } from "../mcp/structured.js";
 import { PACKAGE_VERSION } from "../version.js";
 import { cliArgumentError, usageProblem } from "./argument-errors.js";
 import { TOOL_COMMANDS } from "./commands.js";
@@ -263,13 +262,13 @@ interface McpFlags {
 }
 
 /** `evident mcp`'s flags over EVIDENT_TRANSPORT and EVIDENT_MCP_STRUCTURED; an exit code when done. */
-function parseMcpFlags(rest: readonly string[], io: CliIo): McpFlags | number {
+function parseMcpFlags(rest: readonly string[], { io, settings }: CommandRun): McpFlags | number {
   let transport: string;
   let rootFlag: string | undefined;
   let structured: boolean;
   try {
     transport = envValue(io.env, "EVIDENT_TRANSPORT") ?? "stdio";
-    structured = structuredFromEnv(io.env);
+    structured = settingValue(settings.mcpStructured);
   } catch (error) {
     return fail(io, error);
   }
@@ -309,7 +308,7 @@ function parseMcpFlags(rest: readonly string[], io: CliIo): McpFlags | number {
 
 async function runMcp(rest: readonly string[], run: CommandRun): Promise<number> {
   const { io, settings } = run;
-  const flags = parseMcpFlags(rest, io);
+  const flags = parseMcpFlags(rest, run);
   if (typeof flags === "number") return flags;
   const logger = createStderrLogger({
     level: run.level,
