@@ -25,6 +25,14 @@ export function envValue(env: Env, name: string): string | undefined {
   return value;
 }
 
+/** A comma-separated list, each item trimmed and empty ones dropped; undefined when unset or empty. */
+export function envList(env: Env, name: string): string[] | undefined {
+  return envValue(env, name)
+    ?.split(",")
+    .map((item) => item.trim())
+    .filter((item) => item.length > 0);
+}
+
 /** An integer from `min` to `max`, or `fallback` when the variable is unset or empty. */
 export function envInteger(
   env: Env,

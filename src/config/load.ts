@@ -21,7 +21,7 @@ import {
   WEB_ENVELOPE_MAX_BUDGET_CHARS,
   WEB_ENVELOPE_MIN_BUDGET_CHARS,
 } from "../core/limits.js";
-import { type Env, envValue } from "./env.js";
+import { type Env, envList, envValue } from "./env.js";
 import { credentialVariableProblem, placeholderReason } from "./placeholder.js";
 import {
   type AdapterName,
@@ -986,12 +986,8 @@ function routeFromEnv(
   name: string,
   providers: ReadonlyMap<string, ProviderSpec>,
 ): string[] | undefined {
-  const raw = envValue(env, name);
-  if (raw === undefined) return undefined;
-  const ids = raw
-    .split(",")
-    .map((part) => part.trim())
-    .filter((part) => part.length > 0);
+  const ids = envList(env, name);
+  if (ids === undefined) return undefined;
   if (ids.length === 0) throw configError(name, "lists no provider id");
   for (const id of ids) {
     if (!PROVIDER_ID_PATTERN.test(id)) throw configError(name, `"${id}" is not a valid provider id`);

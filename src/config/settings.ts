@@ -23,7 +23,7 @@ import {
   resolveRedisStoreSettings,
   STORE_VARIABLE,
 } from "../core/redis/settings.js";
-import { type Env, envInteger, envValue } from "./env.js";
+import { type Env, envInteger, envList, envValue } from "./env.js";
 import { type HttpSettings, resolveHttpSettings } from "./http.js";
 import {
   type ConfigLocation,
@@ -159,12 +159,7 @@ export function resolveSettings(env: Env): Settings {
 function webSettings(env: Env, configFile: ConfigLocation): WebSettings {
   return Object.freeze({
     privateNetworkAtStart: env.EVIDENT_ALLOW_PRIVATE_NETWORK?.trim() === "true",
-    mcpPresets: setting(() =>
-      (envValue(env, "EVIDENT_MCP_PRESETS") ?? "")
-        .split(",")
-        .map((name) => name.trim())
-        .filter((name) => name !== ""),
-    ),
+    mcpPresets: setting(() => envList(env, "EVIDENT_MCP_PRESETS") ?? []),
     readerMemoryMb: setting(() =>
       envInteger(env, "EVIDENT_WEB_READ_MEMORY_MB", WEB_READ_MEMORY_MB, { min: WEB_READ_MEMORY_MIN_MB }),
     ),
