@@ -21,7 +21,7 @@ import {
   WEB_ENVELOPE_MAX_BUDGET_CHARS,
   WEB_ENVELOPE_MIN_BUDGET_CHARS,
 } from "../core/limits.js";
-import { type Env, envList, envValue } from "./env.js";
+import { commaList, type Env, envList, envValue } from "./env.js";
 import { credentialVariableProblem, placeholderReason } from "./placeholder.js";
 import {
   type AdapterName,
@@ -192,9 +192,7 @@ export function searchProviderIdsHint(env: Env, at: ConfigLocation): string[] {
   } catch {
     // A bad variable is reported by every call; the hint just leaves those providers out.
   }
-  for (const name of (env.EVIDENT_MCP_PRESETS ?? "").split(",")) {
-    if (name.trim() !== "") ids.add(`mcp-${name.trim()}`);
-  }
+  for (const name of commaList(env.EVIDENT_MCP_PRESETS ?? "")) ids.add(`mcp-${name}`);
   try {
     const read = at.document === undefined ? readConfigText(at.path) : { text: at.document };
     if (!("text" in read)) return [...ids];
