@@ -29,6 +29,7 @@ import {
   type ConfigFile,
   HTTP_ADAPTERS,
   type HttpAdapter,
+  KEYED_ADAPTERS,
   PROVIDER_ID_PATTERN,
   PROVIDER_OPTIONS,
   type ProviderEntry,
@@ -860,7 +861,7 @@ function keyed(key: EnvKey): {
 
 function envProviders(env: Env, secrets: string[]): ProviderSpec[] {
   const specs: ProviderSpec[] = [];
-  for (const adapter of ["tavily", "brave", "exa", "serper", "jina", "firecrawl"] as const) {
+  for (const adapter of KEYED_ADAPTERS) {
     const key = envKey(env, adapter, secrets);
     if (key === undefined) continue;
     const { options, state } = keyed(key);

@@ -4,13 +4,15 @@
  * providers are configured is doctor's `configView`). Adapters resolve their settings in config/; what
  * they show or change of the config file goes through here.
  */
+
+import type { KeyedAdapter } from "../config/schema.js";
 import type { Settings } from "../config/settings.js";
-import { type KeyedAdapter, saveProviderKey as saveKey } from "../config/write.js";
+import { saveProviderKey as saveKey } from "../config/write.js";
 import { configFileSchema } from "../web/config-schema.js";
 
 export { readInterfaceLocale } from "../config/locale.js";
 export type { InterfaceLocale } from "../config/schema.js";
-export { KEYED_ADAPTERS, type KeyedAdapter } from "../config/write.js";
+export { KEYED_ADAPTERS, type KeyedAdapter } from "../config/schema.js";
 
 /** Saves one provider's key through the config write path, checked against the loader's schema. */
 export function saveProviderKey(
