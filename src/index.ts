@@ -3,7 +3,6 @@
  */
 
 import { createHttpHandler as createAdapterHandler, type HttpHandler } from "./adapters/mcp/http-handler.js";
-import { structuredFromEnv } from "./adapters/mcp/structured.js";
 import { secretsFromEnv } from "./config/logging.js";
 import { resolveSettings, settingValue } from "./config/settings.js";
 import { createStderrLogger, type Logger } from "./core/logger.js";
@@ -51,7 +50,7 @@ export function createHttpHandler(options: HttpHandlerOptions = {}): HttpHandler
   const env = options.env ?? process.env;
   const toolSettings = resolveSettings(env);
   const settings = settingValue(toolSettings.http);
-  const structured = structuredFromEnv(env);
+  const structured = settingValue(toolSettings.mcpStructured);
   const logger = options.logger ?? createStderrLogger({ level: "warn", secrets: secretsFromEnv(env) });
   for (const report of toolSettings.unknownVariables) logger.warn(report.message);
   const cwd = process.cwd();

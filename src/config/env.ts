@@ -25,6 +25,20 @@ export function envValue(env: Env, name: string): string | undefined {
   return value;
 }
 
+/** A comma-separated variable as `commaList` reads it; undefined when unset or empty. */
+export function envList(env: Env, name: string): string[] | undefined {
+  const value = envValue(env, name);
+  return value === undefined ? undefined : commaList(value);
+}
+
+/** A comma-separated list (a variable, a flag's value): each item trimmed, empty ones dropped. */
+export function commaList(text: string): string[] {
+  return text
+    .split(",")
+    .map((item) => item.trim())
+    .filter((item) => item.length > 0);
+}
+
 /** An integer from `min` to `max`, or `fallback` when the variable is unset or empty. */
 export function envInteger(
   env: Env,

@@ -18,7 +18,7 @@ import {
   HTTP_SHUTDOWN_GRACE_MS,
   HTTP_SHUTDOWN_QUIET_MS,
 } from "../core/limits.js";
-import { envValue } from "./env.js";
+import { envList, envValue } from "./env.js";
 
 export interface HttpSettings {
   readonly host: string;
@@ -54,15 +54,6 @@ export function isLoopbackHost(host: string): boolean {
   return LOOPBACK_HOSTS.includes(h) || /^127(\.\d{1,3}){3}$/.test(h) || h.endsWith(".localhost");
 }
 
-function list(env: Readonly<Record<string, string | undefined>>, name: string): string[] | undefined {
-  const value = envValue(env, name);
-  if (value === undefined) return undefined;
-  return value
-    .split(",")
-    .map((item) => item.trim())
-    .filter((item) => item.length > 0);
-}
-
 function positiveInt(
   env: Readonly<Record<string, string | undefined>>,
   name: string,
@@ -94,8 +85,8 @@ export function resolveHttpSettings(env: Readonly<Record<string, string | undefi
   }
   const tokens = resolveTokens(env);
   const loopbackBound = isLoopbackHost(host);
-  const hosts = list(env, "EVIDENT_ALLOWED_HOSTS")?.map((h) => h.toLowerCase());
-  const origins = list(env, "EVIDENT_ALLOWED_ORIGINS");
+  const hosts = envList(env, "EVIDENT_ALLOWED_HOSTS")?.map((h) => h.toLowerCase());
+  const origins = envList(env, "EVIDENT_ALLOWED_ORIGINS");
   return {
     host,
     port,

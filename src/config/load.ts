@@ -21,7 +21,7 @@ import {
   WEB_ENVELOPE_MAX_BUDGET_CHARS,
   WEB_ENVELOPE_MIN_BUDGET_CHARS,
 } from "../core/limits.js";
-import { type Env, envValue } from "./env.js";
+import { commaList, type Env, envList, envValue } from "./env.js";
 import { credentialVariableProblem, placeholderReason } from "./placeholder.js";
 import {
   type AdapterName,
@@ -29,6 +29,7 @@ import {
   type ConfigFile,
   HTTP_ADAPTERS,
   type HttpAdapter,
+  KEYED_ADAPTERS,
   PROVIDER_ID_PATTERN,
   PROVIDER_OPTIONS,
   type ProviderEntry,
@@ -192,9 +193,7 @@ export function searchProviderIdsHint(env: Env, at: ConfigLocation): string[] {
   } catch {
     // A bad variable is reported by every call; the hint just leaves those providers out.
   }
-  for (const name of (env.EVIDENT_MCP_PRESETS ?? "").split(",")) {
-    if (name.trim() !== "") ids.add(`mcp-${name.trim()}`);
-  }
+  for (const name of commaList(env.EVIDENT_MCP_PRESETS ?? "")) ids.add(`mcp-${name}`);
   try {
     const read = at.document === undefined ? readConfigText(at.path) : { text: at.document };
     if (!("text" in read)) return [...ids];
@@ -862,7 +861,7 @@ function keyed(key: EnvKey): {
 
 function envProviders(env: Env, secrets: string[]): ProviderSpec[] {
   const specs: ProviderSpec[] = [];
-  for (const adapter of ["tavily", "brave", "exa", "serper", "jina", "firecrawl"] as const) {
+  for (const adapter of KEYED_ADAPTERS) {
     const key = envKey(env, adapter, secrets);
     if (key === undefined) continue;
     const { options, state } = keyed(key);
@@ -986,12 +985,8 @@ function routeFromEnv(
   name: string,
   providers: ReadonlyMap<string, ProviderSpec>,
 ): string[] | undefined {
-  const raw = envValue(env, name);
-  if (raw === undefined) return undefined;
-  const ids = raw
-    .split(",")
-    .map((part) => part.trim())
-    .filter((part) => part.length > 0);
+  const ids = envList(env, name);
+  if (ids === undefined) return undefined;
   if (ids.length === 0) throw configError(name, "lists no provider id");
   for (const id of ids) {
     if (!PROVIDER_ID_PATTERN.test(id)) throw configError(name, `"${id}" is not a valid provider id`);

@@ -17,23 +17,20 @@ export async function readInterfaceLocale(
   env: Env = {},
 ): Promise<InterfaceLocale> {
   const fromEnv = envValue(env, "EVIDENT_LOCALE");
-  if (fromEnv !== undefined) {
-    if ((INTERFACE_LOCALES as readonly string[]).includes(fromEnv)) return fromEnv as InterfaceLocale;
-    throw new EvidentError(
-      "configuration_error",
-      `Configuration error at EVIDENT_LOCALE: ${JSON.stringify(fromEnv)} is not a supported locale; use ${INTERFACE_LOCALES.map((l) => `"${l}"`).join(" or ")}.`,
-      { details: { key: "EVIDENT_LOCALE" } },
-    );
-  }
+  if (fromEnv !== undefined) return supported(fromEnv, "at EVIDENT_LOCALE", { key: "EVIDENT_LOCALE" });
   const { path, file } = await readConfigObject(configFile);
-  const locale = file.locale;
-  if (locale === undefined) return "en";
-  if (typeof locale === "string" && (INTERFACE_LOCALES as readonly string[]).includes(locale)) {
-    return locale as InterfaceLocale;
+  if (file.locale === undefined) return "en";
+  return supported(file.locale, `in ${path} at locale`, { key: "locale", file: path });
+}
+
+/** The value as a locale, or the configuration_error naming `where` it was set. */
+function supported(value: unknown, where: string, details: Record<string, string>): InterfaceLocale {
+  if (typeof value === "string" && (INTERFACE_LOCALES as readonly string[]).includes(value)) {
+    return value as InterfaceLocale;
   }
   throw new EvidentError(
     "configuration_error",
-    `Configuration error in ${path} at locale: ${JSON.stringify(locale)} is not a supported locale; use ${INTERFACE_LOCALES.map((l) => `"${l}"`).join(" or ")}.`,
-    { details: { key: "locale", file: path } },
+    `Configuration error ${where}: ${JSON.stringify(value)} is not a supported locale; use ${INTERFACE_LOCALES.map((l) => `"${l}"`).join(" or ")}.`,
+    { details },
   );
 }

@@ -48,6 +48,20 @@ export const HTTP_ADAPTERS = [
 ] as const;
 export type HttpAdapter = (typeof HTTP_ADAPTERS)[number];
 
+/**
+ * Adapters whose entry is a key away from working: each is configured by its key variable alone,
+ * and a key entry (Pi's panel) offers them.
+ */
+export const KEYED_ADAPTERS = [
+  "tavily",
+  "brave",
+  "exa",
+  "serper",
+  "jina",
+  "firecrawl",
+] as const satisfies readonly HttpAdapter[];
+export type KeyedAdapter = (typeof KEYED_ADAPTERS)[number];
+
 /** Languages of what a host shows a person (never of what a model reads). */
 export const INTERFACE_LOCALES = ["en", "zh-CN"] as const;
 export type InterfaceLocale = (typeof INTERFACE_LOCALES)[number];

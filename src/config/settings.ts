@@ -23,7 +23,7 @@ import {
   resolveRedisStoreSettings,
   STORE_VARIABLE,
 } from "../core/redis/settings.js";
-import { type Env, envInteger, envValue } from "./env.js";
+import { type Env, envInteger, envList, envValue } from "./env.js";
 import { type HttpSettings, resolveHttpSettings } from "./http.js";
 import {
   type ConfigLocation,
@@ -107,6 +107,12 @@ export interface Settings {
    * token (a scraper on a private network); by default it asks for the token like `/mcp`.
    */
   readonly metricsPublic: Setting<boolean>;
+  /**
+   * EVIDENT_MCP_STRUCTURED=true: MCP results carry structured data as well as text (see
+   * McpServerOptions.structured); any value but true or false is refused, so a typo never
+   * silently changes what every client receives.
+   */
+  readonly mcpStructured: Setting<boolean>;
   /** The HTTP transport's settings (EVIDENT_HTTP_*, the tokens); an error refuses to serve. */
   readonly http: Setting<HttpSettings>;
   /** What `evident config show` says of the HTTP transport's authentication. */
@@ -137,6 +143,7 @@ export function resolveSettings(env: Env): Settings {
     rgPath: source.EVIDENT_RG_PATH,
     web: webSettings(source, configFile),
     metricsPublic: setting(() => envFlag(source, "EVIDENT_METRICS_PUBLIC")),
+    mcpStructured: setting(() => envFlag(source, "EVIDENT_MCP_STRUCTURED")),
     http: setting(() => resolveHttpSettings(source)),
     httpAuth: {
       tokens: [source.EVIDENT_AUTH_TOKEN, ...(source.EVIDENT_AUTH_TOKENS ?? "").split(",")].filter(
@@ -152,12 +159,7 @@ export function resolveSettings(env: Env): Settings {
 function webSettings(env: Env, configFile: ConfigLocation): WebSettings {
   return Object.freeze({
     privateNetworkAtStart: env.EVIDENT_ALLOW_PRIVATE_NETWORK?.trim() === "true",
-    mcpPresets: setting(() =>
-      (envValue(env, "EVIDENT_MCP_PRESETS") ?? "")
-        .split(",")
-        .map((name) => name.trim())
-        .filter((name) => name !== ""),
-    ),
+    mcpPresets: setting(() => envList(env, "EVIDENT_MCP_PRESETS") ?? []),
     readerMemoryMb: setting(() =>
       envInteger(env, "EVIDENT_WEB_READ_MEMORY_MB", WEB_READ_MEMORY_MB, { min: WEB_READ_MEMORY_MIN_MB }),
     ),

@@ -12,18 +12,7 @@ import type { z } from "zod";
 import { EvidentError } from "../core/errors.js";
 import { CONFIG_LOCK_POLL_MS, CONFIG_LOCK_STALE_MS, CONFIG_LOCK_WAIT_MS } from "../core/limits.js";
 import { type ConfigLocation, issueKey, issueMessage, jsonProblem, readConfigText } from "./load.js";
-import { type HttpAdapter, PROVIDER_ID_PATTERN } from "./schema.js";
-
-/** Adapters whose entry is a key away from working; the ones a key entry offers. */
-export const KEYED_ADAPTERS = [
-  "tavily",
-  "brave",
-  "exa",
-  "serper",
-  "jina",
-  "firecrawl",
-] as const satisfies readonly HttpAdapter[];
-export type KeyedAdapter = (typeof KEYED_ADAPTERS)[number];
+import { type KeyedAdapter, PROVIDER_ID_PATTERN } from "./schema.js";
 
 type FileObject = Record<string, unknown>;
 

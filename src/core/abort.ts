@@ -35,15 +35,21 @@ export interface Deadline {
 /**
  * A signal that aborts when `parent` aborts (keeping the parent's reason) or after `ms`
  * (with a `deadline_exceeded` reason naming `what`). Timers are unref'd so that a pending
- * deadline never keeps a process alive.
+ * deadline never keeps a process alive, unless `keepAlive`: a call's overall deadline keeps the
+ * process alive until the call ends (a CLI run must not exit silently with a pending call).
  */
-export function withDeadline(parent: AbortSignal | undefined, ms: number, what: string): Deadline {
+export function withDeadline(
+  parent: AbortSignal | undefined,
+  ms: number,
+  what: string,
+  { keepAlive = false }: { readonly keepAlive?: boolean } = {},
+): Deadline {
   const controller = new AbortController();
   const onParentAbort = () => controller.abort(parent?.reason ?? cancelledError());
   if (parent?.aborted) onParentAbort();
   else parent?.addEventListener("abort", onParentAbort, { once: true });
   const timer = setTimeout(() => controller.abort(deadlineError(what, ms)), ms);
-  timer.unref?.();
+  if (!keepAlive) timer.unref?.();
   return {
     signal: controller.signal,
     dispose() {
@@ -76,4 +82,33 @@ export function anySignal(signals: readonly AbortSignal[]): Deadline {
       for (const [signal, onAbort] of links) signal.removeEventListener("abort", onAbort);
     },
   };
+}
+
+/**
+ * `work`, or the signal's reason as soon as it aborts: an adapter that ignores its signal cannot
+ * hold its caller past a deadline. The work's own later failure is then ignored.
+ */
+export function raceAbort<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (signal === undefined) return work;
+  if (signal.aborted) {
+    work.catch(() => {});
+    return Promise.reject(abortReason(signal));
+  }
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => {
+      work.catch(() => {});
+      reject(abortReason(signal));
+    };
+    signal.addEventListener("abort", onAbort, { once: true });
+    work.then(
+      (value) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(error);
+      },
+    );
+  });
 }

@@ -10,7 +10,7 @@ import { resolveRgPath } from "../code/rg/binary.js";
 import type { ConfigSource, ProviderSpec, WebConfig } from "../config/load.js";
 import type { Settings } from "../config/settings.js";
 import type { VariableReport } from "../config/variables.js";
-import { withDeadline } from "../core/abort.js";
+import { raceAbort, withDeadline } from "../core/abort.js";
 import { PROVIDER_ATTEMPT_DEADLINE_MS } from "../core/limits.js";
 import { silentLogger } from "../core/logger.js";
 import { describeUrl, type LookupFunction } from "../net/guard.js";
@@ -66,11 +66,6 @@ export interface ConfigView {
   /** What the operator should fix that stops nothing (a config file with keys others can read). */
   readonly notices?: readonly string[];
   readonly http: { readonly tokens: number; readonly anonymous: boolean };
-}
-
-/** The config file evident reads (`evident config path`). */
-export function configFilePath(settings: Settings): string {
-  return settings.configFile.path;
 }
 
 export function maskKey(key: string): string {
@@ -240,41 +235,20 @@ async function probeOne(spec: ProviderSpec, set: ProviderSet, http: HttpClient):
   const deadline = withDeadline(undefined, ms, `${spec.id} probe`);
   const started = performance.now();
   const latency = () => Math.round(performance.now() - started);
+  const failed = (reason: ProviderFailure, message: string): ProbeResult => ({
+    id: spec.id,
+    status: "failed",
+    reason,
+    message,
+    latencyMs: latency(),
+  });
   try {
-    const context = { signal: deadline.signal, http, logger: silentLogger };
-    await Promise.race([
-      how.run(context),
-      new Promise<never>((_resolve, reject) =>
-        deadline.signal.addEventListener("abort", () => reject(deadline.signal.reason), { once: true }),
-      ),
-    ]);
+    await raceAbort(how.run({ signal: deadline.signal, http, logger: silentLogger }), deadline.signal);
     return { id: spec.id, status: "ok", latencyMs: latency(), probe: how.name };
   } catch (thrown) {
-    if (deadline.signal.aborted) {
-      return {
-        id: spec.id,
-        status: "failed",
-        reason: "timeout",
-        message: timedOutReason(spec.id, ms),
-        latencyMs: latency(),
-      };
-    }
-    if (thrown instanceof ProviderError) {
-      return {
-        id: spec.id,
-        status: "failed",
-        reason: thrown.failure,
-        message: thrown.reason,
-        latencyMs: latency(),
-      };
-    }
-    return {
-      id: spec.id,
-      status: "failed",
-      reason: "internal",
-      message: `${spec.id} failed unexpectedly`,
-      latencyMs: latency(),
-    };
+    if (deadline.signal.aborted) return failed("timeout", timedOutReason(spec.id, ms));
+    if (thrown instanceof ProviderError) return failed(thrown.failure, thrown.reason);
+    return failed("internal", `${spec.id} failed unexpectedly`);
   } finally {
     deadline.dispose();
   }

@@ -9,7 +9,7 @@ import { randomBytes } from "node:crypto";
 import { mkdir, rm, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { type ConfigSource, canRead, canSearch } from "../config/load.js";
-import type { HttpAdapter } from "../config/schema.js";
+import { type HttpAdapter, KEYED_ADAPTERS } from "../config/schema.js";
 import type { Settings } from "../config/settings.js";
 import { planSetup, type SetupChoices } from "../config/setup-plan.js";
 import { readConfigObject, refuseWhileInVariable, updateConfigObject } from "../config/write.js";
@@ -29,12 +29,7 @@ export { maskKey } from "./doctor.js";
 
 /** Providers setup offers: built-in adapters that need something (a key, a URL), then MCP presets. */
 export const SETUP_ADAPTERS = [
-  "tavily",
-  "brave",
-  "exa",
-  "serper",
-  "jina",
-  "firecrawl",
+  ...KEYED_ADAPTERS,
   "searxng",
   "responses",
 ] as const satisfies readonly HttpAdapter[];

@@ -14,13 +14,7 @@ import {
 import { phrasingFor } from "../core/phrasing.js";
 import type { ToolSuccess } from "../core/result.js";
 import { defineTool, type ToolEnvironment } from "./tool.js";
-import {
-  provenanceSchema,
-  providerErrorsSchema,
-  providerReasonsSchema,
-  type WebToolOptions,
-  webServiceFor,
-} from "./web-shared.js";
+import { callScope, envelopeHead, type WebToolOptions, webServiceFor } from "./web-shared.js";
 
 export const webReadInputSchema = z.strictObject({
   url: z
@@ -52,10 +46,7 @@ export const webReadInputSchema = z.strictObject({
 });
 
 export const webReadOutputSchema = z.object({
-  provenance: provenanceSchema,
-  warnings: z.array(z.string()),
-  providerErrors: providerErrorsSchema,
-  providerReasons: providerReasonsSchema,
+  ...envelopeHead,
   title: z.string().optional(),
   metadata: z
     .object({
@@ -130,11 +121,7 @@ export function createWebReadTool(env: ToolEnvironment, options: WebToolOptions 
           },
         );
       }
-      const scope = {
-        logger: context.logger,
-        ...(context.trace === undefined ? {} : { trace: context.trace }),
-      };
-      return web.read({ url, ...rest }, context.signal, context.caller, scope) as Result;
+      return web.read({ url, ...rest }, context.signal, context.caller, callScope(context)) as Result;
     },
     close: () => service.release(),
   });

@@ -15,13 +15,7 @@ import {
 } from "../core/limits.js";
 import type { ToolSuccess } from "../core/result.js";
 import { defineTool, type ToolEnvironment } from "./tool.js";
-import {
-  provenanceSchema,
-  providerErrorsSchema,
-  providerReasonsSchema,
-  type WebToolOptions,
-  webServiceFor,
-} from "./web-shared.js";
+import { callScope, envelopeHead, type WebToolOptions, webServiceFor } from "./web-shared.js";
 
 export const webSearchInputSchema = z.strictObject({
   query: z
@@ -63,10 +57,7 @@ const rowSchema = z.object({
 });
 
 export const webSearchOutputSchema = z.object({
-  provenance: provenanceSchema,
-  warnings: z.array(z.string()),
-  providerErrors: providerErrorsSchema,
-  providerReasons: providerReasonsSchema,
+  ...envelopeHead,
   results: z.record(z.string(), z.object({ answer: z.string().optional(), results: z.array(rowSchema) })),
   sources: z.array(z.string()),
   truncated: z.boolean(),
@@ -92,11 +83,7 @@ export function createWebSearchTool(env: ToolEnvironment, options: WebToolOption
     annotations: { readOnlyHint: true, openWorldHint: true },
     async handler(input, context) {
       // The envelope types are the schema's, with readonly arrays.
-      const scope = {
-        logger: context.logger,
-        ...(context.trace === undefined ? {} : { trace: context.trace }),
-      };
-      return (await service.get()).search(input, context.signal, scope) as Promise<
+      return (await service.get()).search(input, context.signal, callScope(context)) as Promise<
         ToolSuccess<z.output<typeof webSearchOutputSchema>>
       >;
     },

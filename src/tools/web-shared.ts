@@ -7,9 +7,10 @@
 import { z } from "zod";
 import { phrasingFor } from "../core/phrasing.js";
 import { PAGE_TYPES, PROVIDER_FAILURES, READ_STRATEGIES } from "../web/provider.js";
+import type { CallScope } from "../web/router.js";
 import type { WebService, WebServiceOptions } from "../web/service.js";
 import { keptPoolFor } from "./kept-pool.js";
-import type { ToolEnvironment } from "./tool.js";
+import type { ToolContext, ToolEnvironment } from "./tool.js";
 
 interface Shared {
   service: Promise<WebService> | undefined;
@@ -78,30 +79,37 @@ export function webServiceFor(env: ToolEnvironment, options: WebToolOptions = {}
   };
 }
 
-export const provenanceSchema = z.object({
-  tool: z.enum(["web_search", "web_read"]),
-  query: z.string().optional(),
-  intent: z.string().optional(),
-  url: z.string().optional(),
-  focus: z.string().optional(),
-  mode: z.enum(["route", "fanout", "reader"]),
-  attempted: z.array(z.string()),
-  used: z.array(z.string()),
-  anonymous: z.array(z.string()),
-  retrievedAt: z.string(),
-  privateNetworkAllowed: z.literal(true).optional(),
-  pageType: z.enum(PAGE_TYPES).optional(),
-  strategy: z.enum(READ_STRATEGIES).optional(),
-});
+/** The fields every web envelope opens with: who was asked and who answered, what to watch, who failed and why. */
+export const envelopeHead = {
+  provenance: z.object({
+    tool: z.enum(["web_search", "web_read"]),
+    query: z.string().optional(),
+    intent: z.string().optional(),
+    url: z.string().optional(),
+    focus: z.string().optional(),
+    mode: z.enum(["route", "fanout", "reader"]),
+    attempted: z.array(z.string()),
+    used: z.array(z.string()),
+    anonymous: z.array(z.string()),
+    retrievedAt: z.string(),
+    privateNetworkAllowed: z.literal(true).optional(),
+    pageType: z.enum(PAGE_TYPES).optional(),
+    strategy: z.enum(READ_STRATEGIES).optional(),
+  }),
+  warnings: z.array(z.string()),
+  providerErrors: z
+    .record(z.string(), z.string())
+    .optional()
+    .describe("Sanitized reason per provider that failed."),
+  providerReasons: z
+    .record(z.string(), z.enum(PROVIDER_FAILURES))
+    .optional()
+    .describe(
+      "The class of each failure (dns, connection_refused, tls, proxy, timeout, auth, rate_limited, ...).",
+    ),
+};
 
-export const providerErrorsSchema = z
-  .record(z.string(), z.string())
-  .optional()
-  .describe("Sanitized reason per provider that failed.");
-
-export const providerReasonsSchema = z
-  .record(z.string(), z.enum(PROVIDER_FAILURES))
-  .optional()
-  .describe(
-    "The class of each failure (dns, connection_refused, tls, proxy, timeout, auth, rate_limited, ...).",
-  );
+/** What a web call passes down besides its arguments: the call's logger and trace context. */
+export function callScope(context: ToolContext): CallScope {
+  return { logger: context.logger, ...(context.trace === undefined ? {} : { trace: context.trace }) };
+}

@@ -22,6 +22,7 @@ import type {
   ReadStrategy,
   SearchRow,
 } from "./provider.js";
+import { deepEqual, parseJson } from "./providers/shared/values.js";
 
 export interface Provenance {
   readonly tool: "web_search" | "web_read";
@@ -378,32 +379,12 @@ function dropRepeatedJson(parts: readonly ContentPart[]): ContentPart[] {
   // Without a JSON part there is nothing to drop: a JSON page's text is not parsed again.
   if (!parts.some((part) => part.type === "json")) return [...parts];
   const parsedTexts = parts.flatMap((part) => {
-    if (part.type !== "text") return [];
-    const trimmed = part.text.trim();
-    if (!trimmed.startsWith("{") && !trimmed.startsWith("[")) return [];
-    try {
-      return [JSON.parse(trimmed) as unknown];
-    } catch {
-      return [];
-    }
+    const parsed = part.type === "text" ? parseJson(part.text) : undefined;
+    return parsed === undefined ? [] : [parsed];
   });
   if (parsedTexts.length === 0) return [...parts];
   return parts.filter(
     (part) => part.type !== "json" || !parsedTexts.some((text) => deepEqual(text, part.value)),
-  );
-}
-
-export function deepEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
-  if (Array.isArray(a) !== Array.isArray(b)) return false;
-  if (Array.isArray(a) && Array.isArray(b))
-    return a.length === b.length && a.every((item, i) => deepEqual(item, b[i]));
-  const aKeys = Object.keys(a);
-  const bRecord = b as Record<string, unknown>;
-  if (aKeys.length !== Object.keys(bRecord).length) return false;
-  return aKeys.every(
-    (key) => Object.hasOwn(bRecord, key) && deepEqual((a as Record<string, unknown>)[key], bRecord[key]),
   );
 }
 

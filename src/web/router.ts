@@ -9,7 +9,7 @@
  * translate, and the envelope only formats.
  */
 
-import { abortReason, type Deadline, deadlineError, withDeadline } from "../core/abort.js";
+import { abortReason, raceAbort, withDeadline } from "../core/abort.js";
 import { EvidentError } from "../core/errors.js";
 import { PROVIDER_ATTEMPT_DEADLINE_MS, WEB_MAX_RESULTS_DEFAULT } from "../core/limits.js";
 import { type Logger, silentLogger } from "../core/logger.js";
@@ -35,8 +35,6 @@ import {
   type ProviderContext,
   ProviderError,
   type ProviderFailure,
-  type ProviderReadOutcome,
-  type ProviderSearchOutcome,
   type TimeRange,
 } from "./provider.js";
 import type { KeptPage, ReadPages } from "./read-pages.js";
@@ -138,7 +136,7 @@ export class WebRouter {
       ...(input.timeRange === undefined ? {} : { timeRange: input.timeRange }),
       ...(input.intent === undefined ? {} : { intent: input.intent }),
     };
-    const call = callDeadline(signal, this.#options.callDeadlineMs, "web_search");
+    const call = withDeadline(signal, this.#options.callDeadlineMs, "web_search", { keepAlive: true });
     try {
       const base = {
         tool: "web_search" as const,
@@ -152,25 +150,21 @@ export class WebRouter {
         return provider.search(request, context);
       };
       if (named !== undefined) {
-        return await this.#fanOut(
+        const { answered, failures } = await this.#fanOut(
           named,
           { ...scope, signal: call.signal, operation: "search" },
           run,
-          (attempts, used, failures) => {
-            const anonymous = used.filter((id) => (attempts.get(id) as { anonymous: boolean }).anonymous);
-            const provenance = this.#provenance(base, "fanout", named, used, anonymous);
-            return buildSearchEnvelope({
-              provenance,
-              warnings: this.#warnings(used, attempts),
-              ...failureFields(failures),
-              outcomes: used.map((id) => ({
-                id,
-                outcome: (attempts.get(id) as { outcome: ProviderSearchOutcome }).outcome,
-              })),
-              budgetChars: this.#options.envelopeBudgetChars,
-            });
-          },
         );
+        const used = answered.map((answer) => answer.id);
+        const anonymous = answered.filter((answer) => answer.anonymous).map((answer) => answer.id);
+        const fitted = buildSearchEnvelope({
+          provenance: this.#provenance(base, "fanout", named, used, anonymous),
+          warnings: this.#warnings(answered),
+          ...failureFields(failures),
+          outcomes: answered,
+          budgetChars: this.#options.envelopeBudgetChars,
+        });
+        return success(fitted.json, fitted.data);
       }
       const intents = this.#options.intentRoutes;
       // Own routes only: an intent such as "constructor" must not find Object's properties.
@@ -185,7 +179,7 @@ export class WebRouter {
       );
       const fitted = buildSearchEnvelope({
         provenance: this.#provenance(base, "route", attempted, [id], anonymous ? [id] : []),
-        warnings: this.#warnings([id], new Map([[id, { ok: true, outcome, anonymous }]]), failures),
+        warnings: this.#warnings([{ id, outcome }], failures),
         ...failureFields(failures),
         outcomes: [{ id, outcome }],
         budgetChars: this.#options.envelopeBudgetChars,
@@ -203,7 +197,7 @@ export class WebRouter {
     scope: CallScope = {},
   ): Promise<ToolSuccess<ReadEnvelope>> {
     const reader = input.reader === undefined ? undefined : this.#knownIds([input.reader], "reader");
-    const call = callDeadline(signal, this.#options.callDeadlineMs, "web_read");
+    const call = withDeadline(signal, this.#options.callDeadlineMs, "web_read", { keepAlive: true });
     try {
       const candidates = reader ?? this.#options.readRoute;
       const { route, warnings } =
@@ -244,10 +238,7 @@ export class WebRouter {
           ...(outcome.pageType === undefined ? {} : { pageType: outcome.pageType }),
           ...(outcome.strategy === undefined ? {} : { strategy: outcome.strategy }),
         },
-        warnings: [
-          ...warnings,
-          ...this.#warnings([id], new Map([[id, { ok: true, outcome, anonymous }]]), failures),
-        ],
+        warnings: [...warnings, ...this.#warnings([{ id, outcome }], failures)],
         ...failureFields(failures),
         outcome,
         budgetChars: this.#options.envelopeBudgetChars,
@@ -427,34 +418,28 @@ export class WebRouter {
     throw allFailed(attempted, failures, errors);
   }
 
+  /** Every named provider at once; those that answered, in the order named, and why the others failed. */
   async #fanOut<T>(
     ids: readonly string[],
     scope: AttemptScope,
     run: (provider: Provider, context: ProviderContext) => Promise<T>,
-    envelope: (
-      attempts: Map<string, Attempt<T>>,
-      used: string[],
-      failures: Failures,
-    ) => { json: string; data: SearchEnvelope },
-  ): Promise<ToolSuccess<SearchEnvelope>> {
+  ): Promise<{ answered: Array<{ id: string; outcome: T; anonymous: boolean }>; failures: Failures }> {
     const { signal } = scope;
     const settled = await Promise.all(ids.map((id) => this.#attempt(id, scope, run)));
     // Cancellation ends the call. The overall deadline does not discard what already arrived:
     // providers that answered in time are returned, the others are reported as late.
     if (signal.aborted && abortReason(signal).code !== "deadline_exceeded") throw abortReason(signal);
-    const attempts = new Map<string, Attempt<T>>();
-    const used: string[] = [];
+    const answered: Array<{ id: string; outcome: T; anonymous: boolean }> = [];
     const failures: Failures = { reasons: {}, classes: {} };
     ids.forEach((id, index) => {
       const result = settled[index] as Attempt<T>;
-      attempts.set(id, result);
-      if (result.ok) used.push(id);
+      if (result.ok) answered.push({ id, outcome: result.outcome, anonymous: result.anonymous });
       else {
         failures.reasons[id] = result.reason;
         failures.classes[id] = result.failure;
       }
     });
-    if (used.length === 0) {
+    if (answered.length === 0) {
       throw allFailed(
         [...ids],
         failures,
@@ -462,8 +447,7 @@ export class WebRouter {
         true,
       );
     }
-    const fitted = envelope(attempts, used, failures);
-    return success(fitted.json, fitted.data);
+    return { answered, failures };
   }
 
   /**
@@ -573,16 +557,16 @@ export class WebRouter {
     };
   }
 
+  /** The answering providers' own warnings, then what failed before them, then the guard switch. */
   #warnings(
-    used: readonly string[],
-    attempts: ReadonlyMap<string, Attempt<ProviderSearchOutcome | ProviderReadOutcome>>,
+    answered: ReadonlyArray<{
+      readonly id: string;
+      readonly outcome: { readonly warnings?: readonly string[] };
+    }>,
     failures: Failures = { reasons: {}, classes: {} },
   ): string[] {
-    const warnings: string[] = [];
-    for (const id of used) {
-      const attempt = attempts.get(id);
-      if (attempt?.ok) for (const warning of attempt.outcome.warnings ?? []) warnings.push(warning);
-    }
+    const warnings = answered.flatMap((answer) => answer.outcome.warnings ?? []);
+    const used = answered.map((answer) => answer.id);
     const failed = Object.keys(failures.reasons);
     if (failed.length > 0 && used.length > 0) {
       const next = networkNextStep(Object.values(failures.classes));
@@ -664,48 +648,4 @@ export function timedOutReason(id: string, ms: number): string {
 function codeField(thrown: unknown): { code?: string } {
   const code = underlyingCode(thrown);
   return code === undefined ? {} : { code };
-}
-
-/**
- * The overall deadline of a call. Unlike attempt deadlines its timer is not unref'd: a call in
- * progress keeps the process alive until it ends or its deadline fires, even when the provider
- * holds no socket (a CLI run must not exit silently with a pending call).
- */
-function callDeadline(parent: AbortSignal, ms: number, what: string): Deadline {
-  const controller = new AbortController();
-  const onParentAbort = () => controller.abort(abortReason(parent));
-  if (parent.aborted) onParentAbort();
-  else parent.addEventListener("abort", onParentAbort, { once: true });
-  const timer = setTimeout(() => controller.abort(deadlineError(what, ms)), ms);
-  return {
-    signal: controller.signal,
-    dispose() {
-      clearTimeout(timer);
-      parent.removeEventListener("abort", onParentAbort);
-    },
-  };
-}
-
-function raceAbort<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) {
-    work.catch(() => {});
-    return Promise.reject(abortReason(signal));
-  }
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => {
-      work.catch(() => {});
-      reject(abortReason(signal));
-    };
-    signal.addEventListener("abort", onAbort, { once: true });
-    work.then(
-      (value) => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener("abort", onAbort);
-        reject(error);
-      },
-    );
-  });
 }

@@ -6,8 +6,8 @@
  */
 import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
-import { resolveHttpSettings } from "../../src/adapters/mcp/http-config.js";
 import { createHttpHandler } from "../../src/adapters/mcp/http-handler.js";
+import { resolveHttpSettings } from "../../src/config/http.js";
 import { resolveSettings } from "../../src/config/settings.js";
 import { HTTP_MIN_TOKEN_CHARS } from "../../src/core/limits.js";
 import { silentLogger } from "../../src/core/logger.js";

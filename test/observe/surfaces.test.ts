@@ -4,8 +4,8 @@
  */
 import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
-import { resolveHttpSettings } from "../../src/adapters/mcp/http-config.js";
 import { createHttpHandler } from "../../src/adapters/mcp/http-handler.js";
+import { resolveHttpSettings } from "../../src/config/http.js";
 import { resolveSettings, settingValue } from "../../src/config/settings.js";
 import { EvidentError } from "../../src/core/errors.js";
 import { HTTP_MIN_TOKEN_CHARS } from "../../src/core/limits.js";

@@ -5,6 +5,7 @@
  * judges a value: it only rewords the issues the one schema reported, so the code and `field`
  * stay what every surface reports.
  */
+import { editDistance } from "../../config/variables.js";
 import { EvidentError } from "../../core/errors.js";
 import type { ArgumentIssue } from "../../tools/validation.js";
 import { type CommandSpec, kebabCase, type ParsedCommand, placeholder, positionalsOf } from "./flags.js";
@@ -141,23 +142,6 @@ function suggestion(typed: string, context: CommandContext): string | undefined 
     }
   }
   return best?.name;
-}
-
-function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i += 1) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j += 1) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      current[j] = Math.min(
-        (previous[j] as number) + 1,
-        (current[j - 1] as number) + 1,
-        (previous[j - 1] as number) + cost,
-      );
-    }
-    previous = current;
-  }
-  return previous[b.length] as number;
 }
 
 /**

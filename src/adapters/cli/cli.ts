@@ -7,6 +7,7 @@
 import { userInfo } from "node:os";
 import type { Readable, Writable } from "node:stream";
 import { envValue } from "../../config/env.js";
+import type { HttpSettings } from "../../config/http.js";
 import { logLevelFromEnv, secretsFromEnv } from "../../config/logging.js";
 import { resolveSettings, type Settings, settingValue } from "../../config/settings.js";
 import { EvidentError } from "../../core/errors.js";
@@ -15,12 +16,10 @@ import { createStderrLogger, type Logger, type LogLevel, logLine } from "../../c
 import { type RootSetting, resolveProjectRoot } from "../../tools/project-root.js";
 import { publishedInputSchema } from "../../tools/published-schema.js";
 import type { ToolRegistry } from "../../tools/registry.js";
-import type { HttpSettings } from "../mcp/http-config.js";
-import { structuredFromEnv } from "../mcp/structured.js";
 import { PACKAGE_VERSION } from "../version.js";
 import { cliArgumentError, usageProblem } from "./argument-errors.js";
 import { TOOL_COMMANDS } from "./commands.js";
-import { fail, usageError } from "./errors.js";
+import { EXIT_OK, EXIT_USAGE, fail, usageError } from "./errors.js";
 import {
   type CommandSpec,
   kebabCase,
@@ -66,10 +65,6 @@ export interface CliOptions {
   /** Tool commands; defaults to search, read and grep. */
   readonly commands?: typeof TOOL_COMMANDS;
 }
-
-export const EXIT_OK = 0;
-export const EXIT_TOOL_ERROR = 1;
-export const EXIT_USAGE = 2;
 
 export async function runCli(argv: readonly string[], io: CliIo, options: CliOptions): Promise<number> {
   const [command, ...rest] = argv;
@@ -267,13 +262,13 @@ interface McpFlags {
 }
 
 /** `evident mcp`'s flags over EVIDENT_TRANSPORT and EVIDENT_MCP_STRUCTURED; an exit code when done. */
-function parseMcpFlags(rest: readonly string[], io: CliIo): McpFlags | number {
+function parseMcpFlags(rest: readonly string[], { io, settings }: CommandRun): McpFlags | number {
   let transport: string;
   let rootFlag: string | undefined;
   let structured: boolean;
   try {
     transport = envValue(io.env, "EVIDENT_TRANSPORT") ?? "stdio";
-    structured = structuredFromEnv(io.env);
+    structured = settingValue(settings.mcpStructured);
   } catch (error) {
     return fail(io, error);
   }
@@ -313,7 +308,7 @@ function parseMcpFlags(rest: readonly string[], io: CliIo): McpFlags | number {
 
 async function runMcp(rest: readonly string[], run: CommandRun): Promise<number> {
   const { io, settings } = run;
-  const flags = parseMcpFlags(rest, io);
+  const flags = parseMcpFlags(rest, run);
   if (typeof flags === "number") return flags;
   const logger = createStderrLogger({
     level: run.level,

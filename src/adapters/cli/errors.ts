@@ -5,6 +5,7 @@
  */
 import { type ErrorPayload, EvidentError } from "../../core/errors.js";
 
+export const EXIT_OK = 0;
 export const EXIT_FAILED = 1;
 export const EXIT_USAGE = 2;
 

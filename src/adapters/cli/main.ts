@@ -4,7 +4,8 @@
  * so tests can run the same `runCli` with a registry of their own.
  */
 import { EvidentError } from "../../core/errors.js";
-import { EXIT_OK, EXIT_TOOL_ERROR, runCli } from "./cli.js";
+import { runCli } from "./cli.js";
+import { EXIT_FAILED, EXIT_OK } from "./errors.js";
 import { productRegistryFor } from "./product-registry.js";
 import { undeliveredOutput } from "./undelivered.js";
 
@@ -45,5 +46,5 @@ process.stdout.write("", (error) => {
   const message = undeliveredOutput(failure, code === EXIT_OK && !serving);
   if (message === undefined) process.exit(code);
   const payload = new EvidentError("internal_error", message).toPayload();
-  process.stderr.write(`${JSON.stringify(payload)}\n`, () => process.exit(EXIT_TOOL_ERROR));
+  process.stderr.write(`${JSON.stringify(payload)}\n`, () => process.exit(EXIT_FAILED));
 });

@@ -5,11 +5,9 @@
  */
 
 import type { Settings } from "../../config/settings.js";
-import { configFilePath, configView, type DoctorReport, runDoctor } from "../../tools/doctor.js";
+import { configView, type DoctorReport, runDoctor } from "../../tools/doctor.js";
 import type { CliIo } from "./cli.js";
-import { EXIT_FAILED, fail, usageError } from "./errors.js";
-
-export const EXIT_OK = 0;
+import { EXIT_FAILED, EXIT_OK, fail, usageError } from "./errors.js";
 
 export async function runConfigCommand(
   args: readonly string[],
@@ -18,7 +16,7 @@ export async function runConfigCommand(
 ): Promise<number> {
   const [sub, ...rest] = args;
   if (sub === "path" && rest.length === 0) {
-    io.stdout.write(`${configFilePath(settings)}\n`);
+    io.stdout.write(`${settings.configFile.path}\n`);
     return EXIT_OK;
   }
   if (sub === "show" && rest.length === 0) {

@@ -4,6 +4,7 @@
  * the setup plan decides what the file becomes, and the write path writes it.
  */
 import * as prompts from "@clack/prompts";
+import { canRead, canSearch, KEYLESS_READ_PROVIDER, KEYLESS_SEARCH_PROVIDER } from "../../config/load.js";
 import type { Settings } from "../../config/settings.js";
 import {
   applySetup,
@@ -29,10 +30,6 @@ function answer<T>(value: T): Exclude<T, symbol> {
   if (prompts.isCancel(value)) throw new Cancelled();
   return value as Exclude<T, symbol>;
 }
-
-const KEYLESS_SEARCH = "duckduckgo";
-const KEYLESS_READ = "direct";
-const READERS = new Set(["tavily", "exa", "jina", "firecrawl"]);
 
 export async function runSetupPrompts(io: SetupIo, settings: Settings): Promise<number> {
   const common = { input: io.stdin as never, output: io.stdout as never };
@@ -135,15 +132,12 @@ async function askProvider(
 /** Ids a route may name: what the file has, what was just chosen, and the keyless defaults. */
 function routeCandidates(state: SetupState, choices: readonly ProviderChoice[]) {
   const known = new Map<string, { search: boolean; read: boolean }>();
-  known.set(KEYLESS_SEARCH, { search: true, read: false });
-  known.set(KEYLESS_READ, { search: false, read: true });
+  known.set(KEYLESS_SEARCH_PROVIDER, { search: true, read: false });
+  known.set(KEYLESS_READ_PROVIDER, { search: false, read: true });
   for (const provider of state.providers) known.set(provider.id, provider);
   for (const choice of choices) {
-    const mcp = choice.type === "mcp";
-    known.set(choice.id, {
-      search: mcp || choice.type !== "jina" || choice.key !== undefined,
-      read: mcp || READERS.has(choice.type),
-    });
+    const spec = { adapter: choice.type, options: { apiKey: choice.key, preset: choice.preset } };
+    known.set(choice.id, { search: canSearch(spec), read: canRead(spec) });
   }
   return {
     searchIds: [...known].filter(([, can]) => can.search).map(([id]) => id),
@@ -157,7 +151,7 @@ async function askRoutes(
   { searchIds, readIds }: ReturnType<typeof routeCandidates>,
   common: Common,
 ): Promise<{ searchRoute: string[]; intents?: Record<string, string[]>; readRoute: string[] }> {
-  const searchRoute = await askRoute("search", searchIds, state.searchRoute, common, KEYLESS_SEARCH);
+  const searchRoute = await askRoute("search", searchIds, state.searchRoute, common, KEYLESS_SEARCH_PROVIDER);
   const intents: Record<string, string[]> = {};
   const kept = Object.keys(state.intents);
   while (
@@ -178,7 +172,7 @@ async function askRoutes(
     );
     intents[intent] = await askRoute(`"${intent}" search`, searchIds, state.intents[intent], common);
   }
-  const readRoute = await askRoute("read", readIds, state.readRoute, common, KEYLESS_READ);
+  const readRoute = await askRoute("read", readIds, state.readRoute, common, KEYLESS_READ_PROVIDER);
   return { searchRoute, ...(Object.keys(intents).length === 0 ? {} : { intents }), readRoute };
 }
 

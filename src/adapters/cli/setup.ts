@@ -5,6 +5,7 @@
  * both then say what the saved configuration does here: what will not work yet, and why.
  */
 
+import { commaList } from "../../config/env.js";
 import type { Settings } from "../../config/settings.js";
 import { EvidentError } from "../../core/errors.js";
 import { SAVED_KEY_MAX_CHARS } from "../../core/limits.js";
@@ -153,10 +154,8 @@ class SetupFlags {
 
   /** A comma-separated list of provider ids. */
   ids(name: string): string[] | undefined {
-    return this.one(name)
-      ?.split(",")
-      .map((id) => id.trim())
-      .filter((id) => id !== "");
+    const value = this.one(name);
+    return value === undefined ? undefined : commaList(value);
   }
 }
 
@@ -216,10 +215,7 @@ function intentFlags(flags: SetupFlags): Record<string, string[]> {
     // JSON quoting shows a control character as an escape, never raw on the terminal.
     if (problem !== undefined)
       throw usageError(`--intent ${JSON.stringify(intent)}: ${problem}.`, "--intent");
-    intents[intent] = route
-      .split(",")
-      .map((part) => part.trim())
-      .filter((part) => part !== "");
+    intents[intent] = commaList(route);
   }
   return intents;
 }

@@ -5,8 +5,8 @@
  */
 import { createHash, timingSafeEqual } from "node:crypto";
 import { isIPv6 } from "node:net";
+import { BEARER_TOKEN, isLoopbackHost } from "../../config/http.js";
 import { HTTP_CORS_MAX_AGE_SECONDS } from "../../core/limits.js";
-import { BEARER_TOKEN, isLoopbackHost } from "./http-config.js";
 
 /** Request headers a browser client may send (MCP's own, and what the SDK client sets). */
 const CORS_ALLOW_HEADERS =

@@ -14,6 +14,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { createMcpHandler, type McpServerFactory } from "@modelcontextprotocol/server";
+import type { HttpSettings } from "../../config/http.js";
 import { anySignal } from "../../core/abort.js";
 import type { ErrorCode, EvidentError } from "../../core/errors.js";
 import { Gauge } from "../../core/gauge.js";
@@ -24,7 +25,6 @@ import { type TraceContext, traceContext } from "../../core/trace.js";
 import type { ToolRegistry } from "../../tools/registry.js";
 import { PACKAGE_VERSION } from "../version.js";
 import { Exchange, HttpCalls } from "./http-calls.js";
-import type { HttpSettings } from "./http-config.js";
 import {
   authenticate,
   callerOf,

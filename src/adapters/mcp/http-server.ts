@@ -13,6 +13,7 @@
 import { once } from "node:events";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { type AddressInfo, Server as NetServer, type Socket } from "node:net";
+import type { HttpSettings } from "../../config/http.js";
 import { EvidentError } from "../../core/errors.js";
 import { Gauge } from "../../core/gauge.js";
 import {
@@ -23,7 +24,6 @@ import {
 import type { Logger } from "../../core/logger.js";
 import type { ToolRegistry } from "../../tools/registry.js";
 import { ClientConnections, clientKey } from "./http-clients.js";
-import type { HttpSettings } from "./http-config.js";
 import { createHttpHandler, type HttpHandler } from "./http-handler.js";
 
 export interface HttpServerOptions {

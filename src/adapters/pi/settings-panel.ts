@@ -8,22 +8,17 @@
 import type { ExtensionContext } from "@mariozechner/pi-coding-agent";
 import { type Component, type Focusable, Input, truncateToWidth } from "@mariozechner/pi-tui";
 import type { Settings } from "../../config/settings.js";
-import {
-  KEYED_ADAPTERS,
-  type KeyedAdapter,
-  type ProviderLine,
-  providerOverview,
-  saveProviderKey,
-} from "../../tools/host-settings.js";
+import { configView, type ProviderView } from "../../tools/doctor.js";
+import { KEYED_ADAPTERS, type KeyedAdapter, saveProviderKey } from "../../tools/host-settings.js";
 
 /** The shortcut that opens the panel (ctrl+alt+e: "e" for evident; no Pi default uses it). */
 export const SETTINGS_SHORTCUT = "ctrl+alt+e";
 
 export async function openSettingsPanel(ctx: ExtensionContext, settings: Settings): Promise<void> {
   if (!ctx.hasUI) return;
-  const overview = await providerOverview(settings);
-  const configured = overview.ok ? overview.providers : [];
-  if (!overview.ok) ctx.ui.notify(`evident: ${overview.message}`, "error");
+  const view = await configView(settings);
+  const configured = view.providers ?? [];
+  if (view.error !== undefined) ctx.ui.notify(`evident: ${view.error.message}`, "error");
 
   const choices = new Map<string, { id: string; keyed?: KeyedAdapter }>();
   for (const line of configured) {
@@ -36,9 +31,10 @@ export async function openSettingsPanel(ctx: ExtensionContext, settings: Setting
     if (configured.some((line) => line.id === adapter)) continue;
     choices.set(`${adapter}: not configured (choose to enter a key)`, { id: adapter, keyed: adapter });
   }
-  const title = overview.ok
-    ? `evident providers - search: ${overview.searchRoute.join(" > ")}; read: ${overview.readRoute.join(" > ")}`
-    : "evident providers (the configuration has an error)";
+  const title =
+    view.routes === undefined
+      ? "evident providers (the configuration has an error)"
+      : `evident providers - search: ${view.routes.search.ids.join(" > ")}; read: ${view.routes.read.ids.join(" > ")}`;
   const picked = await ctx.ui.select(title, [...choices.keys()]);
   const choice = picked === undefined ? undefined : choices.get(picked);
   if (choice === undefined) return;
@@ -59,7 +55,7 @@ export async function openSettingsPanel(ctx: ExtensionContext, settings: Setting
   }
 }
 
-function describe(line: ProviderLine): string {
+function describe(line: ProviderView): string {
   const kind = line.id === line.adapter ? line.id : `${line.id} (${line.adapter})`;
   if (line.unavailable !== undefined) return `${kind}: cannot be used - ${line.unavailable}`;
   const origin =
@@ -68,7 +64,7 @@ function describe(line: ProviderLine): string {
       : line.source === "config-file"
         ? "from the config file"
         : "built in";
-  return `${kind}: ${line.keyed ? "key set, " : ""}${origin}`;
+  return `${kind}: ${line.key === undefined ? "" : "key set, "}${origin}`;
 }
 
 function askKey(ctx: ExtensionContext, id: string): Promise<string | undefined> {

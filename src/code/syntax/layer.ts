@@ -17,7 +17,7 @@
  * which reads the file itself, saw another revision than the document's).
  */
 import type { SgRoot } from "@ast-grep/napi";
-import { abortReason, throwIfAborted } from "../../core/abort.js";
+import { raceAbort, throwIfAborted } from "../../core/abort.js";
 import { PARSE_CONCURRENCY } from "../../core/limits.js";
 import { readRevision, sameRevision } from "../revisions/scan.js";
 import type { SourceDocument } from "../source/document.js";
@@ -246,23 +246,4 @@ export class SyntaxLayer {
 
 function factsKey(language: AstGrepLanguage, document: SourceDocument): string {
   return `facts\0${language}\0${document.hash}`;
-}
-
-function raceAbort<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (signal === undefined) return promise;
-  if (signal.aborted) return Promise.reject(abortReason(signal));
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(abortReason(signal));
-    signal.addEventListener("abort", onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(value);
-      },
-      (error) => {
-        signal.removeEventListener("abort", onAbort);
-        reject(error);
-      },
-    );
-  });
 }

@@ -7,12 +7,12 @@ import { describe, it } from "node:test";
 import { bindingUses, mapArguments } from "../../../src/web/providers/mcp/arguments.js";
 import { mcpProviderConfigSchema, type ToolBinding } from "../../../src/web/providers/mcp/binding.js";
 import {
-  deepEqual,
   firecrawlMetadata,
   nativeContent,
   upstreamErrorReason,
 } from "../../../src/web/providers/mcp/output.js";
 import { parseSearch, yamlScalars } from "../../../src/web/providers/mcp/rows.js";
+import { deepEqual } from "../../../src/web/providers/shared/values.js";
 
 describe("mcpProviderConfigSchema", () => {
   it("accepts a preset alone", () => {

@@ -5,16 +5,13 @@
  * an `isError` result. Nothing here searches page text for facts.
  */
 import type { ContentPart, ReadMetadata } from "../../provider.js";
+import { deepEqual, isRecord, parseJson } from "../shared/values.js";
 
 /** The subset of an MCP `CallToolResult` we read; everything else is ignored. */
 export interface ToolResultLike {
   readonly content?: readonly unknown[];
   readonly structuredContent?: unknown;
   readonly isError?: boolean;
-}
-
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /** The text of every text block, in order (resources with inline text count as text). */
@@ -91,31 +88,6 @@ export function textAlreadyHolds(texts: readonly string[], structured: unknown):
     }
     return deepEqual(parsed, structured);
   });
-}
-
-/** JSON equality where object key order is irrelevant and arrays and strings must match exactly. */
-export function deepEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (Array.isArray(a) || Array.isArray(b)) {
-    if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
-    return a.every((item, index) => deepEqual(item, b[index]));
-  }
-  if (isRecord(a) && isRecord(b)) {
-    const keys = Object.keys(a);
-    if (keys.length !== Object.keys(b).length) return false;
-    return keys.every((key) => Object.hasOwn(b, key) && deepEqual(a[key], b[key]));
-  }
-  return false;
-}
-
-export function parseJson(text: string): unknown {
-  const trimmed = text.trim();
-  if (!trimmed.startsWith("{") && !trimmed.startsWith("[")) return undefined;
-  try {
-    return JSON.parse(trimmed) as unknown;
-  } catch {
-    return undefined;
-  }
 }
 
 /**

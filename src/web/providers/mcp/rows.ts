@@ -5,8 +5,9 @@
  * the provider then keeps the native text as the answer so nothing the upstream said is lost.
  */
 import type { SearchRow } from "../../provider.js";
+import { isRecord, parseJson } from "../shared/values.js";
 import type { OutputFormat } from "./binding.js";
-import { isRecord, parseJson, type ToolResultLike, textBlocks } from "./output.js";
+import { type ToolResultLike, textBlocks } from "./output.js";
 
 export interface ParsedSearch {
   readonly rows: SearchRow[];
