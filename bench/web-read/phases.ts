@@ -17,11 +17,27 @@ import { readPage, warmedEval } from "./eval-set.js";
 /** Function name -> step; the innermost match on a sample's stack wins. */
 const STEPS = new Map<string, string>(
   Object.entries({
-    readHtml: "glue (links, outcome)",
-    htmlOutcome: "glue (links, outcome)",
+    readHtml: "glue (outcome)",
+    htmlOutcome: "glue (outcome)",
+    absoluteLinks: "links (absolute, index)",
+    linksOf: "links (absolute, index)",
     decodeBody: "decode",
     wellFormed: "wellFormed (shape fix)",
+    browserCdata: "shape scan",
+    pageShape: "shape scan",
+    heavyHtml: "shape scan",
     parseHTML: "parse (linkedom)",
+    settleBody: "parse (linkedom)",
+    pageType: "page type",
+    revealNoscript: "noscript",
+    findThread: "forum posts",
+    threadRoot: "forum posts",
+    extractProduct: "product facts",
+    readSections: "sections",
+    readCards: "cards",
+    cardsReading: "cards",
+    widerReading: "wider reading",
+    extractBody: "wider reading",
     pageMetadata: "metadata",
     preClean: "cleanup before Readability",
     findContainer: "container (second opinion)",
@@ -61,7 +77,10 @@ const byId = new Map(profile.nodes.map((node) => [node.id, node]));
 const step = new Map<number, string>();
 const root = profile.nodes[0] as Node;
 const walk = (node: Node, inherited: string | undefined) => {
-  const own = isReader(node) ? STEPS.get(node.callFrame.functionName) : undefined;
+  let own = isReader(node) ? STEPS.get(node.callFrame.functionName) : undefined;
+  // A page parsed again for a second reading is that reading's cost, named as such.
+  if (own === "parse (linkedom)" && (inherited === "wider reading" || inherited === "cards"))
+    own = `parse again (${inherited})`;
   const current =
     node.callFrame.functionName === "(garbage collector)" ? "garbage collection" : (own ?? inherited);
   step.set(node.id, current ?? "other");

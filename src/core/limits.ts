@@ -115,7 +115,10 @@ export const KEPT_ENTRY_MAX_SHARE = 1 / 4;
  * WEB_READ_MEMORY_MB of heap and as much again of buffers (EVIDENT_WEB_READ_MEMORY_MB, at least
  * WEB_READ_MEMORY_MIN_MB), while the process may grow by that plus WEB_READ_THREAD_START_MB (what
  * a thread's start and the reader's modules cost it); buffers and growth are checked every
- * WEB_READ_MEMORY_CHECK_MS. A page that needs more is not read: `too_large`.
+ * WEB_READ_MEMORY_CHECK_MS. A page that needs more is not read: `too_large`. A page under both
+ * costs less to read where it arrives than a thread's start (a fresh runtime loading the reader
+ * and running it cold) would add to it (bench/web-read/RESULTS.md, "reader speed, third pass"),
+ * and within the shape bounds below its reading is bounded: it is read on the calling thread.
  */
 export const WEB_READ_THREAD_MIN_CHARS = 1024 * 1024;
 /**
@@ -142,7 +145,7 @@ export const WEB_READ_MAX_NODES = 200_000;
  */
 export const WEB_READ_MAX_ATTRIBUTE_CHARS = 64 * 1024;
 export const WEB_READ_MAX_ELEMENT_ATTRIBUTES = 256;
-export const WEB_READ_THREAD_MIN_ELEMENTS = 3_000;
+export const WEB_READ_THREAD_MIN_ELEMENTS = 10_000;
 export const WEB_READ_THREADS = 1;
 export const WEB_READ_MEMORY_MB = 512;
 export const WEB_READ_MEMORY_MIN_MB = 64;

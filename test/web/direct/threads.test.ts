@@ -59,7 +59,7 @@ const LONG_SCRIPT = `<!doctype html><html><head><title>Long</title><script>${"va
 /** Short, but with as many elements as goes to a thread. */
 const MANY = `<!doctype html><html><head><title>Many</title></head><body><article>${Array.from(
   { length: WEB_READ_THREAD_MIN_ELEMENTS },
-  (_, i) => `<p>Item ${i}</p>`,
+  (_, i) => `<p>${i}`,
 ).join("")}</article></body></html>`;
 const REPORT_PDF = readFileSync(resolve(import.meta.dirname, "fixtures/report.pdf"));
 const SCANNED_PDF = readFileSync(resolve(import.meta.dirname, "fixtures/scanned.pdf"));
@@ -464,5 +464,42 @@ describe("web_read: large pages on a thread of their own", () => {
       { started, pages: pages + 1 },
       "read where it arrived, starting nothing",
     );
+  });
+});
+
+/**
+ * A long article of some 4,800 tags: more than a thread's start once sent to one, less than a
+ * thread's start costs to read where it arrives.
+ */
+const THOUSANDS = `<!doctype html><html><head><title>Thousands</title></head><body><article>${Array.from(
+  { length: 600 },
+  (_, i) =>
+    `<h2>Part ${i}</h2><p>The part ${i} of a long article, with <a href="/part/${i}">a link to its notes</a>.</p><p>A second paragraph.</p>`,
+).join("")}</article></body></html>`;
+
+describe("web_read: pages under the thread's bounds", () => {
+  it("a page of thousands of tags is read where it arrives: it pays no thread's start, to the same text", async () => {
+    const dist = resolve(ROOT, "dist/web/providers/direct");
+    const { readBody } = (await import(
+      `${dist}/provider.js`
+    )) as typeof import("../../../src/web/providers/direct/provider.js");
+    const { readerThreads, readerKept } = (await import(
+      `${dist}/reader-thread.js`
+    )) as typeof import("../../../src/web/providers/direct/reader-thread.js");
+    assert.ok((THOUSANDS.match(/<[a-z/!]/gi) ?? []).length > 4_500);
+    assert.equal(heavyHtml(THOUSANDS), false);
+    assert.equal(readerKept(WEB_READ_MEMORY_MB), false, "no thread is kept to take it");
+    const { started, pages } = readerThreads();
+    const url = "https://site.test/thousands";
+    const outcome = await readBody(
+      "direct",
+      new TextEncoder().encode(THOUSANDS),
+      "text/html; charset=utf-8",
+      url,
+      new AbortController().signal,
+    );
+    assert.deepEqual(readerThreads(), { started, pages }, "no thread started or used");
+    assert.equal(outcome.title, "Thousands");
+    assert.deepEqual(outcome, await readHtml(THOUSANDS, url));
   });
 });

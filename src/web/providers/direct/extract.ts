@@ -250,10 +250,11 @@ export function clean(root: Dom): void {
   const total = textLength(root);
   if (total === 0) return;
   const doomed: Dom[] = [];
+  const links = linksHeld(root);
   const visit = (element: Dom) => {
     for (const child of Array.from(element.children ?? []) as Dom[]) {
       if (isFurniture(child) && textLength(child) < total * 0.3) doomed.push(child);
-      else if (isLinkList(child)) doomed.push(child);
+      else if ((links.get(child) ?? 0) >= LINK_LIST_MIN && isLinkList(child)) doomed.push(child);
       else if (isCaption(child)) doomed.push(child);
       else visit(child);
     }
@@ -303,15 +304,37 @@ function hasInput(element: Dom): boolean {
   return element.querySelector("input, textarea, select") !== null;
 }
 
+/** Links a block holds at least, to be a list of links. */
+const LINK_LIST_MIN = 3;
+
+/**
+ * How many links each element under `root` holds, found in one pass: a block holding fewer than
+ * a link list's is passed over without walking it (a walk per block costs as much as the block's
+ * depth in the page times its size). Links inside a `<template>` count here, not in a query: an
+ * upper bound, which only ever sends a block on to the exact test.
+ */
+function linksHeld(root: Dom): Map<Dom, number> {
+  const held = new Map<Dom, number>();
+  for (const link of root.getElementsByTagName("a") as Dom[]) {
+    for (let at = link.parentNode; at != null && at !== root; at = at.parentNode)
+      held.set(at, (held.get(at) ?? 0) + 1);
+  }
+  return held;
+}
+
 /** A block that is nearly all links (a teaser or related list), not a paragraph with links. */
 function isLinkList(element: Dom): boolean {
   const tag = element.localName;
   if (tag !== "ul" && tag !== "ol" && tag !== "div" && tag !== "section") return false;
+  // The links are counted first: most blocks hold too few to be a list, and their text (all of
+  // the page, for the outer ones) is then never gathered.
+  const links = element.querySelectorAll("a") as Dom[];
+  if (links.length < LINK_LIST_MIN) return false;
   const text = textLength(element);
   if (text === 0 || text > 2000) return false;
   let linked = 0;
-  for (const link of Array.from(element.querySelectorAll("a")) as Dom[]) linked += textLength(link);
-  return linked / text > 0.8 && element.querySelectorAll("a").length >= 3;
+  for (const link of links) linked += textLength(link);
+  return linked / text > 0.8;
 }
 
 /** Blocks that are furniture by what they say, in the languages of the web's news and blogs. */
@@ -395,7 +418,15 @@ export function dropBoilerplateText(root: Dom): void {
     texts.set(element, kept);
     return kept;
   };
-  for (const element of Array.from(root.querySelectorAll("*")) as Dom[]) {
+  const elements = Array.from(root.querySelectorAll("*")) as Dom[];
+  // From the last element back, every element comes before the elements that hold it: a block
+  // holding one whose text is too long to matter is too long itself, known without its text.
+  for (let at = elements.length - 1; at >= 0; at--) {
+    const element = elements[at];
+    if (texts.get(element) === null || (LEAF_BLOCKS.has(element.localName) && shortText(element) === null))
+      texts.set(element.parentNode, null);
+  }
+  for (const element of elements) {
     if (!LEAF_BLOCKS.has(element.localName)) continue;
     const text = shortText(element);
     if (text === null || text === "") continue;

@@ -217,33 +217,46 @@ function cardsReading(
     : { main: { root, found: true, strategy: "cards" }, markdown: toMarkdown(root) };
 }
 
-/** Links and images made absolute, so that the Markdown and the link index can use them. */
+/** Each parsed page's outgoing links, found while they are made absolute (one walk, not two). */
+const pageLinks = new WeakMap<Dom, string[]>();
+
+/**
+ * Links and images made absolute, so that the Markdown and the link index can use them. A page
+ * repeats its URLs (menus, cards, image sets): each distinct one is resolved once.
+ */
 function absoluteLinks(document: Dom, pageUrl: string): void {
+  const resolved = new Map<string, string | undefined>();
+  const absolute = (value: string | null) => {
+    if (value === null) return undefined;
+    if (!resolved.has(value)) resolved.set(value, absoluteUrl(value, pageUrl));
+    return resolved.get(value);
+  };
+  // The page's distinct outgoing http(s) links, in order (an href left as it is counts too).
+  const links = new Set<string>();
   for (const element of document.querySelectorAll("a[href]")) {
     // Fragments and scripts stay as they are: Readability weighs in-page links less, and the
     // Markdown writes only http(s) and mailto links.
-    const absolute = absoluteUrl(element.getAttribute("href"), pageUrl);
-    if (absolute !== undefined) element.setAttribute("href", absolute);
+    const href = element.getAttribute("href");
+    const made = absolute(href);
+    if (made !== undefined) element.setAttribute("href", made);
+    const link = made ?? href;
+    if (/^https?:/.test(link)) links.add(link);
   }
+  pageLinks.set(document, [...links]);
   for (const element of document.querySelectorAll("img")) {
     for (const name of ["src", "data-src", "data-lazy-src", "data-original"]) {
       const value = element.getAttribute(name);
       if (value === null) continue;
-      const absolute = absoluteUrl(value, pageUrl);
-      if (absolute === undefined) element.removeAttribute(name);
-      else element.setAttribute(name, absolute);
+      const made = absolute(value);
+      if (made === undefined) element.removeAttribute(name);
+      else element.setAttribute(name, made);
     }
   }
 }
 
 /** The page's distinct outgoing http(s) links, in order (made absolute by absoluteLinks). */
 function linksOf(document: Dom): string[] {
-  const links = new Set<string>();
-  for (const element of document.querySelectorAll("a[href]")) {
-    const href = element.getAttribute("href");
-    if (/^https?:/.test(href)) links.add(href);
-  }
-  return [...links];
+  return pageLinks.get(document) ?? [];
 }
 
 /** An absolute http(s) or mailto URL, or undefined for fragments, scripts and junk. */
