@@ -18,6 +18,7 @@ import { findContainer } from "./container.js";
 import { addLead, findLead } from "./lead.js";
 import { markdownBlocks } from "./markdown.js";
 import { revealNoscript } from "./noscript.js";
+import { cutRepeatedQuotes } from "./quotes.js";
 import { findThread, type Post } from "./thread.js";
 
 // biome-ignore lint/suspicious/noExplicitAny: linkedom's DOM types are the DOM lib's, not loaded here.
@@ -121,18 +122,23 @@ export function wordShare(part: Dom, whole: Dom): number {
 /** A thread's posts, each its author line then its cleaned text, under one element. */
 function threadRoot(document: Dom, posts: readonly Post[]): Dom {
   const root = document.createElement("div");
-  for (const post of posts) {
+  const texts = posts.map((post) => {
     const text = post.body.cloneNode(true);
     clean(text);
     dropBoilerplateText(text);
-    if (textLength(text) === 0) continue;
+    return text;
+  });
+  cutRepeatedQuotes(texts);
+  posts.forEach((post, index) => {
+    const text = texts[index];
+    if (textLength(text) === 0) return;
     if (post.byline !== "") {
       const line = document.createElement("p");
       line.textContent = post.byline;
       root.appendChild(line);
     }
     root.appendChild(text);
-  }
+  });
   return root;
 }
 
