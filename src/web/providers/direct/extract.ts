@@ -14,12 +14,13 @@
  */
 import { Readability } from "@mozilla/readability";
 import type { ReadStrategy } from "../../provider.js";
+import { findComments, joinDiscussion } from "./comments.js";
 import { findContainer } from "./container.js";
 import { addLead, findLead } from "./lead.js";
 import { markdownBlocks } from "./markdown.js";
 import { revealNoscript } from "./noscript.js";
 import { cutRepeatedQuotes } from "./quotes.js";
-import { findThread, type Post } from "./thread.js";
+import { findThread, isDiscussion, type Post } from "./thread.js";
 
 // biome-ignore lint/suspicious/noExplicitAny: linkedom's DOM types are the DOM lib's, not loaded here.
 type Dom = any;
@@ -50,6 +51,21 @@ export function extractMain(document: Dom): MainContent {
   preClean(body);
   const thread = findThread(body);
   if (thread !== undefined) return { root: threadRoot(document, thread), found: true, strategy: "thread" };
+  // Taken before Readability, which moves and removes nodes.
+  const comments = findComments(body);
+  const discussion = comments === undefined ? undefined : threadRoot(document, comments);
+  const stated = discussion !== undefined && isDiscussion(body);
+  const main = readArticle(document, body);
+  const joined =
+    discussion === undefined
+      ? undefined
+      : joinDiscussion(document, main.found ? main.root : undefined, discussion, stated);
+  if (joined === undefined) return main;
+  return { root: joined, found: true, strategy: "thread", ...(main.title ? { title: main.title } : {}) };
+}
+
+/** Readability's block or the page's named container, cleaned; else the whole body. */
+function readArticle(document: Dom, body: Dom): MainContent {
   // Readability moves and removes nodes: the second opinion is taken before it runs.
   const container = findContainer(body)?.cloneNode(true);
   const lead = findLead(body);

@@ -103,7 +103,7 @@ function splitCamel(names: string): string {
 }
 
 /** Each run of RUN words as a 32-bit hash: a long thread's runs would cost more as strings. */
-function runsOf(text: string): number[] {
+export function runsOf(text: string): number[] {
   const words = (text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).map(hash);
   const runs: number[] = [];
   for (let i = 0; i + RUN <= words.length; i++) {
