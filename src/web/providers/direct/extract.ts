@@ -14,11 +14,13 @@
  */
 import { Readability } from "@mozilla/readability";
 import type { ReadStrategy } from "../../provider.js";
+import { findComments, joinDiscussion } from "./comments.js";
 import { findContainer } from "./container.js";
 import { addLead, findLead } from "./lead.js";
 import { markdownBlocks } from "./markdown.js";
 import { revealNoscript } from "./noscript.js";
-import { findThread, type Post } from "./thread.js";
+import { cutRepeatedQuotes } from "./quotes.js";
+import { findThread, isDiscussion, type Post } from "./thread.js";
 
 // biome-ignore lint/suspicious/noExplicitAny: linkedom's DOM types are the DOM lib's, not loaded here.
 type Dom = any;
@@ -49,6 +51,21 @@ export function extractMain(document: Dom): MainContent {
   preClean(body);
   const thread = findThread(body);
   if (thread !== undefined) return { root: threadRoot(document, thread), found: true, strategy: "thread" };
+  // Taken before Readability, which moves and removes nodes.
+  const comments = findComments(body);
+  const discussion = comments === undefined ? undefined : threadRoot(document, comments);
+  const stated = discussion !== undefined && isDiscussion(body);
+  const main = readArticle(document, body);
+  const joined =
+    discussion === undefined
+      ? undefined
+      : joinDiscussion(document, main.found ? main.root : undefined, discussion, stated);
+  if (joined === undefined) return main;
+  return { root: joined, found: true, strategy: "thread", ...(main.title ? { title: main.title } : {}) };
+}
+
+/** Readability's block or the page's named container, cleaned; else the whole body. */
+function readArticle(document: Dom, body: Dom): MainContent {
   // Readability moves and removes nodes: the second opinion is taken before it runs.
   const container = findContainer(body)?.cloneNode(true);
   const lead = findLead(body);
@@ -121,18 +138,23 @@ export function wordShare(part: Dom, whole: Dom): number {
 /** A thread's posts, each its author line then its cleaned text, under one element. */
 function threadRoot(document: Dom, posts: readonly Post[]): Dom {
   const root = document.createElement("div");
-  for (const post of posts) {
+  const texts = posts.map((post) => {
     const text = post.body.cloneNode(true);
     clean(text);
     dropBoilerplateText(text);
-    if (textLength(text) === 0) continue;
+    return text;
+  });
+  cutRepeatedQuotes(texts);
+  posts.forEach((post, index) => {
+    const text = texts[index];
+    if (textLength(text) === 0) return;
     if (post.byline !== "") {
       const line = document.createElement("p");
       line.textContent = post.byline;
       root.appendChild(line);
     }
     root.appendChild(text);
-  }
+  });
   return root;
 }
 

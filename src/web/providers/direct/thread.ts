@@ -18,6 +18,8 @@ type Dom = any;
 export interface Post {
   /** The post's text block. */
   readonly body: Dom;
+  /** The post around it: the largest ancestor that holds no other post's text. */
+  readonly unit: Dom;
   /** "author · date", as the page shows them; empty when the post names neither. */
   readonly byline: string;
 }
@@ -50,15 +52,27 @@ export function findThread(body: Dom): Post[] | undefined {
       if (BLOCKS.has(element.localName)) bodies.add(element);
     }
   }
+  return postsOf(body, bodies);
+}
+
+/**
+ * The posts around a set of text blocks, in page order, each with its author line; undefined
+ * when fewer than two blocks hold text.
+ */
+export function postsOf(body: Dom, bodies: Set<Dom>): Post[] | undefined {
   // A text block inside another one (a quote in a post) belongs to that post.
   const outer = [...bodies].filter((element) => !hasAncestorIn(element, bodies) && textLength(element) > 0);
   if (outer.length < MIN_POSTS) return undefined;
   const ordered = inPageOrder(body, new Set(outer));
   const holding = postsHeld(ordered);
-  return ordered.map((element) => ({ body: element, byline: byline(postOf(element, holding), element) }));
+  return ordered.map((element) => {
+    const unit = postOf(element, holding);
+    return { body: element, unit, byline: byline(unit, element) };
+  });
 }
 
-function isDiscussion(body: Dom): boolean {
+/** Whether the page states it is a discussion (schema.org microdata or JSON-LD). */
+export function isDiscussion(body: Dom): boolean {
   const document = body.ownerDocument;
   for (const element of Array.from(document.querySelectorAll("[itemtype]")) as Dom[]) {
     if (DISCUSSION.test(element.getAttribute("itemtype") ?? "")) return true;
@@ -128,8 +142,17 @@ function authorOf(post: Dom, outside: (element: Dom) => boolean): string | undef
     const value = oneLine(element.textContent);
     if (value !== "" && value.length <= 80) return value;
   }
+  for (const link of Array.from(post.querySelectorAll("a[href]")) as Dom[]) {
+    if (!outside(link) || !PROFILE_PATH.test(link.getAttribute("href") ?? "")) continue;
+    const value = oneLine(link.textContent);
+    if (value !== "" && value.length <= 80) return value;
+  }
   return undefined;
 }
+
+/** A link to a member's page, which a post's header names its author by. */
+const PROFILE_PATH =
+  /^(https?:)?\/\/[^/]+\/(~|u\/|users?\/|members?\/|profiles?\/|people\/|authors?\/)[^/?#]+/i;
 
 function oneLine(text: string | null | undefined): string {
   return (text ?? "").replace(/\s+/g, " ").trim();

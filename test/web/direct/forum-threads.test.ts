@@ -1,0 +1,107 @@
+/**
+ * The direct reader on discussion threads beyond the platforms' post markup: quotes of earlier
+ * posts, comment threads named by their class words, Q&A pages. Each page is small and written
+ * for the test in the markup its kind of site uses.
+ */
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { readHtml } from "../../../src/web/providers/direct/html.js";
+import { inOrder, textOf } from "./reader-text.js";
+
+/** A post in a XenForo theme's markup. */
+const xenPost = (author: string, date: string, body: string) =>
+  `<article class="message message--post" data-author="${author}">
+    <div class="message-cell message-cell--user"><h4 class="message-name"><a href="/members/1/" class="username">${author}</a></h4></div>
+    <div class="message-cell message-cell--main"><header class="message-attribution"><time datetime="2026-01-01">${date}</time></header>
+    <article class="message-body js-selectToQuote"><div class="bbWrapper">${body}</div></article></div></article>`;
+
+/** A XenForo quote block: its title names the quoted author, its content the quoted words. */
+const xenQuote = (author: string, words: string) =>
+  `<blockquote class="bbCodeBlock bbCodeBlock--expandable bbCodeBlock--quote"><div class="bbCodeBlock-title"><a href="/goto/post?id=1">${author} said:</a></div>
+    <div class="bbCodeBlock-content"><div class="bbCodeBlock-expandContent">${words}</div><div class="bbCodeBlock-expandLink"><a>Click to expand...</a></div></div></blockquote>`;
+
+describe("direct reader: quotes in a thread", () => {
+  const opening =
+    "My sourdough rises well overnight in the fridge but spreads flat on the stone as soon as it is scored and baked at high heat.";
+  const outside = "Shape tightly and bake cold straight from the fridge, the book says on page forty.";
+  const html = `<!DOCTYPE html><html><head><title>Flat loaves</title></head><body><div class="p-body">
+    ${xenPost("RyeRita", "Jan 1, 2026", opening)}
+    ${xenPost("crumbshot", "Jan 1, 2026", `${xenQuote("RyeRita", opening)}That is over-proofing: shorten the cold retard to twelve hours.`)}
+    ${xenPost("OvenSpring", "Jan 2, 2026", `${xenQuote("Hamelman", outside)}Try a tighter shape before anything else.`)}
+    </div></body></html>`;
+
+  it("cuts a quote of an earlier post to its attribution, and keeps a quote from elsewhere whole", async () => {
+    const text = textOf(await readHtml(html, "https://bakers.example/threads/flat.7"));
+    assert.equal(text.split("spreads flat on the stone").length - 1, 1, text);
+    inOrder(text, [
+      "RyeRita · Jan 1, 2026",
+      "spreads flat on the stone",
+      "crumbshot · Jan 1, 2026",
+      "RyeRita said: …",
+      "shorten the cold retard",
+      "OvenSpring · Jan 2, 2026",
+      "Hamelman said:",
+      "bake cold straight from the fridge",
+      "tighter shape",
+    ]);
+  });
+});
+
+describe("direct reader: threads named by their class words", () => {
+  /** A comment in a link aggregator's markup: byline, text block, replies nested inside. */
+  const comment = (who: string, said: string, replies = "") =>
+    `<li class="comments_subtree"><div class="comment"><div class="byline"><a class="user" href="/~${who}">${who}</a> <time datetime="2026-02-01">2 hours ago</time> <a href="/c/${who}">link</a></div>
+      <div class="comment_text"><p>${said}</p></div></div>${replies ? `<ol class="comments">${replies}</ol>` : ""}</li>`;
+  const story = `<!DOCTYPE html><html><head><title>Rust project goals | Links</title></head><body>
+    <header><nav><a href="/">Home</a><a href="/recent">Recent</a><a href="/comments">Comments</a></nav></header>
+    <main><div class="story"><h1><a href="https://blog.example/goals">Rust project goals for 2026</a></h1><p>via <a href="/~ada">ada</a>, 4 points</p></div>
+    <ol class="comments">
+      ${comment("kkiri", "Very interested in the ergonomic reference counting, since async tasks make me clone every shared pointer.", comment("dureuill", "So do I, and I doubt eliding clones would improve ergonomics enough to pay for another trait.") + comment("kbknapp", "Same concern here: a lightweight clone trait brings downsides that outweigh the typing it saves."))}
+      ${comment("junon", "Great writeup: cargo script alone will make small tools much nicer to share with colleagues.")}
+    </ol></main><footer><a href="/about">About</a></footer></body></html>`;
+
+  it("reads a story's nested comments in order, each under its author line", async () => {
+    const outcome = await readHtml(story, "https://links.example/s/abc/rust_goals");
+    const text = textOf(outcome);
+    inOrder(text, [
+      "kkiri · 2 hours ago",
+      "ergonomic reference counting",
+      "dureuill · 2 hours ago",
+      "eliding clones",
+      "kbknapp · 2 hours ago",
+      "lightweight clone trait",
+      "junon · 2 hours ago",
+      "cargo script",
+    ]);
+    assert.equal(outcome.pageType, "forum");
+    assert.equal(outcome.strategy, "thread");
+  });
+
+  it("keeps a blog post with a few named comments an article, its comments out", async () => {
+    const said = (who: string, words: string) =>
+      `<li class="comment"><div class="comment-author"><a href="/u/${who}">${who}</a></div><div class="comment-content"><p>${words}</p></div></li>`;
+    const html = `<html><head><title>Pruning apple trees</title></head><body><article><h1>Pruning apple trees</h1>
+      ${"<p>Prune in late winter, while the tree is dormant, and never take more than a quarter of the canopy in one year. </p>".repeat(6)}
+      </article><ol class="comment-list">${said("Ann", "Thanks, very clear.")}${said("Bo", "Does this hold for pears as well?")}${said("Cy", "Mine fruit every other year only.")}</ol></body></html>`;
+    const outcome = await readHtml(html, "https://garden.example/pruning");
+    assert.equal(textOf(outcome).match(/Prune in late winter/g)?.length, 6, textOf(outcome));
+    assert.ok(!textOf(outcome).includes("every other year"), textOf(outcome));
+    assert.notEqual(outcome.strategy, "thread");
+  });
+
+  it("does not read a listing of post excerpts, each under a headline linking to its post, as a thread", async () => {
+    const excerpt = (n: number, title: string) =>
+      `<article class="post"><h2 class="post-title"><a href="/posts/${n}">${title}</a></h2><span class="author">Mara</span> <time>May ${n}, 2026</time>
+        <div class="post-content"><p>${title}: what we changed, why it matters to growers, and what comes next season.</p></div></article>`;
+    const html = `<html><head><title>Blog</title></head><body><main><h1>Orchard notes</h1>
+      ${excerpt(1, "Grafting in spring")}${excerpt(2, "Thinning young fruit")}${excerpt(3, "Storing apples")}${excerpt(4, "Cider from windfalls")}</main></body></html>`;
+    const outcome = await readHtml(html, "https://orchard.example/blog");
+    assert.notEqual(outcome.strategy, "thread");
+    inOrder(textOf(outcome), [
+      "Grafting in spring",
+      "Thinning young fruit",
+      "Storing apples",
+      "Cider from windfalls",
+    ]);
+  });
+});
