@@ -105,6 +105,12 @@ describe("direct reader: listings of cards", () => {
     ])
       assert.ok(!text.includes(dropped), `kept: ${dropped}\n${text}`);
   });
+
+  it("reads a listing whole through readHtml, whose one parse serves its cards and its extraction", async () => {
+    const outcome = await readHtml(page, "https://tern.example/releases");
+    assert.equal(outcome.pageType, "listing");
+    inOrder(textOf(outcome), ["Tern 5.0: incremental builds", "Tern 4.2", "Tern 4.1", "Tern 4.0", "Tern 3.9"]);
+  });
 });
 
 describe("direct reader: an article among cards", () => {

@@ -110,6 +110,9 @@ function htmlOutcome(
   const links = linksOf(document);
   const stated = pageMetadata(document, pageUrl);
   const structure = tools.pageType(document);
+  // Cards are read before extraction moves nodes: readCards copies what it keeps, so one parse serves both.
+  const cards =
+    structure === "listing" || structure === "collection" ? cardsReading(tools, document) : undefined;
   const main =
     structure === "product"
       ? tools.extractProduct(document, tools.extractMain)
@@ -117,8 +120,6 @@ function htmlOutcome(
         ? tools.readSections(document, tools.extractMain)
         : tools.extractMain(document);
   let chosen: { main: MainContent; markdown: string } = { main, markdown: toMarkdown(main.root) };
-  const cards =
-    structure === "listing" || structure === "collection" ? cardsReading(tools, parse) : undefined;
   // An article with a list of related stories can look like a listing: the cards must hold more.
   if (
     cards !== undefined &&
@@ -206,12 +207,9 @@ function prose(markdown: string): boolean {
   return false;
 }
 
-/** A listing's or collection's cards (cards.ts), read from the page as sent. */
-function cardsReading(
-  tools: HtmlTools,
-  parse: () => Dom,
-): { main: MainContent; markdown: string } | undefined {
-  const root = tools.readCards(parse().body);
+/** A listing's or collection's cards (cards.ts), read before any extraction changes the page. */
+function cardsReading(tools: HtmlTools, document: Dom): { main: MainContent; markdown: string } | undefined {
+  const root = tools.readCards(document.body);
   return root === undefined
     ? undefined
     : { main: { root, found: true, strategy: "cards" }, markdown: toMarkdown(root) };
