@@ -105,6 +105,70 @@ describe("direct reader: listings of cards", () => {
     ])
       assert.ok(!text.includes(dropped), `kept: ${dropped}\n${text}`);
   });
+
+  it("reads a listing whole through readHtml, whose one parse serves its cards and its extraction", async () => {
+    const outcome = await readHtml(page, "https://tern.example/releases");
+    assert.equal(outcome.pageType, "listing");
+    inOrder(textOf(outcome), [
+      "Tern 5.0: incremental builds",
+      "Tern 4.2",
+      "Tern 4.1",
+      "Tern 4.0",
+      "Tern 3.9",
+    ]);
+  });
+});
+
+describe("direct reader: a list the extraction cut to one card", () => {
+  const names = [
+    "Birch Hollow loop",
+    "Quarry ridge",
+    "Three lakes path",
+    "Old mill track",
+    "Heron marsh boardwalk",
+    "Summit switchbacks",
+    "Cedar creek walk",
+    "Fox valley circuit",
+  ];
+  const featured = `<div class="trail trail-1 featured"><h3><a href="/trails/1">Birch Hollow loop</a></h3>
+    <p>A walk of 3 kilometres from the birch car park. The loop crosses the birch wood on a boardwalk, climbs gently to a viewpoint over the reservoir and returns along the old railway line, which is level and dry in every season.</p>
+    <p>Parking at the start is free. The café at the halfway point opens at weekends from Easter to October, and the trail club leads a guided walk here on the first Sunday of each month, starting at ten.</p>
+    <p>In autumn the birches turn gold in the second half of October; the club asks walkers to stay on the boardwalk where the ground is boggy, since the wood floor is home to rare mosses.</p></div>`;
+  // Whole cards are links, as on many listings: an article extractor drops them as link lists.
+  const trail = (n: number, name: string) =>
+    `<div class="trail trail-${n}"><a href="/trails/${n}"><h3>${name}</h3><p>A walk of ${n + 2} kilometres from the ${name.split(" ")[0]} car park, waymarked the whole way round.</p><span>${n + 3} km</span></a></div>`;
+  const page = `<!DOCTYPE html><html><head><title>Trails near Millbrook</title></head><body>
+    <header><nav><a href="/">Home</a><a href="/maps">Maps</a><a href="/events">Events</a></nav></header>
+    <main><h1>Trails near Millbrook</h1><div class="intro"><p>Walks chosen by the trail club.</p></div>
+    <div class="trails">${featured}${names
+      .slice(1)
+      .map((name, i) => trail(i + 2, name))
+      .join("")}</div></main>
+    <footer><p>Millbrook Trail Club, registered charity. Contact the volunteers.</p></footer></body></html>`;
+
+  it("reads every card when the extraction kept one of them, on a page not typed a listing", async () => {
+    const outcome = await readHtml(page, "https://trails.example/millbrook");
+    assert.notEqual(outcome.pageType, "listing");
+    assert.equal(outcome.strategy, "cards");
+    const text = textOf(outcome);
+    inOrder(text, [
+      "Trails near Millbrook",
+      "Walks chosen by the trail club",
+      "Birch Hollow loop",
+      "rare mosses",
+      ...names.slice(1),
+    ]);
+    assert.ok(!text.includes("Contact the volunteers"), text);
+  });
+
+  it("keeps the introduction that sits in another block than the cards", () => {
+    const { document } = parseHTML(page);
+    inOrder(toMarkdown(readCards(document.body)), [
+      "Trails near Millbrook",
+      "Walks chosen by the trail club",
+      "Quarry ridge",
+    ]);
+  });
 });
 
 describe("direct reader: an article among cards", () => {

@@ -12,6 +12,7 @@
  * with the first and its menus and banners stay out.
  */
 
+import { wordShare } from "./extract.js";
 import { revealNoscript } from "./noscript.js";
 
 // biome-ignore lint/suspicious/noExplicitAny: linkedom's DOM types are the DOM lib's, not loaded here.
@@ -50,6 +51,23 @@ export function readCards(body: Dom): Dom | undefined {
   dropChrome(cards);
   root.appendChild(cards);
   return root;
+}
+
+/** How many times the extraction's text the cards hold when they also hold its words. */
+const HOLDS_FACTOR = 2;
+/** The share of the extraction's distinct words the cards must hold. */
+const HOLDS_SHARE = 0.5;
+
+/**
+ * Whether the cards are the page's content on any kind of page: they hold several times the
+ * extraction's text and most of its words, so the extraction kept one card, the introduction or
+ * a part of the list. An article's related stories hold few of the article's words.
+ */
+export function cardsHold(cards: Dom, reading: Dom): boolean {
+  // The cards' region alone (readCards puts it last): the introduction before it may be an
+  // article's own prose, which would hold the article's words.
+  const region = cards.lastElementChild ?? cards;
+  return textLength(region) > HOLDS_FACTOR * textLength(reading) && wordShare(reading, region) >= HOLDS_SHARE;
 }
 
 /** Class words that differ between otherwise equal cards (state, position, parity). */
@@ -156,7 +174,7 @@ function outermost(groups: readonly Group[]): Group[] {
 function introduction(body: Dom, region: Dom): Dom[] {
   const heading = body.querySelector("h1");
   if (heading === null || region.contains(heading) || heading.contains(region)) return [];
-  if (heading.compareDocumentPosition(region) & 2) return [];
+  if (precedes(region, heading)) return [];
   const kept: Dom[] = [heading];
   let chars = textLength(heading);
   let after = false;
@@ -166,12 +184,32 @@ function introduction(body: Dom, region: Dom): Dom[] {
       continue;
     }
     if (!after || element.closest("nav, footer, header, aside, form") !== null) continue;
-    if (region.contains(element) || element.compareDocumentPosition(region) & 2) break;
+    if (region.contains(element) || precedes(region, element)) break;
     chars += textLength(element);
     if (chars > MAX_INTRO_CHARS) break;
     kept.push(element);
   }
   return kept;
+}
+
+/**
+ * Whether `a` comes before `b` in the document (neither containing the other). Written here
+ * because linkedom's compareDocumentPosition answers the other way round for nodes in different
+ * subtrees, which lost a listing's introduction.
+ */
+function precedes(a: Dom, b: Dom): boolean {
+  const path = (node: Dom) => {
+    const nodes: Dom[] = [];
+    for (let at = node; at; at = at.parentNode) nodes.push(at);
+    return nodes.reverse();
+  };
+  const pathA = path(a);
+  const pathB = path(b);
+  let depth = 0;
+  while (depth < pathA.length && depth < pathB.length && pathA[depth] === pathB[depth]) depth += 1;
+  if (depth === 0 || depth === pathA.length || depth === pathB.length) return false;
+  const siblings = Array.from(pathA[depth - 1].childNodes as ArrayLike<Dom>);
+  return siblings.indexOf(pathA[depth]) < siblings.indexOf(pathB[depth]);
 }
 
 /** Class words of a listing's chrome: its filters, sorting, pagination and prompts. */

@@ -7,7 +7,7 @@
  */
 import { WEB_READ_MAX_DEPTH, WEB_READ_MAX_ELEMENTS, WEB_READ_MAX_NODES } from "../../../core/limits.js";
 import type { ProviderReadOutcome, ReadMetadata, ReadStrategy } from "../../provider.js";
-import type { readCards } from "./cards.js";
+import type { cardsHold, readCards } from "./cards.js";
 import { settleBody, wellFormed } from "./document.js";
 import type { extractBody, extractMain, MainContent } from "./extract.js";
 import { toMarkdown } from "./markdown.js";
@@ -25,6 +25,7 @@ interface HtmlTools {
   readonly extractProduct: typeof extractProduct;
   readonly readSections: typeof readSections;
   readonly readCards: typeof readCards;
+  readonly cardsHold: typeof cardsHold;
   readonly pageType: typeof pageType;
   readonly pageShape: typeof pageShape;
   readonly boundedAttributes: typeof boundedAttributes;
@@ -50,6 +51,7 @@ function loadTools(): Promise<HtmlTools> {
     extractProduct: product.extractProduct,
     readSections: sections.readSections,
     readCards: cards.readCards,
+    cardsHold: cards.cardsHold,
     pageType: kind.pageType,
     pageShape: shape.pageShape,
     boundedAttributes: shape.boundedAttributes,
@@ -110,6 +112,8 @@ function htmlOutcome(
   const links = linksOf(document);
   const stated = pageMetadata(document, pageUrl);
   const structure = tools.pageType(document);
+  // Cards are read before extraction moves nodes: readCards copies what it keeps, so one parse serves both.
+  const cards = structure === "forum" ? undefined : tools.readCards(document.body);
   const main =
     structure === "product"
       ? tools.extractProduct(document, tools.extractMain)
@@ -117,15 +121,11 @@ function htmlOutcome(
         ? tools.readSections(document, tools.extractMain)
         : tools.extractMain(document);
   let chosen: { main: MainContent; markdown: string } = { main, markdown: toMarkdown(main.root) };
-  const cards =
-    structure === "listing" || structure === "collection" ? cardsReading(tools, parse) : undefined;
-  // An article with a list of related stories can look like a listing: the cards must hold more.
-  if (
-    cards !== undefined &&
-    cards.markdown.length > CARDS_FACTOR * chosen.markdown.length &&
-    !prose(chosen.markdown)
-  )
-    chosen = cards;
+  // An article with a list of related stories can look like a listing: the cards must hold more,
+  // or hold what the extraction kept (then it was one card, or a part of the list).
+  const listed = structure === "listing" || structure === "collection";
+  const read = cards === undefined ? undefined : cardsReading(tools, cards, chosen, listed);
+  if (read !== undefined) chosen = read;
   const warnings: string[] = [];
   if (chosen.markdown.length < POOR_CHARS) {
     const wide = widerReading(tools, parse, chosen.markdown.length);
@@ -206,15 +206,24 @@ function prose(markdown: string): boolean {
   return false;
 }
 
-/** A listing's or collection's cards (cards.ts), read from the page as sent. */
+/**
+ * The cards' reading when they, not the extraction, are the page's content: on any page when
+ * they hold what the extraction kept and more; on a listing also when they hold several times
+ * its text and it is no article's prose.
+ */
 function cardsReading(
   tools: HtmlTools,
-  parse: () => Dom,
+  cards: Dom,
+  chosen: { main: MainContent; markdown: string },
+  listed: boolean,
 ): { main: MainContent; markdown: string } | undefined {
-  const root = tools.readCards(parse().body);
-  return root === undefined
-    ? undefined
-    : { main: { root, found: true, strategy: "cards" }, markdown: toMarkdown(root) };
+  if (chosen.main.strategy === "thread") return undefined;
+  const holds = tools.cardsHold(cards, chosen.main.root);
+  if (!holds && !listed) return undefined;
+  const markdown = toMarkdown(cards);
+  if (!holds && (markdown.length <= CARDS_FACTOR * chosen.markdown.length || prose(chosen.markdown)))
+    return undefined;
+  return { main: { root: cards, found: true, strategy: "cards" }, markdown };
 }
 
 /** Each parsed page's outgoing links, found while they are made absolute (one walk, not two). */
