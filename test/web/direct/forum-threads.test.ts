@@ -5,6 +5,8 @@
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { parseHTML } from "linkedom";
+import { extractMain } from "../../../src/web/providers/direct/extract.js";
 import { readHtml } from "../../../src/web/providers/direct/html.js";
 import { inOrder, textOf } from "./reader-text.js";
 
@@ -75,6 +77,19 @@ describe("direct reader: threads named by their class words", () => {
     ]);
     assert.equal(outcome.pageType, "forum");
     assert.equal(outcome.strategy, "thread");
+  });
+
+  it("reads such comments as the page only where the page is not typed article or documentation, or says it is a discussion", () => {
+    // A blog's or a docs page's own body often wraps its comments and carries a post-body class
+    // like them: there the comments never replace the body.
+    const extract = (html: string, prose: boolean) => extractMain(parseHTML(html).document, prose).strategy;
+    assert.equal(extract(story, false), "thread");
+    assert.notEqual(extract(story, true), "thread");
+    const stated = story.replace(
+      "</head>",
+      '<script type="application/ld+json">{"@type":"DiscussionForumPosting","headline":"Rust project goals"}</script></head>',
+    );
+    assert.equal(extract(stated, true), "thread");
   });
 
   it("keeps a blog post with a few named comments an article, its comments out", async () => {

@@ -187,6 +187,24 @@ describe("direct reader: an article among cards", () => {
     assert.notEqual(outcome.strategy, "cards");
     inOrder(textOf(outcome), ["Paragraph 1 of the council report", "Paragraph 4 of the council report"]);
   });
+
+  it("reads an article set among its site's teasers as its prose, never as the cards holding it", async () => {
+    // A news site's page may set the story in the same blocks as the teasers around it: the
+    // teasers' region then holds the whole story and more, yet a page typed article stays its prose.
+    const teaser = (n: number) =>
+      `<div class="block"><h3><a href="/news/${n}">Teaser ${n}: another story from the city desk today</a></h3><p>Teaser ${n} sums up another story of the day in a sentence or two, with a link to read it whole on its own page.</p></div>`;
+    const prose = (n: number) =>
+      `<p>Paragraph ${n} of the story: the council delayed the budget vote again after members asked for an independent review of the transport spending.</p>`;
+    const page = `<!DOCTYPE html><html><head><title>Budget vote delayed</title>
+      <meta property="og:type" content="article"></head><body><main>
+      <div class="block"><h1>Budget vote delayed</h1>${[1, 2, 3, 4].map(prose).join("")}</div>
+      ${Array.from({ length: 12 }, (_, n) => teaser(n + 1)).join("")}
+      </main></body></html>`;
+    const outcome = await readHtml(page, "https://news.example/budget");
+    assert.equal(outcome.pageType, "article");
+    assert.notEqual(outcome.strategy, "cards");
+    inOrder(textOf(outcome), ["Paragraph 1 of the story", "Paragraph 4 of the story"]);
+  });
 });
 
 describe("direct reader: when extraction finds almost nothing", () => {

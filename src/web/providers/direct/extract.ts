@@ -45,16 +45,18 @@ export interface MainContent {
   readonly byline?: string;
 }
 
-export function extractMain(document: Dom): MainContent {
+export function extractMain(document: Dom, prose = false): MainContent {
   const body = document.body ?? document.documentElement;
   revealNoscript(body);
   preClean(body);
   const thread = findThread(body);
   if (thread !== undefined) return { root: threadRoot(document, thread), found: true, strategy: "thread" };
-  // Taken before Readability, which moves and removes nodes.
-  const comments = findComments(body);
+  // Taken before Readability, which moves and removes nodes. On a page typed article or
+  // documentation, comments are a discussion only where the page says so: a blog's own body
+  // often carries a post-body class like its comments.
+  const stated = isDiscussion(body);
+  const comments = prose && !stated ? undefined : findComments(body);
   const discussion = comments === undefined ? undefined : threadRoot(document, comments);
-  const stated = discussion !== undefined && isDiscussion(body);
   const main = readArticle(document, body);
   const joined =
     discussion === undefined

@@ -71,10 +71,10 @@ export async function readHtml(html: string, pageUrl: string): Promise<ProviderR
   const parse = () => {
     const { document } = tools.parseHTML(shape.excessAttributes ? tools.boundedAttributes(page) : page);
     settleBody(document);
-    absoluteLinks(document, pageUrl);
-    return document;
+    return { document, links: absoluteLinks(document, pageUrl) };
   };
-  return htmlOutcome(parse(), pageUrl, tools, parse);
+  const { document, links } = parse();
+  return htmlOutcome(document, links, pageUrl, tools, () => parse().document);
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: linkedom's Document type is the DOM lib's, which this project does not load.
@@ -105,11 +105,11 @@ const CARDS_FACTOR = 3;
 
 function htmlOutcome(
   document: Dom,
+  links: readonly string[],
   pageUrl: string,
   tools: HtmlTools,
   parse: () => Dom,
 ): ProviderReadOutcome {
-  const links = linksOf(document);
   const stated = pageMetadata(document, pageUrl);
   const structure = tools.pageType(document);
   // Cards are read before extraction moves nodes: readCards copies what it keeps, so one parse serves both.
@@ -119,12 +119,13 @@ function htmlOutcome(
       ? tools.extractProduct(document, tools.extractMain)
       : structure === "service"
         ? tools.readSections(document, tools.extractMain)
-        : tools.extractMain(document);
+        : tools.extractMain(document, structure === "article" || structure === "documentation");
   let chosen: { main: MainContent; markdown: string } = { main, markdown: toMarkdown(main.root) };
   // An article with a list of related stories can look like a listing: the cards must hold more,
   // or hold what the extraction kept (then it was one card, or a part of the list).
   const listed = structure === "listing" || structure === "collection";
-  const read = cards === undefined ? undefined : cardsReading(tools, cards, chosen, listed);
+  const prose = structure === "article" || structure === "documentation";
+  const read = cards === undefined || prose ? undefined : cardsReading(tools, cards, chosen, listed);
   if (read !== undefined) chosen = read;
   const warnings: string[] = [];
   if (chosen.markdown.length < POOR_CHARS) {
@@ -226,14 +227,12 @@ function cardsReading(
   return { main: { root: cards, found: true, strategy: "cards" }, markdown };
 }
 
-/** Each parsed page's outgoing links, found while they are made absolute (one walk, not two). */
-const pageLinks = new WeakMap<Dom, string[]>();
-
 /**
- * Links and images made absolute, so that the Markdown and the link index can use them. A page
- * repeats its URLs (menus, cards, image sets): each distinct one is resolved once.
+ * Links and images made absolute, so that the Markdown and the link index can use them; returns
+ * the page's distinct outgoing http(s) links, in order, found in the same walk. A page repeats
+ * its URLs (menus, cards, image sets): each distinct one is resolved once.
  */
-function absoluteLinks(document: Dom, pageUrl: string): void {
+function absoluteLinks(document: Dom, pageUrl: string): string[] {
   const resolved = new Map<string, string | undefined>();
   const absolute = (value: string | null) => {
     if (value === null) return undefined;
@@ -251,7 +250,6 @@ function absoluteLinks(document: Dom, pageUrl: string): void {
     const link = made ?? href;
     if (/^https?:/.test(link)) links.add(link);
   }
-  pageLinks.set(document, [...links]);
   for (const element of document.querySelectorAll("img")) {
     for (const name of ["src", "data-src", "data-lazy-src", "data-original"]) {
       const value = element.getAttribute(name);
@@ -261,11 +259,7 @@ function absoluteLinks(document: Dom, pageUrl: string): void {
       else element.setAttribute(name, made);
     }
   }
-}
-
-/** The page's distinct outgoing http(s) links, in order (made absolute by absoluteLinks). */
-function linksOf(document: Dom): string[] {
-  return pageLinks.get(document) ?? [];
+  return [...links];
 }
 
 /** An absolute http(s) or mailto URL, or undefined for fragments, scripts and junk. */
