@@ -12,7 +12,7 @@ import { settleBody, wellFormed } from "./document.js";
 import type { extractBody, extractMain, MainContent } from "./extract.js";
 import { toMarkdown } from "./markdown.js";
 import { pageMetadata } from "./metadata.js";
-import type { pageType } from "./page-type.js";
+import type { articleSigned, pageType } from "./page-type.js";
 import type { plainText } from "./plain.js";
 import type { extractProduct } from "./product.js";
 import type { readSections } from "./sections.js";
@@ -26,6 +26,7 @@ interface HtmlTools {
   readonly readSections: typeof readSections;
   readonly readCards: typeof readCards;
   readonly pageType: typeof pageType;
+  readonly articleSigned: typeof articleSigned;
   readonly pageShape: typeof pageShape;
   readonly boundedAttributes: typeof boundedAttributes;
   readonly browserCdata: typeof browserCdata;
@@ -51,6 +52,7 @@ function loadTools(): Promise<HtmlTools> {
     readSections: sections.readSections,
     readCards: cards.readCards,
     pageType: kind.pageType,
+    articleSigned: kind.articleSigned,
     pageShape: shape.pageShape,
     boundedAttributes: shape.boundedAttributes,
     browserCdata: shape.browserCdata,
@@ -113,8 +115,8 @@ function htmlOutcome(
   const main =
     structure === "product"
       ? tools.extractProduct(document, tools.extractMain)
-      : structure === "service"
-        ? tools.readSections(document, tools.extractMain)
+      : structure === "service" || (structure === "article" && !tools.articleSigned(document))
+        ? tools.readSections(document, tools.extractMain, structure)
         : tools.extractMain(document);
   let chosen: { main: MainContent; markdown: string } = { main, markdown: toMarkdown(main.root) };
   const cards =
@@ -163,7 +165,8 @@ function htmlOutcome(
     ...(stated.siteName === undefined ? {} : { siteName: stated.siteName }),
   };
   return {
-    pageType: main.strategy === "thread" ? "forum" : structure,
+    // A page typed article for want of other signs whose sections read better is a service page.
+    pageType: main.strategy === "thread" ? "forum" : main.strategy === "sections" ? "service" : structure,
     strategy,
     ...(title === undefined ? {} : { title }),
     content: [{ type: "text", text: markdown }],
