@@ -99,4 +99,21 @@ describe("direct reader: service pages", () => {
     assert.ok(!text.includes("Globex logo"), text);
     assert.equal(outcome.strategy, "sections");
   });
+
+  it("drops a landing page's pictures, keeps one it presents in a figure", async () => {
+    const page = consultancy()
+      .replace(
+        "<h2>How we work</h2>",
+        '<h2>How we work</h2><img src="/team/anna.jpg" alt="Portrait of Anna Berg smiling">',
+      )
+      .replace(
+        '<div class="faq">',
+        '<figure><img src="/plant.png" alt="Dashboard of the Kiel plant"><figcaption>The Kiel plant</figcaption></figure><div class="faq">',
+      );
+    const outcome = await readHtml(page, "https://northwind.example/data");
+    const text = textOf(outcome);
+    assert.equal(outcome.strategy, "sections");
+    assert.ok(!text.includes("Portrait of Anna"), text);
+    assert.ok(text.includes("Dashboard of the Kiel plant"), text);
+  });
 });

@@ -71,7 +71,7 @@ export function extractSections(document: Dom): MainContent {
   }
   dropBeforeHeading(root);
   dropBuilderNames(root);
-  dropImageStrips(root);
+  dropPictures(root);
   clean(root);
   dropBoilerplateText(root);
   return { root, found: true, strategy: "sections" };
@@ -173,17 +173,14 @@ function outermostOf(elements: readonly Dom[], root: Dom): Dom[] {
   return outermost;
 }
 
-/** Images in a block with no text of its own that make it a strip of logos or badges. */
-const STRIP_IMAGES = 3;
-
 /**
- * Removes blocks of images and nothing else (a strip of customers' logos, of badges, of app
- * store buttons): their alternative texts name pictures, not what the page says.
+ * Removes a landing page's pictures (icons, headshots, strips of customers' logos, store
+ * badges): their alternative texts name pictures, not what the page says. A picture the page
+ * presents in a `<figure>` stays.
  */
-function dropImageStrips(root: Dom): void {
-  for (const element of Array.from(root.querySelectorAll("div, ul, section, p")) as Dom[]) {
-    if (textLength(element) > 0) continue;
-    if (element.querySelectorAll("img, picture").length >= STRIP_IMAGES) element.remove();
+function dropPictures(root: Dom): void {
+  for (const element of Array.from(root.querySelectorAll("img, picture")) as Dom[]) {
+    if (element.closest("figure") === null) element.remove();
   }
 }
 
