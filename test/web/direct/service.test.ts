@@ -116,4 +116,30 @@ describe("direct reader: service pages", () => {
     assert.ok(!text.includes("Portrait of Anna"), text);
     assert.ok(text.includes("Dashboard of the Kiel plant"), text);
   });
+  it("reads an older page that marks no menu or footer, and has no date, as an article", async () => {
+    // Columns of <div>s, no landmark tags: a sections reading would keep the menu and the side column.
+    const events = [
+      "Spring fair on the market square",
+      "Choir evening in the town hall",
+      "Cycling tour to the lake",
+      "Book swap in the library",
+      "Summer party of the club",
+      "Harvest market at the mill",
+      "Lantern walk for the children",
+      "Winter concert in the church",
+    ]
+      .map((event) => `<li><a href="/dates">${event}</a>: music, food and stalls run by the members.</li>`)
+      .join("");
+    const page = `<!DOCTYPE html><html><head><title>Our club house</title></head><body>
+      <div class="col1"><a href="/">Home</a><br><a href="/club">Club</a><br><a href="/dates">Dates</a></div>
+      <div class="col2"><h1>The new club house is open</h1>${["The roof", "The kitchen", "The garden"].map(paragraph).join("")}</div>
+      <div class="col3"><b>Dates</b><ul>${events}</ul></div>
+      <div class="bottom">Club of friends, Lindenweg 3. Imprint.</div></body></html>`;
+    const outcome = await readHtml(page, "https://club.example/house");
+    const text = textOf(outcome);
+    assert.equal(outcome.pageType, "article");
+    assert.notEqual(outcome.strategy, "sections");
+    assert.ok(text.includes("The garden is planned"), text);
+    assert.ok(!text.includes("Choir evening"), text);
+  });
 });

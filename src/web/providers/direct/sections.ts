@@ -52,6 +52,17 @@ const MORE_FACTOR = 1.0;
 const UNSIGNED_FACTOR = 1.5;
 const HELD_SHARE = 0.6;
 
+/**
+ * A page read as sections without being built of them (a service page only by elimination, or
+ * an article with no sign of one) must mark its furniture and head its parts: the reading
+ * removes menus, footers and sidebars by their landmark tags and roles, and a page that marks
+ * none (an older page of tables and `<div>`s) would give its sidebars and footers as sections.
+ */
+const MIN_SECTIONS = 3;
+const MIN_HEADINGS = 4;
+const LANDMARKS =
+  "header, footer, nav, aside, main, [role='banner'], [role='contentinfo'], [role='navigation'], [role='complementary'], [role='main']";
+
 /** The page's main region, its sections in order, cleaned of furniture. */
 export function extractSections(document: Dom): MainContent {
   const body = document.body ?? document.documentElement;
@@ -110,6 +121,8 @@ export function readSections(
   otherwise: (document: Dom) => MainContent,
   structure: "service" | "article" = "service",
 ): MainContent {
+  const bare = structure === "article" || document.querySelectorAll("section").length < MIN_SECTIONS;
+  if (bare && !marked(document)) return otherwise(document);
   const sections = extractSections(document);
   const other = otherwise(document);
   // A thread's posts, each under its author line, are read better than its page's sections.
@@ -158,6 +171,12 @@ function dropBuilderNames(root: Dom): void {
       element.setAttribute("class", kept.join(" "));
     }
   }
+}
+
+/** Whether the page heads its parts (h2, h3) and marks at least one landmark. */
+function marked(document: Dom): boolean {
+  const body = document.body ?? document.documentElement;
+  return body.querySelectorAll("h2, h3").length >= MIN_HEADINGS && body.querySelector(LANDMARKS) !== null;
 }
 
 /** The elements that are not inside another of them. */
