@@ -54,14 +54,14 @@ const HELD_SHARE = 0.6;
 
 /**
  * A page read as sections without being built of them (a service page only by elimination, or
- * an article with no sign of one) must mark its furniture and head its parts: the reading
+ * an article with no sign of one) must mark its furniture (header, footer, nav, aside) and head its parts: the reading
  * removes menus, footers and sidebars by their landmark tags and roles, and a page that marks
  * none (an older page of tables and `<div>`s) would give its sidebars and footers as sections.
  */
 const MIN_SECTIONS = 3;
 const MIN_HEADINGS = 4;
 const LANDMARKS =
-  "header, footer, nav, aside, main, [role='banner'], [role='contentinfo'], [role='navigation'], [role='complementary'], [role='main']";
+  "header, footer, nav, aside, [role='banner'], [role='contentinfo'], [role='navigation'], [role='complementary']";
 
 /** The page's main region, its sections in order, cleaned of furniture. */
 export function extractSections(document: Dom): MainContent {
@@ -173,7 +173,7 @@ function dropBuilderNames(root: Dom): void {
   }
 }
 
-/** Whether the page heads its parts (h2, h3) and marks at least one landmark. */
+/** Whether the page heads its parts (h2, h3) and marks some of its furniture (`<main>` marks none). */
 function marked(document: Dom): boolean {
   const body = document.body ?? document.documentElement;
   return body.querySelectorAll("h2, h3").length >= MIN_HEADINGS && body.querySelector(LANDMARKS) !== null;
