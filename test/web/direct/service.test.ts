@@ -28,6 +28,8 @@ const consultancy = (around = "") => `<!DOCTYPE html><html lang="en"><head>
       ${card("Shift reports", "Each shift lead gets the three figures that matter on one screen at handover.")}
       ${card("Forecasting", "Orders and material needs for the next quarter, with the error of last quarter's forecast.")}
       ${card("Training", "Your engineers learn to keep the pipelines running without us after the first year.")}
+      ${card("Quality checks", "Scrap and rework figures tied to the machine and the shift that produced them.")}
+      ${card("Energy use", "What each line draws per part made, measured against the contract's price of power.")}
     </div></div>
     <div class="story"><h2>How we work</h2>${["Strategy", "Delivery", "Review"].map(paragraph).join("")}</div>
     <div class="faq"><h2>Questions</h2><dl><dt>Do you work on site?</dt><dd>Yes: the first two weeks are spent at your plant, with your shift leads.</dd><dt>Who owns the code?</dt><dd>You do, from the first commit, in a repository of your own.</dd><dt>What does it cost?</dt><dd>A fixed price per phase, agreed before the phase starts.</dd></dl></div>

@@ -54,12 +54,14 @@ const HELD_SHARE = 0.6;
 
 /**
  * A page read as sections without being built of them (a service page only by elimination, or
- * an article with no sign of one) must mark its furniture (header, footer, nav, aside) and head its parts: the reading
- * removes menus, footers and sidebars by their landmark tags and roles, and a page that marks
- * none (an older page of tables and `<div>`s) would give its sidebars and footers as sections.
+ * an article with no sign of one) must mark its furniture (header, footer, nav, aside) and head
+ * its parts: the reading removes menus, footers and sidebars by their landmark tags and roles,
+ * and a page that marks none (an older page of tables and `<div>`s) would give its sidebars and
+ * footers as sections. A page typed article by its prose needs more headings: an article's few
+ * subheadings do not make it a page of parts.
  */
 const MIN_SECTIONS = 3;
-const MIN_HEADINGS = 4;
+const MIN_HEADINGS = { service: 4, article: 10 } as const;
 const LANDMARKS =
   "header, footer, nav, aside, [role='banner'], [role='contentinfo'], [role='navigation'], [role='complementary']";
 
@@ -122,7 +124,7 @@ export function readSections(
   structure: "service" | "article" = "service",
 ): MainContent {
   const bare = structure === "article" || document.querySelectorAll("section").length < MIN_SECTIONS;
-  if (bare && !marked(document)) return otherwise(document);
+  if (bare && !marked(document, MIN_HEADINGS[structure])) return otherwise(document);
   const sections = extractSections(document);
   const other = otherwise(document);
   // A thread's posts, each under its author line, are read better than its page's sections.
@@ -174,9 +176,9 @@ function dropBuilderNames(root: Dom): void {
 }
 
 /** Whether the page heads its parts (h2, h3) and marks some of its furniture (`<main>` marks none). */
-function marked(document: Dom): boolean {
+function marked(document: Dom, headings: number): boolean {
   const body = document.body ?? document.documentElement;
-  return body.querySelectorAll("h2, h3").length >= MIN_HEADINGS && body.querySelector(LANDMARKS) !== null;
+  return body.querySelectorAll("h2, h3").length >= headings && body.querySelector(LANDMARKS) !== null;
 }
 
 /** The elements that are not inside another of them. */
