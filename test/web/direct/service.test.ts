@@ -144,4 +144,30 @@ describe("direct reader: service pages", () => {
     assert.ok(text.includes("The garden is planned"), text);
     assert.ok(!text.includes("Choir evening"), text);
   });
+  it("reads an undated article with a few subheadings and a column of dates as an article, not as sections", async () => {
+    // Four subheadings make an article's outline, not a page of parts: the column is not its text.
+    const events = [
+      "Spring fair on the market square",
+      "Choir evening in the town hall",
+      "Cycling tour to the lake",
+      "Book swap in the library",
+      "Summer party of the club",
+      "Harvest market at the mill",
+      "Lantern walk for the children",
+      "Winter concert in the church",
+    ]
+      .map((event) => `<li><a href="/dates">${event}</a>: music, food and stalls run by the members.</li>`)
+      .join("");
+    const page = `<!DOCTYPE html><html><head><title>Our club house</title></head><body>
+      <header><a href="/">Club of friends</a><nav><a href="/club">Club</a><a href="/dates">Dates</a></nav></header>
+      <div class="col2"><h1>The new club house is open</h1>${["The roof", "The kitchen", "The garden", "The hall"].map((topic) => `<h2>${topic}</h2>${paragraph(topic)}`).join("")}</div>
+      <div class="col3"><b>Dates</b><ul>${events}</ul></div>
+      <footer>Club of friends, Lindenweg 3. Imprint.</footer></body></html>`;
+    const outcome = await readHtml(page, "https://club.example/house");
+    const text = textOf(outcome);
+    assert.equal(outcome.pageType, "article");
+    assert.notEqual(outcome.strategy, "sections");
+    assert.ok(text.includes("The hall is planned"), text);
+    assert.ok(!text.includes("Choir evening"), text);
+  });
 });
