@@ -260,7 +260,7 @@ const FURNITURE = new Set([
   "disclaimer",
 ]);
 
-function furnitureName(names: string): boolean {
+export function furnitureName(names: string): boolean {
   for (const name of names.toLowerCase().split(/\s+/)) {
     for (const word of name.split("--")[0]?.split(/[-_]+/) ?? []) if (FURNITURE.has(word)) return true;
   }

@@ -12,7 +12,7 @@ import { settleBody, wellFormed } from "./document.js";
 import type { extractBody, extractMain, MainContent } from "./extract.js";
 import { toMarkdown } from "./markdown.js";
 import { pageMetadata } from "./metadata.js";
-import type { pageType } from "./page-type.js";
+import type { articleSigned, pageType } from "./page-type.js";
 import type { plainText } from "./plain.js";
 import type { extractProduct } from "./product.js";
 import type { readSections } from "./sections.js";
@@ -27,6 +27,7 @@ interface HtmlTools {
   readonly readCards: typeof readCards;
   readonly cardsHold: typeof cardsHold;
   readonly pageType: typeof pageType;
+  readonly articleSigned: typeof articleSigned;
   readonly pageShape: typeof pageShape;
   readonly boundedAttributes: typeof boundedAttributes;
   readonly browserCdata: typeof browserCdata;
@@ -53,6 +54,7 @@ function loadTools(): Promise<HtmlTools> {
     readCards: cards.readCards,
     cardsHold: cards.cardsHold,
     pageType: kind.pageType,
+    articleSigned: kind.articleSigned,
     pageShape: shape.pageShape,
     boundedAttributes: shape.boundedAttributes,
     browserCdata: shape.browserCdata,
@@ -112,20 +114,21 @@ function htmlOutcome(
 ): ProviderReadOutcome {
   const stated = pageMetadata(document, pageUrl);
   const structure = tools.pageType(document);
+  // A page typed article or documentation keeps its prose: no cards, no comment thread unless stated.
+  const prose = structure === "article" || structure === "documentation";
   // Cards are read before extraction moves nodes: readCards copies what it keeps, so one parse serves both.
-  const cards = structure === "forum" ? undefined : tools.readCards(document.body);
+  const cards = structure === "forum" || prose ? undefined : tools.readCards(document.body);
   const main =
     structure === "product"
       ? tools.extractProduct(document, tools.extractMain)
-      : structure === "service"
-        ? tools.readSections(document, tools.extractMain)
-        : tools.extractMain(document, structure === "article" || structure === "documentation");
+      : structure === "service" || (structure === "article" && !tools.articleSigned(document))
+        ? tools.readSections(document, (page) => tools.extractMain(page, prose), structure)
+        : tools.extractMain(document, prose);
   let chosen: { main: MainContent; markdown: string } = { main, markdown: toMarkdown(main.root) };
   // An article with a list of related stories can look like a listing: the cards must hold more,
   // or hold what the extraction kept (then it was one card, or a part of the list).
   const listed = structure === "listing" || structure === "collection";
-  const prose = structure === "article" || structure === "documentation";
-  const read = cards === undefined || prose ? undefined : cardsReading(tools, cards, chosen, listed);
+  const read = cards === undefined ? undefined : cardsReading(tools, cards, chosen, listed);
   if (read !== undefined) chosen = read;
   const warnings: string[] = [];
   if (chosen.markdown.length < POOR_CHARS) {
@@ -164,7 +167,8 @@ function htmlOutcome(
     ...(stated.siteName === undefined ? {} : { siteName: stated.siteName }),
   };
   return {
-    pageType: main.strategy === "thread" ? "forum" : structure,
+    // A page typed article for want of other signs whose sections read better is a service page.
+    pageType: main.strategy === "thread" ? "forum" : main.strategy === "sections" ? "service" : structure,
     strategy,
     ...(title === undefined ? {} : { title }),
     content: [{ type: "text", text: markdown }],

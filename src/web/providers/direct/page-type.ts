@@ -90,6 +90,22 @@ export function pageType(document: Dom): PageType {
   return "service";
 }
 
+/** What says a page is an article: a publication date, a `<time>` in its body, a stated Article. */
+const PUBLISHED =
+  'meta[property="article:published_time"], meta[name="date"], meta[itemprop="datePublished"], [itemprop="datePublished"]';
+
+/**
+ * Whether the page carries a sign of being an article rather than only its prose: a page
+ * typed article without one may be a service page of long paragraphs, read as sections when
+ * they hold much more (sections.ts). Run before extraction, which removes `<time>`s.
+ */
+export function articleSigned(document: Dom): boolean {
+  if (document.querySelector(PUBLISHED) !== null) return true;
+  const body = document.body ?? document.documentElement;
+  if (body.querySelector("time") !== null) return true;
+  return statedTypes(document).some((type) => ARTICLES.test(type));
+}
+
 /** Headed sections that make a page of sections (hero, features, pricing, FAQ...). */
 const MIN_SECTIONS = 4;
 

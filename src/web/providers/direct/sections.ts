@@ -8,21 +8,35 @@
  * keeps the one block with the most prose and loses the rest; here the region that holds the
  * sections is kept whole and only its furniture is removed.
  */
-import { clean, dropBoilerplateText, type MainContent, textLength, wordShare } from "./extract.js";
+import {
+  clean,
+  dropBoilerplateText,
+  furnitureName,
+  type MainContent,
+  textLength,
+  wordShare,
+} from "./extract.js";
 
 // biome-ignore lint/suspicious/noExplicitAny: linkedom's DOM types are the DOM lib's, not loaded here.
 type Dom = any;
 
+/** What is never read as text: code, styles, drawings and embedded frames. */
+const INERT = "script, style, template, noscript, svg, iframe";
+
 /** Page furniture by tag or role, wherever it sits in the region. */
 const FURNITURE =
-  "script, style, template, noscript, svg, iframe, nav, footer, aside, dialog, button, select, textarea, [role='navigation'], [role='contentinfo'], [role='complementary'], [role='search'], [role='dialog'], [role='banner'], [aria-hidden='true'], [hidden]";
+  "nav, footer, aside, dialog, button, select, textarea, [role='navigation'], [role='contentinfo'], [role='complementary'], [role='search'], [role='dialog'], [role='banner'], [aria-hidden='true'], [hidden]";
+
+/**
+ * Furniture that holds the page's title or main region and this share of its text wraps the
+ * page rather than sits in it (a `<form>` around a whole ASP.NET page, a `<nav>` its markup
+ * never closed): it is kept. A menu holding more text than the page holds neither.
+ */
+const WRAPS_SHARE = 0.5;
 
 /** Words naming a banner or a dialog laid over the page rather than a section of it. */
 const OVERLAY =
   /^(?:cookies?|consent|gdpr|onetrust|cookiebot|modal|popup|overlay|newsletter|skip|breadcrumbs?|announcement)$/i;
-
-/** Sections a page needs before its sections are read rather than its one best block. */
-const MIN_SECTIONS = 3;
 
 /** A `<main>` holding less than this share of the body's text is a part, not the region. */
 const MAIN_SHARE = 0.3;
@@ -30,10 +44,26 @@ const MAIN_SHARE = 0.3;
 /**
  * Whether the sections reading replaces another: it must hold this many times the other's text
  * (a service page's other sections), and most of the other's words (the same region, not a
- * different part of the page).
+ * different part of the page). A page typed article, with no sign of being one (no date, no
+ * byline's `<time>`, no stated Article), must hold more: an article's page around its text
+ * holds less.
  */
 const MORE_FACTOR = 1.0;
+const UNSIGNED_FACTOR = 1.5;
 const HELD_SHARE = 0.6;
+
+/**
+ * A page read as sections without being built of them (a service page only by elimination, or
+ * an article with no sign of one) must mark its furniture (header, footer, nav, aside) and head
+ * its parts: the reading removes menus, footers and sidebars by their landmark tags and roles,
+ * and a page that marks none (an older page of tables and `<div>`s) would give its sidebars and
+ * footers as sections. A page typed article by its prose needs more headings: an article's few
+ * subheadings do not make it a page of parts.
+ */
+const MIN_SECTIONS = 3;
+const MIN_HEADINGS = { service: 4, article: 10 } as const;
+const LANDMARKS =
+  "header, footer, nav, aside, [role='banner'], [role='contentinfo'], [role='navigation'], [role='complementary']";
 
 /** The page's main region, its sections in order, cleaned of furniture. */
 export function extractSections(document: Dom): MainContent {
@@ -41,11 +71,20 @@ export function extractSections(document: Dom): MainContent {
   const main = body.querySelector("main, [role='main']");
   const region = main !== null && textLength(main) >= MAIN_SHARE * textLength(body) ? main : body;
   const root = region.cloneNode(true);
-  for (const element of Array.from(root.querySelectorAll(FURNITURE)) as Dom[]) element.remove();
+  for (const element of Array.from(root.querySelectorAll(INERT)) as Dom[]) element.remove();
+  const wraps = (element: Dom) =>
+    element.querySelector("h1, main, [role='main']") !== null &&
+    textLength(element) >= WRAPS_SHARE * textLength(root);
+  for (const element of Array.from(root.querySelectorAll(FURNITURE)) as Dom[]) {
+    if (!wraps(element)) element.remove();
+  }
   for (const element of Array.from(root.querySelectorAll("header, form, [class], [id]")) as Dom[]) {
-    if (isOverlay(element) || isSiteHeader(element, root) || isForm(element)) element.remove();
+    if ((isOverlay(element) || isSiteHeader(element, root) || isForm(element)) && !wraps(element))
+      element.remove();
   }
   dropBeforeHeading(root);
+  dropBuilderNames(root);
+  dropPictures(root);
   clean(root);
   dropBoilerplateText(root);
   return { root, found: true, strategy: "sections" };
@@ -75,18 +114,95 @@ function dropBeforeHeading(root: Dom): void {
 
 /**
  * A service page's content: its sections when they hold more than what `otherwise` (an
- * article extractor) keeps and hold that too; else what `otherwise` keeps. The sections are
+ * article extractor) keeps and hold that too; else what `otherwise` keeps. A page typed
+ * `article` for want of other signs is read the same way, with a higher bar. The sections are
  * read first, from a copy: extractors move and remove nodes.
  */
-export function readSections(document: Dom, otherwise: (document: Dom) => MainContent): MainContent {
-  // A page with no sections to keep (a service page only by elimination) reads as an article.
-  if (document.querySelectorAll("section").length < MIN_SECTIONS) return otherwise(document);
+export function readSections(
+  document: Dom,
+  otherwise: (document: Dom) => MainContent,
+  structure: "service" | "article" = "service",
+): MainContent {
+  const bare = structure === "article" || document.querySelectorAll("section").length < MIN_SECTIONS;
+  if (bare && !marked(document, MIN_HEADINGS[structure])) return otherwise(document);
   const sections = extractSections(document);
   const other = otherwise(document);
   // A thread's posts, each under its author line, are read better than its page's sections.
   if (other.strategy === "thread") return other;
-  const more = textLength(sections.root) >= MORE_FACTOR * textLength(other.root);
+  const factor = structure === "service" ? MORE_FACTOR : UNSIGNED_FACTOR;
+  const more = textLength(sections.root) >= factor * textLength(other.root);
   return more && wordShare(other.root, sections.root) >= HELD_SHARE ? sections : other;
+}
+
+/**
+ * A furniture word in the class names of this many separate blocks that together hold this
+ * share of the text names the page's blocks (one large promotion bar is still a promotion).
+ */
+const BUILDER_BLOCKS = 3;
+const BUILDER_SHARE = 0.5;
+
+/**
+ * Takes off the class names a page builder puts on every block (`elementor-widget-wrap`) whose
+ * words elsewhere name furniture ("widget"): the clean-up reads names, and would take each of
+ * the page's blocks for a sidebar's. A word is the builder's when the blocks whose names bear
+ * it hold most of the region's text; a sidebar's widgets hold a small part of it.
+ */
+function dropBuilderNames(root: Dom): void {
+  const total = textLength(root);
+  // The blocks that bear each furniture word in one of their class names.
+  const bearers = new Map<string, Dom[]>();
+  for (const element of Array.from(root.querySelectorAll("[class]")) as Dom[]) {
+    const words = new Set<string>();
+    for (const name of (element.getAttribute("class") ?? "").toLowerCase().split(/\s+/)) {
+      for (const word of name.split("--")[0]?.split(/[-_]+/) ?? []) if (furnitureName(word)) words.add(word);
+    }
+    for (const word of words) {
+      const list = bearers.get(word);
+      if (list === undefined) bearers.set(word, [element]);
+      else list.push(element);
+    }
+  }
+  for (const [word, elements] of bearers) {
+    const outermost = outermostOf(elements, root);
+    let text = 0;
+    for (const element of outermost) text += textLength(element);
+    if (outermost.length < BUILDER_BLOCKS || text < BUILDER_SHARE * total) continue;
+    for (const element of elements) {
+      const names = (element.getAttribute("class") ?? "").split(/\s+/);
+      const kept = names.filter((name: string) => !name.toLowerCase().split(/[-_]+/).includes(word));
+      element.setAttribute("class", kept.join(" "));
+    }
+  }
+}
+
+/** Whether the page heads its parts (h2, h3) and marks some of its furniture (`<main>` marks none). */
+function marked(document: Dom, headings: number): boolean {
+  const body = document.body ?? document.documentElement;
+  return body.querySelectorAll("h2, h3").length >= headings && body.querySelector(LANDMARKS) !== null;
+}
+
+/** The elements that are not inside another of them. */
+function outermostOf(elements: readonly Dom[], root: Dom): Dom[] {
+  const set = new Set(elements);
+  const outermost: Dom[] = [];
+  for (const element of elements) {
+    let inside = false;
+    for (let node = element.parentNode; node != null && node !== root && !inside; node = node.parentNode)
+      inside = set.has(node);
+    if (!inside) outermost.push(element);
+  }
+  return outermost;
+}
+
+/**
+ * Removes a landing page's pictures (icons, headshots, strips of customers' logos, store
+ * badges): their alternative texts name pictures, not what the page says. A picture the page
+ * presents in a `<figure>` stays.
+ */
+function dropPictures(root: Dom): void {
+  for (const element of Array.from(root.querySelectorAll("img, picture")) as Dom[]) {
+    if (element.closest("figure") === null) element.remove();
+  }
 }
 
 function isOverlay(element: Dom): boolean {
