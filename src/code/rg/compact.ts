@@ -354,13 +354,9 @@ function split(
   if (parts.offset < 0) return false;
   p = digitsEnd;
   if (!at(bytes, p, SUBMATCHES)) return false;
-  // At the list's `[`, then at each `,` between submatches: the step past it is the same
-  // operation for the first submatch as for a later one, so a line with two does not meet
-  // code V8 optimized without ever seeing it run (which would throw that code away).
-  p += SUBMATCHES.length - 1;
-  if (bytes[p + 1] !== 0x5d /* ] */) {
-    do {
-      p++;
+  p += SUBMATCHES.length;
+  if (bytes[p] !== 0x5d /* ] */) {
+    for (;;) {
       if (!at(bytes, p, SUBMATCH_HEAD)) return false;
       p = dataValue(bytes, p + SUBMATCH_HEAD.length, end);
       if (p < 0 || !at(bytes, p, START)) return false;
@@ -370,8 +366,10 @@ function split(
       if (to < from || bytes[digitsEnd] !== 0x7d /* } */) return false;
       parts.ranges.push(from, to);
       p = digitsEnd + 1;
-    } while (bytes[p] === 0x2c /* , */);
-  } else p += 1;
+      if (bytes[p] !== 0x2c /* , */) break;
+      p++;
+    }
+  }
   return p + 3 === end && bytes[p] === 0x5d && bytes[p + 1] === 0x7d && bytes[p + 2] === 0x7d;
 }
 
@@ -380,22 +378,17 @@ function split(
  * string is skipped to its closing quote, over escaped characters.
  */
 function dataValue(bytes: Uint8Array, from: number, end: number): number {
-  const head = at(bytes, from, TEXT) ? TEXT.length : at(bytes, from, BYTES) ? BYTES.length : 0;
-  if (head === 0) return -1;
-  // At the opening quote: each scan below starts with a step past where it stands.
-  let p = from + head - 1;
+  let p = at(bytes, from, TEXT) ? from + TEXT.length : at(bytes, from, BYTES) ? from + BYTES.length : -1;
+  if (p < 0) return -1;
   // The closing quote is the first one after an even number of backslashes. Looked for in a
   // loop: a Buffer's indexOf is a native call whose cost, paid per string, exceeds the scan.
-  // Each loop's step runs at least once, so the first escaped quote of a search does not meet
-  // optimized code that never saw it run (see split).
   for (;;) {
-    do p++;
-    while (p < end && bytes[p] !== 0x22 /* " */);
+    while (p < end && bytes[p] !== 0x22 /* " */) p++;
     if (p >= end) return -1;
-    let before = p;
-    do before--;
-    while (bytes[before] === 0x5c /* \ */);
-    if ((p - 1 - before) % 2 === 0) break;
+    let slashes = 0;
+    while (bytes[p - 1 - slashes] === 0x5c /* \ */) slashes++;
+    if (slashes % 2 === 0) break;
+    p++;
   }
   return p + 1 < end && bytes[p + 1] === 0x7d /* } */ ? p + 2 : -1;
 }
