@@ -12,6 +12,7 @@
  * with the first and its menus and banners stay out.
  */
 
+import { textLength } from "./document.js";
 import { wordShare } from "./extract.js";
 import { revealNoscript } from "./noscript.js";
 
@@ -255,8 +256,4 @@ function dropChrome(root: Dom): void {
   }
   // A form around the whole list (a page built as one form) is no filter.
   for (const element of doomed) if (textLength(element) < 0.3 * total) element.remove();
-}
-
-function textLength(element: Dom): number {
-  return (element.textContent ?? "").replace(/\s+/g, " ").trim().length;
 }

@@ -9,6 +9,8 @@
  * `post-content`: the thread found here replaces the article only when it is the page's content
  * (joinDiscussion), and never where its posts carry headlines that link elsewhere (a listing).
  */
+
+import { textLength } from "./document.js";
 import { runsOf } from "./quotes.js";
 import { type Post, postsOf } from "./thread.js";
 
@@ -99,8 +101,4 @@ export function joinDiscussion(
   root.appendChild(article);
   root.appendChild(thread);
   return root;
-}
-
-function textLength(element: Dom): number {
-  return (element.textContent ?? "").replace(/\s+/g, " ").trim().length;
 }

@@ -7,6 +7,7 @@
  * cookie notice or comment form beside a short post, a list of signatories under a letter, a
  * recipe's steps without its ingredients. The container is a second opinion on such pages.
  */
+import { textLength } from "./document.js";
 
 // biome-ignore lint/suspicious/noExplicitAny: linkedom's DOM types are the DOM lib's, not loaded here.
 type Dom = any;
@@ -52,8 +53,4 @@ function isNamedBody(element: Dom): boolean {
   if (names === "") return false;
   for (const name of names.split(/\s+/)) if (BODY_NAME.test(name)) return true;
   return false;
-}
-
-function textLength(element: Dom): number {
-  return (element.textContent ?? "").replace(/\s+/g, " ").trim().length;
 }

@@ -86,3 +86,8 @@ export function settleBody(document: Dom): void {
     else body.insertBefore(element, first);
   }
 }
+
+/** An element's text length, its runs of white space counted as one. */
+export function textLength(element: Dom): number {
+  return (element.textContent ?? "").replace(/\s+/g, " ").trim().length;
+}

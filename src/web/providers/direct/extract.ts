@@ -16,6 +16,7 @@ import { Readability } from "@mozilla/readability";
 import type { ReadStrategy } from "../../provider.js";
 import { findComments, joinDiscussion } from "./comments.js";
 import { findContainer } from "./container.js";
+import { textLength } from "./document.js";
 import { addLead, findLead } from "./lead.js";
 import { markdownBlocks } from "./markdown.js";
 import { revealNoscript } from "./noscript.js";
@@ -118,11 +119,6 @@ export function extractBody(document: Dom, light = false): MainContent {
     dropBoilerplateText(body);
   }
   return { root: body, found: false, strategy: "body-fallback" };
-}
-
-/** Characters of text under an element, runs of whitespace counted as one. */
-export function textLength(element: Dom): number {
-  return (element.textContent ?? "").replace(/\s+/g, " ").trim().length;
 }
 
 /** The share of `part`'s distinct words that occur in `whole` (1 when `part` has none). */

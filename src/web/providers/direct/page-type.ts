@@ -20,6 +20,7 @@
  * maintainer can see how the reader saw the page.
  */
 import type { PageType } from "../../provider.js";
+import { textLength } from "./document.js";
 
 // biome-ignore lint/suspicious/noExplicitAny: linkedom's DOM types are the DOM lib's, not loaded here.
 type Dom = any;
@@ -176,8 +177,4 @@ function proseParagraphs(body: Dom): number {
     if (textLength(paragraph) >= 200 && ++count >= 3) break;
   }
   return count;
-}
-
-function textLength(element: Dom): number {
-  return (element.textContent ?? "").replace(/\s+/g, " ").trim().length;
 }

@@ -10,7 +10,9 @@
  * class, an id or `itemprop="description"`; those blocks, and nothing around them, are the
  * content.
  */
-import { clean, dropBoilerplateText, type MainContent, textLength, wordShare } from "./extract.js";
+import { isRecord } from "../shared/values.js";
+import { textLength } from "./document.js";
+import { clean, dropBoilerplateText, type MainContent, wordShare } from "./extract.js";
 
 // biome-ignore lint/suspicious/noExplicitAny: linkedom's DOM types are the DOM lib's, not loaded here.
 type Dom = any;
@@ -236,10 +238,6 @@ function findProduct(value: unknown, depth: number): Record<string, unknown> | u
     if (found !== undefined) return found;
   }
   return undefined;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
 }
 
 function firstRecord(value: unknown): Record<string, unknown> | undefined {

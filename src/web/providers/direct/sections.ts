@@ -8,14 +8,8 @@
  * keeps the one block with the most prose and loses the rest; here the region that holds the
  * sections is kept whole and only its furniture is removed.
  */
-import {
-  clean,
-  dropBoilerplateText,
-  furnitureName,
-  type MainContent,
-  textLength,
-  wordShare,
-} from "./extract.js";
+import { textLength } from "./document.js";
+import { clean, dropBoilerplateText, furnitureName, type MainContent, wordShare } from "./extract.js";
 
 // biome-ignore lint/suspicious/noExplicitAny: linkedom's DOM types are the DOM lib's, not loaded here.
 type Dom = any;
