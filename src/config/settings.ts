@@ -16,6 +16,7 @@ import {
   KEPT_MIN_BYTES,
   WEB_READ_MEMORY_MB,
   WEB_READ_MEMORY_MIN_MB,
+  WEB_READ_THREAD_IDLE_MS,
 } from "../core/limits.js";
 import {
   KEY_VARIABLE,
@@ -69,13 +70,21 @@ export interface CodeSettings {
   readonly maxProcesses: number;
 }
 
+/** The direct reader's threads (web/providers/direct/reader-thread.ts). */
+export interface ReaderSettings {
+  /** A thread's heap bound in MiB (EVIDENT_WEB_READ_MEMORY_MB). */
+  readonly memoryMb: number;
+  /** How long a thread that answered is kept for the next page (EVIDENT_WEB_READ_THREAD_IDLE_MS). */
+  readonly idleMs: number;
+}
+
 export interface WebSettings {
   /** `EVIDENT_ALLOW_PRIVATE_NETWORK=true`, said at startup before any configuration loads. */
   readonly privateNetworkAtStart: boolean;
   /** The preset names of `EVIDENT_MCP_PRESETS` (empty when unset). */
   readonly mcpPresets: Setting<readonly string[]>;
-  /** The direct reader's heap bound in MiB (EVIDENT_WEB_READ_MEMORY_MB). */
-  readonly readerMemoryMb: Setting<number>;
+  /** The direct reader's threads: their memory and how long one is kept idle. */
+  readonly reader: Setting<ReaderSettings>;
   /**
    * The web configuration (environment, then config file, then defaults), loaded anew for each
    * config file revision.
@@ -160,8 +169,13 @@ function webSettings(env: Env, configFile: ConfigLocation): WebSettings {
   return Object.freeze({
     privateNetworkAtStart: env.EVIDENT_ALLOW_PRIVATE_NETWORK?.trim() === "true",
     mcpPresets: setting(() => envList(env, "EVIDENT_MCP_PRESETS") ?? []),
-    readerMemoryMb: setting(() =>
-      envInteger(env, "EVIDENT_WEB_READ_MEMORY_MB", WEB_READ_MEMORY_MB, { min: WEB_READ_MEMORY_MIN_MB }),
+    reader: setting(() =>
+      Object.freeze({
+        memoryMb: envInteger(env, "EVIDENT_WEB_READ_MEMORY_MB", WEB_READ_MEMORY_MB, {
+          min: WEB_READ_MEMORY_MIN_MB,
+        }),
+        idleMs: envInteger(env, "EVIDENT_WEB_READ_THREAD_IDLE_MS", WEB_READ_THREAD_IDLE_MS, { min: 0 }),
+      }),
     ),
     load: (options: LoadConfigOptions) => loadConfig(env, { configFile, ...options }),
     revision: () => configRevision(configFile),

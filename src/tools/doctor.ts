@@ -201,7 +201,7 @@ async function probeProviders(
   const http = httpClientFor(config, options.lookup === undefined ? {} : { lookup: options.lookup });
   const set = new ProviderSet(config.providers, {
     env: settings.childEnvironment,
-    readerMemoryMb: settings.web.readerMemoryMb,
+    reader: settings.web.reader,
     logger: silentLogger,
   });
   try {

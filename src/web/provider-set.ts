@@ -7,15 +7,20 @@
  */
 import { canRead, canSearch, type ProviderSpec } from "../config/load.js";
 import type { AdapterName } from "../config/schema.js";
-import { type ChildEnvironment, type Setting, settingValue } from "../config/settings.js";
+import {
+  type ChildEnvironment,
+  type ReaderSettings,
+  type Setting,
+  settingValue,
+} from "../config/settings.js";
 import type { Logger } from "../core/logger.js";
 import { type Provider, ProviderError } from "./provider.js";
 
 export interface ProviderFactoryDeps {
   /** The caller's environment (config/ settings' childEnvironment): what `mcp` upstreams get. */
   readonly env: ChildEnvironment;
-  /** The direct reader's heap bound (EVIDENT_WEB_READ_MEMORY_MB); limits.ts's default without. */
-  readonly readerMemoryMb?: Setting<number>;
+  /** The direct reader's threads (EVIDENT_WEB_READ_*); limits.ts's defaults without. */
+  readonly reader?: Setting<ReaderSettings>;
   readonly logger: Logger;
 }
 
@@ -40,7 +45,7 @@ export const PROVIDER_FACTORIES: Readonly<Record<AdapterName, ProviderFactory>> 
   direct: async (spec, deps) =>
     (await import("./providers/direct/provider.js")).createDirectProvider(
       withId(spec),
-      deps.readerMemoryMb === undefined ? undefined : settingValue(deps.readerMemoryMb),
+      deps.reader === undefined ? undefined : settingValue(deps.reader),
     ),
   mcp: async (spec, deps) =>
     (await import("./providers/mcp/index.js")).createMcpProvider(spec.id, spec.options as never, {

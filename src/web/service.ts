@@ -184,7 +184,7 @@ export class WebService {
       const factories = this.#options.factories;
       const providers = new ProviderSet(
         config.providers,
-        { env: settings.childEnvironment, readerMemoryMb: settings.web.readerMemoryMb, logger },
+        { env: settings.childEnvironment, reader: settings.web.reader, logger },
         factories === undefined ? PROVIDER_FACTORIES : { ...PROVIDER_FACTORIES, ...factories },
       );
       generation = {

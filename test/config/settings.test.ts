@@ -7,7 +7,11 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { cacheDirOf, resolveSettings, settingValue } from "../../src/config/settings.js";
 import { EvidentError } from "../../src/core/errors.js";
-import { CODE_SEARCH_DEADLINE_MS, CODE_SEARCH_MAX_PROCESSES } from "../../src/core/limits.js";
+import {
+  CODE_SEARCH_DEADLINE_MS,
+  CODE_SEARCH_MAX_PROCESSES,
+  WEB_READ_MEMORY_MB,
+} from "../../src/core/limits.js";
 
 function thrownBy(read: () => unknown): unknown {
   try {
@@ -61,10 +65,19 @@ describe("resolved settings", () => {
     assert.ok(store instanceof EvidentError);
     assert.equal(store.details.key, "EVIDENT_SNAPSHOT_STORE");
     const reader = thrownBy(() =>
-      settingValue(resolveSettings({ EVIDENT_WEB_READ_MEMORY_MB: "-1" }).web.readerMemoryMb),
+      settingValue(resolveSettings({ EVIDENT_WEB_READ_MEMORY_MB: "-1" }).web.reader),
     );
     assert.ok(reader instanceof EvidentError);
     assert.equal(reader.details.key, "EVIDENT_WEB_READ_MEMORY_MB");
+    const idle = thrownBy(() =>
+      settingValue(resolveSettings({ EVIDENT_WEB_READ_THREAD_IDLE_MS: "soon" }).web.reader),
+    );
+    assert.ok(idle instanceof EvidentError);
+    assert.equal(idle.details.key, "EVIDENT_WEB_READ_THREAD_IDLE_MS");
+    assert.deepEqual(settingValue(resolveSettings({ EVIDENT_WEB_READ_THREAD_IDLE_MS: "0" }).web.reader), {
+      memoryMb: WEB_READ_MEMORY_MB,
+      idleMs: 0,
+    });
   });
 
   it("is read once: frozen, and a later change of the environment changes nothing", () => {

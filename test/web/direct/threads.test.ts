@@ -19,6 +19,7 @@ import { after, afterEach, before, describe, it } from "node:test";
 import {
   WEB_READ_MEMORY_MB,
   WEB_READ_MEMORY_MIN_MB,
+  WEB_READ_THREAD_IDLE_MS,
   WEB_READ_THREAD_MIN_CHARS,
   WEB_READ_THREAD_MIN_ELEMENTS,
   WEB_READ_THREAD_START_MB,
@@ -32,6 +33,8 @@ import { connectStdio, textOf } from "../../helpers/mcp-client.js";
 import { type Loopback, startLoopback } from "../../net/loopback.js";
 
 const ROOT = resolve(import.meta.dirname, "../../..");
+/** The reader threads' default memory and idle time, for the tests that call the thread module. */
+const LIMITS = { memoryMb: WEB_READ_MEMORY_MB, idleMs: WEB_READ_THREAD_IDLE_MS };
 
 /**
  * Sections of long paragraphs: a page just over the size read on a thread. Its size is what
@@ -185,8 +188,13 @@ describe("web_read: large pages on a thread of their own", () => {
 
   describe("on a server with the reader's default memory", () => {
     // What is tested is the threads, not the deadlines: on a loaded machine a large page can take
-    // longer than the 20 s attempt deadline, so this server's deadlines are long.
-    const current = shared({ EVIDENT_DIRECT_DEADLINE_MS: "120000", EVIDENT_CALL_DEADLINE_MS: "180000" });
+    // longer than the 20 s attempt deadline, so this server's deadlines are long. Its threads end
+    // with their page, so each test starts with none and waits for no idle time.
+    const current = shared({
+      EVIDENT_DIRECT_DEADLINE_MS: "120000",
+      EVIDENT_CALL_DEADLINE_MS: "180000",
+      EVIDENT_WEB_READ_THREAD_IDLE_MS: "0",
+    });
 
     it("reads a large page on a thread that ends with it, to the same text as on the calling thread", async () => {
       const { watched, pid, baseline } = current();
@@ -219,22 +227,6 @@ describe("web_read: large pages on a thread of their own", () => {
       const here = await readHtml(MANY, `${site.url}/many`);
       const text = envelope.content.map((piece: { text: string }) => piece.text).join("");
       assert.equal(text, (here.content[0] as { text: string }).text.slice(0, text.length));
-    });
-
-    it("pages in a row are read on one thread, kept between them; it ends once idle", async () => {
-      const { read, pid, baseline } = current();
-      const before = tasksOf(pid);
-      const added = () => [...tasksOf(pid)].filter((task) => !before.has(task));
-      assert.equal((await read("/many")).error, undefined);
-      const kept = added();
-      assert.equal(kept.length, 1, "the thread that read the page is kept");
-      for (let i = 0; i < 2; i++) {
-        const envelope = await read("/many");
-        assert.equal(envelope.error, undefined);
-        assert.equal(envelope.title, "Many");
-        assert.deepEqual(added(), kept, "the next page is read on the same thread");
-      }
-      await until(() => threadsOf(pid) === baseline);
     });
 
     it("answers other calls while a large page is read", async () => {
@@ -295,8 +287,32 @@ describe("web_read: large pages on a thread of their own", () => {
     });
   });
 
+  describe("on a server that keeps its thread for a while", () => {
+    // Long enough that the next page comes before it ends, on a loaded machine too.
+    const current = shared({ EVIDENT_WEB_READ_THREAD_IDLE_MS: "2000" });
+
+    it("pages in a row are read on one thread, kept between them; it ends once idle", async () => {
+      const { read, pid, baseline } = current();
+      const before = tasksOf(pid);
+      const added = () => [...tasksOf(pid)].filter((task) => !before.has(task));
+      assert.equal((await read("/many")).error, undefined);
+      const kept = added();
+      assert.equal(kept.length, 1, "the thread that read the page is kept");
+      for (let i = 0; i < 2; i++) {
+        const envelope = await read("/many");
+        assert.equal(envelope.error, undefined);
+        assert.equal(envelope.title, "Many");
+        assert.deepEqual(added(), kept, "the next page is read on the same thread");
+      }
+      await until(() => threadsOf(pid) === baseline);
+    });
+  });
+
   describe(`on a server whose reader may use ${WEB_READ_MEMORY_MIN_MB} MB`, () => {
-    const current = shared({ EVIDENT_WEB_READ_MEMORY_MB: String(WEB_READ_MEMORY_MIN_MB) });
+    const current = shared({
+      EVIDENT_WEB_READ_MEMORY_MB: String(WEB_READ_MEMORY_MIN_MB),
+      EVIDENT_WEB_READ_THREAD_IDLE_MS: "0",
+    });
 
     it("an HTML page of more elements than a DOM is built for is read as text within it", async () => {
       const { read, pid, baseline } = current();
@@ -376,7 +392,7 @@ describe("web_read: large pages on a thread of their own", () => {
     const events: string[] = [];
     const startedBefore = readerThreads().started;
     const reads = Array.from({ length: pages }, (_, i) =>
-      readOnThread(page, "direct", live, WEB_READ_MEMORY_MB, (what) => {
+      readOnThread(page, "direct", live, LIMITS, (what) => {
         if (what === READER_BUSY) events.push(`${i} waits`);
         else {
           assert.equal(what, undefined);
@@ -420,18 +436,31 @@ describe("web_read: large pages on a thread of their own", () => {
     const page = { kind: "html", html: MANY, pageUrl: `${site.url}/many` } as const;
     const live = new AbortController().signal;
     const own = process.pid;
-    assert.equal((await readOnThread(page, "direct", live, WEB_READ_MEMORY_MB)).title, "Many");
-    assert.ok(readerKept(WEB_READ_MEMORY_MB), "the thread that read the page is kept");
+    assert.equal((await readOnThread(page, "direct", live, LIMITS)).title, "Many");
+    assert.ok(readerKept(LIMITS), "the thread that read the page is kept");
     const kept = readerThreads().started;
     const threads = threadsOf(own);
     const controller = new AbortController();
-    const cancelled = readOnThread(page, "direct", controller.signal, WEB_READ_MEMORY_MB);
+    const cancelled = readOnThread(page, "direct", controller.signal, LIMITS);
     controller.abort();
     await assert.rejects(cancelled, { code: "cancelled" });
     assert.equal(readerThreads().started, kept, "the cancelled page was given to the kept thread");
     await until(() => threadsOf(own) === threads - 1);
-    assert.equal((await readOnThread(page, "direct", live, WEB_READ_MEMORY_MB)).title, "Many");
+    assert.equal((await readOnThread(page, "direct", live, LIMITS)).title, "Many");
     assert.equal(readerThreads().started, kept + 1, "a new thread for the next page");
+  });
+  it("a thread whose idle time is 0 ends with its page: none is kept for the next", async () => {
+    const built = resolve(ROOT, "dist/web/providers/direct/reader-thread.js");
+    const { readOnThread, readerKept } = (await import(
+      built
+    )) as typeof import("../../../src/web/providers/direct/reader-thread.js");
+    const page = { kind: "html", html: MANY, pageUrl: `${site.url}/many` } as const;
+    const live = new AbortController().signal;
+    assert.equal((await readOnThread(page, "direct", live, LIMITS)).title, "Many");
+    assert.ok(readerKept(LIMITS), "kept with the default idle time");
+    const none = { ...LIMITS, idleMs: 0 };
+    assert.equal((await readOnThread(page, "direct", live, none)).title, "Many");
+    assert.equal(readerKept(none), false, "the kept thread read the page and ended");
   });
   it("while a thread is kept, a page under the thresholds is read on it, to the same text; with none kept, where it arrives", async () => {
     const dist = resolve(ROOT, "dist/web/providers/direct");
@@ -488,7 +517,7 @@ describe("web_read: pages under the thread's bounds", () => {
     )) as typeof import("../../../src/web/providers/direct/reader-thread.js");
     assert.ok((THOUSANDS.match(/<[a-z/!]/gi) ?? []).length > 4_500);
     assert.equal(heavyHtml(THOUSANDS), false);
-    assert.equal(readerKept(WEB_READ_MEMORY_MB), false, "no thread is kept to take it");
+    assert.equal(readerKept(LIMITS), false, "no thread is kept to take it");
     const { started, pages } = readerThreads();
     const url = "https://site.test/thousands";
     const outcome = await readBody(

@@ -6,7 +6,6 @@
  * Anything else is `unsupported_content`, naming the type, rather than bytes posing as text.
  */
 import { EvidentError } from "../../../core/errors.js";
-import { WEB_READ_MEMORY_MB } from "../../../core/limits.js";
 import type { HttpResponse } from "../../../net/http-client.js";
 import {
   type Provider,
@@ -19,7 +18,7 @@ import { clientFailure } from "../shared/http.js";
 import { decodeBody } from "./charset.js";
 import { readHtml } from "./html.js";
 import { isPdf } from "./pdf.js";
-import { heavyHtml, readerKept, readOnThread } from "./reader-thread.js";
+import { heavyHtml, READER_DEFAULTS, type ReaderLimits, readerKept, readOnThread } from "./reader-thread.js";
 import { readText, TEXT_TYPES } from "./text.js";
 
 export interface DirectProviderOptions {
@@ -36,13 +35,13 @@ const HTML = /^(text\/html|application\/xhtml\+xml)$/;
 /** Types that say nothing about the bytes: the bytes decide. */
 const UNTYPED = /^(|application\/octet-stream|binary\/octet-stream|application\/unknown)$/;
 
-/** `readerMemoryMb`: the reader thread's heap bound, the operator's EVIDENT_WEB_READ_MEMORY_MB. */
+/** `reader`: the reader threads' memory and idle time, the operator's EVIDENT_WEB_READ_*. */
 export function createDirectProvider(
   options: DirectProviderOptions = {},
-  readerMemoryMb: number = WEB_READ_MEMORY_MB,
+  reader: ReaderLimits = READER_DEFAULTS,
 ): Provider {
   const id = options.id ?? "direct";
-  const reading: ReadBodyOptions = { readerMemoryMb };
+  const reading: ReadBodyOptions = { reader };
   return {
     id,
     adapter: "direct",
@@ -84,8 +83,8 @@ export function createDirectProvider(
 }
 
 export interface ReadBodyOptions {
-  /** The memory a page read on a thread of its own may take (see reader-thread.ts). */
-  readonly readerMemoryMb?: number;
+  /** The memory a page read on a thread of its own may take, and the thread's idle time (reader-thread.ts). */
+  readonly reader?: ReaderLimits;
   /** Told while the page waits for the reader's thread (ProviderContext.waiting). */
   readonly waiting?: (what: string | undefined) => void;
 }
@@ -99,14 +98,14 @@ export async function readBody(
   signal: AbortSignal,
   options: ReadBodyOptions = {},
 ): Promise<ProviderReadOutcome> {
-  const memoryMb = options.readerMemoryMb ?? WEB_READ_MEMORY_MB;
+  const reader = options.reader ?? READER_DEFAULTS;
   const readPage = (html: string) =>
-    heavyHtml(html) || readerKept(memoryMb)
-      ? readOnThread({ kind: "html", html, pageUrl: url }, id, signal, memoryMb, options.waiting)
+    heavyHtml(html) || readerKept(reader)
+      ? readOnThread({ kind: "html", html, pageUrl: url }, id, signal, reader, options.waiting)
       : readHtml(html, url);
   const type = mediaType(contentType);
   if (type === "application/pdf" || ((UNTYPED.test(type) || type === "text/plain") && isPdf(body))) {
-    return readOnThread({ kind: "pdf", body }, id, signal, memoryMb, options.waiting);
+    return readOnThread({ kind: "pdf", body }, id, signal, reader, options.waiting);
   }
   if (HTML.test(type)) return readPage(decodeBody(body, contentType, true).text);
   if (TEXT_TYPES.test(type)) {

@@ -16,7 +16,7 @@
  * A thread that answered is kept for the next page: its start (a fresh runtime loading the
  * reader, whose code then runs cold) cost a page more than its reading, so a burst of pages pays
  * it once. A kept thread holds no slot and does not keep the process alive; it ends once idle for
- * WEB_READ_THREAD_IDLE_MS, after WEB_READ_THREAD_PAGES pages (whatever a library keeps between
+ * the operator's idle time (WEB_READ_THREAD_IDLE_MS by default; 0 keeps none), after WEB_READ_THREAD_PAGES pages (whatever a library keeps between
  * pages lives no longer), or at once when its heap and buffers hold more than
  * WEB_READ_THREAD_KEEP_MB after a page, so a huge page's memory still goes back with its thread.
  * A read that is stopped (cancel, deadline, memory) ends its thread, as before.
@@ -34,6 +34,7 @@ import { abortReason } from "../../../core/abort.js";
 import { type ErrorCode, type ErrorDetails, EvidentError } from "../../../core/errors.js";
 import {
   WEB_READ_MEMORY_CHECK_MS,
+  WEB_READ_MEMORY_MB,
   WEB_READ_THREAD_IDLE_MS,
   WEB_READ_THREAD_KEEP_MB,
   WEB_READ_THREAD_MIN_CHARS,
@@ -89,10 +90,27 @@ export interface ThreadAnswer {
   readonly heldBytes: number;
 }
 
+/**
+ * What an operator sets of the threads: the memory a page may take on one
+ * (EVIDENT_WEB_READ_MEMORY_MB), and how long one that answered is kept idle
+ * (EVIDENT_WEB_READ_THREAD_IDLE_MS; 0 ends it with its page).
+ */
+export interface ReaderLimits {
+  readonly memoryMb: number;
+  readonly idleMs: number;
+}
+
+export const READER_DEFAULTS: ReaderLimits = Object.freeze({
+  memoryMb: WEB_READ_MEMORY_MB,
+  idleMs: WEB_READ_THREAD_IDLE_MS,
+});
+
 /** A reader thread, with what it has read. */
 interface Reader {
   readonly worker: Worker;
   readonly memoryMb: number;
+  /** The idle time of the read it last took. */
+  idleMs: number;
   pages: number;
   exited: boolean;
   /** Set while the thread is kept, idle: its end once idle too long. */
@@ -110,8 +128,8 @@ let pagesAnswered = 0;
  * too. Its reading costs the same there, and its garbage goes with the thread instead of growing
  * the calling thread's heap, which keeps it.
  */
-export function readerKept(memoryMb: number): boolean {
-  return idle.some((reader) => reader.memoryMb === memoryMb);
+export function readerKept(limits: ReaderLimits): boolean {
+  return idle.some((reader) => reader.memoryMb === limits.memoryMb);
 }
 
 /** Reader threads this module has started, and pages they have answered (for tests and benches). */
@@ -153,7 +171,7 @@ export function readOnThread(
   page: ThreadPage,
   id: string,
   signal: AbortSignal,
-  memoryMb: number,
+  limits: ReaderLimits,
   waiting?: (what: string | undefined) => void,
 ): Promise<ProviderReadOutcome> {
   if (!threadModule) return readPage(page, id, signal);
@@ -163,7 +181,7 @@ export function readOnThread(
     let reader: Reader;
     try {
       if (queued) waiting?.(undefined);
-      reader = await takeReader(memoryMb);
+      reader = await takeReader(limits);
     } catch (thrown) {
       release();
       throw thrown;
@@ -176,12 +194,13 @@ export function readOnThread(
  * A kept thread of the same memory, else a new one; a kept thread of another memory ends first,
  * so no more threads run than the bound.
  */
-async function takeReader(memoryMb: number): Promise<Reader> {
+async function takeReader({ memoryMb, idleMs }: ReaderLimits): Promise<Reader> {
   const kept = idle.shift();
   if (kept !== undefined) {
     clearTimeout(kept.idleTimer);
     kept.idleTimer = undefined;
     if (kept.memoryMb === memoryMb && !kept.exited) {
+      kept.idleMs = idleMs;
       kept.worker.ref();
       return kept;
     }
@@ -198,7 +217,7 @@ async function takeReader(memoryMb: number): Promise<Reader> {
     stdout: true,
   });
   started++;
-  const reader: Reader = { worker, memoryMb, pages: 0, exited: false };
+  const reader: Reader = { worker, memoryMb, idleMs, pages: 0, exited: false };
   worker.once("exit", () => {
     reader.exited = true;
     clearTimeout(reader.idleTimer);
@@ -229,6 +248,7 @@ function keepOrEnd(reader: Reader, heldBytes: number, release: () => void): void
   pagesAnswered++;
   if (
     reader.exited ||
+    reader.idleMs === 0 ||
     reader.pages >= WEB_READ_THREAD_PAGES ||
     heldBytes > WEB_READ_THREAD_KEEP_MB * 1024 * 1024
   ) {
@@ -243,7 +263,7 @@ function keepOrEnd(reader: Reader, heldBytes: number, release: () => void): void
     // A slot is free while a thread is kept (it gave its own back), so this takes one at once
     // and no new thread starts before this one has ended.
     void threads.acquire().then((slot) => end(reader, slot));
-  }, WEB_READ_THREAD_IDLE_MS);
+  }, reader.idleMs);
   reader.idleTimer.unref();
   // Kept before the slot goes back: a read waiting for the slot gets it at once, and this thread.
   idle.push(reader);
