@@ -59,11 +59,14 @@ const LARGE = largePage();
 const LONG_SCRIPT = `<!doctype html><html><head><title>Long</title><script>${"var x = 1;\n".repeat(
   Math.ceil(WEB_READ_THREAD_MIN_CHARS / 11),
 )}</script></head><body><article><p>A page whose size is its script.</p></article></body></html>`;
-/** Short, but with as many elements as goes to a thread. */
-const MANY = `<!doctype html><html><head><title>Many</title></head><body><article>${Array.from(
+/**
+ * Short, but with as many elements as goes to a thread: line breaks in one paragraph, which the
+ * reader gets through faster than as many paragraphs (what is tested is where it is read).
+ */
+const MANY = `<!doctype html><html><head><title>Many</title></head><body><article><p>${Array.from(
   { length: WEB_READ_THREAD_MIN_ELEMENTS },
-  (_, i) => `<p>${i}`,
-).join("")}</article></body></html>`;
+  (_, i) => `${i}<br>`,
+).join("")}</p></article></body></html>`;
 const REPORT_PDF = readFileSync(resolve(import.meta.dirname, "fixtures/report.pdf"));
 const SCANNED_PDF = readFileSync(resolve(import.meta.dirname, "fixtures/scanned.pdf"));
 /** Past the smallest reader memory, under what the reader counts before opening a PDF (pdf-inflate.ts). */
