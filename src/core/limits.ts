@@ -138,6 +138,13 @@ export const WEB_READ_MAX_DEPTH = 128;
 export const WEB_READ_MAX_ELEMENTS = 25_000;
 export const WEB_READ_MAX_NODES = 200_000;
 /**
+ * Most bytes of one HTML page the `direct` reader takes from the network: a page over
+ * MAX_RESPONSE_BODY_BYTES has its scripts and styles dropped as it arrives, and what is kept
+ * still stops at that cap; this bounds the bytes streamed through (and the time spent sieving
+ * them). A longer page is read as far as this, with a warning that it was cut.
+ */
+export const WEB_READ_MAX_STREAMED_BYTES = 4 * MAX_RESPONSE_BODY_BYTES;
+/**
  * Longest attribute value, and most attributes of one element, the `direct` reader's DOM is
  * given: the rest are cut out of the page before parsing (a class of a quarter million tokens
  * overflowed linkedom's stack; linkedom looks an attribute up by walking its element's list, so

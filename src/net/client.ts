@@ -146,7 +146,7 @@ class UndiciHttpClient implements HttpClient {
     }
     if (NULL_BODY_STATUSES.has(response.statusCode)) {
       await discard(response.body);
-      return new Response(null, { status: response.statusCode, headers });
+      return answeredAt(new Response(null, { status: response.statusCode, headers }), url);
     }
     // Read on demand (no Readable.toWeb: on Node 20 it writes to a cancelled stream and throws).
     const source = decoded(response.body, codings);
@@ -180,7 +180,7 @@ class UndiciHttpClient implements HttpClient {
         source.destroy();
       },
     });
-    return new Response(body, { status: response.statusCode, headers });
+    return answeredAt(new Response(body, { status: response.statusCode, headers }), url);
   }
 
   /**
@@ -490,6 +490,15 @@ function decodedHeaders(headers: Record<string, string>, codings: readonly strin
   const kept: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers)) if (!DECODED_AWAY.has(name)) kept[name] = value;
   return kept;
+}
+
+/**
+ * The Response with the URL finally answered, as `fetch` gives it: a constructed Response has
+ * none, and a reader resolves the page's links against it.
+ */
+function answeredAt(response: Response, url: string): Response {
+  Object.defineProperty(response, "url", { value: url });
+  return response;
 }
 
 function tooLarge(cap: number): HttpClientError {

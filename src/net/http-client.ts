@@ -42,7 +42,8 @@ export interface HttpClient {
    * The same exchange as `request` (trust, redirects, guard, cancellation), answered as a
    * web-standard Response whose body streams as it arrives: for protocol clients that read an
    * answer while it is sent (an upstream MCP server's event stream). The body cap still holds:
-   * a longer body errors the stream with `body_too_large`, it is never cut silently.
+   * a longer body errors the stream with `body_too_large`, it is never cut silently. Its `url`
+   * is the URL finally answered (after redirects).
    */
   stream(request: HttpRequest): Promise<Response>;
   close(): Promise<void>;

@@ -6,7 +6,8 @@
  * Anything else is `unsupported_content`, naming the type, rather than bytes posing as text.
  */
 import { EvidentError } from "../../../core/errors.js";
-import type { HttpResponse } from "../../../net/http-client.js";
+import { MAX_RESPONSE_BODY_BYTES, WEB_READ_MAX_STREAMED_BYTES } from "../../../core/limits.js";
+import { HttpClientError } from "../../../net/http-client.js";
 import {
   type Provider,
   type ProviderContext,
@@ -17,6 +18,7 @@ import {
 import { clientFailure } from "../shared/http.js";
 import { decodeBody } from "./charset.js";
 import { readHtml } from "./html.js";
+import { type PageBody, readPageBody } from "./page-body.js";
 import { isPdf } from "./pdf.js";
 import { heavyHtml, READER_DEFAULTS, type ReaderLimits, readerKept, readOnThread } from "./reader-thread.js";
 import { readText, TEXT_TYPES } from "./text.js";
@@ -51,35 +53,81 @@ export function createDirectProvider(
     ...(options.attemptDeadlineMs === undefined ? {} : { attemptDeadlineMs: options.attemptDeadlineMs }),
 
     async read(request: ProviderReadRequest, context: ProviderContext): Promise<ProviderReadOutcome> {
-      let response: HttpResponse;
-      try {
-        response = await context.http.request({
-          method: "GET",
-          url: request.url,
-          headers: {
-            accept: ACCEPT,
-            ...(options.userAgent === undefined ? {} : { "user-agent": options.userAgent }),
-          },
-          trust: "agent",
-          followRedirects: true,
-          signal: context.signal,
-        });
-      } catch (thrown) {
-        throw fetchFailure(id, thrown);
-      }
-      if (response.status < 200 || response.status > 299) {
-        throw new ProviderError(id, "http", `${id} HTTP ${response.status}`, { status: response.status });
-      }
-      return readBody(
+      const response = await fetchPage(id, request.url, context, options.userAgent);
+      const contentType = response.headers.get("content-type") ?? undefined;
+      const page = await pageBody(id, response, HTML.test(mediaType(contentType)));
+      const outcome = await readBody(
         id,
-        response.body,
-        response.headers["content-type"],
+        page.body,
+        contentType,
         response.url,
         context.signal,
         context.waiting === undefined ? reading : { ...reading, waiting: context.waiting },
       );
+      return withCutSaid(outcome, page);
     },
   };
+}
+
+/** The page's answer, its body still to read; a status other than 2xx is a failure. */
+async function fetchPage(
+  id: string,
+  url: string,
+  context: ProviderContext,
+  userAgent: string | undefined,
+): Promise<Response> {
+  let response: Response;
+  try {
+    response = await context.http.stream({
+      method: "GET",
+      url,
+      headers: { accept: ACCEPT, ...(userAgent === undefined ? {} : { "user-agent": userAgent }) },
+      trust: "agent",
+      followRedirects: true,
+      signal: context.signal,
+      // What is kept is bounded by MAX_RESPONSE_BODY_BYTES (page-body.ts); this bounds what streams.
+      maxBodyBytes: WEB_READ_MAX_STREAMED_BYTES,
+    });
+  } catch (thrown) {
+    throw fetchFailure(id, thrown);
+  }
+  if (response.status < 200 || response.status > 299) {
+    await response.body?.cancel().catch(() => {});
+    throw new ProviderError(id, "http", `${id} HTTP ${response.status}`, { status: response.status });
+  }
+  return response;
+}
+
+/** The body within the cap: an HTML page over it sieved and cut (page-body.ts), anything else refused. */
+async function pageBody(id: string, response: Response, html: boolean): Promise<PageBody> {
+  const declared = Number(response.headers.get("content-length") ?? Number.NaN);
+  try {
+    if (!html && declared > MAX_RESPONSE_BODY_BYTES) {
+      await response.body?.cancel().catch(() => {});
+      throw new HttpClientError(
+        "body_too_large",
+        `the response body exceeds ${MAX_RESPONSE_BODY_BYTES} bytes`,
+      );
+    }
+    return await readPageBody(response.body, html, MAX_RESPONSE_BODY_BYTES);
+  } catch (thrown) {
+    throw fetchFailure(id, thrown);
+  }
+}
+
+/** The outcome with a warning for a page over the cap: what was dropped, where it was cut. */
+function withCutSaid(outcome: ProviderReadOutcome, page: PageBody): ProviderReadOutcome {
+  const mib = `${MAX_RESPONSE_BODY_BYTES / (1024 * 1024)} MiB`;
+  const bytes = (count: number) => count.toLocaleString("en-US");
+  let said: string;
+  if (page.cutAt !== undefined) {
+    said = `direct: the page's HTML was cut after ${bytes(page.cutAt)} bytes: even without its scripts and styles it is over the ${mib} response cap (or it is longer than the ${bytes(WEB_READ_MAX_STREAMED_BYTES)} bytes read of one page); the reading may miss the end of the page`;
+  } else if (page.droppedBytes > 0) {
+    said = `direct: the page's HTML is over the ${mib} response cap; the content of its scripts and styles (${bytes(page.droppedBytes)} bytes), which direct does not read, was dropped as it arrived, and the rest was read to its end`;
+  } else {
+    return outcome;
+  }
+  return { ...outcome, warnings: [said, ...(outcome.warnings ?? [])] };
 }
 
 export interface ReadBodyOptions {
