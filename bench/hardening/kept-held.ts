@@ -5,11 +5,14 @@
  * what V8's heap and the ArrayBuffers hold more than after the store let go of everything
  * (full collections between readings: this script is run with --expose-gc; the server never is).
  *
+ * With `--any-of`, the searches are anyOf analyses of three terms (what the soak sends), whose
+ * results are kept as analysis items instead of compact records.
+ *
  * With `--pages N`, web_read's service instead reads N pages of web-read-eval (as mix.ts serves
  * them, from loopback) and keeps the long ones; the store's count is compared the same way.
  *
  * Usage: node --expose-gc --import tsx bench/hardening/kept-held.ts [--searches 80] [--corpus DIR]
- *          [--pages N]
+ *          [--any-of] [--pages N]
  */
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -129,10 +132,12 @@ const service = new CodeSearchService({
 });
 const call = { caller: "c", signal: new AbortController().signal };
 await service.run({ pattern: "warm-up" }, call);
+const ANY_OF = process.argv.includes("--any-of");
 for (let n = 0; n < SEARCHES; n++) {
   const word = pick(WORDS);
-  const pattern = random() < 0.5 ? `${word}|${pick(WORDS)}${n}` : word;
-  await service.run({ pattern, ...(random() < 0.4 ? { glob: [pick(GLOBS)] } : {}) }, call);
+  const glob = random() < 0.4 ? { glob: [pick(GLOBS)] } : {};
+  if (ANY_OF) await service.run({ anyOf: [word, pick(WORDS), `${pick(WORDS)}${n}`], ...glob }, call);
+  else await service.run({ pattern: random() < 0.5 ? `${word}|${pick(WORDS)}${n}` : word, ...glob }, call);
 }
 const full = held();
 const counted = kept.bytes;
@@ -140,6 +145,6 @@ const values = kept.size;
 await kept.close();
 const empty = held();
 console.log(
-  `${SEARCHES} searches: the store counts ${mb(counted)} MB for ${values} results; letting them go frees ${mb(full - empty)} MB (V8 heap used + ArrayBuffers, after full collections); held / counted ${((full - empty) / counted).toFixed(2)}`,
+  `${SEARCHES} ${ANY_OF ? "anyOf analyses" : "searches"}: the store counts ${mb(counted)} MB for ${values} results; letting them go frees ${mb(full - empty)} MB (V8 heap used + ArrayBuffers, after full collections); held / counted ${((full - empty) / counted).toFixed(2)}`,
 );
 await service.close();

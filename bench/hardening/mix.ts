@@ -5,8 +5,9 @@
  * inspection) interleaved with web_read calls of real pages from web-read-eval, served from
  * loopback as its scorer serves them (the charset the page declares). A client keeps `--parallel`
  * calls in flight. The server's resident set (VmRSS) and its peak (VmHWM) are read every
- * `--every` calls, at the end, and 5 and 30 s after the last call with none in flight, split by
- * mapping (glibc's main heap, other anonymous memory, file-backed pages). Each call's change of
+ * `--every` calls, at the end, and 5, 10 and 30 s after the last call with none in flight, split by
+ * mapping (glibc's main heap, other anonymous memory, file-backed pages), with the process's
+ * threads (a kept reader thread is one). Each call's change of
  * the resident set is added to its kind, so the kinds that raise it show.
  *
  * Usage: npm run build && node --import tsx bench/hardening/mix.ts
@@ -26,7 +27,14 @@ import { gunzipSync } from "node:zlib";
 import { seeded } from "../../test/fixtures/seeded.js";
 import { startLoopback } from "../../test/net/loopback.js";
 import { evalDir, loadEval } from "../web-read/eval-set.js";
-import { residentMb, residentSplit, runCalls, serverEnv, startStdioServer } from "./stdio-server.js";
+import {
+  residentMb,
+  residentSplit,
+  runCalls,
+  serverEnv,
+  startStdioServer,
+  usageProbe,
+} from "./stdio-server.js";
 
 const repo = fileURLToPath(new URL("../../", import.meta.url));
 const option = (name: string): string | undefined => {
@@ -41,11 +49,7 @@ const random = seeded(Number(option("--seed") ?? 1));
 const CLI = option("--cli") ?? `${repo}dist/adapters/cli/main.js`;
 const SERVER_ENV = serverEnv(process.argv);
 /** `--usage`: the server preloads usage-probe.mjs and writes its memory split at each reading. */
-const USAGE = process.argv.includes("--usage");
-if (USAGE) {
-  const probe = `--import=${repo}bench/hardening/usage-probe.mjs`;
-  SERVER_ENV.NODE_OPTIONS = [SERVER_ENV.NODE_OPTIONS, probe].filter(Boolean).join(" ");
-}
+const usage = usageProbe(process.argv, SERVER_ENV);
 const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
 
 const WORDS = [
@@ -249,11 +253,11 @@ async function main(): Promise<void> {
     `corpus ${root}, ${CODE_CALLS} code_search + ${READ_CALLS} web_read calls, ${PARALLEL} at a time`,
   );
   console.log(`cli ${CLI}, server env ${JSON.stringify(SERVER_ENV)}, load average ${load()}`);
-  console.log(`started: RSS ${residentMb(pid, "VmRSS").toFixed(1)} MB`);
+  console.log(`started: RSS ${residentMb(pid, "VmRSS").toFixed(1)} MB; ${residentSplit(pid)}`);
   const started = Date.now();
   for (let at = EVERY; at < calls.length + EVERY; at += EVERY) {
     await run(Math.min(at, calls.length));
-    if (USAGE) process.kill(pid, "SIGUSR2");
+    usage(pid);
     console.log(
       `after ${String(done).padStart(5)} calls: RSS ${residentMb(pid, "VmRSS").toFixed(1)} MB, peak ${residentMb(pid, "VmHWM").toFixed(1)} MB, ` +
         `${((Date.now() - started) / 1000).toFixed(0)} s, load ${load()}`,
@@ -269,14 +273,15 @@ async function main(): Promise<void> {
   }
   console.log(`error results by code: ${JSON.stringify(Object.fromEntries(errors))}`);
   const stopped = Date.now();
-  for (const seconds of [5, 30]) {
+  // A reader thread kept after the last large page ends once idle (EVIDENT_WEB_READ_THREAD_IDLE_MS,
+  // 5 s by default): the readings from 10 s on come after it.
+  for (const seconds of [5, 10, 30]) {
     await new Promise((resolve) => setTimeout(resolve, stopped + seconds * 1000 - Date.now()));
+    usage(pid);
     console.log(
-      `${String(seconds).padStart(2)} s after the last call: RSS ${residentMb(pid, "VmRSS").toFixed(1)} MB`,
+      `${String(seconds).padStart(2)} s after the last call: RSS ${residentMb(pid, "VmRSS").toFixed(1)} MB; ${residentSplit(pid)}`,
     );
   }
-  console.log(`then: ${residentSplit(pid)}`);
-  if (USAGE) process.kill(pid, "SIGUSR2");
   await new Promise((resolve) => setTimeout(resolve, 500));
   await close();
   await site.close();

@@ -14,6 +14,8 @@
  * Usage: npm run build && node --import tsx bench/hardening/soak.ts
  *          [--calls 10000] [--every 1000] [--files 400] [--parallel 2] [--seed 1] [--cli PATH]
  *          [--env NAME=VALUE ...]   (the server's environment only, e.g. NODE_OPTIONS or LD_PRELOAD)
+ *          [--usage]   (the server preloads usage-probe.mjs: V8's heap and its spaces, external memory
+ *                       and ArrayBuffers at each reading, on its stderr; measurement only)
  *          [--glibc]   (at the end, through gdb: glibc's malloc_stats on the server's stderr, then
  *                       the resident set after malloc_trim(0), i.e. what glibc kept but held free)
  * The tree is generated once into bench/.corpora/soak-<files>.
@@ -22,7 +24,14 @@ import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { seeded } from "../../test/fixtures/seeded.js";
-import { residentMb, residentSplit, runCalls, serverEnv, startStdioServer } from "./stdio-server.js";
+import {
+  residentMb,
+  residentSplit,
+  runCalls,
+  serverEnv,
+  startStdioServer,
+  usageProbe,
+} from "./stdio-server.js";
 
 const repo = fileURLToPath(new URL("../../", import.meta.url));
 const arg = (name: string, fallback: number) => {
@@ -38,6 +47,7 @@ const WARMUP = 200;
 const SETTLE_SECONDS = [5, 15, 30, 60];
 const random = seeded(arg("--seed", 1));
 const SERVER_ENV = serverEnv(process.argv);
+const usage = usageProbe(process.argv, SERVER_ENV);
 const CLI = process.argv.includes("--cli")
   ? (process.argv[process.argv.indexOf("--cli") + 1] as string)
   : `${repo}dist/adapters/cli/main.js`;
@@ -155,6 +165,7 @@ async function main(): Promise<void> {
   console.log(`after ${WARMUP} warm-up calls: RSS ${base.toFixed(1)} MB`);
   for (let at = EVERY; at <= CALLS; at += EVERY) {
     await run(WARMUP + at);
+    usage(pid);
     const now = residentMb(pid);
     console.log(
       `after ${String(at).padStart(6)} calls: RSS ${now.toFixed(1)} MB (x${(now / base).toFixed(2)} of warm-up), ` +
@@ -177,6 +188,7 @@ async function main(): Promise<void> {
     );
   }
   console.log(`resident at the end: ${residentSplit(pid)}`);
+  usage(pid);
   if (process.argv.includes("--glibc")) {
     const gdb = (call: string) =>
       execFileSync("gdb", ["-p", String(pid), "-batch", "-nx", "-ex", call], { stdio: "ignore" });

@@ -6,6 +6,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
 
 /** `--env NAME=VALUE`, repeatable: set in the server's environment, not the client's. */
 export function serverEnv(argv: readonly string[]): Record<string, string> {
@@ -16,6 +17,17 @@ export function serverEnv(argv: readonly string[]): Record<string, string> {
       return setting === undefined || at <= 0 ? [] : [[setting.slice(0, at), setting.slice(at + 1)]];
     }),
   );
+}
+
+/**
+ * `--usage`: the server preloads usage-probe.mjs (measurement only), and `usage(pid)` has it write
+ * V8's heap, its spaces, external memory and ArrayBuffers to its stderr at a reading.
+ */
+export function usageProbe(argv: readonly string[], env: Record<string, string>): (pid: number) => void {
+  if (!argv.includes("--usage")) return () => {};
+  const probe = `--import=${fileURLToPath(new URL("./usage-probe.mjs", import.meta.url))}`;
+  env.NODE_OPTIONS = [env.NODE_OPTIONS, probe].filter(Boolean).join(" ");
+  return (pid) => process.kill(pid, "SIGUSR2");
 }
 
 /** A process's resident set now (VmRSS), or its highest so far (VmHWM), in MB. */
@@ -42,13 +54,21 @@ function residentParts(pid: number): { heap: number; anonymous: number; files: n
   return parts;
 }
 
-/** The resident set by mapping (see `residentParts`), as the reports print it. */
+/**
+ * The resident set by mapping (see `residentParts`), as the reports print it, and the process's
+ * threads (a kept reader thread is one of them).
+ */
 export function residentSplit(pid: number): string {
   const parts = residentParts(pid);
   return (
     `C heap ${parts.heap.toFixed(1)} MB, other anonymous ${parts.anonymous.toFixed(1)} MB, ` +
-    `file-backed ${parts.files.toFixed(1)} MB`
+    `file-backed ${parts.files.toFixed(1)} MB, ${threadCount(pid)} threads`
   );
+}
+
+/** The process's threads now (/proc/PID/status). */
+export function threadCount(pid: number): number {
+  return Number(/Threads:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? Number.NaN);
 }
 
 export interface StdioServer<Answer> {

@@ -113,6 +113,15 @@ export function keptBytes(value: unknown): number {
 }
 
 /**
+ * A kept string's own copy: a slice keeps the whole string it was cut from alive (a page behind
+ * its kept prefix, ripgrep's output behind a kept line). Latin-1 text stays one byte a character.
+ */
+export function keptCopy(text: string): string {
+  const encoding = /[\u0100-\uffff]/.test(text) ? "utf16le" : "latin1";
+  return Buffer.from(text, encoding).toString(encoding);
+}
+
+/**
  * The longest prefix of `text` (in UTF-16 units, never splitting a surrogate pair) whose
  * `keptBytes` inside a JSON string stays within `maxBytes`, and those bytes.
  */

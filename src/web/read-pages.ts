@@ -8,7 +8,14 @@
  * and every answer about it says where its cursors end.
  */
 import { EvidentError } from "../core/errors.js";
-import { CursorMac, type KeptStore, KeptValueTooLarge, keptBytes, keptPrefix } from "../core/kept.js";
+import {
+  CursorMac,
+  type KeptStore,
+  KeptValueTooLarge,
+  keptBytes,
+  keptCopy,
+  keptPrefix,
+} from "../core/kept.js";
 import type { Provenance } from "./envelope.js";
 import type { ReadMetadata } from "./provider.js";
 
@@ -69,7 +76,7 @@ export class ReadPages {
         ? page
         : {
             ...page,
-            text: copyOf(page.text.slice(0, prefix.length)),
+            text: keptCopy(page.text.slice(0, prefix.length)),
             total: whole,
             warnings: [...page.warnings, warning],
           };
@@ -118,13 +125,4 @@ export class ReadPages {
     this.#mac ??= new CursorMac(this.#store.key(), PAGE_CURSOR_TAG, this.#store.foreign);
     return this.#mac;
   }
-}
-
-/**
- * A flat copy: a slice would keep the whole document alive behind the prefix. Latin-1 text
- * stays one byte per character, as V8 held it.
- */
-function copyOf(text: string): string {
-  const encoding = /[\u0100-\uffff]/.test(text) ? "utf16le" : "latin1";
-  return Buffer.from(text, encoding).toString(encoding);
 }

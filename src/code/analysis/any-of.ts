@@ -176,7 +176,7 @@ async function scanGroup(
           list = [];
           files.set(match.path, list);
         }
-        list.push({ ...occurrenceItem(match.path, match.line, o, text), term: group[i] as number });
+        list.push(occurrenceItem(match.path, match.line, o, text, { term: group[i] as number }));
       }
     }
     if (text >= 0 && !Object.hasOwn(trusted, match.path)) unverified.add(match.path);

@@ -174,11 +174,9 @@ async function classifyOccurrences(
       for (const o of spelled(match)) {
         const way = locator?.pathTo(match.line - 1, o.startColumn, o.endColumn);
         if (locator !== undefined && way === undefined) found.overBudget++;
-        found.items.push({
-          ...occurrenceItem(path, match.line, o, text),
-          role: way === undefined ? "unclassified" : roleOf(way),
-          ...(why !== undefined ? { note: why } : way === undefined ? { note: ROLE_BUDGET_TEXT } : {}),
-        });
+        const role = way === undefined ? "unclassified" : roleOf(way);
+        const note = why ?? (way === undefined ? ROLE_BUDGET_TEXT : undefined);
+        found.items.push(occurrenceItem(path, match.line, o, text, { role, note }));
       }
     }
   }

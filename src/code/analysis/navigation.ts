@@ -22,7 +22,7 @@ import type { SyntaxLayer } from "../syntax/layer.js";
 import { scanStop } from "./any-of.js";
 import { Manifests, resolveInTurns } from "./resolve.js";
 import { type AnalysisScans, isScript, navigationRoot, startingDocument, treeFields } from "./sources.js";
-import { type AnalysisDraft, fileItem, TextTable } from "./store.js";
+import { type AnalysisDraft, fileItem, placedItem, TextTable } from "./store.js";
 import { isTestPath, namedTestsAmong, sourceSubject } from "./test-files.js";
 
 export interface NavigateDeps {
@@ -137,11 +137,13 @@ async function importLinks(
           fileItem("imports", keyOf(resolved.path), `"${specifier}" on line ${line}, ${resolved.via}`),
         );
       } else {
-        unresolved.push({
-          ...fileItem("unresolved", keyOf(file.absolute), `"${specifier}": ${resolved.why}`),
-          line,
-          text: table.add(keyOf(file.absolute), line, (lines[line - 1] ?? "").replace(/\r$/, "")),
-        });
+        unresolved.push(
+          placedItem(
+            fileItem("unresolved", keyOf(file.absolute), `"${specifier}": ${resolved.why}`),
+            line,
+            table.add(keyOf(file.absolute), line, (lines[line - 1] ?? "").replace(/\r$/, "")),
+          ),
+        );
       }
       return false;
     },

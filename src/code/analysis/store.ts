@@ -8,6 +8,7 @@
  * occurrences were cut reads "at least", never as a total. Storage, caller binding, expiry and
  * eviction are the snapshot store's (snapshots/store.ts), shared with search snapshots.
  */
+import { keptCopy } from "../../core/kept.js";
 import { ANALYSIS_ITEM_OVERHEAD_BYTES, ANALYSIS_MAX_BYTES, ANALYSIS_MAX_ITEMS } from "../../core/limits.js";
 import type { Occurrence } from "../rg/events.js";
 import type {
@@ -29,7 +30,10 @@ export const DEFAULT_ANALYSIS_BOUNDS: AnalysisBounds = {
   maxBytes: ANALYSIS_MAX_BYTES,
 };
 
-/** Line texts kept once per (file, line), however many items point at them. */
+/**
+ * Line texts kept once per (file, line), however many items point at them, each a copy of its
+ * own: a line's text is cut from ripgrep's output, which it would otherwise keep whole.
+ */
 export class TextTable {
   readonly texts: string[] = [];
   readonly #index = new Map<string, Map<number, number>>();
@@ -44,30 +48,64 @@ export class TextTable {
     let index = lines.get(line);
     if (index === undefined) {
       index = this.texts.length;
-      this.texts.push(text);
+      this.texts.push(keptCopy(text));
       lines.set(line, index);
     }
     return index;
   }
 }
 
-/** An item naming a whole file (an import, a test candidate): no line, no range. */
-export function fileItem(kind: AnalysisItem["kind"], path: string, note: string): AnalysisItem {
-  return { kind, path, line: 0, startByte: -1, endByte: -1, startColumn: -1, endColumn: -1, text: -1, note };
+/** What an item may carry besides its place: its term (anyOf), role (impact), note. */
+type ItemExtras = Pick<AnalysisItem, "term" | "role" | "note">;
+type ItemRange = Pick<AnalysisItem, "startByte" | "endByte" | "startColumn" | "endColumn">;
+const NO_RANGE: ItemRange = { startByte: -1, endByte: -1, startColumn: -1, endColumn: -1 };
+
+/**
+ * Every item is built here, one field after another in one order, never by spreading another
+ * object: Node 20's V8 gives each object made by a spread plus a field a hidden class of its own,
+ * and a kept result of thousands of items then held several times what the store counts.
+ */
+function itemOf(
+  kind: AnalysisItem["kind"],
+  path: string,
+  line: number,
+  range: ItemRange,
+  text: number,
+  extras: ItemExtras,
+): AnalysisItem {
+  const { startByte, endByte, startColumn, endColumn } = range;
+  // anyOf's thousands of items have their term in the object itself, not in a side array.
+  const item: { -readonly [K in keyof AnalysisItem]: AnalysisItem[K] } =
+    extras.term === undefined
+      ? { kind, path, line, startByte, endByte, startColumn, endColumn, text }
+      : { kind, path, line, startByte, endByte, startColumn, endColumn, text, term: extras.term };
+  if (extras.role !== undefined) item.role = extras.role;
+  if (extras.note !== undefined) item.note = extras.note;
+  return item;
 }
 
-/** An occurrence on a line: its byte and column range, and the line's text in the table. */
-export function occurrenceItem(path: string, line: number, o: Occurrence, text: number): AnalysisItem {
-  return {
-    kind: "occurrence",
-    path,
-    line,
-    startByte: o.startByte,
-    endByte: o.endByte,
-    startColumn: o.startColumn,
-    endColumn: o.endColumn,
-    text,
-  };
+/** An item naming a whole file (an import, a test candidate): no line, no range. */
+export function fileItem(kind: AnalysisItem["kind"], path: string, note: string): AnalysisItem {
+  return itemOf(kind, path, 0, NO_RANGE, -1, { note });
+}
+
+/**
+ * An occurrence on a line: its byte and column range, the line's text in the table, and its
+ * term, role or note.
+ */
+export function occurrenceItem(
+  path: string,
+  line: number,
+  o: Occurrence,
+  text: number,
+  extras: ItemExtras = {},
+): AnalysisItem {
+  return itemOf("occurrence", path, line, o, text, extras);
+}
+
+/** The item at another line, with another text (a retained copy's table, an import's line). */
+export function placedItem(item: AnalysisItem, line: number, text: number): AnalysisItem {
+  return itemOf(item.kind, item.path, line, item, text, item);
 }
 
 export interface AnalysisDraft {
@@ -118,7 +156,7 @@ export function retain(draft: AnalysisDraft, bounds: AnalysisBounds = DEFAULT_AN
       .map((item) =>
         item.text < 0
           ? item
-          : { ...item, text: table.add(item.path, item.line, draft.texts[item.text] ?? "") },
+          : placedItem(item, item.line, table.add(item.path, item.line, draft.texts[item.text] ?? "")),
       );
     texts = table.texts;
   }
