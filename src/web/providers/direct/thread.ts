@@ -7,7 +7,8 @@
  * A post is found by its text block, named the way the widely used forum platforms and
  * schema.org microdata name it: `itemprop="text"` in a posting, XenForo's `bbWrapper`, phpBB's
  * `postbody .content`, vBulletin's `postcontent`, Invision's `commentContent`, Flarum's
- * `Post-body`. Microdata alone is also what blogs give their comments, so it counts only on a
+ * `Post-body`, Vanilla's `Item-Body .userContent`, Reddit's `thing .usertext-body` (its older
+ * interface, where a subreddit's sidebar rules carry the same class outside any post). Microdata alone is also what blogs give their comments, so it counts only on a
  * page that says it is a discussion (a DiscussionForumPosting or QAPage). The post around a text
  * block is its largest ancestor that holds no other post's text; the author line comes from it.
  */
@@ -33,6 +34,8 @@ const PLATFORM_BODIES = [
   ".js-post__content-text",
   "[data-role='commentContent']",
   ".Post-body",
+  ".Item-Body .userContent",
+  ".thing .usertext-body",
 ].join(", ");
 
 /** schema.org types that make a page a discussion. */
