@@ -139,7 +139,30 @@ describe("direct reader: threads in the markup of Vanilla and of Reddit's older 
       <ul class="MessageList DataList Comments">${said.map((text, i) => vanilla(["Linc", "Rosa", "Quinn"][i] as string, text)).join("")}</ul></div>
       <div class="Panel"><a href="/categories">Categories</a> <a href="/discussions">Recent discussions</a></div></div></body></html>`;
     const text = textOf(await readHtml(html, "https://forum.example/discussion/1/vanilla"));
-    inOrder(text, ["Linc · March 2025", "stop updating", "Rosa · March 2025", "club's forum", "Quinn", "fork anyone"]);
+    inOrder(text, [
+      "Linc · March 2025",
+      "stop updating",
+      "Rosa · March 2025",
+      "club's forum",
+      "Quinn",
+      "fork anyone",
+    ]);
+  });
+
+  it("reads a Lemmy post and its comments, each under its author's name", async () => {
+    /** A Lemmy comment node: author and time, then its Markdown block. */
+    const node = (who: string, text: string) =>
+      `<li class="comment list-unstyled"><article class="details comment-node py-2"><div class="d-flex"><a class="person-listing" href="/u/${who}">${who}</a> <span class="moment-time">1 year ago</span></div>
+        <div class="comment-content"><div class="md-div"><p>${text}</p></div></div><div class="comment-bottom-btns"><button>reply</button></div></article></li>`;
+    const html = `<!DOCTYPE html><html><head><title>Vanilla is ending - Lemmy</title><meta property="og:type" content="article"></head><body>
+      <nav class="navbar"><a href="/">Lemmy</a><a href="/communities">Communities</a><a href="/login">Login</a></nav>
+      <main role="main"><div class="post-listing"><h1 class="post-title">Vanilla is ending</h1><a class="person-listing" href="/u/Linc">Linc</a></div>
+      <article class="col-12 card" id="postContent"><div class="md-div"><p>${said[0]}</p></div></article>
+      <ul class="comments">${node("Rosa", said[1] as string)}${node("Quinn", said[2] as string)}</ul></main></body></html>`;
+    const outcome = await readHtml(html, "https://lemmy.example/post/1");
+    const text = textOf(outcome);
+    assert.equal(outcome.strategy, "thread");
+    inOrder(text, ["stop updating", "Rosa", "club's forum", "Quinn", "fork anyone"]);
   });
 
   it("reads a Reddit thread's post and comments without the subreddit's sidebar rules", async () => {
