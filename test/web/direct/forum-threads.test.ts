@@ -120,3 +120,67 @@ describe("direct reader: threads named by their class words", () => {
     ]);
   });
 });
+
+describe("direct reader: threads in the markup of Vanilla and of Reddit's older interface", () => {
+  const said = [
+    "We have decided to stop updating the open source version after the first of January next year.",
+    "Thank you for all the years of work; the community edition carried our club's forum for a decade.",
+    "Is there a fork anyone is maintaining, or should we plan a migration to another platform now?",
+  ];
+  /** A Vanilla comment: its header names the author, its body holds the message. */
+  const vanilla = (who: string, text: string) =>
+    `<li class="Item ItemComment"><div class="Comment"><div class="Item-Header CommentHeader"><div class="AuthorWrap"><span class="Author"><a href="/profile/${who}" class="Username">${who}</a></span></div>
+      <div class="Meta CommentMeta CommentInfo"><span class="MItem DateCreated"><time datetime="2025-03-01">March 2025</time></span></div></div>
+      <div class="Item-BodyWrap"><div class="Item-Body"><div class="Message userContent"><p>${text}</p></div><div class="Reactions"><a href="#">Quote</a></div></div></div></div></li>`;
+
+  it("reads every Vanilla comment under its author line", async () => {
+    const html = `<!DOCTYPE html><html><head><title>Open source Vanilla</title></head><body>
+      <div id="Frame"><div class="Content MainContent"><h1>Open source Vanilla is ending</h1>
+      <ul class="MessageList DataList Comments">${said.map((text, i) => vanilla(["Linc", "Rosa", "Quinn"][i] as string, text)).join("")}</ul></div>
+      <div class="Panel"><a href="/categories">Categories</a> <a href="/discussions">Recent discussions</a></div></div></body></html>`;
+    const text = textOf(await readHtml(html, "https://forum.example/discussion/1/vanilla"));
+    inOrder(text, [
+      "Linc · March 2025",
+      "stop updating",
+      "Rosa · March 2025",
+      "club's forum",
+      "Quinn",
+      "fork anyone",
+    ]);
+  });
+
+  it("reads a Lemmy post and its comments, each under its author's name", async () => {
+    /** A Lemmy comment node: author and time, then its Markdown block. */
+    const node = (who: string, text: string) =>
+      `<li class="comment list-unstyled"><article class="details comment-node py-2"><div class="d-flex"><a class="person-listing" href="/u/${who}">${who}</a> <span class="moment-time">1 year ago</span></div>
+        <div class="comment-content"><div class="md-div"><p>${text}</p></div></div><div class="comment-bottom-btns"><button>reply</button></div></article></li>`;
+    const html = `<!DOCTYPE html><html><head><title>Vanilla is ending - Lemmy</title><meta property="og:type" content="article"></head><body>
+      <nav class="navbar"><a href="/">Lemmy</a><a href="/communities">Communities</a><a href="/login">Login</a></nav>
+      <main role="main"><div class="post-listing"><h1 class="post-title">Vanilla is ending</h1><a class="person-listing" href="/u/Linc">Linc</a></div>
+      <article class="col-12 card" id="postContent"><div class="md-div"><p>${said[0]}</p></div></article>
+      <ul class="comments">${node("Rosa", said[1] as string)}${node("Quinn", said[2] as string)}</ul></main></body></html>`;
+    const outcome = await readHtml(html, "https://lemmy.example/post/1");
+    const text = textOf(outcome);
+    assert.equal(outcome.strategy, "thread");
+    inOrder(text, ["stop updating", "Rosa", "club's forum", "Quinn", "fork anyone"]);
+  });
+
+  it("reads a Reddit thread's post and comments without the subreddit's sidebar rules", async () => {
+    /** A comment (a `thing`) in Reddit's older markup; its replies sit in its `child`. */
+    const thing = (who: string, text: string, replies = "") =>
+      `<div class="thing comment"><div class="entry"><p class="tagline"><a href="/user/${who}" class="author">${who}</a> <span class="score">12 points</span></p>
+        <form class="usertext"><div class="usertext-body may-blank-within md-container"><div class="md"><p>${text}</p></div></div></form></div>
+        <div class="child">${replies}</div></div>`;
+    const html = `<!DOCTYPE html><html><head><title>Forum software : selfhosted</title></head><body>
+      <div class="side"><div class="usertext-body"><div class="md"><h2>Rules</h2><ol><li>Be civil to other members at all times.</li><li>No spam or self-promotion in posts.</li></ol></div></div></div>
+      <div class="content" role="main"><div class="sitetable linklisting"><div class="thing link self"><p class="title"><a href="/r/selfhosted/comments/1/">Vanilla is ending</a></p>
+        <div class="expando"><form class="usertext"><div class="usertext-body"><div class="md"><p>${said[0]}</p></div></div></form></div></div></div>
+      <div class="commentarea"><div class="sitetable nestedlisting">${thing("Rosa", said[1] as string, thing("Quinn", said[2] as string))}</div></div></div>
+      </body></html>`;
+    const outcome = await readHtml(html, "https://old.reddit.example/r/selfhosted/comments/1/vanilla/");
+    const text = textOf(outcome);
+    inOrder(text, ["stop updating", "Rosa", "club's forum", "Quinn", "fork anyone"]);
+    assert.ok(!text.includes("Be civil"), text);
+    assert.equal(outcome.strategy, "thread");
+  });
+});

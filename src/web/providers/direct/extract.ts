@@ -16,6 +16,7 @@ import { Readability } from "@mozilla/readability";
 import type { ReadStrategy } from "../../provider.js";
 import { findComments, joinDiscussion } from "./comments.js";
 import { findContainer } from "./container.js";
+import { findSectioned } from "./docs.js";
 import { textLength } from "./document.js";
 import { addLead, findLead } from "./lead.js";
 import { markdownBlocks } from "./markdown.js";
@@ -70,7 +71,10 @@ export function extractMain(document: Dom, prose = false): MainContent {
 /** Readability's block or the page's named container, cleaned; else the whole body. */
 function readArticle(document: Dom, body: Dom): MainContent {
   // Readability moves and removes nodes: the second opinion is taken before it runs.
-  const container = findContainer(body)?.cloneNode(true);
+  // A page with no named body may hold its text in a run of headed sections (docs.ts), of
+  // which Readability's choice is one: a run that holds it and more is the page's text.
+  const named = findContainer(body);
+  const container = (named ?? findSectioned(body))?.cloneNode(true);
   const lead = findLead(body);
   let article: { title?: string | null; content?: Dom; byline?: string | null } | null = null;
   try {
@@ -89,7 +93,7 @@ function readArticle(document: Dom, body: Dom): MainContent {
   if (container !== undefined) {
     clean(container);
     dropBoilerplateText(container);
-    if (article?.content === undefined || preferContainer(article.content, container)) {
+    if (article?.content === undefined || preferContainer(article.content, container, named === undefined)) {
       addLead(container, lead);
       return { root: container, found: true, strategy: "container", ...meta };
     }
@@ -157,10 +161,17 @@ function threadRoot(document: Dom, posts: readonly Post[]): Dom {
 }
 
 /**
+ * How many times Readability's choice a container holding it must hold to read better: a named
+ * body holds a post's parts around the text; a run of sections (`run`) the text's other sections.
+ */
+const PART_FACTOR = 2;
+const RUN_FACTOR = 1.2;
+
+/**
  * Whether the page's conventional container reads better than Readability's choice: when
  * that choice is tiny, lies elsewhere on the page, or is a small part of the container.
  */
-function preferContainer(chosen: Dom, container: Dom): boolean {
+function preferContainer(chosen: Dom, container: Dom, run = false): boolean {
   const ours = markdownBlocks(container)
     .map(normalize)
     .filter((block) => block !== "");
@@ -174,7 +185,9 @@ function preferContainer(chosen: Dom, container: Dom): boolean {
   const shared = sum(ours.filter((block) => theirText.includes(block)));
   const tiny = theirsLength < 200 && oursLength > theirsLength;
   const elsewhere = shared < 0.2 * oursLength && prose(ours) > 0.5 * prose(theirs);
-  const part = shared > 0.8 * theirsLength && oursLength > 2 * theirsLength;
+  const part = shared > 0.8 * theirsLength && oursLength > (run ? RUN_FACTOR : PART_FACTOR) * theirsLength;
+  // A run of sections is taken only when it holds the choice: it may be another part of the page.
+  if (run) return part;
   return tiny || elsewhere || part;
 }
 

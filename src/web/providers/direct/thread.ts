@@ -7,7 +7,9 @@
  * A post is found by its text block, named the way the widely used forum platforms and
  * schema.org microdata name it: `itemprop="text"` in a posting, XenForo's `bbWrapper`, phpBB's
  * `postbody .content`, vBulletin's `postcontent`, Invision's `commentContent`, Flarum's
- * `Post-body`. Microdata alone is also what blogs give their comments, so it counts only on a
+ * `Post-body`, Vanilla's `Item-Body .userContent`, Reddit's `thing .usertext-body` (its older
+ * interface, where a subreddit's sidebar rules carry the same class outside any post), Lemmy's
+ * `md-div` in its post and comment nodes. Microdata alone is also what blogs give their comments, so it counts only on a
  * page that says it is a discussion (a DiscussionForumPosting or QAPage). The post around a text
  * block is its largest ancestor that holds no other post's text; the author line comes from it.
  */
@@ -33,6 +35,10 @@ const PLATFORM_BODIES = [
   ".js-post__content-text",
   "[data-role='commentContent']",
   ".Post-body",
+  ".Item-Body .userContent",
+  ".thing .usertext-body",
+  "#postContent .md-div",
+  ".comment-node .md-div",
 ].join(", ");
 
 /** schema.org types that make a page a discussion. */
