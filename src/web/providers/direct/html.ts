@@ -209,9 +209,9 @@ function prose(markdown: string): boolean {
 
 /**
  * The cards' reading when they, not the extraction, are the page's content: on any page when
- * they hold what the extraction kept and more; on a listing whenever they are found (its cards
- * hold most of its text, or it states a list: what the extraction kept is a part of it, a
- * banner or its introduction); on a catalogue when the extraction is no category's prose.
+ * they hold what the extraction kept and more; on a listing or a catalogue also when the
+ * extraction is no article's or category's prose (then it kept a part of the list, a featured
+ * card, a banner or the introduction, whatever its length).
  */
 function cardsReading(
   tools: HtmlTools,
@@ -224,8 +224,7 @@ function cardsReading(
   if (!holds && structure !== "listing" && structure !== "collection") return undefined;
   const markdown = toMarkdown(cards);
   const read = { main: { root: cards, found: true, strategy: "cards" as const }, markdown };
-  if (holds || structure === "listing") return read;
-  return prose(chosen.markdown) ? undefined : read;
+  return holds || !prose(chosen.markdown) ? read : undefined;
 }
 
 /**
