@@ -6,7 +6,7 @@
  * than the whole MCP server, and many sessions never read a page.
  */
 import { WEB_READ_MAX_DEPTH, WEB_READ_MAX_ELEMENTS, WEB_READ_MAX_NODES } from "../../../core/limits.js";
-import type { ProviderReadOutcome, ReadMetadata, ReadStrategy } from "../../provider.js";
+import type { PageType, ProviderReadOutcome, ReadMetadata, ReadStrategy } from "../../provider.js";
 import type { cardsHold, readCards } from "./cards.js";
 import { settleBody, wellFormed } from "./document.js";
 import type { extractBody, extractMain, MainContent } from "./extract.js";
@@ -102,9 +102,6 @@ function plainOutcome({ title, text }: ReturnType<typeof plainText>, tooDeep: bo
 const POOR_CHARS = 250;
 const WIDER_FACTOR = 3;
 
-/** How many times the extraction's text a listing's cards hold to be read instead. */
-const CARDS_FACTOR = 3;
-
 function htmlOutcome(
   document: Dom,
   links: readonly string[],
@@ -127,8 +124,7 @@ function htmlOutcome(
   let chosen: { main: MainContent; markdown: string } = { main, markdown: toMarkdown(main.root) };
   // An article with a list of related stories can look like a listing: the cards must hold more,
   // or hold what the extraction kept (then it was one card, or a part of the list).
-  const listed = structure === "listing" || structure === "collection";
-  const read = cards === undefined ? undefined : cardsReading(tools, cards, chosen, listed);
+  const read = cards === undefined ? undefined : cardsReading(tools, cards, chosen, structure);
   if (read !== undefined) chosen = read;
   const warnings: string[] = [];
   if (chosen.markdown.length < POOR_CHARS) {
@@ -213,22 +209,22 @@ function prose(markdown: string): boolean {
 
 /**
  * The cards' reading when they, not the extraction, are the page's content: on any page when
- * they hold what the extraction kept and more; on a listing also when they hold several times
- * its text and it is no article's prose.
+ * they hold what the extraction kept and more; on a listing or a catalogue also when the
+ * extraction is no article's or category's prose (then it kept a part of the list, a featured
+ * card, a banner or the introduction, whatever its length).
  */
 function cardsReading(
   tools: HtmlTools,
   cards: Dom,
   chosen: { main: MainContent; markdown: string },
-  listed: boolean,
+  structure: PageType,
 ): { main: MainContent; markdown: string } | undefined {
   if (chosen.main.strategy === "thread") return undefined;
   const holds = tools.cardsHold(cards, chosen.main.root);
-  if (!holds && !listed) return undefined;
+  if (!holds && structure !== "listing" && structure !== "collection") return undefined;
   const markdown = toMarkdown(cards);
-  if (!holds && (markdown.length <= CARDS_FACTOR * chosen.markdown.length || prose(chosen.markdown)))
-    return undefined;
-  return { main: { root: cards, found: true, strategy: "cards" }, markdown };
+  const read = { main: { root: cards, found: true, strategy: "cards" as const }, markdown };
+  return holds || !prose(chosen.markdown) ? read : undefined;
 }
 
 /**
