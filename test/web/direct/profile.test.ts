@@ -60,9 +60,12 @@ describe("the page's profile answers as the queries it replaces", () => {
 
   it("parses each JSON-LD script once, whatever the case of its type, and skips a broken one", () => {
     assert.deepEqual(profile.jsonLd, [{ "@type": "TechArticle", headline: "Notes" }]);
+    const itemTypes = document.querySelectorAll("[itemtype]") as ArrayLike<{
+      getAttribute(name: string): string | null;
+    }>;
     assert.deepEqual(
       profile.itemTypes,
-      Array.from(document.querySelectorAll("[itemtype]")).map((element) => element.getAttribute("itemtype")),
+      Array.from(itemTypes, (element) => element.getAttribute("itemtype")),
     );
   });
 
