@@ -30,6 +30,7 @@ const STEPS = new Map<string, string>(
     parseHTML: "parse (linkedom)",
     settleBody: "parse (linkedom)",
     pageType: "page type",
+    pageProfile: "page profile (one walk)",
     revealNoscript: "noscript",
     findThread: "forum posts",
     threadRoot: "forum posts",

@@ -25,7 +25,7 @@ const PAGE = `<!DOCTYPE html><html lang="en"><head>
 <section><h2>One</h2><p>Text</p><section><h3>Inner</h3></section></section>
 <article><p>An article.</p><time itemprop="datePublished" datetime="2024-02-03">3 Feb</time></article>
 <ul><li><a href="/a">A</a></li><li><a>no href</a></li></ul><main><img src="/b.png"></main>
-</body></html>`;
+</body><p>After the body</p><section>after</section></html>`;
 
 const same = (found: readonly unknown[], queried: ArrayLike<unknown>) => {
   assert.equal(found.length, queried.length);

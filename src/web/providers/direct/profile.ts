@@ -116,22 +116,20 @@ export function pageProfile(document: Dom): PageProfile {
 }
 
 /**
- * Every element under `document`, in document order, `<template>` content left out; those under
- * `body` (not the body itself) also go to the body's profile.
+ * Every element of `document`, in document order, `<template>` content left out (one query, as
+ * the queries it replaces saw the page); those under `body` (not the body itself) also go to the
+ * body's profile. Nothing is allocated per element: the walk's garbage would cost what it saves.
  */
 function walk(document: Dom, body: Dom, found: Gathered): void {
-  // An explicit stack: the walk is as deep as the page, which a call stack should not carry.
-  const stack: Array<{ element: Dom; inBody: boolean }> = [];
-  const push = (parent: Dom, inBody: boolean) => {
-    const children = parent.children as ArrayLike<Dom>;
-    for (let at = children.length - 1; at >= 0; at--) stack.push({ element: children[at], inBody });
-  };
-  push(document, false);
-  while (stack.length > 0) {
-    const { element, inBody } = stack.pop() as { element: Dom; inBody: boolean };
+  // The body's descendants follow it in document order, up to the first element after it that it does not hold.
+  let after: Dom = null;
+  for (let at = body; at != null && after === null; at = at.parentElement) after = at.nextElementSibling;
+  let inBody = false;
+  for (const element of document.querySelectorAll("*") as Iterable<Dom>) {
+    if (element === after) inBody = false;
     visit(element, found);
     if (inBody) visitBody(element, found.body);
-    if (element.localName !== "template") push(element, inBody || element === body);
+    else if (element === body) inBody = true;
   }
 }
 
