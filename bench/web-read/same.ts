@@ -5,7 +5,7 @@
  * earlier run's file, the pages whose answer differs are named. A change meant to make the reader
  * faster, not different, shows no page here.
  *
- *   npx tsx bench/web-read/same.ts --out AFTER.json [--compare BEFORE.json] [--limit N] [--set wcxb|eval]
+ *   npx tsx bench/web-read/same.ts --out AFTER.json [--compare BEFORE.json] [--skip N] [--limit N] [--set wcxb|eval]
  *
  * Pages over the fetch layer's response cap are never read by the server: skipped here too.
  */
@@ -24,6 +24,7 @@ const { values: opt } = parseArgs({
     out: { type: "string" },
     compare: { type: "string" },
     limit: { type: "string" },
+    skip: { type: "string" },
     set: { type: "string" },
   },
 });
@@ -63,6 +64,7 @@ async function evalPages(): Promise<Page[]> {
 }
 
 let pages = [...(opt.set === "eval" ? [] : wcxbPages()), ...(opt.set === "wcxb" ? [] : await evalPages())];
+if (opt.skip !== undefined) pages = pages.slice(Number(opt.skip));
 if (opt.limit !== undefined) pages = pages.slice(0, Number(opt.limit));
 
 const prints: Record<string, string> = {};
