@@ -5,11 +5,12 @@
  * work done for Readability counts as Readability's, the Markdown of the container comparison
  * as the comparison's.
  *
- *   npx tsx bench/web-read/phases.ts [--limit N]
+ *   npx tsx bench/web-read/phases.ts [--limit N] [--functions N]
  *
  * Nothing in the reader is instrumented: the steps are recognised by their function names.
  * Garbage collection is its own line; samples outside every step (the profiler, this script,
- * reading the set's files) are "other".
+ * reading the set's files) are "other". `--functions N` adds the N functions that spent the most
+ * time themselves (not in what they call), with their file and the step they ran for.
  */
 import { Session } from "node:inspector/promises";
 import { readPage, warmedEval } from "./eval-set.js";
@@ -29,6 +30,7 @@ const STEPS = new Map<string, string>(
     parseHTML: "parse (linkedom)",
     settleBody: "parse (linkedom)",
     pageType: "page type",
+    pageProfile: "page profile (one walk)",
     revealNoscript: "noscript",
     findThread: "forum posts",
     threadRoot: "forum posts",
@@ -101,6 +103,23 @@ for (const [name, ms] of [...spent].sort((a, b) => b[1] - a[1])) {
   console.log(
     `${name.padEnd(30)} ${ms.toFixed(0).padStart(7)} ms  ${((100 * ms) / total).toFixed(1).padStart(5)}%`,
   );
+}
+
+const functionsArg = process.argv.indexOf("--functions");
+if (functionsArg !== -1) {
+  const own = new Map<string, number>();
+  profile.samples.forEach((id, index) => {
+    const frame = (byId.get(id) as Node).callFrame;
+    const where = frame.url.replace(/^.*\/(node_modules|src)\//, "");
+    const name = `${step.get(id) ?? "other"}: ${frame.functionName || "(anonymous)"} ${where}`;
+    own.set(name, (own.get(name) ?? 0) + (profile.timeDeltas[index] ?? 0) / 1000);
+  });
+  const top = [...own].sort((a, b) => b[1] - a[1]).slice(0, Number(process.argv[functionsArg + 1]));
+  console.log("functions by own time");
+  for (const [name, ms] of top)
+    console.log(
+      `  ${ms.toFixed(0).padStart(7)} ms  ${((100 * ms) / total).toFixed(1).padStart(5)}%  ${name}`,
+    );
 }
 
 /** Reader code and the libraries it calls by name (Readability's parse, linkedom's parseHTML). */

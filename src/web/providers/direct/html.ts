@@ -15,6 +15,7 @@ import { pageMetadata } from "./metadata.js";
 import type { articleSigned, pageType } from "./page-type.js";
 import type { plainText } from "./plain.js";
 import type { extractProduct } from "./product.js";
+import { type PageProfile, pageProfile } from "./profile.js";
 import type { readSections } from "./sections.js";
 import type { boundedAttributes, browserCdata, pageShape } from "./shape.js";
 
@@ -73,10 +74,12 @@ export async function readHtml(html: string, pageUrl: string): Promise<ProviderR
   const parse = () => {
     const { document } = tools.parseHTML(shape.excessAttributes ? tools.boundedAttributes(page) : page);
     settleBody(document);
-    return { document, links: absoluteLinks(document, pageUrl) };
+    // One walk finds what the first steps ask of the page as parsed (profile.ts).
+    const profile = pageProfile(document);
+    return { document, profile, links: absoluteLinks(profile, pageUrl) };
   };
-  const { document, links } = parse();
-  return htmlOutcome(document, links, pageUrl, tools, () => parse().document);
+  const { document, profile, links } = parse();
+  return htmlOutcome(document, profile, links, pageUrl, tools, () => parse().document);
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: linkedom's Document type is the DOM lib's, which this project does not load.
@@ -104,13 +107,14 @@ const WIDER_FACTOR = 3;
 
 function htmlOutcome(
   document: Dom,
+  profile: PageProfile,
   links: readonly string[],
   pageUrl: string,
   tools: HtmlTools,
   parse: () => Dom,
 ): ProviderReadOutcome {
-  const stated = pageMetadata(document, pageUrl);
-  const structure = tools.pageType(document);
+  const stated = pageMetadata(document, pageUrl, profile);
+  const structure = tools.pageType(document, profile);
   // A page typed article or documentation keeps its prose: no cards, no comment thread unless stated.
   const prose = structure === "article" || structure === "documentation";
   // Cards are read before extraction moves nodes: readCards copies what it keeps, so one parse serves both.
@@ -118,7 +122,7 @@ function htmlOutcome(
   const main =
     structure === "product"
       ? tools.extractProduct(document, tools.extractMain)
-      : structure === "service" || (structure === "article" && !tools.articleSigned(document))
+      : structure === "service" || (structure === "article" && !tools.articleSigned(document, profile))
         ? tools.readSections(document, (page) => tools.extractMain(page, prose), structure)
         : tools.extractMain(document, prose);
   let chosen: { main: MainContent; markdown: string } = { main, markdown: toMarkdown(main.root) };
@@ -232,7 +236,7 @@ function cardsReading(
  * the page's distinct outgoing http(s) links, in order, found in the same walk. A page repeats
  * its URLs (menus, cards, image sets): each distinct one is resolved once.
  */
-function absoluteLinks(document: Dom, pageUrl: string): string[] {
+function absoluteLinks(profile: PageProfile, pageUrl: string): string[] {
   const resolved = new Map<string, string | undefined>();
   const absolute = (value: string | null) => {
     if (value === null) return undefined;
@@ -241,7 +245,7 @@ function absoluteLinks(document: Dom, pageUrl: string): string[] {
   };
   // The page's distinct outgoing http(s) links, in order (an href left as it is counts too).
   const links = new Set<string>();
-  for (const element of document.querySelectorAll("a[href]")) {
+  for (const element of profile.anchors) {
     // Fragments and scripts stay as they are: Readability weighs in-page links less, and the
     // Markdown writes only http(s) and mailto links.
     const href = element.getAttribute("href");
@@ -250,7 +254,7 @@ function absoluteLinks(document: Dom, pageUrl: string): string[] {
     const link = made ?? href;
     if (/^https?:/.test(link)) links.add(link);
   }
-  for (const element of document.querySelectorAll("img")) {
+  for (const element of profile.images) {
     for (const name of ["src", "data-src", "data-lazy-src", "data-original"]) {
       const value = element.getAttribute(name);
       if (value === null) continue;

@@ -3,19 +3,12 @@
  * site name, read from `<meta>` (Open Graph, Dublin Core, article:*), JSON-LD and `<link>`.
  * Only what the page states: nothing is guessed from the text, and a value that is not of the
  * expected form (a date that does not parse, a canonical URL that is not http(s)) is left out.
+ * The elements are found in the page's profile (profile.ts), the walk the reader makes once.
  */
+import { type PageProfile, pageProfile } from "./profile.js";
 
-/** The small DOM surface used (linkedom's Document has it). */
-export interface MetaDocument {
-  querySelectorAll(selector: string): ArrayLike<{
-    getAttribute(name: string): string | null;
-    textContent: string | null;
-  }>;
-  querySelector(
-    selector: string,
-  ): { getAttribute(name: string): string | null; textContent: string | null } | null;
-  readonly documentElement: { getAttribute(name: string): string | null } | null;
-}
+// biome-ignore lint/suspicious/noExplicitAny: linkedom's DOM types are the DOM lib's, not loaded here.
+type Dom = any;
 
 export interface PageMetadata {
   title?: string;
@@ -35,9 +28,13 @@ const DESCRIPTION_MAX_CHARS = 2000;
 /** The meta names of a description, in the order they are preferred. */
 const DESCRIPTIONS = new Set(["description", "og:description", "twitter:description"]);
 
-export function pageMetadata(document: MetaDocument, pageUrl: string): PageMetadata {
+export function pageMetadata(
+  document: Dom,
+  pageUrl: string,
+  profile: PageProfile = pageProfile(document),
+): PageMetadata {
   const meta = new Map<string, string>();
-  for (const element of Array.from(document.querySelectorAll("meta[content]"))) {
+  for (const element of profile.metas) {
     const key = (
       element.getAttribute("property") ??
       element.getAttribute("name") ??
@@ -53,7 +50,7 @@ export function pageMetadata(document: MetaDocument, pageUrl: string): PageMetad
       : clean(element.getAttribute("content"));
     if (value !== undefined) meta.set(key, value);
   }
-  const ld = jsonLd(document);
+  const ld = jsonLd(profile.jsonLd);
   const first = (...values: Array<string | undefined>) => values.find((value) => value !== undefined);
 
   const out: PageMetadata = {};
@@ -61,7 +58,7 @@ export function pageMetadata(document: MetaDocument, pageUrl: string): PageMetad
     meta.get("og:title"),
     ld.headline,
     meta.get("twitter:title"),
-    clean(document.querySelector("title")?.textContent),
+    clean(profile.title?.textContent),
   );
   if (title !== undefined) out.title = title;
   const byline = first(
@@ -70,7 +67,7 @@ export function pageMetadata(document: MetaDocument, pageUrl: string): PageMetad
     notUrl(meta.get("article:author")),
     notUrl(meta.get("dc.creator")),
     notUrl(meta.get("parsely-author")),
-    clean(document.querySelector('[rel="author"]')?.textContent),
+    clean(profile.relAuthor?.textContent),
   );
   if (byline !== undefined) out.byline = byline;
   const published = [
@@ -84,7 +81,7 @@ export function pageMetadata(document: MetaDocument, pageUrl: string): PageMetad
     meta.get("pubdate"),
     meta.get("publishdate"),
     meta.get("parsely-pub-date"),
-    document.querySelector('time[itemprop="datePublished"]')?.getAttribute("datetime") ?? undefined,
+    profile.publishedTime?.getAttribute("datetime") ?? undefined,
   ].find((value) => value !== undefined && isDate(value));
   if (published !== undefined) out.published = published;
   const language = first(
@@ -95,7 +92,7 @@ export function pageMetadata(document: MetaDocument, pageUrl: string): PageMetad
   );
   if (language !== undefined) out.language = language;
   const canonical = first(
-    absoluteHttp(document.querySelector('link[rel~="canonical"]')?.getAttribute("href"), pageUrl),
+    absoluteHttp(profile.canonical?.getAttribute("href"), pageUrl),
     absoluteHttp(meta.get("og:url"), pageUrl),
   );
   if (canonical !== undefined) out.canonicalUrl = canonical;
@@ -115,7 +112,7 @@ interface LdFacts {
 }
 
 /** The first of each fact across the page's JSON-LD objects (`@graph` included). */
-function jsonLd(document: MetaDocument): LdFacts {
+function jsonLd(values: readonly unknown[]): LdFacts {
   const facts: LdFacts = {};
   const visit = (value: unknown, depth: number) => {
     if (depth > 4 || value === null || typeof value !== "object") return;
@@ -131,13 +128,7 @@ function jsonLd(document: MetaDocument): LdFacts {
     facts.publisher ??= names(record.publisher);
     if (record["@graph"] !== undefined) visit(record["@graph"], depth + 1);
   };
-  for (const script of Array.from(document.querySelectorAll('script[type="application/ld+json"]'))) {
-    try {
-      visit(JSON.parse(script.textContent ?? ""), 0);
-    } catch {
-      // Broken JSON-LD is common; the page's other metadata still counts.
-    }
-  }
+  for (const value of values) visit(value, 0);
   return facts;
 }
 

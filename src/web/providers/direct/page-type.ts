@@ -21,12 +21,13 @@
  */
 import type { PageType } from "../../provider.js";
 import { textLength } from "./document.js";
+import { type PageProfile, pageProfile } from "./profile.js";
 
 // biome-ignore lint/suspicious/noExplicitAny: linkedom's DOM types are the DOM lib's, not loaded here.
 type Dom = any;
 
 /** The schema.org types a page states, in JSON-LD (`@graph` included) and microdata. */
-function statedTypes(document: Dom): string[] {
+function statedTypes(profile: PageProfile): string[] {
   const types: string[] = [];
   const visit = (value: unknown, depth: number) => {
     if (depth > 6 || value === null || typeof value !== "object") return;
@@ -41,15 +42,9 @@ function statedTypes(document: Dom): string[] {
       if (record[key] !== undefined) visit(record[key], depth + 1);
     }
   };
-  for (const script of Array.from(document.querySelectorAll('script[type="application/ld+json"]')) as Dom[]) {
-    try {
-      visit(JSON.parse(script.textContent ?? ""), 0);
-    } catch {
-      // Broken JSON-LD is common; the page's structure still counts.
-    }
-  }
-  for (const element of Array.from(document.querySelectorAll("[itemtype]")) as Dom[]) {
-    for (const url of (element.getAttribute("itemtype") ?? "").split(/\s+/)) {
+  for (const value of profile.jsonLd) visit(value, 0);
+  for (const itemType of profile.itemTypes) {
+    for (const url of itemType.split(/\s+/)) {
       const name = url.split("/").pop();
       if (name) types.push(name);
     }
@@ -62,13 +57,14 @@ const ARTICLES =
 const DOCS_GENERATOR =
   /\b(sphinx|docusaurus|mkdocs|vuepress|vitepress|gitbook|docsify|hugo-book|jsdoc|typedoc|redoc|mintlify|starlight|nextra|readthedocs|antora|doxygen)\b/i;
 
-/** The page's kind; run before extraction, which moves and removes nodes. */
-export function pageType(document: Dom): PageType {
-  const types = statedTypes(document);
+/**
+ * The page's kind; run before extraction, which moves and removes nodes. The page's elements are
+ * found in its profile (profile.ts), the walk the reader makes once.
+ */
+export function pageType(document: Dom, profile: PageProfile = pageProfile(document)): PageType {
+  const types = statedTypes(profile);
   const count = (pattern: RegExp) => types.filter((type) => pattern.test(type)).length;
-  const ogType = (
-    document.querySelector('meta[property="og:type"]')?.getAttribute("content") ?? ""
-  ).toLowerCase();
+  const ogType = (profile.ogType?.getAttribute("content") ?? "").toLowerCase();
   if (count(/^(DiscussionForumPosting|QAPage)$/) > 0) return "forum";
   const products = count(/^(Product|ProductGroup|IndividualProduct)$/);
   if (products >= 3 || (products > 0 && count(/^(OfferCatalog)$/) > 0)) return "collection";
@@ -77,34 +73,30 @@ export function pageType(document: Dom): PageType {
   if (count(/^(CollectionPage|ItemList|SearchResultsPage)$/) > 0) return "listing";
   // A page that states it is an article stays one: its related stories repeat like cards.
   const statesArticle = count(ARTICLES) > 0 || ogType === "article";
-  if (!statesArticle && repeatedCards(body)) return "listing";
-  const generator = document.querySelector('meta[name="generator"]')?.getAttribute("content") ?? "";
+  if (!statesArticle && repeatedCards(body, profile.body.blocks)) return "listing";
+  const generator = profile.generator?.getAttribute("content") ?? "";
   if (DOCS_GENERATOR.test(generator) || count(/^(TechArticle|APIReference)$/) > 0) return "documentation";
-  if (
-    body.querySelector("pre code, pre") !== null &&
-    body.querySelector("nav, aside, [role='navigation']") !== null
-  )
-    return "documentation";
+  // `pre code, pre` and `nav, aside, [role='navigation']` in the body.
+  if (profile.body.hasPre && profile.body.hasNavigation) return "documentation";
   if (statesArticle) return "article";
-  if (sectioned(body)) return "service";
-  if (proseParagraphs(body) >= 3 || oneArticle(body)) return "article";
+  if (sectioned(profile.body.sections)) return "service";
+  if (proseParagraphs(profile.body.paragraphs) >= 3 || oneArticle(profile.body.articles)) return "article";
   return "service";
 }
 
-/** What says a page is an article: a publication date, a `<time>` in its body, a stated Article. */
-const PUBLISHED =
-  'meta[property="article:published_time"], meta[name="date"], meta[itemprop="datePublished"], [itemprop="datePublished"]';
-
+/**
+ * What says a page is an article: a publication date (`meta[property="article:published_time"],
+ * meta[name="date"], [itemprop="datePublished"]`), a `<time>` in its body, a stated Article.
+ */
 /**
  * Whether the page carries a sign of being an article rather than only its prose: a page
  * typed article without one may be a service page of long paragraphs, read as sections when
  * they hold much more (sections.ts). Run before extraction, which removes `<time>`s.
  */
-export function articleSigned(document: Dom): boolean {
-  if (document.querySelector(PUBLISHED) !== null) return true;
-  const body = document.body ?? document.documentElement;
-  if (body.querySelector("time") !== null) return true;
-  return statedTypes(document).some((type) => ARTICLES.test(type));
+export function articleSigned(document: Dom, profile: PageProfile = pageProfile(document)): boolean {
+  if (profile.statesPublished) return true;
+  if (profile.body.hasTime) return true;
+  return statedTypes(profile).some((type) => ARTICLES.test(type));
 }
 
 /** Headed sections that make a page of sections (hero, features, pricing, FAQ...). */
@@ -115,10 +107,8 @@ const MIN_SECTIONS = 4;
  * under its own heading, none holding most of the text (an article split into sections has one
  * that does, or few).
  */
-function sectioned(body: Dom): boolean {
-  const outermost = (Array.from(body.querySelectorAll("section")) as Dom[]).filter(
-    (section) => section.parentNode?.closest?.("section") == null,
-  );
+function sectioned(sections: readonly Dom[]): boolean {
+  const outermost = sections.filter((section) => section.parentNode?.closest?.("section") == null);
   const headed = outermost.filter((section) => section.querySelector("h1, h2, h3") !== null);
   if (headed.length < MIN_SECTIONS) return false;
   let total = 0;
@@ -135,8 +125,7 @@ function sectioned(body: Dom): boolean {
 const ARTICLE_MIN_TEXT = 500;
 
 /** One `<article>` element with prose in it: a listing repeats them, a service page has none. */
-function oneArticle(body: Dom): boolean {
-  const articles = Array.from(body.querySelectorAll("article")) as Dom[];
+function oneArticle(articles: readonly Dom[]): boolean {
   return articles.length === 1 && textLength(articles[0] as Dom) >= ARTICLE_MIN_TEXT;
 }
 
@@ -148,10 +137,10 @@ const MIN_CARDS = 4;
  * and class, each with a link and some text. A menu's items hold little text; a page's sections
  * differ in class or carry no link each.
  */
-function repeatedCards(body: Dom): boolean {
+function repeatedCards(body: Dom, blocks: readonly Dom[]): boolean {
   const total = textLength(body);
   if (total === 0) return false;
-  for (const parent of Array.from(body.querySelectorAll("ul, ol, div, section, main")) as Dom[]) {
+  for (const parent of blocks) {
     const groups = new Map<string, Dom[]>();
     for (const child of Array.from(parent.children ?? []) as Dom[]) {
       const key = `${child.localName}.${child.getAttribute("class") ?? ""}`;
@@ -171,9 +160,9 @@ function repeatedCards(body: Dom): boolean {
   return false;
 }
 
-function proseParagraphs(body: Dom): number {
+function proseParagraphs(paragraphs: readonly Dom[]): number {
   let count = 0;
-  for (const paragraph of Array.from(body.querySelectorAll("p")) as Dom[]) {
+  for (const paragraph of paragraphs) {
     if (textLength(paragraph) >= 200 && ++count >= 3) break;
   }
   return count;
