@@ -64,12 +64,19 @@ describe("the memory benchmarks' harness", () => {
       env: homeEnv(home),
       client: "harness-test",
     });
-    const listed = await request("tools/list", {});
-    assert.ok(listed.result?.tools?.some((t) => t.name === "code_search"));
-    assert.ok(residentMb(pid) > 0);
-    assert.ok(residentMb(pid, "VmHWM") >= residentMb(pid) - 1);
-    assert.match(residentSplit(pid), /^C heap [\d.]+ MB, other anonymous [\d.]+ MB, file-backed [\d.]+ MB$/);
-    await close();
+    // Closed whatever the assertions find: a server left running would hold the file open.
+    try {
+      const listed = await request("tools/list", {});
+      assert.ok(listed.result?.tools?.some((t) => t.name === "code_search"));
+      assert.ok(residentMb(pid) > 0);
+      assert.ok(residentMb(pid, "VmHWM") >= residentMb(pid) - 1);
+      assert.match(
+        residentSplit(pid),
+        /^C heap [\d.]+ MB, other anonymous [\d.]+ MB, file-backed [\d.]+ MB, \d+ threads$/,
+      );
+    } finally {
+      await close();
+    }
   });
 
   it("soak.ts and mix.ts use it instead of their own copies", async () => {
