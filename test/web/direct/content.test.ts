@@ -5,14 +5,10 @@
  */
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import { after, before, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import { EvidentError } from "../../../src/core/errors.js";
-import { silentLogger } from "../../../src/core/logger.js";
-import { createHttpClient } from "../../../src/net/client.js";
-import type { HttpClient } from "../../../src/net/http-client.js";
-import { ProviderError, type ProviderReadOutcome } from "../../../src/web/provider.js";
-import { createDirectProvider } from "../../../src/web/providers/direct/provider.js";
-import { type Loopback, startLoopback } from "../../net/loopback.js";
+import { ProviderError } from "../../../src/web/provider.js";
+import { loopbackReader } from "./loopback-reader.js";
 
 const fixture = (name: string) => readFileSync(new URL(`fixtures/${name}`, import.meta.url));
 
@@ -41,34 +37,16 @@ const PAGES: Record<string, [string | undefined, Buffer | string]> = {
 };
 
 describe("direct reader content types", () => {
-  let site: Loopback;
-  let http: HttpClient;
-  const direct = createDirectProvider();
-
-  before(async () => {
-    site = await startLoopback((req, res) => {
-      const page = PAGES[req.url ?? ""];
-      if (page === undefined) {
-        res.statusCode = 404;
-        res.end();
-        return;
-      }
-      if (page[0] !== undefined) res.setHeader("content-type", page[0]);
-      res.end(page[1]);
-    });
-    http = createHttpClient({ allowPrivateNetwork: true });
+  const { read, text } = loopbackReader((req, res) => {
+    const page = PAGES[req.url ?? ""];
+    if (page === undefined) {
+      res.statusCode = 404;
+      res.end();
+      return;
+    }
+    if (page[0] !== undefined) res.setHeader("content-type", page[0]);
+    res.end(page[1]);
   });
-  after(async () => {
-    await http.close();
-    await site.close();
-  });
-
-  const read = (path: string): Promise<ProviderReadOutcome> =>
-    direct.read?.(
-      { url: `${site.url}${path}` },
-      { signal: new AbortController().signal, http, logger: silentLogger },
-    ) as Promise<ProviderReadOutcome>;
-  const text = (outcome: ProviderReadOutcome) => (outcome.content[0] as { text: string }).text;
 
   it("decodes real Shift_JIS, GBK, windows-1251 and ISO-8859-2 pages from meta, http-equiv or the header", async () => {
     assert.match(text(await read("/sjis")), /日本語の記事です。東京は晴れ。/);

@@ -6,15 +6,11 @@
  * checked on chunks split anywhere.
  */
 import assert from "node:assert/strict";
-import { after, before, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import { MAX_RESPONSE_BODY_BYTES, WEB_READ_MAX_STREAMED_BYTES } from "../../../src/core/limits.js";
-import { silentLogger } from "../../../src/core/logger.js";
-import { createHttpClient } from "../../../src/net/client.js";
-import type { HttpClient } from "../../../src/net/http-client.js";
-import { ProviderError, type ProviderReadOutcome } from "../../../src/web/provider.js";
+import { ProviderError } from "../../../src/web/provider.js";
 import { ScriptSieve } from "../../../src/web/providers/direct/page-body.js";
-import { createDirectProvider } from "../../../src/web/providers/direct/provider.js";
-import { type Loopback, startLoopback } from "../../net/loopback.js";
+import { loopbackReader } from "./loopback-reader.js";
 
 const MIB = 1024 * 1024;
 const ARTICLE = `<article><h1>Field notes on river otters</h1>${"<p>River otters along the northern estuary were counted each morning, and the notes say where each family slept and fed during the long winter.</p>".repeat(6)}</article>`;
@@ -90,33 +86,15 @@ const PAGES: Record<string, (response: import("node:http").ServerResponse) => vo
 };
 
 describe("direct: pages over the response cap", () => {
-  let site: Loopback;
-  let http: HttpClient;
-  const direct = createDirectProvider();
-
-  before(async () => {
-    site = await startLoopback((request, response) => {
-      const page = PAGES[request.url ?? ""];
-      if (page === undefined) {
-        response.statusCode = 404;
-        response.end();
-        return;
-      }
-      page(response);
-    });
-    http = createHttpClient({ allowPrivateNetwork: true });
+  const { read, text } = loopbackReader((request, response) => {
+    const page = PAGES[request.url ?? ""];
+    if (page === undefined) {
+      response.statusCode = 404;
+      response.end();
+      return;
+    }
+    page(response);
   });
-  after(async () => {
-    await http.close();
-    await site.close();
-  });
-
-  const read = (path: string): Promise<ProviderReadOutcome> =>
-    direct.read?.(
-      { url: `${site.url}${path}` },
-      { signal: new AbortController().signal, http, logger: silentLogger },
-    ) as Promise<ProviderReadOutcome>;
-  const text = (outcome: ProviderReadOutcome) => (outcome.content[0] as { text: string }).text;
 
   it("S13: an HTML page over the cap because of its scripts is read without them, and the warning says so", async () => {
     const outcome = await read("/scripted");
