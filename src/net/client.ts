@@ -27,7 +27,13 @@ import {
   literalHost,
   urlNotAllowed,
 } from "./guard.js";
-import { type HttpClient, HttpClientError, type HttpRequest, type HttpResponse } from "./http-client.js";
+import {
+  bodyTooLarge,
+  type HttpClient,
+  HttpClientError,
+  type HttpRequest,
+  type HttpResponse,
+} from "./http-client.js";
 import { type ProxySettings, proxyFor } from "./proxy.js";
 import { assertPublicUrl } from "./public-url.js";
 
@@ -164,7 +170,7 @@ class UndiciHttpClient implements HttpClient {
           seen += chunk.length;
           if (seen > cap) {
             source.destroy();
-            controller.error(tooLarge(cap));
+            controller.error(bodyTooLarge(cap));
             return;
           }
           controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
@@ -213,7 +219,7 @@ class UndiciHttpClient implements HttpClient {
       const declared = typeof lengthHeader === "string" ? Number(lengthHeader) : Number.NaN;
       if (Number.isFinite(declared) && declared > cap) {
         response.body.destroy();
-        throw tooLarge(cap);
+        throw bodyTooLarge(cap);
       }
       return { response, url: hop.url };
     }
@@ -501,10 +507,6 @@ function answeredAt(response: Response, url: string): Response {
   return response;
 }
 
-function tooLarge(cap: number): HttpClientError {
-  return new HttpClientError("body_too_large", `the response body exceeds ${cap} bytes`);
-}
-
 async function readCapped(body: Readable, cap: number, signal: AbortSignal): Promise<Uint8Array> {
   const chunks: Buffer[] = [];
   let total = 0;
@@ -514,7 +516,7 @@ async function readCapped(body: Readable, cap: number, signal: AbortSignal): Pro
       total += buffer.length;
       if (total > cap) {
         body.destroy();
-        throw tooLarge(cap);
+        throw bodyTooLarge(cap);
       }
       chunks.push(buffer);
     }

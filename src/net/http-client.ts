@@ -82,3 +82,8 @@ export class HttpClientError extends Error {
     if (options.code !== undefined) this.code = options.code;
   }
 }
+
+/** A body over its cap: the one failure every reader of a capped body throws. */
+export function bodyTooLarge(cap: number): HttpClientError {
+  return new HttpClientError("body_too_large", `the response body exceeds ${cap} bytes`);
+}

@@ -10,7 +10,7 @@
  * said (`PageBody.cutAt`). Any other type over the cap is refused as before: a cut PDF or JSON
  * is not readable.
  */
-import { HttpClientError } from "../../../net/http-client.js";
+import { bodyTooLarge, HttpClientError } from "../../../net/http-client.js";
 
 export interface PageBody {
   readonly body: Uint8Array;
@@ -43,7 +43,7 @@ export async function readPageBody(
       const chunk = Buffer.from(next.value.buffer, next.value.byteOffset, next.value.byteLength);
       read += chunk.length;
       if (sieve === undefined && kept.size + chunk.length > cap) {
-        if (!html || !startsAsMarkup(kept.head())) throw tooLarge(cap);
+        if (!html || !startsAsMarkup(kept.head())) throw bodyTooLarge(cap);
         sieve = new ScriptSieve();
         kept.restart((all) => sieve?.push(all) ?? []);
       }
@@ -83,10 +83,6 @@ function startsAsMarkup(head: Buffer): boolean {
   let at = head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf ? 3 : 0;
   while (at < head.length && /[\t\n\f\r ]/.test(String.fromCharCode(head[at] as number))) at += 1;
   return head[at] === LT;
-}
-
-function tooLarge(cap: number): HttpClientError {
-  return new HttpClientError("body_too_large", `the response body exceeds ${cap} bytes`);
 }
 
 /** Kept chunks, at most `cap` bytes: a chunk that passes it is cut at it. */

@@ -7,7 +7,7 @@
  */
 import { EvidentError } from "../../../core/errors.js";
 import { MAX_RESPONSE_BODY_BYTES, WEB_READ_MAX_STREAMED_BYTES } from "../../../core/limits.js";
-import { HttpClientError } from "../../../net/http-client.js";
+import { bodyTooLarge } from "../../../net/http-client.js";
 import {
   type Provider,
   type ProviderContext,
@@ -104,10 +104,7 @@ async function pageBody(id: string, response: Response, html: boolean): Promise<
   try {
     if (!html && declared > MAX_RESPONSE_BODY_BYTES) {
       await response.body?.cancel().catch(() => {});
-      throw new HttpClientError(
-        "body_too_large",
-        `the response body exceeds ${MAX_RESPONSE_BODY_BYTES} bytes`,
-      );
+      throw bodyTooLarge(MAX_RESPONSE_BODY_BYTES);
     }
     return await readPageBody(response.body, html, MAX_RESPONSE_BODY_BYTES);
   } catch (thrown) {
