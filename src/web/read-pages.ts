@@ -8,14 +8,7 @@
  * and every answer about it says where its cursors end.
  */
 import { EvidentError } from "../core/errors.js";
-import {
-  CursorMac,
-  type KeptStore,
-  KeptValueTooLarge,
-  keptBytes,
-  keptCopy,
-  keptPrefix,
-} from "../core/kept.js";
+import { CursorMac, type KeptStore, KeptValueTooLarge, keptBytes, keptPrefix } from "../core/kept.js";
 import type { Provenance } from "./envelope.js";
 import type { ReadMetadata } from "./provider.js";
 
@@ -71,15 +64,18 @@ export class ReadPages {
     });
     const prefix = keptPrefix(page.text, Math.max(0, room - frame));
     const warning = prefix.length < whole ? cutNote(prefix.length) : undefined;
-    const kept: KeptPage =
+    // A copy of its own, every string in it too: a reader's title or metadata may be cut from the
+    // page's source, which a kept slice would hold whole beyond what the store counts.
+    const kept: KeptPage = structuredClone(
       warning === undefined
         ? page
         : {
             ...page,
-            text: keptCopy(page.text.slice(0, prefix.length)),
+            text: page.text.slice(0, prefix.length),
             total: whole,
             warnings: [...page.warnings, warning],
-          };
+          },
+    );
     let id: string;
     try {
       if (kept.text.length === 0) throw new KeptValueTooLarge(frame, room);
