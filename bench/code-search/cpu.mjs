@@ -4,10 +4,12 @@
 // a pipe and discarded), a new query through a warm CodeSearchService from this checkout's dist/
 // and, with `--before DIR`, one from DIR's dist/. CPU is user + system time, the process's own
 // (process.cpuUsage) plus that of the children it reaped meanwhile (/proc/self/stat), so a
-// search pays for its ripgrep and ripgrep for nothing else. Medians of wall and CPU.
+// search pays for its ripgrep and ripgrep for nothing else. Medians of wall, CPU and minor page
+// faults (memory touched for the first time, the same way counted; independent of the load).
 //
 // Usage: node bench/code-search/cpu.mjs --corpus DIR [--runs N] [--before DIR] [--smart]
 //          -- RG FLAGS... PATTERN     (e.g. -- -F 'func '; -F means literal, -w whole word)
+//        or -- -F -e TERM1 -e TERM2 ...  (an anyOf of those terms against `rg -F -e ...`)
 import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -27,17 +29,25 @@ const corpus = arg("--corpus", "");
 const runs = Number(arg("--runs", "9"));
 const before = arg("--before", "");
 const pattern = rgArgs.at(-1);
+const terms = rgArgs.flatMap((a, i) => (rgArgs[i - 1] === "-e" ? [a] : []));
 const input = {
-  pattern,
-  literal: rgArgs.includes("-F"),
+  ...(terms.length > 0 ? { anyOf: terms } : { pattern, literal: rgArgs.includes("-F") }),
   wholeWord: rgArgs.includes("-w"),
   ...(rgArgs.includes("-S") ? {} : { ignoreCase: false }),
 };
 
-function childCpuMs() {
+function selfStat() {
   const stat = readFileSync("/proc/self/stat", "utf8");
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+}
+function childCpuMs() {
+  const fields = selfStat();
   return (Number(fields[13]) + Number(fields[14])) * 10;
+}
+/** Minor page faults of the process and of the children it reaped: memory first touched. */
+function faults() {
+  const fields = selfStat();
+  return Number(fields[7]) + Number(fields[9]);
 }
 function cpuMs() {
   const own = process.cpuUsage();
@@ -47,14 +57,18 @@ function cpuMs() {
 async function service(build) {
   const { CodeSearchService } = await import(join(build, "dist/code/service.js"));
   const { silentLogger } = await import(join(build, "dist/core/logger.js"));
-  const s = new CodeSearchService({ cwd: corpus, env: process.env, logger: silentLogger });
+  // Under valgrind a search outlasts the default deadline: EVIDENT_CODE_SEARCH_DEADLINE_MS moves it.
+  const deadline = Number(process.env.EVIDENT_CODE_SEARCH_DEADLINE_MS ?? "0");
+  const settings = deadline > 0 ? { settings: { deadlineMs: deadline } } : {};
+  const s = new CodeSearchService({ cwd: corpus, env: process.env, logger: silentLogger, ...settings });
   const ctx = () => ({ caller: "bench", signal: new AbortController().signal });
   // The scope enumerated, as on a warm server.
-  await s.run({ ...input, pattern: "evident bench keeps this scope warm" }, ctx());
+  const { anyOf: _, ...plain } = input;
+  await s.run({ ...plain, pattern: "evident bench keeps this scope warm" }, ctx());
   await s.idle();
   return async () => {
     const r = await s.run(input, ctx());
-    return r.data.totalMatches;
+    return r.data.totalMatches ?? r.data.totalItems ?? r.data.analysis?.totalItems;
   };
 }
 
@@ -68,10 +82,11 @@ async function host(name) {
   let result;
   for (let round = -2; round < runs; round++) {
     const c0 = cpuMs();
+    const f0 = faults();
     const t0 = performance.now();
     result = await run();
     const ms = performance.now() - t0;
-    if (round >= 0) samples.push({ ms, cpu: cpuMs() - c0 });
+    if (round >= 0) samples.push({ ms, cpu: cpuMs() - c0, faults: faults() - f0 });
   }
   console.log(JSON.stringify({ samples, result }));
 }
@@ -90,6 +105,7 @@ const load = () => readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).
 console.log(`corpus ${corpus}, rg ${JSON.stringify(rgArgs)}, ${BATCHES} x ${runs} runs, load ${load()}`);
 const wall = new Map(names.map((n) => [n, []]));
 const cpu = new Map(names.map((n) => [n, []]));
+const minor = new Map(names.map((n) => [n, []]));
 const result = new Map();
 for (let batch = 0; batch < BATCHES; batch++) {
   for (const name of batch % 2 === 0 ? names : [...names].reverse()) {
@@ -106,6 +122,7 @@ for (let batch = 0; batch < BATCHES; batch++) {
     for (const s of samples) {
       wall.get(name).push(s.ms);
       cpu.get(name).push(s.cpu);
+      minor.get(name).push(s.faults);
     }
     result.set(name, r);
   }
@@ -121,7 +138,8 @@ for (const name of names) {
   const c = median(cpu.get(name));
   console.log(
     `${name.padEnd(12)} wall ${w.toFixed(1).padStart(8)} ms (${(w / rgWall).toFixed(2)}x, +${(w - rgWall).toFixed(1)})` +
-      `   cpu ${c.toFixed(0).padStart(6)} ms (${(c / rgCpu).toFixed(2)}x)   result ${result.get(name)}`,
+      `   cpu ${c.toFixed(0).padStart(6)} ms (${(c / rgCpu).toFixed(2)}x)   faults ${median(minor.get(name))}` +
+      `   result ${result.get(name)}`,
   );
 }
 console.log(`load ${load()}`);

@@ -67,9 +67,14 @@ export interface RecordRun {
  * the path, the key names and each submatch's text), so the event's length bounds the room a
  * record needs. An event of another shape, or a run whose events name two paths, ends the
  * records: `inOrder` then says undefined and the snapshot keeps the events themselves.
+ *
+ * The records grow in place, in a resizable buffer reserved up to `maxBytes` (what the retention
+ * bound lets them reach): growing never copies what was cut, and never holds two copies at once.
+ * Records that would pass the reservation end, as an event of another shape does.
  */
 export class CompactRecorder {
-  #out: Buffer = Buffer.allocUnsafeSlow(1 << 16);
+  readonly #room: ArrayBuffer;
+  readonly #out: Uint8Array;
   #used = 0;
   /** Where each position's record starts. */
   #starts = new Uint32Array(1024);
@@ -88,6 +93,13 @@ export class CompactRecorder {
     ranges: [],
   };
 
+  /** `maxBytes`: the most the records may take (the retention bound, plus one event). */
+  constructor(maxBytes: number) {
+    const reserved = Math.min(maxBytes, RESERVATION_MAX_BYTES);
+    this.#room = new ArrayBuffer(Math.min(INITIAL_BYTES, reserved), { maxByteLength: reserved });
+    this.#out = new Uint8Array(this.#room);
+  }
+
   /**
    * Records the event `bytes[start, end)` at the next position; `first` for a run's first.
    * Returns the record's length in bytes, or -1 once the records have ended.
@@ -102,8 +114,10 @@ export class CompactRecorder {
       return -1;
     }
     if (first) this.#notePath(bytes, parts);
-    if (this.#used + end - start > this.#out.length)
-      this.#out = grownBuffer(this.#out, this.#used + end - start);
+    if (!this.#grow(this.#used + end - start)) {
+      this.#failed = true;
+      return -1;
+    }
     if (this.#count === this.#starts.length) {
       const larger = new Uint32Array(this.#starts.length * 2);
       larger.set(this.#starts);
@@ -162,7 +176,7 @@ export class CompactRecorder {
       const run = runs[r] as RecordRun;
       const from = this.#starts[run.first] as number;
       const to = this.#end(run.first + run.count - 1);
-      this.#out.copy(bytes, at, from, to);
+      bytes.set(this.#out.subarray(from, to), at);
       runStarts[r] = position;
       runKeys.push(run.key);
       runPaths.push(this.#runPaths.get(run.first) as string);
@@ -212,6 +226,17 @@ export class CompactRecorder {
     return position + 1 < this.#count ? (this.#starts[position + 1] as number) : this.#used;
   }
 
+  /** Makes the room at least `needed` bytes, doubling it in place; false past the reservation. */
+  #grow(needed: number): boolean {
+    const room = this.#room;
+    if (needed <= room.byteLength) return true;
+    if (needed > room.maxByteLength) return false;
+    let size = room.byteLength * 2;
+    while (size < needed) size *= 2;
+    room.resize(Math.min(size, room.maxByteLength));
+    return true;
+  }
+
   /** Notes the path of the run that begins at the next position. */
   #notePath(bytes: Uint8Array, parts: Parts): void {
     this.#runPath = bytes.slice(parts.pathStart, parts.pathEnd);
@@ -219,13 +244,10 @@ export class CompactRecorder {
   }
 }
 
-function grownBuffer(buffer: Buffer, needed: number): Buffer {
-  let size = buffer.length * 2;
-  while (size < needed) size *= 2;
-  const larger = Buffer.allocUnsafeSlow(size);
-  buffer.copy(larger, 0, 0, buffer.length);
-  return larger;
-}
+/** The records' first room; it doubles in place as they need more. */
+const INITIAL_BYTES = 1 << 16;
+/** What one search's records may reserve of the address space, whatever its bounds say. */
+const RESERVATION_MAX_BYTES = 2 ** 31;
 
 /** The match event a record stands for, as ripgrep would print it but for the submatch texts. */
 export function eventOf(table: CompactMatchTable, position: number, run: number): string {

@@ -144,7 +144,9 @@ export class RgOutputIndexer {
     this.#maxLineBytes = options.maxLineBytes ?? RG_MAX_PROTOCOL_LINE_BYTES;
     this.#exclude = options.exclude;
     this.#onRun = options.onRun;
-    this.#records = options.records === false ? undefined : new CompactRecorder();
+    // Kept records stay within the byte bound, but for the one event that passes it.
+    this.#records =
+      options.records === false ? undefined : new CompactRecorder(bounds.maxBytes + this.#maxLineBytes);
     this.#recordsKept = this.#records !== undefined;
   }
 
