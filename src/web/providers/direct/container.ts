@@ -49,8 +49,13 @@ export function findContainer(body: Dom): Dom | undefined {
 
 function isNamedBody(element: Dom): boolean {
   if ((element.getAttribute("itemprop") ?? "").toLowerCase() === "articlebody") return true;
-  const names = `${element.getAttribute("class") ?? ""} ${element.getAttribute("id") ?? ""}`.trim();
-  if (names === "") return false;
-  for (const name of names.split(/\s+/)) if (BODY_NAME.test(name)) return true;
+  return namesBody(element.getAttribute("class")) || namesBody(element.getAttribute("id"));
+}
+
+/** Whether a word of a class or id value names an article body; a one-word value is not split. */
+function namesBody(value: string | null): boolean {
+  if (value === null || value === "") return false;
+  if (!/\s/.test(value)) return BODY_NAME.test(value);
+  for (const name of value.split(/\s+/)) if (BODY_NAME.test(name)) return true;
   return false;
 }

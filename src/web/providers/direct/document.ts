@@ -155,3 +155,41 @@ function isSpace(code: number): boolean {
     code === 0xfeff
   );
 }
+
+/**
+ * `element` or its nearest ancestor whose tag is one of `tags` or whose `role` is `role`: what
+ * `closest("nav, footer, [role='navigation']")` finds, without the selector compiled again at
+ * each call (linkedom compiles a selector at every query, and the reader asks this of elements
+ * one by one).
+ */
+export function closestOf(element: Dom, tags: ReadonlySet<string>, role?: string): Dom | null {
+  for (let at = element; at != null; at = at.parentElement) {
+    if (tags.has(at.localName) || (role !== undefined && at.getAttribute("role") === role)) return at;
+  }
+  return null;
+}
+
+/**
+ * The first element under `root` (not `root` itself), in document order, that `test` accepts; a
+ * `<template>`'s content left out, as linkedom's `querySelector` leaves it out: the query by a
+ * predicate, without a selector compiled for it.
+ */
+export function firstUnder(root: Dom, test: (element: Dom) => boolean): Dom | null {
+  let element: Dom = root.firstElementChild;
+  while (element != null) {
+    if (test(element)) return element;
+    const child = element.localName === "template" ? null : element.firstElementChild;
+    if (child != null) {
+      element = child;
+      continue;
+    }
+    while (element !== root && element.nextElementSibling == null) element = element.parentElement;
+    element = element === root ? null : element.nextElementSibling;
+  }
+  return null;
+}
+
+/** `a[href]`, as a predicate for `firstUnder`. */
+export function isLink(element: Dom): boolean {
+  return element.localName === "a" && element.hasAttribute("href");
+}

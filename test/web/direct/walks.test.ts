@@ -1,12 +1,14 @@
 /**
- * `textLength` counts a block's text as the reader's rules weigh it (white space runs as one,
- * none at either end) without building the text: it must give what the string would, whatever
- * the white space and wherever the node boundaries fall.
+ * The walks that replace strings and selectors the reader built per element: `textLength`
+ * counts a block's text as the reader's rules weigh it (white space runs as one, none at either
+ * end) without building the text, and must give what the string would, whatever the white space
+ * and wherever the node boundaries fall; `closestOf` and `firstUnder` find what linkedom's
+ * `closest` and `querySelector` find, a template's content left out as linkedom leaves it.
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { parseHTML } from "linkedom";
-import { textLength } from "../../../src/web/providers/direct/document.js";
+import { closestOf, firstUnder, isLink, textLength } from "../../../src/web/providers/direct/document.js";
 
 /** The definition: the text gathered, its white space collapsed, trimmed. */
 function byString(element: { textContent: string | null }): number {
@@ -88,5 +90,39 @@ describe("textLength", () => {
     fragment.appendChild(document.createTextNode(" one "));
     fragment.appendChild(document.createElement("p")).textContent = " two ";
     assert.equal(textLength(fragment), "one two".length);
+  });
+});
+
+describe("closestOf and firstUnder", () => {
+  const page = body(
+    `<header><div id="a"><span id="b">x</span></div></header>
+     <div role="navigation"><p id="c">y</p></div>
+     <div role="Navigation"><p id="d">z</p></div>
+     <section id="s1"><template><a href="/in-template">t</a></template><div><a id="e">no href</a></div></section>
+     <section id="s2"><div><ul><li><a href="/x" id="f">x</a></li></ul></div></section>`,
+  );
+  const byId = (id: string) => page.querySelector(`#${id}`);
+
+  it("finds the nearest element of a tag or role, as closest() does", () => {
+    const chrome = new Set(["nav", "footer", "header", "aside"]);
+    for (const id of ["a", "b", "c", "d", "e", "f"]) {
+      const element = byId(id);
+      assert.equal(
+        closestOf(element, chrome, "navigation"),
+        element.closest("nav, footer, header, aside, [role='navigation']"),
+        id,
+      );
+    }
+    assert.equal(closestOf(byId("b"), chrome, "navigation")?.localName, "header");
+    // A role's value is matched as written, as the selector matches it.
+    assert.equal(closestOf(byId("d"), chrome, "navigation"), null);
+  });
+
+  it("finds the first element under a root that a test accepts, leaving a template's content out", () => {
+    assert.equal(firstUnder(byId("s1"), isLink), null);
+    assert.equal(byId("s1").querySelector("a[href]"), null);
+    assert.equal(firstUnder(byId("s2"), isLink), byId("f"));
+    assert.equal(firstUnder(page, isLink), page.querySelector("a[href]"));
+    assert.equal(firstUnder(byId("f"), isLink), null, "the root itself is not under itself");
   });
 });
