@@ -8,7 +8,13 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { parseHTML } from "linkedom";
-import { closestOf, firstUnder, isLink, textLength } from "../../../src/web/providers/direct/document.js";
+import {
+  closestOf,
+  firstUnder,
+  isLink,
+  nextUnder,
+  textLength,
+} from "../../../src/web/providers/direct/document.js";
 
 /** The definition: the text gathered, its white space collapsed, trimmed. */
 function byString(element: { textContent: string | null }): number {
@@ -124,5 +130,16 @@ describe("closestOf and firstUnder", () => {
     assert.equal(firstUnder(byId("s2"), isLink), byId("f"));
     assert.equal(firstUnder(page, isLink), page.querySelector("a[href]"));
     assert.equal(firstUnder(byId("f"), isLink), null, "the root itself is not under itself");
+  });
+
+  it("walks the elements querySelectorAll('*') lists, in its order", () => {
+    for (const root of [page, byId("s1"), byId("s2"), byId("f")]) {
+      const walked = [];
+      for (let element = nextUnder(root, root); element !== null; element = nextUnder(root, element))
+        walked.push(element);
+      const listed = Array.from(root.querySelectorAll("*"));
+      assert.equal(walked.length, listed.length);
+      walked.forEach((element, at) => assert.ok(element === listed[at], `element ${at}`));
+    }
   });
 });

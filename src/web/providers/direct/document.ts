@@ -175,18 +175,23 @@ export function closestOf(element: Dom, tags: ReadonlySet<string>, role?: string
  * predicate, without a selector compiled for it.
  */
 export function firstUnder(root: Dom, test: (element: Dom) => boolean): Dom | null {
-  let element: Dom = root.firstElementChild;
-  while (element != null) {
+  for (let element = nextUnder(root, root); element !== null; element = nextUnder(root, element))
     if (test(element)) return element;
-    const child = element.localName === "template" ? null : element.firstElementChild;
-    if (child != null) {
-      element = child;
-      continue;
-    }
-    while (element !== root && element.nextElementSibling == null) element = element.parentElement;
-    element = element === root ? null : element.nextElementSibling;
-  }
   return null;
+}
+
+/**
+ * The element after `element` under `root` in document order (the first under it when `element`
+ * is `root`), or null past the last; a `<template>`'s content left out. A loop over it sees the
+ * elements `root.querySelectorAll("*")` lists, without the two lists of every element (linkedom's
+ * and the copy) a loop over the query costs; the tree must not change during the loop.
+ */
+export function nextUnder(root: Dom, element: Dom): Dom | null {
+  const child = element !== root && element.localName === "template" ? null : element.firstElementChild;
+  if (child != null) return child;
+  let at = element;
+  while (at !== root && at.nextElementSibling == null) at = at.parentElement;
+  return at === root ? null : at.nextElementSibling;
 }
 
 /** `a[href]`, as a predicate for `firstUnder`. */
