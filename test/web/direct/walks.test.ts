@@ -139,7 +139,7 @@ describe("closestOf and firstUnder", () => {
         walked.push(element);
       const listed = Array.from(root.querySelectorAll("*"));
       assert.equal(walked.length, listed.length);
-      walked.forEach((element, at) => assert.ok(element === listed[at], `element ${at}`));
+      for (const [at, element] of walked.entries()) assert.ok(element === listed[at], `element ${at}`);
     }
   });
 });
