@@ -12,7 +12,7 @@
  * with the first and its menus and banners stay out.
  */
 
-import { textLength } from "./document.js";
+import { closestOf, firstUnder, isLink, textLength } from "./document.js";
 import { wordShare } from "./extract.js";
 import { revealNoscript } from "./noscript.js";
 
@@ -131,9 +131,12 @@ const SKIPPED = new Set([
   "head",
 ]);
 
+/** Where cards are never read: `nav, footer, header, aside, [role='navigation']` (asked of each candidate). */
+const CARDLESS = new Set(["nav", "footer", "header", "aside"]);
+
 function isCard(element: Dom): boolean {
-  if (element.closest("nav, footer, header, aside, [role='navigation']") !== null) return false;
-  return textLength(element) >= MIN_CARD_CHARS && element.querySelector("a[href]") !== null;
+  if (closestOf(element, CARDLESS, "navigation") !== null) return false;
+  return textLength(element) >= MIN_CARD_CHARS && firstUnder(element, isLink) !== null;
 }
 
 /**
@@ -171,6 +174,9 @@ function outermost(groups: readonly Group[]): Group[] {
   });
 }
 
+/** `nav, footer, header, aside, form`: what holds no introduction. */
+const NOT_INTRODUCTION = new Set(["nav", "footer", "header", "aside", "form"]);
+
 /** The page's heading and the paragraphs between it and the cards, when the region lacks them. */
 function introduction(body: Dom, region: Dom): Dom[] {
   const heading = body.querySelector("h1");
@@ -184,7 +190,7 @@ function introduction(body: Dom, region: Dom): Dom[] {
       after = true;
       continue;
     }
-    if (!after || element.closest("nav, footer, header, aside, form") !== null) continue;
+    if (!after || closestOf(element, NOT_INTRODUCTION) !== null) continue;
     if (region.contains(element) || precedes(region, element)) break;
     chars += textLength(element);
     if (chars > MAX_INTRO_CHARS) break;

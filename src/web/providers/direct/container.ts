@@ -7,7 +7,7 @@
  * cookie notice or comment form beside a short post, a list of signatories under a letter, a
  * recipe's steps without its ingredients. The container is a second opinion on such pages.
  */
-import { textLength } from "./document.js";
+import { nextUnder, textLength } from "./document.js";
 
 // biome-ignore lint/suspicious/noExplicitAny: linkedom's DOM types are the DOM lib's, not loaded here.
 type Dom = any;
@@ -24,7 +24,7 @@ export function findContainer(body: Dom): Dom | undefined {
   let named: Dom | undefined;
   let namedText = 0;
   const articles: Dom[] = [];
-  for (const element of Array.from(body.querySelectorAll("*")) as Dom[]) {
+  for (let element = nextUnder(body, body); element !== null; element = nextUnder(body, element)) {
     if (element.localName === "article") articles.push(element);
     if (!isNamedBody(element)) continue;
     // Nested matches (`post-content` around `article-body`): the outer one holds both.
@@ -49,8 +49,13 @@ export function findContainer(body: Dom): Dom | undefined {
 
 function isNamedBody(element: Dom): boolean {
   if ((element.getAttribute("itemprop") ?? "").toLowerCase() === "articlebody") return true;
-  const names = `${element.getAttribute("class") ?? ""} ${element.getAttribute("id") ?? ""}`.trim();
-  if (names === "") return false;
-  for (const name of names.split(/\s+/)) if (BODY_NAME.test(name)) return true;
+  return namesBody(element.getAttribute("class")) || namesBody(element.getAttribute("id"));
+}
+
+/** Whether a word of a class or id value names an article body; a one-word value is not split. */
+function namesBody(value: string | null): boolean {
+  if (value === null || value === "") return false;
+  if (!/\s/.test(value)) return BODY_NAME.test(value);
+  for (const name of value.split(/\s+/)) if (BODY_NAME.test(name)) return true;
   return false;
 }

@@ -87,7 +87,114 @@ export function settleBody(document: Dom): void {
   }
 }
 
-/** An element's text length, its runs of white space counted as one. */
+const ELEMENT_NODE = 1;
+const TEXT_NODE = 3;
+const CDATA_SECTION_NODE = 4;
+const FRAGMENT_NODE = 11;
+
+/**
+ * An element's text length, its runs of white space counted as one and none counted at either
+ * end: the length of `textContent` with `\s+` made one space and trimmed. Counted on the text
+ * nodes where they are, not on a string built for it: the reader asks this of most blocks of a
+ * page, many of them several times, and the strings (the text gathered, then collapsed) were the
+ * largest share of what it allocated after the DOM itself.
+ */
 export function textLength(element: Dom): number {
-  return (element.textContent ?? "").replace(/\s+/g, " ").trim().length;
+  const type = element.nodeType;
+  if (type !== ELEMENT_NODE && type !== FRAGMENT_NODE)
+    return (element.textContent ?? "").replace(/\s+/g, " ").trim().length;
+  const count = { length: 0, pending: false };
+  // Document order without recursion: down to the first child, else on to the next sibling,
+  // else up until an ancestor below `element` has one.
+  let node: Dom = element.firstChild;
+  while (node != null) {
+    const nodeType = node.nodeType;
+    if (nodeType === TEXT_NODE || nodeType === CDATA_SECTION_NODE) countText(node.data, count);
+    else if (nodeType === ELEMENT_NODE) {
+      const child = node.firstChild;
+      if (child != null) {
+        node = child;
+        continue;
+      }
+    }
+    while (node !== element && node.nextSibling == null) node = node.parentNode;
+    node = node === element ? null : node.nextSibling;
+  }
+  return count.length;
+}
+
+/** Adds `text` to a count of collapsed text: a run of white space after text counts once text follows. */
+function countText(text: string, count: { length: number; pending: boolean }): void {
+  let { length, pending } = count;
+  for (let at = 0; at < text.length; at++) {
+    if (isSpace(text.charCodeAt(at))) {
+      if (length > 0) pending = true;
+    } else {
+      if (pending) length += 1;
+      pending = false;
+      length += 1;
+    }
+  }
+  count.length = length;
+  count.pending = pending;
+}
+
+/** The characters `\s` matches (and `trim` removes): ASCII and Unicode white space, line ends, the BOM. */
+function isSpace(code: number): boolean {
+  if (code <= 0x20) return code === 0x20 || (code >= 0x09 && code <= 0x0d);
+  if (code < 0xa0) return false;
+  return (
+    code === 0xa0 ||
+    code === 0x1680 ||
+    (code >= 0x2000 && code <= 0x200a) ||
+    code === 0x2028 ||
+    code === 0x2029 ||
+    code === 0x202f ||
+    code === 0x205f ||
+    code === 0x3000 ||
+    code === 0xfeff
+  );
+}
+
+/**
+ * `element` or its nearest ancestor whose tag is one of `tags` or whose `role` is `role`: what
+ * `closest("nav, footer, [role='navigation']")` finds, without the selector compiled again at
+ * each call (linkedom compiles a selector at every query, and the reader asks this of elements
+ * one by one).
+ */
+export function closestOf(element: Dom, tags: ReadonlySet<string>, role?: string): Dom | null {
+  for (let at = element; at != null; at = at.parentElement) {
+    if (tags.has(at.localName) || (role !== undefined && at.getAttribute("role") === role)) return at;
+  }
+  return null;
+}
+
+/**
+ * The first element under `root` (not `root` itself), in document order, that `test` accepts; a
+ * `<template>`'s content left out, as linkedom's `querySelector` leaves it out: the query by a
+ * predicate, without a selector compiled for it.
+ */
+export function firstUnder(root: Dom, test: (element: Dom) => boolean): Dom | null {
+  for (let element = nextUnder(root, root); element !== null; element = nextUnder(root, element))
+    if (test(element)) return element;
+  return null;
+}
+
+/**
+ * The element after `element` under `root` in document order (the first under it when `element`
+ * is `root`), or null past the last; a `<template>`'s content left out. A loop over it sees the
+ * elements `root.querySelectorAll("*")` lists, without the two lists of every element (linkedom's
+ * and the copy) a loop over the query costs; the tree must not change during the loop.
+ */
+export function nextUnder(root: Dom, element: Dom): Dom | null {
+  const child = element !== root && element.localName === "template" ? null : element.firstElementChild;
+  if (child != null) return child;
+  let at = element;
+  while (at !== root && at.nextElementSibling == null) at = at.parentElement;
+  return at === root ? null : at.nextElementSibling;
+}
+
+/** `a[href]`, as a predicate for `firstUnder`. */
+export function isLink(element: Dom): boolean {
+  return element.localName === "a" && element.hasAttribute("href");
 }

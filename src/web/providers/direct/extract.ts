@@ -284,8 +284,9 @@ export function clean(root: Dom): void {
   if (total === 0) return;
   const doomed: Dom[] = [];
   const links = linksHeld(root);
+  // Children followed from one to the next: nothing is removed before the walk ends.
   const visit = (element: Dom) => {
-    for (const child of Array.from(element.children ?? []) as Dom[]) {
+    for (let child = element.firstElementChild; child != null; child = child.nextElementSibling) {
       if (isFurniture(child) && textLength(child) < total * 0.3) doomed.push(child);
       else if ((links.get(child) ?? 0) >= LINK_LIST_MIN && isLinkList(child)) doomed.push(child);
       else if (isCaption(child)) doomed.push(child);
@@ -446,8 +447,8 @@ export function dropBoilerplateText(root: Dom): void {
   const shortText = (element: Dom): string | null => {
     const known = texts.get(element);
     if (known !== undefined) return known;
-    const text: string = (element.textContent ?? "").replace(/\s+/g, " ").trim();
-    const kept = text.length > 300 ? null : text;
+    // Counted first: a long block's text is never built.
+    const kept = textLength(element) > 300 ? null : (element.textContent ?? "").replace(/\s+/g, " ").trim();
     texts.set(element, kept);
     return kept;
   };

@@ -4,6 +4,7 @@
  * `subtitle`). Readability takes the body below the header and leaves it out; readers read it
  * first, so it is put back at the top when the extracted text lacks it.
  */
+import { nextUnder, textLength } from "./document.js";
 
 // biome-ignore lint/suspicious/noExplicitAny: linkedom's DOM types are the DOM lib's, not loaded here.
 type Dom = any;
@@ -29,13 +30,18 @@ const BLOCKS = new Set(["p", "div", "h2", "span", "section"]);
  * above the article's first long paragraph, holds a sentence or more, and is not a link teaser.
  */
 export function findLead(body: Dom): Dom | undefined {
-  for (const element of Array.from(body.querySelectorAll("*")) as Dom[]) {
+  for (let element = nextUnder(body, body); element !== null; element = nextUnder(body, element)) {
     const named = BLOCKS.has(element.localName) && isNamedLead(element);
     // Text is read only where it decides something: it is slow to gather on large wrappers.
     if (!named && element.localName !== "p") continue;
+    // Past the first long paragraph, a block named "summary" is something else. A paragraph not
+    // named a lead is only counted, its text not built.
+    if (!named) {
+      if (textLength(element) >= 200) return undefined;
+      continue;
+    }
     const text = textOf(element);
-    if (named && isLead(element, text)) return element.cloneNode(true);
-    // Past the first long paragraph, a block named "summary" is something else.
+    if (isLead(element, text)) return element.cloneNode(true);
     if (element.localName === "p" && text.length >= 200) return undefined;
   }
   return undefined;

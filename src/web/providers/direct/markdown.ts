@@ -17,6 +17,9 @@ export interface MdNode {
   readonly nodeType: number;
   readonly nodeValue?: string | null;
   readonly childNodes: ArrayLike<MdNode>;
+  /** A DOM's own nodes have these: walked instead of `childNodes`, which linkedom builds anew at each read. */
+  readonly firstChild?: MdNode | null;
+  readonly nextSibling?: MdNode | null;
   readonly localName?: string;
   readonly parentNode?: MdNode | null;
   getAttribute?(name: string): string | null;
@@ -456,14 +459,27 @@ class Converter {
  */
 function mergedChildren(node: MdNode): Array<MdNode | string> {
   const out: Array<MdNode | string> = [];
-  for (const child of Array.from(node.childNodes)) {
+  someChild(node, (child) => {
     if (child.nodeType === TEXT) {
       const last = out.at(-1);
       if (typeof last === "string") out[out.length - 1] = last + (child.nodeValue ?? "");
       else out.push(child.nodeValue ?? "");
     } else if (child.nodeType === ELEMENT) out.push(child);
-  }
+    return false;
+  });
   return out;
+}
+
+/**
+ * Calls `visit` on each child in order until it returns true; whether one did. A DOM's node is
+ * walked from child to sibling (linkedom builds `childNodes` anew at each read); a list's loose
+ * items come as a made-up node that has only `childNodes`.
+ */
+function someChild(node: MdNode, visit: (child: MdNode) => boolean): boolean {
+  if (node.firstChild === undefined) return Array.from(node.childNodes).some(visit);
+  for (let child = node.firstChild; child != null; child = child.nextSibling ?? null)
+    if (visit(child)) return true;
+  return false;
 }
 
 /** Paragraph blocks of an inline run: hard breaks kept, blank lines (two breaks) split. */
@@ -498,38 +514,32 @@ function oneLine(text: string): string {
     .join(" ");
 }
 
+/** Characters inline parsing may take for syntax; text without any (most text) is returned as it is. */
+const INLINE_SYNTAX = /[\\*_`[\]<&~]/;
+const INLINE_SYNTAX_ALL = /[\\*_`[\]<&~]/g;
+/** An entity reference starting where the regex's `lastIndex` is set. */
+const ENTITY_AT = /&(#\d+|#[xX][0-9a-fA-F]+|[A-Za-z][A-Za-z0-9]*);/y;
+
 /** Escapes what inline parsing could take for syntax; the rest of the text is left as it is. */
 export function escapeInline(text: string): string {
+  if (!INLINE_SYNTAX.test(text)) return text;
   const tildes = (text.match(/~/g)?.length ?? 0) >= 2;
-  let out = "";
-  for (let i = 0; i < text.length; i++) {
-    const char = text[i] as string;
-    const next = text[i + 1] ?? "";
+  return text.replace(INLINE_SYNTAX_ALL, (char: string, at: number) => {
+    const next = text[at + 1] ?? "";
     switch (char) {
       case "\\":
-        out += next === "" || /[!-/:-@[-`{-~]/.test(next) ? "\\\\" : "\\";
-        break;
-      case "*":
-      case "_":
-      case "`":
-      case "[":
-      case "]":
-        out += `\\${char}`;
-        break;
+        return next === "" || /[!-/:-@[-`{-~]/.test(next) ? "\\\\" : "\\";
       case "<":
-        out += next === "" || /[A-Za-z/!?]/.test(next) ? "\\<" : "<";
-        break;
+        return next === "" || /[A-Za-z/!?]/.test(next) ? "\\<" : "<";
       case "&":
-        out += /^&(#\d+|#[xX][0-9a-fA-F]+|[A-Za-z][A-Za-z0-9]*);/.test(text.slice(i)) ? "\\&" : "&";
-        break;
+        ENTITY_AT.lastIndex = at;
+        return ENTITY_AT.test(text) ? "\\&" : "&";
       case "~":
-        out += tildes ? "\\~" : "~";
-        break;
+        return tildes ? "\\~" : "~";
       default:
-        out += char;
+        return `\\${char}`;
     }
-  }
-  return out;
+  });
 }
 
 /** Escapes a line's start where a block parser would see a heading, quote, list, rule or fence. */
@@ -639,21 +649,19 @@ const STRUCTURE = new Set(["table", "ul", "ol", "pre", "blockquote", "h1", "h2",
 
 /** A table cell that holds structure a GFM cell cannot: the table is for layout. */
 function hasStructure(node: MdNode): boolean {
-  for (const child of Array.from(node.childNodes)) {
-    if (child.nodeType !== ELEMENT) continue;
-    if (STRUCTURE.has(child.localName ?? "") || hasStructure(child)) return true;
-  }
-  return false;
+  return someChild(
+    node,
+    (child) => child.nodeType === ELEMENT && (STRUCTURE.has(child.localName ?? "") || hasStructure(child)),
+  );
 }
 
 /** An inline element (a link, a span) with blocks inside it is treated as a block container. */
 function hasBlock(node: MdNode): boolean {
-  for (const child of Array.from(node.childNodes)) {
-    if (child.nodeType !== ELEMENT) continue;
+  return someChild(node, (child) => {
+    if (child.nodeType !== ELEMENT) return false;
     const tag = child.localName ?? "";
-    if (BLOCK.has(tag) || (!SKIP.has(tag) && hasBlock(child))) return true;
-  }
-  return false;
+    return BLOCK.has(tag) || (!SKIP.has(tag) && hasBlock(child));
+  });
 }
 
 /** Appends in a loop: a spread passes every item as an argument, and a page may hold more blocks than a call takes. */

@@ -20,7 +20,7 @@
  * maintainer can see how the reader saw the page.
  */
 import type { PageType } from "../../provider.js";
-import { textLength } from "./document.js";
+import { closestOf, firstUnder, isLink, textLength } from "./document.js";
 import { type PageProfile, pageProfile } from "./profile.js";
 
 // biome-ignore lint/suspicious/noExplicitAny: linkedom's DOM types are the DOM lib's, not loaded here.
@@ -108,8 +108,8 @@ const MIN_SECTIONS = 4;
  * that does, or few).
  */
 function sectioned(sections: readonly Dom[]): boolean {
-  const outermost = sections.filter((section) => section.parentNode?.closest?.("section") == null);
-  const headed = outermost.filter((section) => section.querySelector("h1, h2, h3") !== null);
+  const outermost = sections.filter((section) => closestOf(section.parentNode, SECTION) === null);
+  const headed = outermost.filter((section) => firstUnder(section, isHeading) !== null);
   if (headed.length < MIN_SECTIONS) return false;
   let total = 0;
   let largest = 0;
@@ -119,6 +119,13 @@ function sectioned(sections: readonly Dom[]): boolean {
     largest = Math.max(largest, text);
   }
   return largest < 0.5 * total;
+}
+
+const SECTION = new Set(["section"]);
+const HEADINGS = new Set(["h1", "h2", "h3"]);
+
+function isHeading(element: Dom): boolean {
+  return HEADINGS.has(element.localName);
 }
 
 /** Text an `<article>` must hold to make the page an article (cards on a listing hold less). */
@@ -141,8 +148,17 @@ function repeatedCards(body: Dom, blocks: readonly Dom[]): boolean {
   const total = textLength(body);
   if (total === 0) return false;
   for (const parent of blocks) {
+    // Most blocks hold fewer children than a group needs: counted before any is keyed.
+    let children = 0;
+    for (
+      let child = parent.firstElementChild;
+      child != null && children < MIN_CARDS;
+      child = child.nextElementSibling
+    )
+      children += 1;
+    if (children < MIN_CARDS) continue;
     const groups = new Map<string, Dom[]>();
-    for (const child of Array.from(parent.children ?? []) as Dom[]) {
+    for (let child = parent.firstElementChild; child != null; child = child.nextElementSibling) {
       const key = `${child.localName}.${child.getAttribute("class") ?? ""}`;
       const group = groups.get(key);
       if (group === undefined) groups.set(key, [child]);
@@ -150,7 +166,7 @@ function repeatedCards(body: Dom, blocks: readonly Dom[]): boolean {
     }
     for (const group of groups.values()) {
       if (group.length < MIN_CARDS) continue;
-      const cards = group.filter((card) => card.querySelector("a[href]") !== null && textLength(card) >= 40);
+      const cards = group.filter((card) => firstUnder(card, isLink) !== null && textLength(card) >= 40);
       if (cards.length < MIN_CARDS) continue;
       let text = 0;
       for (const card of cards) text += textLength(card);

@@ -99,7 +99,7 @@ function dropBeforeHeading(root: Dom): void {
   for (let node = heading; node !== null && node !== root; node = node.parentNode) {
     for (let sibling = node.previousSibling; sibling !== null; sibling = sibling.previousSibling) {
       before.push(sibling);
-      beforeText += (sibling.textContent ?? "").replace(/\s+/g, " ").trim().length;
+      beforeText += textLength(sibling);
     }
   }
   if (beforeText >= BEFORE_HEADING_SHARE * textLength(root)) return;

@@ -13,6 +13,7 @@
  * page that says it is a discussion (a DiscussionForumPosting or QAPage). The post around a text
  * block is its largest ancestor that holds no other post's text; the author line comes from it.
  */
+import { textLength } from "./document.js";
 
 // biome-ignore lint/suspicious/noExplicitAny: linkedom's DOM types are the DOM lib's, not loaded here.
 type Dom = any;
@@ -162,8 +163,4 @@ const PROFILE_PATH =
 
 function oneLine(text: string | null | undefined): string {
   return (text ?? "").replace(/\s+/g, " ").trim();
-}
-
-function textLength(element: Dom): number {
-  return oneLine(element.textContent).length;
 }
