@@ -3,8 +3,8 @@
  * the file's directory), the file they start from (read once, verified, JavaScript or
  * TypeScript), and the files of their tree.
  */
-import { realpathSync } from "node:fs";
 import { dirname, isAbsolute, relative } from "node:path";
+import { canonicalPath } from "../../core/canonical-path.js";
 import { EvidentError } from "../../core/errors.js";
 import { SOURCE_DOCUMENT_MAX_BYTES } from "../../core/limits.js";
 import type { Git } from "../git/process.js";
@@ -45,7 +45,7 @@ export async function navigationRoot(
 ): Promise<SearchTarget> {
   const root = (await repositoryRoot(git, dirname(file), signal)) ?? dirname(file);
   // Named as the project root, or relative to it, when it lies there.
-  const fromCwd = relative(canonicalOf(cwd), root);
+  const fromCwd = relative(canonicalPath(cwd), root);
   const inside = !fromCwd.startsWith("..") && !isAbsolute(fromCwd);
   // A caller confined to the project root covers no more of an enclosing repository than it.
   if (!inside && rules.confined === true) return resolveSearchTarget(cwd, undefined, rules);
@@ -62,14 +62,6 @@ export function treeFields(root: SearchTarget) {
     terms: [] as string[],
     termsScanned: [] as boolean[],
   };
-}
-
-function canonicalOf(path: string): string {
-  try {
-    return realpathSync.native(path);
-  } catch {
-    return path;
-  }
 }
 
 /** `file` read and verified (against `expected` when given), or an error an agent can act on. */
