@@ -7,6 +7,7 @@
 import { setMaxListeners } from "node:events";
 import { anySignal, cancelledError, withDeadline } from "../core/abort.js";
 import { EvidentError } from "../core/errors.js";
+import { CODE_SEARCH_DEADLINE_MS, CODE_SEARCH_MAX_PROCESSES } from "../core/limits.js";
 import { type Phrasing, phrasingFor } from "../core/phrasing.js";
 import { Slots } from "../core/slots.js";
 import type { AnalysisCall } from "./analysis/answers.js";
@@ -28,7 +29,6 @@ import {
   SearchExecutor,
   type SearchExecutorOptions,
 } from "./search/executor.js";
-import { type CodeSearchSettings, DEFAULT_CODE_SEARCH_SETTINGS } from "./settings.js";
 import { memorySnapshotStore, type SnapshotStore } from "./snapshots/store.js";
 import type { SyntaxCacheOptions } from "./syntax/cache.js";
 import { SyntaxLayer } from "./syntax/layer.js";
@@ -46,7 +46,7 @@ export interface CodeSearchServiceOptions extends SearchExecutorOptions {
   /** Observes every parse the syntax layer runs (tests). */
   readonly onParse?: (path: string) => void;
   /** The operator's settings (config/ resolves them); the defaults of limits.ts otherwise. */
-  readonly settings?: Partial<CodeSearchSettings>;
+  readonly settings?: { readonly deadlineMs?: number; readonly maxProcesses?: number };
   /**
    * What the surface adds to the path policy: evident's own files, and confinement to `cwd` for
    * remote callers (see path-policy.ts).
@@ -104,7 +104,8 @@ export class CodeSearchService {
   readonly #store: SnapshotStore;
   readonly #executor: SearchExecutor;
   readonly #syntax: SyntaxLayer;
-  readonly #settings: CodeSearchSettings;
+  /** Overall deadline of one call. */
+  readonly #deadlineMs: number;
   readonly #slots: Slots;
   readonly #phrasing: Phrasing;
   /** Aborts every running call when the service closes. */
@@ -118,12 +119,12 @@ export class CodeSearchService {
 
   constructor(options: CodeSearchServiceOptions) {
     this.#options = options;
-    this.#settings = { ...DEFAULT_CODE_SEARCH_SETTINGS, ...options.settings };
+    this.#deadlineMs = options.settings?.deadlineMs ?? CODE_SEARCH_DEADLINE_MS;
     this.#store = options.store ?? memorySnapshotStore();
     this.#phrasing = options.phrasing ?? phrasingFor("mcp");
     // Every call in flight listens to it; there may be many more than ten.
     setMaxListeners(0, this.#closing.signal);
-    this.#slots = options.slots ?? new Slots(this.#settings.maxProcesses);
+    this.#slots = options.slots ?? new Slots(options.settings?.maxProcesses ?? CODE_SEARCH_MAX_PROCESSES);
     this.#executor = new SearchExecutor({ ...options, slots: this.#slots });
     this.#syntax = new SyntaxLayer({
       env: options.env,
@@ -153,7 +154,7 @@ export class CodeSearchService {
   async run(input: CodeSearchInput, context: CallContext): Promise<CodeSearchResponse> {
     if (this.#closing.signal.aborted) throw new EvidentError("cancelled", "code_search is shutting down.");
     const request: CodeSearchRequest = normalizeRequest(input, this.#phrasing);
-    const { deadlineMs } = this.#settings;
+    const deadlineMs = this.#deadlineMs;
     const spent = context.receivedAt === undefined ? 0 : Math.max(0, Date.now() - context.receivedAt);
     // A call whose time went before it got here starts nothing.
     if (spent >= deadlineMs) throw overDeadline(deadlineMs);

@@ -28,7 +28,6 @@ const ALLOWED: Record<string, readonly string[]> = {
  */
 const CODE_ALLOWED: Record<string, readonly string[]> = {
   schema: [],
-  settings: [],
   request: ["schema"],
   "path-policy": ["request"],
   process: [],
