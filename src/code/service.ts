@@ -30,7 +30,6 @@ import {
   type SearchExecutorOptions,
 } from "./search/executor.js";
 import { memorySnapshotStore, type SnapshotStore } from "./snapshots/store.js";
-import type { SyntaxCacheOptions } from "./syntax/cache.js";
 import { SyntaxLayer } from "./syntax/layer.js";
 
 export type { CodeSearchResponse };
@@ -42,7 +41,6 @@ export interface CodeSearchServiceOptions extends SearchExecutorOptions {
   readonly analysisBounds?: AnalysisBounds;
   /** Files a change scope covers at most (tests make it small); CHANGES_MAX_FILES by default. */
   readonly changesMaxFiles?: number;
-  readonly syntaxCache?: SyntaxCacheOptions;
   /** Observes every parse the syntax layer runs (tests). */
   readonly onParse?: (path: string) => void;
   /** The operator's settings (config/ resolves them); the defaults of limits.ts otherwise. */
@@ -128,7 +126,6 @@ export class CodeSearchService {
     this.#executor = new SearchExecutor({ ...options, slots: this.#slots });
     this.#syntax = new SyntaxLayer({
       env: options.env,
-      ...(options.syntaxCache === undefined ? {} : { cache: options.syntaxCache }),
       ...(options.onParse === undefined ? {} : { onParse: options.onParse }),
     });
     this.#git = new Git({ env: options.env, onSpawn: options.onProcessSpawn, slots: this.#slots });
