@@ -94,7 +94,6 @@ const CODE_ALLOWED: Record<string, readonly string[]> = {
     "path-policy",
     "request",
     "schema",
-    "settings",
   ],
 };
 
