@@ -342,41 +342,16 @@ export async function resolveSearchTarget(
   rules: PathRules = {},
 ): Promise<SearchTarget> {
   const requested = path ?? ".";
-  const absolute = resolve(cwd, requested);
   const extra = rules.protectedPaths ?? [];
-  const lexical = protectedReason(absolute, extra);
-  if (lexical !== undefined) throw refuse(requested, lexical);
-  if (rules.confined === true && !containsPath(resolve(cwd), absolute)) throw outside(requested, cwd);
-  let canonical: string;
-  let isDirectory: boolean;
-  try {
-    // Synchronous on purpose: one realpath and one stat on the calling thread cost microseconds,
-    // two thread-pool round trips cost about a quarter of a millisecond on every search.
-    // realpathSync.native is the same libc realpath the promise API calls, so ELOOP and the
-    // canonical spelling are unchanged.
-    canonical = realpathSync.native(absolute);
+  const allowed = allowedPath(cwd, requested, rules, (canonical) => {
     const info = statSync(canonical);
-    isDirectory = info.isDirectory();
     // A FIFO, socket or device would hold ripgrep in its read (a FIFO with no writer: forever).
-    if (!isDirectory && !info.isFile()) {
+    if (!info.isDirectory() && !info.isFile()) {
       throw invalid("path", `"${requested}" is not a regular file or directory, so it cannot be searched.`);
     }
-  } catch (cause) {
-    if (cause instanceof EvidentError) throw cause;
-    const code = (cause as NodeJS.ErrnoException).code;
-    if (code === "ENOENT" || code === "ENOTDIR") {
-      throw invalid("path", `"${requested}" does not exist (relative paths start at ${cwd}).`);
-    }
-    if (code === "ELOOP") throw refuse(requested, "it is a symbolic link loop");
-    throw invalid("path", `"${requested}" cannot be read (${code ?? "error"}).`);
-  }
-  const resolvedReason = protectedReason(canonical, extra);
-  if (resolvedReason !== undefined)
-    throw refuse(requested, `it resolves to ${canonical}, and ${resolvedReason}`);
-  if (rules.confined === true && !containsPath(canonicalOf(cwd), canonical)) {
-    throw refuse(requested, `it resolves to ${canonical}, outside the project root ${cwd}`);
-  }
-
+    return info.isDirectory();
+  });
+  const { absolute, canonical, checked: isDirectory } = allowed;
   const fromCwd = relative(cwd, absolute);
   const inside = fromCwd === "" || (!fromCwd.startsWith("..") && !isAbsolute(fromCwd));
   // ripgrep matches globs (the user's and the protective ones) relative to its working
@@ -414,6 +389,49 @@ export async function resolveSearchTarget(
  */
 function inSpellingOf(spelled: string, canonical: string, areas: readonly string[]): readonly string[] {
   return spelled === canonical ? areas : areas.map((area) => join(spelled, relative(canonical, area)));
+}
+
+/**
+ * A path an agent named, under the policy: refused when protected as written or as resolved, or
+ * (for a confined caller) outside cwd; `invalid_arguments` when it does not exist. `check` sees
+ * the resolved path before the resolved path's own protections do (a search root's file type).
+ */
+function allowedPath<T>(
+  cwd: string,
+  requested: string,
+  rules: PathRules,
+  check: (canonical: string) => T,
+): { absolute: string; canonical: string; checked: T } {
+  const absolute = resolve(cwd, requested);
+  const extra = rules.protectedPaths ?? [];
+  const lexical = protectedReason(absolute, extra);
+  if (lexical !== undefined) throw refuse(requested, lexical);
+  if (rules.confined === true && !containsPath(resolve(cwd), absolute)) throw outside(requested, cwd);
+  let canonical: string;
+  let checked: T;
+  try {
+    // Synchronous on purpose: one realpath and one stat on the calling thread cost microseconds,
+    // two thread-pool round trips cost about a quarter of a millisecond on every search.
+    // realpathSync.native is the same libc realpath the promise API calls, so ELOOP and the
+    // canonical spelling are unchanged.
+    canonical = realpathSync.native(absolute);
+    checked = check(canonical);
+  } catch (cause) {
+    if (cause instanceof EvidentError) throw cause;
+    const code = (cause as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ENOTDIR") {
+      throw invalid("path", `"${requested}" does not exist (relative paths start at ${cwd}).`);
+    }
+    if (code === "ELOOP") throw refuse(requested, "it is a symbolic link loop");
+    throw invalid("path", `"${requested}" cannot be read (${code ?? "error"}).`);
+  }
+  const resolvedReason = protectedReason(canonical, extra);
+  if (resolvedReason !== undefined)
+    throw refuse(requested, `it resolves to ${canonical}, and ${resolvedReason}`);
+  if (rules.confined === true && !containsPath(canonicalOf(cwd), canonical)) {
+    throw refuse(requested, `it resolves to ${canonical}, outside the project root ${cwd}`);
+  }
+  return { absolute, canonical, checked };
 }
 
 function outside(requested: string, cwd: string): EvidentError {
@@ -471,27 +489,7 @@ export interface SourceFile {
  * not a file.
  */
 export function resolveSourceFile(cwd: string, path: string, rules: PathRules = {}): SourceFile {
-  const absolute = resolve(cwd, path);
-  const extra = rules.protectedPaths ?? [];
-  const lexical = protectedReason(absolute, extra);
-  if (lexical !== undefined) throw refuse(path, lexical);
-  if (rules.confined === true && !containsPath(resolve(cwd), absolute)) throw outside(path, cwd);
-  let canonical: string;
-  try {
-    canonical = realpathSync.native(absolute);
-  } catch (cause) {
-    const code = (cause as NodeJS.ErrnoException).code;
-    if (code === "ENOENT" || code === "ENOTDIR") {
-      throw invalid("path", `"${path}" does not exist (relative paths start at ${cwd}).`);
-    }
-    if (code === "ELOOP") throw refuse(path, "it is a symbolic link loop");
-    throw invalid("path", `"${path}" cannot be read (${code ?? "error"}).`);
-  }
-  const resolvedReason = protectedReason(canonical, extra);
-  if (resolvedReason !== undefined) throw refuse(path, `it resolves to ${canonical}, and ${resolvedReason}`);
-  if (rules.confined === true && !containsPath(canonicalOf(cwd), canonical)) {
-    throw refuse(path, `it resolves to ${canonical}, outside the project root ${cwd}`);
-  }
+  const { absolute, canonical } = allowedPath(cwd, path, rules, () => undefined);
   const fromCwd = relative(cwd, absolute);
   const inside = fromCwd !== "" && !fromCwd.startsWith("..") && !isAbsolute(fromCwd);
   return { absolute: canonical, display: inside ? fromCwd : absolute };

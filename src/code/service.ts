@@ -7,10 +7,10 @@
 import { setMaxListeners } from "node:events";
 import { anySignal, cancelledError, withDeadline } from "../core/abort.js";
 import { EvidentError } from "../core/errors.js";
+import { CODE_SEARCH_DEADLINE_MS, CODE_SEARCH_MAX_PROCESSES } from "../core/limits.js";
 import { type Phrasing, phrasingFor } from "../core/phrasing.js";
 import { Slots } from "../core/slots.js";
-import type { AnalysisCall } from "./analysis/answers.js";
-import type { AnalysisScans } from "./analysis/sources.js";
+import type { AnalysisCall, AnalysisScans } from "./analysis/sources.js";
 import { type AnalysisBounds, DEFAULT_ANALYSIS_BOUNDS } from "./analysis/store.js";
 import { MirrorCache } from "./changes/mirrors.js";
 import type { InChanges, ScopeBuild } from "./changes/scope.js";
@@ -28,9 +28,7 @@ import {
   SearchExecutor,
   type SearchExecutorOptions,
 } from "./search/executor.js";
-import { type CodeSearchSettings, DEFAULT_CODE_SEARCH_SETTINGS } from "./settings.js";
 import { memorySnapshotStore, type SnapshotStore } from "./snapshots/store.js";
-import type { SyntaxCacheOptions } from "./syntax/cache.js";
 import { SyntaxLayer } from "./syntax/layer.js";
 
 export type { CodeSearchResponse };
@@ -42,11 +40,10 @@ export interface CodeSearchServiceOptions extends SearchExecutorOptions {
   readonly analysisBounds?: AnalysisBounds;
   /** Files a change scope covers at most (tests make it small); CHANGES_MAX_FILES by default. */
   readonly changesMaxFiles?: number;
-  readonly syntaxCache?: SyntaxCacheOptions;
   /** Observes every parse the syntax layer runs (tests). */
   readonly onParse?: (path: string) => void;
   /** The operator's settings (config/ resolves them); the defaults of limits.ts otherwise. */
-  readonly settings?: Partial<CodeSearchSettings>;
+  readonly settings?: { readonly deadlineMs?: number; readonly maxProcesses?: number };
   /**
    * What the surface adds to the path policy: evident's own files, and confinement to `cwd` for
    * remote callers (see path-policy.ts).
@@ -104,7 +101,8 @@ export class CodeSearchService {
   readonly #store: SnapshotStore;
   readonly #executor: SearchExecutor;
   readonly #syntax: SyntaxLayer;
-  readonly #settings: CodeSearchSettings;
+  /** Overall deadline of one call. */
+  readonly #deadlineMs: number;
   readonly #slots: Slots;
   readonly #phrasing: Phrasing;
   /** Aborts every running call when the service closes. */
@@ -118,16 +116,15 @@ export class CodeSearchService {
 
   constructor(options: CodeSearchServiceOptions) {
     this.#options = options;
-    this.#settings = { ...DEFAULT_CODE_SEARCH_SETTINGS, ...options.settings };
+    this.#deadlineMs = options.settings?.deadlineMs ?? CODE_SEARCH_DEADLINE_MS;
     this.#store = options.store ?? memorySnapshotStore();
     this.#phrasing = options.phrasing ?? phrasingFor("mcp");
     // Every call in flight listens to it; there may be many more than ten.
     setMaxListeners(0, this.#closing.signal);
-    this.#slots = options.slots ?? new Slots(this.#settings.maxProcesses);
+    this.#slots = options.slots ?? new Slots(options.settings?.maxProcesses ?? CODE_SEARCH_MAX_PROCESSES);
     this.#executor = new SearchExecutor({ ...options, slots: this.#slots });
     this.#syntax = new SyntaxLayer({
       env: options.env,
-      ...(options.syntaxCache === undefined ? {} : { cache: options.syntaxCache }),
       ...(options.onParse === undefined ? {} : { onParse: options.onParse }),
     });
     this.#git = new Git({ env: options.env, onSpawn: options.onProcessSpawn, slots: this.#slots });
@@ -153,7 +150,7 @@ export class CodeSearchService {
   async run(input: CodeSearchInput, context: CallContext): Promise<CodeSearchResponse> {
     if (this.#closing.signal.aborted) throw new EvidentError("cancelled", "code_search is shutting down.");
     const request: CodeSearchRequest = normalizeRequest(input, this.#phrasing);
-    const { deadlineMs } = this.#settings;
+    const deadlineMs = this.#deadlineMs;
     const spent = context.receivedAt === undefined ? 0 : Math.max(0, Date.now() - context.receivedAt);
     // A call whose time went before it got here starts nothing.
     if (spent >= deadlineMs) throw overDeadline(deadlineMs);

@@ -62,7 +62,7 @@ export type CacheLocation =
   | { readonly explicit: string }
   | { /** `$XDG_CACHE_HOME/evident` or `~/.cache/evident`. */ readonly base: string };
 
-/** code_search's operator settings (the service's `CodeSearchSettings`). */
+/** code_search's operator settings (the service's `settings`). */
 export interface CodeSettings {
   /** Overall deadline of one call (EVIDENT_CODE_SEARCH_DEADLINE_MS). */
   readonly deadlineMs: number;

@@ -61,8 +61,3 @@ export function safePrefix(text: string, length: number): string {
   const cut = last >= 0xd800 && last <= 0xdbff ? length - 1 : length;
   return text.slice(0, cut);
 }
-
-/** Estimated tokens of a text (the budget tiers' unit). */
-export function estimateTokens(text: string, charsPerToken: number): number {
-  return Math.ceil(text.length / charsPerToken);
-}

@@ -37,10 +37,6 @@ export const ERROR_CODES = [
 
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
-export function isErrorCode(value: unknown): value is ErrorCode {
-  return typeof value === "string" && (ERROR_CODES as readonly string[]).includes(value);
-}
-
 /**
  * Extra, JSON-safe facts attached to an error payload. Keys are snake_case on the wire so that
  * every surface (MCP text, CLI stderr, SDK) shows the same document.

@@ -138,9 +138,6 @@ class Sampled implements Family {
   }
 }
 
-/** How one tool call ended: `ok`, or its error code. */
-export type CallOutcome = string;
-
 /** evident's metrics for one surface (one tool registry and what it serves). */
 export class Metrics {
   readonly toolCalls = new Counter(

@@ -58,10 +58,6 @@ export function addressRefusal(address: string, treatAsPublic?: ReadonlySet<stri
   return undefined;
 }
 
-export function isPublicAddress(address: string): boolean {
-  return addressRefusal(address) === undefined;
-}
-
 export function urlNotAllowed(url: string, why: string): EvidentError {
   return new EvidentError(
     "url_not_allowed",

@@ -48,7 +48,7 @@ export const PROVIDER_FACTORIES: Readonly<Record<AdapterName, ProviderFactory>> 
       deps.reader === undefined ? undefined : settingValue(deps.reader),
     ),
   mcp: async (spec, deps) =>
-    (await import("./providers/mcp/index.js")).createMcpProvider(spec.id, spec.options as never, {
+    (await import("./providers/mcp/provider.js")).createMcpProvider(spec.id, spec.options as never, {
       env: deps.env,
       logger: deps.logger,
     }),

@@ -315,7 +315,8 @@ async function mcpPresetEntries(settings: Settings): Promise<{
   const names = settings.web.mcpPresets;
   if (!names.ok) return { envEntries: [], envProblems: [names.error] };
   if (names.value.length === 0) return { envEntries: [], envProblems: [] };
-  const { presetEntries, MCP_PRESET_IDS } = await import("./providers/mcp/index.js");
+  const { presetEntries } = await import("./providers/mcp/presets.js");
+  const { MCP_PRESET_IDS } = await import("./providers/mcp/binding.js");
   const { entries, unknown } = presetEntries(names.value);
   return {
     envEntries: entries.map(({ id, entry }) => ({ id, entry: { ...entry } as ProviderEntry })),

@@ -28,7 +28,6 @@ const ALLOWED: Record<string, readonly string[]> = {
  */
 const CODE_ALLOWED: Record<string, readonly string[]> = {
   schema: [],
-  settings: [],
   request: ["schema"],
   "path-policy": ["request"],
   process: [],
@@ -95,7 +94,6 @@ const CODE_ALLOWED: Record<string, readonly string[]> = {
     "path-policy",
     "request",
     "schema",
-    "settings",
   ],
 };
 

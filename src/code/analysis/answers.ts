@@ -8,40 +8,21 @@
  */
 import { EvidentError } from "../../core/errors.js";
 import type { Phrasing } from "../../core/phrasing.js";
-import type { InChanges } from "../changes/scope.js";
-import type { Git } from "../git/process.js";
-import { type PathRules, resolveSearchTarget, type SearchTarget } from "../path-policy.js";
+import { resolveSearchTarget, type SearchTarget } from "../path-policy.js";
 import { DEFAULT_BUDGET } from "../render/budget.js";
 import type { CodeSearchResponse } from "../render/responses.js";
 import type { AnyOfRequest, ImpactRequest, NavigateRequest, PageRequest } from "../request.js";
 import type { AnalysisData, ChangesSummary } from "../snapshots/analysis.js";
 import { analysisResult, type CursorState, type SnapshotStore } from "../snapshots/store.js";
-import type { SyntaxLayer } from "../syntax/layer.js";
 import { type AnyOfScan, scanAnyOf } from "./any-of.js";
 import { impactOf } from "./impact.js";
 import { navigate } from "./navigation.js";
 import { analysisFrame, analysisResponse, renderAnalysisPage } from "./pages.js";
-import type { AnalysisScans } from "./sources.js";
-import { type AnalysisBounds, type AnalysisDraft, retain } from "./store.js";
-
-/** What an analysis's answer uses: the service's parts and the call's own context. */
-export interface AnalysisCall {
-  readonly cwd: string;
-  readonly pathRules: PathRules | undefined;
-  readonly store: SnapshotStore;
-  readonly syntax: SyntaxLayer;
-  readonly git: Git;
-  /** The ordinary scans, run for this call. */
-  readonly scans: AnalysisScans;
-  readonly analysisBounds: AnalysisBounds;
-  readonly inChanges: InChanges;
-  readonly phrasing: Phrasing;
-  readonly caller: string;
-  readonly signal: AbortSignal;
-}
+import type { AnalysisCall } from "./sources.js";
+import { type AnalysisDraft, retain } from "./store.js";
 
 export function answerImpact(call: AnalysisCall, request: ImpactRequest): Promise<CodeSearchResponse> {
-  return answerDraft(call, request, impactOf({ ...call, bounds: call.analysisBounds }, request));
+  return answerDraft(call, request, impactOf(call, request));
 }
 
 export function answerNavigation(call: AnalysisCall, request: NavigateRequest): Promise<CodeSearchResponse> {

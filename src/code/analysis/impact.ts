@@ -17,8 +17,7 @@
  */
 import { EvidentError } from "../../core/errors.js";
 import { IMPACT_ROLE_STEPS } from "../../core/limits.js";
-import type { Git } from "../git/process.js";
-import { type PathRules, resolveSourceFile, type SearchTarget } from "../path-policy.js";
+import { resolveSourceFile, type SearchTarget } from "../path-policy.js";
 import { printablePath } from "../render/detail-page.js";
 import { historicalMatch, type ImpactRequest, type InspectTarget, invalid } from "../request.js";
 import { pathUnder, type Revision } from "../revisions/scan.js";
@@ -26,10 +25,9 @@ import type { Occurrence, ParsedMatch } from "../rg/events.js";
 import { loadMatches, matchAt } from "../rg/match-table.js";
 import type { AnalysisItem, CoverageFact } from "../snapshots/analysis.js";
 import { compareKeys, displayPath } from "../snapshots/sequence.js";
-import { type SnapshotStore, searchSnapshot } from "../snapshots/store.js";
+import { searchSnapshot } from "../snapshots/store.js";
 import type { SourceDocument } from "../source/document.js";
 import { PARSE_BYTES_TEXT, ParseBudget } from "../syntax/budget.js";
-import type { SyntaxLayer } from "../syntax/layer.js";
 import {
   besideOnItsLines,
   enclosingSymbol,
@@ -41,22 +39,9 @@ import {
 } from "../syntax/symbols.js";
 import { type CandidateLines, scanStop } from "./any-of.js";
 import { NodeLocator, roleOf } from "./roles.js";
-import { type AnalysisScans, isScript, navigationRoot, startingDocument, treeFields } from "./sources.js";
-import { type AnalysisBounds, type AnalysisDraft, fileItem, occurrenceItem, TextTable } from "./store.js";
+import { type AnalysisCall, isScript, navigationRoot, startingDocument, treeFields } from "./sources.js";
+import { type AnalysisDraft, fileItem, occurrenceItem, TextTable } from "./store.js";
 import { isTestPath, namedTestsAmong } from "./test-files.js";
-
-export interface ImpactDeps {
-  readonly cwd: string;
-  /** What the service adds to the path policy (see path-policy.ts). */
-  readonly pathRules?: PathRules;
-  readonly store: SnapshotStore;
-  readonly syntax: SyntaxLayer;
-  readonly git: Git;
-  readonly scans: AnalysisScans;
-  readonly bounds: AnalysisBounds;
-  readonly caller: string;
-  readonly signal: AbortSignal;
-}
 
 /** What the answer says every time: what an occurrence list is not. */
 export const IMPACT_NOTES = [
@@ -73,7 +58,7 @@ interface Target {
   readonly symbol: SymbolRange;
 }
 
-export async function impactOf(deps: ImpactDeps, request: ImpactRequest): Promise<AnalysisDraft> {
+export async function impactOf(deps: AnalysisCall, request: ImpactRequest): Promise<AnalysisDraft> {
   const target = await selectTarget(deps, request);
   const name = target.symbol.name;
   const root = await navigationRoot(deps.git, deps.cwd, target.document.path, deps.signal, deps.pathRules);
@@ -91,7 +76,7 @@ export async function impactOf(deps: ImpactDeps, request: ImpactRequest): Promis
   const { items } = found;
 
   // Related tests, after the occurrences and only with what room the budget leaves.
-  const room = deps.bounds.maxItems - items.length;
+  const room = deps.analysisBounds.maxItems - items.length;
   const tests = room > 0 ? await relatedTests(deps, request, root, target, byFile, name) : [];
   for (const test of tests.slice(0, Math.max(0, room))) items.push(fileItem("test", test.path, test.why));
   const { symbol } = target;
@@ -107,7 +92,7 @@ export async function impactOf(deps: ImpactDeps, request: ImpactRequest): Promis
           ? { status: "complete" }
           : { status: "partial", detail: `the scan stopped at its retention bound (${scanStop(lines)})` },
       syntax: syntaxFact(found),
-      relatedTests: relatedTestsFact(room, tests.length, deps.bounds.maxItems),
+      relatedTests: relatedTestsFact(room, tests.length, deps.analysisBounds.maxItems),
       binding: { status: "not-evaluated", detail: "same spelling is not proof of the same symbol" },
       testsRun: { status: "not-run" },
       testCoverage: { status: "not-evaluated" },
@@ -154,7 +139,7 @@ interface ParseState {
 }
 
 async function classifyOccurrences(
-  deps: ImpactDeps,
+  deps: AnalysisCall,
   request: ImpactRequest,
   root: SearchTarget,
   lines: CandidateLines,
@@ -185,7 +170,7 @@ async function classifyOccurrences(
 
 /** A file's syntax tree to place its occurrences in, or why they stay unclassified. */
 async function fileSyntax(
-  deps: ImpactDeps,
+  deps: AnalysisCall,
   request: ImpactRequest,
   root: SearchTarget,
   path: string,
@@ -257,7 +242,7 @@ interface TargetSource {
 }
 
 /** The one symbol the request names, or why none can be chosen reliably. */
-async function selectTarget(deps: ImpactDeps, request: ImpactRequest): Promise<Target> {
+async function selectTarget(deps: AnalysisCall, request: ImpactRequest): Promise<Target> {
   const { target } = request;
   const source =
     target.kind === "match"
@@ -296,7 +281,7 @@ async function selectTarget(deps: ImpactDeps, request: ImpactRequest): Promise<T
 }
 
 /** A match of a cursor's result, as a file to read at the revision the search observed. */
-async function matchSource(deps: ImpactDeps, cursor: string, index: number): Promise<TargetSource> {
+async function matchSource(deps: AnalysisCall, cursor: string, index: number): Promise<TargetSource> {
   const state = deps.store.decodeCursor(cursor);
   const snapshot = await searchSnapshot(deps.store, deps.caller, state.snapshotId);
   if (index > snapshot.matches.length) {
@@ -334,7 +319,7 @@ async function matchSource(deps: ImpactDeps, cursor: string, index: number): Pro
   };
 }
 
-function pathSource(deps: ImpactDeps, target: Exclude<InspectTarget, { kind: "match" }>): TargetSource {
+function pathSource(deps: AnalysisCall, target: Exclude<InspectTarget, { kind: "match" }>): TargetSource {
   const resolved = resolveSourceFile(deps.cwd, target.path, deps.pathRules);
   return {
     file: resolved.absolute,
@@ -418,7 +403,7 @@ function ambiguity(
 
 /** Tests that mention the name, then tests named after the symbol's file; each once. */
 async function relatedTests(
-  deps: ImpactDeps,
+  deps: AnalysisCall,
   request: ImpactRequest,
   root: SearchTarget,
   target: Target,

@@ -9,8 +9,7 @@
  * link is claimed beyond what the source states.
  */
 import { EvidentError } from "../../core/errors.js";
-import type { Git } from "../git/process.js";
-import { type PathRules, resolveSourceFile, type SearchTarget } from "../path-policy.js";
+import { resolveSourceFile, type SearchTarget } from "../path-policy.js";
 import type { NavigateRequest } from "../request.js";
 import { pathUnder } from "../revisions/scan.js";
 import { matchAt } from "../rg/match-table.js";
@@ -18,22 +17,11 @@ import type { AnalysisItem, CoverageFact } from "../snapshots/analysis.js";
 import { compareKeys, displayPath } from "../snapshots/sequence.js";
 import type { SourceDocument } from "../source/document.js";
 import { PARSE_BYTES_TEXT, ParseBudget } from "../syntax/budget.js";
-import type { SyntaxLayer } from "../syntax/layer.js";
 import { scanStop } from "./any-of.js";
 import { Manifests, resolveInTurns } from "./resolve.js";
-import { type AnalysisScans, isScript, navigationRoot, startingDocument, treeFields } from "./sources.js";
+import { type AnalysisCall, isScript, navigationRoot, startingDocument, treeFields } from "./sources.js";
 import { type AnalysisDraft, fileItem, placedItem, TextTable } from "./store.js";
 import { isTestPath, namedTestsAmong, sourceSubject } from "./test-files.js";
-
-export interface NavigateDeps {
-  readonly cwd: string;
-  /** What the service adds to the path policy (see path-policy.ts). */
-  readonly pathRules?: PathRules;
-  readonly syntax: SyntaxLayer;
-  readonly git: Git;
-  readonly scans: AnalysisScans;
-  readonly signal: AbortSignal;
-}
 
 interface Importers {
   readonly files: string[];
@@ -55,7 +43,7 @@ interface Start {
   readonly keyOf: (absolute: string) => string;
 }
 
-export async function navigate(deps: NavigateDeps, request: NavigateRequest): Promise<AnalysisDraft> {
+export async function navigate(deps: AnalysisCall, request: NavigateRequest): Promise<AnalysisDraft> {
   const file = resolveSourceFile(deps.cwd, request.path, deps.pathRules);
   const document = await startingDocument(file.absolute, file.display, undefined, "path");
   const root = await navigationRoot(deps.git, deps.cwd, file.absolute, deps.signal, deps.pathRules);
@@ -107,7 +95,7 @@ function importersFact(importers: Importers): CoverageFact {
 
 /** The file's imports (resolved, then unresolved with their lines), then the files importing it. */
 async function importLinks(
-  deps: NavigateDeps,
+  deps: AnalysisCall,
   { file, document, root, keyOf }: Start,
   importers: Importers,
   manifests: Manifests,
@@ -166,7 +154,7 @@ async function importLinks(
 
 /** Likely test files: named after the file, then test files that import it; each once. */
 async function testCandidates(
-  deps: NavigateDeps,
+  deps: AnalysisCall,
   request: NavigateRequest,
   { file, root, keyOf }: Start,
   importers: Importers,
@@ -209,7 +197,7 @@ function keysUnder(root: SearchTarget): (absolute: string) => string {
  * resolved.
  */
 async function importersOf(
-  deps: NavigateDeps,
+  deps: AnalysisCall,
   request: NavigateRequest,
   root: SearchTarget,
   document: SourceDocument,

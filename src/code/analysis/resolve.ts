@@ -14,6 +14,7 @@ import { lstatSync, realpathSync, statSync } from "node:fs";
 import { dirname, extname, join, resolve, sep } from "node:path";
 import { throwIfAborted } from "../../core/abort.js";
 import { readRegularFileSync } from "../../core/bounded-read.js";
+import { canonicalPath } from "../../core/canonical-path.js";
 import { MANIFEST_MAX_BYTES, MANIFEST_TARGET_DEPTH, NAVIGATION_RESOLVE_TURN } from "../../core/limits.js";
 
 /** Extensions tried after the specifier as written, in order. */
@@ -77,7 +78,7 @@ export function resolveSpecifier(
   const found = (path: string | undefined, via: "relative" | "package-local"): Resolution => {
     if (path === undefined) return { kind: "unresolved", why: "no such file" };
     // Canonical, so a file reached through a link compares equal to itself.
-    const real = canonical(path);
+    const real = canonicalPath(path);
     return inside(real)
       ? { kind: "file", path: real, via }
       : { kind: "unresolved", why: "outside the navigation root" };
@@ -276,14 +277,6 @@ function splitPackage(specifier: string): { name: string | undefined; subpath: s
     return { name: undefined, subpath: "" };
   }
   return { name: nameParts.join("/"), subpath: parts.slice(nameParts.length).join("/") };
-}
-
-function canonical(path: string): string {
-  try {
-    return realpathSync.native(path);
-  } catch {
-    return path;
-  }
 }
 
 function isFile(path: string): boolean {

@@ -3,18 +3,23 @@
  * the file's directory), the file they start from (read once, verified, JavaScript or
  * TypeScript), and the files of their tree.
  */
-import { realpathSync } from "node:fs";
 import { dirname, isAbsolute, relative } from "node:path";
+import { canonicalPath } from "../../core/canonical-path.js";
 import { EvidentError } from "../../core/errors.js";
 import { SOURCE_DOCUMENT_MAX_BYTES } from "../../core/limits.js";
+import type { Phrasing } from "../../core/phrasing.js";
+import type { InChanges } from "../changes/scope.js";
 import type { Git } from "../git/process.js";
 import { repositoryRoot } from "../git/repository.js";
 import { type PathRules, resolveSearchTarget, type SearchTarget } from "../path-policy.js";
 import { invalid, type SearchQuery } from "../request.js";
 import type { Revision } from "../revisions/scan.js";
+import type { SnapshotStore } from "../snapshots/store.js";
 import { readSourceDocument, type SourceDocument } from "../source/document.js";
 import { type AstGrepLanguage, astGrepLanguageOf } from "../syntax/languages.js";
+import type { SyntaxLayer } from "../syntax/layer.js";
 import type { CandidateLines } from "./any-of.js";
+import type { AnalysisBounds } from "./store.js";
 
 /** What an analysis needs from the service: its ripgrep scans, Git, the syntax layer. */
 export interface AnalysisScans {
@@ -22,6 +27,22 @@ export interface AnalysisScans {
   scan(query: SearchQuery, target: SearchTarget, signal: AbortSignal): Promise<CandidateLines>;
   /** Every file of a target's scope, as ripgrep prints them (its names-only listing). */
   files(query: SearchQuery, target: SearchTarget, signal: AbortSignal): Promise<string[]>;
+}
+
+/** What an analysis uses: the service's parts and the call's own context. */
+export interface AnalysisCall {
+  readonly cwd: string;
+  readonly pathRules: PathRules | undefined;
+  readonly store: SnapshotStore;
+  readonly syntax: SyntaxLayer;
+  readonly git: Git;
+  /** The ordinary scans, run for this call. */
+  readonly scans: AnalysisScans;
+  readonly analysisBounds: AnalysisBounds;
+  readonly inChanges: InChanges;
+  readonly phrasing: Phrasing;
+  readonly caller: string;
+  readonly signal: AbortSignal;
 }
 
 const SCRIPT_LANGUAGES: ReadonlySet<AstGrepLanguage> = new Set(["javascript", "typescript", "tsx"]);
@@ -45,7 +66,7 @@ export async function navigationRoot(
 ): Promise<SearchTarget> {
   const root = (await repositoryRoot(git, dirname(file), signal)) ?? dirname(file);
   // Named as the project root, or relative to it, when it lies there.
-  const fromCwd = relative(canonicalOf(cwd), root);
+  const fromCwd = relative(canonicalPath(cwd), root);
   const inside = !fromCwd.startsWith("..") && !isAbsolute(fromCwd);
   // A caller confined to the project root covers no more of an enclosing repository than it.
   if (!inside && rules.confined === true) return resolveSearchTarget(cwd, undefined, rules);
@@ -62,14 +83,6 @@ export function treeFields(root: SearchTarget) {
     terms: [] as string[],
     termsScanned: [] as boolean[],
   };
-}
-
-function canonicalOf(path: string): string {
-  try {
-    return realpathSync.native(path);
-  } catch {
-    return path;
-  }
 }
 
 /** `file` read and verified (against `expected` when given), or an error an agent can act on. */

@@ -11,14 +11,7 @@
 import { keptCopy } from "../../core/kept.js";
 import { ANALYSIS_ITEM_OVERHEAD_BYTES, ANALYSIS_MAX_BYTES, ANALYSIS_MAX_ITEMS } from "../../core/limits.js";
 import type { Occurrence } from "../rg/events.js";
-import type {
-  AnalysisData,
-  AnalysisItem,
-  AnalysisOperation,
-  ChangesSummary,
-  CoverageFact,
-  FileScope,
-} from "../snapshots/analysis.js";
+import type { AnalysisData, AnalysisItem, CoverageFact } from "../snapshots/analysis.js";
 
 export interface AnalysisBounds {
   readonly maxItems: number;
@@ -108,26 +101,13 @@ export function placedItem(item: AnalysisItem, line: number, text: number): Anal
   return itemOf(item.kind, item.path, line, item, text, item);
 }
 
-export interface AnalysisDraft {
-  readonly operation: AnalysisOperation;
-  readonly subject: string;
-  readonly requestedRoot: string;
-  readonly effectiveRoot: string;
-  readonly expanded: boolean;
-  readonly rgCwd: string;
-  readonly terms: readonly string[];
+/**
+ * An operation's result before retention: its items in their final order, `text` indexing
+ * `texts`, and the coverage it observed (retention is added by `retain`).
+ */
+export interface AnalysisDraft extends Omit<AnalysisData, "kind" | "termsComplete" | "bytes"> {
   /** Per term: its occurrences were all found (the scan of its group was not cut short). */
   readonly termsScanned: readonly boolean[];
-  /** Items in their final order; `text` indexes `texts`. */
-  readonly items: readonly AnalysisItem[];
-  readonly texts: readonly string[];
-  /** Coverage the operation observed; retention is added by `retain`. */
-  readonly coverage: Readonly<Record<string, CoverageFact>>;
-  readonly notes: readonly string[];
-  readonly changes?: ChangesSummary | undefined;
-  readonly fileScope?: FileScope | undefined;
-  readonly searchErrors: number;
-  readonly unverifiedFiles: number;
 }
 
 /** Admits the draft's items in order under the bounds, and records what retention cut. */

@@ -5,7 +5,7 @@
  * told not to, so such a repository is refused there before any object is read. Revisions are
  * resolved to commit ids here, so later commands never see a caller's spelling.
  */
-import { realpathSync } from "node:fs";
+import { canonicalPath } from "../../core/canonical-path.js";
 import { EvidentError } from "../../core/errors.js";
 import { type Git, gitMessage } from "./process.js";
 
@@ -67,7 +67,7 @@ export async function openRepository(
         "git rev-parse did not name the repository's top level and object format.",
       );
     }
-    return { repository: { root: canonical(top), objectFormat: format, config: await config }, commits };
+    return { repository: { root: canonicalPath(top), objectFormat: format, config: await config }, commits };
   } catch (error) {
     // The configuration's Git, started alongside, ends before this call does (it shares the
     // signal, or has little left to do): no process outlives the call.
@@ -187,14 +187,6 @@ async function safetyConfig(
   ]);
 }
 
-function canonical(path: string): string {
-  try {
-    return realpathSync.native(path);
-  } catch {
-    return path;
-  }
-}
-
 export async function mergeBase(
   git: Git,
   repository: Repository,
@@ -251,5 +243,5 @@ export async function repositoryRoot(
     throw error;
   }
   const top = out.stdout.toString("utf8").trim();
-  return out.exitCode === 0 && top !== "" ? canonical(top) : undefined;
+  return out.exitCode === 0 && top !== "" ? canonicalPath(top) : undefined;
 }

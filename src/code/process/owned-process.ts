@@ -25,7 +25,6 @@ export interface OwnedProcessSpec {
   /** The child's environment; without one it inherits evident's own (Node's default). */
   readonly env?: NodeJS.ProcessEnv;
   readonly signal?: AbortSignal;
-  readonly stderrMaxBytes?: number;
   /** Observes the child's pid once it runs (process-table checks, diagnostics). */
   readonly onSpawn?: (pid: number) => void;
   /** Give the child a stdin pipe, written by `StartedProcess.run` (see `startOwnedProcess`). */
@@ -119,7 +118,7 @@ export async function startOwnedProcess(spec: OwnedProcessSpec): Promise<Started
       resolve({ code, signal });
     });
   });
-  const stderr = boundedCollector(spec.stderrMaxBytes ?? PROCESS_STDERR_MAX_BYTES);
+  const stderr = boundedCollector(PROCESS_STDERR_MAX_BYTES);
 
   try {
     await new Promise<void>((resolve, reject) => {

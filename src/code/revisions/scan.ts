@@ -198,22 +198,10 @@ export async function scanSingleFile(target: RgTarget): Promise<RevisionScan> {
 }
 
 /**
- * Reads revisions again for `names` and returns the trusted ones: those whose earlier
- * observation (`before`) equals the new one. Every new observation is also handed to
- * `observed`, so it can serve as the earlier observation of a later search.
+ * The usual rule: trusted when the earlier observation (`before`) equals the new one. Every new
+ * observation is also handed to `observed`, so it can serve as the earlier observation of a
+ * later search.
  */
-export function recheckRevisions(
-  rgCwd: string,
-  names: Iterable<string>,
-  before: (name: string) => Revision | undefined,
-  observed?: (name: string, revision: Revision | undefined) => void,
-): Promise<Map<string, Revision>> {
-  const recheck = new Recheck(rgCwd, againstBefore(before, observed));
-  for (const name of names) recheck.add(name);
-  return recheck.done();
-}
-
-/** The usual rule: trusted when the earlier observation equals the new one. */
 export function againstBefore(
   before: (name: string) => Revision | undefined,
   observed?: (name: string, revision: Revision | undefined) => void,
@@ -226,7 +214,7 @@ export function againstBefore(
 }
 
 /**
- * recheckRevisions as a search reports its files done: each file's second observation is read
+ * Revisions read again as a search reports its files done: each file's second observation is read
  * while ripgrep still searches the others (it has ended reading that file when it reports it),
  * and `done` reads what is left once the search has ended. `trust` says which revision, if
  * any, a file's new observation lets the search trust.

@@ -16,7 +16,7 @@
  */
 import { statfsSync } from "node:fs";
 import { CHANGE_TIME_MARGIN_MS } from "../../core/limits.js";
-import { pathUnder, Recheck, type Revision } from "./scan.js";
+import { pathUnder, Recheck } from "./scan.js";
 
 /**
  * Linux filesystems whose change times come from another machine's clock (statfs magic numbers:
@@ -38,21 +38,10 @@ export function remoteFilesystem(path: string): boolean {
 }
 
 /**
- * The trusted revisions of `names` (as ripgrep printed them, under `rgCwd`) for a search that
- * began at `beganAtMs` (`Date.now()` before ripgrep started): those whose file has not changed
+ * The recheck of a search that began at `beganAtMs` (`Date.now()` before ripgrep started): it
+ * trusts the revisions of files (as ripgrep printed them, under `rgCwd`) that have not changed
  * since before then.
  */
-export function settledRevisions(
-  rgCwd: string,
-  names: Iterable<string>,
-  beganAtMs: number,
-): Promise<Map<string, Revision>> {
-  const recheck = settledRecheck(rgCwd, beganAtMs);
-  for (const name of names) recheck.add(name);
-  return recheck.done();
-}
-
-/** settledRevisions as a search reports its files done (see Recheck). */
 export function settledRecheck(rgCwd: string, beganAtMs: number): Recheck {
   const began = BigInt(beganAtMs - CHANGE_TIME_MARGIN_MS) * 1_000_000n;
   const beganText = String(began);

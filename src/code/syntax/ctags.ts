@@ -10,7 +10,6 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Readable } from "node:stream";
 import { findOnPath } from "../../core/executables.js";
 import { runOwnedProcess } from "../process/owned-process.js";
 import { LineSplitter } from "../rg/events.js";
@@ -50,22 +49,11 @@ export async function probeCtags(
 ): Promise<CtagsProbe> {
   const path = await findOnPath(env, "ctags");
   if (path === undefined) return { missing: "Universal Ctags is not installed (no ctags on PATH)" };
-  let features = "";
+  let features: string;
   try {
-    const outcome = await runOwnedProcess(
-      {
-        command: path,
-        args: ["--list-features"],
-        cwd: "/",
-        env,
-        ...(signal === undefined ? {} : { signal }),
-      },
-      async (stdout) => {
-        features = await readAll(stdout);
-        return "done";
-      },
-    );
+    const outcome = await ctagsOutput(path, ["--list-features"], env, signal);
     if (outcome.exitCode !== 0) return { missing: `${path} is not Universal Ctags` };
+    features = outcome.text;
   } catch (error) {
     if (signal?.aborted) throw error;
     return { missing: `${path} could not be run` };
@@ -160,21 +148,26 @@ async function knowsLanguage(
   env: Readonly<Record<string, string | undefined>>,
   signal?: AbortSignal,
 ): Promise<boolean> {
-  let output = "";
-  await runOwnedProcess(
-    {
-      command: ctags,
-      args: ["--print-language", absolutePath],
-      cwd: "/",
-      env,
-      ...(signal === undefined ? {} : { signal }),
-    },
+  const { text } = await ctagsOutput(ctags, ["--print-language", absolutePath], env, signal);
+  return !/:\s*NONE\s*$/.test(text.trim());
+}
+
+/** Runs ctags to its end for what it prints (a probe, a language's name). */
+async function ctagsOutput(
+  command: string,
+  args: readonly string[],
+  env: Readonly<Record<string, string | undefined>>,
+  signal: AbortSignal | undefined,
+): Promise<{ readonly exitCode: number | null; readonly text: string }> {
+  const chunks: Buffer[] = [];
+  const outcome = await runOwnedProcess(
+    { command, args, cwd: "/", env, ...(signal === undefined ? {} : { signal }) },
     async (stdout) => {
-      output = await readAll(stdout);
+      for await (const chunk of stdout) chunks.push(chunk as Buffer);
       return "done";
     },
   );
-  return !/:\s*NONE\s*$/.test(output.trim());
+  return { exitCode: outcome.exitCode, text: Buffer.concat(chunks).toString("utf8") };
 }
 
 /**
@@ -191,10 +184,4 @@ async function withPrivateTmp<T>(
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
-}
-
-async function readAll(stream: Readable): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString("utf8");
 }

@@ -41,10 +41,3 @@ const BY_EXTENSION: Readonly<Record<string, AstGrepLanguage>> = {
 export function astGrepLanguageOf(path: string): AstGrepLanguage | undefined {
   return BY_EXTENSION[extname(path).toLowerCase()];
 }
-
-/** File extensions of a language (for candidate filtering). */
-export function extensionsOf(language: AstGrepLanguage): string[] {
-  return Object.entries(BY_EXTENSION)
-    .filter(([, l]) => l === language)
-    .map(([extension]) => extension);
-}

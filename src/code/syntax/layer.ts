@@ -22,7 +22,7 @@ import { PARSE_CONCURRENCY } from "../../core/limits.js";
 import { readRevision, sameRevision } from "../revisions/scan.js";
 import type { SourceDocument } from "../source/document.js";
 import { type AstGrepRuntime, loadAstGrep, parseTree, type TreeFacts, treeFacts } from "./ast-grep.js";
-import { estimatedBytes, SyntaxCache, type SyntaxCacheOptions } from "./cache.js";
+import { estimatedBytes, SyntaxCache } from "./cache.js";
 import { type CtagsProbe, ctagsSymbols, probeCtags } from "./ctags.js";
 import { type AstGrepLanguage, astGrepLanguageOf } from "./languages.js";
 import { type Specifier, specifiersOf } from "./specifiers.js";
@@ -71,7 +71,6 @@ export type SymbolsOutcome =
 export interface SyntaxLayerOptions {
   /** The service's environment: ctags is looked up on its PATH. */
   readonly env: Readonly<Record<string, string | undefined>>;
-  readonly cache?: SyntaxCacheOptions;
   /** Observes every parse actually run (tests: cache hits and cancellation). */
   readonly onParse?: (path: string) => void;
 }
@@ -93,7 +92,7 @@ export class SyntaxLayer {
 
   constructor(options: SyntaxLayerOptions) {
     this.#options = options;
-    this.#cache = new SyntaxCache(options.cache);
+    this.#cache = new SyntaxCache();
   }
 
   /** Entries and estimated bytes held (tests, diagnostics). */

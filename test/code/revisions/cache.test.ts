@@ -4,10 +4,11 @@ import { join, normalize, resolve } from "node:path";
 import { after, describe, it } from "node:test";
 import { RevisionCache } from "../../../src/code/revisions/cache.js";
 import {
+  againstBefore,
   pathUnder,
+  Recheck,
   type Revision,
   readRevisionSync,
-  recheckRevisions,
   revisionOf,
 } from "../../../src/code/revisions/scan.js";
 import { STAT_SLICE_FILES } from "../../../src/core/limits.js";
@@ -229,12 +230,15 @@ describe("the re-check after a search", () => {
       const edited = new Set([names[0], names[Math.floor(count / 2)], names[count - 1]] as string[]);
       for (const name of edited) await appendFile(pathUnder(root, name), "edited\n");
       const observed = new Map<string, Revision | undefined>();
-      const trusted = await recheckRevisions(
+      const recheck = new Recheck(
         root,
-        [...names, "./missing.txt"],
-        (name) => before.get(name),
-        (name, revision) => observed.set(name, revision),
+        againstBefore(
+          (name) => before.get(name),
+          (name, revision) => observed.set(name, revision),
+        ),
       );
+      for (const name of [...names, "./missing.txt"]) recheck.add(name);
+      const trusted = await recheck.done();
       assert.deepEqual(
         [...trusted.keys()].sort(),
         names.filter((name) => !edited.has(name)).sort(),

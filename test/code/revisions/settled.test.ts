@@ -4,7 +4,7 @@ import { appendFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { readRevisionSync } from "../../../src/code/revisions/scan.js";
-import { remoteFilesystem, settledRevisions } from "../../../src/code/revisions/settled.js";
+import { remoteFilesystem, settledRecheck } from "../../../src/code/revisions/settled.js";
 import { CHANGE_TIME_MARGIN_MS } from "../../../src/core/limits.js";
 import { makeTree, removeTree } from "../helpers.js";
 import { ctx, makeService } from "../service-helpers.js";
@@ -23,6 +23,13 @@ async function tree(files: Record<string, string>): Promise<string> {
 /** This file, unchanged since long before any test runs: its change time precedes every search. */
 const HERE = import.meta.dirname;
 const MARKER = "settled-revisions-marker";
+
+/** The revisions a search that began at `beganAtMs` trusts, through the recheck it uses. */
+function settledRevisions(rgCwd: string, names: readonly string[], beganAtMs: number) {
+  const recheck = settledRecheck(rgCwd, beganAtMs);
+  for (const name of names) recheck.add(name);
+  return recheck.done();
+}
 
 describe("one-shot revisions: a file unchanged since before the search began", () => {
   it("G08: trusts a file changed before the search began, not one changed after or just before", async () => {

@@ -15,7 +15,6 @@ export const credentialReferenceSchema = z.strictObject({
   /** Text put before the value, e.g. `"Bearer "` for an Authorization header. */
   prefix: z.string().optional(),
 });
-export type CredentialReference = z.infer<typeof credentialReferenceSchema>;
 
 /** A literal string, or a reference to an environment variable holding it. */
 export const secretValueSchema = z.union([z.string(), credentialReferenceSchema]);
@@ -93,7 +92,6 @@ export const httpConnectionSchema = z.strictObject({
     .refine((value) => /^https?:\/\//i.test(value), { message: "must be an http(s) URL" }),
   headers: z.record(z.string(), secretValueSchema).optional(),
 });
-export type HttpConnection = z.infer<typeof httpConnectionSchema>;
 
 export const connectionSchema = z.union([stdioConnectionSchema, httpConnectionSchema]);
 export type McpConnection = z.infer<typeof connectionSchema>;

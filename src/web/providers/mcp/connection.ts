@@ -437,6 +437,15 @@ function connectError(providerId: string, thrown: unknown): ProviderError {
   return upstreamError(providerId, thrown, `${providerId} request failed`);
 }
 
+/** The SDK's own failures the router tells apart: their class and fixed words. */
+const SDK_FAILURES: Partial<Record<SdkErrorCode, readonly [ProviderError["kind"], string]>> = {
+  [SdkErrorCode.RequestTimeout]: ["timeout", "did not answer within the deadline"],
+  [SdkErrorCode.ConnectionClosed]: ["network", "upstream connection was lost"],
+  [SdkErrorCode.NotConnected]: ["network", "upstream connection was lost"],
+  [SdkErrorCode.ClientHttpUnexpectedContent]: ["malformed", "returned an unexpected response"],
+  [SdkErrorCode.InvalidResult]: ["malformed", "returned an unexpected response"],
+};
+
 /** Anything a tool call threw, as a sanitized ProviderError. */
 function callError(providerId: string, thrown: unknown): ProviderError {
   return upstreamError(providerId, thrown, `${providerId} request failed`);
@@ -477,33 +486,13 @@ function upstreamError(providerId: string, thrown: unknown, otherwise: string): 
     });
   }
   if (thrown instanceof SdkError) {
-    switch (thrown.code) {
-      case SdkErrorCode.RequestTimeout:
-        return new ProviderError(
-          providerId,
-          "timeout",
-          `${providerId} did not answer within the deadline`,
-          options,
-        );
-      case SdkErrorCode.ConnectionClosed:
-      case SdkErrorCode.NotConnected:
-        return new ProviderError(
-          providerId,
-          "network",
-          `${providerId} upstream connection was lost`,
-          options,
-        );
-      case SdkErrorCode.ClientHttpUnexpectedContent:
-      case SdkErrorCode.InvalidResult:
-        return new ProviderError(
-          providerId,
-          "malformed",
-          `${providerId} returned an unexpected response`,
-          options,
-        );
-      default:
-        return new ProviderError(providerId, "upstream", otherwise, options);
-    }
+    const [kind, words] = SDK_FAILURES[thrown.code] ?? ["upstream", undefined];
+    return new ProviderError(
+      providerId,
+      kind,
+      words === undefined ? otherwise : `${providerId} ${words}`,
+      options,
+    );
   }
   if (causeChain(thrown).some((error) => error instanceof SyntaxError)) {
     return new ProviderError(providerId, "malformed", `${providerId} returned malformed JSON`, options);

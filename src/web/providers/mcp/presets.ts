@@ -121,9 +121,6 @@ export function presetProviderId(preset: McpPresetId): string {
   return `mcp-${preset}`;
 }
 
-/** The environment variable listing presets to enable without a config file. */
-export const MCP_PRESETS_ENV = "EVIDENT_MCP_PRESETS";
-
 /**
  * Keyless-default decision: which presets join the no-configuration search route after
  * `duckduckgo`. None. Exa's hosted tier is documented as anonymous and every response would name
