@@ -44,7 +44,9 @@ const { readHtml } = (await import(pathToFileURL(dist).href)) as {
 };
 const near = resolve("..", "shared", "wcxb");
 const root = process.env.EVIDENT_WCXB ?? (existsSync(near) ? near : resolve("..", "..", "shared", "wcxb"));
-const { markdownToText } = (await import(pathToFileURL(join(root, "..", "web-read-eval", "score.mjs")).href)) as {
+const { markdownToText } = (await import(
+  pathToFileURL(join(root, "..", "web-read-eval", "score.mjs")).href
+)) as {
   markdownToText(markdown: string): string;
 };
 const split = join(root, "dev");
@@ -80,12 +82,21 @@ interface Row {
   asTruth?: number;
 }
 
-async function score(id: string, html: string, main: string): Promise<{ type: string; strategy: string; f1: number }> {
+async function score(
+  id: string,
+  html: string,
+  main: string,
+): Promise<{ type: string; strategy: string; f1: number }> {
   try {
     const outcome = await readHtml(html, `http://127.0.0.1/${id}.html`);
     const markdown = outcome.content.map((part) => (part as { text?: string }).text ?? "").join("");
-    if (dump !== undefined) writeFileSync(join(dump, `${id}${forced.__wcxbType ? `.as-${forced.__wcxbType}` : ""}.md`), markdown);
-    return { type: outcome.pageType ?? "?", strategy: outcome.strategy ?? "?", f1: f1(markdownToText(markdown), main) };
+    if (dump !== undefined)
+      writeFileSync(join(dump, `${id}${forced.__wcxbType ? `.as-${forced.__wcxbType}` : ""}.md`), markdown);
+    return {
+      type: outcome.pageType ?? "?",
+      strategy: outcome.strategy ?? "?",
+      f1: f1(markdownToText(markdown), main),
+    };
   } catch {
     return { type: "failed", strategy: "failed", f1: 0 };
   }
@@ -105,7 +116,10 @@ for (const id of ids) {
   if (option("--limit") !== undefined && rows.length >= Number(option("--limit"))) break;
   const truth = JSON.parse(readFileSync(join(split, "ground-truth", `${id}.json`), "utf8"));
   const stated = truth._internal?.page_type;
-  const type = (typeof stated === "string" ? stated : (stated?.primary ?? "article")).replace("category", "collection");
+  const type = (typeof stated === "string" ? stated : (stated?.primary ?? "article")).replace(
+    "category",
+    "collection",
+  );
   if (wanted !== undefined && !wanted.includes(type)) continue;
   const html = gunzipSync(readFileSync(join(split, "html", `${id}.html.gz`))).toString("utf8");
   const main = truth.ground_truth?.main_content ?? "";
@@ -132,14 +146,19 @@ for (const truth of TYPES) {
     const cell = own.filter((row) => row.decided === decided);
     if (cell.length === 0) return "";
     const asTruth = cell.filter((row) => row.asTruth !== undefined);
-    const gain = asTruth.length === 0 ? "" : ` [${mean(asTruth.map((row) => row.asTruth as number)).toFixed(2)}]`;
+    const gain =
+      asTruth.length === 0 ? "" : ` [${mean(asTruth.map((row) => row.asTruth as number)).toFixed(2)}]`;
     return `${cell.length} ${mean(cell.map((row) => row.f1)).toFixed(2)}${gain}`;
   });
-  console.log(`| ${truth} | ${own.length} | ${mean(own.map((row) => row.f1)).toFixed(3)} | ${cells.join(" | ")} |`);
+  console.log(
+    `| ${truth} | ${own.length} | ${mean(own.map((row) => row.f1)).toFixed(3)} | ${cells.join(" | ")} |`,
+  );
 }
 // What each confusion costs: its pages' F1 below their row's right-typed mean, or below their
 // reading as the right type, in points of the row's mean.
-console.log("\nconfusions by cost to their row's mean (points of F1, from reading them as the truth's type):");
+console.log(
+  "\nconfusions by cost to their row's mean (points of F1, from reading them as the truth's type):",
+);
 const costs: Array<[string, number, number]> = [];
 for (const truth of TYPES) {
   const own = rows.filter((row) => row.truth === truth);
@@ -158,8 +177,12 @@ const cell = option("--pages");
 if (cell !== undefined) {
   const [truth, decided] = cell.split(">");
   console.log(`\n${cell}:`);
-  for (const row of rows.filter((r) => r.truth === truth && r.decided === decided).sort((a, b) => a.f1 - b.f1)) {
-    console.log(`${row.id} ${row.strategy} F1 ${row.f1.toFixed(3)}${row.asTruth === undefined ? "" : ` as ${truth} ${row.asTruth.toFixed(3)}`}`);
+  for (const row of rows
+    .filter((r) => r.truth === truth && r.decided === decided)
+    .sort((a, b) => a.f1 - b.f1)) {
+    console.log(
+      `${row.id} ${row.strategy} F1 ${row.f1.toFixed(3)}${row.asTruth === undefined ? "" : ` as ${truth} ${row.asTruth.toFixed(3)}`}`,
+    );
   }
 }
 const json = option("--json");

@@ -187,7 +187,9 @@ function pricedCards(blocks: readonly Dom[]): boolean {
     }
     for (const group of groups.values()) {
       if (group.length < MIN_PRICED_CARDS) continue;
-      const priced = group.filter((card) => card.querySelector("a[href]") !== null && PRICE.test(card.textContent ?? ""));
+      const priced = group.filter(
+        (card) => card.querySelector("a[href]") !== null && PRICE.test(card.textContent ?? ""),
+      );
       if (priced.length >= MIN_PRICED_CARDS && priced.length >= PRICED_SHARE * group.length) return true;
     }
   }
