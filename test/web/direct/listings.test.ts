@@ -39,3 +39,51 @@ describe("direct reader: a page that states it is a list", () => {
     assert.ok(!text.includes("Contact the organisers"), text);
   });
 });
+
+describe("direct reader: a shop's category that states nothing", () => {
+  // A category of a shop with no structured data: a description in headed sections (as a
+  // landing page is built), then a grid of product tiles, each a link with a price.
+  const teas = [
+    ["Assam Breakfast", "$8.50"],
+    ["Darjeeling First Flush", "$14.00"],
+    ["Keemun Hao Ya", "$11.25"],
+    ["Yunnan Gold", "$12.75"],
+    ["Ceylon Uva", "$9.00"],
+    ["Nilgiri Frost", "$10.50"],
+    ["Lapsang Souchong", "$9.75"],
+  ];
+  const section = (title: string, text: string) => `<section><h2>${title}</h2><p>${text}</p></section>`;
+  const tile = ([name, price]: string[], n: number) =>
+    `<li class="product-tile"><a href="/tea/${n}"><span class="name">${name}</span></a><span class="price">${price}</span><button>Add to cart</button></li>`;
+  const page = `<!DOCTYPE html><html><head><title>Black teas</title></head><body>
+    <header><nav><a href="/">Home</a><a href="/green">Green teas</a><a href="/black">Black teas</a></nav></header>
+    <main><h1>Black teas</h1>
+      ${section("Fully oxidised", "Black tea leaves are rolled and left to oxidise until they turn dark, which gives the cup its malty depth.")}
+      ${section("Brewing", "Use water just off the boil and steep for three to five minutes; longer brings out the tannins.")}
+      ${section("Storage", "Keep the leaves in an airtight tin away from light, and they will hold their flavour for a year.")}
+      ${section("Shipping", "Orders over forty dollars ship free within the country, packed in recyclable paper.")}
+      <ul class="grid">${teas.map(tile).join("")}</ul></main>
+    <footer><p>Leaf and Kettle, tea merchants since 1998.</p></footer></body></html>`;
+
+  it("is typed a collection by its priced tiles and read as them, not as its sections alone", async () => {
+    const outcome = await readHtml(page, "https://leaf.example/black");
+    assert.equal(outcome.pageType, "collection");
+    const text = textOf(outcome);
+    inOrder(
+      text,
+      teas.flatMap(([name, price]) => [name, price] as string[]),
+    );
+    assert.ok(!text.includes("tea merchants since 1998"), text);
+  });
+
+  it("leaves a page of sections with a few priced plans a service page", async () => {
+    const plan = (name: string, price: string) =>
+      `<div class="plan"><h3>${name}</h3><span>${price} a month</span><a href="/signup">Start</a></div>`;
+    const html = page.replace(
+      /<ul class="grid">[\s\S]*<\/ul>/,
+      `<div class="plans">${plan("Solo", "$5")}${plan("Team", "$20")}${plan("Company", "$90")}</div>`,
+    );
+    const outcome = await readHtml(html, "https://leaf.example/plans");
+    assert.equal(outcome.pageType, "service");
+  });
+});

@@ -12,6 +12,8 @@
  * - documentation: a documentation generator names itself, or it states a TechArticle or
  *   APIReference, or code blocks sit beside a navigation sidebar;
  * - article: it states an Article (NewsArticle, BlogPosting...) or `og:type` article;
+ * - collection: it repeats a priced card (six or more sibling items of one tag and class, each
+ *   with a link and a price): a shop's category grid, whatever prose or sections surround it;
  * - service: it tells its story in four or more headed `<section>`s, none holding most of it;
  * - article: it holds paragraphs of prose;
  * - service: anything else (a product's or company's page of sections).
@@ -79,6 +81,7 @@ export function pageType(document: Dom, profile: PageProfile = pageProfile(docum
   // `pre code, pre` and `nav, aside, [role='navigation']` in the body.
   if (profile.body.hasPre && profile.body.hasNavigation) return "documentation";
   if (statesArticle) return "article";
+  if (pricedCards(profile.body.blocks)) return "collection";
   if (sectioned(profile.body.sections)) return "service";
   if (proseParagraphs(profile.body.paragraphs) >= 3 || oneArticle(profile.body.articles)) return "article";
   return "service";
@@ -171,6 +174,39 @@ function repeatedCards(body: Dom, blocks: readonly Dom[]): boolean {
       let text = 0;
       for (const card of cards) text += textLength(card);
       if (text >= 0.4 * total) return true;
+    }
+  }
+  return false;
+}
+
+/** A price as a shop's card shows it: a currency sign or code beside a number. */
+const PRICE = /[$€£¥₹]\s?\d|\d\s?(?:€|£|zł|kr|Kč|(?:EUR|USD|GBP|CHF|CAD|AUD|SEK|NOK|DKK|PLN)\b)/;
+/** Priced cards that make a category grid: more than a product page's few recommendations. */
+const MIN_PRICED_CARDS = 6;
+/** The share of a group's items that must show a price (a grid's promotional tile does not). */
+const PRICED_SHARE = 0.8;
+
+/**
+ * Whether the page repeats a product card: siblings of one tag and class, nearly each with a
+ * link and a price. A product page's strip of recommendations is shorter; a service page's
+ * plans are fewer and rarely each a link.
+ */
+function pricedCards(blocks: readonly Dom[]): boolean {
+  for (const parent of blocks) {
+    if ((parent.children?.length ?? 0) < MIN_PRICED_CARDS) continue;
+    const groups = new Map<string, Dom[]>();
+    for (const child of Array.from(parent.children) as Dom[]) {
+      const key = `${child.localName}.${child.getAttribute("class") ?? ""}`;
+      const group = groups.get(key);
+      if (group === undefined) groups.set(key, [child]);
+      else group.push(child);
+    }
+    for (const group of groups.values()) {
+      if (group.length < MIN_PRICED_CARDS) continue;
+      const priced = group.filter(
+        (card) => card.querySelector("a[href]") !== null && PRICE.test(card.textContent ?? ""),
+      );
+      if (priced.length >= MIN_PRICED_CARDS && priced.length >= PRICED_SHARE * group.length) return true;
     }
   }
   return false;
