@@ -1,13 +1,14 @@
-// Compiles the fixtures tests start as processes of their own (a CLI with test tools, an
-// upstream MCP server) into build/ (tsconfig.test-fixtures.json; test/fixtures/spawned.ts finds
-// them there): started through tsx instead, each start costs about three times the CPU, and
-// some tests start dozens. Used by scripts/run-tests.mjs and bench/test-suite/per-file.mjs.
+// Compiles the tests and what they import (src/, test/, bench/) into build/ without a type check
+// (tsconfig.test-fixtures.json; `npm run lint` checks types): each test file's process then runs
+// them through scripts/test-loader.mjs instead of tsx, and the fixtures tests start as processes
+// of their own (test/fixtures/spawned.ts) run from there. Used by scripts/run-tests.mjs and
+// bench/test-suite/per-file.mjs.
 import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
-const PROJECT = fileURLToPath(new URL("..", import.meta.url));
+export const PROJECT = fileURLToPath(new URL("..", import.meta.url)).replace(/\/$/, "");
 /** Written when a build succeeds, dated when it started. */
 const STAMP = "build/.fixtures-built";
 
@@ -26,7 +27,7 @@ export function buildTestFixtures(project = PROJECT) {
     { cwd: project, stdio: "inherit" },
   );
   if (built.status !== 0) {
-    console.error("building the spawned test fixtures (tsconfig.test-fixtures.json) failed");
+    console.error("building the tests (tsconfig.test-fixtures.json) failed");
     return false;
   }
   // Stamped with the build's start: a file changed while it ran is newer, so it is built again.
@@ -35,7 +36,10 @@ export function buildTestFixtures(project = PROJECT) {
   return true;
 }
 
-/** Whether every compiled fixture exists and the stamp is newer than every file the build reads. */
+/**
+ * Whether every file the build names exists compiled and the stamp is newer than every file the
+ * build reads.
+ */
 export function fixturesCurrent(project) {
   let built;
   try {
@@ -44,13 +48,18 @@ export function fixturesCurrent(project) {
     return false;
   }
   const config = JSON.parse(readFileSync(join(project, "tsconfig.test-fixtures.json"), "utf8"));
-  const outputs = config.include.map((source) => join(project, "build", source.replace(/\.ts$/, ".js")));
-  const inputs = ["src", "test", "package.json", "tsconfig.json", "tsconfig.test-fixtures.json"];
+  const outputs = config.include
+    .filter((source) => source.endsWith(".ts"))
+    .map((source) => join(project, "build", source.replace(/\.ts$/, ".js")));
+  const inputs = ["src", "test", "bench", "package.json", "tsconfig.json", "tsconfig.test-fixtures.json"];
   return (
     outputs.every((output) => existsSync(output)) &&
-    inputs.every((input) => newest(join(project, input)) < built)
+    inputs.every((input) => !existsSync(join(project, input)) || newest(join(project, input)) < built)
   );
 }
+
+/** The test build is current (scripts/test-loader.mjs runs the compiled tests only then). */
+export const testBuildCurrent = fixturesCurrent;
 
 function newest(path) {
   const stat = statSync(path);

@@ -204,3 +204,28 @@ describe("the spawned fixtures' build", () => {
     assert.equal(fixturesCurrent(project), false, "never built");
   });
 });
+
+describe("the test files' loader (scripts/test-loader.mjs)", () => {
+  it("runs a test file at its own .ts URL, resolves a .js import to its .ts source, and its stack traces name the sources' lines", async () => {
+    const fixture = join(ROOT, "test/scripts/fixtures/loaded.ts");
+    const child = spawn(
+      process.execPath,
+      ["--import", pathToFileURL(join(ROOT, "scripts/test-loader.mjs")).href, fixture],
+      { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] },
+    );
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+      stdout += chunk;
+    });
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+      stderr += chunk;
+    });
+    const code = await new Promise<number | null>((done) => child.on("close", done));
+    assert.equal(code, 0, stderr);
+    const report = JSON.parse(stdout) as { url: string; main: string; helper: string };
+    assert.equal(report.url, pathToFileURL(fixture).href);
+    assert.match(report.main, /\/test\/scripts\/fixtures\/loaded\.ts:11:\d+\)/);
+    assert.match(report.helper, /\/test\/scripts\/fixtures\/loaded-helper\.ts:5:\d+\)/);
+  });
+});
