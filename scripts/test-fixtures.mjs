@@ -36,35 +36,58 @@ export function buildTestFixtures(project = PROJECT) {
   return true;
 }
 
+const INPUTS = ["src", "test", "bench", "package.json", "tsconfig.json", "tsconfig.test-fixtures.json"];
+
 /**
  * Whether every file the build names exists compiled and the stamp is newer than every file the
- * build reads.
+ * build reads, and than every folder it reads (a file added or removed).
  */
 export function fixturesCurrent(project) {
-  let built;
-  try {
-    built = statSync(join(project, STAMP)).mtimeMs;
-  } catch {
-    return false;
-  }
+  const built = stamped(project);
+  if (built === undefined) return false;
   const config = JSON.parse(readFileSync(join(project, "tsconfig.test-fixtures.json"), "utf8"));
   const outputs = config.include
     .filter((source) => source.endsWith(".ts"))
     .map((source) => join(project, "build", source.replace(/\.ts$/, ".js")));
-  const inputs = ["src", "test", "bench", "package.json", "tsconfig.json", "tsconfig.test-fixtures.json"];
-  return (
-    outputs.every((output) => existsSync(output)) &&
-    inputs.every((input) => !existsSync(join(project, input)) || newest(join(project, input)) < built)
-  );
+  return outputs.every((output) => existsSync(output)) && newestInput(project, false) < built;
 }
 
-/** The test build is current (scripts/test-loader.mjs runs the compiled tests only then). */
-export const testBuildCurrent = fixturesCurrent;
+/**
+ * Whether the compiled tests are those of the sources as they are now: the stamp is newer than
+ * every TypeScript file and configuration the build reads (scripts/test-loader.mjs runs the
+ * compiled tests only then). A test that writes files of its own under test/, or an edit of a
+ * bench's notes, leaves the compiled files current.
+ */
+export function testBuildCurrent(project) {
+  const built = stamped(project);
+  return built !== undefined && newestInput(project, true) < built;
+}
 
-function newest(path) {
+function stamped(project) {
+  try {
+    return statSync(join(project, STAMP)).mtimeMs;
+  } catch {
+    return undefined;
+  }
+}
+
+function newestInput(project, sourcesOnly) {
+  let latest = 0;
+  for (const input of INPUTS) {
+    const path = join(project, input);
+    if (existsSync(path)) latest = Math.max(latest, newest(path, sourcesOnly, true));
+  }
+  return latest;
+}
+
+/** The newest modification under path; with sourcesOnly, of its .ts files (and of path itself if named). */
+function newest(path, sourcesOnly, named = false) {
   const stat = statSync(path);
-  if (!stat.isDirectory()) return stat.mtimeMs;
-  let latest = stat.mtimeMs;
-  for (const entry of readdirSync(path)) latest = Math.max(latest, newest(join(path, entry)));
+  if (!stat.isDirectory()) return !sourcesOnly || named || path.endsWith(".ts") ? stat.mtimeMs : 0;
+  let latest = sourcesOnly ? 0 : stat.mtimeMs;
+  for (const entry of readdirSync(path)) {
+    if (entry.startsWith(".") || entry === "node_modules") continue;
+    latest = Math.max(latest, newest(join(path, entry), sourcesOnly));
+  }
   return latest;
 }
