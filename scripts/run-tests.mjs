@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// Runs every test file (test/**/*.test.ts) with Node's built-in runner, TypeScript loaded by tsx.
+// Runs every test file (test/**/*.test.ts) with Node's built-in runner, TypeScript compiled once
+// into build/ and loaded from there (scripts/test-loader.mjs).
 // Node 20's runner does not expand globs, so the files are listed here.
 // Usage: node scripts/run-tests.mjs [dir-or-file ...]   (default: test/)
 import { spawnSync } from "node:child_process";
@@ -12,7 +13,7 @@ if (files.length === 0) {
   console.error("no test files found");
   process.exit(1);
 }
-// The fixtures tests start as processes of their own, compiled into build/ first.
+// The tests, and the fixtures they start as processes of their own, compiled into build/ first.
 if (!buildTestFixtures()) process.exit(1);
 
 const concurrency = process.env.EVIDENT_TEST_CONCURRENCY ?? "4";
@@ -22,11 +23,12 @@ const concurrency = process.env.EVIDENT_TEST_CONCURRENCY ?? "4";
 const timeout = process.env.EVIDENT_TEST_TIMEOUT_MS ?? "300000";
 // Node's own report, then the counts and the skipped tests' reasons (scripts/test-reporter.mjs).
 const reporter = new URL("./test-reporter.mjs", import.meta.url).href;
+const loader = new URL("./test-loader.mjs", import.meta.url).href;
 const result = spawnSync(
   process.execPath,
   [
     "--import",
-    "tsx",
+    loader,
     "--test",
     `--test-concurrency=${concurrency}`,
     `--test-timeout=${timeout}`,

@@ -1,13 +1,14 @@
-// Compiles the fixtures tests start as processes of their own (a CLI with test tools, an
-// upstream MCP server) into build/ (tsconfig.test-fixtures.json; test/fixtures/spawned.ts finds
-// them there): started through tsx instead, each start costs about three times the CPU, and
-// some tests start dozens. Used by scripts/run-tests.mjs and bench/test-suite/per-file.mjs.
+// Compiles the tests and what they import (src/, test/, bench/) into build/ without a type check
+// (tsconfig.test-fixtures.json; `npm run lint` checks types): each test file's process then runs
+// them through scripts/test-loader.mjs instead of tsx, and the fixtures tests start as processes
+// of their own (test/fixtures/spawned.ts) run from there. Used by scripts/run-tests.mjs and
+// bench/test-suite/per-file.mjs.
 import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
-const PROJECT = fileURLToPath(new URL("..", import.meta.url));
+export const PROJECT = fileURLToPath(new URL("..", import.meta.url)).replace(/\/$/, "");
 /** Written when a build succeeds, dated when it started. */
 const STAMP = "build/.fixtures-built";
 
@@ -26,7 +27,7 @@ export function buildTestFixtures(project = PROJECT) {
     { cwd: project, stdio: "inherit" },
   );
   if (built.status !== 0) {
-    console.error("building the spawned test fixtures (tsconfig.test-fixtures.json) failed");
+    console.error("building the tests (tsconfig.test-fixtures.json) failed");
     return false;
   }
   // Stamped with the build's start: a file changed while it ran is newer, so it is built again.
@@ -35,27 +36,58 @@ export function buildTestFixtures(project = PROJECT) {
   return true;
 }
 
-/** Whether every compiled fixture exists and the stamp is newer than every file the build reads. */
+const INPUTS = ["src", "test", "bench", "package.json", "tsconfig.json", "tsconfig.test-fixtures.json"];
+
+/**
+ * Whether every file the build names exists compiled and the stamp is newer than every file the
+ * build reads, and than every folder it reads (a file added or removed).
+ */
 export function fixturesCurrent(project) {
-  let built;
-  try {
-    built = statSync(join(project, STAMP)).mtimeMs;
-  } catch {
-    return false;
-  }
+  const built = stamped(project);
+  if (built === undefined) return false;
   const config = JSON.parse(readFileSync(join(project, "tsconfig.test-fixtures.json"), "utf8"));
-  const outputs = config.include.map((source) => join(project, "build", source.replace(/\.ts$/, ".js")));
-  const inputs = ["src", "test", "package.json", "tsconfig.json", "tsconfig.test-fixtures.json"];
-  return (
-    outputs.every((output) => existsSync(output)) &&
-    inputs.every((input) => newest(join(project, input)) < built)
-  );
+  const outputs = config.include
+    .filter((source) => source.endsWith(".ts"))
+    .map((source) => join(project, "build", source.replace(/\.ts$/, ".js")));
+  return outputs.every((output) => existsSync(output)) && newestInput(project, false) < built;
 }
 
-function newest(path) {
+/**
+ * Whether the compiled tests are those of the sources as they are now: the stamp is newer than
+ * every TypeScript file and configuration the build reads (scripts/test-loader.mjs runs the
+ * compiled tests only then). A test that writes files of its own under test/, or an edit of a
+ * bench's notes, leaves the compiled files current.
+ */
+export function testBuildCurrent(project) {
+  const built = stamped(project);
+  return built !== undefined && newestInput(project, true) < built;
+}
+
+function stamped(project) {
+  try {
+    return statSync(join(project, STAMP)).mtimeMs;
+  } catch {
+    return undefined;
+  }
+}
+
+function newestInput(project, sourcesOnly) {
+  let latest = 0;
+  for (const input of INPUTS) {
+    const path = join(project, input);
+    if (existsSync(path)) latest = Math.max(latest, newest(path, sourcesOnly, true));
+  }
+  return latest;
+}
+
+/** The newest modification under path; with sourcesOnly, of its .ts files (and of path itself if named). */
+function newest(path, sourcesOnly, named = false) {
   const stat = statSync(path);
-  if (!stat.isDirectory()) return stat.mtimeMs;
-  let latest = stat.mtimeMs;
-  for (const entry of readdirSync(path)) latest = Math.max(latest, newest(join(path, entry)));
+  if (!stat.isDirectory()) return !sourcesOnly || named || path.endsWith(".ts") ? stat.mtimeMs : 0;
+  let latest = sourcesOnly ? 0 : stat.mtimeMs;
+  for (const entry of readdirSync(path)) {
+    if (entry.startsWith(".") || entry === "node_modules") continue;
+    latest = Math.max(latest, newest(join(path, entry), sourcesOnly));
+  }
   return latest;
 }

@@ -39,7 +39,7 @@ function runOne(file) {
         SCRIPT,
         process.execPath,
         "--import",
-        "tsx",
+        new URL("../../scripts/test-loader.mjs", import.meta.url).href,
         "--test",
         `--test-timeout=${timeout}`,
         "--test-reporter=tap",

@@ -204,3 +204,66 @@ describe("the spawned fixtures' build", () => {
     assert.equal(fixturesCurrent(project), false, "never built");
   });
 });
+
+describe("the test files' loader (scripts/test-loader.mjs)", () => {
+  it("runs the compiled tests only while no TypeScript file or configuration is newer than the build; a test's own files and notes leave it current", async () => {
+    const { testBuildCurrent } = (await import(
+      pathToFileURL(join(ROOT, "scripts/test-fixtures.mjs")).href
+    )) as {
+      testBuildCurrent(project: string): boolean;
+    };
+    const project = join(base, "loader-project");
+    for (const name of [
+      "package.json",
+      "tsconfig.json",
+      "src/a.ts",
+      "test/a.test.ts",
+      "bench/x/RESULTS.md",
+      "build/.fixtures-built",
+    ]) {
+      mkdirSync(dirname(join(project, name)), { recursive: true });
+      writeFileSync(join(project, name), "");
+    }
+    const at = (seconds: number) => new Date(Date.UTC(2030, 0, 1, 0, 0, seconds));
+    const date = (name: string, seconds: number) => utimesSync(join(project, name), at(seconds), at(seconds));
+    for (const name of ["package.json", "tsconfig.json", "src/a.ts", "test/a.test.ts", "bench/x/RESULTS.md"])
+      date(name, 0);
+    date("build/.fixtures-built", 10);
+    assert.equal(testBuildCurrent(project), true);
+    // A test's scratch file and its folder, and a bench's notes, are not sources.
+    writeFileSync(join(project, "test/scratch.json"), "{}");
+    date("bench/x/RESULTS.md", 20);
+    assert.equal(testBuildCurrent(project), true);
+    date("test/a.test.ts", 20);
+    assert.equal(testBuildCurrent(project), false, "a test file edited after the build");
+    date("test/a.test.ts", 0);
+    date("package.json", 20);
+    assert.equal(testBuildCurrent(project), false, "package.json changed after the build");
+    date("package.json", 0);
+    unlinkSync(join(project, "build/.fixtures-built"));
+    assert.equal(testBuildCurrent(project), false, "never built");
+  });
+
+  it("runs a test file at its own .ts URL, resolves a .js import to its .ts source, and its stack traces name the sources' lines", async () => {
+    const fixture = join(ROOT, "test/scripts/fixtures/loaded.ts");
+    const child = spawn(
+      process.execPath,
+      ["--import", pathToFileURL(join(ROOT, "scripts/test-loader.mjs")).href, fixture],
+      { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] },
+    );
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+      stdout += chunk;
+    });
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+      stderr += chunk;
+    });
+    const code = await new Promise<number | null>((done) => child.on("close", done));
+    assert.equal(code, 0, stderr);
+    const report = JSON.parse(stdout) as { url: string; main: string; helper: string };
+    assert.equal(report.url, pathToFileURL(fixture).href);
+    assert.match(report.main, /\/test\/scripts\/fixtures\/loaded\.ts:11:\d+\)/);
+    assert.match(report.helper, /\/test\/scripts\/fixtures\/loaded-helper\.ts:5:\d+\)/);
+  });
+});
