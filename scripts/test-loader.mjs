@@ -4,7 +4,7 @@
 // name the sources. tsx, which transforms each file in every process, still loads a file the
 // build does not hold, and every file while the build is older than the sources.
 import { existsSync } from "node:fs";
-import { register } from "node:module";
+import * as nodeModule from "node:module";
 import { relative, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { PROJECT, testBuildCurrent } from "./test-fixtures.mjs";
@@ -16,13 +16,15 @@ const compiled = (path) => resolve(PROJECT, "build", relative(PROJECT, path)).re
 if (process.execArgv.includes("--test")) {
   // nothing to load
 } else if (
+  // module.register came with Node 20.6; an older Node 20 runs every file through tsx.
+  typeof nodeModule.register === "function" &&
   entry?.endsWith(".ts") &&
   !relative(PROJECT, resolve(entry)).startsWith("..") &&
   existsSync(compiled(resolve(entry))) &&
   testBuildCurrent(PROJECT)
 ) {
   process.setSourceMapsEnabled(true);
-  register("./test-loader-hooks.mjs", import.meta.url, {
+  nodeModule.register("./test-loader-hooks.mjs", import.meta.url, {
     data: { root: pathToFileURL(`${PROJECT}/`).href, build: pathToFileURL(`${PROJECT}/build/`).href },
   });
 } else {
