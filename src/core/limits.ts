@@ -232,6 +232,10 @@ export const CODE_SEARCH_ROOTS_KEPT = 4;
 
 /** ripgrep JSON protocol: the longest single line accepted. */
 export const RG_MAX_PROTOCOL_LINE_BYTES = 16 * 1024 * 1024;
+/** A search's compact records: their first room, which doubles in place as they need more. */
+export const RG_RECORDS_INITIAL_BYTES = 64 * 1024;
+/** The most address space one search's records may reserve, whatever its bounds say. */
+export const RG_RECORDS_RESERVATION_MAX_BYTES = 2 * 1024 * 1024 * 1024;
 /** Captured stderr of an owned subprocess. */
 export const PROCESS_STDERR_MAX_BYTES = 64 * 1024;
 /** Characters of ripgrep's own explanation that an error message quotes. */

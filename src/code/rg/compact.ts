@@ -12,6 +12,7 @@
  * contains. An event of any other shape ends the records, and the snapshot keeps the events
  * themselves.
  */
+import { RG_RECORDS_INITIAL_BYTES, RG_RECORDS_RESERVATION_MAX_BYTES } from "../../core/limits.js";
 import { fastMatch, fullMatch, type ParsedMatch } from "./events.js";
 
 export interface CompactMatchTable {
@@ -95,8 +96,8 @@ export class CompactRecorder {
 
   /** `maxBytes`: the most the records may take (the retention bound, plus one event). */
   constructor(maxBytes: number) {
-    const reserved = Math.min(maxBytes, RESERVATION_MAX_BYTES);
-    this.#room = new ArrayBuffer(Math.min(INITIAL_BYTES, reserved), { maxByteLength: reserved });
+    const reserved = Math.min(maxBytes, RG_RECORDS_RESERVATION_MAX_BYTES);
+    this.#room = new ArrayBuffer(Math.min(RG_RECORDS_INITIAL_BYTES, reserved), { maxByteLength: reserved });
     this.#out = new Uint8Array(this.#room);
   }
 
@@ -243,11 +244,6 @@ export class CompactRecorder {
     this.#runPaths.set(this.#count, Buffer.from(this.#runPath).toString("utf8"));
   }
 }
-
-/** The records' first room; it doubles in place as they need more. */
-const INITIAL_BYTES = 1 << 16;
-/** What one search's records may reserve of the address space, whatever its bounds say. */
-const RESERVATION_MAX_BYTES = 2 ** 31;
 
 /** The match event a record stands for, as ripgrep would print it but for the submatch texts. */
 export function eventOf(table: CompactMatchTable, position: number, run: number): string {
