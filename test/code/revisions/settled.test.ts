@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { renameSync, writeFileSync } from "node:fs";
+import { renameSync, statSync, writeFileSync } from "node:fs";
 import { appendFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
@@ -35,7 +35,9 @@ describe("one-shot revisions: a file unchanged since before the search began", (
   it("G08: trusts a file changed before the search began, not one changed after or just before", async () => {
     const root = await tree({ "a.txt": "needle\n" });
     const revision = readRevisionSync(join(root, "a.txt"));
-    const now = Date.now();
+    // The file's own change time, not the clock after the write: on a loaded machine more than
+    // the margin may pass between the two.
+    const now = Math.round(statSync(join(root, "a.txt")).ctimeMs);
     // A search that began well after the write: the file was settled.
     const later = await settledRevisions(root, ["./a.txt"], now + 10 * CHANGE_TIME_MARGIN_MS);
     assert.deepEqual([...later], [["./a.txt", revision]]);
