@@ -151,24 +151,7 @@ function repeatedCards(body: Dom, blocks: readonly Dom[]): boolean {
   const total = textLength(body);
   if (total === 0) return false;
   for (const parent of blocks) {
-    // Most blocks hold fewer children than a group needs: counted before any is keyed.
-    let children = 0;
-    for (
-      let child = parent.firstElementChild;
-      child != null && children < MIN_CARDS;
-      child = child.nextElementSibling
-    )
-      children += 1;
-    if (children < MIN_CARDS) continue;
-    const groups = new Map<string, Dom[]>();
-    for (let child = parent.firstElementChild; child != null; child = child.nextElementSibling) {
-      const key = `${child.localName}.${child.getAttribute("class") ?? ""}`;
-      const group = groups.get(key);
-      if (group === undefined) groups.set(key, [child]);
-      else group.push(child);
-    }
-    for (const group of groups.values()) {
-      if (group.length < MIN_CARDS) continue;
+    for (const group of sameShapeGroups(parent, MIN_CARDS)) {
       const cards = group.filter((card) => firstUnder(card, isLink) !== null && textLength(card) >= 40);
       if (cards.length < MIN_CARDS) continue;
       let text = 0;
@@ -193,23 +176,35 @@ const PRICED_SHARE = 0.8;
  */
 function pricedCards(blocks: readonly Dom[]): boolean {
   for (const parent of blocks) {
-    if ((parent.children?.length ?? 0) < MIN_PRICED_CARDS) continue;
-    const groups = new Map<string, Dom[]>();
-    for (const child of Array.from(parent.children) as Dom[]) {
-      const key = `${child.localName}.${child.getAttribute("class") ?? ""}`;
-      const group = groups.get(key);
-      if (group === undefined) groups.set(key, [child]);
-      else group.push(child);
-    }
-    for (const group of groups.values()) {
-      if (group.length < MIN_PRICED_CARDS) continue;
+    for (const group of sameShapeGroups(parent, MIN_PRICED_CARDS)) {
       const priced = group.filter(
-        (card) => card.querySelector("a[href]") !== null && PRICE.test(card.textContent ?? ""),
+        (card) => firstUnder(card, isLink) !== null && PRICE.test(card.textContent ?? ""),
       );
       if (priced.length >= MIN_PRICED_CARDS && priced.length >= PRICED_SHARE * group.length) return true;
     }
   }
   return false;
+}
+
+/** The children of `parent` grouped by tag and class, in the groups of at least `min`. */
+function sameShapeGroups(parent: Dom, min: number): Dom[][] {
+  // Most blocks hold fewer children than a group needs: counted before any is keyed.
+  let children = 0;
+  for (
+    let child = parent.firstElementChild;
+    child != null && children < min;
+    child = child.nextElementSibling
+  )
+    children += 1;
+  if (children < min) return [];
+  const groups = new Map<string, Dom[]>();
+  for (let child = parent.firstElementChild; child != null; child = child.nextElementSibling) {
+    const key = `${child.localName}.${child.getAttribute("class") ?? ""}`;
+    const group = groups.get(key);
+    if (group === undefined) groups.set(key, [child]);
+    else group.push(child);
+  }
+  return [...groups.values()].filter((group) => group.length >= min);
 }
 
 function proseParagraphs(paragraphs: readonly Dom[]): number {
