@@ -17,7 +17,7 @@ import type { ReadStrategy } from "../../provider.js";
 import { findComments, joinDiscussion } from "./comments.js";
 import { findContainer } from "./container.js";
 import { findSectioned } from "./docs.js";
-import { textLength } from "./document.js";
+import { nextUnder, textLength } from "./document.js";
 import { addLead, findLead } from "./lead.js";
 import { markdownBlocks } from "./markdown.js";
 import { revealNoscript } from "./noscript.js";
@@ -362,13 +362,25 @@ function isLinkList(element: Dom): boolean {
   if (tag !== "ul" && tag !== "ol" && tag !== "div" && tag !== "section") return false;
   // The links are counted first: most blocks hold too few to be a list, and their text (all of
   // the page, for the outer ones) is then never gathered.
-  const links = element.querySelectorAll("a") as Dom[];
-  if (links.length < LINK_LIST_MIN) return false;
+  if (linksUnder(element, LINK_LIST_MIN) < LINK_LIST_MIN) return false;
   const text = textLength(element);
   if (text === 0 || text > 2000) return false;
   let linked = 0;
-  for (const link of links) linked += textLength(link);
+  for (let link = nextUnder(element, element); link !== null; link = nextUnder(element, link))
+    if (link.localName === "a") linked += textLength(link);
   return linked / text > 0.8;
+}
+
+/** The `<a>` elements under `element`, counted up to `enough` (a walk, not a list of them). */
+function linksUnder(element: Dom, enough: number): number {
+  let count = 0;
+  for (
+    let node = nextUnder(element, element);
+    node !== null && count < enough;
+    node = nextUnder(element, node)
+  )
+    if (node.localName === "a") count += 1;
+  return count;
 }
 
 /** Blocks that are furniture by what they say, in the languages of the web's news and blogs. */
@@ -429,9 +441,10 @@ const LEAF_BLOCKS = new Set([
  * (three words or more, not a bare URL): "Download: mp3" stays.
  */
 function isInlineTeaser(element: Dom, text: string): boolean {
-  const links = Array.from(element.querySelectorAll("a")) as Dom[];
-  if (links.length !== 1) return false;
-  const linked = (links[0].textContent ?? "").replace(/\s+/g, " ").trim();
+  if (linksUnder(element, 2) !== 1) return false;
+  let link = nextUnder(element, element);
+  while (link.localName !== "a") link = nextUnder(element, link);
+  const linked = (link.textContent ?? "").replace(/\s+/g, " ").trim();
   if (linked.split(" ").length < 3 || /^(https?:\/\/|www\.)/i.test(linked)) return false;
   if (element.localName === "p" && text.length < 150 && linked.length >= 0.95 * text.length) return true;
   const label = /^([^.!?:]{2,30}):\s*(.+)$/u.exec(text);
