@@ -7,15 +7,9 @@
 import { redoErrors } from "../../src/core/kept.js";
 import { KeptPool, MemoryKeptStore } from "../../src/core/kept-memory.js";
 import { type KeptPage, ReadPages } from "../../src/web/read-pages.js";
+import { heldBytes } from "../fixtures/held-bytes.js";
 
 const PAGES = 40;
-const gc = (globalThis as { gc?: () => void }).gc as () => void;
-const held = (): number => {
-  gc();
-  gc();
-  const usage = process.memoryUsage();
-  return usage.heapUsed + usage.arrayBuffers;
-};
 const pool = new KeptPool();
 const store = new MemoryKeptStore<KeptPage>({
   ttlMs: 60_000,
@@ -52,8 +46,8 @@ function page(n: number): KeptPage {
 await pages.keep("warm-up", page(-1));
 const countedBefore = pool.bytes;
 for (let n = 0; n < PAGES; n++) await pages.keep("alice", page(n));
-const full = held();
+const full = heldBytes();
 const counted = pool.bytes - countedBefore;
 await pages.close();
-const empty = held();
+const empty = heldBytes();
 process.stdout.write(`${JSON.stringify({ counted, held: full - empty, pages: PAGES })}\n`);

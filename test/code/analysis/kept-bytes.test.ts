@@ -1,23 +1,19 @@
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
 import { after, describe, it } from "node:test";
-import { fileURLToPath } from "node:url";
+import { runHeldFixture } from "../../fixtures/spawned.js";
 import { treesRemovedAfter } from "../helpers.js";
 
 const tree = treesRemovedAfter(after);
-const fixture = fileURLToPath(new URL("./kept-bytes.fixture.ts", import.meta.url));
-// The runner's loader: the fixture as the runner compiled it (tsx while the build is older).
-const LOADER = new URL("../../../scripts/test-loader.mjs", import.meta.url).href;
 
 describe("code_search: what a kept analysis holds", () => {
   it("an anyOf result of many items holds about what the store counts for it, not several times that", async () => {
     // Short lines with three terms each: the items, not their texts, are most of the result.
     const lines = Array.from({ length: 6_000 }, (_, i) => `alpha ${i} beta gamma`).join("\n");
     const root = await tree({ "src/a.ts": lines, "src/b.ts": lines });
-    const output = execFileSync(process.execPath, ["--expose-gc", "--import", LOADER, fixture, root], {
-      encoding: "utf8",
-    });
-    const { counted, held, items } = JSON.parse(output) as { counted: number; held: number; items: number };
+    const { counted, held, items } = runHeldFixture<{ counted: number; held: number; items: number }>(
+      "test/code/analysis/kept-bytes.fixture.ts",
+      root,
+    );
     assert.equal(items, 36_000);
     assert.ok(counted > 0);
     // It held 4.4 times the count when each item, made by a spread, had a hidden class of its own
