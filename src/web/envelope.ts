@@ -20,7 +20,7 @@ import type {
   SearchEnvelope,
   SearchRow,
 } from "./envelope-schema.js";
-import type { ContentPart, ProviderFailure, ProviderReadOutcome, ProviderSearchOutcome } from "./provider.js";
+import type { ContentPart, ProviderReadOutcome, ProviderSearchOutcome } from "./provider.js";
 import { deepEqual, parseJson } from "./providers/shared/values.js";
 
 export type { Provenance, ReadEnvelope, SearchEnvelope };
@@ -34,11 +34,10 @@ export interface Fitted<T> {
 // web_search
 // ---------------------------------------------------------------------------------------------
 
-export interface SearchEnvelopeInput {
-  readonly provenance: Provenance;
-  readonly warnings: readonly string[];
-  readonly providerErrors?: Readonly<Record<string, string>>;
-  readonly providerReasons?: Readonly<Record<string, ProviderFailure>>;
+/** What an envelope opens with: provenance, warnings and the failures, as the caller decided them. */
+type Head = Pick<SearchEnvelope, "provenance" | "warnings" | "providerErrors" | "providerReasons">;
+
+export interface SearchEnvelopeInput extends Head {
   readonly outcomes: ReadonlyArray<{ readonly id: string; readonly outcome: ProviderSearchOutcome }>;
   readonly budgetChars: number;
 }
@@ -187,11 +186,7 @@ function cleanRow(row: SearchRow): SearchRow | undefined {
 // web_read
 // ---------------------------------------------------------------------------------------------
 
-export interface ReadEnvelopeInput {
-  readonly provenance: Provenance;
-  readonly warnings: readonly string[];
-  readonly providerErrors?: Readonly<Record<string, string>>;
-  readonly providerReasons?: Readonly<Record<string, ProviderFailure>>;
+export interface ReadEnvelopeInput extends Head {
   readonly outcome: ProviderReadOutcome;
   readonly budgetChars: number;
   /** A continuation: the document's characters before this part, and its whole length. */
@@ -352,10 +347,7 @@ function nonEmpty(value: string | undefined): string | undefined {
 }
 
 /** `providerErrors` and `providerReasons`, present only when a provider failed. */
-function failureFields(input: {
-  readonly providerErrors?: Readonly<Record<string, string>>;
-  readonly providerReasons?: Readonly<Record<string, ProviderFailure>>;
-}): Pick<SearchEnvelope, "providerErrors" | "providerReasons"> {
+function failureFields(input: Head): Pick<Head, "providerErrors" | "providerReasons"> {
   if (input.providerErrors === undefined || Object.keys(input.providerErrors).length === 0) return {};
   return {
     providerErrors: input.providerErrors,
