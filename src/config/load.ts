@@ -693,18 +693,10 @@ function resolveRoutes(env: Env, file: ConfigFile, providers: ReadonlyMap<string
     intentRoutes[intent] = checkRoute(route, `search.intents.${intent}`, providers);
   }
 
-  let searchRoute: readonly string[];
-  let searchRouteSource: ConfigSource;
-  if (searchEnv !== undefined) [searchRoute, searchRouteSource] = [searchEnv, "environment"];
-  else if (searchFile !== undefined) [searchRoute, searchRouteSource] = [searchFile, "config-file"];
-  else [searchRoute, searchRouteSource] = [[defaultSearchProvider(providers)], "default"];
-
-  let readRoute: readonly string[];
-  let readRouteSource: ConfigSource;
-  if (readEnv !== undefined) [readRoute, readRouteSource] = [readEnv, "environment"];
-  else if (readFile !== undefined) [readRoute, readRouteSource] = [readFile, "config-file"];
-  else [readRoute, readRouteSource] = [[KEYLESS_READ_PROVIDER], "default"];
-
+  const [searchRoute, searchRouteSource] = layered(searchEnv, searchFile, () => [
+    defaultSearchProvider(providers),
+  ]);
+  const [readRoute, readRouteSource] = layered(readEnv, readFile, () => [KEYLESS_READ_PROVIDER]);
   const routes = { searchRoute, searchRouteSource, intentRoutes, readRoute, readRouteSource };
   checkCapabilities(routes, providers);
   return routes;
@@ -752,28 +744,31 @@ type NetworkSettings = Pick<
 
 /** The guard switch, budget, deadline and proxies; a proxy's credentials join `secrets`. */
 function networkSettings(env: Env, file: ConfigFile, secrets: string[]): NetworkSettings {
-  const privateEnv = envValue(env, "EVIDENT_ALLOW_PRIVATE_NETWORK");
-  let allowPrivateNetwork = file.allowPrivateNetwork ?? false;
-  let allowPrivateNetworkSource: ConfigSource =
-    file.allowPrivateNetwork === undefined ? "default" : "config-file";
-  if (privateEnv !== undefined) {
-    allowPrivateNetwork = parseBoolean("EVIDENT_ALLOW_PRIVATE_NETWORK", privateEnv);
-    allowPrivateNetworkSource = "environment";
-  }
-
-  const budgetEnv = envValue(env, "EVIDENT_ENVELOPE_BUDGET_CHARS");
-  const envelopeBudgetChars =
-    budgetEnv === undefined
-      ? (file.envelopeBudgetChars ?? WEB_ENVELOPE_BUDGET_CHARS)
-      : positiveInt(
-          "EVIDENT_ENVELOPE_BUDGET_CHARS",
-          budgetEnv,
-          WEB_ENVELOPE_MAX_BUDGET_CHARS,
-          WEB_ENVELOPE_MIN_BUDGET_CHARS,
-        );
-
-  const callDeadlineEnv = envValue(env, "EVIDENT_CALL_DEADLINE_MS");
-  const viaProxyEnv = envValue(env, "EVIDENT_AGENT_URLS_VIA_PROXY");
+  const [allowPrivateNetwork, allowPrivateNetworkSource] = layered(
+    booleanVariable(env, "EVIDENT_ALLOW_PRIVATE_NETWORK"),
+    file.allowPrivateNetwork,
+    () => false,
+  );
+  const [envelopeBudgetChars] = layered(
+    integerVariable(
+      env,
+      "EVIDENT_ENVELOPE_BUDGET_CHARS",
+      WEB_ENVELOPE_MAX_BUDGET_CHARS,
+      WEB_ENVELOPE_MIN_BUDGET_CHARS,
+    ),
+    file.envelopeBudgetChars,
+    () => WEB_ENVELOPE_BUDGET_CHARS,
+  );
+  const [callDeadlineMs] = layered(
+    integerVariable(env, "EVIDENT_CALL_DEADLINE_MS", WEB_CALL_DEADLINE_MS * 10),
+    file.callDeadlineMs,
+    () => WEB_CALL_DEADLINE_MS,
+  );
+  const [agentUrlsViaProxy, agentUrlsViaProxySource] = layered(
+    booleanVariable(env, "EVIDENT_AGENT_URLS_VIA_PROXY"),
+    file.agentUrlsViaProxy,
+    () => true,
+  );
   const proxy = proxyFromEnv(env);
   if (proxy.httpProxy !== undefined) secrets.push(...proxyCredentials(proxy.httpProxy));
   if (proxy.httpsProxy !== undefined) secrets.push(...proxyCredentials(proxy.httpsProxy));
@@ -781,22 +776,18 @@ function networkSettings(env: Env, file: ConfigFile, secrets: string[]): Network
     allowPrivateNetwork,
     allowPrivateNetworkSource,
     envelopeBudgetChars,
-    callDeadlineMs:
-      callDeadlineEnv === undefined
-        ? (file.callDeadlineMs ?? WEB_CALL_DEADLINE_MS)
-        : positiveInt("EVIDENT_CALL_DEADLINE_MS", callDeadlineEnv, WEB_CALL_DEADLINE_MS * 10),
+    callDeadlineMs,
     proxy,
-    agentUrlsViaProxy:
-      viaProxyEnv === undefined
-        ? (file.agentUrlsViaProxy ?? true)
-        : parseBoolean("EVIDENT_AGENT_URLS_VIA_PROXY", viaProxyEnv),
-    agentUrlsViaProxySource:
-      viaProxyEnv !== undefined
-        ? "environment"
-        : file.agentUrlsViaProxy === undefined
-          ? "default"
-          : "config-file",
+    agentUrlsViaProxy,
+    agentUrlsViaProxySource,
   };
+}
+
+/** A setting the environment overrides in the config file: its value, and where that came from. */
+function layered<T>(fromEnv: T | undefined, fromFile: T | undefined, fallback: () => T): [T, ConfigSource] {
+  if (fromEnv !== undefined) return [fromEnv, "environment"];
+  if (fromFile !== undefined) return [fromFile, "config-file"];
+  return [fallback(), "default"];
 }
 
 /**
@@ -1146,6 +1137,18 @@ function isHttpUrl(value: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** A true/false variable, undefined when unset. */
+function booleanVariable(env: Env, name: string): boolean | undefined {
+  const value = envValue(env, name);
+  return value === undefined ? undefined : parseBoolean(name, value);
+}
+
+/** An integer variable from `min` to `max`, undefined when unset. */
+function integerVariable(env: Env, name: string, max: number, min = 1): number | undefined {
+  const value = envValue(env, name);
+  return value === undefined ? undefined : positiveInt(name, value, max, min);
 }
 
 function parseBoolean(name: string, value: string): boolean {

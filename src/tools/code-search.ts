@@ -5,13 +5,13 @@
  * tool environment selects the file store (for the one-shot CLI) instead of the memory store.
  */
 
-import { realpathSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { invalid } from "../code/request.js";
 import { type CodeSearchOutput, codeSearchInputSchema, codeSearchOutputSchema } from "../code/schema.js";
 import type { CodeSearchService } from "../code/service.js";
 import type { SnapshotStore, StoredResult } from "../code/snapshots/store.js";
 import { cacheDirOf, settingValue } from "../config/settings.js";
+import { canonicalPath } from "../core/canonical-path.js";
 import { isEvidentError } from "../core/errors.js";
 import type { MemoryKeptStore } from "../core/kept-memory.js";
 import { CODE_SEARCH_ROOTS_KEPT, PROGRESS_AFTER_MS, PROGRESS_INTERVAL_MS } from "../core/limits.js";
@@ -129,12 +129,8 @@ function evidentsOwnPaths(env: ToolEnvironment, cwd: string): string[] {
     dirname(cacheDirOf(settingValue(env.settings.cache), cwd, "code")),
   ];
   return paths.flatMap((path) => {
-    try {
-      const canonical = realpathSync.native(path);
-      return canonical === path ? [path] : [path, canonical];
-    } catch {
-      return [path];
-    }
+    const canonical = canonicalPath(path);
+    return canonical === path ? [path] : [path, canonical];
   });
 }
 

@@ -13,8 +13,11 @@ import {
 } from "../core/limits.js";
 import { phrasingFor } from "../core/phrasing.js";
 import type { ToolSuccess } from "../core/result.js";
+import { webReadOutputSchema } from "../web/envelope-schema.js";
 import { defineTool, type ToolEnvironment } from "./tool.js";
-import { callScope, envelopeHead, type WebToolOptions, webServiceFor } from "./web-shared.js";
+import { callScope, type WebToolOptions, webServiceFor } from "./web-shared.js";
+
+export { webReadOutputSchema };
 
 export const webReadInputSchema = z.strictObject({
   url: z
@@ -43,42 +46,6 @@ export const webReadInputSchema = z.strictObject({
     .describe(
       "A question to focus the page on, for readers that support it (else focus_unsupported); they may leave out the rest.",
     ),
-});
-
-export const webReadOutputSchema = z.object({
-  ...envelopeHead,
-  title: z.string().optional(),
-  metadata: z
-    .object({
-      creditsUsed: z.number().optional(),
-      cacheState: z.enum(["hit", "miss"]).optional(),
-      cachedAt: z.string().optional(),
-      byline: z.string().optional(),
-      published: z.string().optional(),
-      language: z.string().optional(),
-      canonicalUrl: z.string().optional(),
-      siteName: z.string().optional(),
-    })
-    .optional()
-    .describe(
-      "Facts the reader reported: credits and cache state of hosted readers; the byline, publication date, language, canonical URL and site name the page itself states (never guessed).",
-    ),
-  content: z.array(
-    z.union([
-      z.object({ type: z.literal("text"), text: z.string() }),
-      z.object({ type: z.literal("json"), value: z.unknown() }),
-    ]),
-  ),
-  contentChars: z.object({
-    kept: z.number().int(),
-    total: z.number().int(),
-    from: z.number().int().optional(),
-  }),
-  sources: z.array(z.string()),
-  sourcesOmitted: z.number().int().optional(),
-  truncated: z.boolean(),
-  cursor: z.string().optional(),
-  remainingChars: z.number().int().optional(),
 });
 
 const DESCRIPTION = `Read one public http(s) page (private, loopback and metadata addresses: url_not_allowed). Returns JSON: \`content\`, the page's main content (Markdown or the reader's text), in order and unrewritten; \`truncated\` and \`contentChars\` say what was cut; \`provenance.url\` is the URL asked for; \`sources\` lists links seen, not fetched or verified; \`warnings\` says what to watch.

@@ -14,8 +14,11 @@ import {
   WEB_QUERY_MIN_CHARS,
 } from "../core/limits.js";
 import type { ToolSuccess } from "../core/result.js";
+import { webSearchOutputSchema } from "../web/envelope-schema.js";
 import { defineTool, type ToolEnvironment } from "./tool.js";
-import { callScope, envelopeHead, type WebToolOptions, webServiceFor } from "./web-shared.js";
+import { callScope, type WebToolOptions, webServiceFor } from "./web-shared.js";
+
+export { webSearchOutputSchema };
 
 export const webSearchInputSchema = z.strictObject({
   query: z
@@ -46,22 +49,6 @@ export const webSearchInputSchema = z.strictObject({
     .max(WEB_PROVIDERS_MAX)
     .optional()
     .describe("Exactly these provider ids, in parallel. Omit for the configured route."),
-});
-
-const rowSchema = z.object({
-  title: z.string(),
-  url: z.string(),
-  snippet: z.string().optional(),
-  publishedAt: z.string().optional(),
-  author: z.string().optional(),
-});
-
-export const webSearchOutputSchema = z.object({
-  ...envelopeHead,
-  results: z.record(z.string(), z.object({ answer: z.string().optional(), results: z.array(rowSchema) })),
-  sources: z.array(z.string()),
-  truncated: z.boolean(),
-  omittedResults: z.number().int().optional(),
 });
 
 const DESCRIPTION = `Search the web through the operator's providers. Returns JSON: \`results\` has each provider's rows (title, url, snippet) and \`answer\` under its id, unmerged and unranked; \`provenance\` names the providers attempted, used and anonymous (keyless); \`warnings\` and \`truncated\` say what to watch and what was cut.

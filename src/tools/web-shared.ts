@@ -1,12 +1,10 @@
 /**
  * What web_search and web_read share: one WebService per tool environment (so both tools use
- * the same providers, HTTP pools and upstream MCP connections), its lazy loading, and the
- * output schema pieces. The service module, and through it undici and the adapters, loads on
+ * the same providers, HTTP pools and upstream MCP connections) and its lazy loading. The
+ * service module, and through it undici and the adapters, loads on
  * the first call: registering the tools costs nothing at startup.
  */
-import { z } from "zod";
 import { phrasingFor } from "../core/phrasing.js";
-import { PAGE_TYPES, PROVIDER_FAILURES, READ_STRATEGIES } from "../web/provider.js";
 import type { CallScope } from "../web/router.js";
 import type { WebService, WebServiceOptions } from "../web/service.js";
 import { keptPoolFor } from "./kept-pool.js";
@@ -78,36 +76,6 @@ export function webServiceFor(env: ToolEnvironment, options: WebToolOptions = {}
     },
   };
 }
-
-/** The fields every web envelope opens with: who was asked and who answered, what to watch, who failed and why. */
-export const envelopeHead = {
-  provenance: z.object({
-    tool: z.enum(["web_search", "web_read"]),
-    query: z.string().optional(),
-    intent: z.string().optional(),
-    url: z.string().optional(),
-    focus: z.string().optional(),
-    mode: z.enum(["route", "fanout", "reader"]),
-    attempted: z.array(z.string()),
-    used: z.array(z.string()),
-    anonymous: z.array(z.string()),
-    retrievedAt: z.string(),
-    privateNetworkAllowed: z.literal(true).optional(),
-    pageType: z.enum(PAGE_TYPES).optional(),
-    strategy: z.enum(READ_STRATEGIES).optional(),
-  }),
-  warnings: z.array(z.string()),
-  providerErrors: z
-    .record(z.string(), z.string())
-    .optional()
-    .describe("Sanitized reason per provider that failed."),
-  providerReasons: z
-    .record(z.string(), z.enum(PROVIDER_FAILURES))
-    .optional()
-    .describe(
-      "The class of each failure (dns, connection_refused, tls, proxy, timeout, auth, rate_limited, ...).",
-    ),
-};
 
 /** What a web call passes down besides its arguments: the call's logger and trace context. */
 export function callScope(context: ToolContext): CallScope {

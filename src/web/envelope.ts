@@ -13,89 +13,17 @@ import { WEB_SOURCES_MAX, WEB_SOURCES_MAX_BUDGET_SHARE } from "../core/limits.js
 import { type Phrasing, phrasingFor } from "../core/phrasing.js";
 import { isPublicUrl } from "../net/public-url.js";
 import type {
-  ContentPart,
-  PageType,
-  ProviderFailure,
-  ProviderReadOutcome,
-  ProviderSearchOutcome,
+  EnvelopeContentPart,
+  Provenance,
+  ReadEnvelope,
   ReadMetadata,
-  ReadStrategy,
+  SearchEnvelope,
   SearchRow,
-} from "./provider.js";
+} from "./envelope-schema.js";
+import type { ContentPart, ProviderReadOutcome, ProviderSearchOutcome } from "./provider.js";
 import { deepEqual, parseJson } from "./providers/shared/values.js";
 
-export interface Provenance {
-  readonly tool: "web_search" | "web_read";
-  /** web_search: the query as given. */
-  readonly query?: string;
-  readonly intent?: string;
-  /** web_read: exactly the URL the agent asked for. */
-  readonly url?: string;
-  readonly focus?: string;
-  /** `route`: ordered fallback chain; `fanout`: the named providers in parallel; `reader`: one named reader. */
-  readonly mode: "route" | "fanout" | "reader";
-  /** Providers called, in order of attempt (fan-out: in the order named). */
-  readonly attempted: readonly string[];
-  /** Providers whose output is in this document. */
-  readonly used: readonly string[];
-  /** Providers among `used` that were called without any credential of the operator's. */
-  readonly anonymous: readonly string[];
-  /** When this process received the content (local time, ISO 8601). */
-  readonly retrievedAt: string;
-  /** Present when the operator let agent URLs reach private networks. */
-  readonly privateNetworkAllowed?: true;
-  /** web_read: the kind of page, as the reader decided it from the page's structure and metadata. */
-  readonly pageType?: PageType;
-  /** web_read: how the reader chose the content (thread posts, article block, whole body...). */
-  readonly strategy?: ReadStrategy;
-}
-
-export interface ProviderSearchSection {
-  readonly answer?: string;
-  readonly results: readonly SearchRow[];
-}
-
-export interface SearchEnvelope {
-  readonly provenance: Provenance;
-  readonly warnings: readonly string[];
-  /** Sanitized reasons of providers that failed ("brave HTTP 429"). */
-  readonly providerErrors?: Readonly<Record<string, string>>;
-  /** The class of each failure (`rate_limited`, `dns`, ...), by provider id. */
-  readonly providerReasons?: Readonly<Record<string, ProviderFailure>>;
-  /** Each provider's answer and rows under its id, in provider order, never merged or re-ranked. */
-  readonly results: Readonly<Record<string, ProviderSearchSection>>;
-  readonly sources: readonly string[];
-  readonly truncated: boolean;
-  /** Result rows left out to fit the budget (only when `truncated`). */
-  readonly omittedResults?: number;
-}
-
-export type EnvelopeContentPart =
-  | { readonly type: "text"; readonly text: string }
-  | { readonly type: "json"; readonly value: unknown };
-
-export interface ReadEnvelope {
-  readonly provenance: Provenance;
-  readonly warnings: readonly string[];
-  readonly providerErrors?: Readonly<Record<string, string>>;
-  readonly providerReasons?: Readonly<Record<string, ProviderFailure>>;
-  readonly title?: string;
-  readonly metadata?: ReadMetadata;
-  readonly content: readonly EnvelopeContentPart[];
-  /** Characters of native content kept and available (JSON parts counted as their JSON text). */
-  /**
-   * Characters of native content in this part and in the whole document (JSON parts counted as
-   * their JSON text); `from` is where this part starts when it continues a cursor.
-   */
-  readonly contentChars: { readonly kept: number; readonly total: number; readonly from?: number };
-  readonly sources: readonly string[];
-  readonly sourcesOmitted?: number;
-  readonly truncated: boolean;
-  /** The next part of the same document, without fetching again (`web_read` with `cursor`). */
-  readonly cursor?: string;
-  /** Characters after this part. */
-  readonly remainingChars?: number;
-}
+export type { Provenance, ReadEnvelope, SearchEnvelope };
 
 export interface Fitted<T> {
   readonly json: string;
@@ -106,11 +34,10 @@ export interface Fitted<T> {
 // web_search
 // ---------------------------------------------------------------------------------------------
 
-export interface SearchEnvelopeInput {
-  readonly provenance: Provenance;
-  readonly warnings: readonly string[];
-  readonly providerErrors?: Readonly<Record<string, string>>;
-  readonly providerReasons?: Readonly<Record<string, ProviderFailure>>;
+/** What an envelope opens with: provenance, warnings and the failures, as the caller decided them. */
+type Head = Pick<SearchEnvelope, "provenance" | "warnings" | "providerErrors" | "providerReasons">;
+
+export interface SearchEnvelopeInput extends Head {
   readonly outcomes: ReadonlyArray<{ readonly id: string; readonly outcome: ProviderSearchOutcome }>;
   readonly budgetChars: number;
 }
@@ -259,11 +186,7 @@ function cleanRow(row: SearchRow): SearchRow | undefined {
 // web_read
 // ---------------------------------------------------------------------------------------------
 
-export interface ReadEnvelopeInput {
-  readonly provenance: Provenance;
-  readonly warnings: readonly string[];
-  readonly providerErrors?: Readonly<Record<string, string>>;
-  readonly providerReasons?: Readonly<Record<string, ProviderFailure>>;
+export interface ReadEnvelopeInput extends Head {
   readonly outcome: ProviderReadOutcome;
   readonly budgetChars: number;
   /** A continuation: the document's characters before this part, and its whole length. */
@@ -424,10 +347,7 @@ function nonEmpty(value: string | undefined): string | undefined {
 }
 
 /** `providerErrors` and `providerReasons`, present only when a provider failed. */
-function failureFields(input: {
-  readonly providerErrors?: Readonly<Record<string, string>>;
-  readonly providerReasons?: Readonly<Record<string, ProviderFailure>>;
-}): Pick<SearchEnvelope, "providerErrors" | "providerReasons"> {
+function failureFields(input: Head): Pick<Head, "providerErrors" | "providerReasons"> {
   if (input.providerErrors === undefined || Object.keys(input.providerErrors).length === 0) return {};
   return {
     providerErrors: input.providerErrors,

@@ -7,6 +7,7 @@ import type { Logger } from "../core/logger.js";
 import type { TraceContext } from "../core/trace.js";
 import { NETWORK_FAILURE_KINDS } from "../net/failure.js";
 import type { HttpClient } from "../net/http-client.js";
+import type { ReadMetadata, SearchRow } from "./envelope-schema.js";
 
 export type TimeRange = "day" | "week" | "month" | "year";
 
@@ -24,14 +25,13 @@ export interface ProviderReadRequest {
   readonly focus?: string;
 }
 
-/** One result row. The provider id is never repeated here: rows sit under their provider's key. */
-export interface SearchRow {
-  readonly title: string;
-  readonly url: string;
-  readonly snippet?: string;
-  readonly publishedAt?: string;
-  readonly author?: string;
-}
+/**
+ * One result row (`SearchRow`), and the small, validated facts a provider reported about a read
+ * (`ReadMetadata`: allowlisted, never summed; what the page states about itself, never inferred),
+ * as the tools' output schema describes them. The provider id is never repeated in a row: rows
+ * sit under their provider's key.
+ */
+export type { ReadMetadata, SearchRow };
 
 export interface ProviderSearchOutcome {
   /** Prose answer from model-backed or answer-capable providers; omitted when empty. */
@@ -44,19 +44,6 @@ export interface ProviderSearchOutcome {
 export type ContentPart =
   | { readonly type: "text"; readonly text: string }
   | { readonly type: "json"; readonly value: unknown };
-
-/** Small, validated facts a provider reported about the read (allowlisted, never summed). */
-export interface ReadMetadata {
-  readonly creditsUsed?: number;
-  readonly cacheState?: "hit" | "miss";
-  readonly cachedAt?: string;
-  /** What the page states about itself (meta tags, Open Graph, JSON-LD); never inferred. */
-  readonly byline?: string;
-  readonly published?: string;
-  readonly language?: string;
-  readonly canonicalUrl?: string;
-  readonly siteName?: string;
-}
 
 /** Kinds of page a reader may recognise (provenance `pageType`). */
 export const PAGE_TYPES = [

@@ -211,26 +211,9 @@ export class WebService {
     return generation;
   }
 
+  /** The router of one configuration: its routes, budgets and guard switch, with the service's seams. */
   #router(config: WebConfig, providers: ProviderSet, http: HttpClient): WebRouter {
-    return new WebRouter({
-      providers,
-      http,
-      searchRoute: config.searchRoute,
-      intentRoutes: config.intentRoutes,
-      readRoute: config.readRoute,
-      callDeadlineMs: config.callDeadlineMs,
-      ...(this.#options.attemptDeadlineMs === undefined
-        ? {}
-        : { attemptDeadlineMs: this.#options.attemptDeadlineMs }),
-      envelopeBudgetChars: config.envelopeBudgetChars,
-      pages: this.#pages,
-      allowPrivateNetwork: config.allowPrivateNetwork,
-      ...(this.#options.treatAsPublic === undefined ? {} : { treatAsPublic: this.#options.treatAsPublic }),
-      logger: this.#options.logger,
-      ...(this.#options.phrasing === undefined ? {} : { phrasing: this.#options.phrasing }),
-      ...(this.#options.lookup === undefined ? {} : { lookup: this.#options.lookup }),
-      ...(this.#options.metrics === undefined ? {} : { metrics: this.#options.metrics }),
-    });
+    return new WebRouter({ ...this.#options, ...config, providers, http, pages: this.#pages });
   }
 
   #closeGeneration(generation: Generation): Promise<void> {

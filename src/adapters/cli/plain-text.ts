@@ -5,54 +5,21 @@
  * the page's title, metadata, content and the links seen on it. Nothing is added; a search's
  * `sources` (its rows' URLs, already shown) is the one field not printed again.
  */
+import type { z } from "zod";
 import type { ToolSuccess } from "../../core/result.js";
+import type { webReadOutputSchema } from "../../tools/web-read.js";
+import type { webSearchOutputSchema } from "../../tools/web-search.js";
 
-interface Provenance {
-  readonly query?: string;
-  readonly url?: string;
-  readonly focus?: string;
-  readonly intent?: string;
-  readonly mode: string;
-  readonly attempted: readonly string[];
-  readonly used: readonly string[];
-  readonly anonymous: readonly string[];
-  readonly retrievedAt: string;
-}
-
-interface Row {
-  readonly title: string;
-  readonly url: string;
-  readonly snippet?: string;
-  readonly publishedAt?: string;
-  readonly author?: string;
-}
-
-interface WebEnvelope {
-  readonly provenance: Provenance;
-  readonly warnings: readonly string[];
-  readonly providerErrors?: Readonly<Record<string, string>>;
-  readonly results?: Readonly<Record<string, { readonly answer?: string; readonly results: readonly Row[] }>>;
-  readonly omittedResults?: number;
-  readonly title?: string;
-  readonly metadata?: Readonly<Record<string, unknown>>;
-  readonly content?: ReadonlyArray<{
-    readonly type: string;
-    readonly text?: string;
-    readonly value?: unknown;
-  }>;
-  readonly contentChars?: { readonly kept: number; readonly total: number; readonly from?: number };
-  readonly sources?: readonly string[];
-  readonly sourcesOmitted?: number;
-  readonly truncated?: boolean;
-}
+type SearchEnvelope = z.output<typeof webSearchOutputSchema>;
+type ReadEnvelope = z.output<typeof webReadOutputSchema>;
 
 export function textOf(tool: string, result: ToolSuccess<unknown>): string {
-  if (tool === "web_search") return searchText(result.data as WebEnvelope);
-  if (tool === "web_read") return readText(result.data as WebEnvelope);
+  if (tool === "web_search") return searchText(result.data as SearchEnvelope);
+  if (tool === "web_read") return readText(result.data as ReadEnvelope);
   return result.text;
 }
 
-function provenanceLine(p: Provenance): string {
+function provenanceLine(p: SearchEnvelope["provenance"]): string {
   const subject = p.query !== undefined ? `Search ${JSON.stringify(p.query)}` : `Read ${p.url ?? ""}`;
   const facts = [
     `${p.mode}`,
@@ -66,7 +33,7 @@ function provenanceLine(p: Provenance): string {
   return `${subject} (${facts.join("; ")})`;
 }
 
-function notes(envelope: WebEnvelope): string[] {
+function notes(envelope: SearchEnvelope | ReadEnvelope): string[] {
   const lines: string[] = [];
   for (const warning of envelope.warnings) lines.push(`Warning: ${warning}`);
   for (const [id, reason] of Object.entries(envelope.providerErrors ?? {})) {
@@ -75,9 +42,9 @@ function notes(envelope: WebEnvelope): string[] {
   return lines;
 }
 
-function searchText(envelope: WebEnvelope): string {
+function searchText(envelope: SearchEnvelope): string {
   const lines = [provenanceLine(envelope.provenance), ...notes(envelope)];
-  for (const [id, section] of Object.entries(envelope.results ?? {})) {
+  for (const [id, section] of Object.entries(envelope.results)) {
     lines.push("", `== ${id} ==`);
     if (section.answer !== undefined) lines.push(`Answer: ${section.answer}`, "");
     section.results.forEach((row, index) => {
@@ -88,13 +55,13 @@ function searchText(envelope: WebEnvelope): string {
     });
     if (section.results.length === 0 && section.answer === undefined) lines.push("(no results)");
   }
-  if (envelope.truncated === true) {
+  if (envelope.truncated) {
     lines.push("", `Cut to fit the budget: ${envelope.omittedResults ?? 0} result(s) left out.`);
   }
   return `${lines.join("\n")}\n`;
 }
 
-function readText(envelope: WebEnvelope): string {
+function readText(envelope: ReadEnvelope): string {
   const lines = [provenanceLine(envelope.provenance)];
   if (envelope.title !== undefined) lines.push(`Title: ${envelope.title}`);
   const metadata = Object.entries(envelope.metadata ?? {});
@@ -103,18 +70,14 @@ function readText(envelope: WebEnvelope): string {
   }
   lines.push(...notes(envelope));
   const chars = envelope.contentChars;
-  if (chars !== undefined) {
-    const from = chars.from ?? 0;
-    const range = `characters ${from + 1}-${from + chars.kept} of ${chars.total}`;
-    lines.push(
-      envelope.truncated === true ? `Content (${range}; the rest was cut to fit):` : `Content (${range}):`,
-    );
-  }
+  const from = chars.from ?? 0;
+  const range = `characters ${from + 1}-${from + chars.kept} of ${chars.total}`;
+  lines.push(envelope.truncated ? `Content (${range}; the rest was cut to fit):` : `Content (${range}):`);
   lines.push("");
-  for (const part of envelope.content ?? []) {
-    lines.push(part.type === "text" ? (part.text ?? "") : JSON.stringify(part.value, null, 2));
+  for (const part of envelope.content) {
+    lines.push(part.type === "text" ? part.text : JSON.stringify(part.value, null, 2));
   }
-  const sources = envelope.sources ?? [];
+  const sources = envelope.sources;
   if (sources.length > 0) {
     lines.push("", "Links seen on the page (not fetched or verified):", ...sources.map((url) => `- ${url}`));
   }

@@ -22,17 +22,11 @@ import {
   HTTP_SHUTDOWN_FLUSH_MS,
 } from "../../core/limits.js";
 import type { Logger } from "../../core/logger.js";
-import type { ToolRegistry } from "../../tools/registry.js";
 import { ClientConnections, clientKey } from "./http-clients.js";
-import { createHttpHandler, type HttpHandler } from "./http-handler.js";
+import { createHttpHandler, type HttpHandler, type HttpHandlerOptions } from "./http-handler.js";
 
-export interface HttpServerOptions {
-  readonly registry: ToolRegistry;
-  readonly logger: Logger;
-  /** Carry structured results too (see McpServerOptions.structured). */
-  readonly structured?: boolean;
-  /** `GET /metrics` without the bearer token (EVIDENT_METRICS_PUBLIC). */
-  readonly metricsPublic?: boolean;
+/** The handler's options, with every HTTP setting: the server's own are the socket's. */
+export interface HttpServerOptions extends HttpHandlerOptions {
   readonly settings: HttpSettings;
 }
 

@@ -11,8 +11,9 @@
  */
 import { createHash, createHmac } from "node:crypto";
 import { EvidentError } from "../errors.js";
-import { keptParty } from "../kept.js";
+import { type KeptOptions, keptParty } from "../kept.js";
 import {
+  KEPT_TOMBSTONES_MAX,
   SHARED_STORE_COMMAND_TIMEOUT_MS,
   SHARED_STORE_CONNECT_TIMEOUT_MS,
   SHARED_STORE_EXPIRY_GRACE_MS,
@@ -21,20 +22,15 @@ import type { Logger } from "../logger.js";
 import { ADMIT, FIELD, RELEASE, TOUCH } from "./scripts.js";
 import { type RedisStoreSettings, STORE_VARIABLE } from "./settings.js";
 
-export interface SharedEntriesOptions {
+/** What the entries need of their store's options (`RedisKeptStoreOptions`, which documents them). */
+export interface SharedEntriesOptions extends Omit<KeptOptions, "errors"> {
   readonly settings: RedisStoreSettings;
   /** Key prefix inside the deployment's namespace: "" for snapshots, "pages:" for kept pages. */
   readonly scope: string;
-  readonly ttlMs: number;
-  readonly maxBytes: number;
-  /** How many released, evicted or timed-out ids are remembered, to read as `cursor_expired`. */
-  readonly maxTombstones: number;
   /** What fails while Redis is away, for messages ("code_search cannot keep or continue results"). */
   readonly consequence: string;
   /** Which tool is shutting down when called after close ("code_search"). */
   readonly tool: string;
-  /** Injected clock, so expiry is testable without waiting. */
-  readonly now?: () => number;
   /** How long one exchange with Redis may take (SHARED_STORE_COMMAND_TIMEOUT_MS). */
   readonly timeoutMs?: number;
   readonly logger?: Logger;
@@ -157,7 +153,12 @@ export class SharedEntries {
     const sha = createHash("sha1").update(script).digest("hex");
     const options = {
       keys: [...this.#keys],
-      arguments: [this.#prefix, String(this.#options.maxTombstones), String(this.#expiryMs()), ...args],
+      arguments: [
+        this.#prefix,
+        String(this.#options.maxTombstones ?? KEPT_TOMBSTONES_MAX),
+        String(this.#expiryMs()),
+        ...args,
+      ],
     };
     return this.#run(async (client) => {
       try {

@@ -23,10 +23,8 @@ import {
   keptMac,
   keptMacHolds,
 } from "../kept.js";
-import { KEPT_TOMBSTONES_MAX } from "../limits.js";
-import type { Logger } from "../logger.js";
-import { ownerOf, SharedEntries } from "./entries.js";
-import { KEY_VARIABLE, type RedisStoreSettings } from "./settings.js";
+import { ownerOf, SharedEntries, type SharedEntriesOptions } from "./entries.js";
+import { KEY_VARIABLE } from "./settings.js";
 
 const HEAD = "h";
 /** Added parts are named apart from the codec's. */
@@ -51,20 +49,10 @@ export const jsonCodec: KeptCodec<unknown> = {
   },
 };
 
-export interface RedisKeptStoreOptions<T> extends KeptOptions {
-  readonly settings: RedisStoreSettings;
+export interface RedisKeptStoreOptions<T> extends KeptOptions, SharedEntriesOptions {
   /** Signs the cursors; signs stored parts and digests owners. */
   readonly keys: { readonly cursor: Buffer; readonly data: Buffer };
-  /** Key prefix of these values in the deployment's namespace ("pages:"). */
-  readonly scope: string;
-  /** Which tool keeps the values, for messages ("web_read"). */
-  readonly tool: string;
-  /** What fails while Redis is away ("web_read cannot keep or continue long pages"). */
-  readonly consequence: string;
   readonly codec?: KeptCodec<T>;
-  /** How long one exchange with Redis may take (SHARED_STORE_COMMAND_TIMEOUT_MS). */
-  readonly timeoutMs?: number;
-  readonly logger?: Logger;
 }
 
 export class RedisKeptStore<T> implements KeptStore<T> {
@@ -78,18 +66,7 @@ export class RedisKeptStore<T> implements KeptStore<T> {
     this.#options = options;
     this.#codec = options.codec ?? (jsonCodec as KeptCodec<T>);
     this.entryMaxBytes = keptEntryMaxBytes(options.maxBytes);
-    this.#entries = new SharedEntries({
-      settings: options.settings,
-      scope: options.scope,
-      ttlMs: options.ttlMs,
-      maxBytes: options.maxBytes,
-      maxTombstones: options.maxTombstones ?? KEPT_TOMBSTONES_MAX,
-      consequence: options.consequence,
-      tool: options.tool,
-      ...(options.now === undefined ? {} : { now: options.now }),
-      ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
-      ...(options.logger === undefined ? {} : { logger: options.logger }),
-    });
+    this.#entries = new SharedEntries(options);
   }
 
   /** Connects (if not yet) and checks that Redis answers: startup uses it to fail early. */
