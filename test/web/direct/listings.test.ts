@@ -87,3 +87,34 @@ describe("direct reader: a shop's category that states nothing", () => {
     assert.equal(outcome.pageType, "service");
   });
 });
+
+describe("direct reader: a catalogue's pictures", () => {
+  // A shop's category that states its products: a description of three paragraphs, as a
+  // category's prose is written, then its products, each a photo with a long alt text, a name
+  // and a price with a line. The prose makes the article extractor's reading the one kept.
+  const lamps = [
+    ["Arc floor lamp", "$129.00", "A tall brass arc lamp bending over a grey sofa in a bright room"],
+    ["Mushroom table lamp", "$49.00", "A small white glass lamp shaped like a mushroom on a nightstand"],
+    ["Pleated pendant", "$89.00", "A pleated paper shade hanging above a wooden dining table at dusk"],
+    ["Clamp desk lamp", "$35.00", "A green metal lamp clamped to the edge of a cluttered work desk"],
+  ];
+  const about = (n: number) =>
+    `<p>Lighting note ${n}: a room needs light at three heights, one overhead for the whole space, one at eye level for a corner you read in, and one low and warm for the evening, and each lamp below is chosen to do one of these jobs well for many years.</p>`;
+  const item = ([name, price, alt]: string[], n: number) =>
+    `<div class="item"><h3><a href="/lamps/${n}">${name}</a></h3><p><img src="/img/${n}.jpg" alt="${alt}">${price}: made to order in our own workshop and shipped within two weeks, with a five-year guarantee on every part.</p></div>`;
+  const stated = lamps.map(([name]) => `{"@type":"Product","name":"${name}"}`).join(",");
+  const page = `<!DOCTYPE html><html><head><title>Lamps</title>
+    <script type="application/ld+json">[${stated}]</script></head><body>
+    <header><nav><a href="/">Home</a><a href="/lamps">Lamps</a></nav></header>
+    <main><article><h1>Lamps</h1>${[1, 2, 3].map(about).join("")}
+    <div class="items">${lamps.map(item).join("")}</div></article></main>
+    <footer><p>Lumen and Co., lighting since 1987.</p></footer></body></html>`;
+
+  it("keeps the description and each product's name and price, without the photos' alt text", async () => {
+    const outcome = await readHtml(page, "https://lumen.example/lamps");
+    assert.equal(outcome.pageType, "collection");
+    const text = textOf(outcome);
+    inOrder(text, ["Lighting note 1", ...lamps.flatMap(([name, price]) => [name, price] as string[])]);
+    for (const [, , alt] of lamps) assert.ok(!text.includes(alt as string), `kept: ${alt}\n${text}`);
+  });
+});

@@ -244,6 +244,21 @@ const DROPPED = new Set([
   "figure",
 ]);
 
+/** The pictures of a listing's or catalogue's items: `img, picture, svg`. */
+const PICTURES = new Set(["img", "picture", "svg"]);
+
+/**
+ * Removes the pictures from a reading of a listing or a catalogue, whichever strategy read it:
+ * an item's picture repeats its title in its alt text or describes a product photo, words the
+ * page's reader did not come for (the cards' own reading drops them with the chrome).
+ */
+export function dropPictures(root: Dom): void {
+  const doomed: Dom[] = [];
+  for (const element of Array.from(root.querySelectorAll("*")) as Dom[])
+    if (PICTURES.has(element.localName)) doomed.push(element);
+  for (const element of doomed) element.remove();
+}
+
 /** Removes what a listing carries around its cards: filters, sorting, pagination, hidden text. */
 function dropChrome(root: Dom): void {
   const total = textLength(root);
