@@ -26,7 +26,9 @@ const option = (name: string) => {
 };
 const near = resolve("..", "shared", "wcxb");
 const root = process.env.EVIDENT_WCXB ?? (existsSync(near) ? near : resolve("..", "..", "shared", "wcxb"));
-const { markdownToText } = (await import(pathToFileURL(join(root, "..", "web-read-eval", "score.mjs")).href)) as {
+const { markdownToText } = (await import(
+  pathToFileURL(join(root, "..", "web-read-eval", "score.mjs")).href
+)) as {
   markdownToText(markdown: string): string;
 };
 
@@ -51,7 +53,18 @@ type Kind =
   | "alt"
   | "link"
   | "label";
-const KINDS: Kind[] = ["heading", "title", "intro", "snippet", "date", "price", "chrome", "alt", "link", "label"];
+const KINDS: Kind[] = [
+  "heading",
+  "title",
+  "intro",
+  "snippet",
+  "date",
+  "price",
+  "chrome",
+  "alt",
+  "link",
+  "label",
+];
 
 interface Piece {
   kind: Kind;
@@ -80,7 +93,9 @@ function ourPieces(markdown: string): Piece[] {
     const words = tokens(text);
     if (words.length === 0) continue;
     const bare = rest.replace(/^([-*+]|\d+\.|#{1,6}|>)\s+/, "").trim();
-    const wholeLink = /^\[[^\]]*\]\([^)]*\)$/.test(bare.replace(/^#{1,6}\s+/, "").replace(/^\*\*|\*\*$/g, ""));
+    const wholeLink = /^\[[^\]]*\]\([^)]*\)$/.test(
+      bare.replace(/^#{1,6}\s+/, "").replace(/^\*\*|\*\*$/g, ""),
+    );
     let kind = shortKind(text, words.length);
     if (kind === undefined) {
       if (/^#\s/.test(line) && !titled) kind = "heading";
@@ -164,12 +179,16 @@ const truthShare = new Map<Kind, number>();
 const dropped = new Map<Kind, number>();
 let base = 0;
 let pages = 0;
-const add = (map: Map<Kind, number>, kind: Kind, value: number) => map.set(kind, (map.get(kind) ?? 0) + value);
+const add = (map: Map<Kind, number>, kind: Kind, value: number) =>
+  map.set(kind, (map.get(kind) ?? 0) + value);
 for (const file of readdirSync(dump).filter((name) => /^\d+\.md$/.test(name))) {
   const id = file.slice(0, -3);
   const truth = JSON.parse(readFileSync(join(root, "dev", "ground-truth", `${id}.json`), "utf8"));
   const stated = truth._internal?.page_type;
-  const type = (typeof stated === "string" ? stated : (stated?.primary ?? "article")).replace("category", "collection");
+  const type = (typeof stated === "string" ? stated : (stated?.primary ?? "article")).replace(
+    "category",
+    "collection",
+  );
   if (wanted !== undefined && type !== wanted) continue;
   if (typed !== undefined && !typed.split(",").includes(decided.get(id) ?? "")) continue;
   if (strategy !== undefined && used.get(id) !== strategy) continue;
@@ -181,7 +200,14 @@ for (const file of readdirSync(dump).filter((name) => /^\d+\.md$/.test(name))) {
   const predicted = ours.flatMap((piece) => piece.words);
   base += f1(predicted, reference);
   for (const kind of KINDS) {
-    add(dropped, kind, f1(ours.filter((piece) => piece.kind !== kind).flatMap((piece) => piece.words), reference));
+    add(
+      dropped,
+      kind,
+      f1(
+        ours.filter((piece) => piece.kind !== kind).flatMap((piece) => piece.words),
+        reference,
+      ),
+    );
   }
   for (const [kind, [total, miss]] of unmatched(ours, reference)) {
     add(cost.share, kind, predicted.length === 0 ? 0 : total / predicted.length);
