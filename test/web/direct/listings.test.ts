@@ -87,3 +87,90 @@ describe("direct reader: a shop's category that states nothing", () => {
     assert.equal(outcome.pageType, "service");
   });
 });
+
+describe("direct reader: a catalogue's pictures", () => {
+  // A shop's category that states its products: a description of three paragraphs, as a
+  // category's prose is written, then its products, each a photo with a long alt text, a name
+  // and a price with a line. The prose makes the article extractor's reading the one kept.
+  const lamps = [
+    ["Arc floor lamp", "$129.00", "A tall brass arc lamp bending over a grey sofa in a bright room"],
+    ["Mushroom table lamp", "$49.00", "A small white glass lamp shaped like a mushroom on a nightstand"],
+    ["Pleated pendant", "$89.00", "A pleated paper shade hanging above a wooden dining table at dusk"],
+    ["Clamp desk lamp", "$35.00", "A green metal lamp clamped to the edge of a cluttered work desk"],
+  ];
+  const about = (n: number) =>
+    `<p>Lighting note ${n}: a room needs light at three heights, one overhead for the whole space, one at eye level for a corner you read in, and one low and warm for the evening, and each lamp below is chosen to do one of these jobs well for many years.</p>`;
+  const item = ([name, price, alt]: string[], n: number) =>
+    `<div class="item"><h3><a href="/lamps/${n}">${name}</a></h3><p><img src="/img/${n}.jpg" alt="${alt}">${price}: made to order in our own workshop and shipped within two weeks, with a five-year guarantee on every part.</p></div>`;
+  const stated = lamps.map(([name]) => `{"@type":"Product","name":"${name}"}`).join(",");
+  const page = `<!DOCTYPE html><html><head><title>Lamps</title>
+    <script type="application/ld+json">[${stated}]</script></head><body>
+    <header><nav><a href="/">Home</a><a href="/lamps">Lamps</a></nav></header>
+    <main><article><h1>Lamps</h1>${[1, 2, 3].map(about).join("")}
+    <div class="items">${lamps.map(item).join("")}</div></article></main>
+    <footer><p>Lumen and Co., lighting since 1987.</p></footer></body></html>`;
+
+  it("keeps the description and each product's name and price, without the photos' alt text", async () => {
+    const outcome = await readHtml(page, "https://lumen.example/lamps");
+    assert.equal(outcome.pageType, "collection");
+    const text = textOf(outcome);
+    inOrder(text, ["Lighting note 1", ...lamps.flatMap(([name, price]) => [name, price] as string[])]);
+    for (const [, , alt] of lamps) assert.ok(!text.includes(alt as string), `kept: ${alt}\n${text}`);
+  });
+});
+
+describe("direct reader: a shop's category grid, its controls and its description below", () => {
+  // A category as shops build it: a filter panel named only by its id and label (hashed
+  // classes), a grid of priced tiles with their buttons and links to act, then the category's
+  // description and questions below the grid, and a cookie notice.
+  const boots = [
+    ["Ridge Mid Waterproof Boot", "$149.00"],
+    ["Canyon Low Trail Shoe", "$119.00"],
+    ["Summit GTX Mountaineering Boot", "$289.00"],
+    ["Meadow Light Hiker", "$99.00"],
+    ["Scree Approach Shoe", "$139.00"],
+    ["Tundra Insulated Winter Boot", "$199.00"],
+  ];
+  const tile = ([name, price]: string[], n: number) =>
+    `<li class="x7Qa"><a href="/boots/${n}"><span class="k2">${name}</span></a><span>${price}</span>
+     <label><input type="checkbox"> Add to compare</label><a class="q" href="/cart?add=${n}">Add to cart</a>
+     <span style="display:none">Only ${n} left in warehouse 7</span></li>`;
+  const filter = (name: string) => `<li><label><input type="checkbox"> ${name}</label></li>`;
+  const page = `<!DOCTYPE html><html><head><title>Hiking boots</title></head><body>
+    <header><nav><a href="/">Home</a><a href="/boots">Boots</a></nav></header>
+    <main><h1>Hiking boots</h1>
+      <div class="p3Rt"><div id="modal-filters" aria-label="Filter results"><h2>Refine</h2>
+        <ul>${["Waterproof", "Wide sizes", "Vegan materials", "On sale now"].map(filter).join("")}</ul></div>
+      <ul class="g9Zk">${boots.map(tile).join("")}</ul></div>
+      <section><h2>How to choose hiking boots</h2>
+        <p>Choose a boot by the ground you walk on: a light hiker for groomed trails, a mid boot with ankle support for rocky paths, and a stiff boot for scrambles and snow.</p>
+        <h3>Do waterproof boots breathe?</h3>
+        <p>A waterproof membrane keeps rain out and lets some sweat through, but on a hot day a boot without one stays cooler and dries faster after a river crossing.</p>
+      </section></main>
+    <div class="cookie-notice"><p>We use cookies to understand how you use this shop and to show you offers; by continuing to browse you accept them.</p></div>
+    <footer><p>Trailhead Outfitters, since 1979.</p></footer></body></html>`;
+
+  it("reads the tiles without their controls and hidden text, then the description under its headings", async () => {
+    const outcome = await readHtml(page, "https://trailhead.example/boots");
+    assert.ok(["listing", "collection"].includes(outcome.pageType ?? ""), outcome.pageType);
+    assert.equal(outcome.strategy, "cards");
+    const text = textOf(outcome);
+    inOrder(text, [
+      "Hiking boots",
+      ...boots.flatMap(([name, price]) => [name, price] as string[]),
+      "How to choose hiking boots",
+      "Choose a boot by the ground",
+      "Do waterproof boots breathe?",
+      "A waterproof membrane",
+    ]);
+    for (const dropped of [
+      "Add to cart",
+      "Add to compare",
+      "warehouse 7",
+      "Vegan materials",
+      "We use cookies",
+    ]) {
+      assert.ok(!text.includes(dropped), `kept: ${dropped}\n${text}`);
+    }
+  });
+});

@@ -51,8 +51,13 @@ export function readCards(body: Dom): Dom | undefined {
   const cards = region.cloneNode(true);
   dropChrome(cards);
   root.appendChild(cards);
+  regions.set(root, cards);
+  for (const element of afterword(body, region)) root.appendChild(element.cloneNode(true));
   return root;
 }
+
+/** Each reading's cards region, apart from the introduction and afterword around it. */
+const regions = new WeakMap<Dom, Dom>();
 
 /** How many times the extraction's text the cards hold when they also hold its words. */
 const HOLDS_FACTOR = 2;
@@ -65,9 +70,9 @@ const HOLDS_SHARE = 0.5;
  * a part of the list. An article's related stories hold few of the article's words.
  */
 export function cardsHold(cards: Dom, reading: Dom): boolean {
-  // The cards' region alone (readCards puts it last): the introduction before it may be an
-  // article's own prose, which would hold the article's words.
-  const region = cards.lastElementChild ?? cards;
+  // The cards' region alone: the introduction and afterword around it may be an article's own
+  // prose, which would hold the article's words.
+  const region = regions.get(cards) ?? cards;
   return textLength(region) > HOLDS_FACTOR * textLength(reading) && wordShare(reading, region) >= HOLDS_SHARE;
 }
 
@@ -199,6 +204,58 @@ function introduction(body: Dom, region: Dom): Dom[] {
   return kept;
 }
 
+/** Text after the cards kept as the category's description, its guide or its questions. */
+const MAX_AFTERWORD_CHARS = 4000;
+/** A paragraph or item of an afterword is prose, not a link of a menu or a card of a strip. */
+const MIN_AFTERWORD_CHARS = 80;
+
+/**
+ * The paragraphs after the cards, each under the heading before it: a shop writes its
+ * category's description, its buying guide and its questions below the grid. A menu's links,
+ * a strip's cards and a sign-up's prompt are shorter than a paragraph and stay out.
+ */
+function afterword(body: Dom, region: Dom): Dom[] {
+  const kept: Dom[] = [];
+  let heading: Dom | undefined;
+  let chars = 0;
+  for (const element of Array.from(body.querySelectorAll("h2, h3, h4, p, li")) as Dom[]) {
+    if (region.contains(element) || !precedes(region, element)) continue;
+    if (closestOf(element, NOT_INTRODUCTION, "navigation") !== null || withinChrome(element, body)) continue;
+    // The site's own small print ends the page's content.
+    if ((element.textContent ?? "").includes("©")) break;
+    if (element.localName.startsWith("h")) {
+      heading = element;
+      continue;
+    }
+    const length = textLength(element);
+    // A list item's own paragraphs are read with it.
+    if (length < MIN_AFTERWORD_CHARS || kept.some((done) => done.contains(element))) continue;
+    chars += length + (heading === undefined ? 0 : textLength(heading));
+    if (chars > MAX_AFTERWORD_CHARS) break;
+    if (heading !== undefined) kept.push(heading);
+    heading = undefined;
+    kept.push(element);
+  }
+  return kept;
+}
+
+/** Class and id words of what a shop puts after its grid that is not the page's: footers, pop-ups, offers. */
+const AFTER_CHROME =
+  /(^|[\s_-])(footer|copyright|legal|modal|popup|pop-up|dialog|overlay|drawer|offcanvas|flyout|signup|sign-up|promo|announcement)([\s_-]|$)/i;
+
+/** Whether an element sits in a listing's chrome (a cookie notice, a sign-up, a dialog, hidden text). */
+function withinChrome(element: Dom, body: Dom): boolean {
+  for (let node = element; node && node !== body; node = node.parentElement) {
+    if (isChrome(node) || node.getAttribute("aria-modal") === "true") return true;
+    if (
+      AFTER_CHROME.test(node.getAttribute("class") ?? "") ||
+      AFTER_CHROME.test(node.getAttribute("id") ?? "")
+    )
+      return true;
+  }
+  return false;
+}
+
 /**
  * Whether `a` comes before `b` in the document (neither containing the other). Written here
  * because linkedom's compareDocumentPosition answers the other way round for nodes in different
@@ -244,22 +301,64 @@ const DROPPED = new Set([
   "figure",
 ]);
 
+/** The pictures of a listing's or catalogue's items: `img, picture, svg`. */
+const PICTURES = new Set(["img", "picture", "svg"]);
+
+/**
+ * Removes the pictures from a reading of a listing or a catalogue, whichever strategy read it:
+ * an item's picture repeats its title in its alt text or describes a product photo, words the
+ * page's reader did not come for (the cards' own reading drops them with the chrome).
+ */
+export function dropPictures(root: Dom): void {
+  const doomed: Dom[] = [];
+  for (const element of Array.from(root.querySelectorAll("*")) as Dom[])
+    if (PICTURES.has(element.localName)) doomed.push(element);
+  for (const element of doomed) element.remove();
+}
+
+/** Roles of a listing's controls: its buttons, switches and choices. */
+const CONTROLS = new Set([
+  "button",
+  "checkbox",
+  "radio",
+  "switch",
+  "option",
+  "combobox",
+  "listbox",
+  "tab",
+  "tablist",
+]);
+/** A control's caption is short; a card made clickable as a whole says more. */
+const MAX_CONTROL_CHARS = 40;
+/** What a card's buttons and links say when they are calls to act, not the item's text. */
+const CALL_TO_ACT =
+  /^\W*(add to (cart|basket|bag|wishlist|compare)|compare|quick (view|shop|look)|buy now|shop now|order now|pre-?order now|apply now|learn more|read more|see more|view more|view details|see details|more details|more info|view (company )?profile|save for later|select options|choose options|notify me)\W*$/i;
+
+/** Whether an element of a listing is chrome: navigation, a control, a filter, hidden text. */
+function isChrome(element: Dom): boolean {
+  const tag = element.localName;
+  if (DROPPED.has(tag)) return true;
+  const role = (element.getAttribute("role") ?? "").toLowerCase();
+  if (["navigation", "search", "menu", "menubar", "dialog"].includes(role)) return true;
+  if (element.hasAttribute("hidden") || element.getAttribute("aria-hidden") === "true") return true;
+  if (/(^|;)\s*(display\s*:\s*none|visibility\s*:\s*hidden)/i.test(element.getAttribute("style") ?? ""))
+    return true;
+  // A filter panel or a pager is often named by its id or its label, its classes being hashes.
+  for (const name of ["class", "id", "aria-label"])
+    if (CHROME.test(element.getAttribute(name) ?? "")) return true;
+  const control = tag === "label" || CONTROLS.has(role);
+  // A call to act is a leaf or nearly: a container's text is not measured for it.
+  if (!control && (element.children?.length ?? 0) > 2) return false;
+  if (textLength(element) > MAX_CONTROL_CHARS) return false;
+  return control || CALL_TO_ACT.test(element.textContent ?? "");
+}
+
 /** Removes what a listing carries around its cards: filters, sorting, pagination, hidden text. */
 function dropChrome(root: Dom): void {
   const total = textLength(root);
   const doomed: Dom[] = [];
-  for (const element of Array.from(root.querySelectorAll("*")) as Dom[]) {
-    const tag = element.localName;
-    const role = (element.getAttribute("role") ?? "").toLowerCase();
-    if (
-      DROPPED.has(tag) ||
-      ["navigation", "search", "menu", "menubar", "dialog"].includes(role) ||
-      element.hasAttribute("hidden") ||
-      element.getAttribute("aria-hidden") === "true" ||
-      CHROME.test(element.getAttribute("class") ?? "")
-    )
-      doomed.push(element);
-  }
+  for (const element of Array.from(root.querySelectorAll("*")) as Dom[])
+    if (isChrome(element)) doomed.push(element);
   // A form around the whole list (a page built as one form) is no filter.
   for (const element of doomed) if (textLength(element) < 0.3 * total) element.remove();
 }

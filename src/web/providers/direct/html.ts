@@ -7,7 +7,7 @@
  */
 import { WEB_READ_MAX_DEPTH, WEB_READ_MAX_ELEMENTS, WEB_READ_MAX_NODES } from "../../../core/limits.js";
 import type { PageType, ProviderReadOutcome, ReadMetadata, ReadStrategy } from "../../provider.js";
-import type { cardsHold, readCards } from "./cards.js";
+import type { cardsHold, dropPictures, readCards } from "./cards.js";
 import { settleBody, wellFormed } from "./document.js";
 import type { extractBody, extractMain, MainContent } from "./extract.js";
 import { toMarkdown } from "./markdown.js";
@@ -27,6 +27,7 @@ interface HtmlTools {
   readonly readSections: typeof readSections;
   readonly readCards: typeof readCards;
   readonly cardsHold: typeof cardsHold;
+  readonly dropPictures: typeof dropPictures;
   readonly pageType: typeof pageType;
   readonly articleSigned: typeof articleSigned;
   readonly pageShape: typeof pageShape;
@@ -54,6 +55,7 @@ function loadTools(): Promise<HtmlTools> {
     readSections: sections.readSections,
     readCards: cards.readCards,
     cardsHold: cards.cardsHold,
+    dropPictures: cards.dropPictures,
     pageType: kind.pageType,
     articleSigned: kind.articleSigned,
     pageShape: shape.pageShape,
@@ -125,6 +127,7 @@ function htmlOutcome(
       : structure === "service" || (structure === "article" && !tools.articleSigned(document, profile))
         ? tools.readSections(document, (page) => tools.extractMain(page, prose), structure)
         : tools.extractMain(document, prose);
+  if (structure === "listing" || structure === "collection") tools.dropPictures(main.root);
   let chosen: { main: MainContent; markdown: string } = { main, markdown: toMarkdown(main.root) };
   // An article with a list of related stories can look like a listing: the cards must hold more,
   // or hold what the extraction kept (then it was one card, or a part of the list).
