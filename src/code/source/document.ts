@@ -6,9 +6,16 @@
  * (inspection, parsing, continuations) agrees on what line N and byte B are.
  */
 import { createHash } from "node:crypto";
-import { open, stat } from "node:fs/promises";
+import { type BigIntStats, statSync } from "node:fs";
+import { open } from "node:fs/promises";
 import { SOURCE_DOCUMENT_MAX_BYTES } from "../../core/limits.js";
-import { type Revision, readRevision, revisionSize, sameRevision } from "../revisions/scan.js";
+import {
+  type Revision,
+  readRevisionSync,
+  revisionOf,
+  revisionSize,
+  sameRevision,
+} from "../revisions/scan.js";
 
 export interface SourceDocument {
   /** Absolute path as opened. */
@@ -44,7 +51,7 @@ export interface ReadOptions {
 
 export async function readSourceDocument(path: string, options: ReadOptions = {}): Promise<ReadOutcome> {
   const maxBytes = options.maxBytes ?? SOURCE_DOCUMENT_MAX_BYTES;
-  const before = await observe(path);
+  const before = observe(path);
   if ("reason" in before) return { ok: false, ...before };
   const { revision } = before;
   if (options.expected !== undefined && !sameRevision(options.expected, revision))
@@ -59,7 +66,7 @@ export async function readSourceDocument(path: string, options: ReadOptions = {}
     return { ok: false, reason: "unreadable", detail: (error as NodeJS.ErrnoException).code ?? "error" };
   }
   // Read between two equal observations, and exactly as long as both said: that version.
-  if (bytes.length !== size || !sameRevision(revision, await readRevision(path)))
+  if (bytes.length !== size || !sameRevision(revision, readRevisionSync(path)))
     return { ok: false, reason: "changed" };
   return { ok: true, document: makeDocument(path, bytes, revision) };
 }
@@ -79,17 +86,19 @@ export function makeDocument(path: string, bytes: Buffer, revision: Revision): S
   };
 }
 
-async function observe(path: string): Promise<{ revision: Revision } | ReadFailure> {
+/** The file's revision, read on the calling thread (see readRevisionSync), or why there is none. */
+function observe(path: string): { revision: Revision } | ReadFailure {
+  let stats: BigIntStats | undefined;
   try {
-    const stats = await stat(path);
-    if (!stats.isFile()) return { reason: "not_a_file" };
+    stats = statSync(path, { bigint: true, throwIfNoEntry: false });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === "ENOENT" || code === "ENOTDIR") return { reason: "missing" };
+    if (code === "ENOTDIR") return { reason: "missing" };
     return { reason: "unreadable", detail: code ?? "error" };
   }
-  const revision = await readRevision(path);
-  return revision === undefined ? { reason: "missing" } : { revision };
+  if (stats === undefined) return { reason: "missing" };
+  if (!stats.isFile()) return { reason: "not_a_file" };
+  return { revision: revisionOf(stats) };
 }
 
 /**

@@ -19,7 +19,7 @@
 import type { SgRoot } from "@ast-grep/napi";
 import { raceAbort, throwIfAborted } from "../../core/abort.js";
 import { PARSE_CONCURRENCY } from "../../core/limits.js";
-import { readRevision, sameRevision } from "../revisions/scan.js";
+import { readRevisionSync, sameRevision } from "../revisions/scan.js";
 import type { SourceDocument } from "../source/document.js";
 import { type AstGrepRuntime, loadAstGrep, parseTree, type TreeFacts, treeFacts } from "./ast-grep.js";
 import { estimatedBytes, SyntaxCache } from "./cache.js";
@@ -167,7 +167,7 @@ export class SyntaxLayer {
             const outcome = await ctagsSymbols(ctags.path, document.path, this.#options.env, signal);
             if (outcome.status !== "ok") return outcome;
             // ctags read the file itself: its symbols describe the document only if that is still it.
-            if (!sameRevision(document.revision, await readRevision(document.path)))
+            if (!sameRevision(document.revision, readRevisionSync(document.path)))
               return { status: "changed", reason: "the file changed while ctags read it" } as const;
             const value = { kind: "ctags", symbols: outcome.symbols } as const;
             this.#cache.set(key, value, estimatedBytes(outcome.symbols.length));
