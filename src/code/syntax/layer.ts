@@ -19,6 +19,7 @@
 import type { SgRoot } from "@ast-grep/napi";
 import { raceAbort, throwIfAborted } from "../../core/abort.js";
 import { PARSE_CONCURRENCY } from "../../core/limits.js";
+import { Slots } from "../../core/slots.js";
 import { readRevisionSync, sameRevision } from "../revisions/scan.js";
 import type { SourceDocument } from "../source/document.js";
 import { type AstGrepRuntime, loadAstGrep, parseTree, type TreeFacts, treeFacts } from "./ast-grep.js";
@@ -87,8 +88,8 @@ export class SyntaxLayer {
   readonly #cache: SyntaxCache<Cached>;
   readonly #pending = new Map<string, Promise<unknown>>();
   #ctags: Promise<CtagsProbe> | undefined;
-  #running = 0;
-  readonly #waiting: (() => void)[] = [];
+  /** Parses (and ctags runs) at once. */
+  readonly #parses = new Slots(PARSE_CONCURRENCY);
 
   constructor(options: SyntaxLayerOptions) {
     this.#options = options;
@@ -190,7 +191,8 @@ export class SyntaxLayer {
   ): Promise<T> {
     let pending = this.#pending.get(key) as Promise<T> | undefined;
     if (pending === undefined) {
-      pending = this.#slot(undefined)
+      pending = this.#parses
+        .acquire()
         .then(async (release) => {
           try {
             this.#options.onParse?.(document.path);
@@ -226,20 +228,6 @@ export class SyntaxLayer {
       estimatedBytes(facts.symbols.length),
     );
     return { language, root, facts };
-  }
-
-  /** Waits for one of PARSE_CONCURRENCY slots; gives up waiting when cancelled. */
-  async #slot(signal: AbortSignal | undefined): Promise<() => void> {
-    while (this.#running >= PARSE_CONCURRENCY) {
-      throwIfAborted(signal);
-      await new Promise<void>((wake) => this.#waiting.push(wake));
-    }
-    throwIfAborted(signal);
-    this.#running++;
-    return () => {
-      this.#running--;
-      this.#waiting.shift()?.();
-    };
   }
 }
 
