@@ -9,9 +9,10 @@ import { open } from "node:fs/promises";
 import { join } from "node:path";
 import { EvidentError } from "../../core/errors.js";
 import { CHANGES_CONTENT_IDS_MAX, CHANGES_FILE_MAX_BYTES } from "../../core/limits.js";
-import type { Git } from "../git/process.js";
+import { feed, type Git } from "../git/process.js";
 import type { Repository } from "../git/repository.js";
 import { type Revision, readRevisionSync, revisionSize, sameRevision } from "../revisions/scan.js";
+import { LineSplitter } from "../rg/events.js";
 
 /** Untracked files that are not ignored, repository-relative. */
 export async function untrackedFiles(
@@ -47,7 +48,8 @@ export async function checkedOutSubmodules(
 ): Promise<string[]> {
   if (!exists(join(repository.root, ".gitmodules"))) return [];
   const names: Buffer[] = [];
-  let rest = Buffer.alloc(0);
+  // At most one unfinished entry is held.
+  const records = new LineSplitter(0);
   const keep = (record: Buffer) => {
     // "160000 <id> <stage>\t<path>"
     const tab = record.indexOf(0x09);
@@ -61,18 +63,7 @@ export async function checkedOutSubmodules(
       config: repository.config,
       signal,
     },
-    async (stdout) => {
-      for await (const chunk of stdout) {
-        let data = rest.length > 0 ? Buffer.concat([rest, chunk as Buffer]) : (chunk as Buffer);
-        for (let end = data.indexOf(0); end >= 0; end = data.indexOf(0)) {
-          keep(data.subarray(0, end));
-          data = data.subarray(end + 1);
-        }
-        // At most one unfinished entry is held.
-        rest = Buffer.from(data);
-      }
-      return "done";
-    },
+    (stdout) => feed(stdout, (chunk) => void records.push(chunk, keep)),
   );
   if (outcome.exitCode !== 0)
     throw new EvidentError("internal_error", "git ls-files could not list the submodules.");
