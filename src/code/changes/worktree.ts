@@ -9,6 +9,7 @@ import { open } from "node:fs/promises";
 import { join } from "node:path";
 import { EvidentError } from "../../core/errors.js";
 import { CHANGES_CONTENT_IDS_MAX, CHANGES_FILE_MAX_BYTES } from "../../core/limits.js";
+import { BoundedCache } from "../bounded-cache.js";
 import { feed, type Git } from "../git/process.js";
 import type { Repository } from "../git/repository.js";
 import { type Revision, readRevisionSync, revisionSize, sameRevision } from "../revisions/scan.js";
@@ -96,9 +97,11 @@ export interface CurrentContent {
  * revision check here), so asking again about the same changes reads nothing.
  */
 export class ContentIds {
-  readonly #ids = new Map<string, { readonly revision: Revision; readonly id: string }>();
+  readonly #ids: BoundedCache<{ readonly revision: Revision; readonly id: string }>;
 
-  constructor(private readonly max: number = CHANGES_CONTENT_IDS_MAX) {}
+  constructor(max: number = CHANGES_CONTENT_IDS_MAX) {
+    this.#ids = new BoundedCache({ maxEntries: max, maxBytes: Number.POSITIVE_INFINITY });
+  }
 
   get(path: string, revision: Revision): string | undefined {
     const known = this.#ids.get(path);
@@ -106,12 +109,7 @@ export class ContentIds {
   }
 
   set(path: string, revision: Revision, id: string): void {
-    this.#ids.delete(path);
-    this.#ids.set(path, { revision, id });
-    for (const [oldest] of this.#ids) {
-      if (this.#ids.size <= this.max) break;
-      this.#ids.delete(oldest);
-    }
+    this.#ids.set(path, { revision, id }, 0);
   }
 }
 

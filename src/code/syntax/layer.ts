@@ -6,7 +6,7 @@
  *   - `facts(document)`: the tree's facts (symbols, syntax errors) alone;
  *   - `specifiers(document)`: the module specifiers a JavaScript/TypeScript file names;
  *   - `symbols(document)`: symbol ranges from ast-grep, else from Universal Ctags.
- * Facts are cached by language and content hash (syntax/cache.ts); trees are not, since a tree
+ * Facts are cached by language and content hash (bounded-cache.ts); trees are not, since a tree
  * is native memory that V8 frees only when it collects the tree's small handle. Parses run off
  * the calling thread, at most PARSE_CONCURRENCY at once; a cancelled caller stops waiting at
  * once (the parse already running finishes in the background and its facts are cached, since it
@@ -20,10 +20,10 @@ import type { SgRoot } from "@ast-grep/napi";
 import { raceAbort, throwIfAborted } from "../../core/abort.js";
 import { PARSE_CONCURRENCY } from "../../core/limits.js";
 import { Slots } from "../../core/slots.js";
+import { BoundedCache, estimatedBytes } from "../bounded-cache.js";
 import { readRevisionSync, sameRevision } from "../revisions/scan.js";
 import type { SourceDocument } from "../source/document.js";
 import { type AstGrepRuntime, loadAstGrep, parseTree, type TreeFacts, treeFacts } from "./ast-grep.js";
-import { estimatedBytes, SyntaxCache } from "./cache.js";
 import { type CtagsProbe, ctagsSymbols, probeCtags } from "./ctags.js";
 import { type AstGrepLanguage, astGrepLanguageOf } from "./languages.js";
 import { type Specifier, specifiersOf } from "./specifiers.js";
@@ -85,7 +85,7 @@ type Parsed = { readonly language: AstGrepLanguage; readonly root: SgRoot; reado
 
 export class SyntaxLayer {
   readonly #options: SyntaxLayerOptions;
-  readonly #cache: SyntaxCache<Cached>;
+  readonly #cache: BoundedCache<Cached>;
   readonly #pending = new Map<string, Promise<unknown>>();
   #ctags: Promise<CtagsProbe> | undefined;
   /** Parses (and ctags runs) at once. */
@@ -93,7 +93,7 @@ export class SyntaxLayer {
 
   constructor(options: SyntaxLayerOptions) {
     this.#options = options;
-    this.#cache = new SyntaxCache();
+    this.#cache = new BoundedCache();
   }
 
   /** Entries and estimated bytes held (tests, diagnostics). */
