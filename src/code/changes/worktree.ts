@@ -4,8 +4,7 @@
  * its content id computed as Git computes a blob's.
  */
 import { createHash } from "node:crypto";
-import { constants, lstatSync } from "node:fs";
-import { open } from "node:fs/promises";
+import { lstatSync } from "node:fs";
 import { join } from "node:path";
 import { EvidentError } from "../../core/errors.js";
 import { CHANGES_CONTENT_IDS_MAX, CHANGES_FILE_MAX_BYTES } from "../../core/limits.js";
@@ -14,6 +13,7 @@ import { feed, type Git } from "../git/process.js";
 import type { Repository } from "../git/repository.js";
 import { type Revision, readRevisionSync, revisionSize, sameRevision } from "../revisions/scan.js";
 import { LineSplitter } from "../rg/events.js";
+import { readVersion } from "../source/document.js";
 
 /** Untracked files that are not ignored, repository-relative. */
 export async function untrackedFiles(
@@ -136,31 +136,13 @@ export async function readCurrent(
   return { revision: before, id, bytes: read };
 }
 
-/**
- * The file's bytes if its revision is `expected` before and after reading them. Opened without
- * blocking and checked again: a FIFO swapped in since the listing would hold the read.
- */
+/** The file's bytes if its revision is `expected` before and after reading them, else why not. */
 export async function readBytes(absolute: string, expected: Revision): Promise<Buffer | string> {
-  let bytes: Buffer;
-  try {
-    const handle = await open(
-      absolute,
-      constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0),
-    );
-    try {
-      if (!(await handle.stat()).isFile()) return "it is not a regular file any more";
-      bytes = await handle.readFile();
-    } finally {
-      await handle.close();
-    }
-  } catch {
-    return "it cannot be read";
-  }
-  const after = readRevisionSync(absolute);
-  if (!sameRevision(expected, after) || String(bytes.length) !== revisionSize(expected)) {
-    return "it changed while it was read";
-  }
-  return bytes;
+  // A symbolic link swapped in since the listing is not followed.
+  const read = await readVersion(absolute, expected, true);
+  if (Buffer.isBuffer(read)) return read;
+  if (read.reason === "not_a_file") return "it is not a regular file any more";
+  return read.reason === "changed" ? "it changed while it was read" : "it cannot be read";
 }
 
 export function isRegularFile(path: string): boolean {
