@@ -250,8 +250,8 @@ function queryOf(input: CodeSearchInput, pattern: string): SearchQuery {
     caseMode: input.ignoreCase === undefined ? "smart" : input.ignoreCase ? "insensitive" : "sensitive",
     wholeWord: input.wholeWord ?? false,
     hidden: input.hidden ?? true,
-    globs: input.glob ?? [],
-    excludes: input.exclude ?? [],
+    globs: asList(input.glob),
+    excludes: asList(input.exclude),
   };
 }
 
@@ -425,8 +425,8 @@ function analysisScope(input: CodeSearchInput) {
     caseMode: "sensitive",
     wholeWord: true,
     hidden: input.hidden ?? true,
-    globs: input.glob ?? [],
-    excludes: input.exclude ?? [],
+    globs: asList(input.glob),
+    excludes: asList(input.exclude),
   };
   return {
     query,
@@ -543,6 +543,11 @@ function changeSpec(input: CodeSearchInput, a: Arg): ChangeSpec | undefined {
     );
   }
   return { compare: "commits", base, target, mergeBase: range[2] === "...", ...common };
+}
+
+function asList(value: string | readonly string[] | undefined): readonly string[] {
+  if (value === undefined) return [];
+  return typeof value === "string" ? [value] : value;
 }
 
 /** A NUL cannot travel in a process argument; say so here instead of failing at spawn. */
