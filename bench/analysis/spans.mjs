@@ -15,11 +15,12 @@ const rounds = Number(roundsArg ?? 5);
 const { SearchExecutor, newFollowUp } = await import(`${root}dist/code/search/executor.js`);
 const { scanAnyOf } = await import(`${root}dist/code/analysis/any-of.js`);
 const { retain } = await import(`${root}dist/code/analysis/store.js`);
-const { firstAnalysisAnswer } = await import(`${root}dist/code/analysis/answers.js`);
+const { analysisPage } = await import(`${root}dist/code/analysis/answers.js`);
 const { memorySnapshotStore } = await import(`${root}dist/code/snapshots/store.js`);
 const { normalizeRequest } = await import(`${root}dist/code/request.js`);
 const { resolveSearchTarget } = await import(`${root}dist/code/path-policy.js`);
 const { silentLogger } = await import(`${root}dist/core/logger.js`);
+const { phrasingFor } = await import(`${root}dist/core/phrasing.js`);
 
 const terms = [...readFileSync(join(cwd, "lib/index.js"), "utf8").matchAll(/get ([A-Z][A-Za-z]+)\(\)/g)]
   .map((m) => m[1])
@@ -60,7 +61,15 @@ for (let round = 0; round < rounds; round++) {
     notes: [],
   });
   const t2 = now();
-  const answer = await firstAnalysisAnswer(store, data, "bench", undefined, false);
+  const answer = await analysisPage(
+    store,
+    "bench",
+    data,
+    undefined,
+    0,
+    { limit: undefined, redact: false },
+    phrasingFor("mcp"),
+  );
   const t3 = now();
   const c3 = cpuMs();
   executor.followUp(followUp);

@@ -11,7 +11,6 @@ import type { CodeSearchInput } from "./schema.js";
 
 /** `smart`: case-sensitive only when the pattern has an uppercase letter (ripgrep's -S). */
 export type CaseMode = "smart" | "sensitive" | "insensitive";
-export type SearchMode = "auto" | "summary" | "matches";
 
 /** What decides the match set. Two searches with equal queries and roots match the same lines. */
 export interface SearchQuery {
@@ -39,57 +38,8 @@ export interface ChangeSpec {
   readonly side: "new" | "old";
 }
 
-export interface NewSearchRequest {
-  readonly kind: "search";
-  readonly query: SearchQuery;
-  readonly changes: ChangeSpec | undefined;
-  /** The path as the caller wrote it; undefined means the project root. */
-  readonly path: string | undefined;
-  readonly scope: "strict" | "expand";
-  readonly mode: SearchMode;
-  /** `auto` was chosen by default, not asked for: only then may the context budget adapt. */
-  readonly modeImplicit: boolean;
-  /** Undefined when the caller did not set one; pages then use the default page size. */
-  readonly limit: number | undefined;
-  readonly context: number;
-  readonly redact: boolean;
-}
-
-export interface PageRequest {
-  readonly kind: "page";
-  readonly cursor: string;
-  readonly paths: readonly string[] | undefined;
-  /** Only `summary` and `matches` mean something with a cursor; `auto` reads as omitted. */
-  readonly mode: "summary" | "matches" | undefined;
-  readonly limit: number | undefined;
-  readonly context: number;
-  readonly redact: boolean;
-  /**
-   * Fields that cannot go with a cursor. They are reported as `cursor_option_conflict` only after
-   * the cursor itself has been validated, so a bad cursor is always named first.
-   */
-  readonly conflicts: readonly string[];
-}
-
-/** Several literal terms at once; every occurrence is attributed to its term (code/analysis/). */
-export interface AnyOfRequest {
-  readonly kind: "anyOf";
-  readonly terms: readonly string[];
-  /** The file scope and matching options shared by every term (`pattern` and `literal` unused). */
-  readonly query: SearchQuery;
-  readonly changes: ChangeSpec | undefined;
-  readonly path: string | undefined;
-  readonly scope: "strict" | "expand";
-  readonly limit: number | undefined;
-  readonly redact: boolean;
-}
-
-/** A structure search: an ast-grep pattern over the same file scope as a pattern search. */
-export interface StructureRequest extends Omit<NewSearchRequest, "kind"> {
-  readonly kind: "structure";
-  readonly structure: string;
-  readonly maxParseFiles: number;
-}
+/** What a form's reading gives when the input is that form. */
+type Built<F extends (...args: never[]) => unknown> = Exclude<ReturnType<F>, undefined>;
 
 /** What an inspection points at: a match of a cursor's result, or a place in a file. */
 export type InspectTarget =
@@ -97,47 +47,23 @@ export type InspectTarget =
   | { readonly kind: "line"; readonly path: string; readonly line: number }
   | { readonly kind: "symbol"; readonly path: string; readonly symbol: string };
 
-export interface InspectRequest {
-  readonly kind: "inspect";
-  /** Set for match targets: the result whose matches they name. */
-  readonly cursor: string | undefined;
-  /** 1 to INSPECT_TARGETS_MAX, all of one form. */
-  readonly targets: readonly InspectTarget[];
-  readonly redact: boolean;
-}
-
-/**
- * Impact of one JS/TS/TSX symbol (code/analysis/impact.ts): its target as an inspection names
- * one, and the file scope its same-spelling occurrences are searched in (`pattern` unused).
+/*
+ * Each form's request is the shape its reading below builds: what a field means is said where
+ * it is set.
  */
-export interface ImpactRequest {
-  readonly kind: "impact";
-  readonly target: InspectTarget;
-  /** Set for a match target: the result whose match it names. */
-  readonly cursor: string | undefined;
-  readonly query: SearchQuery;
-  readonly maxParseFiles: number;
-  readonly limit: number | undefined;
-  readonly redact: boolean;
-}
-
+export type NewSearchRequest = Built<typeof searchForm>;
+export type PageRequest = Built<typeof pageForm>;
+/** Several literal terms at once; every occurrence is attributed to its term (code/analysis/). */
+export type AnyOfRequest = Built<typeof anyOfForm>;
+/** A structure search: an ast-grep pattern over the same file scope as a pattern search. */
+export type StructureRequest = Built<typeof structureForm>;
+export type InspectRequest = Built<typeof inspectionForm>;
+/** Impact of one JS/TS/TSX symbol (code/analysis/impact.ts). */
+export type ImpactRequest = Built<typeof impactForm>;
 /** Import or test navigation from one file (code/analysis/navigation.ts). */
-export interface NavigateRequest {
-  readonly kind: "navigate";
-  readonly direction: "imports" | "tests";
-  readonly path: string;
-  readonly query: SearchQuery;
-  readonly maxParseFiles: number;
-  readonly limit: number | undefined;
-  readonly redact: boolean;
-}
-
+export type NavigateRequest = Built<typeof navigateForm>;
 /** The rest of an earlier inspection, exactly as it was sealed. */
-export interface SourcePageRequest {
-  readonly kind: "source-page";
-  readonly sourceCursor: string;
-  readonly redact: boolean;
-}
+export type SourcePageRequest = Built<typeof sourcePageForm>;
 
 export type CodeSearchRequest =
   | NewSearchRequest
@@ -230,7 +156,7 @@ export function normalizeRequest(
   throw new EvidentError("internal_error", "code_search: no request form took the input");
 }
 
-function sourcePageForm(input: CodeSearchInput, a: Arg): SourcePageRequest | undefined {
+function sourcePageForm(input: CodeSearchInput, a: Arg) {
   if (input.sourceCursor === undefined) return undefined;
   const others = (Object.keys(input) as (keyof CodeSearchInput)[]).filter(
     (field) => field !== "sourceCursor" && field !== "redact" && input[field] !== undefined,
@@ -241,7 +167,7 @@ function sourcePageForm(input: CodeSearchInput, a: Arg): SourcePageRequest | und
       `a ${a("sourceCursor")} continues an inspection exactly as it was; pass it alone (${a("redact")} may be repeated).`,
     );
   }
-  return { kind: "source-page", sourceCursor: input.sourceCursor, redact: input.redact ?? false };
+  return { kind: "source-page" as const, sourceCursor: input.sourceCursor, redact: input.redact ?? false };
 }
 
 function parseBoundNeedsStructure(input: CodeSearchInput, a: Arg): undefined {
@@ -253,16 +179,20 @@ function parseBoundNeedsStructure(input: CodeSearchInput, a: Arg): undefined {
   }
 }
 
-function pageForm(input: CodeSearchInput): PageRequest | undefined {
+function pageForm(input: CodeSearchInput) {
   if (input.cursor === undefined) return undefined;
   return {
-    kind: "page",
+    kind: "page" as const,
     cursor: input.cursor,
     paths: input.paths,
+    // Only `summary` and `matches` mean something with a cursor; `auto` reads as omitted.
     mode: input.mode === "auto" ? undefined : input.mode,
+    // Undefined when the caller did not set one; pages then use the default page size.
     limit: input.limit,
     context: input.context ?? CODE_CONTEXT_DEFAULT_LINES,
     redact: input.redact ?? false,
+    // Fields that cannot go with a cursor. They are reported as `cursor_option_conflict` only
+    // after the cursor itself has been validated, so a bad cursor is always named first.
     conflicts: SEARCH_ONLY_FIELDS.filter((field) => input[field] !== undefined),
   };
 }
@@ -281,7 +211,7 @@ function pathsNeedCursor(input: CodeSearchInput, a: Arg): undefined {
   }
 }
 
-function searchForm(input: CodeSearchInput, a: Arg): NewSearchRequest {
+function searchForm(input: CodeSearchInput, a: Arg) {
   const changes = changeSpec(input, a);
   if (input.pattern === undefined) {
     throw invalid(
@@ -295,15 +225,17 @@ function searchForm(input: CodeSearchInput, a: Arg): NewSearchRequest {
       "matches are found within single lines, so a pattern cannot contain a line break.",
     );
   }
-  return { kind: "search", query: queryOf(input, input.pattern), changes, ...answerOptions(input) };
+  return { kind: "search" as const, query: queryOf(input, input.pattern), changes, ...answerOptions(input) };
 }
 
 /** What a search and a structure search share: where they look and how they answer. */
 function answerOptions(input: CodeSearchInput) {
   return {
+    // The path as the caller wrote it; undefined means the project root.
     path: input.path,
     scope: input.scope ?? ("expand" as const),
     mode: input.mode ?? ("auto" as const),
+    // `auto` was chosen by default, not asked for: only then may the context budget adapt.
     modeImplicit: input.mode === undefined,
     limit: input.limit,
     context: input.context ?? CODE_CONTEXT_DEFAULT_LINES,
@@ -323,7 +255,7 @@ function queryOf(input: CodeSearchInput, pattern: string): SearchQuery {
   };
 }
 
-function anyOfForm(input: CodeSearchInput, a: Arg): AnyOfRequest | undefined {
+function anyOfForm(input: CodeSearchInput, a: Arg) {
   const terms = input.anyOf;
   if (terms === undefined) return undefined;
   const changes = changeSpec(input, a);
@@ -351,18 +283,19 @@ function anyOfForm(input: CodeSearchInput, a: Arg): AnyOfRequest | undefined {
     seen.add(term);
   }
   return {
-    kind: "anyOf",
+    kind: "anyOf" as const,
     terms,
+    // The file scope and matching options shared by every term (`pattern` and `literal` unused).
     query: queryOf(input, ""),
     changes,
     path: input.path,
-    scope: input.scope ?? "expand",
+    scope: input.scope ?? ("expand" as const),
     limit: input.limit,
     redact: input.redact ?? false,
   };
 }
 
-function structureForm(input: CodeSearchInput, a: Arg): StructureRequest | undefined {
+function structureForm(input: CodeSearchInput, a: Arg) {
   const structure = input.structure;
   if (structure === undefined) return undefined;
   for (const field of ["pattern", "literal", "ignoreCase", "wholeWord"] as const) {
@@ -389,11 +322,11 @@ function structureForm(input: CodeSearchInput, a: Arg): StructureRequest | undef
     }
   }
   return {
-    kind: "structure",
+    kind: "structure" as const,
     structure,
     maxParseFiles: input.maxParseFiles ?? PARSE_FILES_DEFAULT,
     // The text-matching options were refused above; the query keeps the file scope.
-    query: { ...queryOf(input, structure), caseMode: "sensitive" },
+    query: { ...queryOf(input, structure), caseMode: "sensitive" as const },
     changes: undefined,
     ...answerOptions(input),
   };
@@ -403,7 +336,19 @@ function structureForm(input: CodeSearchInput, a: Arg): StructureRequest | undef
  * The inspection forms, checked before anything is read: one match index or 1-5 of them with a
  * cursor; path with line or symbol; or 1-5 `targets`. Undefined when the request is not one.
  */
-function inspectionForm(input: CodeSearchInput, a: Arg): InspectRequest | undefined {
+function inspectionForm(
+  input: CodeSearchInput,
+  a: Arg,
+):
+  | {
+      readonly kind: "inspect";
+      /** Set for match targets: the result whose matches they name. */
+      readonly cursor: string | undefined;
+      /** 1 to INSPECT_TARGETS_MAX, all of one form. */
+      readonly targets: readonly InspectTarget[];
+      readonly redact: boolean;
+    }
+  | undefined {
   const forms = INSPECTION_FORMS.filter((form) => input[form] !== undefined);
   if (input.symbol !== undefined && !forms.includes("line")) forms.push("line");
   if (forms.length === 0) return undefined;
@@ -492,7 +437,7 @@ function analysisScope(input: CodeSearchInput) {
 }
 
 /** impact=true with one target: path with line or symbol, or a cursor with inspect=[n]. */
-function impactForm(input: CodeSearchInput, a: Arg): ImpactRequest | undefined {
+function impactForm(input: CodeSearchInput, a: Arg) {
   if (input.impact === undefined) return undefined;
   if (input.impact !== true) throw invalid("impact", `set ${a("impact", true)}, or omit it.`);
   refuseOthers(
@@ -532,14 +477,15 @@ function impactForm(input: CodeSearchInput, a: Arg): ImpactRequest | undefined {
     );
   }
   return {
-    kind: "impact",
+    kind: "impact" as const,
     target,
+    // Set for a match target: the result whose match it names.
     cursor: input.cursor,
     ...analysisScope(input),
   };
 }
 
-function navigateForm(input: CodeSearchInput, a: Arg): NavigateRequest | undefined {
+function navigateForm(input: CodeSearchInput, a: Arg) {
   const direction = input.navigate;
   if (direction === undefined) return undefined;
   const navigate = a("navigate", direction);
@@ -547,7 +493,7 @@ function navigateForm(input: CodeSearchInput, a: Arg): NavigateRequest | undefin
   if (input.path === undefined)
     throw invalid("path", `${navigate} starts from a file: give its ${a("path")}.`);
   return {
-    kind: "navigate",
+    kind: "navigate" as const,
     direction,
     path: input.path,
     ...analysisScope(input),

@@ -36,7 +36,7 @@ async function answerDraft(
   draft: Promise<AnalysisDraft>,
 ): Promise<CodeSearchResponse> {
   const data = retain(await draft, call.analysisBounds);
-  return firstAnalysisAnswer(call.store, data, call.caller, request.limit, request.redact, call.phrasing);
+  return analysisPage(call.store, call.caller, data, undefined, 0, request, call.phrasing);
 }
 
 export async function answerAnyOf(call: AnalysisCall, request: AnyOfRequest): Promise<CodeSearchResponse> {
@@ -101,19 +101,27 @@ function caseText(request: AnyOfRequest): string {
   return wholeWord ? `${mode}, whole words` : mode;
 }
 
-export async function firstAnalysisAnswer(
+/**
+ * The page of an analysis result from `offset`. A new result (`id` undefined) is stored only when
+ * a cursor must follow; the last forward page of a stored one releases it, since nothing can
+ * reach it any more.
+ */
+export async function analysisPage(
   store: SnapshotStore,
-  data: AnalysisData,
   caller: string,
-  limit: number | undefined,
-  redact: boolean,
+  data: AnalysisData,
+  id: string | undefined,
+  offset: number,
+  { limit, redact }: { readonly limit: number | undefined; readonly redact: boolean },
   phrasing: Phrasing,
 ): Promise<CodeSearchResponse> {
   const budget = DEFAULT_BUDGET;
   const frameText = analysisFrame(data, budget, phrasing);
-  const page = renderAnalysisPage(data, { offset: 0, limit, redact, frameText, budget });
-  const id = page.nextOffset === undefined ? undefined : await store.put(caller, data);
-  return analysisResponse(store, data, id, page, 0, redact, frameText, budget, phrasing);
+  const page = renderAnalysisPage(data, { offset, limit, redact, frameText, budget });
+  let kept = id;
+  if (id === undefined && page.nextOffset !== undefined) kept = await store.put(caller, data);
+  if (id !== undefined && page.nextOffset === undefined) await store.release(caller, id);
+  return analysisResponse(store, data, kept, page, offset, redact, frameText, budget, phrasing);
 }
 
 export async function analysisPageFromCursor(
@@ -146,26 +154,5 @@ export async function analysisPageFromCursor(
       { details: { field: "cursor" } },
     );
   }
-  const budget = DEFAULT_BUDGET;
-  const frameText = analysisFrame(data, budget, phrasing);
-  const page = renderAnalysisPage(data, {
-    offset: state.offset,
-    limit: request.limit,
-    redact: request.redact,
-    frameText,
-    budget,
-  });
-  // The last forward page: nothing can reach this result any more.
-  if (page.nextOffset === undefined) await store.release(caller, state.snapshotId);
-  return analysisResponse(
-    store,
-    data,
-    state.snapshotId,
-    page,
-    state.offset,
-    request.redact,
-    frameText,
-    budget,
-    phrasing,
-  );
+  return analysisPage(store, caller, data, state.snapshotId, state.offset, request, phrasing);
 }

@@ -11,11 +11,11 @@
  */
 import { mapBounded } from "../../core/concurrency.js";
 import { ANYOF_CONCURRENT_GROUPS, ANYOF_GROUP_TERMS } from "../../core/limits.js";
+import type { Admission } from "../changes/scope.js";
 import { printablePath } from "../render/detail-page.js";
 import type { AnyOfRequest, SearchQuery } from "../request.js";
 import type { Revision } from "../revisions/scan.js";
 import type { PartialReason } from "../rg/content-search.js";
-import type { ParsedMatch } from "../rg/events.js";
 import { keyAt, type MatchTable, matchAt } from "../rg/match-table.js";
 import type { AnalysisItem, CoverageFact } from "../snapshots/analysis.js";
 import { compareKeys, displayPath } from "../snapshots/sequence.js";
@@ -48,12 +48,6 @@ export function scanStop(lines: CandidateLines): string | undefined {
 
 /** Runs one candidate scan of the request's file scope (or of a change scope's content). */
 export type CandidateScan = (query: SearchQuery, signal: AbortSignal) => Promise<CandidateLines>;
-
-/**
- * Whether a candidate line's occurrences are admitted (a change scope admits changed lines
- * only; an occurrence never leaves its line, so a line's occurrences share one answer).
- */
-export type Admission = (match: ParsedMatch) => boolean;
 
 /** The admission of occurrences in these files (a change scope fetches their changed lines). */
 export type AdmissionFor = (paths: Iterable<string>) => Promise<Admission>;

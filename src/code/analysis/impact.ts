@@ -17,15 +17,14 @@
  */
 import { EvidentError } from "../../core/errors.js";
 import { IMPACT_ROLE_STEPS } from "../../core/limits.js";
+import { keptMatches, matchPlace } from "../inspect/matches.js";
 import { resolveSourceFile, type SearchTarget } from "../path-policy.js";
-import { printablePath } from "../render/detail-page.js";
 import { historicalMatch, type ImpactRequest, type InspectTarget, invalid } from "../request.js";
 import { pathUnder, type Revision } from "../revisions/scan.js";
 import type { Occurrence, ParsedMatch } from "../rg/events.js";
-import { loadMatches, matchAt } from "../rg/match-table.js";
+import { matchAt } from "../rg/match-table.js";
 import type { AnalysisItem, CoverageFact } from "../snapshots/analysis.js";
 import { compareKeys, displayPath } from "../snapshots/sequence.js";
-import { searchSnapshot } from "../snapshots/store.js";
 import type { SourceDocument } from "../source/document.js";
 import { PARSE_BYTES_TEXT, ParseBudget } from "../syntax/budget.js";
 import {
@@ -232,7 +231,7 @@ function spelled(match: ParsedMatch): readonly Occurrence[] {
 
 /** Where the target's symbol is looked for: its file, and a line (with a column) or a name. */
 interface TargetSource {
-  readonly file: string;
+  readonly absolute: string;
   readonly display: string;
   /** For a match: the revision the search observed. */
   readonly expected?: Revision | undefined;
@@ -249,7 +248,7 @@ async function selectTarget(deps: AnalysisCall, request: ImpactRequest): Promise
       ? await matchSource(deps, request.cursor as string, target.index)
       : pathSource(deps, target);
   const field = target.kind === "match" ? "inspect" : target.kind;
-  const { file, display } = source;
+  const { absolute: file, display } = source;
   if (!isScript(file)) {
     throw invalid(
       "path",
@@ -282,47 +281,25 @@ async function selectTarget(deps: AnalysisCall, request: ImpactRequest): Promise
 
 /** A match of a cursor's result, as a file to read at the revision the search observed. */
 async function matchSource(deps: AnalysisCall, cursor: string, index: number): Promise<TargetSource> {
-  const state = deps.store.decodeCursor(cursor);
-  const snapshot = await searchSnapshot(deps.store, deps.caller, state.snapshotId);
-  if (index > snapshot.matches.length) {
-    throw invalid("inspect", `there is no match [${index}]; this result has ${snapshot.matches.length}.`);
+  const snapshot = await keptMatches(deps.store, deps.caller, cursor, [index], "inspect");
+  const place = matchPlace(snapshot, index);
+  if (place.historical !== undefined) {
+    throw historicalMatch(`match [${index}] ${place.display}:${place.line}`, place.historical);
   }
-  await loadMatches(snapshot.matches, [index - 1]);
-  const match = matchAt(snapshot.matches, index - 1);
-  if (match.pathLossy) {
-    throw invalid(
-      "inspect",
-      `match [${index}] is in ${printablePath(displayPath(match.path))}, whose name is not valid UTF-8 (shown with U+FFFD), so the file cannot be read again by that name.`,
-    );
-  }
-  const changes = snapshot.changes;
-  if (changes?.source === "objects") {
-    throw historicalMatch(
-      `match [${index}] ${displayPath(match.path)}:${match.line}`,
-      `the ${changes.side} side of ${changes.comparison}`,
-    );
-  }
-  if (!Object.hasOwn(snapshot.trustedRevisions, match.path)) {
+  if (place.expected === undefined) {
     throw new EvidentError(
       "source_changed",
-      `${displayPath(match.path)} was not verified unchanged during the search, so match [${index}] cannot be tied to its current lines. Run the search again, or name the symbol by path and line.`,
+      `${place.display} was not verified unchanged during the search, so match [${index}] cannot be tied to its current lines. Run the search again, or name the symbol by path and line.`,
       { details: { field: "cursor" } },
     );
   }
-  const first = match.occurrences[0];
-  return {
-    file: pathUnder(snapshot.rgCwd, match.path),
-    display: displayPath(match.path),
-    expected: snapshot.trustedRevisions[match.path],
-    line: match.line,
-    column: first !== undefined && !match.textLossy ? first.startColumn : undefined,
-  };
+  return place;
 }
 
 function pathSource(deps: AnalysisCall, target: Exclude<InspectTarget, { kind: "match" }>): TargetSource {
   const resolved = resolveSourceFile(deps.cwd, target.path, deps.pathRules);
   return {
-    file: resolved.absolute,
+    absolute: resolved.absolute,
     display: resolved.display,
     line: target.kind === "line" ? target.line : undefined,
   };

@@ -28,7 +28,7 @@ import type { Slots } from "../../core/slots.js";
 import { type ChangedFile, changedFiles, type DiffSides } from "../git/diff.js";
 import { missingObjects } from "../git/objects.js";
 import { type Git, MissingObjectError } from "../git/process.js";
-import { emptyTree, mergeBase, openRepository, type Repository } from "../git/repository.js";
+import { EMPTY_TREE, mergeBase, openRepository, type Repository } from "../git/repository.js";
 import { protectedReason, type SearchTarget } from "../path-policy.js";
 import type { ChangeSpec, SearchQuery } from "../request.js";
 import type { Revision } from "../revisions/scan.js";
@@ -548,7 +548,7 @@ async function comparisonOf(
   const short = (id: string) => id.slice(0, 12);
   if (spec.compare !== "commits") {
     const head = commits[0];
-    const base = head ?? (await emptyTree(git, repository, signal));
+    const base = head ?? EMPTY_TREE[repository.objectFormat];
     const what = spec.compare === "worktree" ? "working tree" : "index (staged)";
     const against = head === undefined ? "no commit yet (everything is new)" : `HEAD (${short(base)})`;
     return { sides: { kind: spec.compare, base }, comparison: `${what} vs ${against}` };

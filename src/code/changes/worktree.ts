@@ -4,14 +4,16 @@
  * its content id computed as Git computes a blob's.
  */
 import { createHash } from "node:crypto";
-import { constants, lstatSync } from "node:fs";
-import { open } from "node:fs/promises";
+import { lstatSync } from "node:fs";
 import { join } from "node:path";
 import { EvidentError } from "../../core/errors.js";
 import { CHANGES_CONTENT_IDS_MAX, CHANGES_FILE_MAX_BYTES } from "../../core/limits.js";
-import type { Git } from "../git/process.js";
+import { BoundedCache } from "../bounded-cache.js";
+import { feed, type Git } from "../git/process.js";
 import type { Repository } from "../git/repository.js";
 import { type Revision, readRevisionSync, revisionSize, sameRevision } from "../revisions/scan.js";
+import { LineSplitter } from "../rg/events.js";
+import { readVersion } from "../source/document.js";
 
 /** Untracked files that are not ignored, repository-relative. */
 export async function untrackedFiles(
@@ -47,7 +49,8 @@ export async function checkedOutSubmodules(
 ): Promise<string[]> {
   if (!exists(join(repository.root, ".gitmodules"))) return [];
   const names: Buffer[] = [];
-  let rest = Buffer.alloc(0);
+  // At most one unfinished entry is held.
+  const records = new LineSplitter(0);
   const keep = (record: Buffer) => {
     // "160000 <id> <stage>\t<path>"
     const tab = record.indexOf(0x09);
@@ -61,18 +64,7 @@ export async function checkedOutSubmodules(
       config: repository.config,
       signal,
     },
-    async (stdout) => {
-      for await (const chunk of stdout) {
-        let data = rest.length > 0 ? Buffer.concat([rest, chunk as Buffer]) : (chunk as Buffer);
-        for (let end = data.indexOf(0); end >= 0; end = data.indexOf(0)) {
-          keep(data.subarray(0, end));
-          data = data.subarray(end + 1);
-        }
-        // At most one unfinished entry is held.
-        rest = Buffer.from(data);
-      }
-      return "done";
-    },
+    (stdout) => feed(stdout, (chunk) => void records.push(chunk, keep)),
   );
   if (outcome.exitCode !== 0)
     throw new EvidentError("internal_error", "git ls-files could not list the submodules.");
@@ -105,9 +97,11 @@ export interface CurrentContent {
  * revision check here), so asking again about the same changes reads nothing.
  */
 export class ContentIds {
-  readonly #ids = new Map<string, { readonly revision: Revision; readonly id: string }>();
+  readonly #ids: BoundedCache<{ readonly revision: Revision; readonly id: string }>;
 
-  constructor(private readonly max: number = CHANGES_CONTENT_IDS_MAX) {}
+  constructor(max: number = CHANGES_CONTENT_IDS_MAX) {
+    this.#ids = new BoundedCache({ maxEntries: max, maxBytes: Number.POSITIVE_INFINITY });
+  }
 
   get(path: string, revision: Revision): string | undefined {
     const known = this.#ids.get(path);
@@ -115,12 +109,7 @@ export class ContentIds {
   }
 
   set(path: string, revision: Revision, id: string): void {
-    this.#ids.delete(path);
-    this.#ids.set(path, { revision, id });
-    for (const [oldest] of this.#ids) {
-      if (this.#ids.size <= this.max) break;
-      this.#ids.delete(oldest);
-    }
+    this.#ids.set(path, { revision, id }, 0);
   }
 }
 
@@ -147,31 +136,13 @@ export async function readCurrent(
   return { revision: before, id, bytes: read };
 }
 
-/**
- * The file's bytes if its revision is `expected` before and after reading them. Opened without
- * blocking and checked again: a FIFO swapped in since the listing would hold the read.
- */
+/** The file's bytes if its revision is `expected` before and after reading them, else why not. */
 export async function readBytes(absolute: string, expected: Revision): Promise<Buffer | string> {
-  let bytes: Buffer;
-  try {
-    const handle = await open(
-      absolute,
-      constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0),
-    );
-    try {
-      if (!(await handle.stat()).isFile()) return "it is not a regular file any more";
-      bytes = await handle.readFile();
-    } finally {
-      await handle.close();
-    }
-  } catch {
-    return "it cannot be read";
-  }
-  const after = readRevisionSync(absolute);
-  if (!sameRevision(expected, after) || String(bytes.length) !== revisionSize(expected)) {
-    return "it changed while it was read";
-  }
-  return bytes;
+  // A symbolic link swapped in since the listing is not followed.
+  const read = await readVersion(absolute, expected, true);
+  if (Buffer.isBuffer(read)) return read;
+  if (read.reason === "not_a_file") return "it is not a regular file any more";
+  return read.reason === "changed" ? "it changed while it was read" : "it cannot be read";
 }
 
 export function isRegularFile(path: string): boolean {

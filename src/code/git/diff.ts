@@ -13,7 +13,7 @@ import type { Readable } from "node:stream";
 import { EvidentError } from "../../core/errors.js";
 import { GIT_HEADER_LINE_MAX_BYTES } from "../../core/limits.js";
 import type { ConsumeResult } from "../process/owned-process.js";
-import { type Git, gitFailure } from "./process.js";
+import { feed, type Git, gitFailure } from "./process.js";
 import type { Repository } from "./repository.js";
 
 /** Lines `[start, start + count)` of one side, 1-based; count 0 marks a position between lines. */
@@ -105,24 +105,7 @@ export async function changedFiles(
 
 /** Feeds Git's output to `parser` until it ends; fails if it is destroyed first. */
 export function readDiff(stdout: Readable, parser: DiffParser): Promise<ConsumeResult> {
-  return new Promise((resolve, reject) => {
-    const closed = () => reject(new Error("Git's output closed before it ended"));
-    // Already over before this was called: no event would come again.
-    if (stdout.readableEnded) return resolve("done");
-    if (stdout.destroyed) return closed();
-    stdout.on("data", (chunk: Buffer) => {
-      try {
-        parser.push(chunk);
-      } catch (error) {
-        stdout.destroy();
-        reject(error);
-      }
-    });
-    stdout.once("end", () => resolve("done"));
-    stdout.once("error", reject);
-    // Destroyed before its end (cancellation): without this the call would wait forever.
-    stdout.once("close", closed);
-  });
+  return feed(stdout, (chunk) => void parser.push(chunk));
 }
 
 interface RawEntry {

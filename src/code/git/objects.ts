@@ -8,7 +8,7 @@
 import type { Readable } from "node:stream";
 import { EvidentError } from "../../core/errors.js";
 import type { ConsumeResult } from "../process/owned-process.js";
-import { type Git, gitFailure, gitMessage } from "./process.js";
+import { feed, type Git, gitFailure, gitMessage } from "./process.js";
 import type { Repository } from "./repository.js";
 
 export type Blob =
@@ -80,36 +80,15 @@ export function readBatch(
   blobs: Map<string, Blob>,
 ): Promise<ConsumeResult> {
   const parser = new BatchParser(wanted, bounds, blobs);
-  return new Promise((resolve, reject) => {
-    let stopped = false;
-    const closed = () => reject(new Error("Git's output closed before it ended"));
-    const ended = () => {
-      if (stopped) return;
+  return feed(
+    stdout,
+    (chunk) => parser.push(chunk),
+    () => {
       if (!parser.complete) {
-        reject(new EvidentError("internal_error", "git cat-file ended before answering every object."));
-      } else resolve("done");
-    };
-    // Over before this was called: no event would come again.
-    if (stdout.readableEnded) return ended();
-    if (stdout.destroyed) return closed();
-    stdout.on("data", (chunk: Buffer) => {
-      if (stopped) return;
-      try {
-        if (parser.push(chunk) === "stop") {
-          stopped = true;
-          resolve("stop");
-        }
-      } catch (error) {
-        stdout.destroy();
-        reject(error);
+        throw new EvidentError("internal_error", "git cat-file ended before answering every object.");
       }
-    });
-    stdout.once("end", ended);
-    stdout.once("error", reject);
-    // Destroyed before its end (cancellation, the deadline): without this the call would wait
-    // forever (after "end", the promise is settled and this does nothing).
-    stdout.once("close", closed);
-  });
+    },
+  );
 }
 
 interface BatchBounds {

@@ -104,10 +104,7 @@ export class Git {
   /** Runs a command and collects its whole output (for small outputs: listings, names). */
   async run(run: GitRun): Promise<GitOutput> {
     const chunks: Buffer[] = [];
-    const outcome = await this.stream(run, async (stdout) => {
-      for await (const chunk of stdout) chunks.push(chunk as Buffer);
-      return "done";
-    });
+    const outcome = await this.stream(run, collectInto(chunks));
     return { exitCode: outcome.exitCode, stdout: Buffer.concat(chunks), stderr: outcome.stderr };
   }
 
@@ -125,10 +122,7 @@ export class Git {
     const outcome = await this.#spawn(
       { cwd: process.cwd(), args: ["--version"], signal },
       [],
-      async (stdout) => {
-        for await (const chunk of stdout) chunks.push(chunk as Buffer);
-        return "done";
-      },
+      collectInto(chunks),
     );
     const text = Buffer.concat(chunks).toString("utf8").trim();
     const parsed = /(\d+)\.(\d+)(?:\.(\d+))?/.exec(text);
@@ -190,6 +184,58 @@ export class Git {
       ...(run.signal === undefined ? {} : { signal: run.signal }),
     });
   }
+}
+
+/** A consumer that keeps the whole output in `chunks` (for small outputs: listings, names). */
+function collectInto(chunks: Buffer[]): (stdout: Readable) => Promise<ConsumeResult> {
+  return async (stdout) => {
+    for await (const chunk of stdout) chunks.push(chunk as Buffer);
+    return "done";
+  };
+}
+
+/**
+ * Feeds Git's output to `push` as it arrives, until it ends (`finish` then checks that all came)
+ * or `push` asks to stop; fails if `push` throws or the output is destroyed before its end.
+ */
+export function feed(
+  stdout: Readable,
+  push: (chunk: Buffer) => "stop" | undefined,
+  finish: () => void = () => {},
+): Promise<ConsumeResult> {
+  return new Promise((resolve, reject) => {
+    let stopped = false;
+    const closed = () => reject(new Error("Git's output closed before it ended"));
+    const ended = () => {
+      if (stopped) return;
+      try {
+        finish();
+        resolve("done");
+      } catch (error) {
+        reject(error);
+      }
+    };
+    // Over before this was called: no event would come again.
+    if (stdout.readableEnded) return ended();
+    if (stdout.destroyed) return closed();
+    stdout.on("data", (chunk: Buffer) => {
+      if (stopped) return;
+      try {
+        if (push(chunk) === "stop") {
+          stopped = true;
+          resolve("stop");
+        }
+      } catch (error) {
+        stdout.destroy();
+        reject(error);
+      }
+    });
+    stdout.once("end", ended);
+    stdout.once("error", reject);
+    // Destroyed before its end (cancellation, the deadline): without this the call would wait
+    // forever (after "end", the promise is settled and this does nothing).
+    stdout.once("close", closed);
+  });
 }
 
 function safeEnvironment(env: Readonly<Record<string, string | undefined>>): NodeJS.ProcessEnv {

@@ -213,17 +213,11 @@ export async function mergeBase(
   return id;
 }
 
-/** The empty tree's id (what an unborn HEAD compares as: everything is new). */
-export async function emptyTree(git: Git, repository: Repository, signal?: AbortSignal): Promise<string> {
-  const empty = await git.run({
-    cwd: repository.root,
-    args: ["hash-object", "-t", "tree", "--stdin"],
-    input: "",
-    config: repository.config,
-    signal,
-  });
-  return empty.stdout.toString("utf8").trim();
-}
+/** The empty tree's id in each object format (what an unborn HEAD compares as: everything is new). */
+export const EMPTY_TREE: Readonly<Record<Repository["objectFormat"], string>> = {
+  sha1: "4b825dc642cb6eb9a060e54bf8d69288fbee4904",
+  sha256: "6ef19b41225c5369f1c104d45d8d85efa9b057b53b14b4b9b939dd74decc5321",
+};
 
 /**
  * The top level of the working tree containing `dir`, canonical; undefined when there is none

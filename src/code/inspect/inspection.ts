@@ -15,11 +15,9 @@ import type { Phrasing } from "../../core/phrasing.js";
 import { type PathRules, resolveSourceFile } from "../path-policy.js";
 import { printablePath } from "../render/detail-page.js";
 import { historicalMatch, type InspectRequest, type InspectTarget, invalid } from "../request.js";
-import { pathUnder, type Revision } from "../revisions/scan.js";
-import { loadMatches, matchAt } from "../rg/match-table.js";
+import type { Revision } from "../revisions/scan.js";
 import type { CodeSearchCoverage, InspectionOutcome } from "../schema.js";
-import { displayPath } from "../snapshots/sequence.js";
-import { type SnapshotData, type SnapshotStore, searchSnapshot } from "../snapshots/store.js";
+import type { SnapshotData, SnapshotStore } from "../snapshots/store.js";
 import { lineCount, type ReadFailure, readSourceDocument, type SourceDocument } from "../source/document.js";
 import { bytesOfLines, containsLines, type LineRange, mergeLineRanges } from "../source/ranges.js";
 import type { SymbolsOutcome, SyntaxLayer } from "../syntax/layer.js";
@@ -32,6 +30,7 @@ import {
   symbolsNamed,
 } from "../syntax/symbols.js";
 import { type InspectionAnswer, renderInspection } from "./answer.js";
+import { keptMatches, matchPlace } from "./matches.js";
 import type { SourceSpan } from "./place.js";
 
 export interface InspectDeps {
@@ -76,23 +75,16 @@ interface DocumentWork {
 
 export async function inspect(deps: InspectDeps, request: InspectRequest): Promise<InspectionAnswer> {
   // Everything about the request is checked before any source is read.
-  const snapshot = request.cursor === undefined ? undefined : await snapshotOf(deps, request.cursor);
-  if (snapshot !== undefined) {
-    const field = request.targets.length === 1 ? "inspect" : "matchIndices";
-    for (const target of request.targets) {
-      if (target.kind === "match" && target.index > snapshot.matches.length) {
-        throw invalid(
-          field,
-          `there is no match [${target.index}]; this result has ${snapshot.matches.length}.`,
+  const snapshot =
+    request.cursor === undefined
+      ? undefined
+      : await keptMatches(
+          deps.store,
+          deps.caller,
+          request.cursor,
+          request.targets.flatMap((t) => (t.kind === "match" ? [t.index] : [])),
+          request.targets.length === 1 ? "inspect" : "matchIndices",
         );
-      }
-    }
-    // A shared store's snapshot holds its matches in blocks: fetch the ones named.
-    await loadMatches(
-      snapshot.matches,
-      request.targets.flatMap((t) => (t.kind === "match" ? [t.index - 1] : [])),
-    );
-  }
   const items = request.targets.map(
     (target, i): Item => ({ input: i + 1, target, described: describe(target) }),
   );
@@ -139,11 +131,6 @@ export async function inspect(deps: InspectDeps, request: InspectRequest): Promi
   });
 }
 
-async function snapshotOf(deps: InspectDeps, cursor: string): Promise<SnapshotData> {
-  const state = deps.store.decodeCursor(cursor);
-  return searchSnapshot(deps.store, deps.caller, state.snapshotId);
-}
-
 function describe(target: InspectTarget): string {
   if (target.kind === "match") return `match [${target.index}]`;
   if (target.kind === "line") return `${printablePath(target.path)}:${target.line}`;
@@ -160,24 +147,17 @@ function resolveDocument(
   let absolute: string;
   let display: string;
   let expected: DocumentWork["expected"];
+  let historical: string | undefined;
   if (target.kind === "match") {
     if (snapshot === undefined) throw new EvidentError("internal_error", "a match target without its result");
-    const match = matchAt(snapshot.matches, target.index - 1);
-    if (match.pathLossy) {
-      throw invalid(
-        "inspect",
-        `match [${target.index}] is in ${printablePath(displayPath(match.path))}, whose name is not valid UTF-8 (shown with U+FFFD), so the file cannot be read again by that name; its line is in the result as searched.`,
-      );
-    }
-    absolute = pathUnder(snapshot.rgCwd, match.path);
-    display = displayPath(match.path);
-    expected = Object.hasOwn(snapshot.trustedRevisions, match.path)
-      ? snapshot.trustedRevisions[match.path]
-      : "missing";
-    item.line = match.line;
-    const first = match.occurrences[0];
-    if (first !== undefined && !match.textLossy) item.column = first.startColumn;
-    item.described = `match [${target.index}] ${printablePath(display)}:${match.line}`;
+    const place = matchPlace(snapshot, target.index, "; its line is in the result as searched");
+    absolute = place.absolute;
+    display = place.display;
+    expected = place.expected ?? "missing";
+    historical = place.historical;
+    item.line = place.line;
+    if (place.column !== undefined) item.column = place.column;
+    item.described = `match [${target.index}] ${printablePath(display)}:${place.line}`;
   } else {
     const file = resolveSourceFile(deps.cwd, target.path, deps.pathRules);
     absolute = file.absolute;
@@ -187,9 +167,6 @@ function resolveDocument(
   }
   let work = documents.get(absolute);
   if (work === undefined) {
-    const changes = target.kind === "match" ? snapshot?.changes : undefined;
-    const historical =
-      changes?.source === "objects" ? `the ${changes.side} side of ${changes.comparison}` : undefined;
     work = { absolute, display, expected, historical };
     documents.set(absolute, work);
   }

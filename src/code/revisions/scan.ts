@@ -6,7 +6,7 @@
  * are read again; only a file whose two observations agree is trusted. Everything else still
  * counts, and is reported as unverified.
  */
-import { type BigIntStats, stat as statCallback, statSync } from "node:fs";
+import { type BigIntStats, statSync } from "node:fs";
 import { resolve } from "node:path";
 import {
   MAX_CONCURRENT_STATS,
@@ -80,19 +80,11 @@ export function sameRevision(a: Revision | undefined, b: Revision | undefined): 
   return a !== undefined && a === b;
 }
 
-/** Reads one file's revision, or undefined when it cannot be read (it then stays unverified). */
-export function readRevision(absolutePath: string): Promise<Revision | undefined> {
-  return new Promise((resolve) => {
-    statCallback(absolutePath, { bigint: true }, (error, stats) =>
-      resolve(error ? undefined : toRevision(stats)),
-    );
-  });
-}
-
 /**
- * The same observation as readRevision, made on the calling thread. For one file a synchronous
- * stat costs a few microseconds where a thread-pool round trip costs tens to hundreds, which is
- * most of the per-call cost of a small search.
+ * Reads one file's revision, or undefined when it cannot be read (it then stays unverified). On
+ * the calling thread: for one file a synchronous stat costs a few microseconds where a
+ * thread-pool round trip costs tens to hundreds, which is most of the per-call cost of a small
+ * search.
  */
 export function readRevisionSync(absolutePath: string): Revision | undefined {
   let stats: BigIntStats | undefined;
@@ -191,7 +183,7 @@ export async function scanRevisions(options: ScanOptions): Promise<RevisionScan>
 
 /** The "before" observation of a search whose root is one file. */
 export async function scanSingleFile(target: RgTarget): Promise<RevisionScan> {
-  const revision = await readRevision(resolve(target.cwd, target.root));
+  const revision = readRevisionSync(resolve(target.cwd, target.root));
   const revisions = new Map<string, Revision>();
   if (revision !== undefined) revisions.set(target.root, revision);
   return { revisions, enumerated: 1, capped: false };

@@ -6,9 +6,16 @@
  * (inspection, parsing, continuations) agrees on what line N and byte B are.
  */
 import { createHash } from "node:crypto";
-import { open, stat } from "node:fs/promises";
+import { type BigIntStats, constants, statSync } from "node:fs";
+import { open } from "node:fs/promises";
 import { SOURCE_DOCUMENT_MAX_BYTES } from "../../core/limits.js";
-import { type Revision, readRevision, revisionSize, sameRevision } from "../revisions/scan.js";
+import {
+  type Revision,
+  readRevisionSync,
+  revisionOf,
+  revisionSize,
+  sameRevision,
+} from "../revisions/scan.js";
 
 export interface SourceDocument {
   /** Absolute path as opened. */
@@ -44,23 +51,15 @@ export interface ReadOptions {
 
 export async function readSourceDocument(path: string, options: ReadOptions = {}): Promise<ReadOutcome> {
   const maxBytes = options.maxBytes ?? SOURCE_DOCUMENT_MAX_BYTES;
-  const before = await observe(path);
+  const before = observe(path);
   if ("reason" in before) return { ok: false, ...before };
   const { revision } = before;
   if (options.expected !== undefined && !sameRevision(options.expected, revision))
     return { ok: false, reason: "changed" };
   const size = Number(revisionSize(revision));
   if (size > maxBytes) return { ok: false, reason: "too_large", size };
-  let bytes: Buffer;
-  try {
-    // One byte past the observed size tells a file that grew since from one that did not.
-    bytes = await readAtMost(path, size + 1);
-  } catch (error) {
-    return { ok: false, reason: "unreadable", detail: (error as NodeJS.ErrnoException).code ?? "error" };
-  }
-  // Read between two equal observations, and exactly as long as both said: that version.
-  if (bytes.length !== size || !sameRevision(revision, await readRevision(path)))
-    return { ok: false, reason: "changed" };
+  const bytes = await readVersion(path, revision);
+  if (!Buffer.isBuffer(bytes)) return { ok: false, ...bytes };
   return { ok: true, document: makeDocument(path, bytes, revision) };
 }
 
@@ -79,38 +78,60 @@ export function makeDocument(path: string, bytes: Buffer, revision: Revision): S
   };
 }
 
-async function observe(path: string): Promise<{ revision: Revision } | ReadFailure> {
+/** The file's revision, read on the calling thread (see readRevisionSync), or why there is none. */
+function observe(path: string): { revision: Revision } | ReadFailure {
+  let stats: BigIntStats | undefined;
   try {
-    const stats = await stat(path);
-    if (!stats.isFile()) return { reason: "not_a_file" };
+    stats = statSync(path, { bigint: true, throwIfNoEntry: false });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === "ENOENT" || code === "ENOTDIR") return { reason: "missing" };
+    if (code === "ENOTDIR") return { reason: "missing" };
     return { reason: "unreadable", detail: code ?? "error" };
   }
-  const revision = await readRevision(path);
-  return revision === undefined ? { reason: "missing" } : { revision };
+  if (stats === undefined) return { reason: "missing" };
+  if (!stats.isFile()) return { reason: "not_a_file" };
+  return { revision: revisionOf(stats) };
 }
 
 /**
- * Reads up to `limit` bytes into one buffer of that size (the observed size plus one), so a file
- * that grew since its stat can neither exhaust memory nor cost more than the read it needs.
+ * A regular file's bytes if its revision is `expected` before and after they are read, and they
+ * are exactly as many as it says; else why not. The read stops one byte past that size, so a file
+ * that grew can neither exhaust memory nor cost more than the read it needs. Opened without
+ * blocking and checked: a FIFO put in the file's place would otherwise hold the open until a
+ * writer came, which may be never. `noFollow`: a symbolic link in its place is not followed.
  */
-async function readAtMost(path: string, limit: number): Promise<Buffer> {
-  const handle = await open(path, "r");
+export async function readVersion(
+  path: string,
+  expected: Revision,
+  noFollow = false,
+): Promise<Buffer | Exclude<ReadFailure, { reason: "missing" | "too_large" }>> {
+  const limit = Number(revisionSize(expected)) + 1;
+  const flags =
+    constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) | (noFollow ? (constants.O_NOFOLLOW ?? 0) : 0);
+  let bytes: Buffer;
   try {
-    // Unpooled: the document keeps these bytes, and must not keep a shared pool slab with them.
-    const buffer = Buffer.allocUnsafeSlow(limit);
-    let total = 0;
-    while (total < limit) {
-      const { bytesRead } = await handle.read(buffer, total, limit - total, total);
-      if (bytesRead === 0) break;
-      total += bytesRead;
+    const handle = await open(path, flags);
+    try {
+      if (!(await handle.stat()).isFile()) return { reason: "not_a_file" };
+      // Unpooled: a document keeps these bytes, and must not keep a shared pool slab with them.
+      const buffer = Buffer.allocUnsafeSlow(limit);
+      let total = 0;
+      while (total < limit) {
+        const { bytesRead } = await handle.read(buffer, total, limit - total, total);
+        if (bytesRead === 0) break;
+        total += bytesRead;
+      }
+      bytes = buffer.subarray(0, total);
+    } finally {
+      await handle.close();
     }
-    return buffer.subarray(0, total);
-  } finally {
-    await handle.close();
+  } catch (error) {
+    return { reason: "unreadable", detail: (error as NodeJS.ErrnoException).code ?? "error" };
   }
+  // Read between two equal observations, and exactly as long as both said: that version.
+  if (bytes.length !== limit - 1 || !sameRevision(expected, readRevisionSync(path)))
+    return { reason: "changed" };
+  return bytes;
 }
 
 function lineStartsOf(bytes: Buffer): Uint32Array {

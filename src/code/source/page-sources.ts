@@ -4,11 +4,10 @@
  * such a file, and its revision is checked again after reading, so lines of another version
  * never sit next to the retained matching text.
  */
-import { constants } from "node:fs";
-import { open } from "node:fs/promises";
 import { resolve } from "node:path";
 import { CONTEXT_FILE_MAX_BYTES } from "../../core/limits.js";
 import { type Revision, readRevisionSync, revisionSize, sameRevision } from "../revisions/scan.js";
+import { readVersion } from "./document.js";
 
 /** `unverified`: no trusted revision from the search; `changed`: edited since the search. */
 export type FileStatus = "current" | "changed" | "unverified";
@@ -61,35 +60,15 @@ export class PageSources {
     const revision = this.trusted[key];
     if (revision === undefined || BigInt(revisionSize(revision)) > BigInt(CONTEXT_FILE_MAX_BYTES))
       return undefined;
-    const path = resolve(this.rgCwd, key);
-    const bytes = await readRegularFile(path);
-    if (bytes === undefined) return undefined;
-    // The file may have changed while it was read; then its lines are not the searched version.
-    if (!sameRevision(revision, readRevisionSync(path)) || String(bytes.length) !== revisionSize(revision)) {
-      this.#status.set(key, Promise.resolve("changed"));
+    const bytes = await readVersion(resolve(this.rgCwd, key), revision);
+    if (!Buffer.isBuffer(bytes)) {
+      // Changed since it was checked, or while it was read: its lines are not the searched version.
+      if (bytes.reason === "changed") this.#status.set(key, Promise.resolve("changed"));
       return undefined;
     }
     const lines = bytes.toString("utf8").split("\n");
     // A final terminator ends the last line; it does not start another.
     if (lines[lines.length - 1] === "") lines.pop();
     return lines.map((line) => (line.endsWith("\r") ? line.slice(0, -1) : line));
-  }
-}
-
-/**
- * A regular file's bytes, or undefined. Opened without blocking and checked before reading: a
- * FIFO put in the file's place would otherwise hold a thread-pool thread in open() until a
- * writer came, which may be never.
- */
-async function readRegularFile(path: string): Promise<Buffer | undefined> {
-  let handle: Awaited<ReturnType<typeof open>> | undefined;
-  try {
-    handle = await open(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
-    if (!(await handle.stat()).isFile()) return undefined;
-    return await handle.readFile();
-  } catch {
-    return undefined;
-  } finally {
-    await handle?.close();
   }
 }

@@ -8,7 +8,7 @@
  */
 import { EvidentError } from "../../core/errors.js";
 import { SOURCE_CURSOR_TTL_MS } from "../../core/limits.js";
-import { type Revision, revisionOf, revisionParts } from "../revisions/scan.js";
+import { type Revision, revisionOf } from "../revisions/scan.js";
 import type { ByteRange } from "./ranges.js";
 
 /** What seals and opens tokens (the snapshot store, under its cursor key). */
@@ -43,7 +43,8 @@ export function encodeSourceCursor(sealer: TokenSealer, caller: string, state: S
     state.documents.map((d) => [
       d.path,
       d.display,
-      revisionFields(d.revision),
+      // The revision's five numbers in its own order, the form tokens have always carried.
+      d.revision.split(":"),
       d.hash,
       d.ranges.map((r) => [r.startByte, r.endByte]),
     ]),
@@ -125,10 +126,4 @@ function parse(payload: Buffer): SourceCursorState | undefined {
     });
   }
   return documents.length === 0 ? undefined : { issuedAt: value[1] as number, documents };
-}
-
-/** A revision's five numbers in the token's order (the form tokens have always carried). */
-function revisionFields(revision: Revision): string[] {
-  const { size, mtimeNs, ctimeNs, ino, dev } = revisionParts(revision);
-  return [size, mtimeNs, ctimeNs, ino, dev];
 }

@@ -6,7 +6,7 @@
  *   - `facts(document)`: the tree's facts (symbols, syntax errors) alone;
  *   - `specifiers(document)`: the module specifiers a JavaScript/TypeScript file names;
  *   - `symbols(document)`: symbol ranges from ast-grep, else from Universal Ctags.
- * Facts are cached by language and content hash (syntax/cache.ts); trees are not, since a tree
+ * Facts are cached by language and content hash (bounded-cache.ts); trees are not, since a tree
  * is native memory that V8 frees only when it collects the tree's small handle. Parses run off
  * the calling thread, at most PARSE_CONCURRENCY at once; a cancelled caller stops waiting at
  * once (the parse already running finishes in the background and its facts are cached, since it
@@ -19,10 +19,11 @@
 import type { SgRoot } from "@ast-grep/napi";
 import { raceAbort, throwIfAborted } from "../../core/abort.js";
 import { PARSE_CONCURRENCY } from "../../core/limits.js";
-import { readRevision, sameRevision } from "../revisions/scan.js";
+import { Slots } from "../../core/slots.js";
+import { BoundedCache, estimatedBytes } from "../bounded-cache.js";
+import { readRevisionSync, sameRevision } from "../revisions/scan.js";
 import type { SourceDocument } from "../source/document.js";
 import { type AstGrepRuntime, loadAstGrep, parseTree, type TreeFacts, treeFacts } from "./ast-grep.js";
-import { estimatedBytes, SyntaxCache } from "./cache.js";
 import { type CtagsProbe, ctagsSymbols, probeCtags } from "./ctags.js";
 import { type AstGrepLanguage, astGrepLanguageOf } from "./languages.js";
 import { type Specifier, specifiersOf } from "./specifiers.js";
@@ -84,15 +85,15 @@ type Parsed = { readonly language: AstGrepLanguage; readonly root: SgRoot; reado
 
 export class SyntaxLayer {
   readonly #options: SyntaxLayerOptions;
-  readonly #cache: SyntaxCache<Cached>;
+  readonly #cache: BoundedCache<Cached>;
   readonly #pending = new Map<string, Promise<unknown>>();
   #ctags: Promise<CtagsProbe> | undefined;
-  #running = 0;
-  readonly #waiting: (() => void)[] = [];
+  /** Parses (and ctags runs) at once. */
+  readonly #parses = new Slots(PARSE_CONCURRENCY);
 
   constructor(options: SyntaxLayerOptions) {
     this.#options = options;
-    this.#cache = new SyntaxCache();
+    this.#cache = new BoundedCache();
   }
 
   /** Entries and estimated bytes held (tests, diagnostics). */
@@ -167,7 +168,7 @@ export class SyntaxLayer {
             const outcome = await ctagsSymbols(ctags.path, document.path, this.#options.env, signal);
             if (outcome.status !== "ok") return outcome;
             // ctags read the file itself: its symbols describe the document only if that is still it.
-            if (!sameRevision(document.revision, await readRevision(document.path)))
+            if (!sameRevision(document.revision, readRevisionSync(document.path)))
               return { status: "changed", reason: "the file changed while ctags read it" } as const;
             const value = { kind: "ctags", symbols: outcome.symbols } as const;
             this.#cache.set(key, value, estimatedBytes(outcome.symbols.length));
@@ -190,7 +191,8 @@ export class SyntaxLayer {
   ): Promise<T> {
     let pending = this.#pending.get(key) as Promise<T> | undefined;
     if (pending === undefined) {
-      pending = this.#slot(undefined)
+      pending = this.#parses
+        .acquire()
         .then(async (release) => {
           try {
             this.#options.onParse?.(document.path);
@@ -226,20 +228,6 @@ export class SyntaxLayer {
       estimatedBytes(facts.symbols.length),
     );
     return { language, root, facts };
-  }
-
-  /** Waits for one of PARSE_CONCURRENCY slots; gives up waiting when cancelled. */
-  async #slot(signal: AbortSignal | undefined): Promise<() => void> {
-    while (this.#running >= PARSE_CONCURRENCY) {
-      throwIfAborted(signal);
-      await new Promise<void>((wake) => this.#waiting.push(wake));
-    }
-    throwIfAborted(signal);
-    this.#running++;
-    return () => {
-      this.#running--;
-      this.#waiting.shift()?.();
-    };
   }
 }
 

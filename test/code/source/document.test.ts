@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { utimes } from "node:fs/promises";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
-import { readRevision } from "../../../src/code/revisions/scan.js";
+import { readRevisionSync } from "../../../src/code/revisions/scan.js";
 import {
   lineAt,
   lineCount,
@@ -38,7 +38,7 @@ describe("source documents", () => {
       reason: "too_large",
       size: 100,
     });
-    const revision = await readRevision(join(root, "a.txt"));
+    const revision = readRevisionSync(join(root, "a.txt"));
     assert.ok(revision !== undefined);
     assert.equal((await readSourceDocument(join(root, "a.txt"), { expected: revision })).ok, true);
     await utimes(join(root, "a.txt"), new Date(), new Date(Date.now() - 60_000));

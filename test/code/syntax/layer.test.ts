@@ -6,8 +6,8 @@ import assert from "node:assert/strict";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
+import { BoundedCache, estimatedBytes } from "../../../src/code/bounded-cache.js";
 import { readSourceDocument, type SourceDocument } from "../../../src/code/source/document.js";
-import { estimatedBytes, SyntaxCache } from "../../../src/code/syntax/cache.js";
 import { SyntaxLayer } from "../../../src/code/syntax/layer.js";
 import { enclosingSymbol, pickSymbol, qualify, symbolsNamed } from "../../../src/code/syntax/symbols.js";
 import { SYNTAX_CACHE_MAX_BYTES } from "../../../src/core/limits.js";
@@ -255,7 +255,7 @@ describe("syntax layer", () => {
 
 describe("syntax cache", () => {
   it("evicts the least recently used entry beyond its entry and byte bounds", () => {
-    const cache = new SyntaxCache<string>({ maxEntries: 2, maxBytes: 10 });
+    const cache = new BoundedCache<string>({ maxEntries: 2, maxBytes: 10 });
     cache.set("a", "A", 4);
     cache.set("b", "B", 4);
     assert.equal(cache.get("a"), "A"); // a is now the most recent
@@ -265,14 +265,14 @@ describe("syntax cache", () => {
     cache.set("d", "D", 11); // larger than the whole bound: not kept
     assert.equal(cache.get("d"), undefined);
     assert.equal(cache.bytes, 8);
-    const small = new SyntaxCache<string>({ maxEntries: 5, maxBytes: 10 });
+    const small = new BoundedCache<string>({ maxEntries: 5, maxBytes: 10 });
     small.set("a", "A", 6);
     small.set("b", "B", 6); // over 10 bytes: a goes
     assert.deepEqual([small.get("a"), small.get("b"), small.bytes], [undefined, "B", 6]);
   });
 
   it("by default keeps at most SYNTAX_CACHE_MAX_BYTES of estimated facts", () => {
-    const cache = new SyntaxCache<string>();
+    const cache = new BoundedCache<string>();
     const half = SYNTAX_CACHE_MAX_BYTES / 2;
     cache.set("a", "A", half);
     cache.set("b", "B", half);

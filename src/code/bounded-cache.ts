@@ -1,31 +1,27 @@
 /**
- * Syntax facts kept between calls: keyed by language and content hash (so a changed file simply
- * misses), bounded by entry count and by estimated memory, least recently used out. An entry
+ * What code_search keeps between calls by key (syntax facts by content hash, content ids by
+ * file): bounded by entry count and by estimated memory, least recently used out. An entry
  * larger than the whole bound is not kept.
  */
 import {
   SYNTAX_CACHE_MAX_BYTES,
   SYNTAX_CACHE_MAX_ENTRIES,
   SYNTAX_FACT_BYTES_ESTIMATE,
-} from "../../core/limits.js";
+} from "../core/limits.js";
 
-export interface SyntaxCacheOptions {
-  readonly maxEntries?: number;
-  readonly maxBytes?: number;
-}
-
-/** Estimated memory of an entry holding this many facts (symbols or specifiers). */
+/** Estimated memory of an entry holding this many syntax facts (symbols or specifiers). */
 export function estimatedBytes(facts: number): number {
   return (facts + 1) * SYNTAX_FACT_BYTES_ESTIMATE;
 }
 
-export class SyntaxCache<V> {
+/** Syntax facts' bounds unless told otherwise. */
+export class BoundedCache<V> {
   readonly #entries = new Map<string, { readonly value: V; readonly bytes: number }>();
   readonly #maxEntries: number;
   readonly #maxBytes: number;
   #bytes = 0;
 
-  constructor(options: SyntaxCacheOptions = {}) {
+  constructor(options: { readonly maxEntries?: number; readonly maxBytes?: number } = {}) {
     this.#maxEntries = options.maxEntries ?? SYNTAX_CACHE_MAX_ENTRIES;
     this.#maxBytes = options.maxBytes ?? SYNTAX_CACHE_MAX_BYTES;
   }
