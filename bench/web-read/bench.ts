@@ -8,9 +8,13 @@
  * eval-set.ts; `node ../shared/web-read-eval/score.mjs` gives the same counts through the CLI).
  * Time: each page's read (decode, parse, extract, Markdown) after a warm-up pass, median and
  * p90 of wall time and of CPU time, next to the same pages parsed by linkedom alone (the floor
- * every DOM-based reader pays) and next to Readability + Turndown on the same DOM library (parse,
- * Readability, Turndown: the reader evident's is compared with), measured in the same run, page
- * by page in turn. Memory: peak resident memory of a
+ * every DOM-based reader pays) and next to Readability + Turndown on the same DOM library (the
+ * reader evident's is compared with), measured in the same run, page by page in turn. The
+ * baseline starts where the reader does, from the page's bytes with the same content type and
+ * decoding, then parses with linkedom, runs Readability and gives Turndown Readability's element
+ * (Turndown's own HTML parser is another DOM library); the line "as before" is the baseline of
+ * earlier runs, from the decoded text, Turndown parsing Readability's HTML string itself.
+ * Memory: peak resident memory of a
  * fresh process that reads a 5 MB page, less that of one that loads the same modules and reads
  * a small page.
  */
@@ -20,6 +24,7 @@ import { fileURLToPath } from "node:url";
 import { Readability } from "@mozilla/readability";
 import { parseHTML } from "linkedom";
 import TurndownService from "turndown";
+import { decodeBody } from "../../src/web/providers/direct/charset.js";
 import { pageBytes, readPage, warmedEval } from "./eval-set.js";
 
 const { dir, all, items, scorer } = await warmedEval(process.argv.slice(2));
@@ -31,6 +36,8 @@ const parseMs: number[] = [];
 const parseCpuMs: number[] = [];
 const baselineMs: number[] = [];
 const baselineCpuMs: number[] = [];
+const beforeMs: number[] = [];
+const beforeCpuMs: number[] = [];
 const turndown = new TurndownService({ headingStyle: "atx", codeBlockStyle: "fenced" });
 let failures = 0;
 let empty = 0;
@@ -49,9 +56,9 @@ for (const item of items) {
   totals.fp += counts.fp;
   totals.fn += counts.fn;
   totals.tn += counts.tn;
-  const html = new TextDecoder(scorer.declaredCharset(pageBytes(dir, item.file))).decode(
-    pageBytes(dir, item.file),
-  );
+  const bytes = pageBytes(dir, item.file);
+  const contentType = `text/html; charset=${scorer.declaredCharset(bytes)}`;
+  const html = decodeBody(bytes, contentType, true).text;
   const started = performance.now();
   const parseCpu = process.cpuUsage();
   parseHTML(html);
@@ -59,11 +66,18 @@ for (const item of items) {
   const { user, system } = process.cpuUsage(parseCpu);
   parseCpuMs.push((user + system) / 1000);
   const baseline = timed(() => {
-    const article = new Readability(parseHTML(html).document).parse();
-    turndown.turndown(article?.content ?? "");
+    const { document } = parseHTML(decodeBody(bytes, contentType, true).text);
+    const article = new Readability(document, { serializer: (element: unknown) => element }).parse();
+    if (article?.content) turndown.turndown(article.content as unknown as TurndownService.Node);
   });
   baselineMs.push(baseline.ms);
   baselineCpuMs.push(baseline.cpuMs);
+  const before = timed(() => {
+    const article = new Readability(parseHTML(html).document).parse();
+    turndown.turndown(article?.content ?? "");
+  });
+  beforeMs.push(before.ms);
+  beforeCpuMs.push(before.cpuMs);
 }
 
 /** Wall and CPU time of one call; a throw (Turndown on some markup) counts its time too. */
@@ -110,7 +124,13 @@ console.log(
   `          parse median ${parseMedian.toFixed(1)} ms  p90 ${parseP90.toFixed(1)} ms  CPU median ${parseCpuMedian.toFixed(1)} ms  p90 ${parseCpuP90.toFixed(1)} ms  (linkedom alone, same pages)`,
 );
 console.log(
-  `          Readability + Turndown median ${quantile(baselineMs, 0.5).toFixed(1)} ms  p90 ${quantile(baselineMs, 0.9).toFixed(1)} ms  CPU median ${quantile(baselineCpuMs, 0.5).toFixed(1)} ms  p90 ${quantile(baselineCpuMs, 0.9).toFixed(1)} ms  (linkedom, same pages)`,
+  `          Readability + Turndown median ${quantile(baselineMs, 0.5).toFixed(1)} ms  p90 ${quantile(baselineMs, 0.9).toFixed(1)} ms  CPU median ${quantile(baselineCpuMs, 0.5).toFixed(1)} ms  p90 ${quantile(baselineCpuMs, 0.9).toFixed(1)} ms  (decode, linkedom, same pages)`,
+);
+console.log(
+  `          as before  median ${quantile(beforeMs, 0.5).toFixed(1)} ms  p90 ${quantile(beforeMs, 0.9).toFixed(1)} ms  CPU median ${quantile(beforeCpuMs, 0.5).toFixed(1)} ms  p90 ${quantile(beforeCpuMs, 0.9).toFixed(1)} ms  (decoded text, Turndown parsing Readability's HTML)`,
+);
+console.log(
+  `          read/Readability + Turndown  CPU median ${(quantile(cpuMs, 0.5) / quantile(baselineCpuMs, 0.5)).toFixed(2)}x  (as before ${(quantile(cpuMs, 0.5) / quantile(beforeCpuMs, 0.5)).toFixed(2)}x)`,
 );
 console.log(
   `          read/parse  median ${(readMedian / parseMedian).toFixed(2)}x  p90 ${(readP90 / parseP90).toFixed(2)}x  CPU median ${(readCpuMedian / parseCpuMedian).toFixed(2)}x  p90 ${(readCpuP90 / parseCpuP90).toFixed(2)}x`,

@@ -5,12 +5,15 @@
  * work done for Readability counts as Readability's, the Markdown of the container comparison
  * as the comparison's.
  *
- *   npx tsx bench/web-read/phases.ts [--limit N] [--functions N]
+ *   npx tsx bench/web-read/phases.ts [--limit N] [--functions N] [--readability]
  *
  * Nothing in the reader is instrumented: the steps are recognised by their function names.
  * Garbage collection is its own line; samples outside every step (the profiler, this script,
  * reading the set's files) are "other". `--functions N` adds the N functions that spent the most
  * time themselves (not in what they call), with their file and the step they ran for.
+ * `--readability` splits Readability's line into its stages (what it redoes of the reader's
+ * work: JSON-LD, metadata, scripts, visibility; its serialize of the body and its re-parse of it
+ * for a retry; its scoring passes), each with what it calls.
  */
 import { Session } from "node:inspector/promises";
 import { readPage, warmedEval } from "./eval-set.js";
@@ -54,6 +57,22 @@ const STEPS = new Map<string, string>(
   }),
 );
 
+/** Readability's stages, with `--readability`: its function names, innermost wins. */
+const READABILITY_STEPS = new Map<string, string>(
+  Object.entries({
+    _unwrapNoscriptImages: "Readability: noscript images",
+    _getJSONLD: "Readability: JSON-LD (again)",
+    _removeScripts: "Readability: remove scripts",
+    _prepDocument: "Readability: prep document",
+    _getArticleMetadata: "Readability: metadata (again)",
+    _grabArticle: "Readability: scoring passes",
+    _isProbablyVisible: "Readability: visibility",
+    _prepArticle: "Readability: clean-up of its choice",
+    _postProcessContent: "Readability: post-process (URLs, classes)",
+  }),
+);
+const splitReadability = process.argv.includes("--readability");
+
 interface Node {
   id: number;
   callFrame: { functionName: string; url: string };
@@ -80,6 +99,7 @@ const step = new Map<number, string>();
 const root = profile.nodes[0] as Node;
 const walk = (node: Node, inherited: string | undefined) => {
   let own = isReader(node) ? STEPS.get(node.callFrame.functionName) : undefined;
+  if (splitReadability) own = readabilityStage(node, inherited) ?? own;
   // A page parsed again for a second reading is that reading's cost, named as such.
   if (own === "parse (linkedom)" && (inherited === "wider reading" || inherited === "cards"))
     own = `parse again (${inherited})`;
@@ -128,4 +148,16 @@ function isReader(node: Node): boolean {
   if (!STEPS.has(functionName)) return false;
   if (functionName === "parse") return /readability/i.test(url);
   return /providers\/direct|linkedom|readability/i.test(url);
+}
+
+/** Readability's stage a profile node is, with `--readability`: its serialize and re-parse by where they run. */
+function readabilityStage(node: Node, inherited: string | undefined): string | undefined {
+  const { functionName, url } = node.callFrame;
+  if (/inner-html/.test(url) && inherited === "Readability: scoring passes")
+    return functionName === "getInnerHtml"
+      ? "Readability: serialize body (kept for a retry)"
+      : functionName === "setInnerHtml"
+        ? "Readability: re-parse for a retry"
+        : undefined;
+  return /readability/i.test(url) ? READABILITY_STEPS.get(functionName) : undefined;
 }
