@@ -54,6 +54,43 @@ describe("direct reader: product pages", () => {
   });
 });
 
+describe("direct reader: product pages, what is not the product", () => {
+  const card = (name: string, price: string) =>
+    `<li><a href="/p/${name.toLowerCase().replace(/ /g, "-")}">${name}</a><span>${price}</span></li>`;
+  const page = (strip: string) => `<!DOCTYPE html><html lang="en"><head><title>Kestrel stove</title>
+    <script type="application/ld+json">{"@context": "https://schema.org", "@type": "Product", "name": "Kestrel stove",
+      "offers": {"@type": "Offer", "price": "1299.00", "priceCurrency": "USD", "itemCondition": "https://schema.org/NewCondition"}}</script>
+    </head><body><main>
+    <h1>Kestrel stove</h1>
+    <div class="product-details">
+      <p>$1,299, delivered and fitted by our own installers.</p>
+      <p>A cast-iron wood stove for rooms up to forty square metres, with a glass door kept clear by an air wash.</p>
+      <p>The firebox takes logs of up to forty centimetres, and the secondary burn keeps the flue clean through a long winter.</p>
+      ${strip}
+    </div></main></body></html>`;
+
+  it("leaves out a strip of other products' cards headed as such, and keeps the product's own text", async () => {
+    const strip = `<h2>Customers who viewed this item also viewed</h2><ul>${card("Merlin stove", "$899")}${card("Osprey stove", "$1,050")}${card("Harrier stove", "$1,420")}</ul>`;
+    const text = textOf(await readHtml(page(strip), "https://stoves.example/p/kestrel"));
+    inOrder(text, ["# Kestrel stove", "cast-iron wood stove", "secondary burn keeps the flue clean"]);
+    for (const dropped of ["also viewed", "Merlin stove", "Osprey", "$1,420"]) {
+      assert.ok(!text.includes(dropped), `kept: ${dropped}\n${text}`);
+    }
+  });
+
+  it("keeps a heading's links when they are not a strip of cards, and text after a strip's label", async () => {
+    const notStrip = `<h2>Complete the set</h2><p>The <a href="/p/flue-kit">flue kit</a> fits this stove.</p>`;
+    const text = textOf(await readHtml(page(notStrip), "https://stoves.example/p/kestrel"));
+    inOrder(text, ["cast-iron wood stove", "## Complete the set", "flue kit"]);
+  });
+
+  it("does not state a price the content shows written its own way, nor a new item's condition", async () => {
+    const text = textOf(await readHtml(page(""), "https://stoves.example/p/kestrel"));
+    assert.ok(text.includes("$1,299"), text);
+    assert.ok(!/Price:|Condition:/.test(text), text);
+  });
+});
+
 describe("direct reader: service pages", () => {
   it("keeps every section of the main region in order, without navigation, banners or footer", async () => {
     const card = (title: string, text: string) =>
