@@ -29,20 +29,35 @@ const { values: opt } = parseArgs({
 });
 const { markdownToText } = await import(join(opt.split, "../../web-read-eval/score.mjs"));
 
-const tokens = (text) => (text ? text.toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? [] : []);
+const tokens = (text) => (text ? (text.toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? []) : []);
 
 /** Kinds by the words of the heading a block sits under, first match wins. */
 const HEADING_KINDS = [
   ["product-facts", /^product facts$/],
-  ["related", /related|also (like|viewed|bought|love|purchased)|you may|you might|similar|recommend|customers who|frequently bought|recently viewed|more (from|products|items|like)|complete the|pairs? (well|with)|shop the|trending|popular|best ?sellers|goes well|you.ll love|others/],
-  ["reviews", /review|rating|testimonial|what (our )?(customers|clients|people)|loved by|trusted by|q ?& ?a|questions (&|and) answers|stories/],
+  [
+    "related",
+    /related|also (like|viewed|bought|love|purchased)|you may|you might|similar|recommend|customers who|frequently bought|recently viewed|more (from|products|items|like)|complete the|pairs? (well|with)|shop the|trending|popular|best ?sellers|goes well|you.ll love|others/,
+  ],
+  [
+    "reviews",
+    /review|rating|testimonial|what (our )?(customers|clients|people)|loved by|trusted by|q ?& ?a|questions (&|and) answers|stories/,
+  ],
   ["faq", /faq|frequently asked|questions/],
   ["shipping-returns", /shipping|delivery|returns?|warranty|payment|guarantee|secure|refund/],
   ["pricing", /pricing|price|plans?\b|packages?|subscription/],
-  ["specs", /spec|technical|dimension|details|features|ingredients|material|size|care|what.s (in|included)|in the box|compatib|tech/],
+  [
+    "specs",
+    /spec|technical|dimension|details|features|ingredients|material|size|care|what.s (in|included)|in the box|compatib|tech/,
+  ],
   ["description", /description|overview|about|story|why |how it works|benefits/],
-  ["cta", /get started|contact|sign ?up|subscribe|newsletter|book|demo|free trial|ready to|join|talk to|call us|get in touch|request|quote/],
-  ["footer-like", /follow us|social|company|legal|resources|useful links|quick links|help|customer (service|care)|account|menu|navigation|categories|shop|support/],
+  [
+    "cta",
+    /get started|contact|sign ?up|subscribe|newsletter|book|demo|free trial|ready to|join|talk to|call us|get in touch|request|quote/,
+  ],
+  [
+    "footer-like",
+    /follow us|social|company|legal|resources|useful links|quick links|help|customer (service|care)|account|menu|navigation|categories|shop|support/,
+  ],
   ["logos-partners", /partner|clients|customers|brands|as seen|featured in|logos|awards|certif/],
 ];
 
@@ -62,7 +77,12 @@ function shapeKind(line, words) {
   for (const link of links) linked += tokens(link[1]).length;
   if (links.length >= 2 && linked >= 0.7 * words) return "links-line";
   if (words <= 12 && PRICE.test(line)) return "price-line";
-  if (words <= 4 && /^(add to (cart|bag|basket)|buy|quantity|qty|select|choose|size|colou?r|in stock|out of stock|sold out|notify)/i.test(line.replace(/^[-*#\s]+/, "")))
+  if (
+    words <= 4 &&
+    /^(add to (cart|bag|basket)|buy|quantity|qty|select|choose|size|colou?r|in stock|out of stock|sold out|notify)/i.test(
+      line.replace(/^[-*#\s]+/, ""),
+    )
+  )
     return "buy-controls";
   if (/^\s*\|/.test(line)) return "table-row";
   return undefined;
@@ -107,7 +127,9 @@ const add = (map, kind, n, page) => {
 let pages = 0;
 let sumF1 = 0;
 const gt = join(opt.split, "ground-truth");
-for (const file of readdirSync(opt.dump).filter((f) => f.endsWith(".md")).sort()) {
+for (const file of readdirSync(opt.dump)
+  .filter((f) => f.endsWith(".md"))
+  .sort()) {
   const id = file.slice(0, -3);
   const truth = JSON.parse(readFileSync(join(gt, `${id}.json`), "utf8"));
   const type = truth._internal?.page_type?.primary ?? truth._internal?.page_type;
@@ -131,7 +153,8 @@ for (const file of readdirSync(opt.dump).filter((f) => f.endsWith(".md")).sort()
     }
   }
   const refN = tokens(truthText).length;
-  const f1 = (o, p) => (o === 0 || p === 0 || refN === 0 ? 0 : (2 * (o / p) * (o / refN)) / (o / p + o / refN));
+  const f1 = (o, p) =>
+    o === 0 || p === 0 || refN === 0 ? 0 : (2 * (o / p) * (o / refN)) / (o / p + o / refN);
   const pageF1 = f1(overlap, predAll.length);
   sumF1 += pageF1;
   const extraHere = new Map();
@@ -140,7 +163,9 @@ for (const file of readdirSync(opt.dump).filter((f) => f.endsWith(".md")).sort()
     if (words.length === 0) continue;
     const absent = words.filter((w) => !refSet.has(w)).length;
     if (absent < 0.5 * words.length) continue;
-    const kind = block.isHeading ? "heading" : (shapeKind(block.line, words.length) ?? headingKind(block.heading));
+    const kind = block.isHeading
+      ? "heading"
+      : (shapeKind(block.line, words.length) ?? headingKind(block.heading));
     extraHere.set(kind, (extraHere.get(kind) ?? 0) + words.length);
     if (Number(opt.examples) > 0) {
       const list = examples.get(kind) ?? [];
@@ -157,7 +182,9 @@ for (const file of readdirSync(opt.dump).filter((f) => f.endsWith(".md")).sort()
     if (words.length === 0) continue;
     const absent = words.filter((w) => !oursSet.has(w)).length;
     if (absent < 0.5 * words.length) continue;
-    const kind = block.isHeading ? "heading" : (shapeKind(block.line, words.length) ?? headingKind(block.heading));
+    const kind = block.isHeading
+      ? "heading"
+      : (shapeKind(block.line, words.length) ?? headingKind(block.heading));
     add(missed, kind, words.length, id);
   }
 }
@@ -167,7 +194,9 @@ const table = (title, map, withGain) => {
   const rows = [...map.entries()].sort((a, b) => b[1].words - a[1].words);
   for (const [kind, { words, pages: on, gain }] of rows) {
     const g = withGain ? `  F1 +${(gain / pages).toFixed(4)}` : "";
-    console.log(`  ${kind.padEnd(22)} ${String(words).padStart(7)} words on ${String(on.size).padStart(3)} pages${g}`);
+    console.log(
+      `  ${kind.padEnd(22)} ${String(words).padStart(7)} words on ${String(on.size).padStart(3)} pages${g}`,
+    );
   }
 };
 console.log(`${opt.type}: ${pages} pages, mean F1 ${(sumF1 / pages).toFixed(3)}`);

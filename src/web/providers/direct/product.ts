@@ -174,7 +174,7 @@ export function dropRelatedStrips(root: Dom): void {
  */
 function stripOf(heading: Dom, root: Dom): Dom[] {
   let block = heading;
-  while (block.parentNode !== null && block.parentNode !== root && beginsWith(block.parentNode, block))
+  while (block.parentNode !== null && block.parentNode !== root && beginsWith(block))
     block = block.parentNode;
   if (block !== heading && block.querySelectorAll("a[href]").length >= MIN_STRIP_LINKS) return [block];
   const run = [block];
@@ -187,8 +187,8 @@ function stripOf(heading: Dom, root: Dom): Dom[] {
   return run;
 }
 
-/** Whether nothing with text comes before `child` in `parent`. */
-function beginsWith(parent: Dom, child: Dom): boolean {
+/** Whether nothing with text comes before `child` among its siblings: its parent begins with it. */
+function beginsWith(child: Dom): boolean {
   for (let node = child.previousSibling; node != null; node = node.previousSibling) {
     if ((node.textContent ?? "").trim() !== "") return false;
   }
@@ -342,7 +342,8 @@ function schemaWord(value: unknown): string | undefined {
 export function addFacts(document: Dom, root: Dom, facts: readonly ProductFact[]): void {
   const shown = (root.textContent ?? "").replace(/\s+/g, " ").toLowerCase();
   const missing = facts.filter(
-    (fact) => !shown.includes(fact.value.toLowerCase()) && !(fact.label === "Price" && priceShown(shown, fact.value)),
+    (fact) =>
+      !shown.includes(fact.value.toLowerCase()) && !(fact.label === "Price" && priceShown(shown, fact.value)),
   );
   if (missing.length === 0) return;
   const heading = document.createElement("h2");
