@@ -133,3 +133,31 @@ describe("direct reader: service pages", () => {
     assert.equal(outcome.strategy, "sections");
   });
 });
+
+describe("direct reader: what the page does not show", () => {
+  const page = (
+    dialog: string,
+  ) => `<!DOCTYPE html><html lang="en"><head><title>Tidewater freight</title></head><body>
+    <header><nav><a href="/">Tidewater</a><a href="/rates">Rates</a></nav></header>
+    <main><article><h1>Freight by sail between Brittany and Cornwall</h1>
+      <p>Tidewater carries cider, salt and slate across the Channel on two restored ketches, and each crossing takes about thirty hours in a fair wind.</p>
+      <p>Cargo is loaded at Douarnenez on Mondays and unloaded at Penzance by Wednesday; pallets are weighed on the quay and insured for the whole voyage.</p>
+      <p>Shippers book a space by the cubic metre, and a crossing that is delayed by weather is charged at the same rate, however long the wait.</p>
+      <button>Talk to us</button>${dialog}
+    </article></main></body></html>`;
+  const form = (open: string) =>
+    `<dialog${open}><h2>Talk to an expert about your cargo</h2><div><label>First name *</label><label>Work email *</label><label>Company *</label></div><ul><li>Pallets</li><li>Barrels</li><li>Crates</li></ul><p>By sending this form you agree that we store your details.</p></dialog>`;
+
+  it("leaves out a dialog the page keeps closed until a script opens it", async () => {
+    const text = textOf(await readHtml(page(form("")), "https://tidewater.example/"));
+    inOrder(text, ["Freight by sail", "restored ketches", "cubic metre"]);
+    for (const dropped of ["Talk to an expert", "Work email", "Barrels", "agree that we store"]) {
+      assert.ok(!text.includes(dropped), `kept: ${dropped}\n${text}`);
+    }
+  });
+
+  it("keeps a dialog the page shows open", async () => {
+    const text = textOf(await readHtml(page(form(" open")), "https://tidewater.example/"));
+    assert.ok(text.includes("agree that we store"), text);
+  });
+});
