@@ -84,6 +84,15 @@ describe("direct reader: product pages, what is not the product", () => {
     inOrder(text, ["cast-iron wood stove", "## Complete the set", "flue kit"]);
   });
 
+  it("leaves out pictures named as logos, icons or badges, and keeps the product's own", async () => {
+    const pictures = `<p><img src="/img/klarna.svg" alt="Klarna logo"><img src="/img/check.svg" alt="check mark icon"> Pay in three instalments.</p><p><img src="/img/kestrel-black.jpg" alt="Kestrel stove in matt black"></p>`;
+    const text = textOf(await readHtml(page(pictures), "https://stoves.example/p/kestrel"));
+    assert.ok(text.includes("Kestrel stove in matt black"), text);
+    assert.ok(text.includes("Pay in three instalments"), text);
+    for (const dropped of ["Klarna logo", "check mark icon"])
+      assert.ok(!text.includes(dropped), `kept: ${dropped}\n${text}`);
+  });
+
   it("does not state a price the content shows written its own way, nor a new item's condition", async () => {
     const text = textOf(await readHtml(page(""), "https://stoves.example/p/kestrel"));
     assert.ok(text.includes("$1,299"), text);

@@ -121,8 +121,22 @@ export function extractProduct(document: Dom, otherwise: (document: Dom) => Main
   const other = otherwise(document);
   const main = blocks !== undefined && !holdsMore(other.root, blocks.root) ? blocks : other;
   dropRelatedStrips(main.root);
+  dropMarks(main.root);
   addFacts(document, main.root, facts);
   return main;
+}
+
+/** A picture's alternative text that names a mark, not the product: a logo, an icon, a badge. */
+const MARK = /\b(?:logo|logos|icon|icons|badge|badges)\b/i;
+
+/**
+ * Removes the pictures whose alternative text names a logo, an icon or a badge (payment
+ * providers, trust seals, check marks): their names are not what the page says of the product.
+ */
+function dropMarks(root: Dom): void {
+  for (const image of Array.from(root.querySelectorAll("img[alt]")) as Dom[]) {
+    if (MARK.test(image.getAttribute("alt") ?? "")) image.remove();
+  }
 }
 
 /**
