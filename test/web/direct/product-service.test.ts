@@ -54,6 +54,52 @@ describe("direct reader: product pages", () => {
   });
 });
 
+describe("direct reader: product pages, what is not the product", () => {
+  const card = (name: string, price: string) =>
+    `<li><a href="/p/${name.toLowerCase().replace(/ /g, "-")}">${name}</a><span>${price}</span></li>`;
+  const page = (strip: string) => `<!DOCTYPE html><html lang="en"><head><title>Kestrel stove</title>
+    <script type="application/ld+json">{"@context": "https://schema.org", "@type": "Product", "name": "Kestrel stove",
+      "offers": {"@type": "Offer", "price": "1299.00", "priceCurrency": "USD", "itemCondition": "https://schema.org/NewCondition"}}</script>
+    </head><body><main>
+    <h1>Kestrel stove</h1>
+    <div class="product-details">
+      <p>$1,299, delivered and fitted by our own installers.</p>
+      <p>A cast-iron wood stove for rooms up to forty square metres, with a glass door kept clear by an air wash.</p>
+      <p>The firebox takes logs of up to forty centimetres, and the secondary burn keeps the flue clean through a long winter.</p>
+      ${strip}
+    </div></main></body></html>`;
+
+  it("leaves out a strip of other products' cards headed as such, and keeps the product's own text", async () => {
+    const strip = `<h2>Customers who viewed this item also viewed</h2><ul>${card("Merlin stove", "$899")}${card("Osprey stove", "$1,050")}${card("Harrier stove", "$1,420")}</ul>`;
+    const text = textOf(await readHtml(page(strip), "https://stoves.example/p/kestrel"));
+    inOrder(text, ["# Kestrel stove", "cast-iron wood stove", "secondary burn keeps the flue clean"]);
+    for (const dropped of ["also viewed", "Merlin stove", "Osprey", "$1,420"]) {
+      assert.ok(!text.includes(dropped), `kept: ${dropped}\n${text}`);
+    }
+  });
+
+  it("keeps a heading's links when they are not a strip of cards, and text after a strip's label", async () => {
+    const notStrip = `<h2>Complete the set</h2><p>The <a href="/p/flue-kit">flue kit</a> fits this stove.</p>`;
+    const text = textOf(await readHtml(page(notStrip), "https://stoves.example/p/kestrel"));
+    inOrder(text, ["cast-iron wood stove", "## Complete the set", "flue kit"]);
+  });
+
+  it("leaves out pictures named as logos, icons or badges, and keeps the product's own", async () => {
+    const pictures = `<p><img src="/img/klarna.svg" alt="Klarna logo"><img src="/img/check.svg" alt="check mark icon"> Pay in three instalments.</p><p><img src="/img/kestrel-black.jpg" alt="Kestrel stove in matt black"></p>`;
+    const text = textOf(await readHtml(page(pictures), "https://stoves.example/p/kestrel"));
+    assert.ok(text.includes("Kestrel stove in matt black"), text);
+    assert.ok(text.includes("Pay in three instalments"), text);
+    for (const dropped of ["Klarna logo", "check mark icon"])
+      assert.ok(!text.includes(dropped), `kept: ${dropped}\n${text}`);
+  });
+
+  it("does not state a price the content shows written its own way, nor a new item's condition", async () => {
+    const text = textOf(await readHtml(page(""), "https://stoves.example/p/kestrel"));
+    assert.ok(text.includes("$1,299"), text);
+    assert.ok(!/Price:|Condition:/.test(text), text);
+  });
+});
+
 describe("direct reader: service pages", () => {
   it("keeps every section of the main region in order, without navigation, banners or footer", async () => {
     const card = (title: string, text: string) =>
@@ -94,5 +140,33 @@ describe("direct reader: service pages", () => {
       assert.ok(!text.includes(dropped), `kept: ${dropped}\n${text}`);
     }
     assert.equal(outcome.strategy, "sections");
+  });
+});
+
+describe("direct reader: what the page does not show", () => {
+  const page = (
+    dialog: string,
+  ) => `<!DOCTYPE html><html lang="en"><head><title>Tidewater freight</title></head><body>
+    <header><nav><a href="/">Tidewater</a><a href="/rates">Rates</a></nav></header>
+    <main><article><h1>Freight by sail between Brittany and Cornwall</h1>
+      <p>Tidewater carries cider, salt and slate across the Channel on two restored ketches, and each crossing takes about thirty hours in a fair wind.</p>
+      <p>Cargo is loaded at Douarnenez on Mondays and unloaded at Penzance by Wednesday; pallets are weighed on the quay and insured for the whole voyage.</p>
+      <p>Shippers book a space by the cubic metre, and a crossing that is delayed by weather is charged at the same rate, however long the wait.</p>
+      <button>Talk to us</button>${dialog}
+    </article></main></body></html>`;
+  const form = (open: string) =>
+    `<dialog${open}><h2>Talk to an expert about your cargo</h2><div><label>First name *</label><label>Work email *</label><label>Company *</label></div><ul><li>Pallets</li><li>Barrels</li><li>Crates</li></ul><p>By sending this form you agree that we store your details.</p></dialog>`;
+
+  it("leaves out a dialog the page keeps closed until a script opens it", async () => {
+    const text = textOf(await readHtml(page(form("")), "https://tidewater.example/"));
+    inOrder(text, ["Freight by sail", "restored ketches", "cubic metre"]);
+    for (const dropped of ["Talk to an expert", "Work email", "Barrels", "agree that we store"]) {
+      assert.ok(!text.includes(dropped), `kept: ${dropped}\n${text}`);
+    }
+  });
+
+  it("keeps a dialog the page shows open", async () => {
+    const text = textOf(await readHtml(page(form(" open")), "https://tidewater.example/"));
+    assert.ok(text.includes("agree that we store"), text);
   });
 });

@@ -8,6 +8,7 @@
 import { WEB_READ_MAX_DEPTH, WEB_READ_MAX_ELEMENTS, WEB_READ_MAX_NODES } from "../../../core/limits.js";
 import type { PageType, ProviderReadOutcome, ReadMetadata, ReadStrategy } from "../../provider.js";
 import type { cardsHold, dropPictures, readCards } from "./cards.js";
+import { dropClosedDialogs } from "./closed.js";
 import { settleBody, wellFormed } from "./document.js";
 import type { extractBody, extractMain, MainContent } from "./extract.js";
 import { toMarkdown } from "./markdown.js";
@@ -76,6 +77,7 @@ export async function readHtml(html: string, pageUrl: string): Promise<ProviderR
   const parse = () => {
     const { document } = tools.parseHTML(shape.excessAttributes ? tools.boundedAttributes(page) : page);
     settleBody(document);
+    dropClosedDialogs(document);
     // One walk finds what the first steps ask of the page as parsed (profile.ts).
     const profile = pageProfile(document);
     return { document, profile, links: absoluteLinks(profile, pageUrl) };

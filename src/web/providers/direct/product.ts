@@ -120,8 +120,93 @@ export function extractProduct(document: Dom, otherwise: (document: Dom) => Main
   const blocks = describingBlocks(document);
   const other = otherwise(document);
   const main = blocks !== undefined && !holdsMore(other.root, blocks.root) ? blocks : other;
+  dropRelatedStrips(main.root);
+  dropMarks(main.root);
   addFacts(document, main.root, facts);
   return main;
+}
+
+/** A picture's alternative text that names a mark, not the product: a logo, an icon, a badge. */
+const MARK = /\b(?:logo|logos|icon|icons|badge|badges)\b/i;
+
+/**
+ * Removes the pictures whose alternative text names a logo, an icon or a badge (payment
+ * providers, trust seals, check marks): their names are not what the page says of the product.
+ */
+function dropMarks(root: Dom): void {
+  for (const image of Array.from(root.querySelectorAll("img[alt]")) as Dom[]) {
+    if (MARK.test(image.getAttribute("alt") ?? "")) image.remove();
+  }
+}
+
+/**
+ * A heading that introduces other products: "You may also like", "Customers who viewed this
+ * item also viewed", "Similar items", "Recently viewed". A bare "Recommended" or "Related" is
+ * left alone: a shop also heads its own product's accessories or notes so.
+ */
+const RELATED =
+  /\b(?:you (?:may|might|will|'ll|’ll) (?:also )?(?:like|love|need|want|enjoy)|(?:also|frequently) (?:viewed|bought|purchased|liked|loved|shopped)|customers (?:who|also)|people (?:who|also)|related (?:products?|items?|to this)|similar (?:products?|items?|styles?)|recommended (?:for you|products?|items?)|recently viewed|frequently bought|complete the (?:look|set)|shop the look|pairs? (?:well )?with|goes well with|explore (?:related|more)|sponsored products?|more (?:products|items) (?:from|like))\b/i;
+/** A heading longer than this is a card's or a section's title, not a strip's. */
+const MAX_RELATED_HEADING = 80;
+/** Links a strip needs: a strip of fewer cards is not a strip. */
+const MIN_STRIP_LINKS = 3;
+/** The share of the reading a strip may hold: more, and the heading named the wrong block. */
+const MAX_STRIP_SHARE = 0.5;
+/** Text a block without links may hold and still be a strip's label rather than content. */
+const MAX_STRIP_LABEL = 60;
+const HEADINGS = new Set(["h1", "h2", "h3", "h4", "h5", "h6"]);
+
+/**
+ * Removes the strips of other products' cards a product page carries around its own product
+ * ("Customers also viewed", "Similar items"): a heading that says so and the cards it heads,
+ * each a link to another product. The cards' names and prices are other products' and cost the
+ * reading its focus; the product's own block is never removed (a strip holds less than half of
+ * the reading and begins with its heading).
+ */
+export function dropRelatedStrips(root: Dom): void {
+  const total = textLength(root);
+  for (const heading of Array.from(root.querySelectorAll("h2, h3, h4, h5, h6")) as Dom[]) {
+    if (!root.contains(heading)) continue;
+    const text = (heading.textContent ?? "").replace(/\s+/g, " ").trim();
+    if (text.length > MAX_RELATED_HEADING || !RELATED.test(text)) continue;
+    const strip = stripOf(heading, root);
+    let links = 0;
+    let held = 0;
+    for (const block of strip) {
+      links += block.querySelectorAll("a[href]").length;
+      held += textLength(block);
+    }
+    if (links < MIN_STRIP_LINKS || held > MAX_STRIP_SHARE * total) continue;
+    for (const block of strip) block.remove();
+  }
+}
+
+/**
+ * The blocks of a strip headed by `heading`: the outermost block that begins with the heading
+ * when it holds the cards too, else the heading's block and the blocks after it that hold links,
+ * up to the next heading.
+ */
+function stripOf(heading: Dom, root: Dom): Dom[] {
+  let block = heading;
+  while (block.parentNode !== null && block.parentNode !== root && beginsWith(block))
+    block = block.parentNode;
+  if (block !== heading && block.querySelectorAll("a[href]").length >= MIN_STRIP_LINKS) return [block];
+  const run = [block];
+  for (let next = block.nextElementSibling; next != null; next = next.nextElementSibling) {
+    if (HEADINGS.has(next.localName) || next.querySelector("h1, h2") !== null) break;
+    // A strip's label ("Sponsored", "Page 1 of 3") goes with it; a block of text without a link does not.
+    if (next.querySelector("a[href]") === null && textLength(next) >= MAX_STRIP_LABEL) break;
+    run.push(next);
+  }
+  return run;
+}
+
+/** Whether nothing with text comes before `child` among its siblings: its parent begins with it. */
+function beginsWith(child: Dom): boolean {
+  for (let node = child.previousSibling; node != null; node = node.previousSibling) {
+    if ((node.textContent ?? "").trim() !== "") return false;
+  }
+  return true;
 }
 
 /** How much longer the other reading must be, holding the blocks, to be taken instead. */
@@ -192,7 +277,9 @@ export function productFacts(document: Dom): ProductFact[] {
     else if (low !== undefined)
       add("Price", high === undefined ? `from ${low}${suffix}` : `${low} to ${high}${suffix}`);
     add("Availability", schemaWord(offer.availability));
-    add("Condition", schemaWord(offer.itemCondition));
+    // A shop's items are new unless it says otherwise: only another condition tells the agent something.
+    const condition = schemaWord(offer.itemCondition);
+    if (condition !== undefined && !/^new( condition)?$/i.test(condition)) add("Condition", condition);
   }
   const properties = Array.isArray(product.additionalProperty) ? product.additionalProperty : [];
   for (const property of properties.slice(0, MAX_PROPERTIES)) {
@@ -268,7 +355,10 @@ function schemaWord(value: unknown): string | undefined {
  */
 export function addFacts(document: Dom, root: Dom, facts: readonly ProductFact[]): void {
   const shown = (root.textContent ?? "").replace(/\s+/g, " ").toLowerCase();
-  const missing = facts.filter((fact) => !shown.includes(fact.value.toLowerCase()));
+  const missing = facts.filter(
+    (fact) =>
+      !shown.includes(fact.value.toLowerCase()) && !(fact.label === "Price" && priceShown(shown, fact.value)),
+  );
   if (missing.length === 0) return;
   const heading = document.createElement("h2");
   heading.textContent = "Product facts";
@@ -280,4 +370,34 @@ export function addFacts(document: Dom, root: Dom, facts: readonly ProductFact[]
   }
   root.appendChild(heading);
   root.appendChild(list);
+}
+
+/** The amounts a page shows beside a currency sign or code: "$22", "€ 17,00", "129.00 EUR". */
+const SHOWN_PRICE = /(?:[$€£¥₹]|\b[a-z]{3})\s?(\d[\d,.]*)|(\d[\d,.]*)\s?(?:[$€£¥₹]|zł|kr\b|[a-z]{3}\b)/g;
+
+/**
+ * Whether the content shows the stated price's amounts as prices, written its own way: the data
+ * says "17.0 EUR" where the page shows "€17", "1299.00" where it shows "$1,299". Amounts compare
+ * as numbers, in cents.
+ */
+function priceShown(shown: string, value: string): boolean {
+  const stated = (value.match(/\d+(?:\.\d+)?/g) ?? []).map((amount) => Math.round(Number(amount) * 100));
+  if (stated.length === 0) return false;
+  const prices = new Set<number>();
+  for (const match of shown.matchAll(SHOWN_PRICE)) {
+    const amount = cents(match[1] ?? match[2] ?? "");
+    if (amount !== undefined) prices.add(amount);
+  }
+  return stated.every((amount) => prices.has(amount));
+}
+
+/** "1,299.00", "1.299,00", "17,5" or "22" in cents; undefined when it reads as no amount. */
+function cents(text: string): number | undefined {
+  const trimmed = text.replace(/[.,]+$/, "");
+  // The last separator followed by one or two digits is the decimal one; the others group thousands.
+  const decimal = /[.,](\d{1,2})$/.exec(trimmed);
+  const whole = (decimal === null ? trimmed : trimmed.slice(0, decimal.index)).replace(/[.,]/g, "");
+  if (whole === "") return undefined;
+  const fraction = decimal === null ? 0 : Number(decimal[1]?.padEnd(2, "0"));
+  return Number(whole) * 100 + fraction;
 }
