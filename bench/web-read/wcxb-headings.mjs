@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// Where a page type's points go, by kind of element, over all its pages: the words our reading
+// By the heading each block sits under (wcxb-elements.ts counts by line shape, for listings):
+// where a page type's points go, by kind of element, over all its pages: the words our reading
 // keeps that the truth does not (precision) and the truth's words it misses (recall), each
 // attributed to the kind of block that holds them (a product's related-items strip, its
 // reviews, shipping boilerplate; a service page's testimonials, logos, call to action...).
@@ -12,7 +13,7 @@
 //
 // usage (from the project root, after `npm run build`):
 //   node ../shared/wcxb/score.mjs --type product --dump DIR --json rows.json
-//   node bench/web-read/wcxb-elements.mjs --type product --dump DIR [--examples 3]
+//   node bench/web-read/wcxb-headings.mjs --type product --dump DIR [--examples 3]
 import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
