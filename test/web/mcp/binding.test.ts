@@ -12,6 +12,7 @@ import {
   upstreamErrorReason,
 } from "../../../src/web/providers/mcp/output.js";
 import { parseSearch, yamlScalars } from "../../../src/web/providers/mcp/rows.js";
+import { rowsOf, searchOutcome } from "../../../src/web/providers/shared/outcome.js";
 import { deepEqual } from "../../../src/web/providers/shared/values.js";
 
 describe("mcpProviderConfigSchema", () => {
@@ -307,6 +308,20 @@ describe("parseSearch", () => {
       },
     });
     assert.deepEqual(parsed.rows, [{ title: "Structured", url: "https://s.example/", snippet: "d" }]);
+  });
+
+  it("keeps a row only for a URL an HTTP adapter would keep: trimmed, parsed, no whitespace inside", () => {
+    const web = [
+      { url: "  https://kept.example/a  ", title: "Padded" },
+      { url: "http://[::1", title: "Unparsable" },
+      { url: "https://x.example/a b", title: "Text after a URL" },
+      { url: "ftp://x.example/", title: "Not http" },
+    ];
+    const upstream = parseSearch("json", { content: [{ type: "text", text: JSON.stringify({ web }) }] });
+    const vendor = searchOutcome({ rows: rowsOf(web, (item) => item), maxResults: 10 });
+    const expected = [{ title: "Padded", url: "https://kept.example/a" }];
+    assert.deepEqual(upstream.rows, expected);
+    assert.deepEqual(vendor.results, expected);
   });
 
   it("yields no rows for an unknown layout rather than guessing", () => {

@@ -5,6 +5,7 @@
  * the provider then keeps the native text as the answer so nothing the upstream said is lost.
  */
 import type { SearchRow } from "../../provider.js";
+import { toRow } from "../shared/outcome.js";
 import { isRecord, parseJson } from "../shared/values.js";
 import type { OutputFormat } from "./binding.js";
 import { type ToolResultLike, textBlocks } from "./output.js";
@@ -28,28 +29,6 @@ export function parseSearch(format: OutputFormat, result: ToolResultLike): Parse
     case "none":
       return { rows: [] };
   }
-}
-
-function row(fields: {
-  title?: string;
-  url?: string;
-  snippet?: string;
-  publishedAt?: string;
-  author?: string;
-}): SearchRow | undefined {
-  const url = fields.url?.trim();
-  if (url === undefined || !/^https?:\/\/\S+$/i.test(url)) return undefined;
-  const out: { title: string; url: string; snippet?: string; publishedAt?: string; author?: string } = {
-    title: fields.title?.trim() ?? "",
-    url,
-  };
-  const snippet = fields.snippet?.trim();
-  if (snippet) out.snippet = snippet;
-  const publishedAt = fields.publishedAt?.trim();
-  if (publishedAt) out.publishedAt = publishedAt;
-  const author = fields.author?.trim();
-  if (author) out.author = author;
-  return out;
 }
 
 function defined<T>(value: T | undefined): value is T {
@@ -84,7 +63,7 @@ function exaRows(text: string): SearchRow[] {
           body.push(line);
         }
       }
-      return row({
+      return toRow({
         title: fields.Title,
         url: fields.URL,
         snippet: body.join("\n"),
@@ -105,7 +84,7 @@ function tavilyRows(text: string): ParsedSearch {
   let current: { title?: string; url?: string; snippet?: string } | undefined;
   let field: "answer" | "snippet" | "other" | undefined;
   const flush = () => {
-    const made = current === undefined ? undefined : row(current);
+    const made = current === undefined ? undefined : toRow(current);
     if (made !== undefined) rows.push(made);
     current = undefined;
   };
@@ -146,7 +125,7 @@ function tavilyRows(text: string): ParsedSearch {
  */
 function jinaRows(text: string): SearchRow[] {
   const fields = yamlScalars(text);
-  const made = row({
+  const made = toRow({
     title: fields.title,
     url: fields.url,
     snippet: fields.snippet ?? fields.description ?? fields.content,
@@ -200,7 +179,7 @@ function jsonRows(result: ToolResultLike): SearchRow[] {
     return items
       .map((item) =>
         isRecord(item)
-          ? row({
+          ? toRow({
               title: stringField(item, "title"),
               url: stringField(item, "url") ?? stringField(item, "link"),
               snippet:

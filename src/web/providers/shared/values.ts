@@ -20,12 +20,16 @@ export function text(value: unknown): string | undefined {
   return trimmed.length > 0 ? trimmed : undefined;
 }
 
-/** An absolute http(s) URL exactly as given; undefined for anything else. */
+/**
+ * An absolute http(s) URL, trimmed; undefined for anything else. A value with whitespace inside
+ * is a line of text that starts with a URL, not a URL, even where the parser would encode it.
+ */
 export function httpUrl(value: unknown): string | undefined {
-  if (typeof value !== "string" || value.length === 0) return undefined;
+  const candidate = text(value);
+  if (candidate === undefined || /\s/.test(candidate)) return undefined;
   try {
-    const parsed = new URL(value);
-    return parsed.protocol === "http:" || parsed.protocol === "https:" ? value : undefined;
+    const parsed = new URL(candidate);
+    return parsed.protocol === "http:" || parsed.protocol === "https:" ? candidate : undefined;
   } catch {
     return undefined;
   }
