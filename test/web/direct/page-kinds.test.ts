@@ -81,7 +81,7 @@ describe("direct reader: listings of cards", () => {
 
   it("keeps every card in order under the page's heading and introduction, without filters or pagination", async () => {
     const { document } = parseHTML(page);
-    const text = toMarkdown(readCards(document.body));
+    const text = toMarkdown(readCards(document.body)?.root);
     inOrder(text, [
       "Releases",
       "Every release of the Tern compiler",
@@ -164,7 +164,7 @@ describe("direct reader: a list the extraction cut to one card", () => {
 
   it("keeps the introduction that sits in another block than the cards", () => {
     const { document } = parseHTML(page);
-    inOrder(toMarkdown(readCards(document.body)), [
+    inOrder(toMarkdown(readCards(document.body)?.root), [
       "Trails near Millbrook",
       "Walks chosen by the trail club",
       "Quarry ridge",

@@ -34,11 +34,19 @@ interface Group {
   readonly text: number;
 }
 
+/** A reading of a page's cards: the whole of it, and the cards' region inside it. */
+export interface CardsReading {
+  /** The heading and introduction, the cards, then the text a shop writes below them. */
+  readonly root: Dom;
+  /** The cards alone, without the introduction and afterword around them. */
+  readonly region: Dom;
+}
+
 /**
  * The page's cards under its heading and introduction, in a new element, or undefined when the
  * page repeats no card structure. Reveals a script-free page held in `<noscript>` (noscript.ts); reads the rest without changing it.
  */
-export function readCards(body: Dom): Dom | undefined {
+export function readCards(body: Dom): CardsReading | undefined {
   revealNoscript(body);
   const groups = outermost(cardGroups(body));
   if (groups.length === 0) return undefined;
@@ -51,13 +59,9 @@ export function readCards(body: Dom): Dom | undefined {
   const cards = region.cloneNode(true);
   dropChrome(cards);
   root.appendChild(cards);
-  regions.set(root, cards);
   for (const element of afterword(body, region)) root.appendChild(element.cloneNode(true));
-  return root;
+  return { root, region: cards };
 }
-
-/** Each reading's cards region, apart from the introduction and afterword around it. */
-const regions = new WeakMap<Dom, Dom>();
 
 /** How many times the extraction's text the cards hold when they also hold its words. */
 const HOLDS_FACTOR = 2;
@@ -69,10 +73,10 @@ const HOLDS_SHARE = 0.5;
  * extraction's text and most of its words, so the extraction kept one card, the introduction or
  * a part of the list. An article's related stories hold few of the article's words.
  */
-export function cardsHold(cards: Dom, reading: Dom): boolean {
+export function cardsHold(cards: CardsReading, reading: Dom): boolean {
   // The cards' region alone: the introduction and afterword around it may be an article's own
   // prose, which would hold the article's words.
-  const region = regions.get(cards) ?? cards;
+  const { region } = cards;
   return textLength(region) > HOLDS_FACTOR * textLength(reading) && wordShare(reading, region) >= HOLDS_SHARE;
 }
 

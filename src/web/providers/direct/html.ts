@@ -7,7 +7,7 @@
  */
 import { WEB_READ_MAX_DEPTH, WEB_READ_MAX_ELEMENTS, WEB_READ_MAX_NODES } from "../../../core/limits.js";
 import type { PageType, ProviderReadOutcome, ReadMetadata, ReadStrategy } from "../../provider.js";
-import type { cardsHold, dropPictures, readCards } from "./cards.js";
+import type { CardsReading, cardsHold, dropPictures, readCards } from "./cards.js";
 import { dropClosedDialogs } from "./closed.js";
 import { settleBody, wellFormed } from "./document.js";
 import type { extractBody, extractMain, MainContent } from "./extract.js";
@@ -224,15 +224,15 @@ function prose(markdown: string): boolean {
  */
 function cardsReading(
   tools: HtmlTools,
-  cards: Dom,
+  cards: CardsReading,
   chosen: { main: MainContent; markdown: string },
   structure: PageType,
 ): { main: MainContent; markdown: string } | undefined {
   if (chosen.main.strategy === "thread") return undefined;
   const holds = tools.cardsHold(cards, chosen.main.root);
   if (!holds && structure !== "listing" && structure !== "collection") return undefined;
-  const markdown = toMarkdown(cards);
-  const read = { main: { root: cards, found: true, strategy: "cards" as const }, markdown };
+  const markdown = toMarkdown(cards.root);
+  const read = { main: { root: cards.root, found: true, strategy: "cards" as const }, markdown };
   return holds || !prose(chosen.markdown) ? read : undefined;
 }
 
