@@ -5,7 +5,7 @@
  * then scored with the shared scorer's own functions (Markdown reduction, snippet counting).
  * No CLI process per page: a full pass takes about a minute instead of twenty.
  */
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { performance } from "node:perf_hooks";
 import { pathToFileURL } from "node:url";
@@ -132,4 +132,51 @@ export async function scorePage(dir: string, item: EvalItem, scorer: Scorer): Pr
     markdown,
     ...(error === undefined ? {} : { failed: String((error as Error)?.message ?? error) }),
   };
+}
+
+/** A page of either development set as the reader gets it: its bytes, declared type and URL. */
+export interface SetPage {
+  readonly id: string;
+  readonly bytes: () => Buffer;
+  readonly contentType: string;
+  readonly url: string;
+}
+
+function wcxbPages(): SetPage[] {
+  const split = join(process.cwd(), "..", "shared", "wcxb", "dev");
+  return readdirSync(join(split, "html"))
+    .filter((name) => name.endsWith(".html.gz"))
+    .sort()
+    .map((name) => ({
+      id: `wcxb/${name.slice(0, -8)}`,
+      bytes: () => gunzipSync(readFileSync(join(split, "html", name))),
+      contentType: "text/html; charset=utf-8",
+      url: `http://127.0.0.1/${name.slice(0, -3)}`,
+    }));
+}
+
+async function evalPages(): Promise<SetPage[]> {
+  const dir = evalDir();
+  const { items, scorer } = await loadEval(dir);
+  return items.map((item) => {
+    const bytes = () => pageBytes(dir, item.file);
+    return {
+      id: `eval/${item.file}`,
+      bytes,
+      contentType: `text/html; charset=${scorer.declaredCharset(bytes())}`,
+      url: `http://127.0.0.1/${encodeURIComponent(item.file)}`,
+    };
+  });
+}
+
+/** The WCXB development split's pages, then web-read-eval's (`set` keeps one), from `skip`, at most `limit`. */
+export async function bothSetsPages(opt: {
+  set?: string;
+  skip?: string;
+  limit?: string;
+}): Promise<SetPage[]> {
+  let pages = [...(opt.set === "eval" ? [] : wcxbPages()), ...(opt.set === "wcxb" ? [] : await evalPages())];
+  if (opt.skip !== undefined) pages = pages.slice(Number(opt.skip));
+  if (opt.limit !== undefined) pages = pages.slice(0, Number(opt.limit));
+  return pages;
 }

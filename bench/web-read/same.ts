@@ -10,14 +10,12 @@
  * Pages over the fetch layer's response cap are never read by the server: skipped here too.
  */
 import { createHash } from "node:crypto";
-import { readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { readFileSync, writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { gunzipSync } from "node:zlib";
 import { MAX_RESPONSE_BODY_BYTES } from "../../src/core/limits.js";
 import { decodeBody } from "../../src/web/providers/direct/charset.js";
 import { readHtml } from "../../src/web/providers/direct/html.js";
-import { evalDir, loadEval, pageBytes } from "./eval-set.js";
+import { bothSetsPages } from "./eval-set.js";
 
 const { values: opt } = parseArgs({
   options: {
@@ -29,43 +27,7 @@ const { values: opt } = parseArgs({
   },
 });
 
-interface Page {
-  readonly id: string;
-  readonly bytes: () => Buffer;
-  readonly contentType: string;
-  readonly url: string;
-}
-
-function wcxbPages(): Page[] {
-  const split = join(process.cwd(), "..", "shared", "wcxb", "dev");
-  return readdirSync(join(split, "html"))
-    .filter((name) => name.endsWith(".html.gz"))
-    .sort()
-    .map((name) => ({
-      id: `wcxb/${name.slice(0, -8)}`,
-      bytes: () => gunzipSync(readFileSync(join(split, "html", name))),
-      contentType: "text/html; charset=utf-8",
-      url: `http://127.0.0.1/${name.slice(0, -3)}`,
-    }));
-}
-
-async function evalPages(): Promise<Page[]> {
-  const dir = evalDir();
-  const { items, scorer } = await loadEval(dir);
-  return items.map((item) => {
-    const bytes = () => pageBytes(dir, item.file);
-    return {
-      id: `eval/${item.file}`,
-      bytes,
-      contentType: `text/html; charset=${scorer.declaredCharset(bytes())}`,
-      url: `http://127.0.0.1/${encodeURIComponent(item.file)}`,
-    };
-  });
-}
-
-let pages = [...(opt.set === "eval" ? [] : wcxbPages()), ...(opt.set === "wcxb" ? [] : await evalPages())];
-if (opt.skip !== undefined) pages = pages.slice(Number(opt.skip));
-if (opt.limit !== undefined) pages = pages.slice(0, Number(opt.limit));
+const pages = await bothSetsPages(opt);
 
 const prints: Record<string, string> = {};
 for (const page of pages) {
