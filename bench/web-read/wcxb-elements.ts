@@ -15,24 +15,15 @@
  * reader typed so (from wcxb-kinds.ts's rows; a comma-separated list), `--strategy` those it
  * read with that strategy.
  */
-import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { join, resolve } from "node:path";
-import { pathToFileURL } from "node:url";
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { markdownToText, wcxbRoot as root, tokens } from "./wcxb-metric.js";
 
 const args = process.argv.slice(2);
 const option = (name: string) => {
   const index = args.indexOf(name);
   return index === -1 ? undefined : args[index + 1];
 };
-const near = resolve("..", "shared", "wcxb");
-const root = process.env.EVIDENT_WCXB ?? (existsSync(near) ? near : resolve("..", "..", "shared", "wcxb"));
-const { markdownToText } = (await import(
-  pathToFileURL(join(root, "..", "web-read-eval", "score.mjs")).href
-)) as {
-  markdownToText(markdown: string): string;
-};
-
-const tokens = (text: string) => text.toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? [];
 
 const PRICE = /[$€£¥₹]\s?\d|\d\s?(?:€|£|zł|kr|Kč|(?:EUR|USD|GBP|CHF|CAD|AUD|SEK|NOK|DKK|PLN)\b)/;
 const MONTH =

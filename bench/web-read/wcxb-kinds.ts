@@ -14,11 +14,12 @@
  * Figures are close to the scorer's (`node ../shared/wcxb/score.mjs`), which reads over MCP:
  * pages are decoded as UTF-8 as it serves them, and read on this thread whatever their size.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { register } from "node:module";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { gunzipSync } from "node:zlib";
+import { markdownToText, wcxbRoot as root, tokens } from "./wcxb-metric.js";
 
 const args = process.argv.slice(2);
 const option = (name: string) => {
@@ -42,17 +43,8 @@ const dist = resolve("dist/web/providers/direct/html.js");
 const { readHtml } = (await import(pathToFileURL(dist).href)) as {
   readHtml(html: string, url: string): Promise<{ pageType?: string; strategy?: string; content: unknown[] }>;
 };
-const near = resolve("..", "shared", "wcxb");
-const root = process.env.EVIDENT_WCXB ?? (existsSync(near) ? near : resolve("..", "..", "shared", "wcxb"));
-const { markdownToText } = (await import(
-  pathToFileURL(join(root, "..", "web-read-eval", "score.mjs")).href
-)) as {
-  markdownToText(markdown: string): string;
-};
 const split = join(root, "dev");
 
-// The benchmark's metric, as score.mjs counts it.
-const tokens = (text: string) => text.toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? [];
 function f1(predicted: string, reference: string): number {
   const pred = tokens(predicted);
   const ref = tokens(reference);
