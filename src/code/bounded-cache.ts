@@ -9,9 +9,17 @@ import {
   SYNTAX_FACT_BYTES_ESTIMATE,
 } from "../core/limits.js";
 
-/** Estimated memory of an entry holding this many syntax facts (symbols or specifiers). */
-export function estimatedBytes(facts: number): number {
-  return (facts + 1) * SYNTAX_FACT_BYTES_ESTIMATE;
+/**
+ * Estimated memory of an entry holding facts (symbols or specifiers) whose strings are `strings`
+ * (their characters counted at two bytes, the most a string takes for one).
+ */
+export function estimatedBytes(strings: readonly (readonly string[])[]): number {
+  let bytes = SYNTAX_FACT_BYTES_ESTIMATE;
+  for (const fact of strings) {
+    bytes += SYNTAX_FACT_BYTES_ESTIMATE;
+    for (const text of fact) bytes += 2 * text.length;
+  }
+  return bytes;
 }
 
 /** Syntax facts' bounds unless told otherwise. */

@@ -448,8 +448,11 @@ export const PARSE_CONCURRENCY = 2;
  */
 export const SYNTAX_CACHE_MAX_ENTRIES = 4_096;
 export const SYNTAX_CACHE_MAX_BYTES = 4 * 1024 * 1024;
-/** Estimated memory of one cached fact (a symbol or specifier, names included), and of an entry. */
-export const SYNTAX_FACT_BYTES_ESTIMATE = 256;
+/**
+ * Estimated memory of one cached fact (a symbol or specifier) without its strings' characters,
+ * which are counted apart, and of an entry.
+ */
+export const SYNTAX_FACT_BYTES_ESTIMATE = 128;
 
 // ---------------------------------------------------------------------------------------------
 // Transports.

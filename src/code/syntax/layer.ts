@@ -135,7 +135,11 @@ export class SyntaxLayer {
     if (tree.status !== "ok") return tree;
     const specifiers = specifiersOf(tree.root.root(), tree.language);
     const syntaxErrors = tree.facts.syntaxErrors;
-    this.#cache.set(key, { kind: "specifiers", specifiers, syntaxErrors }, estimatedBytes(specifiers.length));
+    this.#cache.set(
+      key,
+      { kind: "specifiers", specifiers, syntaxErrors },
+      estimatedBytes(specifiers.map((s) => [s.specifier])),
+    );
     return { status: "ok", specifiers, syntaxErrors };
   }
 
@@ -171,7 +175,7 @@ export class SyntaxLayer {
             if (!sameRevision(document.revision, readRevisionSync(document.path)))
               return { status: "changed", reason: "the file changed while ctags read it" } as const;
             const value = { kind: "ctags", symbols: outcome.symbols } as const;
-            this.#cache.set(key, value, estimatedBytes(outcome.symbols.length));
+            this.#cache.set(key, value, symbolsBytes(outcome.symbols));
             return value;
           });
     if ("status" in result) return result;
@@ -222,13 +226,13 @@ export class SyntaxLayer {
       return { status: "parse_error", reason: `ast-grep could not parse it (${(error as Error).message})` };
     }
     const facts = treeFacts(runtime.napi, root, language);
-    this.#cache.set(
-      factsKey(language, document),
-      { kind: "facts", facts },
-      estimatedBytes(facts.symbols.length),
-    );
+    this.#cache.set(factsKey(language, document), { kind: "facts", facts }, symbolsBytes(facts.symbols));
     return { language, root, facts };
   }
+}
+
+function symbolsBytes(symbols: readonly SymbolRange[]): number {
+  return estimatedBytes(symbols.map((s) => [s.name, s.qualifiedName]));
 }
 
 function factsKey(language: AstGrepLanguage, document: SourceDocument): string {

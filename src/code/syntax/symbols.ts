@@ -185,9 +185,17 @@ export function qualify(
       stack.pop();
     }
     const parent = stack[stack.length - 1];
+    // Written out field by field: a spread here gave every kept symbol a hidden class of its own
+    // (a map and its descriptors, more than the symbol's own bytes).
     const qualified: SymbolRange = {
-      ...symbol,
+      name: symbol.name,
       qualifiedName: parent === undefined ? symbol.name : `${parent.qualifiedName}.${symbol.name}`,
+      kind: symbol.kind,
+      startLine: symbol.startLine,
+      endLine: symbol.endLine,
+      startColumn: symbol.startColumn,
+      endColumn: symbol.endColumn,
+      hasSyntaxError: symbol.hasSyntaxError,
     };
     out.push(qualified);
     stack.push(qualified);
