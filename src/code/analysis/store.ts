@@ -96,6 +96,19 @@ export function occurrenceItem(
   return itemOf("occurrence", path, line, o, text, extras);
 }
 
+/** An anyOf occurrence: its place, the line's text in the table, and its term's index. */
+export function termItem(
+  path: string,
+  line: number,
+  o: Occurrence,
+  text: number,
+  term: number,
+): AnalysisItem {
+  const { startByte, endByte, startColumn, endColumn } = o;
+  // The fields in itemOf's order, so anyOf's items and a retained copy's share one shape.
+  return { kind: "occurrence", path, line, startByte, endByte, startColumn, endColumn, text, term };
+}
+
 /** The item at another line, with another text (a retained copy's table, an import's line). */
 export function placedItem(item: AnalysisItem, line: number, text: number): AnalysisItem {
   return itemOf(item.kind, item.path, line, item, text, item);
