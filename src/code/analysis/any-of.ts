@@ -16,18 +16,12 @@ import { printablePath } from "../render/detail-page.js";
 import type { AnyOfRequest, SearchQuery } from "../request.js";
 import type { Revision } from "../revisions/scan.js";
 import type { PartialReason } from "../rg/content-search.js";
+import type { ParsedMatch } from "../rg/events.js";
 import { keyAt, type MatchTable, matchAt } from "../rg/match-table.js";
 import type { AnalysisItem, CoverageFact } from "../snapshots/analysis.js";
 import { compareKeys, displayPath } from "../snapshots/sequence.js";
-import { occurrenceItem, TextTable } from "./store.js";
-import {
-  alternation,
-  isAscii,
-  type TermMatcher,
-  type TermOccurrence,
-  termIgnoresCase,
-  termMatcher,
-} from "./terms.js";
+import { TextTable, termItem } from "./store.js";
+import { alternation, isAscii, type TermMatcher, termIgnoresCase, termMatcher } from "./terms.js";
 
 /** The lines a candidate scan found, and what it said about them. */
 export interface CandidateLines {
@@ -134,7 +128,6 @@ async function scanGroup(
 ): Promise<GroupResult> {
   const terms = group.map((t) => request.terms[t] as string);
   const { caseMode, wholeWord } = request.query;
-  const matchers = terms.map((term) => termMatcher(term, caseMode, wholeWord));
   // One scan finds a superset of every term's lines: it ignores case if any term does.
   const query: SearchQuery = {
     ...request.query,
@@ -143,54 +136,101 @@ async function scanGroup(
     caseMode: terms.some((term) => termIgnoresCase(term, caseMode)) ? "insensitive" : "sensitive",
   };
   const run = await scan(query);
-  const { trusted } = run;
-  // Per term, each file's items in arrival order: ripgrep reports a file's lines together and
-  // in order, and a line's occurrences come in order, so ordering files is all that is left.
-  const byTerm = terms.map(() => new Map<string, AnalysisItem[]>());
-  const unverified = new Set<string>();
-  let admit: Admission | undefined;
-  if (admitFor !== undefined) {
-    const paths = new Set<string>();
-    for (let position = 0; position < run.table.length; position++) paths.add(keyAt(run.table, position));
-    admit = await admitFor(paths);
-  }
-  for (let position = 0; position < run.table.length; position++) {
-    const match = matchAt(run.table, position);
-    if (admit !== undefined && !admit(match)) continue;
-    const ascii = isAscii(match.text);
-    let text = -1;
-    for (let i = 0; i < matchers.length; i++) {
-      const found = (matchers[i] as TermMatcher).find(match, ascii);
-      for (let k = 0; k < found.length; k++) {
-        const o = found[k] as TermOccurrence;
-        if (text < 0) text = table.add(match.path, match.line, match.text);
-        const files = byTerm[i] as Map<string, AnalysisItem[]>;
-        let list = files.get(match.path);
-        if (list === undefined) {
-          list = [];
-          files.set(match.path, list);
-        }
-        list.push(occurrenceItem(match.path, match.line, o, text, { term: group[i] as number }));
-      }
-    }
-    if (text >= 0 && !Object.hasOwn(trusted, match.path)) unverified.add(match.path);
-  }
-  const items: AnalysisItem[] = [];
-  for (const files of byTerm) {
-    for (const path of [...files.keys()].sort(compareKeys)) {
-      const list = files.get(path) as AnalysisItem[];
-      // A file reported in two runs (never seen from ripgrep, but not ruled out) is put in order.
-      if (list.some((item, i) => i > 0 && (list[i - 1] as AnalysisItem).line > item.line)) {
-        list.sort((a, b) => a.line - b.line || a.startByte - b.startByte);
-      }
-      for (const item of list) items.push(item);
-    }
-  }
+  const admit = admitFor === undefined ? undefined : await admitFor(filesOf(run.table));
+  const found = new GroupOccurrences(
+    group.map((t, i) => ({ term: t, matcher: termMatcher(terms[i] as string, caseMode, wholeWord) })),
+    table,
+    run.trusted,
+  );
+  readCandidates(run.table, admit, found);
   return {
-    items,
+    items: found.ordered(),
     complete: run.partialReason === undefined,
     stop: scanStop(run),
-    unverified: [...unverified],
+    unverified: [...found.unverified],
     searchErrors: run.searchErrors,
   };
+}
+
+/** The files a candidate scan found lines in. */
+function filesOf(lines: MatchTable): Set<string> {
+  const paths = new Set<string>();
+  for (let position = 0; position < lines.length; position++) paths.add(keyAt(lines, position));
+  return paths;
+}
+
+/** Reads every candidate line the admission lets through into the group's occurrences. */
+function readCandidates(lines: MatchTable, admit: Admission | undefined, found: GroupOccurrences): void {
+  for (let position = 0; position < lines.length; position++) {
+    const match = matchAt(lines, position);
+    if (admit === undefined || admit(match)) found.read(match);
+  }
+}
+
+interface GroupTerm {
+  /** The term's index in the request. */
+  readonly term: number;
+  readonly matcher: TermMatcher;
+}
+
+/**
+ * One group's occurrences, per term and file in arrival order: ripgrep reports a file's lines
+ * together and in order, and a line's occurrences come in order, so ordering files is all that
+ * is left (`ordered`).
+ */
+class GroupOccurrences {
+  readonly unverified = new Set<string>();
+  readonly #terms: readonly GroupTerm[];
+  readonly #byTerm: Map<string, AnalysisItem[]>[];
+  readonly #table: TextTable;
+  readonly #trusted: Readonly<Record<string, Revision>>;
+
+  constructor(terms: readonly GroupTerm[], table: TextTable, trusted: Readonly<Record<string, Revision>>) {
+    this.#terms = terms;
+    this.#byTerm = terms.map(() => new Map());
+    this.#table = table;
+    this.#trusted = trusted;
+  }
+
+  /** Finds each term in one candidate line, filing its occurrences under the term. */
+  read(match: ParsedMatch): void {
+    const ascii = isAscii(match.text);
+    let text = -1;
+    for (let i = 0; i < this.#terms.length; i++) {
+      const { term, matcher } = this.#terms[i] as GroupTerm;
+      const found = matcher.find(match, ascii);
+      if (found.length === 0) continue;
+      if (text < 0) text = this.#table.add(match.path, match.line, match.text);
+      const list = this.#list(i, match.path);
+      for (const o of found) list.push(termItem(match.path, match.line, o, text, term));
+    }
+    if (text >= 0 && !Object.hasOwn(this.#trusted, match.path)) this.unverified.add(match.path);
+  }
+
+  /** The items of term `i` in this file, so far. */
+  #list(i: number, path: string): AnalysisItem[] {
+    const files = this.#byTerm[i] as Map<string, AnalysisItem[]>;
+    let list = files.get(path);
+    if (list === undefined) {
+      list = [];
+      files.set(path, list);
+    }
+    return list;
+  }
+
+  /** Every item, by term (input order), then path, then position. */
+  ordered(): AnalysisItem[] {
+    const items: AnalysisItem[] = [];
+    for (const files of this.#byTerm) {
+      for (const path of [...files.keys()].sort(compareKeys)) {
+        const list = files.get(path) as AnalysisItem[];
+        // A file reported in two runs (never seen from ripgrep, but not ruled out) is put in order.
+        if (list.some((item, i) => i > 0 && (list[i - 1] as AnalysisItem).line > item.line)) {
+          list.sort((a, b) => a.line - b.line || a.startByte - b.startByte);
+        }
+        for (const item of list) items.push(item);
+      }
+    }
+    return items;
+  }
 }

@@ -96,6 +96,19 @@ export function occurrenceItem(
   return itemOf("occurrence", path, line, o, text, extras);
 }
 
+/** An anyOf occurrence: its place, the line's text in the table, and its term's index. */
+export function termItem(
+  path: string,
+  line: number,
+  o: Occurrence,
+  text: number,
+  term: number,
+): AnalysisItem {
+  const { startByte, endByte, startColumn, endColumn } = o;
+  // The fields in itemOf's order, so anyOf's items and a retained copy's share one shape.
+  return { kind: "occurrence", path, line, startByte, endByte, startColumn, endColumn, text, term };
+}
+
 /** The item at another line, with another text (a retained copy's table, an import's line). */
 export function placedItem(item: AnalysisItem, line: number, text: number): AnalysisItem {
   return itemOf(item.kind, item.path, line, item, text, item);
@@ -203,53 +216,19 @@ const summaries = new WeakMap<AnalysisData, AnalysisSummary>();
 export function summarize(data: AnalysisData): AnalysisSummary {
   const cached = summaries.get(data);
   if (cached !== undefined) return cached;
-  // Paths are shared strings and lines small numbers: per-file sets, no composite keys.
-  const files = new Set<string>();
-  const lines = new Map<string, Set<number>>();
-  const byKind: Partial<Record<AnalysisItem["kind"], number>> = {};
-  const byRole: Record<string, number> = {};
-  const termOccurrences = data.terms.map(() => 0);
-  const termFiles = data.terms.map(() => 0);
-  let occurrences = 0;
-  let lineCount = 0;
-  // Items of one term are consecutive and ordered by path: a term's files are its path changes.
-  let lastTerm = -1;
-  let lastPath: string | undefined;
-  for (const item of data.items) {
-    files.add(item.path);
-    byKind[item.kind] = (byKind[item.kind] ?? 0) + 1;
-    if (item.role !== undefined) byRole[item.role] = (byRole[item.role] ?? 0) + 1;
-    if (item.kind !== "occurrence") continue;
-    occurrences++;
-    let fileLines = lines.get(item.path);
-    if (fileLines === undefined) {
-      fileLines = new Set();
-      lines.set(item.path, fileLines);
-    }
-    if (!fileLines.has(item.line)) {
-      fileLines.add(item.line);
-      lineCount++;
-    }
-    const term = item.term;
-    if (term !== undefined) {
-      termOccurrences[term] = (termOccurrences[term] ?? 0) + 1;
-      if (term !== lastTerm || item.path !== lastPath) termFiles[term] = (termFiles[term] ?? 0) + 1;
-      lastTerm = term;
-      lastPath = item.path;
-    }
-  }
+  const counts = countItems(data.items, data.terms.length);
   const summary: AnalysisSummary = {
     items: data.items.length,
-    occurrences,
-    lines: lineCount,
-    files: files.size,
-    occurrenceFiles: lines.size,
-    byKind,
-    byRole,
+    occurrences: counts.occurrences,
+    lines: counts.lineCount,
+    files: counts.files.size,
+    occurrenceFiles: counts.lines.size,
+    byKind: counts.byKind,
+    byRole: counts.byRole,
     terms: data.terms.map((term, t) => ({
       term,
-      occurrences: termOccurrences[t] ?? 0,
-      files: termFiles[t] ?? 0,
+      occurrences: counts.termOccurrences[t] ?? 0,
+      files: counts.termFiles[t] ?? 0,
       complete: data.termsComplete[t] ?? false,
     })),
     complete: Object.values(data.coverage).every(
@@ -261,4 +240,58 @@ export function summarize(data: AnalysisData): AnalysisSummary {
   };
   summaries.set(data, summary);
   return summary;
+}
+
+/** What `summarize` counts in its one pass over the items. */
+class ItemCounts {
+  // Paths are shared strings and lines small numbers: per-file sets, no composite keys.
+  readonly files = new Set<string>();
+  readonly lines = new Map<string, Set<number>>();
+  readonly byKind: Partial<Record<AnalysisItem["kind"], number>> = {};
+  readonly byRole: Record<string, number> = {};
+  readonly termOccurrences: number[];
+  readonly termFiles: number[];
+  occurrences = 0;
+  lineCount = 0;
+  #lastTerm = -1;
+  #lastPath: string | undefined;
+
+  constructor(terms: number) {
+    this.termOccurrences = Array.from({ length: terms }, () => 0);
+    this.termFiles = Array.from({ length: terms }, () => 0);
+  }
+
+  add(item: AnalysisItem): void {
+    this.files.add(item.path);
+    this.byKind[item.kind] = (this.byKind[item.kind] ?? 0) + 1;
+    if (item.role !== undefined) this.byRole[item.role] = (this.byRole[item.role] ?? 0) + 1;
+    if (item.kind !== "occurrence") return;
+    this.occurrences++;
+    let fileLines = this.lines.get(item.path);
+    if (fileLines === undefined) {
+      fileLines = new Set();
+      this.lines.set(item.path, fileLines);
+    }
+    if (!fileLines.has(item.line)) {
+      fileLines.add(item.line);
+      this.lineCount++;
+    }
+    if (item.term !== undefined) this.#addTerm(item.term, item.path);
+  }
+
+  /** Items of one term are consecutive and ordered by path: a term's files are its path changes. */
+  #addTerm(term: number, path: string): void {
+    this.termOccurrences[term] = (this.termOccurrences[term] ?? 0) + 1;
+    if (term !== this.#lastTerm || path !== this.#lastPath) {
+      this.termFiles[term] = (this.termFiles[term] ?? 0) + 1;
+    }
+    this.#lastTerm = term;
+    this.#lastPath = path;
+  }
+}
+
+function countItems(items: readonly AnalysisItem[], terms: number): ItemCounts {
+  const counts = new ItemCounts(terms);
+  for (const item of items) counts.add(item);
+  return counts;
 }

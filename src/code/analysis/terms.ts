@@ -32,16 +32,6 @@ export function termIgnoresCase(term: string, mode: CaseMode): boolean {
   return !/\p{Uppercase}/u.test(term);
 }
 
-export interface TermMatcher {
-  readonly term: string;
-  readonly ignoreCase: boolean;
-  /**
-   * Every occurrence of the term in the line, in order. `ascii` says whether the line's text is
-   * ASCII, when the caller knows it (a group's terms search each line: one check serves them all).
-   */
-  find(match: ParsedMatch, ascii?: boolean): readonly TermOccurrence[];
-}
-
 /** Whether a line's text is ASCII (string indices are then byte offsets). */
 export function isAscii(text: string): boolean {
   return Buffer.byteLength(text, "utf8") === text.length;
@@ -50,33 +40,47 @@ export function isAscii(text: string): boolean {
 /** What a line without the term finds: shared, since most lines of a group lack most terms. */
 const NONE: readonly TermOccurrence[] = [];
 
+/**
+ * One term's search, of one class: every term of every group has the same fields and the same
+ * `find`, whichever of the three ways (ASCII, Unicode, raw bytes) a line needs.
+ */
+export class TermMatcher {
+  readonly term: string;
+  readonly ignoreCase: boolean;
+  /** A case-sensitive term without word bounds: on an ASCII line, a plain `indexOf` finds it. */
+  readonly #plainBytes: boolean;
+  readonly #unicode: RegExp;
+  readonly #latin: RegExp;
+
+  constructor(term: string, mode: CaseMode, wholeWord: boolean) {
+    this.term = term;
+    this.ignoreCase = termIgnoresCase(term, mode);
+    this.#plainBytes = !this.ignoreCase && !wholeWord;
+    this.#unicode = new RegExp(
+      wholeWord ? `(?<!${WORD})${escapeRegExp(term)}(?!${WORD})` : escapeRegExp(term),
+      this.ignoreCase ? "giu" : "gu",
+    );
+    // Non-UTF-8 lines are read as latin1, one character per byte, so indices are byte offsets;
+    // only ASCII letters are folded there, since other bytes are parts of characters.
+    const latinTerm = escapeRegExp(fold(Buffer.from(term, "utf8").toString("latin1"), this.ignoreCase));
+    this.#latin = new RegExp(wholeWord ? `(?<!${ASCII_WORD})${latinTerm}(?!${ASCII_WORD})` : latinTerm, "g");
+  }
+
+  /**
+   * Every occurrence of the term in the line, in order. `ascii` says whether the line's text is
+   * ASCII, when the caller knows it (a group's terms search each line: one check serves them all).
+   */
+  find(match: ParsedMatch, ascii?: boolean): readonly TermOccurrence[] {
+    if (match.textLossy && match.rawText !== undefined) {
+      return lossyFind(match.rawText, this.#latin, this.ignoreCase);
+    }
+    if (this.#plainBytes && (ascii ?? isAscii(match.text))) return asciiFind(match.text, this.term);
+    return unicodeFind(match.text, this.#unicode);
+  }
+}
+
 export function termMatcher(term: string, mode: CaseMode, wholeWord: boolean): TermMatcher {
-  const ignoreCase = termIgnoresCase(term, mode);
-  const unicode = new RegExp(
-    wholeWord ? `(?<!${WORD})${escapeRegExp(term)}(?!${WORD})` : escapeRegExp(term),
-    ignoreCase ? "giu" : "gu",
-  );
-  // Non-UTF-8 lines are read as latin1, one character per byte, so indices are byte offsets;
-  // only ASCII letters are folded there, since other bytes are parts of characters.
-  const latinTerm = Buffer.from(term, "utf8").toString("latin1");
-  const latin = new RegExp(
-    wholeWord
-      ? `(?<!${ASCII_WORD})${escapeRegExp(fold(latinTerm, ignoreCase))}(?!${ASCII_WORD})`
-      : escapeRegExp(fold(latinTerm, ignoreCase)),
-    "g",
-  );
-  const plainBytes = !ignoreCase && !wholeWord;
-  return {
-    term,
-    ignoreCase,
-    find(match, ascii) {
-      if (match.textLossy && match.rawText !== undefined) {
-        return lossyFind(match.rawText, latin, ignoreCase);
-      }
-      if (plainBytes && (ascii ?? isAscii(match.text))) return asciiFind(match.text, term);
-      return unicodeFind(match.text, unicode);
-    },
-  };
+  return new TermMatcher(term, mode, wholeWord);
 }
 
 /** ASCII letters to lower case, every other character unchanged (same length). */
