@@ -93,6 +93,26 @@ describe("direct reader: product pages, what is not the product", () => {
       assert.ok(!text.includes(dropped), `kept: ${dropped}\n${text}`);
   });
 
+  it("leaves out the buying controls a shop names as such, and keeps the stock line and a heading so named", async () => {
+    const panel = `<div class="product-form__quantity"><label>Qty</label><span>1 2 3</span></div>
+      <div class="product-add-to-cart"><span>Add to cart</span></div>
+      <div class="wishlist-toggle">Add to wishlist</div>
+      <div class="social-share"><span>Share</span><span>Pin it</span></div>
+      <div class="store-availability">Pick up in store today</div>
+      <h3 id="add-to-cart-title">Chimney kit included</h3>
+      <div class="quantity-note">In stock: ships within two working days from our warehouse in Leeds.</div>`;
+    const text = textOf(await readHtml(page(panel), "https://stoves.example/p/kestrel"));
+    inOrder(text, [
+      "cast-iron wood stove",
+      "secondary burn",
+      "Chimney kit included",
+      "ships within two working days",
+    ]);
+    for (const dropped of ["Qty", "Add to cart", "wishlist", "Pin it", "Pick up in store"]) {
+      assert.ok(!text.includes(dropped), `kept: ${dropped}\n${text}`);
+    }
+  });
+
   it("does not state a price the content shows written its own way, nor a new item's condition", async () => {
     const text = textOf(await readHtml(page(""), "https://stoves.example/p/kestrel"));
     assert.ok(text.includes("$1,299"), text);

@@ -11,6 +11,7 @@
  * content.
  */
 import { isRecord } from "../shared/values.js";
+import { dropBuyingControls } from "./buying.js";
 import { textLength } from "./document.js";
 import { clean, dropBoilerplateText, type MainContent, wordShare } from "./extract.js";
 
@@ -120,6 +121,7 @@ export function extractProduct(document: Dom, otherwise: (document: Dom) => Main
   const blocks = describingBlocks(document);
   const other = otherwise(document);
   const main = blocks !== undefined && !holdsMore(other.root, blocks.root) ? blocks : other;
+  dropBuyingControls(main.root);
   dropRelatedStrips(main.root);
   dropMarks(main.root);
   addFacts(document, main.root, facts);
