@@ -54,6 +54,35 @@ describe("direct reader: product pages", () => {
   });
 });
 
+describe("direct reader: a product page that states other products too", () => {
+  const item = (name: string, price: string) =>
+    `<li itemscope itemtype="https://schema.org/Product"><a itemprop="url" href="/p/${name.toLowerCase()}"><span itemprop="name">${name}</span></a>
+      <span itemprop="offers" itemscope itemtype="https://schema.org/Offer"><span itemprop="price">${price}</span></span></li>`;
+  const page = (headlineInItem: boolean) => {
+    const headline = '<h1 itemprop="name">Heron wall clock</h1>';
+    return `<!DOCTYPE html><html lang="en"><head><title>Heron wall clock</title></head><body>
+    ${headlineInItem ? "" : headline}
+    <div itemscope itemtype="https://schema.org/Product">${headlineInItem ? headline : ""}
+      <div class="product-summary"><p>A silent sweep movement in a solid oak case, thirty centimetres across, with brass hands and a hand-printed dial.</p>
+      <p>The movement runs for a year on one AA battery, and the case is oiled, not lacquered, so it ages with the room it hangs in.</p></div>
+    </div>
+    <h2>You may also like</h2><ul>${item("Wren", "45")}${item("Finch", "52")}${item("Plover", "60")}</ul></body></html>`;
+  };
+
+  it("is read as the product whose microdata holds its headline", async () => {
+    const outcome = await readHtml(page(true), "https://clocks.example/p/heron");
+    assert.equal(outcome.pageType, "product");
+    const text = textOf(outcome);
+    inOrder(text, ["silent sweep movement", "runs for a year"]);
+    assert.ok(!text.includes("Plover"), text);
+  });
+
+  it("stays a collection when its headline is no stated product's", async () => {
+    const outcome = await readHtml(page(false), "https://clocks.example/p/heron");
+    assert.equal(outcome.pageType, "collection");
+  });
+});
+
 describe("direct reader: product pages, what is not the product", () => {
   const card = (name: string, price: string) =>
     `<li><a href="/p/${name.toLowerCase().replace(/ /g, "-")}">${name}</a><span>${price}</span></li>`;
