@@ -21,10 +21,10 @@ type Dom = any;
 /**
  * A class, id or `itemprop` word that names what describes a product: its description (also in
  * camelCase, `productDescription`, or inside BEM, `product__description`), its details, its
- * specifications or its features.
+ * specifications, its features or highlights, its dimensions, materials or ingredients.
  */
 const DESCRIBES =
-  /^(?:description|desc|details|specifications?|specs?|techspecs|features|attributes|overview|about[-_]?(?:this|the)?[-_]?(?:item|product|game))$/i;
+  /^(?:description|desc|details|specifications?|specs?|techspecs|features|attributes|overview|dimensions|measurements|materials|ingredients|highlights|about[-_]?(?:this|the)?[-_]?(?:item|product|game))$/i;
 
 /** Words of a class or id, split at `-`, `_`, `__` and camelCase humps. */
 function words(names: string): string[] {
