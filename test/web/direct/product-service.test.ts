@@ -54,6 +54,35 @@ describe("direct reader: product pages", () => {
   });
 });
 
+describe("direct reader: a product page that states other products too", () => {
+  const item = (name: string, price: string) =>
+    `<li itemscope itemtype="https://schema.org/Product"><a itemprop="url" href="/p/${name.toLowerCase()}"><span itemprop="name">${name}</span></a>
+      <span itemprop="offers" itemscope itemtype="https://schema.org/Offer"><span itemprop="price">${price}</span></span></li>`;
+  const page = (headlineInItem: boolean) => {
+    const headline = '<h1 itemprop="name">Heron wall clock</h1>';
+    return `<!DOCTYPE html><html lang="en"><head><title>Heron wall clock</title></head><body>
+    ${headlineInItem ? "" : headline}
+    <div itemscope itemtype="https://schema.org/Product">${headlineInItem ? headline : ""}
+      <div class="product-summary"><p>A silent sweep movement in a solid oak case, thirty centimetres across, with brass hands and a hand-printed dial.</p>
+      <p>The movement runs for a year on one AA battery, and the case is oiled, not lacquered, so it ages with the room it hangs in.</p></div>
+    </div>
+    <h2>You may also like</h2><ul>${item("Wren", "45")}${item("Finch", "52")}${item("Plover", "60")}</ul></body></html>`;
+  };
+
+  it("is read as the product whose microdata holds its headline", async () => {
+    const outcome = await readHtml(page(true), "https://clocks.example/p/heron");
+    assert.equal(outcome.pageType, "product");
+    const text = textOf(outcome);
+    inOrder(text, ["silent sweep movement", "runs for a year"]);
+    assert.ok(!text.includes("Plover"), text);
+  });
+
+  it("stays a collection when its headline is no stated product's", async () => {
+    const outcome = await readHtml(page(false), "https://clocks.example/p/heron");
+    assert.equal(outcome.pageType, "collection");
+  });
+});
+
 describe("direct reader: product pages, what is not the product", () => {
   const card = (name: string, price: string) =>
     `<li><a href="/p/${name.toLowerCase().replace(/ /g, "-")}">${name}</a><span>${price}</span></li>`;
@@ -91,6 +120,42 @@ describe("direct reader: product pages, what is not the product", () => {
     assert.ok(text.includes("Pay in three instalments"), text);
     for (const dropped of ["Klarna logo", "check mark icon"])
       assert.ok(!text.includes(dropped), `kept: ${dropped}\n${text}`);
+  });
+
+  it("leaves out the buying controls a shop names as such, and keeps the stock line and a heading so named", async () => {
+    const panel = `<div class="product-form__quantity"><label>Qty</label><span>1 2 3</span></div>
+      <div class="product-add-to-cart"><span>Add to cart</span></div>
+      <div class="wishlist-toggle">Add to wishlist</div>
+      <div class="social-share"><span>Share</span><span>Pin it</span></div>
+      <div class="store-availability">Pick up in store today</div>
+      <h3 id="add-to-cart-title">Chimney kit included</h3>
+      <div class="quantity-note">In stock: ships within two working days from our warehouse in Leeds.</div>`;
+    const text = textOf(await readHtml(page(panel), "https://stoves.example/p/kestrel"));
+    inOrder(text, [
+      "cast-iron wood stove",
+      "secondary burn",
+      "Chimney kit included",
+      "ships within two working days",
+    ]);
+    for (const dropped of ["Qty", "Add to cart", "wishlist", "Pin it", "Pick up in store"]) {
+      assert.ok(!text.includes(dropped), `kept: ${dropped}\n${text}`);
+    }
+  });
+
+  it("reads the blocks a shop names as the product's highlights, dimensions and materials", async () => {
+    const html = `<!DOCTYPE html><html lang="en"><head><title>Linden desk</title>
+      <script type="application/ld+json">{"@context": "https://schema.org", "@type": "Product", "name": "Linden desk"}</script></head>
+      <body><main><h1>Linden desk</h1>
+      <section class="customer-reviews-summary"><h2>What buyers say</h2>${"<p>I have written at this desk every morning for a year and the finish still looks new, though the drawer sticks a little in damp weather.</p>".repeat(3)}</section>
+      <ul class="top-highlights-module"><li>Solid beech top, oiled by hand in our workshop</li><li>Cable tray under the back edge keeps the floor clear</li><li>Adjustable feet level it on an old floor</li><li>Ships flat, assembled in twenty minutes with one key</li></ul>
+      <div class="product-dimensions"><table><tr><th>Width</th><td>140 cm</td></tr><tr><th>Depth</th><td>70 cm</td></tr><tr><th>Height</th><td>74 cm</td></tr><tr><th>Weight</th><td>32 kg</td></tr><tr><th>Top thickness</th><td>3 cm</td></tr></table></div>
+      <div class="product-materials"><p>Beech from managed forests in the Jura; steel legs powder-coated in graphite.</p></div>
+      </main></body></html>`;
+    const outcome = await readHtml(html, "https://desks.example/p/linden");
+    assert.equal(outcome.strategy, "product");
+    const text = textOf(outcome);
+    inOrder(text, ["Solid beech top", "Cable tray", "| Width | 140 cm |", "steel legs powder-coated"]);
+    assert.ok(!text.includes("drawer sticks"), text);
   });
 
   it("does not state a price the content shows written its own way, nor a new item's condition", async () => {

@@ -6,7 +6,9 @@
  * - forum: the page says it is a discussion (schema.org DiscussionForumPosting, QAPage); a page
  *   whose posts thread.ts reads is one too (html.ts);
  * - product: it states one Product (JSON-LD, microdata or `og:type` product);
- * - collection: it states several Products, or a catalogue (OfferCatalog) of them;
+ * - collection: it states several Products, or a catalogue (OfferCatalog) of them, unless its
+ *   headline is one Product's (its `<h1>` inside that Product's microdata: the others are
+ *   recommendations or bundled items, and the page is a product's);
  * - listing: it repeats one card structure (four or more sibling items of one tag and class,
  *   each with a link) that holds most of its text, or states a CollectionPage or ItemList;
  * - documentation: a documentation generator names itself, or it states a TechArticle or
@@ -69,7 +71,8 @@ export function pageType(document: Dom, profile: PageProfile = pageProfile(docum
   const ogType = (profile.ogType?.getAttribute("content") ?? "").toLowerCase();
   if (count(/^(DiscussionForumPosting|QAPage)$/) > 0) return "forum";
   const products = count(/^(Product|ProductGroup|IndividualProduct)$/);
-  if (products >= 3 || (products > 0 && count(/^(OfferCatalog)$/) > 0)) return "collection";
+  const catalogue = products >= 3 || (products > 0 && count(/^(OfferCatalog)$/) > 0);
+  if (catalogue && !headlinedProduct(document)) return "collection";
   if (products > 0 || ogType.startsWith("product")) return "product";
   const body = document.body ?? document.documentElement;
   if (count(/^(CollectionPage|ItemList|SearchResultsPage)$/) > 0) return "listing";
@@ -85,6 +88,19 @@ export function pageType(document: Dom, profile: PageProfile = pageProfile(docum
   if (sectioned(profile.body.sections)) return "service";
   if (proseParagraphs(profile.body.paragraphs) >= 3 || oneArticle(profile.body.articles)) return "article";
   return "service";
+}
+
+/** A microdata item of schema.org Product (IndividualProduct included). */
+const PRODUCT_ITEM = /\/(?:Product|IndividualProduct)$/;
+
+/** Whether the page's first `<h1>` lies inside a Product's microdata item: the page is that product's. */
+function headlinedProduct(document: Dom): boolean {
+  const headline = (document.body ?? document.documentElement).querySelector("h1");
+  for (let node = headline?.parentNode; node != null && node.nodeType === 1; node = node.parentNode) {
+    if (node.hasAttribute("itemscope") && PRODUCT_ITEM.test((node.getAttribute("itemtype") ?? "").trim()))
+      return true;
+  }
+  return false;
 }
 
 /**

@@ -11,6 +11,7 @@
  * content.
  */
 import { isRecord } from "../shared/values.js";
+import { dropBuyingControls } from "./buying.js";
 import { textLength } from "./document.js";
 import { clean, dropBoilerplateText, type MainContent, wordShare } from "./extract.js";
 
@@ -20,10 +21,10 @@ type Dom = any;
 /**
  * A class, id or `itemprop` word that names what describes a product: its description (also in
  * camelCase, `productDescription`, or inside BEM, `product__description`), its details, its
- * specifications or its features.
+ * specifications, its features or highlights, its dimensions, materials or ingredients.
  */
 const DESCRIBES =
-  /^(?:description|desc|details|specifications?|specs?|techspecs|features|attributes|overview|about[-_]?(?:this|the)?[-_]?(?:item|product|game))$/i;
+  /^(?:description|desc|details|specifications?|specs?|techspecs|features|attributes|overview|dimensions|measurements|materials|ingredients|highlights|about[-_]?(?:this|the)?[-_]?(?:item|product|game))$/i;
 
 /** Words of a class or id, split at `-`, `_`, `__` and camelCase humps. */
 function words(names: string): string[] {
@@ -120,6 +121,7 @@ export function extractProduct(document: Dom, otherwise: (document: Dom) => Main
   const blocks = describingBlocks(document);
   const other = otherwise(document);
   const main = blocks !== undefined && !holdsMore(other.root, blocks.root) ? blocks : other;
+  dropBuyingControls(main.root);
   dropRelatedStrips(main.root);
   dropMarks(main.root);
   addFacts(document, main.root, facts);
