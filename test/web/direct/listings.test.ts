@@ -174,3 +174,39 @@ describe("direct reader: a shop's category grid, its controls and its descriptio
     }
   });
 });
+
+describe("direct reader: a shop's menu drawn as columns beside its grid", () => {
+  // A department menu built as sibling columns outside any `<nav>`, each a heading and many
+  // short links, holding more text than the grid; then a screen reader's copy of the menu with
+  // longer link names; then the grid of priced tiles. The tiles are the page's items.
+  const socks = [
+    ["Merino Hiking Crew Sock", "$24.00"],
+    ["Cushioned Running Ankle Sock", "$18.00"],
+    ["Compression Travel Knee Sock", "$32.00"],
+    ["Everyday Cotton Quarter Sock", "$14.00"],
+    ["Thermal Ski Over-the-Calf Sock", "$28.00"],
+    ["Lightweight Dress Sock", "$16.00"],
+  ];
+  const places = ["Ankle", "Quarter", "Half Calf", "Knee High", "No Show", "Calf", "Compression", "Sport"];
+  const column = (group: string) =>
+    `<div class="menu-col"><h4>${group}</h4>${places.map((p) => `<a href="/${group}/${p}">${p}</a>`).join("")}<a href="/${group}">Shop all ${group}</a></div>`;
+  const copy = (group: string) =>
+    `<div class="sub"><a href="/${group}">Everything we make for ${group} in every size</a><a href="/${group}/new">The newest arrivals for ${group} this season</a></div>`;
+  const tile = ([name, price]: string[], n: number) =>
+    `<li class="tile"><a href="/socks/${n}">${name}</a><span class="price">${price}</span></li>`;
+  const groups = ["Women", "Men", "Kids", "Babies", "Gifts", "Outlet"];
+  const page = `<!DOCTYPE html><html><head><title>Socks</title></head><body>
+    <div class="mega">${groups.map(column).join("")}</div>
+    <div class="visually-hidden">${groups.map(copy).join("")}</div>
+    <main><h1>Socks</h1><ul class="grid">${socks.map(tile).join("")}</ul></main>
+    <footer><p>Good Socks Co.</p></footer></body></html>`;
+
+  it("reads the priced tiles, not the menu's columns or its hidden copy", async () => {
+    const outcome = await readHtml(page, "https://socks.example/socks");
+    assert.equal(outcome.strategy, "cards");
+    const text = textOf(outcome);
+    inOrder(text, ["Socks", ...socks.flatMap(([name, price]) => [name, price] as string[])]);
+    for (const dropped of ["Knee High", "Shop all Women", "Everything we make"])
+      assert.ok(!text.includes(dropped), `kept: ${dropped}\n${text}`);
+  });
+});
