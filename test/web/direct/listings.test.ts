@@ -210,3 +210,49 @@ describe("direct reader: a shop's menu drawn as columns beside its grid", () => 
       assert.ok(!text.includes(dropped), `kept: ${dropped}\n${text}`);
   });
 });
+
+describe("direct reader: a list typed article for one card's prose", () => {
+  // A recipe index whose first card is featured with three paragraphs (so the page reads as
+  // prose) and whose other cards are each a link: no date, no stated article. The extraction
+  // keeps the featured card alone.
+  const recipes = [
+    "Lemon chicken thighs with olives",
+    "Slow cooker beef and barley stew",
+    "One-pan sausage and white bean bake",
+    "Spiced lentil soup with crisp onions",
+    "Sheet-pan gnocchi with roasted peppers",
+    "Creamy mushroom orzo for two",
+    "Baked cod with herbed crumbs",
+    "Chickpea and spinach curry",
+    "Pork chops with apples and sage",
+    "Tofu and broccoli stir-fry",
+  ];
+  const titles = [1, 2, 3].flatMap((take) =>
+    recipes.map((title) => (take === 1 ? title : `${title}, take ${take}`)),
+  );
+  const para = (n: number) =>
+    `<p>Featured note ${n}: dinner on a work night has to come together in under an hour with what the cupboard holds, so this recipe leans on pantry staples, one pan, and steps you can follow while you talk to the family.</p>`;
+  const card = (title: string, n: number) =>
+    n === 0
+      ? `<div class="card featured"><h2><a href="/r/${n}">${title}</a></h2>${[1, 2, 3].map(para).join("")}</div>`
+      : `<div class="card"><a href="/r/${n}">${title}</a></div>`;
+  const page = (head: string) => `<!DOCTYPE html><html><head><title>Dinner recipes</title>${head}</head><body>
+    <header><nav><a href="/">Home</a><a href="/dinner">Dinner</a></nav></header>
+    <main><h1>Dinner recipes</h1><div class="grid">${titles.map(card).join("")}</div></main>
+    <footer><p>Home Kitchen Magazine.</p></footer></body></html>`;
+
+  it("reads every card when the page shows no sign of being an article", async () => {
+    const outcome = await readHtml(page(""), "https://kitchen.example/dinner");
+    assert.equal(outcome.pageType, "article");
+    assert.equal(outcome.strategy, "cards");
+    inOrder(textOf(outcome), ["Featured note 1", "Featured note 3", ...titles.slice(1)]);
+  });
+
+  it("keeps the prose of a page dated as an article", async () => {
+    const dated = '<meta property="article:published_time" content="2026-11-02T08:00:00Z">';
+    const outcome = await readHtml(page(dated), "https://kitchen.example/dinner");
+    assert.equal(outcome.pageType, "article");
+    assert.notEqual(outcome.strategy, "cards");
+    inOrder(textOf(outcome), ["Featured note 1", "Featured note 3"]);
+  });
+});
