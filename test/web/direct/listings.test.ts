@@ -174,3 +174,85 @@ describe("direct reader: a shop's category grid, its controls and its descriptio
     }
   });
 });
+
+describe("direct reader: a shop's menu drawn as columns beside its grid", () => {
+  // A department menu built as sibling columns outside any `<nav>`, each a heading and many
+  // short links, holding more text than the grid; then a screen reader's copy of the menu with
+  // longer link names; then the grid of priced tiles. The tiles are the page's items.
+  const socks = [
+    ["Merino Hiking Crew Sock", "$24.00"],
+    ["Cushioned Running Ankle Sock", "$18.00"],
+    ["Compression Travel Knee Sock", "$32.00"],
+    ["Everyday Cotton Quarter Sock", "$14.00"],
+    ["Thermal Ski Over-the-Calf Sock", "$28.00"],
+    ["Lightweight Dress Sock", "$16.00"],
+  ];
+  const places = ["Ankle", "Quarter", "Half Calf", "Knee High", "No Show", "Calf", "Compression", "Sport"];
+  const column = (group: string) =>
+    `<div class="menu-col"><h4>${group}</h4>${places.map((p) => `<a href="/${group}/${p}">${p}</a>`).join("")}<a href="/${group}">Shop all ${group}</a></div>`;
+  const copy = (group: string) =>
+    `<div class="sub"><a href="/${group}">Everything we make for ${group} in every size</a><a href="/${group}/new">The newest arrivals for ${group} this season</a></div>`;
+  const tile = ([name, price]: string[], n: number) =>
+    `<li class="tile"><a href="/socks/${n}">${name}</a><span class="price">${price}</span></li>`;
+  const groups = ["Women", "Men", "Kids", "Babies", "Gifts", "Outlet"];
+  const page = `<!DOCTYPE html><html><head><title>Socks</title></head><body>
+    <div class="mega">${groups.map(column).join("")}</div>
+    <div class="visually-hidden">${groups.map(copy).join("")}</div>
+    <main><h1>Socks</h1><ul class="grid">${socks.map(tile).join("")}</ul></main>
+    <footer><p>Good Socks Co.</p></footer></body></html>`;
+
+  it("reads the priced tiles, not the menu's columns or its hidden copy", async () => {
+    const outcome = await readHtml(page, "https://socks.example/socks");
+    assert.equal(outcome.strategy, "cards");
+    const text = textOf(outcome);
+    inOrder(text, ["Socks", ...socks.flatMap(([name, price]) => [name, price] as string[])]);
+    for (const dropped of ["Knee High", "Shop all Women", "Everything we make"])
+      assert.ok(!text.includes(dropped), `kept: ${dropped}\n${text}`);
+  });
+});
+
+describe("direct reader: a list typed article for one card's prose", () => {
+  // A recipe index whose first card is featured with three paragraphs (so the page reads as
+  // prose) and whose other cards are each a link: no date, no stated article. The extraction
+  // keeps the featured card alone.
+  const recipes = [
+    "Lemon chicken thighs with olives",
+    "Slow cooker beef and barley stew",
+    "One-pan sausage and white bean bake",
+    "Spiced lentil soup with crisp onions",
+    "Sheet-pan gnocchi with roasted peppers",
+    "Creamy mushroom orzo for two",
+    "Baked cod with herbed crumbs",
+    "Chickpea and spinach curry",
+    "Pork chops with apples and sage",
+    "Tofu and broccoli stir-fry",
+  ];
+  const titles = [1, 2, 3].flatMap((take) =>
+    recipes.map((title) => (take === 1 ? title : `${title}, take ${take}`)),
+  );
+  const para = (n: number) =>
+    `<p>Featured note ${n}: dinner on a work night has to come together in under an hour with what the cupboard holds, so this recipe leans on pantry staples, one pan, and steps you can follow while you talk to the family.</p>`;
+  const card = (title: string, n: number) =>
+    n === 0
+      ? `<div class="card featured"><h2><a href="/r/${n}">${title}</a></h2>${[1, 2, 3].map(para).join("")}</div>`
+      : `<div class="card"><a href="/r/${n}">${title}</a></div>`;
+  const page = (head: string) => `<!DOCTYPE html><html><head><title>Dinner recipes</title>${head}</head><body>
+    <header><nav><a href="/">Home</a><a href="/dinner">Dinner</a></nav></header>
+    <main><h1>Dinner recipes</h1><div class="grid">${titles.map(card).join("")}</div></main>
+    <footer><p>Home Kitchen Magazine.</p></footer></body></html>`;
+
+  it("reads every card when the page shows no sign of being an article", async () => {
+    const outcome = await readHtml(page(""), "https://kitchen.example/dinner");
+    assert.equal(outcome.pageType, "article");
+    assert.equal(outcome.strategy, "cards");
+    inOrder(textOf(outcome), ["Featured note 1", "Featured note 3", ...titles.slice(1)]);
+  });
+
+  it("keeps the prose of a page dated as an article", async () => {
+    const dated = '<meta property="article:published_time" content="2026-11-02T08:00:00Z">';
+    const outcome = await readHtml(page(dated), "https://kitchen.example/dinner");
+    assert.equal(outcome.pageType, "article");
+    assert.notEqual(outcome.strategy, "cards");
+    inOrder(textOf(outcome), ["Featured note 1", "Featured note 3"]);
+  });
+});

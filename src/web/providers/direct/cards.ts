@@ -12,7 +12,7 @@
  * with the first and its menus and banners stay out.
  */
 
-import { closestOf, firstUnder, isLink, textLength } from "./document.js";
+import { closestOf, firstUnder, isLink, nextUnder, textLength } from "./document.js";
 import { wordShare } from "./extract.js";
 import { revealNoscript } from "./noscript.js";
 
@@ -118,6 +118,8 @@ function cardGroups(body: Dom): Group[] {
       }
       // A page's columns (header, main, footer) repeat too, but one of them holds most text.
       if (largest > 0.5 * text) continue;
+      // A menu's panel or a screen reader's copy repeats like cards but is not what the page shows.
+      if (unseen(parent)) continue;
       groups.push({ parent, cards, text });
       if (groups.length >= MAX_GROUPS) return groups;
     }
@@ -145,7 +147,59 @@ const CARDLESS = new Set(["nav", "footer", "header", "aside"]);
 
 function isCard(element: Dom): boolean {
   if (closestOf(element, CARDLESS, "navigation") !== null) return false;
-  return textLength(element) >= MIN_CARD_CHARS && firstUnder(element, isLink) !== null;
+  const length = textLength(element);
+  return length >= MIN_CARD_CHARS && firstUnder(element, isLink) !== null && !menuColumn(element, length);
+}
+
+/** Links a menu's column holds: a card links its item, its author or its category, not a list of places. */
+const MENU_LINKS = 6;
+/** The share of a menu column's text in its links (a card's teaser, price or date is not a link). */
+const MENU_LINKED_SHARE = 0.8;
+/** A menu's link names a place in a few words; a list's link names a story or an item in a title. */
+const MENU_LINK_CHARS = 25;
+
+/**
+ * Whether a repeated block is a column of a site's menu (a department and its links, drawn as
+ * siblings like cards, often outside any `<nav>`): many short links, and little else. A block of
+ * a list's titles, each a link, has longer ones.
+ */
+function menuColumn(element: Dom, length: number): boolean {
+  let links = 0;
+  let linked = 0;
+  for (let at = firstUnder(element, isLink); at !== null; at = nextLink(element, at)) {
+    const text = textLength(at);
+    if (text === 0) continue;
+    links += 1;
+    linked += text;
+  }
+  return links >= MENU_LINKS && linked >= MENU_LINKED_SHARE * length && linked < MENU_LINK_CHARS * links;
+}
+
+/** The next link under `root` after `link`, past the link's own content. */
+function nextLink(root: Dom, link: Dom): Dom | null {
+  for (let at = nextPast(root, link); at !== null; at = nextUnder(root, at)) if (isLink(at)) return at;
+  return null;
+}
+
+/** The element after `element`'s subtree under `root`, in document order. */
+function nextPast(root: Dom, element: Dom): Dom | null {
+  for (let at = element; at != null && at !== root; at = at.parentElement)
+    if (at.nextElementSibling != null) return at.nextElementSibling;
+  return null;
+}
+
+/** Class words of what a page keeps out of sight until asked (a menu's panels, text for screen readers). */
+const UNSEEN = /(^|[\s_-])(sr-only|visually-hidden|screen-reader-text)([\s_-]|$)/i;
+
+/**
+ * Whether an element or one of its ancestors is classed out of sight. Not `hidden` or
+ * `display: none`: pages drawn by scripts hide their whole content so until the script runs.
+ */
+function unseen(element: Dom): boolean {
+  for (let at = element; at != null; at = at.parentElement) {
+    if (UNSEEN.test(at.getAttribute("class") ?? "")) return true;
+  }
+  return false;
 }
 
 /**
