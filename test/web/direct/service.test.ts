@@ -118,6 +118,33 @@ describe("direct reader: service pages", () => {
     assert.ok(!text.includes("Portrait of Anna"), text);
     assert.ok(text.includes("Dashboard of the Kiel plant"), text);
   });
+  it("keeps the answers of a collapsed FAQ and the hidden slides of a carousel, not a carousel's clones", async () => {
+    // Collapsed panels and slides not on screen are the page's content, one click away.
+    const accordion = `<div class="faq"><h2>Questions</h2>
+      <div class="accordion"><button aria-expanded="false">Do you work on site?</button>
+        <div class="panel" aria-hidden="true" hidden><p>Yes: the first two weeks are spent at your plant, with your shift leads.</p></div>
+        <button aria-expanded="false">Who owns the code?</button>
+        <div class="panel" aria-hidden="true" hidden><p>You do, from the first commit, in a repository of your own.</p></div></div></div>
+      <div class="quotes"><h2>What clients say</h2><div class="slick-track">
+        <div class="slide slick-cloned" aria-hidden="true"><blockquote>Our scrap rate halved within a year of the audit.</blockquote></div>
+        <div class="slide slick-active"><blockquote>The shift report is the first screen our leads open.</blockquote></div>
+        <div class="slide" aria-hidden="true"><blockquote>Our scrap rate halved within a year of the audit.</blockquote></div>
+        <div class="slide slick-cloned" aria-hidden="true"><blockquote>The shift report is the first screen our leads open.</blockquote></div>
+      </div></div>`;
+    const page = consultancy().replace(/<div class="faq">.*?<\/dl><\/div>/s, accordion);
+    const outcome = await readHtml(page, "https://northwind.example/data");
+    const text = textOf(outcome);
+    assert.equal(outcome.strategy, "sections");
+    inOrder(text, [
+      "Data consulting for mid-sized",
+      "the first two weeks are spent at your plant",
+      "in a repository of your own",
+      "The shift report is the first screen",
+      "Our scrap rate halved",
+    ]);
+    for (const quote of ["Our scrap rate halved", "The shift report is the first screen"])
+      assert.equal(text.split(quote).length, 2, `not once: ${quote}\n${text}`);
+  });
   it("reads an older page that marks no menu or footer, and has no date, as an article", async () => {
     // Columns of <div>s, no landmark tags: a sections reading would keep the menu and the side column.
     const events = [

@@ -17,9 +17,13 @@ type Dom = any;
 /** What is never read as text: code, styles, drawings and embedded frames. */
 const INERT = "script, style, template, noscript, svg, iframe";
 
-/** Page furniture by tag or role, wherever it sits in the region. */
+/**
+ * Page furniture by tag or role, wherever it sits in the region. What a page hides until asked
+ * (a collapsed FAQ's answers, a carousel's other slides, a tab's panel) is its content one
+ * click away and stays; a carousel's clones (slick's, swiper's) repeat slides and go.
+ */
 const FURNITURE =
-  "nav, footer, aside, dialog, button, select, textarea, [role='navigation'], [role='contentinfo'], [role='complementary'], [role='search'], [role='dialog'], [role='banner'], [aria-hidden='true'], [hidden]";
+  "nav, footer, aside, dialog, button, select, textarea, [role='navigation'], [role='contentinfo'], [role='complementary'], [role='search'], [role='dialog'], [role='banner'], .slick-cloned, .swiper-slide-duplicate";
 
 /**
  * Furniture that holds the page's title or main region and this share of its text wraps the
