@@ -145,6 +145,20 @@ describe("direct reader: service pages", () => {
     for (const quote of ["Our scrap rate halved", "The shift report is the first screen"])
       assert.equal(text.split(quote).length, 2, `not once: ${quote}\n${text}`);
   });
+  it("weighs a reading by what the page shows: a hidden transcript does not make an article a page of sections", async () => {
+    // Undated, with an article's many subheadings: read as sections only if they hold far more than it shows.
+    const topics = ["Roof", "Kitchen", "Garden", "Hall", "Cellar", "Stairs", "Windows", "Heating", "Lights", "Doors"];
+    const transcript = Array.from({ length: 12 }, (_, i) => `Spoken part ${i}: ${paragraph("The video")}`).join("");
+    const page = `<!DOCTYPE html><html><head><title>Our club house</title></head><body>
+      <header><a href="/">Club of friends</a><nav><a href="/club">Club</a><a href="/dates">Dates</a></nav></header>
+      <div class="post"><h1>The new club house is open</h1>${topics.map((topic) => `<h2>${topic}</h2>${paragraph(topic)}`).join("")}
+      <div class="transcript" hidden><h3>Transcript</h3><p>${transcript}</p></div></div>
+      <footer>Club of friends, Lindenweg 3. Imprint.</footer></body></html>`;
+    const outcome = await readHtml(page, "https://club.example/house");
+    assert.equal(outcome.pageType, "article");
+    assert.notEqual(outcome.strategy, "sections");
+    assert.ok(textOf(outcome).includes("Doors is planned"), textOf(outcome));
+  });
   it("reads an older page that marks no menu or footer, and has no date, as an article", async () => {
     // Columns of <div>s, no landmark tags: a sections reading would keep the menu and the side column.
     const events = [

@@ -65,6 +65,14 @@ const LANDMARKS =
 
 /** The page's main region, its sections in order, cleaned of furniture. */
 export function extractSections(document: Dom): MainContent {
+  return sectionsReading(document).main;
+}
+
+/** What a page hides until asked: kept in the reading, not counted when readings are weighed. */
+const HIDDEN = "[aria-hidden='true'], [hidden]";
+
+/** The sections reading and the length of the text in it the page hides until asked. */
+function sectionsReading(document: Dom): { main: MainContent; hidden: number } {
   const body = document.body ?? document.documentElement;
   const main = body.querySelector("main, [role='main']");
   const region = main !== null && textLength(main) >= MAIN_SHARE * textLength(body) ? main : body;
@@ -85,7 +93,10 @@ export function extractSections(document: Dom): MainContent {
   dropPictures(root);
   clean(root);
   dropBoilerplateText(root);
-  return { root, found: true, strategy: "sections" };
+  const hidden = outermostOf(Array.from(root.querySelectorAll(HIDDEN)) as Dom[], root);
+  let hiddenText = 0;
+  for (const element of hidden) hiddenText += textLength(element);
+  return { main: { root, found: true, strategy: "sections" }, hidden: hiddenText };
 }
 
 /** What may stand before the page's `<h1>` and go with the bars above it: less than this share. */
@@ -123,12 +134,13 @@ export function readSections(
 ): MainContent {
   const bare = structure === "article" || document.querySelectorAll("section").length < MIN_SECTIONS;
   if (bare && !marked(document, MIN_HEADINGS[structure])) return otherwise(document);
-  const sections = extractSections(document);
+  const { main: sections, hidden } = sectionsReading(document);
   const other = otherwise(document);
   // A thread's posts, each under its author line, are read better than its page's sections.
   if (other.strategy === "thread") return other;
   const factor = structure === "service" ? MORE_FACTOR : UNSIGNED_FACTOR;
-  const more = textLength(sections.root) >= factor * textLength(other.root);
+  // Weighed by what the page shows: hidden panels add to a reading chosen, not to the choice.
+  const more = textLength(sections.root) - hidden >= factor * textLength(other.root);
   return more && wordShare(other.root, sections.root) >= HELD_SHARE ? sections : other;
 }
 
