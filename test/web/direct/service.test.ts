@@ -159,6 +159,19 @@ describe("direct reader: service pages", () => {
     assert.notEqual(outcome.strategy, "sections");
     assert.ok(textOf(outcome).includes("Doors is planned"), textOf(outcome));
   });
+  it("reads a service page that marks no menu or footer as sections when they hold much more", async () => {
+    // No landmark tags: the sections must hold half again the article reading, and all of it.
+    const page = consultancy()
+      .replace(/<header>(.*?)<\/header>/s, '<div class="top">$1</div>')
+      .replace(/<nav>(.*?)<\/nav>/s, "<span>$1</span>")
+      .replace(/<footer>(.*?)<\/footer>/s, '<div class="bottom">$1</div>')
+      .replace(paragraph("Review"), "");
+    const outcome = await readHtml(page, "https://northwind.example/data");
+    const text = textOf(outcome);
+    assert.equal(outcome.pageType, "service");
+    assert.equal(outcome.strategy, "sections");
+    inOrder(text, ["Data consulting for mid-sized", "Sensor data audits", "Delivery is planned", "Who owns the code"]);
+  });
   it("reads an older page that marks no menu or footer, and has no date, as an article", async () => {
     // Columns of <div>s, no landmark tags: a sections reading would keep the menu and the side column.
     const events = [

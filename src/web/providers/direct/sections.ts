@@ -56,7 +56,9 @@ const HELD_SHARE = 0.6;
  * its parts: the reading removes menus, footers and sidebars by their landmark tags and roles,
  * and a page that marks none (an older page of tables and `<div>`s) would give its sidebars and
  * footers as sections. A page typed article by its prose needs more headings: an article's few
- * subheadings do not make it a page of parts.
+ * subheadings do not make it a page of parts. A page typed service that marks none is read as
+ * sections only over the higher bar: its parts then hold far more than the one block an article
+ * extractor keeps, and all of it.
  */
 const MIN_SECTIONS = 3;
 const MIN_HEADINGS = { service: 4, article: 10 } as const;
@@ -133,12 +135,13 @@ export function readSections(
   structure: "service" | "article" = "service",
 ): MainContent {
   const bare = structure === "article" || document.querySelectorAll("section").length < MIN_SECTIONS;
-  if (bare && !marked(document, MIN_HEADINGS[structure])) return otherwise(document);
+  const unmarked = bare && !marked(document, MIN_HEADINGS[structure]);
+  if (unmarked && structure === "article") return otherwise(document);
   const { main: sections, hidden } = sectionsReading(document);
   const other = otherwise(document);
   // A thread's posts, each under its author line, are read better than its page's sections.
   if (other.strategy === "thread") return other;
-  const factor = structure === "service" ? MORE_FACTOR : UNSIGNED_FACTOR;
+  const factor = structure === "service" && !unmarked ? MORE_FACTOR : UNSIGNED_FACTOR;
   // Weighed by what the page shows: hidden panels add to a reading chosen, not to the choice.
   const more = textLength(sections.root) - hidden >= factor * textLength(other.root);
   return more && wordShare(other.root, sections.root) >= HELD_SHARE ? sections : other;
