@@ -147,8 +147,22 @@ describe("direct reader: service pages", () => {
   });
   it("weighs a reading by what the page shows: a hidden transcript does not make an article a page of sections", async () => {
     // Undated, with an article's many subheadings: read as sections only if they hold far more than it shows.
-    const topics = ["Roof", "Kitchen", "Garden", "Hall", "Cellar", "Stairs", "Windows", "Heating", "Lights", "Doors"];
-    const transcript = Array.from({ length: 12 }, (_, i) => `Spoken part ${i}: ${paragraph("The video")}`).join("");
+    const topics = [
+      "Roof",
+      "Kitchen",
+      "Garden",
+      "Hall",
+      "Cellar",
+      "Stairs",
+      "Windows",
+      "Heating",
+      "Lights",
+      "Doors",
+    ];
+    const transcript = Array.from(
+      { length: 12 },
+      (_, i) => `Spoken part ${i}: ${paragraph("The video")}`,
+    ).join("");
     const page = `<!DOCTYPE html><html><head><title>Our club house</title></head><body>
       <header><a href="/">Club of friends</a><nav><a href="/club">Club</a><a href="/dates">Dates</a></nav></header>
       <div class="post"><h1>The new club house is open</h1>${topics.map((topic) => `<h2>${topic}</h2>${paragraph(topic)}`).join("")}
@@ -170,7 +184,12 @@ describe("direct reader: service pages", () => {
     const text = textOf(outcome);
     assert.equal(outcome.pageType, "service");
     assert.equal(outcome.strategy, "sections");
-    inOrder(text, ["Data consulting for mid-sized", "Sensor data audits", "Delivery is planned", "Who owns the code"]);
+    inOrder(text, [
+      "Data consulting for mid-sized",
+      "Sensor data audits",
+      "Delivery is planned",
+      "Who owns the code",
+    ]);
   });
   it("reads an older page that marks no menu or footer, and has no date, as an article", async () => {
     // Columns of <div>s, no landmark tags: a sections reading would keep the menu and the side column.
