@@ -118,6 +118,79 @@ describe("direct reader: service pages", () => {
     assert.ok(!text.includes("Portrait of Anna"), text);
     assert.ok(text.includes("Dashboard of the Kiel plant"), text);
   });
+  it("keeps the answers of a collapsed FAQ and the hidden slides of a carousel, not a carousel's clones", async () => {
+    // Collapsed panels and slides not on screen are the page's content, one click away.
+    const accordion = `<div class="faq"><h2>Questions</h2>
+      <div class="accordion"><button aria-expanded="false">Do you work on site?</button>
+        <div class="panel" aria-hidden="true" hidden><p>Yes: the first two weeks are spent at your plant, with your shift leads.</p></div>
+        <button aria-expanded="false">Who owns the code?</button>
+        <div class="panel" aria-hidden="true" hidden><p>You do, from the first commit, in a repository of your own.</p></div></div></div>
+      <div class="quotes"><h2>What clients say</h2><div class="slick-track">
+        <div class="slide slick-cloned" aria-hidden="true"><blockquote>Our scrap rate halved within a year of the audit.</blockquote></div>
+        <div class="slide slick-active"><blockquote>The shift report is the first screen our leads open.</blockquote></div>
+        <div class="slide" aria-hidden="true"><blockquote>Our scrap rate halved within a year of the audit.</blockquote></div>
+        <div class="slide slick-cloned" aria-hidden="true"><blockquote>The shift report is the first screen our leads open.</blockquote></div>
+      </div></div>`;
+    const page = consultancy().replace(/<div class="faq">.*?<\/dl><\/div>/s, accordion);
+    const outcome = await readHtml(page, "https://northwind.example/data");
+    const text = textOf(outcome);
+    assert.equal(outcome.strategy, "sections");
+    inOrder(text, [
+      "Data consulting for mid-sized",
+      "the first two weeks are spent at your plant",
+      "in a repository of your own",
+      "The shift report is the first screen",
+      "Our scrap rate halved",
+    ]);
+    for (const quote of ["Our scrap rate halved", "The shift report is the first screen"])
+      assert.equal(text.split(quote).length, 2, `not once: ${quote}\n${text}`);
+  });
+  it("weighs a reading by what the page shows: a hidden transcript does not make an article a page of sections", async () => {
+    // Undated, with an article's many subheadings: read as sections only if they hold far more than it shows.
+    const topics = [
+      "Roof",
+      "Kitchen",
+      "Garden",
+      "Hall",
+      "Cellar",
+      "Stairs",
+      "Windows",
+      "Heating",
+      "Lights",
+      "Doors",
+    ];
+    const transcript = Array.from(
+      { length: 12 },
+      (_, i) => `Spoken part ${i}: ${paragraph("The video")}`,
+    ).join("");
+    const page = `<!DOCTYPE html><html><head><title>Our club house</title></head><body>
+      <header><a href="/">Club of friends</a><nav><a href="/club">Club</a><a href="/dates">Dates</a></nav></header>
+      <div class="post"><h1>The new club house is open</h1>${topics.map((topic) => `<h2>${topic}</h2>${paragraph(topic)}`).join("")}
+      <div class="transcript" hidden><h3>Transcript</h3><p>${transcript}</p></div></div>
+      <footer>Club of friends, Lindenweg 3. Imprint.</footer></body></html>`;
+    const outcome = await readHtml(page, "https://club.example/house");
+    assert.equal(outcome.pageType, "article");
+    assert.notEqual(outcome.strategy, "sections");
+    assert.ok(textOf(outcome).includes("Doors is planned"), textOf(outcome));
+  });
+  it("reads a service page that marks no menu or footer as sections when they hold much more", async () => {
+    // No landmark tags: the sections must hold half again the article reading, and all of it.
+    const page = consultancy()
+      .replace(/<header>(.*?)<\/header>/s, '<div class="top">$1</div>')
+      .replace(/<nav>(.*?)<\/nav>/s, "<span>$1</span>")
+      .replace(/<footer>(.*?)<\/footer>/s, '<div class="bottom">$1</div>')
+      .replace(paragraph("Review"), "");
+    const outcome = await readHtml(page, "https://northwind.example/data");
+    const text = textOf(outcome);
+    assert.equal(outcome.pageType, "service");
+    assert.equal(outcome.strategy, "sections");
+    inOrder(text, [
+      "Data consulting for mid-sized",
+      "Sensor data audits",
+      "Delivery is planned",
+      "Who owns the code",
+    ]);
+  });
   it("reads an older page that marks no menu or footer, and has no date, as an article", async () => {
     // Columns of <div>s, no landmark tags: a sections reading would keep the menu and the side column.
     const events = [

@@ -17,9 +17,13 @@ type Dom = any;
 /** What is never read as text: code, styles, drawings and embedded frames. */
 const INERT = "script, style, template, noscript, svg, iframe";
 
-/** Page furniture by tag or role, wherever it sits in the region. */
+/**
+ * Page furniture by tag or role, wherever it sits in the region. What a page hides until asked
+ * (a collapsed FAQ's answers, a carousel's other slides, a tab's panel) is its content one
+ * click away and stays; a carousel's clones (slick's, swiper's) repeat slides and go.
+ */
 const FURNITURE =
-  "nav, footer, aside, dialog, button, select, textarea, [role='navigation'], [role='contentinfo'], [role='complementary'], [role='search'], [role='dialog'], [role='banner'], [aria-hidden='true'], [hidden]";
+  "nav, footer, aside, dialog, button, select, textarea, [role='navigation'], [role='contentinfo'], [role='complementary'], [role='search'], [role='dialog'], [role='banner'], .slick-cloned, .swiper-slide-duplicate";
 
 /**
  * Furniture that holds the page's title or main region and this share of its text wraps the
@@ -52,7 +56,9 @@ const HELD_SHARE = 0.6;
  * its parts: the reading removes menus, footers and sidebars by their landmark tags and roles,
  * and a page that marks none (an older page of tables and `<div>`s) would give its sidebars and
  * footers as sections. A page typed article by its prose needs more headings: an article's few
- * subheadings do not make it a page of parts.
+ * subheadings do not make it a page of parts. A page typed service that marks none is read as
+ * sections only over the higher bar: its parts then hold far more than the one block an article
+ * extractor keeps, and all of it.
  */
 const MIN_SECTIONS = 3;
 const MIN_HEADINGS = { service: 4, article: 10 } as const;
@@ -61,6 +67,14 @@ const LANDMARKS =
 
 /** The page's main region, its sections in order, cleaned of furniture. */
 export function extractSections(document: Dom): MainContent {
+  return sectionsReading(document).main;
+}
+
+/** What a page hides until asked: kept in the reading, not counted when readings are weighed. */
+const HIDDEN = "[aria-hidden='true'], [hidden]";
+
+/** The sections reading and the length of the text in it the page hides until asked. */
+function sectionsReading(document: Dom): { main: MainContent; hidden: number } {
   const body = document.body ?? document.documentElement;
   const main = body.querySelector("main, [role='main']");
   const region = main !== null && textLength(main) >= MAIN_SHARE * textLength(body) ? main : body;
@@ -81,7 +95,10 @@ export function extractSections(document: Dom): MainContent {
   dropPictures(root);
   clean(root);
   dropBoilerplateText(root);
-  return { root, found: true, strategy: "sections" };
+  const hidden = outermostOf(Array.from(root.querySelectorAll(HIDDEN)) as Dom[], root);
+  let hiddenText = 0;
+  for (const element of hidden) hiddenText += textLength(element);
+  return { main: { root, found: true, strategy: "sections" }, hidden: hiddenText };
 }
 
 /** What may stand before the page's `<h1>` and go with the bars above it: less than this share. */
@@ -118,13 +135,15 @@ export function readSections(
   structure: "service" | "article" = "service",
 ): MainContent {
   const bare = structure === "article" || document.querySelectorAll("section").length < MIN_SECTIONS;
-  if (bare && !marked(document, MIN_HEADINGS[structure])) return otherwise(document);
-  const sections = extractSections(document);
+  const unmarked = bare && !marked(document, MIN_HEADINGS[structure]);
+  if (unmarked && structure === "article") return otherwise(document);
+  const { main: sections, hidden } = sectionsReading(document);
   const other = otherwise(document);
   // A thread's posts, each under its author line, are read better than its page's sections.
   if (other.strategy === "thread") return other;
-  const factor = structure === "service" ? MORE_FACTOR : UNSIGNED_FACTOR;
-  const more = textLength(sections.root) >= factor * textLength(other.root);
+  const factor = structure === "service" && !unmarked ? MORE_FACTOR : UNSIGNED_FACTOR;
+  // Weighed by what the page shows: hidden panels add to a reading chosen, not to the choice.
+  const more = textLength(sections.root) - hidden >= factor * textLength(other.root);
   return more && wordShare(other.root, sections.root) >= HELD_SHARE ? sections : other;
 }
 
