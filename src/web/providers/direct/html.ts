@@ -119,17 +119,14 @@ function htmlOutcome(
 ): ProviderReadOutcome {
   const stated = pageMetadata(document, pageUrl, profile);
   const structure = tools.pageType(document, profile);
-  // A page typed article or documentation keeps its prose: no comment thread unless stated, and no
-  // cards unless typed article for its prose alone (no date, no stated article: a list of teasers may be).
+  // A page typed article or documentation keeps its prose: no cards, no comment thread unless stated.
   const prose = structure === "article" || structure === "documentation";
-  const unsigned = structure === "article" && !tools.articleSigned(document, profile);
   // Cards are read before extraction moves nodes: readCards copies what it keeps, so one parse serves both.
-  const cardless = structure === "forum" || (prose && !unsigned);
-  const cards = cardless ? undefined : tools.readCards(document.body);
+  const cards = structure === "forum" || prose ? undefined : tools.readCards(document.body);
   const main =
     structure === "product"
       ? tools.extractProduct(document, tools.extractMain)
-      : structure === "service" || unsigned
+      : structure === "service" || (structure === "article" && !tools.articleSigned(document, profile))
         ? tools.readSections(document, (page) => tools.extractMain(page, prose), structure)
         : tools.extractMain(document, prose);
   if (structure === "listing" || structure === "collection") tools.dropPictures(main.root);
