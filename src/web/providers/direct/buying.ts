@@ -5,7 +5,7 @@
  * ("Swatch", "Qty", "Add to wishlist", "Pick up in store", "or 4 payments of") are controls, not
  * what the page says of the product, and a reader of the product has no use for them.
  */
-import { textLength } from "./document.js";
+import { nameWords, textLength } from "./document.js";
 
 // biome-ignore lint/suspicious/noExplicitAny: linkedom's DOM types are the DOM lib's, not loaded here.
 type Dom = any;
@@ -29,18 +29,11 @@ const CONTENT = /^(?:description|details|specifications?|specs|features|overview
  */
 const MAX_CONTROL_CHARS = 40;
 
-function words(names: string): string[] {
-  return names
-    .replace(/([a-z])([A-Z])/g, "$1 $2")
-    .split(/[\s_-]+/)
-    .filter((word) => word !== "");
-}
-
 /** Whether an element's class or id names a buying control and nothing that describes. */
 export function buyingControl(element: Dom): boolean {
   const names = `${element.getAttribute?.("class") ?? ""} ${element.getAttribute?.("id") ?? ""}`;
   if (names.trim() === "" || names.length > 300) return false;
-  const parts = words(names);
+  const parts = nameWords(names);
   if (parts.some((word) => CONTENT.test(word))) return false;
   return parts.some((word) => CONTROL.test(word)) || CONTROL_PHRASE.test(names);
 }

@@ -12,7 +12,7 @@
  * with the first and its menus and banners stay out.
  */
 
-import { closestOf, firstUnder, isLink, nextUnder, textLength } from "./document.js";
+import { closestOf, firstUnder, isLink, nextPast, nextUnder, textLength } from "./document.js";
 import { wordShare } from "./extract.js";
 import { revealNoscript } from "./noscript.js";
 
@@ -178,13 +178,6 @@ function menuColumn(element: Dom, length: number): boolean {
 /** The next link under `root` after `link`, past the link's own content. */
 function nextLink(root: Dom, link: Dom): Dom | null {
   for (let at = nextPast(root, link); at !== null; at = nextUnder(root, at)) if (isLink(at)) return at;
-  return null;
-}
-
-/** The element after `element`'s subtree under `root`, in document order. */
-function nextPast(root: Dom, element: Dom): Dom | null {
-  for (let at = element; at != null && at !== root; at = at.parentElement)
-    if (at.nextElementSibling != null) return at.nextElementSibling;
   return null;
 }
 

@@ -188,10 +188,22 @@ export function firstUnder(root: Dom, test: (element: Dom) => boolean): Dom | nu
  */
 export function nextUnder(root: Dom, element: Dom): Dom | null {
   const child = element !== root && element.localName === "template" ? null : element.firstElementChild;
-  if (child != null) return child;
+  return child ?? nextPast(root, element);
+}
+
+/** The element after `element`'s whole subtree under `root` in document order, or null past the last. */
+export function nextPast(root: Dom, element: Dom): Dom | null {
   let at = element;
   while (at !== root && at.nextElementSibling == null) at = at.parentElement;
   return at === root ? null : at.nextElementSibling;
+}
+
+/** Words of a class or id, split at `-`, `_`, `__` and camelCase humps. */
+export function nameWords(names: string): string[] {
+  return names
+    .replace(/([a-z])([A-Z])/g, "$1 $2")
+    .split(/[\s_-]+/)
+    .filter((word) => word !== "");
 }
 
 /** `a[href]`, as a predicate for `firstUnder`. */

@@ -12,7 +12,7 @@
  */
 import { isRecord } from "../shared/values.js";
 import { dropBuyingControls } from "./buying.js";
-import { textLength } from "./document.js";
+import { nameWords, textLength } from "./document.js";
 import { clean, dropBoilerplateText, type MainContent, wordShare } from "./extract.js";
 
 // biome-ignore lint/suspicious/noExplicitAny: linkedom's DOM types are the DOM lib's, not loaded here.
@@ -26,19 +26,11 @@ type Dom = any;
 const DESCRIBES =
   /^(?:description|desc|details|specifications?|specs?|techspecs|features|attributes|overview|dimensions|measurements|materials|ingredients|highlights|about[-_]?(?:this|the)?[-_]?(?:item|product|game))$/i;
 
-/** Words of a class or id, split at `-`, `_`, `__` and camelCase humps. */
-function words(names: string): string[] {
-  return names
-    .replace(/([a-z])([A-Z])/g, "$1 $2")
-    .split(/[\s_-]+/)
-    .filter((word) => word !== "");
-}
-
 function describes(element: Dom): boolean {
   if ((element.getAttribute("itemprop") ?? "") === "description") return true;
   const names = `${element.getAttribute("class") ?? ""} ${element.getAttribute("id") ?? ""}`;
   if (names.length > 300) return false;
-  const parts = words(names);
+  const parts = nameWords(names);
   return parts.some((word) => DESCRIBES.test(word)) && !parts.some((word) => NOT_CONTENT.test(word));
 }
 
@@ -60,7 +52,7 @@ function inOtherArea(element: Dom, body: Dom): boolean {
   let node = element;
   for (let depth = 0; node !== null && node !== body && depth < MAX_AREA_DEPTH; depth += 1) {
     const names = `${node.getAttribute?.("class") ?? ""} ${node.getAttribute?.("id") ?? ""}`;
-    if (names.length <= 300 && words(names).some((word) => OTHER_AREA.test(word))) return true;
+    if (names.length <= 300 && nameWords(names).some((word) => OTHER_AREA.test(word))) return true;
     if (node.localName === "dialog" || node.getAttribute?.("role") === "dialog") return true;
     node = node.parentNode;
   }
