@@ -5,7 +5,7 @@
  * ("Swatch", "Qty", "Add to wishlist", "Pick up in store", "or 4 payments of") are controls, not
  * what the page says of the product, and a reader of the product has no use for them.
  */
-import { nameWords, textLength } from "./document.js";
+import { MAX_CONTROL_CHARS, nameWords, textLength } from "./document.js";
 
 // biome-ignore lint/suspicious/noExplicitAny: linkedom's DOM types are the DOM lib's, not loaded here.
 type Dom = any;
@@ -22,13 +22,6 @@ const CONTROL_PHRASE =
  */
 const CONTENT = /^(?:description|details|specifications?|specs|features|overview|content|info|information)$/i;
 
-/**
- * Text a control holds: its label and a few choices ("Qty 1 2 3", "Add to wishlist", "Share
- * Print"). A block named so that holds more is a wrapper of the panel, whose prices, editions
- * and stock line are the page's.
- */
-const MAX_CONTROL_CHARS = 40;
-
 /** Whether an element's class or id names a buying control and nothing that describes. */
 export function buyingControl(element: Dom): boolean {
   const names = `${element.getAttribute?.("class") ?? ""} ${element.getAttribute?.("id") ?? ""}`;
@@ -40,8 +33,8 @@ export function buyingControl(element: Dom): boolean {
 
 /**
  * Removes from a product's reading the blocks its shop names as buying controls, outermost
- * first; a block that holds more than a control's few words, or a heading, stays (then the name
- * is a wrapper's).
+ * first; a block that holds more than a control's few words ("Qty 1 2 3", "Add to wishlist"), or a
+ * heading, stays: then the name is a wrapper's, whose prices, editions and stock line are the page's.
  */
 export function dropBuyingControls(root: Dom): void {
   const doomed: Dom[] = [];

@@ -12,7 +12,15 @@
  * with the first and its menus and banners stay out.
  */
 
-import { closestOf, firstUnder, isLink, nextPast, nextUnder, textLength } from "./document.js";
+import {
+  closestOf,
+  firstUnder,
+  isLink,
+  MAX_CONTROL_CHARS,
+  nextPast,
+  nextUnder,
+  textLength,
+} from "./document.js";
 import { wordShare } from "./extract.js";
 import { revealNoscript } from "./noscript.js";
 
@@ -379,8 +387,6 @@ const CONTROLS = new Set([
   "tab",
   "tablist",
 ]);
-/** A control's caption is short; a card made clickable as a whole says more. */
-const MAX_CONTROL_CHARS = 40;
 /** What a card's buttons and links say when they are calls to act, not the item's text. */
 const CALL_TO_ACT =
   /^\W*(add to (cart|basket|bag|wishlist|compare)|compare|quick (view|shop|look)|buy now|shop now|order now|pre-?order now|apply now|learn more|read more|see more|view more|view details|see details|more details|more info|view (company )?profile|save for later|select options|choose options|notify me)\W*$/i;

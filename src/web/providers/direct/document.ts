@@ -198,6 +198,12 @@ export function nextPast(root: Dom, element: Dom): Dom | null {
   return at === root ? null : at.nextElementSibling;
 }
 
+/**
+ * The most text a control holds: its caption and a few choices. A card made clickable as a whole,
+ * or a block wrapping a panel, says more.
+ */
+export const MAX_CONTROL_CHARS = 40;
+
 /** Words of a class or id, split at `-`, `_`, `__` and camelCase humps. */
 export function nameWords(names: string): string[] {
   return names
