@@ -18,6 +18,7 @@ import type { plainText } from "./plain.js";
 import type { extractProduct } from "./product.js";
 import { type PageProfile, pageProfile } from "./profile.js";
 import type { readSections } from "./sections.js";
+import { dropSkipLinks } from "./skip-links.js";
 import type { boundedAttributes, browserCdata, pageShape } from "./shape.js";
 
 interface HtmlTools {
@@ -78,6 +79,7 @@ export async function readHtml(html: string, pageUrl: string): Promise<ProviderR
     const { document } = tools.parseHTML(shape.excessAttributes ? tools.boundedAttributes(page) : page);
     settleBody(document);
     dropClosedDialogs(document);
+    dropSkipLinks(document);
     // One walk finds what the first steps ask of the page as parsed (profile.ts).
     const profile = pageProfile(document);
     return { document, profile, links: absoluteLinks(profile, pageUrl) };
