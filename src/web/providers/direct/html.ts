@@ -18,8 +18,8 @@ import type { plainText } from "./plain.js";
 import type { extractProduct } from "./product.js";
 import { type PageProfile, pageProfile } from "./profile.js";
 import type { readSections } from "./sections.js";
-import { dropSkipLinks } from "./skip-links.js";
 import type { boundedAttributes, browserCdata, pageShape } from "./shape.js";
+import { dropSkipLinks } from "./skip-links.js";
 
 interface HtmlTools {
   readonly parseHTML: typeof import("linkedom").parseHTML;
