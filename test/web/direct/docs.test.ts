@@ -46,3 +46,34 @@ describe("direct reader: documentation in a run of headed sections", () => {
     assert.ok(!text.includes("tool-log"), text);
   });
 });
+
+describe("direct reader: documentation with tabbed steps", () => {
+  const panel = (system: string, command: string, shown: boolean) =>
+    `<div role="tabpanel" id="panel-${system}" aria-labelledby="tab-${system}"${shown ? "" : ' hidden aria-hidden="true"'}>
+      <p>On ${system}, add the package source once, then install the tools with the system's package manager.</p>
+      <pre><code class="language-bash">${command}</code></pre></div>`;
+  const html = `<!DOCTYPE html><html><head><title>Install the tools - Docs</title></head><body>
+    <nav class="sidebar"><ul><li><a href="/docs/start">Start</a></li><li><a href="/docs/deploy">Deploy</a></li><li><a href="/docs/config">Configure</a></li></ul></nav>
+    <main><h1>Install the tools</h1>
+      <p>The tools run on your own computer, so you can build and test a project before you deploy it. Pick your system below; each one takes a few minutes.</p>
+      <div role="tablist"><button role="tab" id="tab-windows">Windows</button><button role="tab" id="tab-linux">Linux</button><button role="tab" id="tab-macos">macOS</button></div>
+      ${panel("windows", "winget install tools", true)}
+      ${panel("linux", "sudo apt-get install tools", false)}
+      <div role="tabpanel" id="panel-macos" style="display: none"><p>On macOS, install the tools with Homebrew after tapping the project's formula repository.</p><pre><code>brew install tools</code></pre></div>
+      <h2>Check the install</h2><p>Run the version command; it prints the version of the tools and of the runtime they found on the computer.</p>
+      <pre><code class="language-bash">tools --version</code></pre>
+    </main></body></html>`;
+
+  it("reads every tab's panel, the hidden ones too, in the page's order", async () => {
+    const outcome = await readHtml(html, "https://tools.example/docs/install");
+    assert.equal(outcome.pageType, "documentation");
+    inOrder(textOf(outcome), [
+      "winget install tools",
+      "On linux, add the package source",
+      "sudo apt-get install tools",
+      "brew install tools",
+      "Check the install",
+      "tools --version",
+    ]);
+  });
+});

@@ -55,3 +55,17 @@ function headed(element: Dom): boolean {
   if (first == null) return false;
   return HEADING.test(first.localName) || HEADING.test(first.firstElementChild?.localName ?? "");
 }
+
+/**
+ * Shows a documentation page's hidden tab panels. Docs give one step per system or one example
+ * per language, each in a panel that its tab shows; every panel is the page's text, and
+ * Readability drops what the markup hides.
+ */
+export function revealTabPanels(body: Dom): void {
+  for (const panel of Array.from(body.querySelectorAll("[role='tabpanel']")) as Dom[]) {
+    panel.removeAttribute("hidden");
+    if (panel.getAttribute("aria-hidden") === "true") panel.removeAttribute("aria-hidden");
+    const style = panel.getAttribute("style");
+    if (style !== null && /display\s*:\s*none/i.test(style)) panel.removeAttribute("style");
+  }
+}

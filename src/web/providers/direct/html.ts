@@ -9,6 +9,7 @@ import { WEB_READ_MAX_DEPTH, WEB_READ_MAX_ELEMENTS, WEB_READ_MAX_NODES } from ".
 import type { PageType, ProviderReadOutcome, ReadMetadata, ReadStrategy } from "../../provider.js";
 import type { CardsReading, cardsHold, dropPictures, readCards } from "./cards.js";
 import { dropClosedDialogs } from "./closed.js";
+import { revealTabPanels } from "./docs.js";
 import { settleBody, wellFormed } from "./document.js";
 import type { extractBody, extractMain, MainContent } from "./extract.js";
 import { toMarkdown } from "./markdown.js";
@@ -125,6 +126,7 @@ function htmlOutcome(
   const prose = structure === "article" || structure === "documentation";
   // Cards are read before extraction moves nodes: readCards copies what it keeps, so one parse serves both.
   const cards = structure === "forum" || prose ? undefined : tools.readCards(document.body);
+  if (structure === "documentation") revealTabPanels(document.body ?? document.documentElement);
   const main =
     structure === "product"
       ? tools.extractProduct(document, tools.extractMain)
