@@ -60,3 +60,26 @@ describe("direct reader on pages with a broken outline", () => {
     assert.equal(wellFormed(html), html);
   });
 });
+
+describe("direct reader on a whole document pasted into a post", () => {
+  const paragraphs = Array.from(
+    { length: 8 },
+    (_, i) =>
+      `<p>Paragraph ${i + 1} of the post: a garden keeps its soil alive when leaves stay on the beds over winter and the worms take them down.</p>`,
+  ).join("");
+  // A converter's output kept as is: its doctype, html and body tags sit inside the post's block.
+  const html = `<!DOCTYPE html><html lang="en"><head><title>Winter beds</title></head><body>
+    <header><nav><a href="/">Home</a><a href="/garden">Garden</a></nav></header>
+    <section class="hero"><h1>Winter beds</h1><p class="dek">Leave the leaves: what a garden gains from a messy winter.</p></section>
+    <article class="post"><div class="sidebar-layout"><div class="wrap"><div class="sidebar-content"><!DOCTYPE html PUBLIC "-//W3C//DTD HTML 4.0 Transitional//EN" "http://www.w3.org/TR/REC-html40/loose.dtd">
+    <html><body>${paragraphs}</body></html>
+    <div class="share"><a href="https://share.example/?u=1">Share</a></div></div><aside class="sidebar"><p>Subscribe to the weekly letter.</p></aside></div></div></article>
+    <footer><p>Garden Weekly</p></footer></body></html>`;
+
+  it("reads the post's paragraphs as the block they are in, as a browser ignores the inner tags", async () => {
+    const { text } = await textOf(html);
+    assert.match(text, /^Paragraph 1 of the post/);
+    assert.match(text, /Paragraph 8 of the post/);
+    assert.doesNotMatch(text, /Leave the leaves|weekly letter/);
+  });
+});

@@ -87,6 +87,35 @@ export function settleBody(document: Dom): void {
   }
 }
 
+/** An `<html>` or `<body>` start tag; a page holds one of each unless a document is pasted in it. */
+const ROOT_OPEN = /<(?:html|body)[\s>]/gi;
+
+/**
+ * Whether the page holds more than one `<html>` or `<body>` start tag: a whole document pasted
+ * into its content, as a converter's output (`<!DOCTYPE …><html><body><p>…`) often is in a post.
+ */
+export function nestsDocument(html: string): boolean {
+  ROOT_OPEN.lastIndex = 0;
+  let count = 0;
+  while (ROOT_OPEN.exec(html) !== null) if (++count > 2) return true;
+  return false;
+}
+
+/**
+ * Replaces each `<html>`, `<head>` and `<body>` inside the body by its children, as a browser
+ * ignores those tags there. linkedom keeps them as elements, and extraction then scores the
+ * pasted document's paragraphs apart from the post around them.
+ */
+export function unwrapNestedDocuments(document: Dom): void {
+  const body = document.body;
+  if (!body) return;
+  for (const element of Array.from(body.querySelectorAll("html, head, body")) as Dom[]) {
+    const parent = element.parentNode;
+    while (element.firstChild) parent.insertBefore(element.firstChild, element);
+    element.remove();
+  }
+}
+
 const ELEMENT_NODE = 1;
 const TEXT_NODE = 3;
 const CDATA_SECTION_NODE = 4;

@@ -10,7 +10,7 @@ import type { PageType, ProviderReadOutcome, ReadMetadata, ReadStrategy } from "
 import type { CardsReading, cardsHold, dropPictures, readCards } from "./cards.js";
 import { dropClosedDialogs } from "./closed.js";
 import { revealTabPanels } from "./docs.js";
-import { settleBody, wellFormed } from "./document.js";
+import { nestsDocument, settleBody, unwrapNestedDocuments, wellFormed } from "./document.js";
 import type { extractBody, extractMain, MainContent } from "./extract.js";
 import { toMarkdown } from "./markdown.js";
 import { pageMetadata } from "./metadata.js";
@@ -21,6 +21,7 @@ import { type PageProfile, pageProfile } from "./profile.js";
 import type { readSections } from "./sections.js";
 import type { boundedAttributes, browserCdata, pageShape } from "./shape.js";
 import { dropSkipLinks } from "./skip-links.js";
+import { placeStreamed, streamsParts } from "./streamed.js";
 
 interface HtmlTools {
   readonly parseHTML: typeof import("linkedom").parseHTML;
@@ -79,6 +80,8 @@ export async function readHtml(html: string, pageUrl: string): Promise<ProviderR
   const parse = () => {
     const { document } = tools.parseHTML(shape.excessAttributes ? tools.boundedAttributes(page) : page);
     settleBody(document);
+    if (nestsDocument(page)) unwrapNestedDocuments(document);
+    if (streamsParts(page)) placeStreamed(document);
     dropClosedDialogs(document);
     dropSkipLinks(document);
     // One walk finds what the first steps ask of the page as parsed (profile.ts).

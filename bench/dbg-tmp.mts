@@ -1,0 +1,10 @@
+import { readFileSync } from "node:fs";
+import { gunzipSync } from "node:zlib";
+import { parseHTML } from "linkedom";
+import { Readability } from "@mozilla/readability";
+import { settleBody, wellFormed } from "../src/web/providers/direct/document.js";
+const html = gunzipSync(readFileSync(`/work/shared/wcxb/dev/html/0329.html.gz`)).toString("utf8");
+const { document } = parseHTML(wellFormed(html));
+settleBody(document);
+const r = new Readability(document as any, { debug: false }).parse();
+console.log(r?.textContent?.length, r?.textContent?.slice(0, 200));
