@@ -271,9 +271,18 @@ const FURNITURE = new Set([
 
 export function furnitureName(names: string): boolean {
   for (const name of names.toLowerCase().split(/\s+/)) {
-    for (const word of name.split("--")[0]?.split(/[-_]+/) ?? []) if (FURNITURE.has(word)) return true;
+    const words = name.split("--")[0]?.split(/[-_]+/) ?? [];
+    for (const word of words) if (FURNITURE.has(word) && !builderBlock(words, word)) return true;
   }
   return false;
+}
+
+/**
+ * A page builder's block (`elementor-widget-text-editor`): Elementor calls every block of a
+ * page a widget, the article's paragraphs included; the block's other words still say what it is.
+ */
+function builderBlock(words: readonly string[], word: string): boolean {
+  return word === "widget" && words[0] === "elementor";
 }
 
 const ROLES = new Set(["navigation", "contentinfo", "complementary", "banner", "search", "menu", "menubar"]);
