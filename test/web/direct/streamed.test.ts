@@ -52,3 +52,32 @@ describe("direct reader on pages streamed in parts", () => {
     inOrder(text, ["Basics, part 1", "Pick an index", "Choosing, part 2", "Keep costs low"]);
   });
 });
+
+describe("direct reader on hostile streamed parts", () => {
+  const prose =
+    "<p>The page's own text, long enough to be read as its article: a reader returns it whatever the parts around it do.</p>".repeat(
+      5,
+    );
+
+  it("leaves a part that holds its own place hidden, and reads the page", async () => {
+    const html = `<html><body><main>${prose}<div hidden id="S:1"><p>Moved into itself</p><div><template id="B:1"></template></div></div></main></body></html>`;
+    const text = textOf(await readHtml(html, "https://hostile.example/self"));
+    assert.match(text, /The page's own text/);
+    assert.doesNotMatch(text, /Moved into itself/);
+  });
+
+  it("places thousands of parts whose boundaries no comment closes", async () => {
+    const count = 3000;
+    const places = Array.from(
+      { length: count },
+      (_, i) => `<template id="B:${i.toString(36)}"></template><span>…</span>`,
+    );
+    const parts = Array.from(
+      { length: count },
+      (_, i) => `<div hidden id="S:${i.toString(36)}"><b>part${i}</b></div>`,
+    );
+    const html = `<html><body><main>${prose}<div>${places.join("")}</div></main>${parts.join("")}</body></html>`;
+    const text = textOf(await readHtml(html, "https://hostile.example/many"));
+    inOrder(text, ["The page's own text", "part0", "part1", `part${count - 1}`]);
+  });
+});

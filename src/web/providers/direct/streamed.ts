@@ -11,6 +11,12 @@ type Dom = any;
 
 const COMMENT_NODE = 8;
 
+/**
+ * The most nodes a fallback is looked for in: a skeleton is a few blocks, and a page of many
+ * boundaries with no closing comment would otherwise have each walk every sibling after it.
+ */
+const MAX_FALLBACK_NODES = 256;
+
 /** React's hidden segment as it streams it, attribute order included: a cheap test of the page. */
 const SEGMENT_OPEN = /<div hidden id="S:[0-9a-z]+"/;
 
@@ -22,7 +28,8 @@ export function streamsParts(html: string): boolean {
 /**
  * Moves each hidden streamed part (`div[hidden]#S:x`) to its place, as the page's script would:
  * in place of its boundary (`template#B:x`, whose fallback goes up to the boundary's closing
- * `<!--/$-->` comment) or of its placeholder (`template#P:x`). A part with no place stays hidden.
+ * `<!--/$-->` comment) or of its placeholder (`template#P:x`). A part with no place, or holding
+ * its own, stays hidden.
  */
 export function placeStreamed(document: Dom): void {
   const body = document.body;
@@ -38,7 +45,8 @@ export function placeStreamed(document: Dom): void {
     const suffix = part.getAttribute("id").slice(2);
     const boundary = places.get(`B:${suffix}`);
     const place = boundary ?? places.get(`P:${suffix}`);
-    if (place === undefined) continue;
+    // A part holding its own place (hostile markup) would be moved into itself.
+    if (place === undefined || part.contains(place)) continue;
     if (boundary !== undefined) dropFallback(boundary);
     const parent = place.parentNode;
     while (part.firstChild) parent.insertBefore(part.firstChild, place);
@@ -50,12 +58,18 @@ export function placeStreamed(document: Dom): void {
 /**
  * Removes what a boundary shows while its part streams: the nodes after its template up to the
  * `<!--/$-->` comment that closes it (nested boundaries counted). A page sent without those
- * comments gives no bound, and its fallback stays.
+ * comments, or with none near, gives no bound, and its fallback stays.
  */
 function dropFallback(template: Dom): void {
   let depth = 0;
   const doomed: Dom[] = [];
-  for (let node = template.nextSibling; node != null; node = node.nextSibling) {
+  let walked = 0;
+  for (
+    let node = template.nextSibling;
+    node != null && walked < MAX_FALLBACK_NODES;
+    node = node.nextSibling
+  ) {
+    walked++;
     if (node.nodeType === COMMENT_NODE) {
       const data = node.data ?? node.textContent;
       if (data === "/$") {
