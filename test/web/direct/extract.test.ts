@@ -179,4 +179,28 @@ describe("direct reader main content", () => {
       assert.ok(!text.includes(dropped), `kept: ${dropped}\n${text}`);
     }
   });
+
+  it("keeps an article's sentences about newsletters, and drops a call to sign up for one", async () => {
+    const prose =
+      "<p>I run a small studio that helps writers reach readers, and most of those writers send a letter by email every week to the people who follow them.</p>".repeat(
+        3,
+      );
+    const html = `<html><body><article><h1>Who reads your letter</h1>${prose}
+      <p>The newsletter industry has never been healthier, on paper:</p>
+      <ul><li>One paper added 680,000 newsletter readers in a single year.</li><li>Half of readers leave newsletters because they get too many.</li></ul>
+      <h2>What this means for newsletter writers</h2>${prose}
+      <p>Sign up for our free weekly newsletter.</p>
+      <p>Get the newsletter in your inbox every Friday</p></article></body></html>`;
+    const text = ((await readHtml(html, "https://letters.example/who-reads")).content[0] as { text: string })
+      .text;
+    for (const kept of [
+      "The newsletter industry has never been healthier",
+      "680,000 newsletter readers",
+      "leave newsletters because",
+      "What this means for newsletter writers",
+    ])
+      assert.ok(text.includes(kept), `missing: ${kept}\n${text}`);
+    for (const dropped of ["Sign up for our free weekly newsletter", "in your inbox every Friday"])
+      assert.ok(!text.includes(dropped), `kept: ${dropped}\n${text}`);
+  });
 });

@@ -413,7 +413,10 @@ const PATTERNS: Record<string, RegExp> = {
   moderation:
     /(comments? (are|is|will be) (moderated|closed)|kommentare (geschlossen|werden moderiert)|kommentarfunktion (ist )?(geschlossen|deaktiviert)|akismet)/iu,
   subscribe:
-    /(newsletter|abonnieren|abonniere|subscribe|suscríbete|suscribete|zapraszamy do subskrypcji|jetzt registrieren|melden sie sich an|verpasse keine|nichts (mehr )?verpassen|never miss)/iu,
+    /(abonnieren|abonniere|subscribe|suscríbete|suscribete|zapraszamy do subskrypcji|jetzt registrieren|melden sie sich an|verpasse keine|nichts (mehr )?verpassen|never miss)/iu,
+  // A newsletter named with a call to sign up for it; a sentence about newsletters is text.
+  newsletter:
+    /(\bsign(ing)?[- ]?up\b|\bjoin\b|\bget\b|\breceive\b|\bregister\b|\benter\b|e-?mail|inbox|\bfree\b|\bweekly\b|\bdaily\b|anmeld|bestell|inscri|suscr|iscriv).*newsletter|newsletter.*(\bsign(ing)?[- ]?up\b|\bregister\b|e-?mail|inbox|\bfree\b|\bweekly\b|\bdaily\b|anmeld|bestell|inscri|suscr|iscriv)|^newsletter\b/iu,
   related:
     /^(ähnliche (beiträge|artikel)|auch interessant|das könnte (sie|dich) auch interessieren|lesen sie auch|lies auch|mehr zum thema|mehr zu[m]?|weitere (artikel|beiträge|themen|news|nachrichten)|empfohlene (beiträge|artikel)|related( posts| articles| stories| content)?|read more|read also|you may also like|more from|more stories|recommended|le puede interesar|te puede interesar|lee también|leia também|czytaj (też|także|również)|zobacz (też|także|również)|à lire aussi|lire aussi|neueste (artikel|beiträge)|beliebte (artikel|beiträge)|meistgelesen|top artikel|schon gelesen|zum weiterlesen|weiterlesen|mehr themen|noch mehr (infos|artikel|themen|tipps)|entdecke (weitere|mehr)|das thema könnte (dich|sie) auch interessieren|themen im artikel|weiterführende[rn]? links?|puedes ver|mira también|también te puede interesar|te recomendamos|artículos relacionados|notas relacionadas|über den autor|über die autorin|zur person|kommentare|keine kommentare|kommentieren|comments|leave a (reply|comment)|schreibe einen kommentar|hinterlasse einen kommentar|antworten)\b/iu,
   date: /^((\d{1,2}\.\s?\d{1,2}\.\s?\d{2,4}|\d{4}-\d{2}-\d{2}|\d{1,2}\.?\s+\p{L}+\.?\s+\d{4})(,?\s*(um\s*)?\d{1,2}:\d{2}(\s*(uhr|am|pm))?)?|\d{1,2}:\d{2}(\s*(uhr|am|pm))?)$/iu,
