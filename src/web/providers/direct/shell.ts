@@ -10,7 +10,7 @@
  * that holds the page's title or main region wraps the page (a `<header>` its markup never
  * closed) and is walked into.
  */
-import { nameWords, textLength } from "./document.js";
+import { firstUnder, nameWords, textLength } from "./document.js";
 
 // biome-ignore lint/suspicious/noExplicitAny: linkedom's DOM types are the DOM lib's, not loaded here.
 type Dom = any;
@@ -80,51 +80,73 @@ const UNSHOWN = new Set(["script", "style", "template", "head", "svg", "noscript
  * chrome: what a reading returns is then the chrome. Ask before extraction moves nodes.
  */
 export function servedShell(document: Dom): boolean {
-  const own = walk(document, SHELL_CHARS);
+  // Chrome that wraps the page only adds to its own text: a first count that takes every piece
+  // of chrome as chrome settles most pages without looking inside menus and footers.
+  if (walk(document, { limit: SHELL_CHARS, wraps: false }) >= SHELL_CHARS) return false;
+  const own = walk(document, { limit: SHELL_CHARS, wraps: true });
   if (own >= SHELL_CHARS) return false;
   // A page that puts text in the main region it marks says where its content is, however short.
   const regions = document.querySelectorAll("main, article, [role='main']") as Iterable<Dom>;
-  for (const region of regions) if (walk(region, 1) > 0) return false;
+  for (const region of regions) if (walk(region, { limit: 1, wraps: true }) > 0) return false;
   let chrome = 0;
-  walk(document, SHELL_CHARS, (element) => {
+  const add = (element: Dom) => {
     if (!UNSHOWN.has(element.localName)) chrome += textLength(element);
-  });
+  };
+  walk(document, { limit: SHELL_CHARS, wraps: true, chrome: add });
   return chrome >= SHELL_CHARS && chrome >= CHROME_FACTOR * own;
+}
+
+interface Walk {
+  /** Counting stops past this many characters. */
+  readonly limit: number;
+  /** Whether chrome holding the page's title or main region is walked into. */
+  readonly wraps: boolean;
+  /** Told each outermost element left out. */
+  readonly chrome?: (element: Dom) => void;
 }
 
 /**
  * Characters of text (white space left out) outside the chrome in `root` and under it, counted
- * up to about `limit`; `chrome` is told each outermost element left out. linkedom may leave
- * what follows a stray `</html>` beside the root, without a parent: a document's children are
- * walked one by one.
+ * up to about `limit`. linkedom may leave what follows a stray `</html>` beside the root,
+ * without a parent: a document's children are walked one by one.
  */
-function walk(root: Dom, limit: number, chrome?: (element: Dom) => void): number {
+function walk(root: Dom, how: Walk): number {
   if (root.nodeType === DOCUMENT_NODE) {
     let count = 0;
     for (const top of root.childNodes as Iterable<Dom>)
-      if (count < limit) count += walk(top, limit - count, chrome);
+      if (count < how.limit) count += walk(top, { ...how, limit: how.limit - count });
     return count;
   }
-  if (root.nodeType === TEXT_NODE) return root.data.replace(/\s+/g, "").length;
+  if (root.nodeType === TEXT_NODE) return visibleChars(root.data);
   if (root.nodeType !== ELEMENT_NODE) return 0;
-  if (leftOut(root)) {
-    chrome?.(root);
+  if (leftOut(root, how.wraps)) {
+    how.chrome?.(root);
     return 0;
   }
   let count = 0;
   let node: Dom = root.firstChild;
-  while (node != null && count < limit) {
+  while (node != null && count < how.limit) {
     const type = node.nodeType;
-    if (type === TEXT_NODE) count += node.data.replace(/\s+/g, "").length;
+    if (type === TEXT_NODE) count += visibleChars(node.data);
     else if (type === ELEMENT_NODE && node.firstChild != null) {
-      if (!leftOut(node)) {
+      if (!leftOut(node, how.wraps)) {
         node = node.firstChild;
         continue;
       }
-      chrome?.(node);
+      how.chrome?.(node);
     }
     while (node !== root && node.nextSibling == null) node = node.parentNode;
     node = node === root ? null : node.nextSibling;
+  }
+  return count;
+}
+
+/** Characters of `text` that are not white space. */
+function visibleChars(text: string): number {
+  let count = 0;
+  for (let at = 0; at < text.length; at++) {
+    const code = text.charCodeAt(at);
+    if (code > 32 && code !== NBSP) count += 1;
   }
   return count;
 }
@@ -134,9 +156,10 @@ const NOSCRIPT_PAGE_CHARS = 200;
 const ELEMENT_NODE = 1;
 const TEXT_NODE = 3;
 const DOCUMENT_NODE = 9;
+const NBSP = 0xa0;
 
-/** Whether an element is chrome or a `<noscript>` notice, and does not wrap the page. */
-function leftOut(element: Dom): boolean {
+/** Whether an element is chrome or a `<noscript>` notice (and, when `wraps`, does not wrap the page). */
+function leftOut(element: Dom, wraps: boolean): boolean {
   const tag = element.localName;
   if (ROOTS.has(tag)) return false;
   // A `<noscript>` notice asks for scripts; one holding the page is read (noscript.ts).
@@ -147,7 +170,7 @@ function leftOut(element: Dom): boolean {
     CHROME_ROLES.has(element.getAttribute("role") ?? "") ||
     named(element.getAttribute("class")) ||
     named(element.getAttribute("id"));
-  return chrome && !wrapsPage(element);
+  return chrome && !(wraps && wrapsPage(element));
 }
 
 /** A `<header>` outside any part of the page: the site's banner. */
@@ -158,12 +181,21 @@ function siteHeader(element: Dom): boolean {
 }
 
 function named(names: string | null, words: ReadonlySet<string> = CHROME_WORDS): boolean {
-  if (names === null || names === "") return false;
+  // Most names hold none of the words anywhere: they are not split.
+  if (names === null || !mentions(names.toLowerCase(), words)) return false;
   for (const word of nameWords(names)) if (words.has(word.toLowerCase())) return true;
   return false;
 }
 
+function mentions(names: string, words: ReadonlySet<string>): boolean {
+  for (const word of words) if (names.includes(word)) return true;
+  return false;
+}
+
 function wrapsPage(element: Dom): boolean {
-  for (const tag of PAGE_TAGS) if (element.getElementsByTagName(tag).length > 0) return true;
-  return element.querySelector("[role='main']") !== null;
+  return firstUnder(element, pagePart) !== null;
+}
+
+function pagePart(element: Dom): boolean {
+  return PAGE_TAGS.has(element.localName) || element.getAttribute("role") === "main";
 }
