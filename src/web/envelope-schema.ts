@@ -65,6 +65,7 @@ const metadataSchema = z.object({
   language: z.string().optional(),
   canonicalUrl: z.string().optional(),
   siteName: z.string().optional(),
+  description: z.string().optional(),
 });
 
 const contentPartSchema = z.union([
@@ -88,7 +89,7 @@ export const webReadOutputSchema = z.object({
   metadata: metadataSchema
     .optional()
     .describe(
-      "Facts the reader reported: credits and cache state of hosted readers; the byline, publication date, language, canonical URL and site name the page itself states (never guessed).",
+      "Facts the reader reported: credits and cache state of hosted readers; the byline, publication date, language, canonical URL and site name the page itself states (never guessed), and its stated description when the content is empty.",
     ),
   content: z.array(contentPartSchema),
   /**

@@ -313,6 +313,8 @@ function dropRepeatedJson(parts: readonly ContentPart[]): ContentPart[] {
 
 /** Longest stated page fact kept in the metadata (a byline or site name, not a paragraph). */
 const STATED_MAX_CHARS = 300;
+/** A page's stated description: a summary, longer than the other facts, never a page. */
+const DESCRIPTION_MAX_CHARS = 2000;
 
 /** Only the allowlisted facts, each validated; anything else a provider reported is dropped. */
 function validMetadata(metadata: ReadMetadata | undefined): ReadMetadata | undefined {
@@ -332,6 +334,13 @@ function validMetadata(metadata: ReadMetadata | undefined): ReadMetadata | undef
     if (typeof value === "string" && value.trim() !== "" && value.length <= STATED_MAX_CHARS)
       out[key] = value;
   }
+  const description = metadata.description;
+  if (
+    typeof description === "string" &&
+    description.trim() !== "" &&
+    description.length <= DESCRIPTION_MAX_CHARS
+  )
+    out.description = description;
   if (isDateText(metadata.published)) out.published = metadata.published;
   if (typeof metadata.canonicalUrl === "string" && isPublicUrl(metadata.canonicalUrl))
     out.canonicalUrl = metadata.canonicalUrl;

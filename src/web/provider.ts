@@ -60,9 +60,9 @@ export type PageType = (typeof PAGE_TYPES)[number];
 /**
  * How a reader chose the content it returns (provenance `strategy`): a thread's posts, a
  * listing's cards, an article extractor's block, the block the page names as its body, the whole
- * body (no block found, or the block held almost nothing), the page's stated description, or its
- * plain text; a product page's describing blocks and stated facts (`product`), a service page's
- * sections.
+ * body (no block found, or the block held almost nothing), or its plain text; a product page's describing blocks and stated facts (`product`), a service page's
+ * sections; `none` when nothing of the page is returned (it holds no text of its own, or only
+ * its site's chrome; a warning says which).
  */
 export const READ_STRATEGIES = [
   "thread",
@@ -73,8 +73,8 @@ export const READ_STRATEGIES = [
   "container",
   "body",
   "body-fallback",
-  "description",
   "plain-text",
+  "none",
 ] as const;
 export type ReadStrategy = (typeof READ_STRATEGIES)[number];
 

@@ -149,6 +149,20 @@ describe("web envelope: read", () => {
     assert.equal(invalid.data.metadata, undefined);
   });
 
+  it("keeps a page's stated description in the metadata, not a blank one", () => {
+    const read = (description: string) =>
+      buildReadEnvelope({
+        provenance,
+        warnings: [],
+        outcome: { content: [], metadata: { description } },
+        budgetChars: 40_000,
+      }).data.metadata;
+    assert.deepEqual(read("A folding garden chair of oiled oak."), {
+      description: "A folding garden chair of oiled oak.",
+    });
+    assert.equal(read("   "), undefined);
+  });
+
   it("S19: URLs written in the content are indexed too, after the reported links", () => {
     const fitted = buildReadEnvelope({
       provenance,

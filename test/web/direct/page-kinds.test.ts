@@ -227,24 +227,99 @@ describe("direct reader: when extraction finds almost nothing", () => {
     );
   });
 
-  it("returns the page's stated description of a page drawn by scripts, and says so", async () => {
+  it("gives a page drawn by scripts no content, its stated description in the metadata, and says so", async () => {
     const html = `<!DOCTYPE html><html><head><title>Best first telescope?</title>
       <meta property="og:description" content="I am new to astronomy and would like advice on a first telescope for planets, on a budget of about 400 euros.">
       </head><body><section id="splash"><div class="dots"></div></section><section id="main"></section>
       <script src="/app.js"></script></body></html>`;
     const outcome = await readHtml(html, "https://stars.example/t/1555");
+    assert.equal(textOf(outcome), "");
+    assert.equal(outcome.strategy, "none");
     assert.equal(
-      textOf(outcome),
+      outcome.metadata?.description,
       "I am new to astronomy and would like advice on a first telescope for planets, on a budget of about 400 euros.",
     );
-    assert.match(outcome.warnings?.join("\n") ?? "", /body holds no text .*description the page states/);
+    const warnings = outcome.warnings?.join("\n") ?? "";
+    assert.match(warnings, /extracted no text from the page: .*drawn by scripts/);
+    assert.match(warnings, /description the page states about itself is in metadata\.description/);
   });
 
   it("says why when a page yields no text at all, never an empty success", async () => {
     const html = `<!DOCTYPE html><html><head><title>App</title></head><body><div id="root"></div><script src="/app.js"></script></body></html>`;
     const outcome = await readHtml(html, "https://app.example/");
     assert.equal(textOf(outcome), "");
+    assert.equal(outcome.strategy, "none");
+    assert.equal(outcome.metadata?.description, undefined);
     assert.match(outcome.warnings?.join("\n") ?? "", /extracted no text from the page: .*drawn by scripts/);
+  });
+});
+
+/** A shop's footer: link columns under headings, a language list, a sign-up blurb. */
+const SHOP_FOOTER = `<footer><div class="site-footer">
+  <dl><dt><h5>Help</h5></dt><dd><a href="/help">Help Center</a>, <a href="/returns">Returns and refunds</a>, <a href="/report">Report a listing</a>, <a href="/recalls">Product recalls</a></dd></dl>
+  <dl><dt><h5>Our sites in other languages</h5></dt><dd><a href="https://de.shop.example/">German</a>, <a href="https://fr.shop.example/">French</a>, <a href="https://es.shop.example/">Spanish</a>, <a href="https://it.shop.example/">Italian</a>, <a href="https://nl.shop.example/">Dutch</a></dd></dl>
+  <dl><dt><h5>Browse by category</h5></dt><dd><a href="/c/garden">Garden tools</a>, <a href="/c/kitchen">Kitchen</a>, <a href="/c/lamps">Lamps and lighting</a>, <a href="/c/rugs">Rugs</a></dd></dl>
+  <p>Copyright 2026 Shop Example. All rights reserved. Prices include value added tax where it applies.</p>
+</div></footer>`;
+
+describe("direct reader: a page served as a shell of its site's chrome", () => {
+  it("returns no content when the HTML holds only the site's header, footer and notices", async () => {
+    const html = `<!DOCTYPE html><html><head><title>Folding garden chair</title>
+      <meta name="description" content="A folding garden chair of oiled oak, delivered flat.">
+      </head><body><div style="display:none"><h1>Shop Example</h1></div>
+      <header class="site-header"><a href="/">Shop Example</a><nav><a href="/c/garden">Garden</a><a href="/c/kitchen">Kitchen</a></nav><a href="/cart">Cart</a></header>
+      <div id="root"></div>
+      <div class="newsletter-signup"><h3>Stay in the loop</h3><p>Sign up for our newsletter and hear first about new arrivals, seasonal offers and the stories behind our makers.</p><form><input type="email"><button>Subscribe</button></form></div>
+      <div class="cookie-banner"><p>We use cookies to make this site work and, with your consent, to measure how it is used.</p><button>Accept</button></div>
+      ${SHOP_FOOTER}<script src="/app.js"></script></body></html>`;
+    const outcome = await readHtml(html, "https://shop.example/item/1005");
+    assert.equal(textOf(outcome), "");
+    assert.equal(outcome.strategy, "none");
+    assert.equal(outcome.metadata?.description, "A folding garden chair of oiled oak, delivered flat.");
+    assert.match(
+      outcome.warnings?.join("\n") ?? "",
+      /holds almost no text: .*site's chrome, not the page's content/,
+    );
+  });
+
+  it("reads a short page whose few sentences sit outside the chrome", async () => {
+    const html = `<!DOCTYPE html><html><head><title>Order received</title></head><body>
+      <header><a href="/">Shop Example</a><nav><a href="/c/garden">Garden</a></nav></header>
+      <div class="content"><h2>Thank you, your order is on its way</h2>
+      <p>We have sent a confirmation to your e-mail address. Your chair leaves our workshop within three working days.</p></div>
+      ${SHOP_FOOTER}</body></html>`;
+    const outcome = await readHtml(html, "https://shop.example/order/received");
+    const text = textOf(outcome);
+    assert.ok(text.includes("Your chair leaves our workshop within three working days."), text);
+    assert.notEqual(outcome.strategy, "none");
+  });
+
+  it("is no shell when the main region a page marks holds text, however little", async () => {
+    const items = ["Spring", "Summer", "Autumn"].map(
+      (season) => `<li><a href="/issues/${season}">${season}</a></li>`,
+    );
+    const html = `<!DOCTYPE html><html><head><title>Back issues</title></head><body>
+      <main><h1>Back issues</h1><ul>${items.join("")}</ul></main>${SHOP_FOOTER}</body></html>`;
+    const outcome = await readHtml(html, "https://shop.example/issues");
+    assert.notEqual(textOf(outcome), "");
+    assert.notEqual(outcome.strategy, "none");
+    assert.doesNotMatch(outcome.warnings?.join("\n") ?? "", /site's chrome/);
+  });
+
+  it("reads a page whose markup leaves its header open around the article", async () => {
+    const article = Array.from(
+      { length: 4 },
+      (_, i) =>
+        `<p>Paragraph ${i + 1}: the lock gates of the old canal were rebuilt by hand, stone by stone, over three winters while the water was low.</p>`,
+    ).join("");
+    const html = `<!DOCTYPE html><html><head><title>The canal</title></head><body>
+      <header class="site-header"><a href="/">Canal News</a><nav><a href="/">Home</a></nav>
+      <h1>How the canal was rebuilt</h1>${article}
+      ${SHOP_FOOTER}</body></html>`;
+    const outcome = await readHtml(html, "https://canal.example/rebuilt");
+    const text = textOf(outcome);
+    assert.ok(text.includes("Paragraph 4: the lock gates"), text);
+    assert.notEqual(outcome.strategy, "none");
   });
 });
 

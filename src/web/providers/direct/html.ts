@@ -6,7 +6,7 @@
  * than the whole MCP server, and many sessions never read a page.
  */
 import { WEB_READ_MAX_DEPTH, WEB_READ_MAX_ELEMENTS, WEB_READ_MAX_NODES } from "../../../core/limits.js";
-import type { PageType, ProviderReadOutcome, ReadMetadata, ReadStrategy } from "../../provider.js";
+import type { PageType, ProviderReadOutcome, ReadMetadata } from "../../provider.js";
 import type { CardsReading, cardsHold, dropPictures, readCards } from "./cards.js";
 import { dropClosedDialogs } from "./closed.js";
 import { revealTabPanels } from "./docs.js";
@@ -20,6 +20,7 @@ import type { extractProduct } from "./product.js";
 import { type PageProfile, pageProfile } from "./profile.js";
 import type { readSections } from "./sections.js";
 import type { boundedAttributes, browserCdata, pageShape } from "./shape.js";
+import { servedShell } from "./shell.js";
 import { dropSkipLinks } from "./skip-links.js";
 import { placeStreamed, streamsParts } from "./streamed.js";
 
@@ -124,6 +125,8 @@ function htmlOutcome(
   parse: () => Dom,
 ): ProviderReadOutcome {
   const stated = pageMetadata(document, pageUrl, profile);
+  // Asked of the page as sent, before extraction moves its nodes.
+  const shell = servedShell(document);
   const structure = tools.pageType(document, profile);
   // A page typed article or documentation keeps its prose: no cards, no comment thread unless stated.
   const prose = structure === "article" || structure === "documentation";
@@ -143,7 +146,9 @@ function htmlOutcome(
   const read = cards === undefined ? undefined : cardsReading(tools, cards, chosen, structure);
   if (read !== undefined) chosen = read;
   const warnings: string[] = [];
-  if (chosen.markdown.length < POOR_CHARS) {
+  if (shell) {
+    if (chosen.markdown.length > 0) warnings.push(SHELL_WARNING);
+  } else if (chosen.markdown.length < POOR_CHARS) {
     const wide = widerReading(tools, parse, chosen.markdown.length);
     if (wide !== undefined) {
       warnings.push(
@@ -153,19 +158,10 @@ function htmlOutcome(
     }
   } else if (!main.found)
     warnings.push("direct found no main-content block; the whole page body was converted");
-  let markdown = chosen.markdown;
-  let strategy: ReadStrategy = chosen.main.strategy;
-  if (markdown.length === 0 && stated.description !== undefined) {
-    markdown = stated.description;
-    strategy = "description";
-    warnings.push(
-      "direct: the page's body holds no text (it is likely drawn by scripts, which direct does not run); the description the page states about itself is returned instead",
-    );
-  } else if (markdown.length === 0) {
-    warnings.push(
-      "direct extracted no text from the page: its body holds none that is not navigation or boilerplate (a page drawn by scripts, which direct does not run, looks like this)",
-    );
-  }
+  const markdown = shell ? "" : chosen.markdown;
+  if (chosen.markdown.length === 0) warnings.push(NO_TEXT_WARNING);
+  // What the page says of itself is not its text: it goes with the other stated facts.
+  if (markdown.length === 0 && stated.description !== undefined) warnings.push(DESCRIBED_WARNING);
   const title = chosen.main.title ?? main.title ?? stated.title;
   // Readability's byline may come from the text (a "by ..." line); a bare URL is not a byline.
   const byline =
@@ -173,6 +169,7 @@ function htmlOutcome(
     (main.byline !== undefined && !/^https?:\/\//i.test(main.byline) ? main.byline : undefined);
   const metadata: ReadMetadata = {
     ...(byline === undefined ? {} : { byline }),
+    ...(markdown.length === 0 && stated.description !== undefined ? { description: stated.description } : {}),
     ...(stated.published === undefined ? {} : { published: stated.published }),
     ...(stated.language === undefined ? {} : { language: stated.language }),
     ...(stated.canonicalUrl === undefined ? {} : { canonicalUrl: stated.canonicalUrl }),
@@ -181,7 +178,7 @@ function htmlOutcome(
   return {
     // A page typed article for want of other signs whose sections read better is a service page.
     pageType: main.strategy === "thread" ? "forum" : main.strategy === "sections" ? "service" : structure,
-    strategy,
+    strategy: markdown.length === 0 ? "none" : chosen.main.strategy,
     ...(title === undefined ? {} : { title }),
     content: [{ type: "text", text: markdown }],
     links,
@@ -189,6 +186,13 @@ function htmlOutcome(
     ...(warnings.length > 0 ? { warnings } : {}),
   };
 }
+
+const SHELL_WARNING =
+  "direct: outside its navigation, header, footer and notices the page holds almost no text: it is likely drawn by scripts, which direct does not run, and what it holds is the site's chrome, not the page's content; none is returned";
+const NO_TEXT_WARNING =
+  "direct extracted no text from the page: its body holds none that is not navigation or boilerplate (a page drawn by scripts, which direct does not run, looks like this)";
+const DESCRIBED_WARNING =
+  "direct: the description the page states about itself is in metadata.description (a summary the page gives, not its text)";
 
 /**
  * The whole body, cleaned, when it holds several times what the extraction kept; else the body
