@@ -65,6 +65,35 @@ describe("direct reader: service pages", () => {
     assert.ok(textOf(outcome).includes("Strategy is planned"));
   });
 
+  it("reads a WordPress site's standing page as sections, whatever dates its SEO plugin stamps on it", async () => {
+    // The same stamps on a post (`postid-24`) keep it an article.
+    const stamped = (bodyClass: string) =>
+      consultancy()
+        .replace(
+          "</head>",
+          '<meta property="article:published_time" content="2026-03-02T09:00:00Z"><script type="application/ld+json">{"@context":"https://schema.org","@type":"Article","headline":"Data consulting"}</script></head>',
+        )
+        .replace("<body>", `<body class="${bodyClass}">`);
+    const page = await readHtml(
+      stamped("wp-singular page-template-default page page-id-24"),
+      "https://northwind.example/data",
+    );
+    assert.equal(page.pageType, "service");
+    assert.equal(page.strategy, "sections");
+    inOrder(textOf(page), [
+      "Data consulting for mid-sized",
+      "Sensor data audits",
+      "Review is planned",
+      "Who owns the code",
+    ]);
+    const post = await readHtml(
+      stamped("post-template-default single single-post postid-24"),
+      "https://northwind.example/data",
+    );
+    assert.equal(post.pageType, "article");
+    assert.notEqual(post.strategy, "sections");
+  });
+
   it("keeps blocks a page builder names widgets: they are the page, not a sidebar", async () => {
     const page = consultancy()
       .replace(/<div class="(hero|services|story|faq)">/g, '<div class="builder-widget builder-widget-$1">')
