@@ -174,6 +174,27 @@ describe("direct reader: service pages", () => {
     for (const quote of ["Our scrap rate halved", "The shift report is the first screen"])
       assert.equal(text.split(quote).length, 2, `not once: ${quote}\n${text}`);
   });
+  it("weighs a page of parts with its collapsed panels: an FAQ's hidden answers are its parts", async () => {
+    // Typed service (few long paragraphs, no <section>s); its answers make the parts outweigh the story.
+    const answer = (topic: string) =>
+      `<div class="panel" hidden><div>${topic}: we agree the scope in a first call, fix a price per phase before it starts, and send a written report after each phase that says what was done, what it cost and what comes next.</div></div>`;
+    const questions = ["Site visits", "Code ownership", "Pricing", "Support", "Training", "Hosting"]
+      .map((topic) => `<h3><button aria-expanded="false">${topic}?</button></h3>${answer(topic)}`)
+      .join("");
+    const page = `<!DOCTYPE html><html lang="en"><head><title>Data consulting | Northwind Advisory</title></head><body>
+      <div class="hero"><h1>Data consulting for mid-sized manufacturers</h1><span>From the machine floor to the board report.</span></div>
+      <div class="story"><h2>How we work</h2>${["Strategy", "Delivery"].map(paragraph).join("")}</div>
+      <div class="faq"><h2>Questions</h2>${questions}</div></body></html>`;
+    const outcome = await readHtml(page, "https://northwind.example/data");
+    assert.equal(outcome.pageType, "service");
+    assert.equal(outcome.strategy, "sections");
+    inOrder(textOf(outcome), [
+      "Data consulting for mid-sized",
+      "Delivery is planned",
+      "Site visits: we agree",
+      "Hosting: we agree",
+    ]);
+  });
   it("weighs a reading by what the page shows: a hidden transcript does not make an article a page of sections", async () => {
     // Undated, with an article's many subheadings: read as sections only if they hold far more than it shows.
     const topics = [

@@ -142,8 +142,10 @@ export function readSections(
   // A thread's posts, each under its author line, are read better than its page's sections.
   if (other.strategy === "thread") return other;
   const factor = structure === "service" && !unmarked ? MORE_FACTOR : UNSIGNED_FACTOR;
-  // Weighed by what the page shows: hidden panels add to a reading chosen, not to the choice.
-  const more = textLength(sections.root) - hidden >= factor * textLength(other.root);
+  // A page typed article by its prose is weighed by what it shows (a hidden transcript or menu
+  // adds to a reading chosen, not to the choice); on a page of parts a hidden panel is one of them.
+  const weighed = textLength(sections.root) - (structure === "service" ? 0 : hidden);
+  const more = weighed >= factor * textLength(other.root);
   return more && wordShare(other.root, sections.root) >= HELD_SHARE ? sections : other;
 }
 
