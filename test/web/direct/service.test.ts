@@ -174,6 +174,26 @@ describe("direct reader: service pages", () => {
     for (const quote of ["Our scrap rate halved", "The shift report is the first screen"])
       assert.equal(text.split(quote).length, 2, `not once: ${quote}\n${text}`);
   });
+  it("keeps an FAQ's questions that are the buttons opening their answers, not other buttons", async () => {
+    const accordion = `<div class="faq"><h2>Questions</h2>
+      <div class="item"><button aria-expanded="false" aria-controls="a1">Do you work on site?</button>
+        <div id="a1" class="panel" hidden><p>Yes: the first two weeks are spent at your plant, with your shift leads.</p></div></div>
+      <div class="item"><button class="toggle"><h3>Who owns the code?</h3></button>
+        <div class="panel" hidden><p>You do, from the first commit, in a repository of your own.</p></div></div>
+      <button aria-expanded="false">Show more</button><button>Book a call with us today</button></div>`;
+    const page = consultancy().replace(/<div class="faq">.*?<\/dl><\/div>/s, accordion);
+    const outcome = await readHtml(page, "https://northwind.example/data");
+    const text = textOf(outcome);
+    assert.equal(outcome.strategy, "sections");
+    inOrder(text, [
+      "Do you work on site?",
+      "the first two weeks are spent at your plant",
+      "Who owns the code?",
+      "in a repository of your own",
+    ]);
+    for (const control of ["Show more", "Book a call"])
+      assert.ok(!text.includes(control), `kept: ${control}\n${text}`);
+  });
   it("weighs a page of parts with its collapsed panels: an FAQ's hidden answers are its parts", async () => {
     // Typed service (few long paragraphs, no <section>s); its answers make the parts outweigh the story.
     const answer = (topic: string) =>
