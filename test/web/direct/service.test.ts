@@ -65,6 +65,35 @@ describe("direct reader: service pages", () => {
     assert.ok(textOf(outcome).includes("Strategy is planned"));
   });
 
+  it("reads a WordPress site's standing page as sections, whatever dates its SEO plugin stamps on it", async () => {
+    // The same stamps on a post (`postid-24`) keep it an article.
+    const stamped = (bodyClass: string) =>
+      consultancy()
+        .replace(
+          "</head>",
+          '<meta property="article:published_time" content="2026-03-02T09:00:00Z"><script type="application/ld+json">{"@context":"https://schema.org","@type":"Article","headline":"Data consulting"}</script></head>',
+        )
+        .replace("<body>", `<body class="${bodyClass}">`);
+    const page = await readHtml(
+      stamped("wp-singular page-template-default page page-id-24"),
+      "https://northwind.example/data",
+    );
+    assert.equal(page.pageType, "service");
+    assert.equal(page.strategy, "sections");
+    inOrder(textOf(page), [
+      "Data consulting for mid-sized",
+      "Sensor data audits",
+      "Review is planned",
+      "Who owns the code",
+    ]);
+    const post = await readHtml(
+      stamped("post-template-default single single-post postid-24"),
+      "https://northwind.example/data",
+    );
+    assert.equal(post.pageType, "article");
+    assert.notEqual(post.strategy, "sections");
+  });
+
   it("keeps blocks a page builder names widgets: they are the page, not a sidebar", async () => {
     const page = consultancy()
       .replace(/<div class="(hero|services|story|faq)">/g, '<div class="builder-widget builder-widget-$1">')
@@ -144,6 +173,47 @@ describe("direct reader: service pages", () => {
     ]);
     for (const quote of ["Our scrap rate halved", "The shift report is the first screen"])
       assert.equal(text.split(quote).length, 2, `not once: ${quote}\n${text}`);
+  });
+  it("keeps an FAQ's questions that are the buttons opening their answers, not other buttons", async () => {
+    const accordion = `<div class="faq"><h2>Questions</h2>
+      <div class="item"><button aria-expanded="false" aria-controls="a1">Do you work on site?</button>
+        <div id="a1" class="panel" hidden><p>Yes: the first two weeks are spent at your plant, with your shift leads.</p></div></div>
+      <div class="item"><button class="toggle"><h3>Who owns the code?</h3></button>
+        <div class="panel" hidden><p>You do, from the first commit, in a repository of your own.</p></div></div>
+      <button aria-expanded="false">Show more</button><button>Book a call with us today</button></div>`;
+    const page = consultancy().replace(/<div class="faq">.*?<\/dl><\/div>/s, accordion);
+    const outcome = await readHtml(page, "https://northwind.example/data");
+    const text = textOf(outcome);
+    assert.equal(outcome.strategy, "sections");
+    inOrder(text, [
+      "Do you work on site?",
+      "the first two weeks are spent at your plant",
+      "Who owns the code?",
+      "in a repository of your own",
+    ]);
+    for (const control of ["Show more", "Book a call"])
+      assert.ok(!text.includes(control), `kept: ${control}\n${text}`);
+  });
+  it("weighs a page of parts with its collapsed panels: an FAQ's hidden answers are its parts", async () => {
+    // Typed service (few long paragraphs, no <section>s); its answers make the parts outweigh the story.
+    const answer = (topic: string) =>
+      `<div class="panel" hidden><div>${topic}: we agree the scope in a first call, fix a price per phase before it starts, and send a written report after each phase that says what was done, what it cost and what comes next.</div></div>`;
+    const questions = ["Site visits", "Code ownership", "Pricing", "Support", "Training", "Hosting"]
+      .map((topic) => `<h3><button aria-expanded="false">${topic}?</button></h3>${answer(topic)}`)
+      .join("");
+    const page = `<!DOCTYPE html><html lang="en"><head><title>Data consulting | Northwind Advisory</title></head><body>
+      <div class="hero"><h1>Data consulting for mid-sized manufacturers</h1><span>From the machine floor to the board report.</span></div>
+      <div class="story"><h2>How we work</h2>${["Strategy", "Delivery"].map(paragraph).join("")}</div>
+      <div class="faq"><h2>Questions</h2>${questions}</div></body></html>`;
+    const outcome = await readHtml(page, "https://northwind.example/data");
+    assert.equal(outcome.pageType, "service");
+    assert.equal(outcome.strategy, "sections");
+    inOrder(textOf(outcome), [
+      "Data consulting for mid-sized",
+      "Delivery is planned",
+      "Site visits: we agree",
+      "Hosting: we agree",
+    ]);
   });
   it("weighs a reading by what the page shows: a hidden transcript does not make an article a page of sections", async () => {
     // Undated, with an article's many subheadings: read as sections only if they hold far more than it shows.

@@ -104,15 +104,23 @@ function headlinedProduct(document: Dom): boolean {
 }
 
 /**
- * What says a page is an article: a publication date (`meta[property="article:published_time"],
- * meta[name="date"], [itemprop="datePublished"]`), a `<time>` in its body, a stated Article.
+ * A standing page of a WordPress site (About, Services, Contact), not one of its posts: WordPress
+ * names it on the body (`page-id-24`; a post is `postid-24`).
  */
+const STANDING_PAGE = /(?:^|\s)page-id-\d+(?:\s|$)/;
+
 /**
  * Whether the page carries a sign of being an article rather than only its prose: a page
  * typed article without one may be a service page of long paragraphs, read as sections when
- * they hold much more (sections.ts). Run before extraction, which removes `<time>`s.
+ * they hold much more (sections.ts). Signs: a publication date (`meta[property=
+ * "article:published_time"], meta[name="date"], [itemprop="datePublished"]`), a `<time>` in its
+ * body, a stated Article. A site's standing page has none: the dates and the Article type its
+ * SEO plugin stamps on every page say when it was edited, not that it was published.
+ * Run before extraction, which removes `<time>`s.
  */
 export function articleSigned(document: Dom, profile: PageProfile = pageProfile(document)): boolean {
+  if (STANDING_PAGE.test((document.body ?? document.documentElement)?.getAttribute("class") ?? ""))
+    return false;
   if (profile.statesPublished) return true;
   if (profile.body.hasTime) return true;
   return statedTypes(profile).some((type) => ARTICLES.test(type));

@@ -18,7 +18,8 @@ type Dom = any;
 const INERT = "script, style, template, noscript, svg, iframe";
 
 /**
- * Page furniture by tag or role, wherever it sits in the region. What a page hides until asked
+ * Page furniture by tag or role, wherever it sits in the region (a button that opens a panel is
+ * first put back as its label). What a page hides until asked
  * (a collapsed FAQ's answers, a carousel's other slides, a tab's panel) is its content one
  * click away and stays; a carousel's clones (slick's, swiper's) repeat slides and go.
  */
@@ -80,6 +81,8 @@ function sectionsReading(document: Dom): { main: MainContent; hidden: number } {
   const region = main !== null && textLength(main) >= MAIN_SHARE * textLength(body) ? main : body;
   const root = region.cloneNode(true);
   for (const element of Array.from(root.querySelectorAll(INERT)) as Dom[]) element.remove();
+  for (const button of Array.from(root.querySelectorAll("button")) as Dom[])
+    if (isDisclosure(button)) unwrapButton(button);
   const wraps = (element: Dom) =>
     element.querySelector("h1, main, [role='main']") !== null &&
     textLength(element) >= WRAPS_SHARE * textLength(root);
@@ -142,8 +145,10 @@ export function readSections(
   // A thread's posts, each under its author line, are read better than its page's sections.
   if (other.strategy === "thread") return other;
   const factor = structure === "service" && !unmarked ? MORE_FACTOR : UNSIGNED_FACTOR;
-  // Weighed by what the page shows: hidden panels add to a reading chosen, not to the choice.
-  const more = textLength(sections.root) - hidden >= factor * textLength(other.root);
+  // A page typed article by its prose is weighed by what it shows (a hidden transcript or menu
+  // adds to a reading chosen, not to the choice); on a page of parts a hidden panel is one of them.
+  const weighed = textLength(sections.root) - (structure === "service" ? 0 : hidden);
+  const more = weighed >= factor * textLength(other.root);
   return more && wordShare(other.root, sections.root) >= HELD_SHARE ? sections : other;
 }
 
@@ -225,6 +230,25 @@ function isOverlay(element: Dom): boolean {
     .replace(/([a-z])([A-Z])/g, "$1 $2")
     .split(/[\s_-]+/)
     .some((word) => OVERLAY.test(word));
+}
+
+/**
+ * A button that opens a panel of the page with an FAQ's question or an accordion's title: it
+ * holds a heading, or it says what it controls (`aria-expanded`, `aria-controls`) and asks a
+ * question. Other such buttons are controls: tabs, menus, sort orders, a product's options.
+ */
+function isDisclosure(button: Dom): boolean {
+  if (button.querySelector("h1, h2, h3, h4, h5, h6") !== null) return true;
+  if (!button.hasAttribute("aria-expanded") && !button.hasAttribute("aria-controls")) return false;
+  return /[?？]$/u.test((button.textContent ?? "").trim());
+}
+
+/** Puts a disclosure's label where the button stood: buttons are controls, never read as text. */
+function unwrapButton(button: Dom): void {
+  const label = button.ownerDocument.createElement("div");
+  while (button.firstChild) label.appendChild(button.firstChild);
+  button.parentNode.insertBefore(label, button);
+  button.remove();
 }
 
 /** The site's header bar: a `<header>` that is not inside a section (a section's own heading). */
