@@ -301,3 +301,28 @@ describe("direct reader: a listing whose cards are sent in two layouts", () => {
     assert.equal(text.split(twice[0] as string).length, 3, text);
   });
 });
+
+describe("direct reader: a page typed service that lists its items in two lists", () => {
+  // A programme of two days, each a short list of talks (a title and a line); nothing states
+  // a list and no list is long enough to make the page a listing. The article extractor keeps
+  // the first day's abstracts; the cards hold all of that and the second day's talks.
+  const abstract = (topic: string) =>
+    `How the team moved ${topic} to a shared cache, what broke on the way, and which measurements convinced everyone the move was worth it.`;
+  const monday = ["Caching at the edge", "Schema migrations on a live database", "Profiling a slow build"];
+  const tuesday = ["Feature flags that do not rot", "Reading flame graphs", "A year of on-call"];
+  const talk = (title: string, n: number, long: boolean) =>
+    `<div class="talk"><a href="/t/${n}">${title}</a>\n<p>${long ? abstract(title.toLowerCase()) : `Room ${n}`}</p></div>\n`;
+  const page = `<!DOCTYPE html><html><head><title>Programme</title></head><body>
+    <div class="top"><a href="/">Home</a><a href="/tickets">Tickets</a></div>
+    <div class="wrap"><h1>Programme</h1>
+    <div class="day"><h2>Monday</h2>\n${monday.map((t, i) => talk(t, i + 1, true)).join("")}</div>
+    <div class="day"><h2>Tuesday</h2>\n${tuesday.map((t, i) => talk(t, i + 11, false)).join("")}</div></div>
+    <footer><p>Run by volunteers.</p></footer></body></html>`;
+
+  it("reads both days' talks, not the one day the extractor kept", async () => {
+    const outcome = await readHtml(page, "https://conf.example/");
+    assert.equal(outcome.pageType, "service");
+    assert.equal(outcome.strategy, "cards");
+    inOrder(textOf(outcome), ["Programme", "Monday", ...monday, "Tuesday", ...tuesday]);
+  });
+});

@@ -89,6 +89,22 @@ export function cardsHold(cards: CardsReading, reading: Dom): boolean {
   return textLength(region) > HOLDS_FACTOR * textLength(reading) && wordShare(reading, region) >= HOLDS_SHARE;
 }
 
+/** How many times a service reading's text the cards hold when they hold nearly all its words. */
+const CONTAINS_FACTOR = 1.2;
+/** The share of the reading's distinct words the cards hold to hold all of it. */
+const CONTAINS_SHARE = 0.95;
+
+/**
+ * Whether the cards hold all of a reading and more: the reading kept a part of the list (some of
+ * its cards, or one of its lists), not a page's own parts around a grid, which lie outside it.
+ */
+export function cardsContain(cards: CardsReading, reading: Dom): boolean {
+  const { region } = cards;
+  return (
+    textLength(region) > CONTAINS_FACTOR * textLength(reading) && wordShare(reading, region) >= CONTAINS_SHARE
+  );
+}
+
 /**
  * Class words that differ between otherwise equal cards (state, position, parity), and the terms
  * a blog's engine classes each post with (`category-recipes`, `tag-fish`): each post has its own.
