@@ -326,3 +326,53 @@ describe("direct reader: a page typed service that lists its items in two lists"
     inOrder(textOf(outcome), ["Programme", "Monday", ...monday, "Tuesday", ...tuesday]);
   });
 });
+
+describe("direct reader: a front page whose extraction kept its consent notice", () => {
+  // A section's front page: a consent notice of three paragraphs drawn outside the page's
+  // `<main>`, which holds the stories' cards (a linked title and a date each) and little else;
+  // the site's menus make the cards too small a share of the page to type it a listing.
+  const stories = [
+    "Rocket engine test ends early",
+    "A new map of the ocean floor",
+    "Batteries that survive the cold",
+    "The quiet return of film cameras",
+    "Why bridges sing in the wind",
+    "Lost city found under a lake",
+    "Teaching robots to fold laundry",
+    "The oldest tree in the valley",
+  ];
+  const titles = [
+    ...stories,
+    ...stories.map((t) => `${t}, part two`),
+    ...stories.map((t) => `${t}: the follow-up`),
+  ];
+  const card = (title: string, n: number) =>
+    `<div class="card"><h3><a href="/s/${n}">${title}</a></h3>\n<span>March ${n}</span></div>\n`;
+  const sections = [
+    "Health",
+    "Climate",
+    "Space",
+    "Technology",
+    "Archaeology",
+    "Animals",
+    "Oceans",
+    "Physics",
+  ];
+  const menu = (at: string) =>
+    `<nav>${[...sections, "About us", "Contact the newsroom", "Corrections and clarifications", "Newsletters and alerts"].map((s) => `<a href="/${at}/${s}">${s}</a> `).join("")}</nav>`;
+  const page = `<!DOCTYPE html><html><head><title>Science</title></head><body>
+    <div id="consent-banner"><p>We and our partners use cookies and similar methods to recognise visitors, remember their preferences, measure how the site is used, and show advertising; you can change your choices at any time.</p>
+    <p>Accepting lets us and our partners store and read identifiers on your device, such as cookies and similar methods.</p>
+    <p>Rejecting keeps only what the site needs to work; your choice applies to this site only, on this device.</p></div>
+    <main><h1>Science</h1>\n<div class="grid">${titles.map(card).join("")}</div></main>
+    ${["a", "b", "c", "d", "e", "f"].map(menu).join("")}</body></html>`;
+
+  it("reads the stories' cards in the page's main region, not the notice", async () => {
+    const outcome = await readHtml(page, "https://news.example/science");
+    assert.equal(outcome.pageType, "service");
+    assert.equal(outcome.strategy, "cards");
+    const text = textOf(outcome);
+    inOrder(text, ["Science", ...titles]);
+    assert.ok(!text.includes("use cookies"), text);
+  });
+});

@@ -48,6 +48,8 @@ export interface CardsReading {
   readonly root: Dom;
   /** The cards alone, without the introduction and afterword around them. */
   readonly region: Dom;
+  /** The text of the region the page marks as its main one (`main`, `role=main`) when it holds the cards. */
+  readonly mainText?: string;
 }
 
 /**
@@ -69,7 +71,9 @@ export function readCards(body: Dom): CardsReading | undefined {
   dropCopies(cards);
   root.appendChild(cards);
   for (const element of afterword(body, region)) root.appendChild(element.cloneNode(true));
-  return { root, region: cards };
+  // Taken now: extraction moves the main region's nodes.
+  const main = closestOf(region, MAIN, "main");
+  return { root, region: cards, ...(main === null ? {} : { mainText: String(main.textContent ?? "") }) };
 }
 
 /** How many times the extraction's text the cards hold when they also hold its words. */
@@ -87,6 +91,36 @@ export function cardsHold(cards: CardsReading, reading: Dom): boolean {
   // prose, which would hold the article's words.
   const { region } = cards;
   return textLength(region) > HOLDS_FACTOR * textLength(reading) && wordShare(reading, region) >= HOLDS_SHARE;
+}
+
+/** `main`: the region a page marks as its main one (with `role=main`). */
+const MAIN = new Set(["main"]);
+
+/**
+ * Whether the cards lie in the region the page marks as its main one and a reading does not:
+ * the reading kept a notice or a prompt drawn outside it (a cookie banner, a sign-in dialog),
+ * and the cards hold twice its text. A story's own text lies in its page's main region.
+ */
+export function cardsInMain(cards: CardsReading, reading: Dom): boolean {
+  if (cards.mainText === undefined) return false;
+  return (
+    textLength(cards.region) > HOLDS_FACTOR * textLength(reading) &&
+    shareIn(reading, cards.mainText) < HOLDS_SHARE
+  );
+}
+
+/** The share of `part`'s distinct words that occur in `text` (1 when `part` has none). */
+function shareIn(part: Dom, text: string): number {
+  const ours = new Set<string>(
+    String(part.textContent ?? "")
+      .toLowerCase()
+      .match(/[\p{L}\p{N}]+/gu) ?? [],
+  );
+  if (ours.size === 0) return 1;
+  const theirs = new Set<string>(text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []);
+  let held = 0;
+  for (const word of ours) if (theirs.has(word)) held += 1;
+  return held / ours.size;
 }
 
 /** How many times a service reading's text the cards hold when they hold nearly all its words. */

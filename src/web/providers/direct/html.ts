@@ -7,7 +7,7 @@
  */
 import { WEB_READ_MAX_DEPTH, WEB_READ_MAX_ELEMENTS, WEB_READ_MAX_NODES } from "../../../core/limits.js";
 import type { PageType, ProviderReadOutcome, ReadMetadata, ReadStrategy } from "../../provider.js";
-import type { CardsReading, cardsContain, cardsHold, dropPictures, readCards } from "./cards.js";
+import type { CardsReading, cardsContain, cardsHold, cardsInMain, dropPictures, readCards } from "./cards.js";
 import { dropClosedDialogs } from "./closed.js";
 import { settleBody, wellFormed } from "./document.js";
 import type { extractBody, extractMain, MainContent } from "./extract.js";
@@ -29,6 +29,7 @@ interface HtmlTools {
   readonly readCards: typeof readCards;
   readonly cardsHold: typeof cardsHold;
   readonly cardsContain: typeof cardsContain;
+  readonly cardsInMain: typeof cardsInMain;
   readonly dropPictures: typeof dropPictures;
   readonly pageType: typeof pageType;
   readonly articleSigned: typeof articleSigned;
@@ -58,6 +59,7 @@ function loadTools(): Promise<HtmlTools> {
     readCards: cards.readCards,
     cardsHold: cards.cardsHold,
     cardsContain: cards.cardsContain,
+    cardsInMain: cards.cardsInMain,
     dropPictures: cards.dropPictures,
     pageType: kind.pageType,
     articleSigned: kind.articleSigned,
@@ -221,9 +223,9 @@ function prose(markdown: string): boolean {
 /**
  * The cards' reading when they, not the extraction, are the page's content: on any page when
  * they hold what the extraction kept and more (on a page typed service, all of it and a fifth
- * more); on a listing or a catalogue also when the
- * extraction is no article's or category's prose (then it kept a part of the list, a featured
- * card, a banner or the introduction, whatever its length).
+ * more, or twice a reading that is no prose and lies outside the main region they lie in); on a
+ * listing or a catalogue also when the extraction is no article's or category's prose (then it
+ * kept a part of the list, a featured card, a banner or the introduction, whatever its length).
  */
 function cardsReading(
   tools: HtmlTools,
@@ -232,10 +234,13 @@ function cardsReading(
   structure: PageType,
 ): { main: MainContent; markdown: string } | undefined {
   if (chosen.main.strategy === "thread") return undefined;
-  // A page typed service is read as cards also when they hold all of its reading and more.
+  // A page typed service is read as cards also when they hold all of its reading and more, or
+  // when its reading is a notice drawn outside the main region that holds them.
   const holds =
     tools.cardsHold(cards, chosen.main.root) ||
-    (structure === "service" && tools.cardsContain(cards, chosen.main.root));
+    (structure === "service" &&
+      (tools.cardsContain(cards, chosen.main.root) ||
+        (!prose(chosen.markdown) && tools.cardsInMain(cards, chosen.main.root))));
   if (!holds && structure !== "listing" && structure !== "collection") return undefined;
   const markdown = toMarkdown(cards.root);
   const read = { main: { root: cards.root, found: true, strategy: "cards" as const }, markdown };
