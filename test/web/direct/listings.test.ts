@@ -210,3 +210,169 @@ describe("direct reader: a shop's menu drawn as columns beside its grid", () => 
       assert.ok(!text.includes(dropped), `kept: ${dropped}\n${text}`);
   });
 });
+
+describe("direct reader: a blog's front page whose story cards carry tags", () => {
+  // Each story's card links its headline, its author twice, its date, four tags and its
+  // comments: many short links, like a menu's column, but each card also links a headline.
+  const stories = [
+    "Why our deploys got slower after we moved to containers",
+    "A field guide to reading somebody else's database schema",
+    "What a year of pairing taught a team of four developers",
+    "How we cut our test suite's running time from hours to minutes",
+    "Notes from rewriting a payment service without downtime",
+  ];
+  const tags = ["#webdev", "#go", "#sql", "#career"];
+  const story = (title: string, n: number) =>
+    `<div class="story"><a href="/u${n}">Dana Writer</a> <a href="/u${n}">Dana Writer</a> <a href="/s/${n}">Mar ${n}</a>
+    <h2><a href="/s/${n}">${title}</a></h2><div class="tags">${tags.map((t) => `<a href="/t/${t.slice(1)}">${t}</a>`).join(" ")}</div>
+    <a href="/s/${n}#comments">${n} comments</a></div>`;
+  const page = `<!DOCTYPE html><html><head><title>Posts</title></head><body>
+    <header><nav><a href="/">Home</a><a href="/about">About</a></nav></header>
+    <main><h1>Posts</h1><div class="feed">${stories.map(story).join("")}</div></main>
+    <footer><p>A community of developers.</p></footer></body></html>`;
+
+  it("reads every story's card, not a menu's columns", async () => {
+    const outcome = await readHtml(page, "https://devs.example/");
+    assert.equal(outcome.strategy, "cards");
+    inOrder(textOf(outcome), ["Posts", ...stories]);
+  });
+});
+
+describe("direct reader: a blog's category page whose posts are classed by their terms", () => {
+  // A blog engine classes each post with its own categories and tags (`category-dinner`,
+  // `tag-fish`): the posts are one list of cards even though no two share all their classes.
+  const recipes = [
+    ["Sticky oven chicken thighs", "dinner tag-chicken"],
+    ["Cottage cheese breakfast bagels", "breakfast tag-bread"],
+    ["Maple roasted squash wedges", "sides tag-squash tag-autumn"],
+    ["Crispy salmon bites with lime", "dinner tag-fish"],
+    ["Sweet potato fries without oil", "sides"],
+  ];
+  const post = ([title, terms]: string[], n: number) =>
+    `<article class="post-${n} post type-post status-publish ${(terms as string)
+      .split(" ")
+      .map((term) => (term.startsWith("tag-") ? term : `category-${term}`))
+      .join(
+        " ",
+      )} entry"><header class="entry-header"><h2 class="entry-title"><a href="/r/${n}">${title}</a></h2></header></article>`;
+  const page = `<!DOCTYPE html><html><head><title>Oven recipes</title>
+    <script type="application/ld+json">{"@context":"https://schema.org","@type":"CollectionPage","name":"Oven recipes"}</script>
+    </head><body><header><nav><a href="/">Home</a><a href="/recipes">Recipes</a></nav></header>
+    <div class="archive-description"><h1>Oven recipes</h1><p>Quick and healthy recipes for the oven, from breakfast to snacks to dinners for the whole family on busy weekdays.</p></div>
+    <main class="content">${recipes.map(post).join("")}</main>
+    <footer><p>A food blog.</p></footer></body></html>`;
+
+  it("reads every post's title under the category's heading", async () => {
+    const outcome = await readHtml(page, "https://food.example/category/oven/");
+    assert.equal(outcome.pageType, "listing");
+    assert.equal(outcome.strategy, "cards");
+    inOrder(textOf(outcome), [
+      "Oven recipes",
+      "Quick and healthy",
+      ...recipes.map(([title]) => title as string),
+    ]);
+  });
+});
+
+describe("direct reader: a listing whose cards are sent in two layouts", () => {
+  // Each event's card holds a layout for small screens (title, date, organiser) and one for
+  // large screens repeating its title and date; a style sheet shows one of them.
+  const events = [
+    ["Testing legacy code without fear", "Tue, Mar 17, 11:00 AM", "Quality Guild"],
+    ["An evening of lightning talks on databases", "Wed, Mar 18, 6:30 PM", "Data Night"],
+    ["Writing documentation people actually read", "Thu, Mar 19, 5:00 PM", "Docs Circle"],
+    ["From monolith to modules in one quarter", "Fri, Mar 20, 1:00 PM", "Arch Club"],
+  ];
+  const card = ([title, when, host]: string[], n: number) =>
+    `<li class="result"><div class="card"><div class="card-mobile"><h3><a href="/e/${n}">${title}</a></h3><p>${when}</p><p>${host}</p></div>
+    <div class="card-desktop"><h3><a href="/e/${n}">${title}</a></h3><p>${when}</p></div></div></li>`;
+  // Two sessions of one meet-up share their text but link two pages: both are items.
+  const twice = ["Open-source office hours for maintainers", "Every Monday, 5:00 PM", "OSS Hub"];
+  const page = `<!DOCTYPE html><html><head><title>Online events</title>
+    <script type="application/ld+json">{"@context":"https://schema.org","@type":"SearchResultsPage","name":"Online events"}</script>
+    </head><body><main><h1>Online events</h1><ul class="results">${[...events, twice, twice].map(card).join("")}</ul></main></body></html>`;
+
+  it("reads each card once, and two items of one name twice", async () => {
+    const outcome = await readHtml(page, "https://events.example/online");
+    assert.equal(outcome.strategy, "cards");
+    const text = textOf(outcome);
+    inOrder(text, ["Online events", ...events.flat(), ...twice, ...twice]);
+    for (const [title] of events) assert.equal(text.split(title as string).length, 2, text);
+    assert.equal(text.split(twice[0] as string).length, 3, text);
+  });
+});
+
+describe("direct reader: a page typed service that lists its items in two lists", () => {
+  // A programme of two days, each a short list of talks (a title and a line); nothing states
+  // a list and no list is long enough to make the page a listing. The article extractor keeps
+  // the first day's abstracts; the cards hold all of that and the second day's talks.
+  const abstract = (topic: string) =>
+    `How the team moved ${topic} to a shared cache, what broke on the way, and which measurements convinced everyone the move was worth it.`;
+  const monday = ["Caching at the edge", "Schema migrations on a live database", "Profiling a slow build"];
+  const tuesday = ["Feature flags that do not rot", "Reading flame graphs", "A year of on-call"];
+  const talk = (title: string, n: number, long: boolean) =>
+    `<div class="talk"><a href="/t/${n}">${title}</a>\n<p>${long ? abstract(title.toLowerCase()) : `Room ${n}`}</p></div>\n`;
+  const page = `<!DOCTYPE html><html><head><title>Programme</title></head><body>
+    <div class="top"><a href="/">Home</a><a href="/tickets">Tickets</a></div>
+    <div class="wrap"><h1>Programme</h1>
+    <div class="day"><h2>Monday</h2>\n${monday.map((t, i) => talk(t, i + 1, true)).join("")}</div>
+    <div class="day"><h2>Tuesday</h2>\n${tuesday.map((t, i) => talk(t, i + 11, false)).join("")}</div></div>
+    <footer><p>Run by volunteers.</p></footer></body></html>`;
+
+  it("reads both days' talks, not the one day the extractor kept", async () => {
+    const outcome = await readHtml(page, "https://conf.example/");
+    assert.equal(outcome.pageType, "service");
+    assert.equal(outcome.strategy, "cards");
+    inOrder(textOf(outcome), ["Programme", "Monday", ...monday, "Tuesday", ...tuesday]);
+  });
+});
+
+describe("direct reader: a front page whose extraction kept its consent notice", () => {
+  // A section's front page: a consent notice of three paragraphs drawn outside the page's
+  // `<main>`, which holds the stories' cards (a linked title and a date each) and little else;
+  // the site's menus make the cards too small a share of the page to type it a listing.
+  const stories = [
+    "Rocket engine test ends early",
+    "A new map of the ocean floor",
+    "Batteries that survive the cold",
+    "The quiet return of film cameras",
+    "Why bridges sing in the wind",
+    "Lost city found under a lake",
+    "Teaching robots to fold laundry",
+    "The oldest tree in the valley",
+  ];
+  const titles = [
+    ...stories,
+    ...stories.map((t) => `${t}, part two`),
+    ...stories.map((t) => `${t}: the follow-up`),
+  ];
+  const card = (title: string, n: number) =>
+    `<div class="card"><h3><a href="/s/${n}">${title}</a></h3>\n<span>March ${n}</span></div>\n`;
+  const sections = [
+    "Health",
+    "Climate",
+    "Space",
+    "Technology",
+    "Archaeology",
+    "Animals",
+    "Oceans",
+    "Physics",
+  ];
+  const menu = (at: string) =>
+    `<nav>${[...sections, "About us", "Contact the newsroom", "Corrections and clarifications", "Newsletters and alerts"].map((s) => `<a href="/${at}/${s}">${s}</a> `).join("")}</nav>`;
+  const page = `<!DOCTYPE html><html><head><title>Science</title></head><body>
+    <div id="consent-banner"><p>We and our partners use cookies and similar methods to recognise visitors, remember their preferences, measure how the site is used, and show advertising; you can change your choices at any time.</p>
+    <p>Accepting lets us and our partners store and read identifiers on your device, such as cookies and similar methods.</p>
+    <p>Rejecting keeps only what the site needs to work; your choice applies to this site only, on this device.</p></div>
+    <main><h1>Science</h1>\n<div class="grid">${titles.map(card).join("")}</div></main>
+    ${["a", "b", "c", "d", "e", "f"].map(menu).join("")}</body></html>`;
+
+  it("reads the stories' cards in the page's main region, not the notice", async () => {
+    const outcome = await readHtml(page, "https://news.example/science");
+    assert.equal(outcome.pageType, "service");
+    assert.equal(outcome.strategy, "cards");
+    const text = textOf(outcome);
+    inOrder(text, ["Science", ...titles]);
+    assert.ok(!text.includes("use cookies"), text);
+  });
+});

@@ -48,6 +48,8 @@ export interface CardsReading {
   readonly root: Dom;
   /** The cards alone, without the introduction and afterword around them. */
   readonly region: Dom;
+  /** The text of the region the page marks as its main one (`main`, `role=main`) when it holds the cards. */
+  readonly mainText?: string;
 }
 
 /**
@@ -66,9 +68,12 @@ export function readCards(body: Dom): CardsReading | undefined {
   for (const element of introduction(body, region)) root.appendChild(element.cloneNode(true));
   const cards = region.cloneNode(true);
   dropChrome(cards);
+  dropCopies(cards);
   root.appendChild(cards);
   for (const element of afterword(body, region)) root.appendChild(element.cloneNode(true));
-  return { root, region: cards };
+  // Taken now: extraction moves the main region's nodes.
+  const main = closestOf(region, MAIN, "main");
+  return { root, region: cards, ...(main === null ? {} : { mainText: String(main.textContent ?? "") }) };
 }
 
 /** How many times the extraction's text the cards hold when they also hold its words. */
@@ -88,9 +93,58 @@ export function cardsHold(cards: CardsReading, reading: Dom): boolean {
   return textLength(region) > HOLDS_FACTOR * textLength(reading) && wordShare(reading, region) >= HOLDS_SHARE;
 }
 
-/** Class words that differ between otherwise equal cards (state, position, parity). */
+/** `main`: the region a page marks as its main one (with `role=main`). */
+const MAIN = new Set(["main"]);
+
+/**
+ * Whether the cards lie in the region the page marks as its main one and a reading does not:
+ * the reading kept a notice or a prompt drawn outside it (a cookie banner, a sign-in dialog),
+ * and the cards hold twice its text. A story's own text lies in its page's main region.
+ */
+export function cardsInMain(cards: CardsReading, reading: Dom): boolean {
+  if (cards.mainText === undefined) return false;
+  return (
+    textLength(cards.region) > HOLDS_FACTOR * textLength(reading) &&
+    shareIn(reading, cards.mainText) < HOLDS_SHARE
+  );
+}
+
+/** The share of `part`'s distinct words that occur in `text` (1 when `part` has none). */
+function shareIn(part: Dom, text: string): number {
+  const ours = new Set<string>(
+    String(part.textContent ?? "")
+      .toLowerCase()
+      .match(/[\p{L}\p{N}]+/gu) ?? [],
+  );
+  if (ours.size === 0) return 1;
+  const theirs = new Set<string>(text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []);
+  let held = 0;
+  for (const word of ours) if (theirs.has(word)) held += 1;
+  return held / ours.size;
+}
+
+/** How many times a service reading's text the cards hold when they hold nearly all its words. */
+const CONTAINS_FACTOR = 1.2;
+/** The share of the reading's distinct words the cards hold to hold all of it. */
+const CONTAINS_SHARE = 0.95;
+
+/**
+ * Whether the cards hold all of a reading and more: the reading kept a part of the list (some of
+ * its cards, or one of its lists), not a page's own parts around a grid, which lie outside it.
+ */
+export function cardsContain(cards: CardsReading, reading: Dom): boolean {
+  const { region } = cards;
+  return (
+    textLength(region) > CONTAINS_FACTOR * textLength(reading) && wordShare(reading, region) >= CONTAINS_SHARE
+  );
+}
+
+/**
+ * Class words that differ between otherwise equal cards (state, position, parity), and the terms
+ * a blog's engine classes each post with (`category-recipes`, `tag-fish`): each post has its own.
+ */
 const VARYING =
-  /^(odd|even|first|last|active|selected|current|featured|new|hidden|visible|is-.*|has-.*|.*\d.*)$/i;
+  /^(odd|even|first|last|active|selected|current|featured|new|hidden|visible|is-.*|has-.*|(category|tag)-.*|.*\d.*)$/i;
 
 /** A card's kind: its tag and the class words all cards of its list share. */
 function signature(element: Dom): string {
@@ -165,11 +219,14 @@ const MENU_LINKS = 6;
 const MENU_LINKED_SHARE = 0.8;
 /** A menu's link names a place in a few words; a list's link names a story or an item in a title. */
 const MENU_LINK_CHARS = 25;
+/** A link as long as a headline names an item (a story, a post), which no menu's place does. */
+const HEADLINE_CHARS = 40;
 
 /**
  * Whether a repeated block is a column of a site's menu (a department and its links, drawn as
  * siblings like cards, often outside any `<nav>`): many short links, and little else. A block of
- * a list's titles, each a link, has longer ones.
+ * a list's titles, each a link, has longer ones; a story's card, whose tags, author and counts
+ * are short links too, links its headline.
  */
 function menuColumn(element: Dom, length: number): boolean {
   let links = 0;
@@ -177,6 +234,7 @@ function menuColumn(element: Dom, length: number): boolean {
   for (let at = firstUnder(element, isLink); at !== null; at = nextLink(element, at)) {
     const text = textLength(at);
     if (text === 0) continue;
+    if (text >= HEADLINE_CHARS) return false;
     links += 1;
     linked += text;
   }
@@ -418,4 +476,87 @@ function dropChrome(root: Dom): void {
     if (isChrome(element)) doomed.push(element);
   // A form around the whole list (a page built as one form) is no filter.
   for (const element of doomed) if (textLength(element) < 0.3 * total) element.remove();
+}
+
+/** The text a copy must hold to be dropped: a card's title and a line, not a title a card shows twice by design. */
+const MIN_COPY_CHARS = 40;
+/** Earlier siblings a block is compared with: a layout's copy sits beside the block it copies. */
+const COPY_REACH = 3;
+
+/**
+ * Removes the copies a card carries of its own text: a page drawn for both small and large
+ * screens sends each card twice (its layouts, one hidden by a style sheet), the second holding
+ * what the first says. A block whose words one of the few siblings before it holds in the same
+ * order, and whose links it holds too, goes: two items of one name link two pages, and both stay.
+ */
+function dropCopies(root: Dom): void {
+  const doomed: Dom[] = [];
+  // Words are gathered only for a block of a copy's length and the blocks it may copy.
+  const known = new Map<Dom, string>();
+  const wordsOf = (element: Dom) => {
+    let text = known.get(element);
+    if (text === undefined) {
+      text = words(element);
+      known.set(element, text);
+    }
+    return text;
+  };
+  const visit = (element: Dom) => {
+    const recent: Array<{ block: Dom; length: number }> = [];
+    for (let child = element.firstElementChild; child != null; child = child.nextElementSibling) {
+      const length = textLength(child);
+      if (length === 0) continue;
+      const copied =
+        length >= MIN_COPY_CHARS &&
+        recent.some(
+          (earlier) =>
+            earlier.length >= length &&
+            wordsOf(earlier.block).includes(wordsOf(child)) &&
+            linksWithin(child, earlier.block),
+        );
+      if (copied) {
+        doomed.push(child);
+        continue;
+      }
+      recent.push({ block: child, length });
+      if (recent.length > COPY_REACH) recent.shift();
+      visit(child);
+    }
+  };
+  visit(root);
+  for (const element of doomed) element.remove();
+}
+
+/**
+ * An element's words, lower-cased, one space between them and around the whole; its text nodes
+ * read apart, as blocks are shown (`textContent` runs a title into the date below it).
+ */
+function words(element: Dom): string {
+  const texts: string[] = [];
+  for (let node = element.firstChild; node != null; ) {
+    if (node.nodeType === TEXT_NODE) texts.push(node.data);
+    else if (node.firstChild != null) {
+      node = node.firstChild;
+      continue;
+    }
+    while (node !== element && node.nextSibling == null) node = node.parentNode;
+    node = node === element ? null : node.nextSibling;
+  }
+  const found = texts
+    .join(" ")
+    .toLowerCase()
+    .match(/[\p{L}\p{N}]+/gu);
+  return found === null ? "" : ` ${found.join(" ")} `;
+}
+
+const TEXT_NODE = 3;
+
+/** Whether every link under `copy` goes where a link under `original` goes. */
+function linksWithin(copy: Dom, original: Dom): boolean {
+  const targets = new Set<string>(isLink(original) ? [original.getAttribute("href")] : []);
+  for (let at = firstUnder(original, isLink); at !== null; at = nextLink(original, at))
+    targets.add(at.getAttribute("href"));
+  for (let at = isLink(copy) ? copy : firstUnder(copy, isLink); at !== null; at = nextLink(copy, at))
+    if (!targets.has(at.getAttribute("href"))) return false;
+  return true;
 }

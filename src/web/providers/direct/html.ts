@@ -7,7 +7,7 @@
  */
 import { WEB_READ_MAX_DEPTH, WEB_READ_MAX_ELEMENTS, WEB_READ_MAX_NODES } from "../../../core/limits.js";
 import type { PageType, ProviderReadOutcome, ReadMetadata } from "../../provider.js";
-import type { CardsReading, cardsHold, dropPictures, readCards } from "./cards.js";
+import type { CardsReading, cardsContain, cardsHold, cardsInMain, dropPictures, readCards } from "./cards.js";
 import { dropClosedDialogs } from "./closed.js";
 import { revealTabPanels } from "./docs.js";
 import { nestsDocument, settleBody, unwrapNestedDocuments, wellFormed } from "./document.js";
@@ -32,6 +32,8 @@ interface HtmlTools {
   readonly readSections: typeof readSections;
   readonly readCards: typeof readCards;
   readonly cardsHold: typeof cardsHold;
+  readonly cardsContain: typeof cardsContain;
+  readonly cardsInMain: typeof cardsInMain;
   readonly dropPictures: typeof dropPictures;
   readonly pageType: typeof pageType;
   readonly articleSigned: typeof articleSigned;
@@ -60,6 +62,8 @@ function loadTools(): Promise<HtmlTools> {
     readSections: sections.readSections,
     readCards: cards.readCards,
     cardsHold: cards.cardsHold,
+    cardsContain: cards.cardsContain,
+    cardsInMain: cards.cardsInMain,
     dropPictures: cards.dropPictures,
     pageType: kind.pageType,
     articleSigned: kind.articleSigned,
@@ -229,9 +233,10 @@ function prose(markdown: string): boolean {
 
 /**
  * The cards' reading when they, not the extraction, are the page's content: on any page when
- * they hold what the extraction kept and more; on a listing or a catalogue also when the
- * extraction is no article's or category's prose (then it kept a part of the list, a featured
- * card, a banner or the introduction, whatever its length).
+ * they hold what the extraction kept and more (on a page typed service, all of it and a fifth
+ * more, or twice a reading that is no prose and lies outside the main region they lie in); on a
+ * listing or a catalogue also when the extraction is no article's or category's prose (then it
+ * kept a part of the list, a featured card, a banner or the introduction, whatever its length).
  */
 function cardsReading(
   tools: HtmlTools,
@@ -240,7 +245,13 @@ function cardsReading(
   structure: PageType,
 ): { main: MainContent; markdown: string } | undefined {
   if (chosen.main.strategy === "thread") return undefined;
-  const holds = tools.cardsHold(cards, chosen.main.root);
+  // A page typed service is read as cards also when they hold all of its reading and more, or
+  // when its reading is a notice drawn outside the main region that holds them.
+  const holds =
+    tools.cardsHold(cards, chosen.main.root) ||
+    (structure === "service" &&
+      (tools.cardsContain(cards, chosen.main.root) ||
+        (!prose(chosen.markdown) && tools.cardsInMain(cards, chosen.main.root))));
   if (!holds && structure !== "listing" && structure !== "collection") return undefined;
   const markdown = toMarkdown(cards.root);
   const read = { main: { root: cards.root, found: true, strategy: "cards" as const }, markdown };
