@@ -210,3 +210,72 @@ describe("direct reader: a shop's menu drawn as columns beside its grid", () => 
       assert.ok(!text.includes(dropped), `kept: ${dropped}\n${text}`);
   });
 });
+
+describe("direct reader: a category's buying guide folded under its headings", () => {
+  // A category grid, then the shop's guide below it as an accordion: each heading's button opens
+  // a panel hidden until clicked. Each tile also hides a stock note that no button opens.
+  const tents = [
+    ["Ridgeline Two-Person Tent", "$329.00"],
+    ["Basecamp Six Family Tent", "$549.00"],
+    ["Featherlite Solo Shelter", "$249.00"],
+    ["Stormguard Four-Season Tent", "$699.00"],
+    ["Trekker Pole Tarp", "$119.00"],
+    ["Meadow Pop-Up Shade", "$89.00"],
+  ];
+  const tile = ([name, price]: string[], n: number) =>
+    `<li class="tile"><a href="/tents/${n}">${name}</a><span class="price">${price}</span><span aria-hidden="true">Only ${n} left in store 12</span></li>`;
+  const fold = (n: number, question: string, answer: string) =>
+    `<div class="fold"><h3><button aria-expanded="false" aria-controls="fold-${n}">${question}</button></h3>
+     <div id="fold-${n}" aria-hidden="true" style="max-height:0"><p>${answer}</p></div></div>`;
+  const page = `<!DOCTYPE html><html><head><title>Tents</title></head><body>
+    <header><nav><a href="/">Home</a><a href="/tents">Tents</a></nav></header>
+    <main><h1>Tents</h1><ul class="grid">${tents.map(tile).join("")}</ul>
+      <section><h2>Tent buying guide</h2>
+        ${fold(1, "How many people should a tent sleep?", "Choose a tent rated for one more sleeper than your group: the rating assumes shoulder to shoulder sleeping bags and leaves no room for packs or a dog.")}
+        ${fold(2, "What does a four-season tent add?", "Steeper walls that shed snow, more poles to stand up to wind, and less mesh, which keeps warmth in but makes a summer night stuffy.")}
+      </section></main>
+    <footer><p>Basecamp Outfitters.</p></footer></body></html>`;
+
+  it("keeps the guide's headings and the answers their buttons open, not the tiles' hidden notes", async () => {
+    const outcome = await readHtml(page, "https://basecamp.example/tents");
+    assert.equal(outcome.strategy, "cards");
+    const text = textOf(outcome);
+    inOrder(text, [
+      "Tents",
+      ...tents.flatMap(([name, price]) => [name, price] as string[]),
+      "How many people should a tent sleep?",
+      "Choose a tent rated for one more sleeper",
+      "What does a four-season tent add?",
+      "Steeper walls that shed snow",
+    ]);
+    assert.ok(!text.includes("left in store 12"), text);
+  });
+});
+
+describe("direct reader: a promotion bar that repeats one notice beside a small grid", () => {
+  // A shop's promotion bar: one shipping notice written for each country, each a paragraph with
+  // the same link, more text than the category's four tiles.
+  const countries = ["Canada", "Australia", "Germany", "France", "Japan", "Brazil", "India"];
+  const notice = (country: string) =>
+    `<span class="promo-text"><p>Free standard shipping to ${country} on qualifying orders. For more information on rates and delivery times, please visit our <a href="/pages/shipping">shipping page</a>.</p></span>`;
+  const kits = [
+    ["Hydrating Balm Trio", "€49,95"],
+    ["Serum Discovery Pack", "€104,95"],
+    ["Dewy Look Duo", "€51,95"],
+    ["Smile Lip Duo", "€35,95"],
+  ];
+  const tile = ([name, price]: string[], n: number) =>
+    `<div class="card"><a href="/products/${n}">${name}</a><p class="price">Sale price: ${price}</p></div>`;
+  const page = `<!DOCTYPE html><html><head><title>Skincare sets</title></head><body>
+    <div class="bar"><div class="slides">${countries.map(notice).join("")}</div></div>
+    <main><h1>Skincare sets</h1><p>4 items</p><div class="cards">${kits.map(tile).join("")}</div></main>
+    </body></html>`;
+
+  it("reads the tiles, not the notices that all lead to one page", async () => {
+    const outcome = await readHtml(page, "https://skin.example/collections/sets");
+    assert.equal(outcome.strategy, "cards");
+    const text = textOf(outcome);
+    inOrder(text, ["Skincare sets", ...kits.flatMap(([name, price]) => [name, price] as string[])]);
+    assert.ok(!text.includes("Free standard shipping"), text);
+  });
+});
