@@ -279,3 +279,63 @@ describe("direct reader: a promotion bar that repeats one notice beside a small 
     assert.ok(!text.includes("Free standard shipping"), text);
   });
 });
+
+describe("direct reader: a ranking of products whose names run past a paragraph's length", () => {
+  // A best-sellers list: each item its rank, a product name longer than a paragraph, and a link
+  // to its offers. The extraction keeps the names as list items; no paragraph of prose is there.
+  const names = [
+    "Wireless Earbuds with Active Noise Cancellation, Transparency Mode, Spatial Audio, a USB-C Charging Case that also charges wirelessly, and up to thirty hours of listening on one charge",
+    "Surge Protector Power Strip with Eight Outlets and Four USB Ports, a Six Foot Braided Extension Cord, a Flat Plug for tight spaces and Wall Mount Holes for the desk or the workbench",
+    "Streaming Stick for any TV with a Voice Remote, Free and Live Channels, Parental Controls and a Private Listening Mode through the phone app, set up in minutes over home Wi-Fi",
+    "Item Tracker for Keys, Wallets and Luggage, a Four Pack with Replaceable Batteries, Precision Finding on a Phone, a Loud Speaker and a Lost Mode that shares your number with finders",
+    "Portable Charger with a Ten Thousand Milliamp Hour Battery, Two USB-C Ports, a Built-In Cable and a Display of the charge left, small enough for a pocket and allowed on planes",
+    "Smart Plug that works with Voice Assistants, a Two Pack with Schedules, Away Mode, Energy Monitoring and No Hub Required, rated for lamps, fans and small kitchen appliances",
+  ];
+  const item = (name: string, n: number) =>
+    `<li class="rank-item"><span class="rank">#${n + 1}</span><div class="title">${name}, sold and shipped by the store</div><div><a href="/dp/${n}">${n + 2} offers from $${n + 10}.99</a></div></li>`;
+  const page = `<!DOCTYPE html><html><head><title>Best Sellers in Electronics</title></head><body>
+    <header><nav><a href="/">Home</a><a href="/deals">Deals</a></nav></header>
+    <main><h1>Best Sellers in Electronics</h1><ol class="ranking">${names.map(item).join("")}</ol></main>
+    <footer><p>Shop Co.</p></footer></body></html>`;
+
+  it("reads the items as cards, a long item name being no paragraph of prose", async () => {
+    const outcome = await readHtml(page, "https://shop.example/best-sellers/electronics");
+    assert.ok(["listing", "collection"].includes(outcome.pageType ?? ""), outcome.pageType);
+    assert.equal(outcome.strategy, "cards");
+    inOrder(
+      textOf(outcome),
+      names.flatMap((name, n) => [name, `${n + 2} offers from $${n + 10}.99`]),
+    );
+  });
+});
+
+describe("direct reader: a catalogue's ratings drawn as hidden text inside a labelled link", () => {
+  // Each tile's rating is a link labelled for screen readers ("4.5 out of 5 stars, 120
+  // ratings") whose shown stars and count are hidden from them; beside it, a hidden duplicate
+  // that nothing labels.
+  const lamps = [
+    "Arc Floor Lamp",
+    "Brass Desk Lamp",
+    "Paper Pendant Shade",
+    "Clip-On Reading Light",
+    "Rattan Table Lamp",
+    "Glass Globe Sconce",
+  ];
+  const tile = (name: string, n: number) =>
+    `<li class="tile"><a href="/lamps/${n}">${name}</a>
+     <a aria-label="4.${n} out of 5 stars, ${n + 1}20 ratings" href="/lamps/${n}#reviews"><i aria-hidden="true"><span>4.${n} out of 5 stars</span></i> <span aria-hidden="true">${n + 1}20</span></a>
+     <span aria-hidden="true">(${n + 1}20 bought)</span><span class="price">$${n + 40}.00</span></li>`;
+  const page = `<!DOCTYPE html><html><head><title>Lamps</title></head><body>
+    <main><h1>Lamps</h1><ul class="grid">${lamps.map(tile).join("")}</ul></main></body></html>`;
+
+  it("keeps the shown rating and count, not the unlabelled hidden copy", async () => {
+    const outcome = await readHtml(page, "https://lights.example/lamps");
+    assert.equal(outcome.strategy, "cards");
+    const text = textOf(outcome);
+    inOrder(
+      text,
+      lamps.flatMap((name, n) => [name, `4.${n} out of 5 stars`, `${n + 1}20`, `$${n + 40}.00`]),
+    );
+    assert.ok(!text.includes("bought)"), text);
+  });
+});

@@ -455,9 +455,15 @@ function unwrapDisclosures(root: Dom): void {
 
 const HEADINGS = new Set(["h1", "h2", "h3", "h4", "h5", "h6"]);
 
-/** Whether an element is kept out of sight (`hidden`, `aria-hidden`, `display: none`). */
+/**
+ * Whether an element is kept out of sight (`hidden`, `aria-hidden`, `display: none`). A part
+ * hidden from screen readers inside a labelled element is what it shows (a rating's stars and
+ * count), its label saying the same to them: that part is seen.
+ */
 function hiddenElement(element: Dom): boolean {
-  if (element.hasAttribute("hidden") || element.getAttribute("aria-hidden") === "true") return true;
+  if (element.hasAttribute("hidden")) return true;
+  const labelled = element.parentElement?.hasAttribute("aria-label") ?? false;
+  if (element.getAttribute("aria-hidden") === "true" && !labelled) return true;
   return /(^|;)\s*(display\s*:\s*none|visibility\s*:\s*hidden)/i.test(element.getAttribute("style") ?? "");
 }
 
