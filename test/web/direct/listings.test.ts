@@ -339,3 +339,30 @@ describe("direct reader: a catalogue's ratings drawn as hidden text inside a lab
     assert.ok(!text.includes("bought)"), text);
   });
 });
+
+describe("direct reader: a catalogue whose tiles are each drawn as a figure", () => {
+  // Each tile is one `<figure>`: its picture, a link to act over it, its linked name, its kind
+  // and its price. A figure of the description below is a picture and its caption.
+  const shoes = [
+    ["Pegasus Road Runner", "Men's Road Running Shoes", "$140"],
+    ["Vomero Cushioned Trainer", "Men's Road Running Shoes", "$160"],
+    ["Alpha Racing Flat", "Men's Road Racing Shoes", "$285"],
+    ["Structure Stability Shoe", "Men's Road Running Shoes", "$150"],
+    ["Kiger Trail Runner", "Men's Trail Running Shoes", "$145"],
+    ["Streak Track Spike", "Men's Track Shoes", "$110"],
+  ];
+  const tile = ([name, kind, price]: string[], n: number) =>
+    `<div class="card"><figure><a class="overlay" href="/t/${n}">View options</a><img src="/i/${n}.png" alt="A photo of the ${name}">
+     <a href="/t/${n}">${name}</a><div class="kind">${kind}</div><div class="price">${price}</div></figure></div>`;
+  const page = `<!DOCTYPE html><html><head><title>Men's running shoes</title></head><body>
+    <main><h1>Men's running shoes</h1><div class="grid">${shoes.map(tile).join("")}</div></main></body></html>`;
+
+  it("reads each figure's name, kind and price, without its picture or its link to act", async () => {
+    const outcome = await readHtml(page, "https://run.example/w/mens-running-shoes");
+    assert.equal(outcome.strategy, "cards");
+    const text = textOf(outcome);
+    inOrder(text, ["Men's running shoes", ...shoes.flat()]);
+    for (const dropped of ["View options", "A photo of"])
+      assert.ok(!text.includes(dropped), `kept: ${dropped}\n${text}`);
+  });
+});

@@ -410,12 +410,12 @@ const CONTROLS = new Set([
 ]);
 /** What a card's buttons and links say when they are calls to act, not the item's text. */
 const CALL_TO_ACT =
-  /^\W*(add to (cart|basket|bag|wishlist|compare)|compare|quick (view|shop|look)|buy now|shop now|order now|pre-?order now|apply now|learn more|read more|see more|view more|view details|see details|more details|more info|view (company )?profile|save for later|select options|choose options|notify me)\W*$/i;
+  /^\W*(add to (cart|basket|bag|wishlist|compare)|compare|quick (view|shop|look)|buy now|shop now|order now|pre-?order now|apply now|learn more|read more|see more|view more|view details|see details|more details|more info|view (company )?profile|save for later|select options|choose options|view options|notify me)\W*$/i;
 
 /** Whether an element of a listing is chrome: navigation, a control, a filter, hidden text. */
 function isChrome(element: Dom, opened: ReadonlySet<string>): boolean {
   const tag = element.localName;
-  if (DROPPED.has(tag)) return true;
+  if (DROPPED.has(tag) && !(tag === "figure" && namedLink(element))) return true;
   const role = (element.getAttribute("role") ?? "").toLowerCase();
   if (["navigation", "search", "menu", "menubar", "dialog"].includes(role)) return true;
   if (hiddenElement(element) && !opened.has(element.getAttribute("id") ?? "")) return true;
@@ -427,6 +427,16 @@ function isChrome(element: Dom, opened: ReadonlySet<string>): boolean {
   if (!control && (element.children?.length ?? 0) > 2) return false;
   if (textLength(element) > MAX_CONTROL_CHARS) return false;
   return control || CALL_TO_ACT.test(element.textContent ?? "");
+}
+
+/**
+ * Whether a `<figure>` holds a link with text: a card drawn as one figure (its picture, its
+ * linked name, its price), not a picture and its caption.
+ */
+function namedLink(figure: Dom): boolean {
+  for (let at = firstUnder(figure, isLink); at !== null; at = nextLink(figure, at))
+    if (textLength(at) > 0) return true;
+  return false;
 }
 
 /**
