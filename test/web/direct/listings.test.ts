@@ -366,3 +366,33 @@ describe("direct reader: a catalogue whose tiles are each drawn as a figure", ()
       assert.ok(!text.includes(dropped), `kept: ${dropped}\n${text}`);
   });
 });
+
+describe("direct reader: a catalogue whose tiles draw their name and price twice", () => {
+  // A theme's tile carries one copy of the name and price for small screens and one for large
+  // ones, both in the HTML; the page shows each once.
+  const coffees = [
+    ["Dark Roast Coffee", "$19.99"],
+    ["Medium Roast Coffee", "$18.99"],
+    ["Hazelnut Single-Serve Pods", "$15.99"],
+    ["Decaf Whole Beans", "$17.49"],
+    ["Espresso Blend", "$21.00"],
+    ["Cold Brew Packs", "$12.50"],
+  ];
+  const tile = ([name, price]: string[], n: number) =>
+    `<li class="tile"><div class="small"><h3><a href="/p/${n}">${name}</a></h3><span class="price">${price}</span></div>
+     <div class="large"><h3><a href="/p/${n}">${name}</a></h3><span class="price">${price}</span><span>Whole bean or ground</span></div></li>`;
+  const page = `<!DOCTYPE html><html><head><title>Coffee</title></head><body>
+    <main><h1>Coffee</h1><ul class="grid">${coffees.map(tile).join("")}</ul></main></body></html>`;
+
+  it("reads each name and price once", async () => {
+    const outcome = await readHtml(page, "https://roast.example/collections/coffee");
+    assert.equal(outcome.strategy, "cards");
+    const text = textOf(outcome);
+    inOrder(text, ["Coffee", ...coffees.flat()]);
+    for (const [name, price] of coffees) {
+      assert.equal(text.split(name as string).length, 2, `${name} twice\n${text}`);
+      assert.equal(text.split(price as string).length, 2, `${price} twice\n${text}`);
+    }
+    assert.equal(text.split("Whole bean or ground").length, coffees.length + 1, text);
+  });
+});

@@ -65,6 +65,7 @@ export function readCards(body: Dom): CardsReading | undefined {
   const root = document.createElement("div");
   for (const element of introduction(body, region)) root.appendChild(element.cloneNode(true));
   const cards = region.cloneNode(true);
+  dropRepeats(region, cards, groups);
   root.appendChild(cards);
   for (const element of afterword(body, region)) root.appendChild(element.cloneNode(true));
   // The panels' buttons are read as their headings' text: the panels they open are found first.
@@ -72,6 +73,36 @@ export function readCards(body: Dom): CardsReading | undefined {
   unwrapDisclosures(root);
   dropChrome(cards, opened);
   return { root, region: cards };
+}
+
+/**
+ * Removes, in each card of the copy, a text a card already showed: shops draw a tile's name and
+ * price twice or three times, one copy for each screen size, where the page shows one. The copy's
+ * elements match the region's one for one, in order.
+ */
+function dropRepeats(region: Dom, copy: Dom, groups: readonly Group[]): void {
+  const originals = Array.from(region.querySelectorAll("*")) as Dom[];
+  const copies = Array.from(copy.querySelectorAll("*")) as Dom[];
+  const index = new Map<Dom, number>();
+  originals.forEach((element, at) => {
+    index.set(element, at);
+  });
+  const doomed: Dom[] = [];
+  for (const group of groups) {
+    for (const card of group.cards) {
+      const at = index.get(card);
+      if (at === undefined) continue;
+      const seen = new Set<string>();
+      for (const element of Array.from((copies[at] as Dom).querySelectorAll("*")) as Dom[]) {
+        if (element.firstElementChild !== null) continue;
+        const text = (element.textContent ?? "").replace(/\s+/g, " ").trim();
+        if (text.length < 3) continue;
+        if (seen.has(text)) doomed.push(element);
+        else seen.add(text);
+      }
+    }
+  }
+  for (const element of doomed) element.remove();
 }
 
 /** How many times the extraction's text the cards hold when they also hold its words. */
