@@ -376,3 +376,189 @@ describe("direct reader: a front page whose extraction kept its consent notice",
     assert.ok(!text.includes("use cookies"), text);
   });
 });
+
+describe("direct reader: a category's buying guide folded under its headings", () => {
+  // A category grid, then the shop's guide below it as an accordion: each heading's button opens
+  // a panel hidden until clicked. Each tile also hides a stock note that no button opens.
+  const tents = [
+    ["Ridgeline Two-Person Tent", "$329.00"],
+    ["Basecamp Six Family Tent", "$549.00"],
+    ["Featherlite Solo Shelter", "$249.00"],
+    ["Stormguard Four-Season Tent", "$699.00"],
+    ["Trekker Pole Tarp", "$119.00"],
+    ["Meadow Pop-Up Shade", "$89.00"],
+  ];
+  const tile = ([name, price]: string[], n: number) =>
+    `<li class="tile"><a href="/tents/${n}">${name}</a><span class="price">${price}</span><span aria-hidden="true">Only ${n} left in store 12</span></li>`;
+  const fold = (n: number, question: string, answer: string) =>
+    `<div class="fold"><h3><button aria-expanded="false" aria-controls="fold-${n}">${question}</button></h3>
+     <div id="fold-${n}" aria-hidden="true" style="max-height:0"><p>${answer}</p></div></div>`;
+  const page = `<!DOCTYPE html><html><head><title>Tents</title></head><body>
+    <header><nav><a href="/">Home</a><a href="/tents">Tents</a></nav></header>
+    <main><h1>Tents</h1><ul class="grid">${tents.map(tile).join("")}</ul>
+      <section><h2>Tent buying guide</h2>
+        ${fold(1, "How many people should a tent sleep?", "Choose a tent rated for one more sleeper than your group: the rating assumes shoulder to shoulder sleeping bags and leaves no room for packs or a dog.")}
+        ${fold(2, "What does a four-season tent add?", "Steeper walls that shed snow, more poles to stand up to wind, and less mesh, which keeps warmth in but makes a summer night stuffy.")}
+      </section></main>
+    <footer><p>Basecamp Outfitters.</p></footer></body></html>`;
+
+  it("keeps the guide's headings and the answers their buttons open, not the tiles' hidden notes", async () => {
+    const outcome = await readHtml(page, "https://basecamp.example/tents");
+    assert.equal(outcome.strategy, "cards");
+    const text = textOf(outcome);
+    inOrder(text, [
+      "Tents",
+      ...tents.flatMap(([name, price]) => [name, price] as string[]),
+      "How many people should a tent sleep?",
+      "Choose a tent rated for one more sleeper",
+      "What does a four-season tent add?",
+      "Steeper walls that shed snow",
+    ]);
+    assert.ok(!text.includes("left in store 12"), text);
+  });
+});
+
+describe("direct reader: a promotion bar that repeats one notice beside a small grid", () => {
+  // A shop's promotion bar: one shipping notice written for each country, each a paragraph with
+  // the same link, more text than the category's four tiles.
+  const countries = ["Canada", "Australia", "Germany", "France", "Japan", "Brazil", "India"];
+  const notice = (country: string) =>
+    `<span class="promo-text"><p>Free standard shipping to ${country} on qualifying orders. For more information on rates and delivery times, please visit our <a href="/pages/shipping">shipping page</a>.</p></span>`;
+  const kits = [
+    ["Hydrating Balm Trio", "€49,95"],
+    ["Serum Discovery Pack", "€104,95"],
+    ["Dewy Look Duo", "€51,95"],
+    ["Smile Lip Duo", "€35,95"],
+  ];
+  const tile = ([name, price]: string[], n: number) =>
+    `<div class="card"><a href="/products/${n}">${name}</a><p class="price">Sale price: ${price}</p></div>`;
+  const page = `<!DOCTYPE html><html><head><title>Skincare sets</title></head><body>
+    <div class="bar"><div class="slides">${countries.map(notice).join("")}</div></div>
+    <main><h1>Skincare sets</h1><p>4 items</p><div class="cards">${kits.map(tile).join("")}</div></main>
+    </body></html>`;
+
+  it("reads the tiles, not the notices that all lead to one page", async () => {
+    const outcome = await readHtml(page, "https://skin.example/collections/sets");
+    assert.equal(outcome.strategy, "cards");
+    const text = textOf(outcome);
+    inOrder(text, ["Skincare sets", ...kits.flatMap(([name, price]) => [name, price] as string[])]);
+    assert.ok(!text.includes("Free standard shipping"), text);
+  });
+});
+
+describe("direct reader: a ranking of products whose names run past a paragraph's length", () => {
+  // A best-sellers list: each item its rank, a product name longer than a paragraph, and a link
+  // to its offers. The extraction keeps the names as list items; no paragraph of prose is there.
+  const names = [
+    "Wireless Earbuds with Active Noise Cancellation, Transparency Mode, Spatial Audio, a USB-C Charging Case that also charges wirelessly, and up to thirty hours of listening on one charge",
+    "Surge Protector Power Strip with Eight Outlets and Four USB Ports, a Six Foot Braided Extension Cord, a Flat Plug for tight spaces and Wall Mount Holes for the desk or the workbench",
+    "Streaming Stick for any TV with a Voice Remote, Free and Live Channels, Parental Controls and a Private Listening Mode through the phone app, set up in minutes over home Wi-Fi",
+    "Item Tracker for Keys, Wallets and Luggage, a Four Pack with Replaceable Batteries, Precision Finding on a Phone, a Loud Speaker and a Lost Mode that shares your number with finders",
+    "Portable Charger with a Ten Thousand Milliamp Hour Battery, Two USB-C Ports, a Built-In Cable and a Display of the charge left, small enough for a pocket and allowed on planes",
+    "Smart Plug that works with Voice Assistants, a Two Pack with Schedules, Away Mode, Energy Monitoring and No Hub Required, rated for lamps, fans and small kitchen appliances",
+  ];
+  const item = (name: string, n: number) =>
+    `<li class="rank-item"><span class="rank">#${n + 1}</span><div class="title">${name}, sold and shipped by the store</div><div><a href="/dp/${n}">${n + 2} offers from $${n + 10}.99</a></div></li>`;
+  const page = `<!DOCTYPE html><html><head><title>Best Sellers in Electronics</title></head><body>
+    <header><nav><a href="/">Home</a><a href="/deals">Deals</a></nav></header>
+    <main><h1>Best Sellers in Electronics</h1><ol class="ranking">${names.map(item).join("")}</ol></main>
+    <footer><p>Shop Co.</p></footer></body></html>`;
+
+  it("reads the items as cards, a long item name being no paragraph of prose", async () => {
+    const outcome = await readHtml(page, "https://shop.example/best-sellers/electronics");
+    assert.ok(["listing", "collection"].includes(outcome.pageType ?? ""), outcome.pageType);
+    assert.equal(outcome.strategy, "cards");
+    inOrder(
+      textOf(outcome),
+      names.flatMap((name, n) => [name, `${n + 2} offers from $${n + 10}.99`]),
+    );
+  });
+});
+
+describe("direct reader: a catalogue's ratings drawn as hidden text inside a labelled link", () => {
+  // Each tile's rating is a link labelled for screen readers ("4.5 out of 5 stars, 120
+  // ratings") whose shown stars and count are hidden from them; beside it, a hidden duplicate
+  // that nothing labels.
+  const lamps = [
+    "Arc Floor Lamp",
+    "Brass Desk Lamp",
+    "Paper Pendant Shade",
+    "Clip-On Reading Light",
+    "Rattan Table Lamp",
+    "Glass Globe Sconce",
+  ];
+  const tile = (name: string, n: number) =>
+    `<li class="tile"><a href="/lamps/${n}">${name}</a>
+     <a aria-label="4.${n} out of 5 stars, ${n + 1}20 ratings" href="/lamps/${n}#reviews"><i aria-hidden="true"><span>4.${n} out of 5 stars</span></i> <span aria-hidden="true">${n + 1}20</span></a>
+     <span aria-hidden="true">(${n + 1}20 bought)</span><span class="price">$${n + 40}.00</span></li>`;
+  const page = `<!DOCTYPE html><html><head><title>Lamps</title></head><body>
+    <main><h1>Lamps</h1><ul class="grid">${lamps.map(tile).join("")}</ul></main></body></html>`;
+
+  it("keeps the shown rating and count, not the unlabelled hidden copy", async () => {
+    const outcome = await readHtml(page, "https://lights.example/lamps");
+    assert.equal(outcome.strategy, "cards");
+    const text = textOf(outcome);
+    inOrder(
+      text,
+      lamps.flatMap((name, n) => [name, `4.${n} out of 5 stars`, `${n + 1}20`, `$${n + 40}.00`]),
+    );
+    assert.ok(!text.includes("bought)"), text);
+  });
+});
+
+describe("direct reader: a catalogue whose tiles are each drawn as a figure", () => {
+  // Each tile is one `<figure>`: its picture, a link to act over it, its linked name, its kind
+  // and its price. A figure of the description below is a picture and its caption.
+  const shoes = [
+    ["Pegasus Road Runner", "Men's Road Running Shoes", "$140"],
+    ["Vomero Cushioned Trainer", "Men's Road Running Shoes", "$160"],
+    ["Alpha Racing Flat", "Men's Road Racing Shoes", "$285"],
+    ["Structure Stability Shoe", "Men's Road Running Shoes", "$150"],
+    ["Kiger Trail Runner", "Men's Trail Running Shoes", "$145"],
+    ["Streak Track Spike", "Men's Track Shoes", "$110"],
+  ];
+  const tile = ([name, kind, price]: string[], n: number) =>
+    `<div class="card"><figure><a class="overlay" href="/t/${n}">View options</a><img src="/i/${n}.png" alt="A photo of the ${name}">
+     <a href="/t/${n}">${name}</a><div class="kind">${kind}</div><div class="price">${price}</div></figure></div>`;
+  const page = `<!DOCTYPE html><html><head><title>Men's running shoes</title></head><body>
+    <main><h1>Men's running shoes</h1><div class="grid">${shoes.map(tile).join("")}</div></main></body></html>`;
+
+  it("reads each figure's name, kind and price, without its picture or its link to act", async () => {
+    const outcome = await readHtml(page, "https://run.example/w/mens-running-shoes");
+    assert.equal(outcome.strategy, "cards");
+    const text = textOf(outcome);
+    inOrder(text, ["Men's running shoes", ...shoes.flat()]);
+    for (const dropped of ["View options", "A photo of"])
+      assert.ok(!text.includes(dropped), `kept: ${dropped}\n${text}`);
+  });
+});
+
+describe("direct reader: a catalogue whose tiles draw their name and price twice", () => {
+  // A theme's tile carries one copy of the name and price for small screens and one for large
+  // ones, both in the HTML; the page shows each once.
+  const coffees = [
+    ["Dark Roast Coffee", "$19.99"],
+    ["Medium Roast Coffee", "$18.99"],
+    ["Hazelnut Single-Serve Pods", "$15.99"],
+    ["Decaf Whole Beans", "$17.49"],
+    ["Espresso Blend", "$21.00"],
+    ["Cold Brew Packs", "$12.50"],
+  ];
+  const tile = ([name, price]: string[], n: number) =>
+    `<li class="tile"><div class="small"><h3><a href="/p/${n}">${name}</a></h3><span class="price">${price}</span></div>
+     <div class="large"><h3><a href="/p/${n}">${name}</a></h3><span class="price">${price}</span><span>Whole bean or ground</span></div></li>`;
+  const page = `<!DOCTYPE html><html><head><title>Coffee</title></head><body>
+    <main><h1>Coffee</h1><ul class="grid">${coffees.map(tile).join("")}</ul></main></body></html>`;
+
+  it("reads each name and price once", async () => {
+    const outcome = await readHtml(page, "https://roast.example/collections/coffee");
+    assert.equal(outcome.strategy, "cards");
+    const text = textOf(outcome);
+    inOrder(text, ["Coffee", ...coffees.flat()]);
+    for (const [name, price] of coffees) {
+      assert.equal(text.split(name as string).length, 2, `${name} twice\n${text}`);
+      assert.equal(text.split(price as string).length, 2, `${price} twice\n${text}`);
+    }
+    assert.equal(text.split("Whole bean or ground").length, coffees.length + 1, text);
+  });
+});

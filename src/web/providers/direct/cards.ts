@@ -67,13 +67,47 @@ export function readCards(body: Dom): CardsReading | undefined {
   const root = document.createElement("div");
   for (const element of introduction(body, region)) root.appendChild(element.cloneNode(true));
   const cards = region.cloneNode(true);
-  dropChrome(cards);
-  dropCopies(cards);
+  dropRepeats(region, cards, groups);
   root.appendChild(cards);
   for (const element of afterword(body, region)) root.appendChild(element.cloneNode(true));
+  // The panels' buttons are read as their headings' text: the panels they open are found first.
+  const opened = openedPanels(root);
+  unwrapDisclosures(root);
+  dropChrome(cards, opened);
+  dropCopies(cards);
   // Taken now: extraction moves the main region's nodes.
   const main = closestOf(region, MAIN, "main");
   return { root, region: cards, ...(main === null ? {} : { mainText: String(main.textContent ?? "") }) };
+}
+
+/**
+ * Removes, in each card of the copy, a text a card already showed: shops draw a tile's name and
+ * price twice or three times, one copy for each screen size, where the page shows one. The copy's
+ * elements match the region's one for one, in order.
+ */
+function dropRepeats(region: Dom, copy: Dom, groups: readonly Group[]): void {
+  const originals = Array.from(region.querySelectorAll("*")) as Dom[];
+  const copies = Array.from(copy.querySelectorAll("*")) as Dom[];
+  const index = new Map<Dom, number>();
+  originals.forEach((element, at) => {
+    index.set(element, at);
+  });
+  const doomed: Dom[] = [];
+  for (const group of groups) {
+    for (const card of group.cards) {
+      const at = index.get(card);
+      if (at === undefined) continue;
+      const seen = new Set<string>();
+      for (const element of Array.from((copies[at] as Dom).querySelectorAll("*")) as Dom[]) {
+        if (element.firstElementChild !== null) continue;
+        const text = (element.textContent ?? "").replace(/\s+/g, " ").trim();
+        if (text.length < 3) continue;
+        if (seen.has(text)) doomed.push(element);
+        else seen.add(text);
+      }
+    }
+  }
+  for (const element of doomed) element.remove();
 }
 
 /** How many times the extraction's text the cards hold when they also hold its words. */
@@ -181,7 +215,7 @@ function cardGroups(body: Dom): Group[] {
       // A page's columns (header, main, footer) repeat too, but one of them holds most text.
       if (largest > 0.5 * text) continue;
       // A menu's panel or a screen reader's copy repeats like cards but is not what the page shows.
-      if (unseen(parent)) continue;
+      if (unseen(parent) || oneTarget(cards)) continue;
       groups.push({ parent, cards, text });
       if (groups.length >= MAX_GROUPS) return groups;
     }
@@ -245,6 +279,22 @@ function menuColumn(element: Dom, length: number): boolean {
 function nextLink(root: Dom, link: Dom): Dom | null {
   for (let at = nextPast(root, link); at !== null; at = nextUnder(root, at)) if (isLink(at)) return at;
   return null;
+}
+
+/**
+ * Whether every link of the cards leads to one place: a list links each of its items, while a
+ * promotion bar's slides or a notice written once per country repeat one message and its link.
+ */
+function oneTarget(cards: readonly Dom[]): boolean {
+  let target: string | undefined;
+  for (const card of cards) {
+    for (let at = firstUnder(card, isLink); at !== null; at = nextLink(card, at)) {
+      const href = (at.getAttribute("href") ?? "").trim();
+      if (target === undefined) target = href;
+      else if (href !== target) return false;
+    }
+  }
+  return target !== undefined && target !== "" && !target.startsWith("#");
 }
 
 /** Class words of what a page keeps out of sight until asked (a menu's panels, text for screen readers). */
@@ -332,12 +382,14 @@ const MIN_AFTERWORD_CHARS = 80;
  * a strip's cards and a sign-up's prompt are shorter than a paragraph and stay out.
  */
 function afterword(body: Dom, region: Dom): Dom[] {
+  const opened = openedPanels(body);
   const kept: Dom[] = [];
   let heading: Dom | undefined;
   let chars = 0;
   for (const element of Array.from(body.querySelectorAll("h2, h3, h4, p, li")) as Dom[]) {
     if (region.contains(element) || !precedes(region, element)) continue;
-    if (closestOf(element, NOT_INTRODUCTION, "navigation") !== null || withinChrome(element, body)) continue;
+    if (closestOf(element, NOT_INTRODUCTION, "navigation") !== null || withinChrome(element, body, opened))
+      continue;
     // The site's own small print ends the page's content.
     if ((element.textContent ?? "").includes("©")) break;
     if (element.localName.startsWith("h")) {
@@ -361,9 +413,9 @@ const AFTER_CHROME =
   /(^|[\s_-])(footer|copyright|legal|modal|popup|pop-up|dialog|overlay|drawer|offcanvas|flyout|signup|sign-up|promo|announcement)([\s_-]|$)/i;
 
 /** Whether an element sits in a listing's chrome (a cookie notice, a sign-up, a dialog, hidden text). */
-function withinChrome(element: Dom, body: Dom): boolean {
+function withinChrome(element: Dom, body: Dom, opened: ReadonlySet<string>): boolean {
   for (let node = element; node && node !== body; node = node.parentElement) {
-    if (isChrome(node) || node.getAttribute("aria-modal") === "true") return true;
+    if (isChrome(node, opened) || node.getAttribute("aria-modal") === "true") return true;
     if (
       AFTER_CHROME.test(node.getAttribute("class") ?? "") ||
       AFTER_CHROME.test(node.getAttribute("id") ?? "")
@@ -447,17 +499,15 @@ const CONTROLS = new Set([
 ]);
 /** What a card's buttons and links say when they are calls to act, not the item's text. */
 const CALL_TO_ACT =
-  /^\W*(add to (cart|basket|bag|wishlist|compare)|compare|quick (view|shop|look)|buy now|shop now|order now|pre-?order now|apply now|learn more|read more|see more|view more|view details|see details|more details|more info|view (company )?profile|save for later|select options|choose options|notify me)\W*$/i;
+  /^\W*(add to (cart|basket|bag|wishlist|compare)|compare|quick (view|shop|look)|buy now|shop now|order now|pre-?order now|apply now|learn more|read more|see more|view more|view details|see details|more details|more info|view (company )?profile|save for later|select options|choose options|view options|notify me)\W*$/i;
 
 /** Whether an element of a listing is chrome: navigation, a control, a filter, hidden text. */
-function isChrome(element: Dom): boolean {
+function isChrome(element: Dom, opened: ReadonlySet<string>): boolean {
   const tag = element.localName;
-  if (DROPPED.has(tag)) return true;
+  if (DROPPED.has(tag) && !(tag === "figure" && namedLink(element))) return true;
   const role = (element.getAttribute("role") ?? "").toLowerCase();
   if (["navigation", "search", "menu", "menubar", "dialog"].includes(role)) return true;
-  if (element.hasAttribute("hidden") || element.getAttribute("aria-hidden") === "true") return true;
-  if (/(^|;)\s*(display\s*:\s*none|visibility\s*:\s*hidden)/i.test(element.getAttribute("style") ?? ""))
-    return true;
+  if (hiddenElement(element) && !opened.has(element.getAttribute("id") ?? "")) return true;
   // A filter panel or a pager is often named by its id or its label, its classes being hashes.
   for (const name of ["class", "id", "aria-label"])
     if (CHROME.test(element.getAttribute(name) ?? "")) return true;
@@ -468,12 +518,60 @@ function isChrome(element: Dom): boolean {
   return control || CALL_TO_ACT.test(element.textContent ?? "");
 }
 
+/**
+ * Whether a `<figure>` holds a link with text: a card drawn as one figure (its picture, its
+ * linked name, its price), not a picture and its caption.
+ */
+function namedLink(figure: Dom): boolean {
+  for (let at = firstUnder(figure, isLink); at !== null; at = nextLink(figure, at))
+    if (textLength(at) > 0) return true;
+  return false;
+}
+
+/**
+ * The ids of the panels a button opens (`aria-controls`): a guide's or a FAQ's collapsed
+ * answers, hidden until asked for, are the page's text.
+ */
+function openedPanels(root: Dom): Set<string> {
+  const opened = new Set<string>();
+  for (const element of Array.from(root.querySelectorAll("[aria-controls]")) as Dom[])
+    for (const id of (element.getAttribute("aria-controls") ?? "").split(/\s+/))
+      if (id !== "") opened.add(id);
+  return opened;
+}
+
+/**
+ * Replaces each heading's button that opens a panel (an accordion's) by its label: the label is
+ * the heading's text, which a button's would lose as a control.
+ */
+function unwrapDisclosures(root: Dom): void {
+  for (const button of Array.from(root.querySelectorAll("button[aria-controls]")) as Dom[]) {
+    if (closestOf(button, HEADINGS) === null) continue;
+    while (button.firstChild) button.parentNode.insertBefore(button.firstChild, button);
+    button.remove();
+  }
+}
+
+const HEADINGS = new Set(["h1", "h2", "h3", "h4", "h5", "h6"]);
+
+/**
+ * Whether an element is kept out of sight (`hidden`, `aria-hidden`, `display: none`). A part
+ * hidden from screen readers inside a labelled element is what it shows (a rating's stars and
+ * count), its label saying the same to them: that part is seen.
+ */
+function hiddenElement(element: Dom): boolean {
+  if (element.hasAttribute("hidden")) return true;
+  const labelled = element.parentElement?.hasAttribute("aria-label") ?? false;
+  if (element.getAttribute("aria-hidden") === "true" && !labelled) return true;
+  return /(^|;)\s*(display\s*:\s*none|visibility\s*:\s*hidden)/i.test(element.getAttribute("style") ?? "");
+}
+
 /** Removes what a listing carries around its cards: filters, sorting, pagination, hidden text. */
-function dropChrome(root: Dom): void {
+function dropChrome(root: Dom, opened: ReadonlySet<string>): void {
   const total = textLength(root);
   const doomed: Dom[] = [];
   for (const element of Array.from(root.querySelectorAll("*")) as Dom[])
-    if (isChrome(element)) doomed.push(element);
+    if (isChrome(element, opened)) doomed.push(element);
   // A form around the whole list (a page built as one form) is no filter.
   for (const element of doomed) if (textLength(element) < 0.3 * total) element.remove();
 }

@@ -221,11 +221,14 @@ function widerReading(
 const PROSE_PARAGRAPHS = 3;
 const PROSE_CHARS = 200;
 
-/** Whether Markdown holds a few paragraphs of prose (long lines that are not lists or tables). */
+/**
+ * Whether Markdown holds a few paragraphs of prose: long lines that are not lists or tables, nor
+ * indented under a list's item (a long item name on a shop's list is no paragraph).
+ */
 function prose(markdown: string): boolean {
   let count = 0;
   for (const line of markdown.split("\n")) {
-    if (line.length >= PROSE_CHARS && !/^\s*([-*+|#>]|\d+\.)/.test(line) && ++count >= PROSE_PARAGRAPHS)
+    if (line.length >= PROSE_CHARS && !/^(\s|[-*+|#>]|\d+\.)/.test(line) && ++count >= PROSE_PARAGRAPHS)
       return true;
   }
   return false;
