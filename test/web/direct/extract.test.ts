@@ -203,4 +203,37 @@ describe("direct reader main content", () => {
     for (const dropped of ["Sign up for our free weekly newsletter", "in your inbox every Friday"])
       assert.ok(!text.includes(dropped), `kept: ${dropped}\n${text}`);
   });
+  it("drops the writer's box at an article's end, and keeps an article's own heading about its author", async () => {
+    const prose =
+      "<p>The garden beds were dug in early spring, when the soil was still cold and wet under the boards, and the first seedlings went in a week later.</p>".repeat(
+        3,
+      );
+    const box = `<div class="box"><h2>About the Author</h2><div><img src="/p.jpg" alt="photo of Ann Gray">
+      <p>Ann Gray is the senior editor of the gardening pages and has grown vegetables for twenty years.</p>
+      <a href="/authors/ann-gray">View all posts by Ann Gray</a></div></div>`;
+    const html = `<html><body><article><h1>Raised beds in a wet spring</h1>${prose}
+      <p>What we learned from the first harvest is below, bed by bed.</p>${prose}${box}
+      <p>About the reviewer:</p><p>Ben Lowe checked the article's advice on soil.</p></article></body></html>`;
+    const text = ((await readHtml(html, "https://garden.example/raised-beds")).content[0] as { text: string })
+      .text;
+    assert.ok(text.includes("the first seedlings went in a week later"), text);
+    assert.ok(text.includes("What we learned from the first harvest"), text);
+    for (const dropped of [
+      "About the Author",
+      "Ann Gray is the senior editor",
+      "View all posts",
+      "About the reviewer",
+      "Ben Lowe",
+    ])
+      assert.ok(!text.includes(dropped), `kept: ${dropped}\n${text}`);
+
+    const essay =
+      "<p>His letters, written over forty years to his publisher and friends, show a man who doubted every book he finished and rewrote most of them twice before they went to print.</p>".repeat(
+        12,
+      );
+    const own = `<html><body><article><h1>The novelist's letters</h1><p>A new edition collects them.</p>
+      <h2>About the author</h2>${essay}</article></body></html>`;
+    const kept = ((await readHtml(own, "https://books.example/letters")).content[0] as { text: string }).text;
+    assert.ok(kept.includes("About the author") && kept.includes("rewrote most of them twice"), kept);
+  });
 });

@@ -14,6 +14,7 @@
  */
 import { Readability } from "@mozilla/readability";
 import type { ReadStrategy } from "../../provider.js";
+import { dropAuthorBoxes } from "./author-box.js";
 import { findComments, joinDiscussion } from "./comments.js";
 import { findContainer } from "./container.js";
 import { findSectioned } from "./docs.js";
@@ -89,10 +90,12 @@ function readArticle(document: Dom, body: Dom): MainContent {
   if (article?.content) {
     clean(article.content);
     dropBoilerplateText(article.content);
+    dropAuthorBoxes(article.content);
   }
   if (container !== undefined) {
     clean(container);
     dropBoilerplateText(container);
+    dropAuthorBoxes(container);
     if (article?.content === undefined || preferContainer(article.content, container, named === undefined)) {
       addLead(container, lead);
       return { root: container, found: true, strategy: "container", ...meta };
