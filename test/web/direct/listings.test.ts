@@ -562,3 +562,41 @@ describe("direct reader: a catalogue whose tiles draw their name and price twice
     assert.equal(text.split("Whole bean or ground").length, coffees.length + 1, text);
   });
 });
+
+describe("direct reader: a community feed whose extraction kept a stray block", () => {
+  // A feed of posts (a linked title and a date each) among the site's many menus, which make
+  // the cards too small a share of the page to type it a listing. The extraction keeps a short
+  // promotion beside the feed; the whole body, cleaned, drops some of the feed's posts.
+  const posts = [
+    "Rocket engine test ends early",
+    "A new map of the ocean floor",
+    "Batteries that survive the cold",
+    "The quiet return of film cameras",
+    "Why bridges sing in the wind",
+    "Lost city found under a lake",
+    "Teaching robots to fold laundry",
+    "The oldest tree in the valley",
+  ];
+  const titles = [
+    ...posts,
+    ...posts.map((t) => `${t}, part two`),
+    ...posts.map((t) => `${t}: the follow-up`),
+  ];
+  const card = (title: string, n: number) =>
+    `<div class="story"><h3><a href="/s/${n}">${title}</a></h3>\n<span>March ${n}</span></div>\n`;
+  const topics = ["Health", "Climate", "Space", "Technology", "Archaeology", "Animals", "Oceans", "Physics"];
+  const menu = (at: string) =>
+    `<nav>${[...topics, "About us", "Contact the team", "Code of conduct", "Newsletters and alerts"].map((s) => `<a href="/${at}/${s}">${s}</a> `).join("")}</nav>`;
+  const page = `<!DOCTYPE html><html><head><title>Community</title></head><body>
+    ${["a", "b", "c"].map(menu).join("")}
+    <div class="layout"><div class="promo"><h2>Write for the community</h2><p>Share what you learned this week with readers who build things too.</p></div>
+    <div class="feed">${titles.map(card).join("")}</div></div>
+    ${["d", "e", "f", "g", "h"].map(menu).join("")}</body></html>`;
+
+  it("reads the feed's cards, not the whole body", async () => {
+    const outcome = await readHtml(page, "https://community.example/");
+    assert.equal(outcome.pageType, "service");
+    assert.equal(outcome.strategy, "cards");
+    inOrder(textOf(outcome), titles);
+  });
+});

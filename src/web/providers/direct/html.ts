@@ -249,16 +249,37 @@ function cardsReading(
 ): { main: MainContent; markdown: string } | undefined {
   if (chosen.main.strategy === "thread") return undefined;
   // A page typed service is read as cards also when they hold all of its reading and more, or
-  // when its reading is a notice drawn outside the main region that holds them.
+  // when its reading is a notice drawn outside the main region that holds them, or a stray block.
+  let markdown: string | undefined;
+  const cardsMarkdown = () => {
+    markdown ??= toMarkdown(cards.root);
+    return markdown;
+  };
   const holds =
     tools.cardsHold(cards, chosen.main.root) ||
     (structure === "service" &&
       (tools.cardsContain(cards, chosen.main.root) ||
-        (!prose(chosen.markdown) && tools.cardsInMain(cards, chosen.main.root))));
+        (!prose(chosen.markdown) && tools.cardsInMain(cards, chosen.main.root)) ||
+        dwarfed(chosen.markdown, cardsMarkdown)));
   if (!holds && structure !== "listing" && structure !== "collection") return undefined;
-  const markdown = toMarkdown(cards.root);
-  const read = { main: { root: cards.root, found: true, strategy: "cards" as const }, markdown };
+  const read = {
+    main: { root: cards.root, found: true, strategy: "cards" as const },
+    markdown: cardsMarkdown(),
+  };
   return holds || !prose(chosen.markdown) ? read : undefined;
+}
+
+/** How many times a poor reading's text the cards hold to be read instead of the whole body. */
+const DWARFED_FACTOR = 10;
+
+/**
+ * Whether a service page's reading is a stray block beside its list: too short to stand (the
+ * whole body would replace it) and a tenth of the cards or less. The body's clean-up drops a
+ * feed's cards as link lists; the cards are the narrower reading. An empty reading says nothing.
+ */
+function dwarfed(reading: string, cards: () => string): boolean {
+  if (reading.length === 0 || reading.length >= POOR_CHARS) return false;
+  return cards().length >= DWARFED_FACTOR * reading.length;
 }
 
 /**
