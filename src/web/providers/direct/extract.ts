@@ -16,6 +16,7 @@ import { Readability } from "@mozilla/readability";
 import type { ReadStrategy } from "../../provider.js";
 import { findComments, joinDiscussion } from "./comments.js";
 import { findContainer } from "./container.js";
+import { unwrapDisclosures } from "./disclosure.js";
 import { findSectioned } from "./docs.js";
 import { nextUnder, textLength } from "./document.js";
 import { addLead, findLead } from "./lead.js";
@@ -50,6 +51,7 @@ export interface MainContent {
 export function extractMain(document: Dom, prose = false): MainContent {
   const body = document.body ?? document.documentElement;
   revealNoscript(body);
+  unwrapDisclosures(body);
   preClean(body);
   const thread = findThread(body);
   if (thread !== undefined) return { root: threadRoot(document, thread), found: true, strategy: "thread" };
