@@ -236,4 +236,45 @@ describe("direct reader main content", () => {
     const kept = ((await readHtml(own, "https://books.example/letters")).content[0] as { text: string }).text;
     assert.ok(kept.includes("About the author") && kept.includes("rewrote most of them twice"), kept);
   });
+
+  it("keeps an article's FAQ questions written as the buttons that open their answers, not other buttons", async () => {
+    const contents = `<div class="toc"><button aria-expanded="true" aria-controls="toc"><h2>On this page</h2></button><div id="toc"><nav><a href="#repairs">Repairs</a> <a href="#questions">Questions</a></nav></div></div>`;
+    const para = (text: string) =>
+      `<p>${text} The council will publish the figures each spring, ward by ward, so that residents can see where the money went and which streets come next on the list of repairs.</p>`;
+    const faq = (id: string, question: string, answer: string) =>
+      `<div class="faq-item"><button class="faq-toggle" aria-expanded="false" aria-controls="${id}">${question}</button><div id="${id}" class="faq-answer"><p>${answer}</p></div></div>`;
+    const page = `<!DOCTYPE html><html lang="en"><head><title>Pothole repairs: what changes</title></head><body>
+      <article><h1>Pothole repairs: what changes this year</h1>${contents}
+      ${para("The city doubles its budget for road repairs this year.")}
+      ${para("Crews will work at night on the main roads to keep traffic moving during the day.")}
+      ${para("Side streets are repaired in the order residents report them through the new form.")}
+      <h2>Questions</h2>
+      ${faq("q1", "How do I report a pothole?", "Through the city's form, with a photo and the nearest house number.")}
+      ${faq("q2", "Who pays for a damaged tyre?", "The city, when the hole was reported and left open for more than a week.")}
+      <div class="faq-item"><button aria-expanded="false" aria-controls="q3"><h3>When will my street be next?</h3></button><div id="q3" hidden></div></div>
+      <button aria-expanded="false" aria-controls="more">Show more</button><button>Subscribe to updates</button>
+      </article></body></html>`;
+    const outcome = await readHtml(page, "https://city.example/news/potholes");
+    const text = (outcome.content[0] as { text: string }).text;
+    assert.equal(outcome.strategy, "article");
+    let at = 0;
+    for (const part of [
+      "How do I report a pothole?",
+      "with a photo and the nearest house number",
+      "Who pays for a damaged tyre?",
+      "left open for more than a week",
+    ]) {
+      const found = text.indexOf(part, at);
+      assert.ok(found >= 0, `missing after ${at}: ${part}\n${text}`);
+      at = found + part.length;
+    }
+    // A question whose answer the page does not serve labels nothing.
+    for (const control of [
+      "Show more",
+      "Subscribe to updates",
+      "On this page",
+      "When will my street be next?",
+    ])
+      assert.ok(!text.includes(control), `kept: ${control}\n${text}`);
+  });
 });

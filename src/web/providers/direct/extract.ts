@@ -17,6 +17,7 @@ import type { ReadStrategy } from "../../provider.js";
 import { dropAuthorBoxes } from "./author-box.js";
 import { findComments, joinDiscussion } from "./comments.js";
 import { findContainer } from "./container.js";
+import { unwrapDisclosures } from "./disclosure.js";
 import { findSectioned } from "./docs.js";
 import { nextUnder, textLength } from "./document.js";
 import { addLead, findLead } from "./lead.js";
@@ -51,6 +52,7 @@ export interface MainContent {
 export function extractMain(document: Dom, prose = false): MainContent {
   const body = document.body ?? document.documentElement;
   revealNoscript(body);
+  unwrapDisclosures(body);
   preClean(body);
   const thread = findThread(body);
   if (thread !== undefined) return { root: threadRoot(document, thread), found: true, strategy: "thread" };

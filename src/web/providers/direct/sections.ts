@@ -8,6 +8,7 @@
  * keeps the one block with the most prose and loses the rest; here the region that holds the
  * sections is kept whole and only its furniture is removed.
  */
+import { unwrapDisclosures } from "./disclosure.js";
 import { textLength } from "./document.js";
 import { clean, dropBoilerplateText, furnitureName, type MainContent, wordShare } from "./extract.js";
 
@@ -81,8 +82,7 @@ function sectionsReading(document: Dom): { main: MainContent; hidden: number } {
   const region = main !== null && textLength(main) >= MAIN_SHARE * textLength(body) ? main : body;
   const root = region.cloneNode(true);
   for (const element of Array.from(root.querySelectorAll(INERT)) as Dom[]) element.remove();
-  for (const button of Array.from(root.querySelectorAll("button")) as Dom[])
-    if (isDisclosure(button)) unwrapButton(button);
+  unwrapDisclosures(root);
   const wraps = (element: Dom) =>
     element.querySelector("h1, main, [role='main']") !== null &&
     textLength(element) >= WRAPS_SHARE * textLength(root);
@@ -230,25 +230,6 @@ function isOverlay(element: Dom): boolean {
     .replace(/([a-z])([A-Z])/g, "$1 $2")
     .split(/[\s_-]+/)
     .some((word) => OVERLAY.test(word));
-}
-
-/**
- * A button that opens a panel of the page with an FAQ's question or an accordion's title: it
- * holds a heading, or it says what it controls (`aria-expanded`, `aria-controls`) and asks a
- * question. Other such buttons are controls: tabs, menus, sort orders, a product's options.
- */
-function isDisclosure(button: Dom): boolean {
-  if (button.querySelector("h1, h2, h3, h4, h5, h6") !== null) return true;
-  if (!button.hasAttribute("aria-expanded") && !button.hasAttribute("aria-controls")) return false;
-  return /[?？]$/u.test((button.textContent ?? "").trim());
-}
-
-/** Puts a disclosure's label where the button stood: buttons are controls, never read as text. */
-function unwrapButton(button: Dom): void {
-  const label = button.ownerDocument.createElement("div");
-  while (button.firstChild) label.appendChild(button.firstChild);
-  button.parentNode.insertBefore(label, button);
-  button.remove();
 }
 
 /** The site's header bar: a `<header>` that is not inside a section (a section's own heading). */
