@@ -158,6 +158,31 @@ describe("direct reader: product pages, what is not the product", () => {
     assert.ok(!text.includes("drawer sticks"), text);
   });
 
+  it("reads a details block that is a tab set's box, its panes included", async () => {
+    const html = `<!DOCTYPE html><html lang="en"><head><title>Harrier 16 GB memory kit</title>
+      <script type="application/ld+json">{"@context": "https://schema.org", "@type": "Product", "name": "Harrier 16 GB memory kit"}</script></head>
+      <body><main><h1>Harrier 16 GB memory kit</h1>
+      <section class="customer-reviews-summary"><h2>What buyers say</h2>${"<p>Installed these in my old workstation over a weekend and the build times dropped noticeably, though the heat spreaders run warm under load.</p>".repeat(3)}</section>
+      <div class="product-details tab-box" id="product-details">
+        <div class="tab-nav"><a class="tab" href="#overview">Overview</a><a class="tab" href="#specs">Specs</a></div>
+        <div class="tab-panes">
+          <div class="tab-pane" id="overview"><p>Two 8 GB modules tuned for low latency, with aluminium heat spreaders and a lifetime warranty. Each kit is tested together at its rated speed, so both modules run in dual channel from the first boot.</p></div>
+          <div class="tab-pane" id="specs"><table><tr><th>Capacity</th><td>16 GB (2 x 8 GB)</td></tr><tr><th>Speed</th><td>DDR4 3600</td></tr><tr><th>Voltage</th><td>1.35 V</td></tr></table></div>
+        </div>
+      </div>
+      </main></body></html>`;
+    const outcome = await readHtml(html, "https://parts.example/p/harrier-16");
+    assert.equal(outcome.strategy, "product");
+    const text = textOf(outcome);
+    inOrder(text, [
+      "# Harrier 16 GB memory kit",
+      "Two 8 GB modules",
+      "| Capacity | 16 GB (2 x 8 GB) |",
+      "| Voltage | 1.35 V |",
+    ]);
+    assert.ok(!text.includes("build times dropped"), text);
+  });
+
   it("does not state a price the content shows written its own way, nor a new item's condition", async () => {
     const text = textOf(await readHtml(page(""), "https://stoves.example/p/kestrel"));
     assert.ok(text.includes("$1,299"), text);

@@ -30,9 +30,16 @@ function describes(element: Dom): boolean {
   if ((element.getAttribute("itemprop") ?? "") === "description") return true;
   const names = `${element.getAttribute("class") ?? ""} ${element.getAttribute("id") ?? ""}`;
   if (names.length > 300) return false;
-  const parts = nameWords(names);
+  const parts = nameWords(names.replace(TAB_PANEL, " "));
   return parts.some((word) => DESCRIBES.test(word)) && !parts.some((word) => NOT_CONTENT.test(word));
 }
+
+/**
+ * A class naming a tab set's panel or box (`tab-pane`, `tabs-content`, `tab-box`): the panel holds
+ * the content its tab names; only a bare `tab` names the control that opens it.
+ */
+const TAB_PANEL =
+  /(?:^|\s)tabs?[-_]?(?:panes?|panels?|content|contents|box|body|container|wrapper)(?=\s|$)/gi;
 
 /** Words that make a described block something else: a control, a menu, a review, a thumbnail. */
 const NOT_CONTENT =
