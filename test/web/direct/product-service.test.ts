@@ -183,6 +183,26 @@ describe("direct reader: product pages, what is not the product", () => {
     assert.ok(!text.includes("build times dropped"), text);
   });
 
+  it("reads a tab panel named for the description, though its names say tab", async () => {
+    const html = `<!DOCTYPE html><html lang="en"><head><title>Wildflower honey, 500 g</title>
+      <script type="application/ld+json">{"@context": "https://schema.org", "@type": "Product", "name": "Wildflower honey, 500 g"}</script></head>
+      <body><main><h1>Wildflower honey, 500 g</h1>
+      <section class="customer-reviews-summary"><h2>What buyers say</h2>${"<p>We ordered a second jar within a fortnight because the children finished the first one on porridge, and it arrived well packed again.</p>".repeat(3)}</section>
+      <div class="shop-tabs">
+        <ul class="tabs" role="tablist"><li class="description_tab" role="tab"><a href="#tab-description">Description</a></li></ul>
+        <div class="shop-Tabs-panel--description panel wc-tab" id="tab-description" role="tabpanel">
+          <p>Raw honey from hives kept among the hay meadows of the upper valley, cold extracted and only coarsely strained, so it sets to a soft cream within a few weeks of the harvest.</p>
+          <table><tr><th>Weight</th><td>500 g</td></tr><tr><th>Origin</th><td>Upper valley meadows</td></tr></table>
+        </div>
+      </div>
+      </main></body></html>`;
+    const outcome = await readHtml(html, "https://hives.example/p/wildflower-500");
+    assert.equal(outcome.strategy, "product");
+    const text = textOf(outcome);
+    inOrder(text, ["# Wildflower honey, 500 g", "Raw honey from hives", "| Weight | 500 g |"]);
+    assert.ok(!text.includes("second jar"), text);
+  });
+
   it("does not state a price the content shows written its own way, nor a new item's condition", async () => {
     const text = textOf(await readHtml(page(""), "https://stoves.example/p/kestrel"));
     assert.ok(text.includes("$1,299"), text);
