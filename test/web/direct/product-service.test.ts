@@ -158,6 +158,51 @@ describe("direct reader: product pages, what is not the product", () => {
     assert.ok(!text.includes("drawer sticks"), text);
   });
 
+  it("reads a details block that is a tab set's box, its panes included", async () => {
+    const html = `<!DOCTYPE html><html lang="en"><head><title>Harrier 16 GB memory kit</title>
+      <script type="application/ld+json">{"@context": "https://schema.org", "@type": "Product", "name": "Harrier 16 GB memory kit"}</script></head>
+      <body><main><h1>Harrier 16 GB memory kit</h1>
+      <section class="customer-reviews-summary"><h2>What buyers say</h2>${"<p>Installed these in my old workstation over a weekend and the build times dropped noticeably, though the heat spreaders run warm under load.</p>".repeat(3)}</section>
+      <div class="product-details tab-box" id="product-details">
+        <div class="tab-nav"><a class="tab" href="#overview">Overview</a><a class="tab" href="#specs">Specs</a></div>
+        <div class="tab-panes">
+          <div class="tab-pane" id="overview"><p>Two 8 GB modules tuned for low latency, with aluminium heat spreaders and a lifetime warranty. Each kit is tested together at its rated speed, so both modules run in dual channel from the first boot.</p></div>
+          <div class="tab-pane" id="specs"><table><tr><th>Capacity</th><td>16 GB (2 x 8 GB)</td></tr><tr><th>Speed</th><td>DDR4 3600</td></tr><tr><th>Voltage</th><td>1.35 V</td></tr></table></div>
+        </div>
+      </div>
+      </main></body></html>`;
+    const outcome = await readHtml(html, "https://parts.example/p/harrier-16");
+    assert.equal(outcome.strategy, "product");
+    const text = textOf(outcome);
+    inOrder(text, [
+      "# Harrier 16 GB memory kit",
+      "Two 8 GB modules",
+      "| Capacity | 16 GB (2 x 8 GB) |",
+      "| Voltage | 1.35 V |",
+    ]);
+    assert.ok(!text.includes("build times dropped"), text);
+  });
+
+  it("reads a tab panel named for the description, though its names say tab", async () => {
+    const html = `<!DOCTYPE html><html lang="en"><head><title>Wildflower honey, 500 g</title>
+      <script type="application/ld+json">{"@context": "https://schema.org", "@type": "Product", "name": "Wildflower honey, 500 g"}</script></head>
+      <body><main><h1>Wildflower honey, 500 g</h1>
+      <section class="customer-reviews-summary"><h2>What buyers say</h2>${"<p>We ordered a second jar within a fortnight because the children finished the first one on porridge, and it arrived well packed again.</p>".repeat(3)}</section>
+      <div class="shop-tabs">
+        <ul class="tabs" role="tablist"><li class="description_tab" role="tab"><a href="#tab-description">Description</a></li></ul>
+        <div class="shop-Tabs-panel--description panel wc-tab" id="tab-description" role="tabpanel">
+          <p>Raw honey from hives kept among the hay meadows of the upper valley, cold extracted and only coarsely strained, so it sets to a soft cream within a few weeks of the harvest.</p>
+          <table><tr><th>Weight</th><td>500 g</td></tr><tr><th>Origin</th><td>Upper valley meadows</td></tr></table>
+        </div>
+      </div>
+      </main></body></html>`;
+    const outcome = await readHtml(html, "https://hives.example/p/wildflower-500");
+    assert.equal(outcome.strategy, "product");
+    const text = textOf(outcome);
+    inOrder(text, ["# Wildflower honey, 500 g", "Raw honey from hives", "| Weight | 500 g |"]);
+    assert.ok(!text.includes("second jar"), text);
+  });
+
   it("does not state a price the content shows written its own way, nor a new item's condition", async () => {
     const text = textOf(await readHtml(page(""), "https://stoves.example/p/kestrel"));
     assert.ok(text.includes("$1,299"), text);

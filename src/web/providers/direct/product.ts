@@ -30,9 +30,19 @@ function describes(element: Dom): boolean {
   if ((element.getAttribute("itemprop") ?? "") === "description") return true;
   const names = `${element.getAttribute("class") ?? ""} ${element.getAttribute("id") ?? ""}`;
   if (names.length > 300) return false;
-  const parts = nameWords(names);
+  const panel = element.getAttribute("role") === "tabpanel";
+  // A tab panel's own "tab" words name the set it belongs to, not a control.
+  const parts = nameWords(names.replace(TAB_PANEL, " ")).filter((word) => !(panel && TAB_WORD.test(word)));
   return parts.some((word) => DESCRIBES.test(word)) && !parts.some((word) => NOT_CONTENT.test(word));
 }
+
+const TAB_WORD = /^(?:wc)?tabs?$/i;
+
+/**
+ * A class naming a tab set's panel or box (`tab-pane`, `tabs-content`, `tab-box`): the panel holds
+ * the content its tab names; only a bare `tab` names the control that opens it.
+ */
+const TAB_PANEL = /tabs?[-_]?(?:panes?|panels?|content|contents|box|body|container|wrapper)(?=[\s_-]|$)/gi;
 
 /** Words that make a described block something else: a control, a menu, a review, a thumbnail. */
 const NOT_CONTENT =
