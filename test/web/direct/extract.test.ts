@@ -277,4 +277,20 @@ describe("direct reader main content", () => {
     ])
       assert.ok(!text.includes(control), `kept: ${control}\n${text}`);
   });
+
+  it("leaves out the site's licence notice under a page, and keeps the page's own words about licences", async () => {
+    const prose =
+      "<p>The model calls functions: give it the tools' descriptions, and it answers with the call to make and its arguments, which your code runs before it asks again.</p>".repeat(
+        4,
+      );
+    const html = `<html><body><article><h1>Function calling</h1>${prose}
+      <p>The weights are licensed under open terms that allow commercial use, so you can fine-tune and deploy the model in your own products.</p>
+      <p>Except as otherwise noted, the content of this page is licensed under the Creative Commons Attribution 4.0 License, and code samples are licensed under the Apache 2.0 License. For details, see the Site Policies. Java is a registered trademark of Oracle and/or its affiliates.</p>
+      </article></body></html>`;
+    const text = (
+      (await readHtml(html, "https://models.example/docs/calling")).content[0] as { text: string }
+    ).text;
+    assert.ok(text.includes("The weights are licensed under open terms"), text);
+    assert.ok(!text.includes("content of this page is licensed"), text);
+  });
 });

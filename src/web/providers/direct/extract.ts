@@ -468,6 +468,10 @@ function isInlineTeaser(element: Dom, text: string): boolean {
   return label !== null && linked.length >= 0.8 * (label[2] ?? "").length;
 }
 
+/** "Except as otherwise noted, the content of this page is licensed under …": the site's, not the page's. */
+const LICENCE_NOTICE =
+  /^(except as otherwise noted,\s*)?(the\s+)?(content|text)\s+(of|on)\s+this\s+(page|site|wiki)\s+is\s+(licensed|available)\s+under\b/i;
+
 export function dropBoilerplateText(root: Dom): void {
   const active = Object.entries(PATTERNS);
   const doomed: Dom[] = [];
@@ -499,6 +503,11 @@ export function dropBoilerplateText(root: Dom): void {
     if (parent && parent !== root && LEAF_BLOCKS.has(parent.localName) && shortText(parent) === text)
       continue;
     if (isInlineTeaser(element, text)) {
+      doomed.push(element);
+      continue;
+    }
+    // A site's licence notice under each page runs longer than the other lines, and says so first.
+    if (LICENCE_NOTICE.test(text)) {
       doomed.push(element);
       continue;
     }
