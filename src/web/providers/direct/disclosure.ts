@@ -15,8 +15,14 @@ type Dom = any;
  * the toggle of a folded table of contents or menu (its panel is navigation). A question whose
  * panel the page serves empty (the answer fetched on a click) has nothing to label.
  */
-export function isDisclosure(button: Dom, root: Dom): boolean {
-  if (!opensText(button, root)) return false;
+/** The root's elements by id, and what each panel was found to hold (asked once per panel). */
+interface Panels {
+  readonly found: ReadonlyMap<string, Dom>;
+  readonly opens: Map<string, boolean>;
+}
+
+export function isDisclosure(button: Dom, panels: Panels): boolean {
+  if (!opensText(button, panels)) return false;
   if (button.querySelector("h1, h2, h3, h4, h5, h6") !== null) return true;
   if (!button.hasAttribute("aria-expanded") && !button.hasAttribute("aria-controls")) return false;
   return /[?？]$/u.test((button.textContent ?? "").trim());
@@ -24,8 +30,17 @@ export function isDisclosure(button: Dom, root: Dom): boolean {
 
 /** Replaces each disclosure button under `root` by a block holding its label. */
 export function unwrapDisclosures(root: Dom): void {
-  for (const button of Array.from(root.querySelectorAll("button")) as Dom[]) {
-    if (!isDisclosure(button, root)) continue;
+  const buttons = Array.from(root.querySelectorAll("button")) as Dom[];
+  if (buttons.length === 0) return;
+  // The panels by id, found in one walk: a page of many buttons must not walk the page per button.
+  const found = new Map<string, Dom>();
+  for (const element of Array.from(root.querySelectorAll("[id]")) as Dom[]) {
+    const id = element.getAttribute("id");
+    if (!found.has(id)) found.set(id, element);
+  }
+  const panels: Panels = { found, opens: new Map() };
+  for (const button of buttons) {
+    if (!isDisclosure(button, panels)) continue;
     const label = button.ownerDocument.createElement("div");
     while (button.firstChild) label.appendChild(button.firstChild);
     button.parentNode.insertBefore(label, button);
@@ -34,15 +49,20 @@ export function unwrapDisclosures(root: Dom): void {
 }
 
 /**
- * Whether the panel the button names (`aria-controls`), when it is under `root`, holds text
+ * Whether the panel the button names (`aria-controls`), when it is under the root, holds text
  * and no navigation. A button naming no panel, or one not found, is judged by its label alone.
  */
-function opensText(button: Dom, root: Dom): boolean {
+function opensText(button: Dom, panels: Panels): boolean {
   const id = button.getAttribute("aria-controls") ?? "";
-  if (id === "" || /["\\\s]/.test(id)) return true;
-  const panel = root.querySelector(`[id="${id}"]`);
-  if (panel === null) return true;
+  if (id === "") return true;
+  const known = panels.opens.get(id);
+  if (known !== undefined) return known;
+  const panel = panels.found.get(id);
+  if (panel === undefined) return true;
   const navigation = "nav, [role='navigation']";
-  if (panel.matches(navigation) || panel.querySelector(navigation) !== null) return false;
-  return (panel.textContent ?? "").trim() !== "";
+  const opens =
+    !(panel.matches(navigation) || panel.querySelector(navigation) !== null) &&
+    (panel.textContent ?? "").trim() !== "";
+  panels.opens.set(id, opens);
+  return opens;
 }
