@@ -21,7 +21,7 @@ import {
   nextUnder,
   textLength,
 } from "./document.js";
-import { wordShare } from "./extract.js";
+import { wordShare, wordShareIn } from "./extract.js";
 import { revealNoscript } from "./noscript.js";
 
 // biome-ignore lint/suspicious/noExplicitAny: linkedom's DOM types are the DOM lib's, not loaded here.
@@ -139,22 +139,8 @@ export function cardsInMain(cards: CardsReading, reading: Dom): boolean {
   if (cards.mainText === undefined) return false;
   return (
     textLength(cards.region) > HOLDS_FACTOR * textLength(reading) &&
-    shareIn(reading, cards.mainText) < HOLDS_SHARE
+    wordShareIn(reading, cards.mainText) < HOLDS_SHARE
   );
-}
-
-/** The share of `part`'s distinct words that occur in `text` (1 when `part` has none). */
-function shareIn(part: Dom, text: string): number {
-  const ours = new Set<string>(
-    String(part.textContent ?? "")
-      .toLowerCase()
-      .match(/[\p{L}\p{N}]+/gu) ?? [],
-  );
-  if (ours.size === 0) return 1;
-  const theirs = new Set<string>(text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []);
-  let held = 0;
-  for (const word of ours) if (theirs.has(word)) held += 1;
-  return held / ours.size;
 }
 
 /** How many times a service reading's text the cards hold when they hold nearly all its words. */

@@ -132,15 +132,20 @@ export function extractBody(document: Dom, light = false): MainContent {
 
 /** The share of `part`'s distinct words that occur in `whole` (1 when `part` has none). */
 export function wordShare(part: Dom, whole: Dom): number {
-  const wordsOf = (element: Dom) =>
-    new Set((element.textContent ?? "").toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []);
-  const ours = wordsOf(part);
+  return wordShareIn(part, String(whole.textContent ?? ""));
+}
+
+/** The share of `part`'s distinct words that occur in `text` (1 when `part` has none). */
+export function wordShareIn(part: Dom, text: string): number {
+  const ours = wordSet(String(part.textContent ?? ""));
   if (ours.size === 0) return 1;
-  const theirs = wordsOf(whole);
+  const theirs = wordSet(text);
   let held = 0;
   for (const word of ours) if (theirs.has(word)) held += 1;
   return held / ours.size;
 }
+
+const wordSet = (text: string) => new Set<string>(text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []);
 
 /** A thread's posts, each its author line then its cleaned text, under one element. */
 function threadRoot(document: Dom, posts: readonly Post[]): Dom {
