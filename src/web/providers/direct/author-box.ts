@@ -12,6 +12,8 @@ const HEADING =
   /^about (the|this|our) (author|authors|writer|writers|reviewer|reviewers|contributor|contributors)\s*:?$/i;
 /** A bio set in one paragraph behind the label: "About the author: Jane Doe writes ...". */
 const LABELLED = /^about the (author|writer)\s*:\s*\p{Lu}/iu;
+/** Longer than a label or a one-paragraph bio: a block of the article's own. */
+const MAX_LABEL_CHARS = 400;
 /** More text than a bio after the heading: the heading is then the article's own. */
 const BIO_MAX = 1500;
 
@@ -24,7 +26,7 @@ export function dropAuthorBoxes(root: Dom): void {
   const doomed: Dom[] = [];
   for (const element of Array.from(root.querySelectorAll("h2, h3, h4, h5, h6, p, div, strong")) as Dom[]) {
     if (doomed.some((gone) => gone.contains(element))) continue;
-    if (textLength(element) > 400) continue;
+    if (textLength(element) > MAX_LABEL_CHARS) continue;
     const text = squeeze(element);
     if (LABELLED.test(text)) {
       doomed.push(element);

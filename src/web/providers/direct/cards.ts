@@ -72,7 +72,7 @@ export function readCards(body: Dom): CardsReading | undefined {
   for (const element of afterword(body, region)) root.appendChild(element.cloneNode(true));
   // The panels' buttons are read as their headings' text: the panels they open are found first.
   const opened = openedPanels(root);
-  unwrapDisclosures(root);
+  unwrapHeadingButtons(root);
   dropChrome(cards, opened);
   dropCopies(cards);
   // Taken now: extraction moves the main region's nodes.
@@ -528,9 +528,10 @@ function openedPanels(root: Dom): Set<string> {
 
 /**
  * Replaces each heading's button that opens a panel (an accordion's) by its label: the label is
- * the heading's text, which a button's would lose as a control.
+ * the heading's text, which a button's would lose as a control. Wider than disclosure.ts's rule,
+ * which asks for a question: a catalogue's guide is headed by topics, not questions.
  */
-function unwrapDisclosures(root: Dom): void {
+function unwrapHeadingButtons(root: Dom): void {
   for (const button of Array.from(root.querySelectorAll("button[aria-controls]")) as Dom[]) {
     if (closestOf(button, HEADINGS) === null) continue;
     while (button.firstChild) button.parentNode.insertBefore(button.firstChild, button);
